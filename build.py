@@ -1,0 +1,657 @@
+#!/usr/bin/env python3
+"""cio's one driver.
+
+    python3 build.py                      regenerate platform/, build every target this machine can
+                                          build, print the target matrix
+    python3 build.py gen [--check]        regenerate platform/ from spec/ (--check: fail if stale)
+    python3 build.py build [--target T]   build one target (default: the host), or `all`
+    python3 build.py test [--target T]    run every suite on every default target this machine can
+                                          run (or T, or `all`); ends with `tests: N passed, M failed`
+    python3 build.py targets              the target matrix with the last results
+    python3 build.py cflags --target T    compiler flags for a file that includes <cio.h> for T
+    python3 build.py libs --target T      linker flags for the library built by `build --target T`
+
+Options: --sanitize address,undefined | thread (host only), --jobs N, --no-install (never apt-get).
+On Debian, run as root, missing packages are installed with apt-get; otherwise their names are
+printed and the targets that need them are reported as not buildable.
+"""
+
+import argparse
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+BUILD = os.path.join(ROOT, "build")
+DEPS = os.path.join(BUILD, "deps")
+RESULTS = os.path.join(BUILD, "results.json")
+HOST = "linux-x86_64"
+SYSTEM_PYTHON = "/usr/bin/python3"
+BASE_PACKAGES = ["cmake", "ninja-build", "python3-jinja2", "python3-yaml"]
+CMOCKA_PACKAGES = ["dpkg-dev"]  # apt-get source
+TEST_TIMEOUT = 600
+
+
+def say(msg):
+    print(msg, flush=True)
+
+
+# ---- bootstrap: PyYAML and Jinja2 -------------------------------------------------------------
+
+
+def is_root():
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def have_apt():
+    return shutil.which("apt-get") is not None and shutil.which("dpkg-query") is not None
+
+
+def ensure_python_modules(allow_install):
+    try:
+        import jinja2  # noqa: F401
+        import yaml  # noqa: F401
+        return
+    except ImportError:
+        pass
+    if allow_install and is_root() and have_apt():
+        apt_install(["python3-jinja2", "python3-yaml"])
+    # Debian's packages land in the system interpreter; re-run under it if this one lacks them.
+    if os.path.exists(SYSTEM_PYTHON) and os.path.realpath(sys.executable) != os.path.realpath(SYSTEM_PYTHON) \
+            and os.environ.get("CIO_BUILD_REEXEC") != "1":
+        probe = subprocess.run([SYSTEM_PYTHON, "-c", "import jinja2, yaml"], capture_output=True)
+        if probe.returncode == 0:
+            os.environ["CIO_BUILD_REEXEC"] = "1"
+            os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON] + sys.argv)
+    sys.exit("build.py: Python modules jinja2 and yaml are missing: install the Debian packages "
+             "python3-jinja2 python3-yaml (or run as root to have them installed)")
+
+
+# ---- packages ---------------------------------------------------------------------------------
+
+_apt_updated = False
+
+
+def dpkg_installed(pkg):
+    r = subprocess.run(["dpkg-query", "-W", "-f=${Status}", pkg], capture_output=True, text=True)
+    return r.returncode == 0 and "install ok installed" in r.stdout
+
+
+def apt_install(pkgs):
+    global _apt_updated
+    if not _apt_updated:
+        say("apt-get update")
+        subprocess.run(["apt-get", "update", "-qq"], check=False)
+        _apt_updated = True
+    say("apt-get install " + " ".join(pkgs))
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    r = subprocess.run(["apt-get", "install", "-y", "-q", "--no-install-recommends"] + pkgs, env=env,
+                       stdout=subprocess.DEVNULL)
+    return r.returncode == 0
+
+
+def missing_packages(pkgs):
+    if not have_apt():
+        return []  # not Debian: tools are checked by name when they are used
+    return [p for p in pkgs if not dpkg_installed(p)]
+
+
+def ensure_packages(pkgs, allow_install):
+    """Returns the packages still missing after trying to install them."""
+    miss = missing_packages(pkgs)
+    if miss and allow_install and is_root() and have_apt():
+        apt_install(miss)
+        miss = missing_packages(miss)
+    return miss
+
+
+# ---- spec access (targets) ----------------------------------------------------------------------
+
+
+def load_targets():
+    sys.path.insert(0, os.path.join(ROOT, "gen"))
+    import model  # noqa: E402
+    from specload import SpecError  # noqa: E402
+    try:
+        m = model.load_all(os.path.join(ROOT, "spec"))
+    except SpecError as e:
+        sys.exit(str(e))
+    return {t["name"]: t for t in m.targets}, [t["name"] for t in m.targets]
+
+
+def runner_cmd(t):
+    r = t["runner"]
+    if r == "native":
+        return []
+    if r.startswith("qemu:"):
+        return [r[5:]]
+    if r == "wine":
+        return ["wine"]
+    if r == "node-wasi":
+        return ["node", os.path.join(ROOT, "tests", "wasi_run.mjs")]
+    return None
+
+
+def runner_packages(t):
+    r = t["runner"]
+    if r.startswith("qemu:"):
+        return ["qemu-user"]
+    if r == "wine":
+        return ["wine", "wine64"]
+    return []
+
+
+def compiler_available(t):
+    return shutil.which(t["cc"]) is not None
+
+
+# ---- gen ----------------------------------------------------------------------------------------
+
+
+def cmd_gen(check):
+    args = [sys.executable, os.path.join(ROOT, "gen", "generate.py")]
+    if check:
+        args.append("--check")
+    return subprocess.run(args).returncode
+
+
+# ---- cmocka for cross targets, from Debian's source package -------------------------------------
+
+DEB_SRC_LIST = "/etc/apt/sources.list.d/cio-deb-src.sources"
+
+
+def ensure_deb_src(allow_install):
+    """Adds a deb-src list beside debian.sources (never editing it), with the same mirrors."""
+    if os.path.exists(DEB_SRC_LIST):
+        return True
+    if not (allow_install and is_root()):
+        return False
+    base = "/etc/apt/sources.list.d/debian.sources"
+    try:
+        text = open(base, encoding="utf-8").read()
+    except OSError:
+        return False
+    stanzas = []
+    for block in text.split("\n\n"):
+        if re.search(r"^Types:.*\bdeb\b", block, re.M) and re.search(r"^Suites:", block, re.M):
+            lines = [ln for ln in block.splitlines() if not ln.startswith("#")]
+            lines = ["Types: deb-src" if ln.startswith("Types:") else ln for ln in lines]
+            stanzas.append("\n".join(lines))
+    if not stanzas:
+        return False
+    with open(DEB_SRC_LIST, "w", encoding="utf-8") as f:
+        f.write("# Added by cio's build.py: source packages (cmocka for cross targets)\n")
+        f.write("\n\n".join(stanzas) + "\n")
+    global _apt_updated
+    _apt_updated = False
+    subprocess.run(["apt-get", "update", "-qq"], check=False)
+    _apt_updated = True
+    return True
+
+
+def cmocka_source(allow_install):
+    src_root = os.path.join(DEPS, "src")
+    os.makedirs(src_root, exist_ok=True)
+    for d in sorted(os.listdir(src_root)):
+        if d.startswith("cmocka-") and os.path.isfile(os.path.join(src_root, d, "CMakeLists.txt")):
+            return os.path.join(src_root, d)
+    if ensure_packages(CMOCKA_PACKAGES, allow_install):
+        return None
+    if not ensure_deb_src(allow_install):
+        return None
+    r = subprocess.run(["apt-get", "source", "-q", "--download-only", "-o", "APT::Sandbox::User=root", "cmocka"], cwd=src_root,
+                       stdout=subprocess.DEVNULL)
+    if r.returncode != 0:
+        return None
+    dscs = sorted(f for f in os.listdir(src_root) if f.endswith(".dsc") and f.startswith("cmocka_"))
+    if not dscs:
+        return None
+    r = subprocess.run(["dpkg-source", "--no-check", "-x", dscs[-1]], cwd=src_root, stdout=subprocess.DEVNULL)
+    if r.returncode != 0:
+        return None
+    for d in sorted(os.listdir(src_root)):
+        if d.startswith("cmocka-") and os.path.isfile(os.path.join(src_root, d, "CMakeLists.txt")):
+            return os.path.join(src_root, d)
+    return None
+
+
+def cross_cmocka(t, allow_install, log):
+    """Builds cmocka (static) for target t into build/deps/<t>; returns the prefix or None."""
+    prefix = os.path.join(DEPS, t["name"])
+    stamp_file = os.path.join(prefix, ".cmocka-done")
+    if os.path.exists(stamp_file):
+        return prefix
+    src = cmocka_source(allow_install)
+    if src is None:
+        log.append("cmocka source package unavailable (needs dpkg-dev and a deb-src list; run as root)")
+        return None
+    bdir = os.path.join(DEPS, "build-" + t["name"])
+    shutil.rmtree(bdir, ignore_errors=True)
+    cfg = ["cmake", "-S", src, "-B", bdir, "-G", "Ninja",
+           f"-DCMAKE_TOOLCHAIN_FILE={os.path.join(ROOT, 'platform', 'cmake', t['name'] + '.cmake')}",
+           f"-DCMAKE_INSTALL_PREFIX={prefix}", "-DCMAKE_BUILD_TYPE=Release",
+           "-DWITH_STATIC_LIB=ON", "-DBUILD_SHARED_LIBS=OFF", "-DUNIT_TESTING=OFF", "-DWITH_EXAMPLES=OFF",
+           "-DPICKY_DEVELOPER=OFF", "-DCMAKE_POLICY_DEFAULT_CMP0077=NEW"]
+    for step in (cfg, ["cmake", "--build", bdir], ["cmake", "--install", bdir]):
+        r = subprocess.run(step, capture_output=True, text=True)
+        if r.returncode != 0:
+            log.append("cmocka build failed for %s: %s\n%s" % (t["name"], " ".join(step), r.stdout[-2000:] + r.stderr[-2000:]))
+            return None
+    open(stamp_file, "w").close()
+    return prefix
+
+
+# ---- building -----------------------------------------------------------------------------------
+
+
+def build_dir(t, sanitize):
+    suffix = "" if not sanitize else "-" + sanitize.replace(",", "-")
+    return os.path.join(BUILD, t["name"] + suffix)
+
+
+class Unavailable(Exception):
+    pass
+
+
+def prepare_target(t, allow_install):
+    """Packages, toolchain and (for cross targets) cmocka. Raises Unavailable with the reason."""
+    pkgs = list(BASE_PACKAGES[:2]) + list(t["packages"]) + runner_packages(t)
+    miss = ensure_packages(pkgs, allow_install)
+    if miss:
+        raise Unavailable("missing Debian packages: " + " ".join(miss))
+    if not compiler_available(t):
+        raise Unavailable(f"compiler {t['cc']} not found")
+    rc = runner_cmd(t)
+    if rc and shutil.which(rc[0]) is None:
+        raise Unavailable(f"runner {rc[0]} not found")
+
+
+def build_full(t, sanitize, allow_install, jobs):
+    """Configures and builds library + tests with CMake; returns (ok, message)."""
+    try:
+        prepare_target(t, allow_install)
+    except Unavailable as e:
+        return False, str(e)
+    bdir = build_dir(t, sanitize)
+    args = ["cmake", "-S", ROOT, "-B", bdir, "-G", "Ninja",
+            f"-DCMAKE_TOOLCHAIN_FILE={os.path.join(ROOT, 'platform', 'cmake', t['name'] + '.cmake')}",
+            f"-DCIO_SANITIZE={sanitize or ''}"]
+    if t["runner"] != "native":
+        log = []
+        prefix = cross_cmocka(t, allow_install, log)
+        if prefix is None:
+            return False, "; ".join(log)
+        args.append(f"-DCMAKE_FIND_ROOT_PATH={prefix}")
+    else:
+        miss = ensure_packages(["libcmocka-dev"], allow_install)
+        if miss:
+            return False, "missing Debian packages: " + " ".join(miss)
+    r = subprocess.run(args, capture_output=True, text=True)
+    if r.returncode != 0:
+        return False, "cmake configure failed:\n" + r.stdout[-3000:] + r.stderr[-3000:]
+    r = subprocess.run(["cmake", "--build", bdir, "-j", str(jobs)], capture_output=True, text=True)
+    if r.returncode != 0:
+        return False, "build failed:\n" + r.stdout[-6000:] + r.stderr[-3000:]
+    return True, bdir
+
+
+def cflags(t):
+    inc = [f"-I{os.path.join(ROOT, 'include')}", f"-I{os.path.join(ROOT, 'platform')}"]
+    flags = []
+    if t["compiler"] == "clang":
+        flags.append(f"--target={t['triple']}")
+        if t["os"] == "wasi":
+            flags.append("--sysroot=/usr")
+        elif t["runner"] == "none":
+            flags += ["-ffreestanding", "-DCIO_NO_SYSROOT=1"]
+    return flags + t["cflags"] + inc
+
+
+def libs(t, sanitize=None):
+    bdir = build_dir(t, sanitize)
+    out = [f"-L{bdir}", "-lcio"]
+    if t["os"] == "windows":
+        out += ["-lws2_32", "-lntdll"]
+    elif t["os"] != "wasi":
+        out.append("-lpthread")
+    return out
+
+
+# ---- running tests ------------------------------------------------------------------------------
+
+
+class Tally:
+    def __init__(self):
+        self.passed = 0
+        self.failed = 0
+        self.skipped = 0
+        self.failures = []
+        self.per_target = {}
+
+    def add(self, target, name, passed, failed, skipped=0, detail=None):
+        self.passed += passed
+        self.failed += failed
+        self.skipped += skipped
+        pt = self.per_target.setdefault(target, {"passed": 0, "failed": 0, "skipped": 0})
+        pt["passed"] += passed
+        pt["failed"] += failed
+        pt["skipped"] += skipped
+        if failed:
+            self.failures.append(f"{target}: {name}" + (f": {detail}" if detail else ""))
+
+    def fail(self, target, name, detail):
+        self.add(target, name, 0, 1, 0, detail)
+
+
+CMOCKA_PASSED = re.compile(r"^\[  PASSED  \] (\d+) test", re.M)
+CMOCKA_FAILED = re.compile(r"^\[  FAILED  \] (\d+) test", re.M)
+CMOCKA_SKIPPED = re.compile(r"^\[  SKIPPED \] (\d+) test", re.M)
+
+
+def wine_env():
+    prefix = os.path.join(BUILD, "wineprefix")
+    env = dict(os.environ, WINEPREFIX=prefix, WINEDEBUG="-all", WINEDLLOVERRIDES="mscoree,mshtml=")
+    env.pop("DISPLAY", None)
+    if not os.path.exists(os.path.join(prefix, "system.reg")):
+        say("wine: creating a fresh prefix in build/wineprefix")
+        subprocess.run(["wineboot", "-i"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       timeout=300)
+        subprocess.run(["wineserver", "-w"], env=env, timeout=300)
+    return env
+
+
+def test_executables(bdir):
+    out = []
+    for f in sorted(os.listdir(bdir)):
+        p = os.path.join(bdir, f)
+        if f.startswith("test_") and os.path.isfile(p) and (os.access(p, os.X_OK) or f.endswith(".exe")):
+            if f.endswith((".wasm", ".exe")) or "." not in f:
+                out.append(p)
+    return out
+
+
+def run_suite(t, exe, tally, env, verbose):
+    cmd = runner_cmd(t) + [exe]
+    name = os.path.basename(exe)
+    start = time.time()
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=TEST_TIMEOUT,
+                           cwd=os.path.dirname(exe), errors="replace")
+    except subprocess.TimeoutExpired:
+        tally.fail(t["name"], name, f"timed out after {TEST_TIMEOUT}s")
+        say(f"  {t['name']:16} {name:28} TIMEOUT")
+        return
+    out = r.stdout + r.stderr
+    p = sum(int(x) for x in CMOCKA_PASSED.findall(out))
+    f = sum(int(x) for x in CMOCKA_FAILED.findall(out))
+    s = sum(int(x) for x in CMOCKA_SKIPPED.findall(out))
+    detail = None
+    if r.returncode != 0 and f == 0:
+        f = 1
+        detail = f"exit status {r.returncode} without a cmocka failure line"
+    if p + f + s == 0:
+        f = 1
+        detail = "ran no test (no cmocka summary)"
+    tally.add(t["name"], name, p, f, s, detail)
+    status = "ok" if f == 0 else "FAILED"
+    say(f"  {t['name']:16} {name:28} {p} passed, {f} failed, {s} skipped  ({time.time() - start:.1f}s) {status}")
+    if f or verbose:
+        for line in out.splitlines():
+            if f == 0 or "FAIL" in line or "ERROR" in line or "error" in line.lower() or "differs" in line \
+                    or "spec" in line:
+                print("      " + line)
+
+
+def compile_check(t, src, extra, tally, label, expect_ok=True, expect_text=None):
+    """One compile of `src` for target t counted as a test."""
+    cc = ["clang"] if t["compiler"] == "clang" else [t["cc"]]
+    cmd = cc + ["-std=c11", "-Wall", "-Wextra", "-Werror", "-fsyntax-only"] + cflags(t) + extra + [src]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    out = r.stdout + r.stderr
+    ok = (r.returncode == 0) == expect_ok and (expect_text is None or re.search(expect_text, out))
+    if ok:
+        tally.add(t["name"], label, 1, 0)
+    else:
+        tally.fail(t["name"], label, ("expected a diagnostic matching %r" % expect_text if not expect_ok
+                                      else "compile failed") + "\n" + out[-3000:])
+        say(f"  {t['name']:16} {label:28} FAILED\n" + "\n".join("      " + x for x in out.splitlines()[:40]))
+    return ok
+
+
+def header_checks(t, tally):
+    """Targets without a runner: every generated header (and <cio.h>) must compile for them, and
+    where the target has system headers, the conformance test's static asserts must hold."""
+    tmp = os.path.join(BUILD, "checks", t["name"])
+    os.makedirs(tmp, exist_ok=True)
+    headers = sorted(f for f in os.listdir(os.path.join(ROOT, "platform", "cio")) if f.endswith(".h"))
+    n_ok = 0
+    for h in headers + ["<cio.h>"]:
+        inc = h if h.startswith("<") else f'"cio/{h}"'
+        src = os.path.join(tmp, "hdr_" + re.sub(r"[^a-z0-9]", "_", h) + ".c")
+        with open(src, "w") as f:
+            f.write(f"#include {inc}\n#include {inc}\nint cio_check_{re.sub(r'[^a-z0-9]', '_', h)};\n")
+        n_ok += compile_check(t, src, [], tally, f"header {h}")
+    if t["runner"] == "none" and t["os"] == "linux" or t["os"] == "wasi":
+        compile_check(t, os.path.join(ROOT, "platform", "check", "conformance.c"),
+                      ["-DCIO_CONFORMANCE_STATIC_ONLY=1"], tally, "conformance (static asserts)")
+    say(f"  {t['name']:16} {'headers':28} {n_ok}/{len(headers) + 1} compile")
+
+
+def misuse_checks(tally):
+    """cio_sig is a real type: misuse warns with the project's flags on gcc and clang."""
+    host = {"name": HOST, "compiler": "gcc", "cc": "gcc", "cflags": [], "os": "linux", "triple": "",
+            "runner": "native"}
+    cases = [
+        ("int_as_sig.c", {"gcc": r"enum conversion.*c\+\+-compat", "clang": r".int. to .cio_sig..*sign-conversion"}),
+        ("enum_compare.c", {"gcc": r".cio_sig. and .cio_err..*enum-compare", "clang": r"enum-compare"}),
+    ]
+    for comp in ("gcc", "clang"):
+        if shutil.which(comp) is None:
+            tally.fail(HOST, f"misuse ({comp})", f"{comp} not installed")
+            continue
+        t = dict(host, compiler="gcc" if comp == "gcc" else "clang-host", cc=comp)
+        flags = ["-Wconversion"] + (["-Wc++-compat"] if comp == "gcc" else [])
+        for src, expect in cases:
+            path = os.path.join(ROOT, "tests", "misuse", src)
+            compile_check(t, path, flags, tally, f"misuse {src} ({comp})", expect_ok=False,
+                          expect_text=expect[comp])
+        compile_check(t, os.path.join(ROOT, "tests", "misuse", "correct_use.c"), flags, tally,
+                      f"misuse correct_use.c ({comp})")
+
+
+def gen_selftests(tally):
+    r = subprocess.run([sys.executable, "-m", "unittest", "discover", "-s", os.path.join(ROOT, "gen", "tests"),
+                        "-t", os.path.join(ROOT, "gen", "tests"), "-v"], capture_output=True, text=True)
+    out = r.stderr
+    ran = re.search(r"^Ran (\d+) tests?", out, re.M)
+    n = int(ran.group(1)) if ran else 0
+    fails = re.search(r"FAILED \((?:failures=(\d+))?(?:, )?(?:errors=(\d+))?", out)
+    bad = 0
+    if fails:
+        bad = int(fails.group(1) or 0) + int(fails.group(2) or 0)
+    if n == 0:
+        tally.fail(HOST, "gen unittest", "ran no test\n" + out[-2000:])
+    else:
+        tally.add(HOST, "gen unittest", n - bad, bad, 0, out[-4000:] if bad else None)
+    say(f"  {'generator':16} {'unittest':28} {n - bad} passed, {bad} failed")
+    if bad:
+        print(out[-4000:])
+    rc = cmd_gen(True)
+    if rc == 0:
+        tally.add(HOST, "gen --check", 1, 0)
+    else:
+        tally.fail(HOST, "gen --check", "platform/ is stale")
+    say(f"  {'generator':16} {'gen --check':28} {'ok' if rc == 0 else 'FAILED'}")
+
+
+def save_results(results):
+    os.makedirs(BUILD, exist_ok=True)
+    old = {}
+    if os.path.exists(RESULTS):
+        try:
+            old = json.load(open(RESULTS))
+        except (OSError, ValueError):
+            old = {}
+    old.update(results)
+    with open(RESULTS, "w") as f:
+        json.dump(old, f, indent=1, sort_keys=True)
+
+
+# ---- commands -----------------------------------------------------------------------------------
+
+
+def select(targets, order, which, default_only):
+    if which == "all":
+        return order
+    if which:
+        if which not in targets:
+            sys.exit(f"build.py: unknown target '{which}' (see `python3 build.py targets`)")
+        return [which]
+    return [n for n in order if targets[n]["default"]] if default_only else [HOST]
+
+
+def cmd_build(targets, names, args):
+    status = {}
+    for n in names:
+        t = targets[n]
+        if t["level"] == "full":
+            ok, msg = build_full(t, args.sanitize, not args.no_install, args.jobs)
+            status[n] = "built" if ok else "not built: " + msg.splitlines()[0]
+            if not ok and msg.count("\n"):
+                say(msg)
+        else:
+            miss = ensure_packages(t["packages"], not args.no_install)
+            if miss or not compiler_available(t):
+                status[n] = "not built: missing " + (" ".join(miss) or t["cc"])
+            else:
+                tally = Tally()
+                header_checks(t, tally)
+                status[n] = "headers compile" if tally.failed == 0 else "headers FAILED"
+        say(f"{n:16} {status[n]}")
+    return status
+
+
+def cmd_test(targets, names, args):
+    tally = Tally()
+    allow = not args.no_install
+    started = time.time()
+    if not args.target or args.target == "all" or args.target == HOST:
+        gen_selftests(tally)
+        if not args.sanitize:
+            misuse_checks(tally)
+    for n in names:
+        t = targets[n]
+        if args.sanitize and n != HOST:
+            continue
+        if t["level"] != "full":
+            miss = ensure_packages(t["packages"], allow)
+            if miss or not compiler_available(t):
+                say(f"  {n:16} not tested: missing {' '.join(miss) or t['cc']}")
+                tally.fail(n, "toolchain", "missing " + (" ".join(miss) or t["cc"]))
+                continue
+            header_checks(t, tally)
+            continue
+        ok, msg = build_full(t, args.sanitize, allow, args.jobs)
+        if not ok:
+            say(f"  {n:16} build FAILED: {msg[:4000]}")
+            tally.fail(n, "build", msg[:4000])
+            continue
+        env = dict(os.environ)
+        if t["runner"] == "wine":
+            env = wine_env()
+        exes = test_executables(msg)
+        if not exes:
+            tally.fail(n, "suites", "no test executables were built")
+        for exe in exes:
+            run_suite(t, exe, tally, env, args.verbose)
+    save_results({n: dict(tally.per_target.get(n, {}), when=int(time.time()), sanitize=args.sanitize or "")
+                  for n in names})
+    if tally.failures:
+        say("\nfailures:")
+        for f in tally.failures:
+            say("  " + f.splitlines()[0])
+    say(f"({time.time() - started:.0f}s)")
+    say(f"tests: {tally.passed} passed, {tally.failed} failed" + (f", {tally.skipped} skipped" if tally.skipped else ""))
+    return 0 if tally.failed == 0 else 1
+
+
+def cmd_targets(targets, order):
+    last = {}
+    if os.path.exists(RESULTS):
+        try:
+            last = json.load(open(RESULTS))
+        except (OSError, ValueError):
+            last = {}
+    rows = [("target", "level", "default", "toolchain", "tests run", "last result")]
+    for n in order:
+        t = targets[n]
+        tool = "yes" if compiler_available(t) else f"no ({t['cc']})"
+        rn = t["runner"]
+        where = {"native": "host", "wine": "Wine", "none": "compile checks", "node-wasi": "Node WASI"}.get(
+            rn, "QEMU " + rn[5:] if rn.startswith("qemu:") else rn)
+        if t["level"] != "full":
+            where = "compile checks" if t["os"] != "wasi" else "compile checks (suites: issue 5)"
+        r = last.get(n)
+        res = "-" if not r else f"{r.get('passed', 0)} passed, {r.get('failed', 0)} failed"
+        rows.append((n, t["level"], "yes" if t["default"] else "no", tool, where, res))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for i, r in enumerate(rows):
+        say("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+        if i == 0:
+            say("  ".join("-" * w for w in widths))
+
+
+def main():
+    ap = argparse.ArgumentParser(description="cio's build driver", formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog=__doc__)
+    ap.add_argument("command", nargs="?", default="all",
+                    choices=["all", "gen", "build", "test", "targets", "cflags", "libs"])
+    ap.add_argument("--target", help="target name, or `all`")
+    ap.add_argument("--check", action="store_true", help="gen: fail if platform/ is stale")
+    ap.add_argument("--sanitize", help="address,undefined | thread (host only)")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--no-install", action="store_true", help="never run apt-get")
+    ap.add_argument("--verbose", "-v", action="store_true")
+    args = ap.parse_args()
+    if args.sanitize and args.sanitize not in ("address", "undefined", "address,undefined", "thread"):
+        sys.exit("build.py: --sanitize takes address,undefined or thread")
+
+    ensure_python_modules(not args.no_install)
+    if args.command == "gen":
+        return cmd_gen(args.check)
+    if args.command in ("all", "build", "test") and not args.check:
+        if args.command == "all" or args.command == "build":
+            rc = cmd_gen(False)
+            if rc != 0:
+                return rc
+        if missing := ensure_packages(BASE_PACKAGES, not args.no_install):
+            say("build.py: missing Debian packages: " + " ".join(missing))
+    targets, order = load_targets()
+    if args.command in ("cflags", "libs"):
+        if not args.target or args.target not in targets:
+            sys.exit(f"build.py: {args.command} needs --target T (one of: {', '.join(order)})")
+        t = targets[args.target]
+        print(" ".join(shlex.quote(x) for x in (cflags(t) if args.command == "cflags" else libs(t, args.sanitize))))
+        return 0
+    if args.command == "targets":
+        cmd_targets(targets, order)
+        return 0
+    if args.command == "test":
+        return cmd_test(targets, select(targets, order, args.target, default_only=True), args)
+    if args.command == "build":
+        status = cmd_build(targets, select(targets, order, args.target, default_only=False), args)
+        return 0 if all(s.startswith(("built", "headers compile")) for s in status.values()) else 1
+    # no command: regenerate, build everything buildable, print the matrix
+    status = cmd_build(targets, [n for n in order if targets[n]["default"]], args)
+    say("")
+    cmd_targets(targets, order)
+    return 0 if all(s.startswith(("built", "headers compile")) for s in status.values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

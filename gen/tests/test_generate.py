@@ -1,0 +1,286 @@
+"""The generator's own tests: every kind of bad spec gives `file:line: message`, exit status 2 and
+leaves the output untouched; good specs render byte-for-byte the same every time; --check notices
+hand edits and strays."""
+
+import contextlib
+import io
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GEN = os.path.dirname(HERE)
+sys.path.insert(0, GEN)
+
+import generate  # noqa: E402
+
+GOOD = os.path.join(HERE, "good")
+
+
+def slurp(path, mode="r"):
+    with open(path, mode) as f:
+        return f.read()
+
+
+def spit(path, text, mode="w"):
+    with open(path, mode) as f:
+        f.write(text)
+
+
+class GenCase(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="cio-gen-test-")
+        self.spec = os.path.join(self.tmp, "spec")
+        shutil.copytree(GOOD, self.spec)
+        self.out = os.path.join(self.tmp, "platform")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def run_gen(self, *extra):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            rc = generate.main(["--spec", self.spec, "--out", self.out] + list(extra))
+        return rc, err.getvalue()
+
+    def edit(self, name, old, new, count=1):
+        path = os.path.join(self.spec, name)
+        text = slurp(path)
+        self.assertIn(old, text, f"fixture {name} lacks {old!r}")
+        spit(path, text.replace(old, new, count))
+
+    def append(self, name, text):
+        with open(os.path.join(self.spec, name), "a") as f:
+            f.write(text)
+
+    def line_of(self, name, needle):
+        for i, line in enumerate(slurp(os.path.join(self.spec, name)).splitlines(), 1):
+            if needle in line:
+                return i
+        self.fail(f"{needle!r} not in {name}")
+
+    def snapshot(self):
+        files = {}
+        for root, _dirs, names in os.walk(self.out):
+            for n in names:
+                p = os.path.join(root, n)
+                files[os.path.relpath(p, self.out)] = slurp(p, "rb")
+        return files
+
+    def assert_bad(self, name, needle, message):
+        """The spec is bad at the line containing `needle` of `name`: exit 2, file:line, no output."""
+        generate.main(["--spec", GOOD, "--out", self.out])  # a previous good output to protect
+        before = self.snapshot()
+        rc, err = self.run_gen()
+        self.assertEqual(rc, 2, err)
+        line = self.line_of(name, needle)
+        self.assertRegex(err.strip(), rf"{name}:{line}: .*{message}")
+        self.assertEqual(err.count("\n"), 1, "one line of error")
+        self.assertEqual(self.snapshot(), before, "output changed after a bad spec")
+        leftovers = [n for n in os.listdir(os.path.join(self.out, "cio")) if n.startswith(".gen-")]
+        self.assertEqual(leftovers, [])
+
+
+class BadSpec(GenCase):
+    def test_unknown_key(self):
+        self.edit("errors.yaml", '{name: AccessDenied, desc: "access denied"}',
+                  '{name: AccessDenied, desc: "access denied", severity: high}')
+        self.assert_bad("errors.yaml", "severity", "unknown key 'severity'")
+
+    def test_unknown_flavour_key(self):
+        self.edit("signals.yaml", "{name: HUP, linux: 1, freebsd: 1}", "{name: HUP, linux: 1, plan9: 1}")
+        self.assert_bad("signals.yaml", "plan9", "unknown key 'plan9'")
+
+    def test_missing_field(self):
+        self.edit("errors.yaml", '{name: WouldBlock, desc: "the operation would block"}', "{name: WouldBlock}")
+        self.assert_bad("errors.yaml", "{name: WouldBlock}", "missing field 'desc'")
+
+    def test_missing_field_in_target(self):
+        self.edit("targets.yaml", "runner: none, level: headers, default: true, packages: [gcc-sparc64-linux-gnu]",
+                  "runner: none, default: true, packages: [gcc-sparc64-linux-gnu]")
+        self.assert_bad("targets.yaml", "linux-sparc64", "missing field 'level'")
+
+    def test_duplicate_name(self):
+        self.append("errno.yaml", "")
+        self.edit("errno.yaml", "  - {name: ENOTSUP, netbsd: 86}",
+                  "  - {name: ENOTSUP, netbsd: 86}\n  - {name: EPERM, openbsd: 1}")
+        self.assert_bad("errno.yaml", "{name: EPERM, openbsd: 1}", "duplicate name 'EPERM'")
+
+    def test_duplicate_key_in_row(self):
+        self.edit("signals.yaml", "{name: HUP, linux: 1, freebsd: 1}", "{name: HUP, linux: 1, linux: 2}")
+        self.assert_bad("signals.yaml", "{name: HUP, linux: 1, linux: 2}", "duplicate key 'linux'")
+
+    def test_two_members_one_value(self):
+        self.edit("signals.yaml", "{name: HUP, linux: 1, freebsd: 1}", "{name: HUP, linux: 2, freebsd: 1}")
+        self.assert_bad("signals.yaml", "{name: INT,", "same value 2 on linux; make one an alias")
+
+    def test_two_members_one_value_in_derived_flavour(self):
+        self.edit("signals.yaml", "linux-mips: 16,", "linux-mips: 2,")
+        self.assert_bad("signals.yaml", "{name: USR1,", "same value 2 on linux-mips")
+
+    def test_alias_of_unknown_name(self):
+        self.edit("signals.yaml", "{name: IOT, linux: ABRT, freebsd: ABRT}", "{name: IOT, linux: ABORT}")
+        self.assert_bad("signals.yaml", "{name: IOT", "unknown signal 'ABORT'")
+
+    def test_alias_of_name_missing_on_that_flavour(self):
+        self.edit("errno.yaml", "{name: EWOULDBLOCK, linux: EAGAIN, freebsd: EAGAIN}",
+                  "{name: EWOULDBLOCK, netbsd: EAGAIN}")
+        self.assert_bad("errno.yaml", "{name: EWOULDBLOCK", "unknown errno 'EAGAIN'")
+
+    def test_signal_out_of_range(self):
+        self.edit("signals.yaml", "{name: HUP, linux: 1, freebsd: 1}", "{name: HUP, linux: 256, freebsd: 1}")
+        self.assert_bad("signals.yaml", "{name: HUP", "out of range")
+
+    def test_signal_zero_out_of_range(self):
+        self.edit("signals.yaml", "{name: HUP, linux: 1, freebsd: 1}", "{name: HUP, linux: 0, freebsd: 1}")
+        self.assert_bad("signals.yaml", "{name: HUP", "out of range")
+
+    def test_ntstatus_out_of_range(self):
+        self.edit("ntstatus.yaml", "value: 0xC0000034", "value: 0x1C0000034")
+        self.assert_bad("ntstatus.yaml", "0x1C0000034", "out of range")
+
+    def test_syscall_out_of_range(self):
+        self.edit("syscalls.yaml", "{name: _umtx_op, freebsd: 454}", "{name: _umtx_op, freebsd: -1}")
+        self.assert_bad("syscalls.yaml", "_umtx_op", "out of range")
+
+    def test_value_of_wrong_type(self):
+        self.edit("errno.yaml", "{name: EPERM, linux: 1,", "{name: EPERM, linux: one,")
+        self.assert_bad("errno.yaml", "linux: one", "must be an integer")
+
+    def test_union_names_unknown_set(self):
+        self.edit("errors.yaml", "union: [Cancelable, Unexpected], errors: [AddressInUse]",
+                  "union: [Cancelable, Unexpectd], errors: [AddressInUse]")
+        self.assert_bad("errors.yaml", "Unexpectd", "unknown set 'Unexpectd'")
+
+    def test_set_names_unknown_error(self):
+        self.edit("errors.yaml", "errors: [AddressInUse]", "errors: [AddressInUze]")
+        self.assert_bad("errors.yaml", "AddressInUze", "unknown error 'AddressInUze'")
+
+    def test_map_names_unknown_error(self):
+        self.edit("errmaps.yaml", "ENOENT: FileNotFound", "ENOENT: FileNotFund")
+        self.assert_bad("errmaps.yaml", "FileNotFund", "unknown error or action 'FileNotFund'")
+
+    def test_map_names_error_outside_its_set(self):
+        self.edit("errmaps.yaml", "ENOENT: FileNotFound", "ENOENT: WouldBlock")
+        self.assert_bad("errmaps.yaml", "ENOENT: WouldBlock", "not in set File.OpenError")
+
+    def test_map_names_unknown_native_value(self):
+        self.edit("errmaps.yaml", "ENOENT: FileNotFound", "ENOEXIST: FileNotFound")
+        self.assert_bad("errmaps.yaml", "ENOEXIST", "unknown errno value 'ENOEXIST'")
+
+    def test_map_backoff_unknown_error(self):
+        self.edit("errmaps.yaml", "{backoff: SharingViolation}", "{backoff: Sharing}")
+        self.assert_bad("errmaps.yaml", "{backoff: Sharing}", "backoff names unknown error")
+
+    def test_map_unknown_set(self):
+        self.edit("errmaps.yaml", "set: File.Reader.Error", "set: File.Reader.Errors")
+        self.assert_bad("errmaps.yaml", "File.Reader.Errors", "unknown set 'File.Reader.Errors'")
+
+    def test_unknown_top_level_key(self):
+        self.append("wsa.yaml", "extras:\n  - {name: X}\n")
+        self.assert_bad("wsa.yaml", "extras:", "unknown top-level key 'extras'")
+
+    def test_yaml_syntax_error(self):
+        self.edit("wsa.yaml", "{name: EADDRINUSE, value: 10048}", "{name: EADDRINUSE, value: 10048")
+        rc, err = self.run_gen()
+        self.assertEqual(rc, 2)
+        self.assertRegex(err, r"wsa\.yaml:\d+: YAML syntax")
+
+    def test_target_unknown_flavour(self):
+        self.edit("targets.yaml", "flavour: linux-mips,", "flavour: linux-mipsel,")
+        self.assert_bad("targets.yaml", "linux-mipsel", "unknown flavour 'linux-mipsel'")
+
+    def test_tilde_on_base_flavour(self):
+        self.edit("signals.yaml", "{name: HUP, linux: 1, freebsd: 1}", "{name: HUP, linux: 1, freebsd: ~}")
+        self.assert_bad("signals.yaml", "freebsd: ~", "only makes sense for a derived flavour")
+
+    def test_libc_struct_bad_field(self):
+        self.edit("libc.yaml", '"long tv_nsec"', '"long"')
+        self.assert_bad("libc.yaml", "name: timespec", "is not 'type name'")
+
+    def test_missing_file(self):
+        os.unlink(os.path.join(self.spec, "wsa.yaml"))
+        rc, err = self.run_gen()
+        self.assertEqual(rc, 2)
+        self.assertIn("wsa.yaml:0: cannot read", err)
+
+
+class GoodSpec(GenCase):
+    def test_deterministic_and_host_independent(self):
+        rc, err = self.run_gen()
+        self.assertEqual(rc, 0, err)
+        first = self.snapshot()
+        shutil.rmtree(self.out)
+        old = os.getcwd()
+        env = dict(os.environ)
+        try:
+            os.chdir(self.tmp)
+            os.environ["LANG"] = "C"
+            os.environ["TZ"] = "Pacific/Kiritimati"
+            rc, err = self.run_gen()
+        finally:
+            os.chdir(old)
+            os.environ.clear()
+            os.environ.update(env)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(self.snapshot(), first)
+        for rel, data in first.items():
+            text = data.decode()
+            self.assertNotIn(self.tmp, text, f"{rel} mentions the temporary path")
+            self.assertNotIn(os.uname().nodename, text, f"{rel} mentions the host name")
+
+    def test_stamp(self):
+        self.assertEqual(self.run_gen()[0], 0)
+        for rel, data in self.snapshot().items():
+            lines = data.decode().splitlines()
+            self.assertIn("python3 build.py gen", lines[0], rel)
+            self.assertIn("DO NOT EDIT", lines[1], rel)
+            self.assertIn("spec/", lines[1], rel)
+
+    def test_check_notices_hand_edit_and_strays(self):
+        self.assertEqual(self.run_gen()[0], 0)
+        self.assertEqual(self.run_gen("--check")[0], 0)
+        path = os.path.join(self.out, "cio", "signals.h")
+        with open(path, "a") as f:
+            f.write("/* hand edit */\n")
+        rc, err = self.run_gen("--check")
+        self.assertEqual(rc, 1)
+        self.assertIn("stale: cio/signals.h", err)
+        self.assertEqual(self.run_gen()[0], 0)
+        open(os.path.join(self.out, "cio", "extra.h"), "w").close()
+        rc, err = self.run_gen("--check")
+        self.assertEqual(rc, 1)
+        self.assertIn("extra.h", err)
+        self.assertEqual(self.run_gen()[0], 0)
+        self.assertFalse(os.path.exists(os.path.join(self.out, "cio", "extra.h")))
+
+    def test_inheritance_and_aliases(self):
+        self.assertEqual(self.run_gen()[0], 0)
+        sig = slurp(os.path.join(self.out, "cio", "signals.h"))
+        linux = sig.split("defined(CIO__FLAVOUR_LINUX)")[1].split("#elif")[0]
+        mips = sig.split("defined(CIO__FLAVOUR_LINUX_MIPS)")[1].split("#elif")[0]
+        self.assertIn("CIO_SIG_USR1 = 10,", linux)
+        self.assertIn("CIO_SIG_USR1 = 16,", mips)
+        self.assertIn("CIO_SIG_STKFLT = 16,", linux)
+        self.assertNotIn("STKFLT", mips)
+        self.assertIn("#define CIO_SIG_IOT CIO_SIG_ABRT", mips)
+        self.assertIn("#define CIO_SIG_SETMASK 3", mips)
+        err = slurp(os.path.join(self.out, "cio", "errno.h"))
+        self.assertIn("#define CIO_ERRNO_NOTSUP 86", err)
+        self.assertIn("#define CIO_ERRNO_NOTSUP CIO_ERRNO_OPNOTSUPP", err)
+
+    def test_set_c_names(self):
+        import model
+        self.assertEqual(model.set_c_name("File.OpenError"), "file_open")
+        self.assertEqual(model.set_c_name("File.Reader.Error"), "file_reader")
+        self.assertEqual(model.set_c_name("net.UnixAddress.ListenError"), "net_unix_address_listen")
+        self.assertEqual(model.set_c_name("Queue.Error"), "queue")
+        self.assertEqual(model.set_c_name("Cancelable"), "cancelable")
+        self.assertEqual(model.upper_snake("InvalidUtf8"), "INVALID_UTF8")
+        self.assertEqual(model.upper_snake("IsDir"), "IS_DIR")
+
+
+if __name__ == "__main__":
+    unittest.main()

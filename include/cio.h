@@ -1,0 +1,17 @@
+/*
+ * cio — colorless I/O for C11. This header brings in the whole public API.
+ *
+ *   cio/target.h    which OS and CPU this is (generated)
+ *   cio/errors.h    cio_err, error names, descriptions and error sets (generated)
+ *   cio/signals.h   cio_sig with this target's numbers (generated)
+ *   cio/sig.h       raising, handling, masking signals
+ */
+#ifndef CIO_H
+#define CIO_H
+
+#include "cio/target.h"
+#include "cio/errors.h"
+#include "cio/signals.h"
+#include "cio/sig.h"
+
+#endif /* CIO_H */

@@ -1,0 +1,91 @@
+/*
+ * Signals, typed by the generated enum cio_sig (platform/cio/signals.h: the numbers of the target
+ * being compiled). POSIX targets have the whole set; Windows has the C runtime's subset (INT, ILL,
+ * FPE, SEGV, TERM, BREAK, ABRT, ABRT_COMPAT) with raise and handlers, and no kill or masks.
+ *
+ * Thread-safety: every function may be called from any thread. cio_sig_raise, cio_sig_kill and the
+ * cio_sigset_* functions are async-signal-safe on POSIX. A handler installed with cio_sigaction runs
+ * in signal context: it must only do async-signal-safe things.
+ */
+#ifndef CIO_SIG_H
+#define CIO_SIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cio/errors.h"
+#include "cio/signals.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The signal's name without the SIG prefix ("USR1"), or NULL for a value that is no signal here. */
+const char *cio_sig_name(cio_sig sig);
+
+/* Converts an OS signal number. CIO_E_INVALID_SIGNAL when the target has no such signal; *out is
+ * written only on success. Never undefined behaviour, whatever the int. */
+cio_err cio_sig_from_number(int number, cio_sig *out);
+
+/* The OS number of a signal (the enum's value). */
+static inline int cio_sig_number(cio_sig sig) { return (int)sig; }
+
+/* A set of signals, independent of the C library's sigset_t (128 bits: enough for mips' 128). */
+typedef struct cio_sigset {
+    uint64_t bits[2];
+} cio_sigset;
+
+void cio_sigset_empty(cio_sigset *set);
+/* Every signal the target defines. */
+void cio_sigset_fill(cio_sigset *set);
+/* CIO_E_INVALID_SIGNAL for a value that is no signal here. */
+cio_err cio_sigset_add(cio_sigset *set, cio_sig sig);
+cio_err cio_sigset_del(cio_sigset *set, cio_sig sig);
+bool cio_sigset_has(const cio_sigset *set, cio_sig sig);
+
+/* A handler receives the signal as a cio_sig. CIO_SIG_HANDLER_DEFAULT and CIO_SIG_HANDLER_IGNORE
+ * are the two dispositions that are not functions. */
+typedef void (*cio_sig_handler)(cio_sig sig);
+#define CIO_SIG_HANDLER_DEFAULT ((cio_sig_handler)0)
+#define CIO_SIG_HANDLER_IGNORE ((cio_sig_handler)1)
+
+#define CIO_SIGACTION_RESTART 1u   /* restart interrupted system calls (SA_RESTART) */
+#define CIO_SIGACTION_RESETHAND 2u /* back to the default after one delivery (SA_RESETHAND) */
+#define CIO_SIGACTION_NODEFER 4u   /* do not block the signal in its own handler (SA_NODEFER) */
+
+struct cio_sigaction {
+    cio_sig_handler handler;
+    cio_sigset mask;    /* blocked while the handler runs (POSIX; ignored on Windows) */
+    unsigned flags;     /* CIO_SIGACTION_* */
+};
+
+/* Installs `act` (if not NULL) for `sig` and stores the previous disposition in `old` (if not
+ * NULL). Errors: InvalidSignal (no such signal, or one that cannot be caught: KILL, STOP),
+ * Unexpected. */
+cio_err cio_sigaction(cio_sig sig, const struct cio_sigaction *act, struct cio_sigaction *old);
+
+/* Sends `sig` to the calling thread and returns after the handler (if any) ran.
+ * Errors: InvalidSignal, Unexpected. */
+cio_err cio_sig_raise(cio_sig sig);
+
+/* Sends `sig` to process `pid` (POSIX kill(2)). Errors: InvalidSignal, PermissionDenied,
+ * ProcessNotFound, OperationUnsupported (Windows, WASI), Unexpected. */
+cio_err cio_sig_kill(long pid, cio_sig sig);
+
+#if !defined(CIO_SIG_BLOCK)
+/* Targets without signal masks (Windows) still accept the how-values; cio_sig_mask then reports
+ * OperationUnsupported. */
+#define CIO_SIG_BLOCK 0
+#define CIO_SIG_UNBLOCK 1
+#define CIO_SIG_SETMASK 2
+#endif
+
+/* The calling thread's signal mask (pthread_sigmask): how is CIO_SIG_BLOCK, CIO_SIG_UNBLOCK or
+ * CIO_SIG_SETMASK. Errors: InvalidArgument (bad how), OperationUnsupported (Windows, WASI). */
+cio_err cio_sig_mask(int how, const cio_sigset *set, cio_sigset *old);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CIO_SIG_H */
