@@ -300,10 +300,12 @@ def build_full(t, sanitize, allow_install, jobs):
     return True, bdir
 
 
-def cflags(t):
+def cflags(t, for_clang=True):
+    """Flags for compiling a file that includes <cio.h> for t: with clang (the public `cflags`
+    command, --target=<triple>) or with the target's own gcc (for_clang=False)."""
     inc = [f"-I{os.path.join(ROOT, 'include')}", f"-I{os.path.join(ROOT, 'platform')}"]
     flags = []
-    if t["compiler"] == "clang":
+    if t["compiler"] == "clang" or for_clang:
         flags.append(f"--target={t['triple']}")
         if t["os"] == "wasi":
             flags.append("--sysroot=/usr")
@@ -410,7 +412,8 @@ def run_suite(t, exe, tally, env, verbose):
 def compile_check(t, src, extra, tally, label, expect_ok=True, expect_text=None):
     """One compile of `src` for target t counted as a test."""
     cc = ["clang"] if t["compiler"] == "clang" else [t["cc"]]
-    cmd = cc + ["-std=c11", "-Wall", "-Wextra", "-Werror", "-fsyntax-only"] + cflags(t) + extra + [src]
+    cmd = cc + ["-std=c11", "-Wall", "-Wextra", "-Werror", "-fsyntax-only"] + \
+        cflags(t, for_clang=cc[0] == "clang") + extra + [src]
     r = subprocess.run(cmd, capture_output=True, text=True)
     out = r.stdout + r.stderr
     ok = (r.returncode == 0) == expect_ok and (expect_text is None or re.search(expect_text, out))
@@ -442,9 +445,59 @@ def header_checks(t, tally):
     say(f"  {t['name']:16} {'headers':28} {n_ok}/{len(headers) + 1} compile")
 
 
+def cflags_check(t, tally):
+    """`clang $(python3 build.py cflags --target T) -c x.c` compiles <cio.h> for T."""
+    if shutil.which("clang") is None:
+        tally.fail(t["name"], "cflags contract", "clang not installed")
+        return
+    obj = os.path.join(BUILD, "checks", t["name"], "cflags_probe.o")
+    os.makedirs(os.path.dirname(obj), exist_ok=True)
+    cmd = ["clang"] + cflags(t) + ["-std=c11", "-Wall", "-Wextra", "-Werror", "-c",
+                                   os.path.join(ROOT, "tests", "cflags_probe.c"), "-o", obj]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode == 0:
+        tally.add(t["name"], "cflags contract", 1, 0)
+    else:
+        tally.fail(t["name"], "cflags contract", r.stderr[-2000:])
+        say(f"  {t['name']:16} {'cflags contract':28} FAILED\n{r.stderr[-2000:]}")
+
+
+def install_checks(bdir, tally, jobs):
+    """Installs the host build into a scratch prefix and builds a consumer through pkg-config and
+    through find_package(cio)."""
+    prefix = os.path.join(BUILD, "install-test")
+    shutil.rmtree(prefix, ignore_errors=True)
+    steps = [("install", ["cmake", "--install", bdir, "--prefix", prefix])]
+    src = os.path.join(ROOT, "tests", "install")
+    pc = os.path.join(prefix, "lib", "pkgconfig")
+    exe = os.path.join(prefix, "consumer-pc")
+    env = dict(os.environ, PKG_CONFIG_PATH=pc)
+    for label, cmd in steps:
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            tally.fail(HOST, label, r.stdout[-2000:] + r.stderr[-2000:])
+            return
+    if shutil.which("pkg-config") is None:
+        ensure_packages(["pkg-config"], True)
+    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "--static", "cio"], capture_output=True, text=True,
+                           env=env)
+    r = subprocess.run(["cc", os.path.join(src, "consumer.c"), "-o", exe] + flags.stdout.split(),
+                       capture_output=True, text=True) if flags.returncode == 0 else flags
+    ok = r.returncode == 0 and subprocess.run([exe], capture_output=True).returncode == 0
+    tally.add(HOST, "install + pkg-config consumer", int(ok), int(not ok), 0, None if ok else r.stderr[-2000:])
+    cb = os.path.join(prefix, "consumer-cmake")
+    r1 = subprocess.run(["cmake", "-S", src, "-B", cb, "-G", "Ninja", f"-DCMAKE_PREFIX_PATH={prefix}"],
+                        capture_output=True, text=True)
+    r2 = subprocess.run(["cmake", "--build", cb], capture_output=True, text=True) if r1.returncode == 0 else r1
+    ok = r2.returncode == 0 and subprocess.run([os.path.join(cb, "consumer")], capture_output=True).returncode == 0
+    tally.add(HOST, "install + find_package consumer", int(ok), int(not ok), 0,
+              None if ok else (r2.stdout + r2.stderr)[-2000:])
+    say(f"  {HOST:16} {'install (pkg-config, cmake)':28} {'ok' if tally.failed == 0 else 'see failures'}")
+
+
 def misuse_checks(tally):
     """cio_sig is a real type: misuse warns with the project's flags on gcc and clang."""
-    host = {"name": HOST, "compiler": "gcc", "cc": "gcc", "cflags": [], "os": "linux", "triple": "",
+    host = {"name": HOST, "compiler": "gcc", "cc": "gcc", "cflags": [], "os": "linux", "triple": "x86_64-linux-gnu",
             "runner": "native"}
     cases = [
         ("int_as_sig.c", {"gcc": r"enum conversion.*c\+\+-compat", "clang": r".int. to .cio_sig..*sign-conversion"}),
@@ -548,6 +601,8 @@ def cmd_test(targets, names, args):
         t = targets[n]
         if args.sanitize and n != HOST:
             continue
+        if not args.sanitize:
+            cflags_check(t, tally)
         if t["level"] != "full":
             miss = ensure_packages(t["packages"], allow)
             if miss or not compiler_available(t):
@@ -564,6 +619,8 @@ def cmd_test(targets, names, args):
         env = dict(os.environ)
         if t["runner"] == "wine":
             env = wine_env()
+        if n == HOST and not args.sanitize:
+            install_checks(msg, tally, args.jobs)
         exes = test_executables(msg)
         if not exes:
             tally.fail(n, "suites", "no test executables were built")

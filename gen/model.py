@@ -582,6 +582,9 @@ def build_errmaps(m, doc, path):
             elif isinstance(target, str) and target in ACTIONS:
                 if target == "reinit" and kind != "wsa":
                     raise SpecError(w, f"map {name}: 'reinit' is only for WSA maps")
+                if target == "retry" and "Canceled" not in members:
+                    raise SpecError(w, f"map {name}: 'retry' checks for cancelation, so set {set_name} "
+                                    "must contain Canceled")
                 err = "CIO_E_UNEXPECTED" if target == "bug" else "CIO_OK"
                 out.append({"native": native, "action": ACTIONS[target], "error": err})
             elif isinstance(target, str) and target in m.error_names:
