@@ -321,6 +321,8 @@ def libs(t, sanitize=None):
         out += ["-lws2_32", "-lntdll"]
     elif t["os"] != "wasi":
         out.append("-lpthread")
+        if t["arch"] in ("arm", "mips"):
+            out.append("-latomic")
     return out
 
 
@@ -495,6 +497,37 @@ def install_checks(bdir, tally, jobs):
     say(f"  {HOST:16} {'install (pkg-config, cmake)':28} {'ok' if tally.failed == 0 else 'see failures'}")
 
 
+def example_checks(t, bdir, tally, env):
+    """The README's examples run and do what they say (on every target that builds them)."""
+    exdir = os.path.join(bdir, "examples")
+    if not os.path.isdir(exdir):
+        return
+    work = os.path.join(bdir, "example-run")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    suffix = ".exe" if t["os"] == "windows" else ""
+    checks = [("save_data", [], lambda out: "save complete" in out and all(
+                  open(os.path.join(work, f)).read() == "hello from cio\n" for f in ("saveA.txt", "saveB.txt"))),
+              ("save_data", ["--inline"], lambda out: "save complete" in out),
+              ("cancel_read", [], lambda out: "returned Canceled" in out)]
+    for name, args, ok in checks:
+        exe = os.path.join(exdir, name + suffix)
+        if not os.path.exists(exe):
+            continue
+        label = f"example {name} {' '.join(args)}".strip()
+        try:
+            r = subprocess.run(runner_cmd(t) + [exe] + args, capture_output=True, text=True, cwd=work, env=env,
+                               timeout=120)
+            good = r.returncode == 0 and ok(r.stdout)
+            detail = (r.stdout + r.stderr)[-2000:]
+        except (subprocess.TimeoutExpired, OSError) as e:
+            good, detail = False, str(e)
+        tally.add(t["name"], label, int(good), int(not good), 0, None if good else detail)
+        say(f"  {t['name']:16} {label:28} {'ok' if good else 'FAILED'}")
+        if not good:
+            say("      " + detail.replace("\n", "\n      "))
+
+
 def misuse_checks(tally):
     """cio_sig is a real type: misuse warns with the project's flags on gcc and clang."""
     host = {"name": HOST, "compiler": "gcc", "cc": "gcc", "cflags": [], "os": "linux", "triple": "x86_64-linux-gnu",
@@ -626,6 +659,7 @@ def cmd_test(targets, names, args):
             tally.fail(n, "suites", "no test executables were built")
         for exe in exes:
             run_suite(t, exe, tally, env, args.verbose)
+        example_checks(t, msg, tally, env)
     save_results({n: dict(tally.per_target.get(n, {}), when=int(time.time()), sanitize=args.sanitize or "")
                   for n in names})
     if tally.failures:

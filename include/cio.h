@@ -5,6 +5,10 @@
  *   cio/errors.h    cio_err, error names, descriptions and error sets (generated)
  *   cio/signals.h   cio_sig with this target's numbers (generated)
  *   cio/sig.h       raising, handling, masking signals
+ *   cio/io.h        the Io interface: vtable, tasks, groups, cancellation, futex, time, random
+ *   cio/sync.h      Mutex, Condition, Event, Semaphore, RwLock, Queue, Select (over the futex)
+ *   cio/fs.h        files, directories, the program's own executable
+ *   cio/threaded.h  the Threaded backend
  */
 #ifndef CIO_H
 #define CIO_H
@@ -13,5 +17,9 @@
 #include "cio/errors.h"
 #include "cio/signals.h"
 #include "cio/sig.h"
+#include "cio/io.h"
+#include "cio/sync.h"
+#include "cio/fs.h"
+#include "cio/threaded.h"
 
 #endif /* CIO_H */

@@ -15,12 +15,16 @@
 #ifdef NDEBUG
 #define CIO__IN_SET(set, err) (err)
 #else
-#define CIO__IN_SET(set, err) cio__in_set((err), cio_errset_##set##_contains((err)), #set, __func__)
-static inline cio_err cio__in_set(cio_err err, bool member, const char *set, const char *func)
+/* `err` is evaluated once (it is often the call itself). */
+#define CIO__IN_SET(set, err) cio__in_set((err), cio_errset_##set##_contains, #set, __func__)
+static inline cio_err cio__in_set(cio_err err, bool (*contains)(cio_err), const char *set, const char *func)
 {
     (void)set;
     (void)func;
-    assert((err == CIO_OK || member) && "returned an error outside the function's error set");
+    /* InvalidArgument (a NULL or out-of-range argument) is allowed everywhere: C cannot check it
+     * at compile time the way Zig's types do. */
+    assert((err == CIO_OK || err == CIO_E_INVALID_ARGUMENT || contains(err)) &&
+           "returned an error outside the function's error set");
     return err;
 }
 #endif
@@ -30,7 +34,12 @@ static inline cio_err cio__in_set(cio_err err, bool member, const char *set, con
 #ifdef NDEBUG
 #define CIO__BUG(what) ((cio_err)CIO_E_UNEXPECTED)
 #else
-#define CIO__BUG(what) (assert(!"cio: native error means a bug: " what), (cio_err)CIO_E_UNEXPECTED)
+#define CIO__BUG(what) (assert(0 && "cio: native error means a bug: " what), (cio_err)CIO_E_UNEXPECTED)
 #endif
+
+/* A duration timeout as a deadline on its clock, computed once, so that spurious wake-ups and
+ * retries never extend it; NONE and DEADLINE pass through (io.c). */
+#include "cio/io.h"
+cio_timeout cio__timeout_to_deadline(cio_io io, cio_timeout timeout);
 
 #endif /* CIO_CORE_INTERNAL_H */

@@ -1,0 +1,293 @@
+/*
+ * cio/io.h — the Io interface: the table of contents of cio.
+ *
+ * Every function that does I/O takes a cio_io: a vtable and the backend's userdata, passed by value
+ * like an allocator. The same straight-line code then runs on the Threaded backend (blocking
+ * syscalls, a thread pool for async/concurrent) or on an evented one. A backend fills in every slot
+ * of struct cio_vtable below; the public functions (cio_async, cio_sleep, cio_file_write_all, …)
+ * are thin wrappers over the slots plus library code that needs only the slots (Mutex, Condition,
+ * Event, Queue, … in cio/sync.h are built on the three futex slots).
+ *
+ * Errors. Every fallible call returns cio_err (0 = CIO_OK). The set each slot may return is named
+ * after Zig's (spec/errors.yaml); debug builds assert it. Any call may also return
+ * CIO_E_INVALID_ARGUMENT for a NULL or out-of-range argument (what Zig's types rule out at compile
+ * time). Cancelable means "may return CIO_E_CANCELED": such a call is a cancellation point.
+ *
+ * Cancellation. cio_cancel(io, &future) asks the task to stop: its next cancellation point returns
+ * CIO_E_CANCELED once (cio_recancel re-arms it). A task blocked in a syscall (read on a pipe,
+ * accept, futex wait, sleep) is woken. Protection CIO_CANCEL_BLOCKED (cio_swap_cancel_protection)
+ * defers delivery until it is unblocked again.
+ *
+ * Thread-safety. A cio_io may be used from any number of threads at once, unless a slot says
+ * otherwise. A cio_future and a cio_group are not thread-safe: await/cancel one from one thread.
+ */
+#ifndef CIO_IO_H
+#define CIO_IO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cio/errors.h"
+#include "cio/target.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- handles and time ------------------------------------------------------------------------ */
+
+#if defined(CIO_OS_WINDOWS)
+typedef void *cio_handle; /* a HANDLE */
+#else
+typedef int cio_handle; /* a file descriptor */
+#endif
+
+typedef struct cio_file {
+    cio_handle handle;
+} cio_file;
+
+typedef struct cio_dir {
+    cio_handle handle;
+} cio_dir;
+
+typedef struct cio_iovec {
+    void *base;
+    size_t len;
+} cio_iovec;
+
+typedef struct cio_const_iovec {
+    const void *base;
+    size_t len;
+} cio_const_iovec;
+
+typedef enum cio_clock {
+    CIO_CLOCK_REAL = 0,    /* wall clock, nanoseconds since the Unix epoch */
+    CIO_CLOCK_AWAKE,       /* monotonic, stops while suspended (Linux CLOCK_MONOTONIC) */
+    CIO_CLOCK_BOOT,        /* monotonic, counts suspend (Linux CLOCK_BOOTTIME) */
+    CIO_CLOCK_CPU_PROCESS, /* CPU time of the process */
+    CIO_CLOCK_CPU_THREAD   /* CPU time of the calling thread */
+} cio_clock;
+
+typedef struct cio_timestamp {
+    int64_t ns;
+} cio_timestamp;
+
+typedef enum cio_timeout_kind {
+    CIO_TIMEOUT_KIND_NONE = 0, /* no timeout: wait forever */
+    CIO_TIMEOUT_KIND_DURATION, /* ns from now, on `clock` */
+    CIO_TIMEOUT_KIND_DEADLINE  /* until `clock` reads ns */
+} cio_timeout_kind;
+
+typedef struct cio_timeout {
+    cio_timeout_kind kind;
+    cio_clock clock;
+    int64_t ns;
+} cio_timeout;
+
+#define CIO_TIMEOUT_NONE ((cio_timeout){CIO_TIMEOUT_KIND_NONE, CIO_CLOCK_AWAKE, 0})
+
+/* A duration on CIO_CLOCK_AWAKE; negative durations are treated as 0 (already expired). */
+cio_timeout cio_timeout_ms(int64_t ms);
+cio_timeout cio_timeout_ns(int64_t ns);
+cio_timeout cio_timeout_duration(cio_clock clock, int64_t ns);
+cio_timeout cio_timeout_deadline(cio_clock clock, cio_timestamp deadline);
+
+/* ---- tasks ----------------------------------------------------------------------------------- */
+
+/* A task: gets a pointer to its own copy of the context bytes (aligned to CIO_CONTEXT_ALIGN), returns
+ * a cio_err, and writes any other result through pointers it finds in its context. */
+typedef cio_err (*cio_task_fn)(void *context);
+
+#define CIO_CONTEXT_ALIGN 64
+
+struct cio_any_future; /* the backend's */
+
+/* any == NULL: the task already ran (inline) and `result` holds its return value. */
+typedef struct cio_future {
+    struct cio_any_future *any;
+    cio_err result;
+} cio_future;
+
+/* A set of tasks awaited or canceled together; a cancellation boundary (members' results are
+ * discarded). All-zero is the empty group: statically initialisable with CIO_GROUP_INIT, and
+ * await/cancel of an empty group return at once without calling the backend. */
+typedef struct cio_group {
+    _Atomic(uintptr_t) token;
+    uintptr_t state;
+} cio_group;
+
+#define CIO_GROUP_INIT {0, 0}
+
+typedef enum cio_cancel_protection {
+    CIO_CANCEL_UNBLOCKED = 0, /* cancellation points deliver a pending request */
+    CIO_CANCEL_BLOCKED = 1    /* requests stay pending until unblocked */
+} cio_cancel_protection;
+
+/* ---- files and directories (declared in cio/fs.h) --------------------------------------------- */
+
+struct cio_open_file_options;
+struct cio_create_file_options;
+struct cio_open_dir_options;
+struct cio_stat;
+struct cio_set_timestamps;
+struct cio_dir_reader;
+struct cio_dir_entry;
+
+/*
+ * The vtable. Unless noted, `ud` is cio_io.userdata and every slot is thread-safe.
+ * "Sets" name spec/errors.yaml error sets.
+ */
+struct cio_vtable {
+    /* == Concurrency ================================================================ */
+
+    /* Runs fn on a copy of the context, possibly later. Returns NULL when fn already ran to
+     * completion (its result in *inline_result), otherwise a future whose task has been assigned
+     * a unit of concurrency (it can never wait behind the caller). Never fails: when no thread
+     * can be had (limit, memory, spawn failure) fn runs inline. */
+    struct cio_any_future *(*async)(void *ud, cio_task_fn fn, const void *ctx, size_t ctx_size,
+                                    cio_err *inline_result);
+    /* Runs fn concurrently with the caller, never inline. Set: ConcurrentError. */
+    cio_err (*concurrent)(void *ud, cio_task_fn fn, const void *ctx, size_t ctx_size,
+                          struct cio_any_future **out);
+    /* Waits for the task, frees it and returns its result. A cancel request on the awaiting task
+     * is forwarded to the awaited one. */
+    cio_err (*await)(void *ud, struct cio_any_future *future);
+    /* Requests cancellation, then as await. */
+    cio_err (*cancel)(void *ud, struct cio_any_future *future);
+    /* Adds a task to a group (may run it inline). */
+    void (*group_async)(void *ud, cio_group *group, cio_task_fn fn, const void *ctx, size_t ctx_size);
+    /* Adds a task that runs concurrently. Set: ConcurrentError. */
+    cio_err (*group_concurrent)(void *ud, cio_group *group, cio_task_fn fn, const void *ctx,
+                                size_t ctx_size);
+    /* Waits for every member. If the awaiter is canceled meanwhile, the request goes to every
+     * member, the wait still covers all of them, and then CIO_E_CANCELED. Set: Cancelable. */
+    cio_err (*group_await)(void *ud, cio_group *group);
+    /* Cancels every member (members added meanwhile start canceled) and waits for all. */
+    void (*group_cancel)(void *ud, cio_group *group);
+    /* A pure cancellation point. Set: Cancelable. */
+    cio_err (*check_cancel)(void *ud);
+    /* Re-arms a cancel request the current task has received. */
+    void (*recancel)(void *ud);
+    /* Sets the current task's protection; returns the previous one. */
+    cio_cancel_protection (*swap_cancel_protection)(void *ud, cio_cancel_protection prot);
+
+    /* == Futex: the one synchronisation primitive ================================== */
+
+    /* If *ptr == expected, blocks until a wake, the timeout, a cancel, or spuriously. Returns
+     * CIO_OK (woken or spurious: re-check), CIO_E_TIMEOUT, CIO_E_CANCELED. Set: Futex.WaitError. */
+    cio_err (*futex_wait)(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout);
+    /* As futex_wait with no timeout, never a cancellation point. */
+    void (*futex_wait_uncancelable)(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected);
+    /* Wakes up to max_waiters threads or tasks waiting on ptr. */
+    void (*futex_wake)(void *ud, const _Atomic(uint32_t) *ptr, uint32_t max_waiters);
+
+    /* == Time and randomness ========================================================= */
+
+    /* Reads a clock; never fails (an unavailable clock reads 0). */
+    cio_timestamp (*now)(void *ud, cio_clock clock);
+    /* Sleeps until the timeout (CIO_TIMEOUT_NONE: until canceled). Set: SleepError. */
+    cio_err (*sleep)(void *ud, cio_timeout timeout);
+    /* Fills buf from a fast CSPRNG seeded from the OS. */
+    void (*random)(void *ud, void *buf, size_t len);
+    /* Fills buf with fresh OS entropy. Set: RandomSecureError. */
+    cio_err (*random_secure)(void *ud, void *buf, size_t len);
+
+    /* == Directories ================================================================= */
+
+    cio_err (*dir_open_file)(void *ud, cio_dir dir, const char *path,
+                             const struct cio_open_file_options *options, cio_file *out); /* File.OpenError */
+    cio_err (*dir_create_file)(void *ud, cio_dir dir, const char *path,
+                               const struct cio_create_file_options *options, cio_file *out); /* File.OpenError */
+    cio_err (*dir_open_dir)(void *ud, cio_dir dir, const char *path,
+                            const struct cio_open_dir_options *options, cio_dir *out); /* Dir.OpenError */
+    cio_err (*dir_create_dir)(void *ud, cio_dir dir, const char *path, uint32_t permissions); /* Dir.CreateDirError */
+    cio_err (*dir_create_dir_path)(void *ud, cio_dir dir, const char *path, uint32_t permissions,
+                                   bool *created); /* Dir.MakePathError */
+    cio_err (*dir_create_dir_path_open)(void *ud, cio_dir dir, const char *path,
+                                        const struct cio_open_dir_options *options, cio_dir *out); /* Dir.MakeOpenPathError */
+    cio_err (*dir_rename)(void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir,
+                          const char *new_path); /* Dir.RenameError */
+    cio_err (*dir_delete_file)(void *ud, cio_dir dir, const char *path); /* Dir.DeleteFileError */
+    cio_err (*dir_delete_dir)(void *ud, cio_dir dir, const char *path); /* Dir.DeleteDirError */
+    cio_err (*dir_stat_file)(void *ud, cio_dir dir, const char *path, unsigned flags,
+                             struct cio_stat *out); /* Dir.StatFileError */
+    cio_err (*dir_access)(void *ud, cio_dir dir, const char *path, unsigned mode); /* Dir.AccessError */
+    /* Reads up to max entries (0 at the end); names point into the reader's buffer. */
+    cio_err (*dir_read)(void *ud, struct cio_dir_reader *reader, struct cio_dir_entry *entries,
+                        size_t max, size_t *count); /* Dir.IterateError */
+    void (*dir_close)(void *ud, cio_dir dir);
+
+    /* == Files ======================================================================= */
+
+    /* Vectored streaming read; 0 bytes means the end. Set: File.Reader.Error. */
+    cio_err (*file_read_streaming)(void *ud, cio_file file, const cio_iovec *iov, size_t iovcnt,
+                                   size_t *nread);
+    cio_err (*file_write_streaming)(void *ud, cio_file file, const cio_const_iovec *iov, size_t iovcnt,
+                                    size_t *nwritten); /* File.WriteStreamingError */
+    cio_err (*file_read_positional)(void *ud, cio_file file, const cio_iovec *iov, size_t iovcnt,
+                                    uint64_t offset, size_t *nread); /* File.ReadPositionalError */
+    cio_err (*file_write_positional)(void *ud, cio_file file, const cio_const_iovec *iov, size_t iovcnt,
+                                     uint64_t offset, size_t *nwritten); /* File.WritePositionalError */
+    /* whence: 0 = from the start (offset as uint64), 1 = relative (as int64); *pos gets the new
+     * position when not NULL. Set: File.SeekError. */
+    cio_err (*file_seek)(void *ud, cio_file file, int whence, int64_t offset, uint64_t *pos);
+    cio_err (*file_stat)(void *ud, cio_file file, struct cio_stat *out); /* File.StatError */
+    cio_err (*file_set_length)(void *ud, cio_file file, uint64_t length); /* File.SetLengthError */
+    cio_err (*file_sync)(void *ud, cio_file file); /* File.SyncError */
+    cio_err (*file_set_timestamps)(void *ud, cio_file file,
+                                   const struct cio_set_timestamps *ts); /* File.SetTimestampsError */
+    void (*file_close)(void *ud, cio_file file);
+
+    /* == Process ===================================================================== */
+
+    cio_err (*process_executable_open)(void *ud, const struct cio_open_file_options *options,
+                                       cio_file *out); /* ProcessExecutableOpenError */
+    cio_err (*process_executable_path)(void *ud, char *buf, size_t len,
+                                       size_t *out_len); /* ProcessExecutablePathError */
+};
+
+typedef struct cio_io {
+    void *userdata;
+    const struct cio_vtable *vtable;
+} cio_io;
+
+/* ---- the public wrappers ---------------------------------------------------------------------- */
+
+/* Never fails: either fn ran already (future.any == NULL, result in future.result) or it has a
+ * thread of its own. */
+cio_future cio_async(cio_io io, cio_task_fn fn, const void *context, size_t context_size);
+/* Set: ConcurrentError (CIO_E_CONCURRENCY_UNAVAILABLE); on error *out is an empty future. */
+cio_err cio_concurrent(cio_io io, cio_task_fn fn, const void *context, size_t context_size, cio_future *out);
+/* Idempotent: the first call waits and frees, later calls return the cached result. */
+cio_err cio_await(cio_io io, cio_future *future);
+/* Idempotent; returns the task's result (CIO_E_CANCELED if it noticed the request). */
+cio_err cio_cancel(cio_io io, cio_future *future);
+cio_err cio_check_cancel(cio_io io);
+void cio_recancel(cio_io io);
+cio_cancel_protection cio_swap_cancel_protection(cio_io io, cio_cancel_protection prot);
+
+void cio_group_async(cio_io io, cio_group *group, cio_task_fn fn, const void *context, size_t context_size);
+cio_err cio_group_concurrent(cio_io io, cio_group *group, cio_task_fn fn, const void *context,
+                             size_t context_size);
+cio_err cio_group_await(cio_io io, cio_group *group);
+void cio_group_cancel(cio_io io, cio_group *group);
+
+cio_err cio_futex_wait(cio_io io, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout);
+void cio_futex_wait_uncancelable(cio_io io, const _Atomic(uint32_t) *ptr, uint32_t expected);
+void cio_futex_wake(cio_io io, const _Atomic(uint32_t) *ptr, uint32_t max_waiters);
+
+cio_timestamp cio_now(cio_io io, cio_clock clock);
+cio_err cio_sleep(cio_io io, cio_timeout timeout);
+void cio_random(cio_io io, void *buf, size_t len);
+cio_err cio_random_secure(cio_io io, void *buf, size_t len);
+
+/* Zig's Io.failing: every operation fails (files: AccessDenied or Unexpected, concurrency:
+ * ConcurrencyUnavailable, async runs inline, futex waits return at once), for tests. */
+cio_io cio_failing_io(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CIO_IO_H */

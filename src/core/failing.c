@@ -1,0 +1,286 @@
+/*
+ * cio_failing_io(): a backend of a system with no I/O at all (Zig's Io.failing), for tests of code
+ * paths that must cope with failure. async runs inline; concurrent is unavailable; futex waits
+ * return at once (a spurious wake-up); create → NoSpaceLeft; open → FileNotFound; other file and
+ * directory operations → Unexpected (or AccessDenied where the set has no better member); stdio
+ * writes "succeed" like writes into a closed pipe would not block; random fills zeros;
+ * random_secure → EntropyUnavailable; now → 0; sleep returns at once.
+ * There is no state: every slot is thread-safe.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cio/fs.h"
+#include "cio/io.h"
+#include "internal.h"
+
+static struct cio_any_future *f_async(void *ud, cio_task_fn fn, const void *ctx, size_t ctx_size, cio_err *res)
+{
+    (void)ud;
+    _Alignas(CIO_CONTEXT_ALIGN) unsigned char local[256];
+    void *copy = local;
+    if (ctx_size > sizeof local) {
+        copy = malloc(ctx_size);
+        if (copy == NULL)
+            copy = (void *)(uintptr_t)ctx;
+    }
+    if (ctx_size > 0 && copy != ctx)
+        memcpy(copy, ctx, ctx_size);
+    *res = fn(copy);
+    if (copy != local && copy != ctx)
+        free(copy);
+    return NULL;
+}
+
+static cio_err f_concurrent(void *ud, cio_task_fn fn, const void *ctx, size_t ctx_size, struct cio_any_future **out)
+{
+    (void)ud, (void)fn, (void)ctx, (void)ctx_size, (void)out;
+    return CIO_E_CONCURRENCY_UNAVAILABLE;
+}
+
+static cio_err f_await(void *ud, struct cio_any_future *f)
+{
+    (void)ud, (void)f;
+    assert(0 && "cio_failing_io never hands out futures");
+    return CIO_E_UNEXPECTED;
+}
+
+static void f_group_async(void *ud, cio_group *g, cio_task_fn fn, const void *ctx, size_t ctx_size)
+{
+    cio_err ignored;
+    (void)g;
+    (void)f_async(ud, fn, ctx, ctx_size, &ignored);
+}
+
+static cio_err f_group_concurrent(void *ud, cio_group *g, cio_task_fn fn, const void *ctx, size_t ctx_size)
+{
+    (void)ud, (void)g, (void)fn, (void)ctx, (void)ctx_size;
+    return CIO_E_CONCURRENCY_UNAVAILABLE;
+}
+
+static cio_err f_group_await(void *ud, cio_group *g)
+{
+    (void)ud, (void)g;
+    return CIO_OK;
+}
+
+static void f_group_cancel(void *ud, cio_group *g)
+{
+    (void)ud, (void)g;
+}
+
+static cio_err f_check_cancel(void *ud)
+{
+    (void)ud;
+    return CIO_OK;
+}
+
+static void f_recancel(void *ud)
+{
+    (void)ud;
+}
+
+static cio_cancel_protection f_swap(void *ud, cio_cancel_protection p)
+{
+    (void)ud, (void)p;
+    return CIO_CANCEL_UNBLOCKED;
+}
+
+static cio_err f_futex_wait(void *ud, const _Atomic(uint32_t) *p, uint32_t expected, cio_timeout t)
+{
+    (void)ud, (void)p, (void)expected, (void)t;
+    return CIO_OK;
+}
+
+static void f_futex_wait_uncancelable(void *ud, const _Atomic(uint32_t) *p, uint32_t expected)
+{
+    (void)ud, (void)p, (void)expected;
+}
+
+static void f_futex_wake(void *ud, const _Atomic(uint32_t) *p, uint32_t n)
+{
+    (void)ud, (void)p, (void)n;
+}
+
+static cio_timestamp f_now(void *ud, cio_clock c)
+{
+    (void)ud, (void)c;
+    return (cio_timestamp){0};
+}
+
+static cio_err f_sleep(void *ud, cio_timeout t)
+{
+    (void)ud, (void)t;
+    return CIO_OK;
+}
+
+static void f_random(void *ud, void *buf, size_t len)
+{
+    (void)ud;
+    memset(buf, 0, len);
+}
+
+static cio_err f_random_secure(void *ud, void *buf, size_t len)
+{
+    (void)ud, (void)buf, (void)len;
+    return CIO_E_ENTROPY_UNAVAILABLE;
+}
+
+static cio_err f_open_file(void *ud, cio_dir d, const char *p, const cio_open_file_options *o, cio_file *out)
+{
+    (void)ud, (void)d, (void)p, (void)o, (void)out;
+    return CIO_E_FILE_NOT_FOUND;
+}
+
+static cio_err f_create_file(void *ud, cio_dir d, const char *p, const cio_create_file_options *o, cio_file *out)
+{
+    (void)ud, (void)d, (void)p, (void)o, (void)out;
+    return CIO_E_NO_SPACE_LEFT;
+}
+
+static cio_err f_open_dir(void *ud, cio_dir d, const char *p, const cio_open_dir_options *o, cio_dir *out)
+{
+    (void)ud, (void)d, (void)p, (void)o, (void)out;
+    return CIO_E_FILE_NOT_FOUND;
+}
+
+static cio_err f_create_dir(void *ud, cio_dir d, const char *p, uint32_t perm)
+{
+    (void)ud, (void)d, (void)p, (void)perm;
+    return CIO_E_NO_SPACE_LEFT;
+}
+
+static cio_err f_create_dir_path(void *ud, cio_dir d, const char *p, uint32_t perm, bool *created)
+{
+    (void)ud, (void)d, (void)p, (void)perm, (void)created;
+    return CIO_E_NO_SPACE_LEFT;
+}
+
+static cio_err f_create_dir_path_open(void *ud, cio_dir d, const char *p, const cio_open_dir_options *o, cio_dir *out)
+{
+    (void)ud, (void)d, (void)p, (void)o, (void)out;
+    return CIO_E_NO_SPACE_LEFT;
+}
+
+static cio_err f_rename(void *ud, cio_dir a, const char *pa, cio_dir b, const char *pb)
+{
+    (void)ud, (void)a, (void)pa, (void)b, (void)pb;
+    return CIO_E_FILE_NOT_FOUND;
+}
+
+static cio_err f_delete(void *ud, cio_dir d, const char *p)
+{
+    (void)ud, (void)d, (void)p;
+    return CIO_E_FILE_NOT_FOUND;
+}
+
+static cio_err f_stat_file(void *ud, cio_dir d, const char *p, unsigned flags, cio_stat *out)
+{
+    (void)ud, (void)d, (void)p, (void)flags, (void)out;
+    return CIO_E_FILE_NOT_FOUND;
+}
+
+static cio_err f_access(void *ud, cio_dir d, const char *p, unsigned mode)
+{
+    (void)ud, (void)d, (void)p, (void)mode;
+    return CIO_E_FILE_NOT_FOUND;
+}
+
+static cio_err f_dir_read(void *ud, cio_dir_reader *r, cio_dir_entry *e, size_t max, size_t *count)
+{
+    (void)ud, (void)r, (void)e, (void)max, (void)count;
+    return CIO_E_ACCESS_DENIED;
+}
+
+static void f_dir_close(void *ud, cio_dir d)
+{
+    (void)ud, (void)d;
+}
+
+static cio_err f_read(void *ud, cio_file f, const cio_iovec *iov, size_t n, size_t *nread)
+{
+    (void)ud, (void)f, (void)iov, (void)n, (void)nread;
+    return CIO_E_NOT_OPEN_FOR_READING;
+}
+
+static cio_err f_write(void *ud, cio_file f, const cio_const_iovec *iov, size_t n, size_t *nwritten)
+{
+    (void)ud, (void)f, (void)iov, (void)n, (void)nwritten;
+    return CIO_E_NOT_OPEN_FOR_WRITING;
+}
+
+static cio_err f_pread(void *ud, cio_file f, const cio_iovec *iov, size_t n, uint64_t off, size_t *nread)
+{
+    (void)ud, (void)f, (void)iov, (void)n, (void)off, (void)nread;
+    return CIO_E_NOT_OPEN_FOR_READING;
+}
+
+static cio_err f_pwrite(void *ud, cio_file f, const cio_const_iovec *iov, size_t n, uint64_t off, size_t *nw)
+{
+    (void)ud, (void)f, (void)iov, (void)n, (void)off, (void)nw;
+    return CIO_E_NOT_OPEN_FOR_WRITING;
+}
+
+static cio_err f_seek(void *ud, cio_file f, int whence, int64_t off, uint64_t *pos)
+{
+    (void)ud, (void)f, (void)whence, (void)off, (void)pos;
+    return CIO_E_UNSEEKABLE;
+}
+
+static cio_err f_stat(void *ud, cio_file f, cio_stat *out)
+{
+    (void)ud, (void)f, (void)out;
+    return CIO_E_ACCESS_DENIED;
+}
+
+static cio_err f_set_length(void *ud, cio_file f, uint64_t len)
+{
+    (void)ud, (void)f, (void)len;
+    return CIO_E_ACCESS_DENIED;
+}
+
+static cio_err f_sync(void *ud, cio_file f)
+{
+    (void)ud, (void)f;
+    return CIO_E_ACCESS_DENIED;
+}
+
+static cio_err f_set_timestamps(void *ud, cio_file f, const cio_set_timestamps *ts)
+{
+    (void)ud, (void)f, (void)ts;
+    return CIO_E_ACCESS_DENIED;
+}
+
+static void f_file_close(void *ud, cio_file f)
+{
+    (void)ud, (void)f;
+}
+
+static cio_err f_exe_open(void *ud, const cio_open_file_options *o, cio_file *out)
+{
+    (void)ud, (void)o, (void)out;
+    return CIO_E_FILE_NOT_FOUND;
+}
+
+static cio_err f_exe_path(void *ud, char *buf, size_t len, size_t *out_len)
+{
+    (void)ud, (void)buf, (void)len, (void)out_len;
+    return CIO_E_OPERATION_UNSUPPORTED;
+}
+
+static const struct cio_vtable failing_vtable = {
+    f_async, f_concurrent, f_await, f_await, f_group_async, f_group_concurrent, f_group_await, f_group_cancel,
+    f_check_cancel, f_recancel, f_swap, f_futex_wait, f_futex_wait_uncancelable, f_futex_wake,
+    f_now, f_sleep, f_random, f_random_secure,
+    f_open_file, f_create_file, f_open_dir, f_create_dir, f_create_dir_path, f_create_dir_path_open, f_rename,
+    f_delete, f_delete, f_stat_file, f_access, f_dir_read, f_dir_close,
+    f_read, f_write, f_pread, f_pwrite, f_seek, f_stat, f_set_length, f_sync, f_set_timestamps, f_file_close,
+    f_exe_open, f_exe_path,
+};
+
+cio_io cio_failing_io(void)
+{
+    return (cio_io){NULL, &failing_vtable};
+}

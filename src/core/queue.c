@@ -1,0 +1,370 @@
+/*
+ * cio_queue: a bounded MPMC channel with close (Zig's Io.Queue, type-erased to elem_size bytes).
+ *
+ * State (all under q->mutex):
+ *     buffer[capacity]  a ring of elements: `len` of them starting at index `start`
+ *     getters, putters  FIFO lists of blocked tasks (circular doubly-linked; the head's prev is the
+ *                       tail). A node is a struct cio__queue_waiter on the blocked task's stack.
+ *     closed            set once by close, never cleared
+ * The ring holds data that is logically *after* every queued getter: the ring is non-empty only
+ * when no getter waits, and putters wait only when the ring is full (or capacity is 0).
+ *
+ * A waiter records where its data goes (getter) or comes from (putter), `remaining` elements it
+ * may still transfer and `needed` elements it must still transfer before it may return (its min).
+ * It is on its list (queued) exactly until needed reaches 0 or the queue closes; whoever takes it
+ * off the list (a peer completing it, or close) signals its private condition while holding
+ * q->mutex. The waiter cannot return before re-acquiring q->mutex, so its stack frame outlives
+ * every access a peer makes to it.
+ *
+ * Who does what:
+ *   - put: closed -> CIO_E_CLOSED. Copies straight into waiting getters (oldest first), then into
+ *     the ring, then, if fewer than min went in, queues itself and sleeps until peers have taken
+ *     `needed` more from it, the queue closes, or it is canceled.
+ *   - get: drains the ring, then copies straight from waiting putters, then (if it filled its
+ *     buffer) refills the ring from the remaining putters, waking those whose min is met. A closed
+ *     queue never blocks a get: it returns what there is, CIO_E_CLOSED only if that is nothing.
+ *     Otherwise, below min, it queues itself and sleeps like put.
+ *   - a canceled waiter dequeues itself. If nothing was transferred it returns CIO_E_CANCELED;
+ *     otherwise it reports the count (those elements did move) and re-arms the cancel request
+ *     with cio_recancel so the next cancellation point sees it.
+ *   - close wakes and dequeues every waiter.
+ * Lock order: q->mutex, then nothing (a waiter's condition is lock-free and always used with
+ * q->mutex as its mutex).
+ */
+#include <assert.h>
+#include <string.h>
+
+#include "cio/sync.h"
+#include "internal.h"
+
+struct cio__queue_waiter {
+    struct cio__queue_waiter *next, *prev;
+    unsigned char *dst;       /* getter: where the next element goes */
+    const unsigned char *src; /* putter: the next element to hand over */
+    size_t remaining;         /* elements it may still transfer */
+    size_t needed;            /* elements it must still transfer before it may return */
+    bool queued;
+    cio_condition cond;
+};
+
+typedef struct cio__queue_waiter waiter;
+
+/* ---- intrusive lists ---------------------------------------------------------------------------- */
+
+static void list_append(waiter **head, waiter *w)
+{
+    if (*head == NULL) {
+        w->next = w->prev = w;
+        *head = w;
+    } else {
+        w->prev = (*head)->prev;
+        w->next = *head;
+        (*head)->prev->next = w;
+        (*head)->prev = w;
+    }
+    w->queued = true;
+}
+
+static void list_remove(waiter **head, waiter *w)
+{
+    assert(w->queued);
+    if (w->next == w) {
+        *head = NULL;
+    } else {
+        w->prev->next = w->next;
+        w->next->prev = w->prev;
+        if (*head == w)
+            *head = w->next;
+    }
+    w->next = w->prev = NULL;
+    w->queued = false;
+}
+
+/* Takes a waiter whose min is met (or the queue closed) off its list and wakes it. */
+static void complete(cio_io io, waiter **head, waiter *w)
+{
+    list_remove(head, w);
+    cio_condition_signal(io, &w->cond);
+}
+
+static size_t min_size(size_t a, size_t b)
+{
+    return a < b ? a : b;
+}
+
+/* ---- the ring ------------------------------------------------------------------------------------ */
+
+static size_t ring_put(cio_queue *q, const unsigned char *src, size_t max)
+{
+    size_t es = q->elem_size, count = 0;
+    while (count < max && q->len < q->capacity) {
+        size_t tail = q->start + q->len;
+        if (tail >= q->capacity)
+            tail -= q->capacity;
+        size_t chunk = min_size(max - count, min_size(q->capacity - q->len, q->capacity - tail));
+        memcpy(q->buffer + tail * es, src + count * es, chunk * es);
+        q->len += chunk;
+        count += chunk;
+    }
+    return count;
+}
+
+static size_t ring_take(cio_queue *q, unsigned char *dst, size_t max)
+{
+    size_t es = q->elem_size, count = 0;
+    while (count < max && q->len > 0) {
+        size_t chunk = min_size(max - count, min_size(q->len, q->capacity - q->start));
+        memcpy(dst + count * es, q->buffer + q->start * es, chunk * es);
+        q->start += chunk;
+        if (q->start == q->capacity)
+            q->start = 0;
+        q->len -= chunk;
+        count += chunk;
+    }
+    return count;
+}
+
+/* Moves data of blocked putters into free ring slots, completing those whose min is met. */
+static void fill_ring_from_putters(cio_io io, cio_queue *q)
+{
+    while (q->putters != NULL && q->len < q->capacity) {
+        waiter *p = q->putters;
+        size_t k = ring_put(q, p->src, p->remaining);
+        p->src += k * q->elem_size;
+        p->remaining -= k;
+        p->needed -= min_size(p->needed, k);
+        if (p->needed > 0)
+            break; /* the ring is full */
+        complete(io, &q->putters, p);
+    }
+}
+
+/* ---- blocking ------------------------------------------------------------------------------------ */
+
+/* Sleeps on w until it is complete, the queue closed, or (cancelable) the task is canceled.
+ * Returns with w off the list and *moved = elements transferred in total (of `total`). */
+static cio_err block(cio_io io, cio_queue *q, waiter **head, waiter *w, size_t total, bool uncancelable,
+                     size_t *moved)
+{
+    cio_err err = CIO_OK;
+    while (w->needed > 0 && !q->closed) {
+        if (uncancelable) {
+            cio_condition_wait_uncancelable(io, &w->cond, &q->mutex);
+            continue;
+        }
+        err = cio_condition_wait(io, &w->cond, &q->mutex);
+        if (err != CIO_OK)
+            break;
+    }
+    if (w->queued)
+        list_remove(head, w);
+    *moved = total - w->remaining;
+    if (err == CIO_E_CANCELED) {
+        if (*moved == 0)
+            return err;
+        cio_recancel(io); /* report the progress; the next cancellation point sees the request */
+        return CIO_OK;
+    }
+    if (*moved == 0) {
+        assert(q->closed);
+        return CIO_E_CLOSED;
+    }
+    return CIO_OK;
+}
+
+static cio_err put_locked(cio_io io, cio_queue *q, const unsigned char *src, size_t n, size_t min,
+                          bool uncancelable, size_t *added)
+{
+    size_t es = q->elem_size, done = 0;
+    *added = 0;
+    if (q->closed)
+        return CIO_E_CLOSED; /* even if there is room */
+    /* Waiting getters first: the ring is empty while any getter waits. */
+    while (done < n && q->getters != NULL) {
+        waiter *g = q->getters;
+        size_t k = min_size(g->remaining, n - done);
+        memcpy(g->dst, src + done * es, k * es);
+        g->dst += k * es;
+        g->remaining -= k;
+        g->needed -= min_size(g->needed, k);
+        done += k;
+        if (g->needed == 0)
+            complete(io, &q->getters, g);
+        else
+            assert(done == n);
+    }
+    done += ring_put(q, src + done * es, n - done);
+    if (done >= min) { /* includes done == n */
+        *added = done;
+        return CIO_OK;
+    }
+    waiter w = {.src = src + done * es, .remaining = n - done, .needed = min - done};
+    list_append(&q->putters, &w);
+    return block(io, q, &q->putters, &w, n, uncancelable, added);
+}
+
+static cio_err get_locked(cio_io io, cio_queue *q, unsigned char *dst, size_t n, size_t min,
+                          bool uncancelable, size_t *got)
+{
+    size_t es = q->elem_size;
+    size_t done = ring_take(q, dst, n);
+    *got = 0;
+    /* Then straight from waiting putters (the ring is empty now unless done == n). */
+    while (done < n && q->putters != NULL) {
+        waiter *p = q->putters;
+        size_t k = min_size(p->remaining, n - done);
+        memcpy(dst + done * es, p->src, k * es);
+        p->src += k * es;
+        p->remaining -= k;
+        p->needed -= min_size(p->needed, k);
+        done += k;
+        if (p->needed == 0)
+            complete(io, &q->putters, p);
+        else
+            assert(done == n);
+    }
+    if (done == n) {
+        fill_ring_from_putters(io, q);
+        *got = n;
+        return CIO_OK;
+    }
+    /* The ring and the putter list are both empty now. */
+    if (done == 0 && q->closed)
+        return CIO_E_CLOSED;
+    if (done >= min || q->closed) {
+        *got = done;
+        return CIO_OK;
+    }
+    waiter w = {.dst = dst + done * es, .remaining = n - done, .needed = min - done};
+    list_append(&q->getters, &w);
+    return block(io, q, &q->getters, &w, n, uncancelable, got);
+}
+
+/* ---- public -------------------------------------------------------------------------------------- */
+
+void cio_queue_init(cio_queue *queue, void *buffer, size_t elem_size, size_t capacity)
+{
+    memset(queue, 0, sizeof *queue);
+    queue->buffer = (unsigned char *)buffer;
+    queue->elem_size = elem_size;
+    queue->capacity = capacity;
+}
+
+size_t cio_queue_capacity(const cio_queue *queue)
+{
+    return queue->capacity;
+}
+
+static bool valid(const cio_queue *q, const void *elems, size_t n, size_t min)
+{
+    return q->elem_size != 0 && min <= n && (elems != NULL || n == 0) &&
+           (q->buffer != NULL || q->capacity == 0);
+}
+
+static cio_err put(cio_io io, cio_queue *q, const void *elems, size_t n, size_t min, bool uncancelable,
+                   size_t *added)
+{
+    size_t count = 0;
+    if (added != NULL)
+        *added = 0;
+    if (!valid(q, elems, n, min))
+        return CIO_E_INVALID_ARGUMENT;
+    if (n == 0)
+        return CIO_OK;
+    if (uncancelable) {
+        cio_mutex_lock_uncancelable(io, &q->mutex);
+    } else {
+        cio_err err = cio_mutex_lock(io, &q->mutex);
+        if (err != CIO_OK)
+            return err;
+    }
+    cio_err err = put_locked(io, q, (const unsigned char *)elems, n, min, uncancelable, &count);
+    cio_mutex_unlock(io, &q->mutex);
+    if (added != NULL)
+        *added = count;
+    return err;
+}
+
+static cio_err get(cio_io io, cio_queue *q, void *elems, size_t n, size_t min, bool uncancelable, size_t *got)
+{
+    size_t count = 0;
+    if (got != NULL)
+        *got = 0;
+    if (!valid(q, elems, n, min))
+        return CIO_E_INVALID_ARGUMENT;
+    if (n == 0)
+        return CIO_OK;
+    if (uncancelable) {
+        cio_mutex_lock_uncancelable(io, &q->mutex);
+    } else {
+        cio_err err = cio_mutex_lock(io, &q->mutex);
+        if (err != CIO_OK)
+            return err;
+    }
+    cio_err err = get_locked(io, q, (unsigned char *)elems, n, min, uncancelable, &count);
+    cio_mutex_unlock(io, &q->mutex);
+    if (got != NULL)
+        *got = count;
+    return err;
+}
+
+
+cio_err cio_queue_put(cio_io io, cio_queue *queue, const void *elems, size_t n, size_t min, size_t *added)
+{
+    cio_err err = put(io, queue, elems, n, min, false, added);
+    return CIO__IN_SET(queue, err);
+}
+
+cio_err cio_queue_get(cio_io io, cio_queue *queue, void *elems, size_t n, size_t min, size_t *got)
+{
+    cio_err err = get(io, queue, elems, n, min, false, got);
+    return CIO__IN_SET(queue, err);
+}
+
+cio_err cio_queue_put_one(cio_io io, cio_queue *queue, const void *elem)
+{
+    cio_err err = put(io, queue, elem, 1, 1, false, NULL);
+    return CIO__IN_SET(queue, err);
+}
+
+cio_err cio_queue_get_one(cio_io io, cio_queue *queue, void *elem)
+{
+    cio_err err = get(io, queue, elem, 1, 1, false, NULL);
+    return CIO__IN_SET(queue, err);
+}
+
+cio_err cio_queue_put_uncancelable(cio_io io, cio_queue *queue, const void *elems, size_t n, size_t min,
+                                   size_t *added)
+{
+    cio_err err = put(io, queue, elems, n, min, true, added);
+    return CIO__IN_SET(queue_closed, err);
+}
+
+cio_err cio_queue_get_uncancelable(cio_io io, cio_queue *queue, void *elems, size_t n, size_t min, size_t *got)
+{
+    cio_err err = get(io, queue, elems, n, min, true, got);
+    return CIO__IN_SET(queue_closed, err);
+}
+
+cio_err cio_queue_put_one_uncancelable(cio_io io, cio_queue *queue, const void *elem)
+{
+    cio_err err = put(io, queue, elem, 1, 1, true, NULL);
+    return CIO__IN_SET(queue_closed, err);
+}
+
+cio_err cio_queue_get_one_uncancelable(cio_io io, cio_queue *queue, void *elem)
+{
+    cio_err err = get(io, queue, elem, 1, 1, true, NULL);
+    return CIO__IN_SET(queue_closed, err);
+}
+
+void cio_queue_close(cio_io io, cio_queue *queue)
+{
+    cio_mutex_lock_uncancelable(io, &queue->mutex);
+    queue->closed = true;
+    while (queue->getters != NULL)
+        complete(io, &queue->getters, queue->getters);
+    while (queue->putters != NULL)
+        complete(io, &queue->putters, queue->putters);
+    cio_mutex_unlock(io, &queue->mutex);
+}

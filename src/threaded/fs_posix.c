@@ -1,0 +1,715 @@
+/*
+ * Files and directories for the Threaded backend on Linux (glibc), written against POSIX-2008 calls
+ * wherever they exist (openat, mkdirat, unlinkat, renameat, fstatat, faccessat, readv/writev,
+ * preadv/pwritev, lseek, ftruncate, fsync, futimens); only directory reading is Linux-specific
+ * (getdents64).
+ *
+ * Invariants:
+ * - Every blocking syscall runs inside the cancellation bracket (CIO__T_SYSCALL): EINTR retries the
+ *   call unless a cancel request arrived, which ends the call with CIO_E_CANCELED; every other errno
+ *   goes through the generated map for that operation (cio__errno_<op>): BUG asserts in debug builds
+ *   and is Unexpected otherwise, ERROR is the mapped error, anything unmapped is Unexpected. No raw
+ *   errno value ever leaves this file.
+ * - Every slot returns CIO_OK, CIO_E_INVALID_ARGUMENT (a NULL pointer or impossible argument, checked
+ *   before any syscall and deliberately not asserted: callers may test it), or a member of the
+ *   slot's error set (checked with CIO__IN_SET in debug builds).
+ * - Paths are checked before the OS sees them: NULL is InvalidArgument, PATH_MAX bytes or more is
+ *   NameTooLong; "" goes to the OS, which reports FileNotFound.
+ * - Every descriptor is opened with O_CLOEXEC (and files with O_NOCTTY); no descriptor is leaked on
+ *   an error path.
+ * - Offsets: streaming calls use and move the descriptor's offset; positional calls and
+ *   set_length (ftruncate) never move it.
+ * - Vectored calls pass at most IOV_MAX buffers per syscall (more are clamped: a partial transfer,
+ *   which the callers' loops handle).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#define _FILE_OFFSET_BITS 64
+#define _TIME_BITS 64
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h> /* renameat */
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cio/errmap.h"
+#include "internal.h"
+#include "threaded.h"
+
+#ifdef IOV_MAX
+#define CIO__T_IOV_MAX ((size_t)IOV_MAX)
+#else
+#define CIO__T_IOV_MAX ((size_t)1024)
+#endif
+
+/* cio_iovec and cio_const_iovec are passed to readv/writev as struct iovec: same layout. */
+_Static_assert(sizeof(cio_iovec) == sizeof(struct iovec), "cio_iovec layout");
+_Static_assert(offsetof(cio_iovec, base) == offsetof(struct iovec, iov_base), "cio_iovec layout");
+_Static_assert(offsetof(cio_iovec, len) == offsetof(struct iovec, iov_len), "cio_iovec layout");
+_Static_assert(sizeof(cio_const_iovec) == sizeof(struct iovec), "cio_const_iovec layout");
+_Static_assert(offsetof(cio_const_iovec, base) == offsetof(struct iovec, iov_base), "cio_const_iovec layout");
+_Static_assert(offsetof(cio_const_iovec, len) == offsetof(struct iovec, iov_len), "cio_const_iovec layout");
+
+/*
+ * The cancellation bracket around one syscall. `res = call` is repeated while it fails with an errno
+ * the map says to retry (EINTR) and no cancel request arrived. Afterwards `err` is CIO_OK (and `res`
+ * the call's result; -1 only when the map says the errno means success), CIO_E_CANCELED, or the
+ * mapped error. `res == -1` is the failure test, which holds for every call used here.
+ */
+#define CIO__T_SYSCALL(err, res, op, call)                                                   \
+    do {                                                                                     \
+        (err) = cio__t_syscall_begin();                                                      \
+        while ((err) == CIO_OK) {                                                            \
+            (res) = (call);                                                                  \
+            if ((res) != -1) {                                                               \
+                cio__t_syscall_end();                                                        \
+                break;                                                                       \
+            }                                                                                \
+            cio__mapped m__ = cio__errno_##op(errno);                                        \
+            if (m__.action == CIO__MAP_RETRY) {                                              \
+                (err) = cio__t_syscall_interrupted();                                        \
+                continue;                                                                    \
+            }                                                                                \
+            cio__t_syscall_end();                                                            \
+            if (m__.action == CIO__MAP_BUG)                                                  \
+                (err) = CIO__BUG(#op ": an errno that means a bug");                         \
+            else                                                                             \
+                (err) = m__.action == CIO__MAP_OK ? (cio_err)CIO_OK : m__.err;               \
+            break;                                                                           \
+        }                                                                                    \
+    } while (0)
+
+/* NULL: InvalidArgument; PATH_MAX bytes or more: NameTooLong (the kernel's limit counts the NUL). */
+static cio_err check_path(const char *path)
+{
+    if (path == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    if (strnlen(path, PATH_MAX) >= PATH_MAX)
+        return CIO_E_NAME_TOO_LONG;
+    return CIO_OK;
+}
+
+static cio_timestamp ts_from_timespec(struct timespec t)
+{
+    cio_timestamp ts;
+    ts.ns = (int64_t)t.tv_sec * INT64_C(1000000000) + (int64_t)t.tv_nsec;
+    return ts;
+}
+
+static cio_file_kind kind_from_mode(mode_t mode)
+{
+    switch (mode & S_IFMT) {
+    case S_IFREG: return CIO_FILE_KIND_FILE;
+    case S_IFDIR: return CIO_FILE_KIND_DIRECTORY;
+    case S_IFLNK: return CIO_FILE_KIND_SYM_LINK;
+    case S_IFIFO: return CIO_FILE_KIND_NAMED_PIPE;
+    case S_IFSOCK: return CIO_FILE_KIND_UNIX_DOMAIN_SOCKET;
+    case S_IFBLK: return CIO_FILE_KIND_BLOCK_DEVICE;
+    case S_IFCHR: return CIO_FILE_KIND_CHARACTER_DEVICE;
+    default: return CIO_FILE_KIND_UNKNOWN;
+    }
+}
+
+static void stat_from_os(const struct stat *st, cio_stat *out)
+{
+    memset(out, 0, sizeof *out);
+    out->inode = (uint64_t)st->st_ino;
+    out->size = st->st_size < 0 ? 0 : (uint64_t)st->st_size;
+    out->nlink = (uint64_t)st->st_nlink;
+    out->mode = (uint32_t)(st->st_mode & 07777);
+    out->kind = kind_from_mode(st->st_mode);
+    out->has_atime = true;
+    out->atime = ts_from_timespec(st->st_atim);
+    out->mtime = ts_from_timespec(st->st_mtim);
+    out->ctime = ts_from_timespec(st->st_ctim);
+}
+
+/* close(2) never retried: on Linux the descriptor is gone even when it reports EINTR. */
+static void close_fd(int fd)
+{
+    if (close(fd) == 0)
+        return;
+    cio__mapped m = cio__errno_close(errno);
+    if (m.action == CIO__MAP_BUG)
+        (void)CIO__BUG("close: bad file descriptor");
+}
+
+/* fstat inside the bracket (used by file_stat and by open_file's directory check). */
+static cio_err fstat_fd(int fd, struct stat *st)
+{
+    cio_err err;
+    int r;
+    CIO__T_SYSCALL(err, r, fstat, fstat(fd, st));
+    (void)r;
+    return err;
+}
+
+/* ---- directories ------------------------------------------------------------------------------ */
+
+cio_err cio__t_dir_open_file(void *ud, cio_dir dir, const char *path, const cio_open_file_options *options,
+                             cio_file *out)
+{
+    (void)ud;
+    static const cio_open_file_options defaults = {CIO_OPEN_READ_ONLY, false, false};
+    if (options == NULL)
+        options = &defaults;
+    if (out == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    cio_err err = check_path(path);
+    if (err != CIO_OK)
+        return CIO__IN_SET(file_open, err);
+
+    int flags = O_CLOEXEC | O_NOCTTY;
+    switch (options->mode) {
+    case CIO_OPEN_READ_ONLY: flags |= O_RDONLY; break;
+    case CIO_OPEN_WRITE_ONLY: flags |= O_WRONLY; break;
+    case CIO_OPEN_READ_WRITE: flags |= O_RDWR; break;
+    default: return CIO_E_INVALID_ARGUMENT;
+    }
+    if (options->no_follow_symlinks)
+        flags |= O_NOFOLLOW;
+
+    int fd;
+    CIO__T_SYSCALL(err, fd, openat, openat(dir.handle, path, flags));
+    if (err != CIO_OK)
+        return CIO__IN_SET(file_open, err);
+    if (options->forbid_directory) {
+        /* Opening a directory for writing is EISDIR already; read-only needs a look. */
+        struct stat st;
+        err = fstat_fd(fd, &st);
+        if (err == CIO_OK && S_ISDIR(st.st_mode))
+            err = CIO_E_IS_DIR;
+        if (err != CIO_OK) {
+            close_fd(fd);
+            return CIO__IN_SET(file_open, err);
+        }
+    }
+    out->handle = fd;
+    return CIO_OK;
+}
+
+cio_err cio__t_dir_create_file(void *ud, cio_dir dir, const char *path, const cio_create_file_options *options,
+                               cio_file *out)
+{
+    (void)ud;
+    static const cio_create_file_options defaults = {false, true, false, 0};
+    if (options == NULL)
+        options = &defaults;
+    if (out == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    cio_err err = check_path(path);
+    if (err != CIO_OK)
+        return CIO__IN_SET(file_open, err);
+
+    int flags = O_CREAT | O_CLOEXEC | O_NOCTTY | (options->read ? O_RDWR : O_WRONLY);
+    if (options->truncate)
+        flags |= O_TRUNC;
+    if (options->exclusive)
+        flags |= O_EXCL;
+    mode_t perms = (mode_t)(options->permissions == 0 ? 0666u : (options->permissions & 07777u));
+
+    int fd;
+    CIO__T_SYSCALL(err, fd, openat, openat(dir.handle, path, flags, perms));
+    if (err != CIO_OK)
+        return CIO__IN_SET(file_open, err);
+    out->handle = fd;
+    return CIO_OK;
+}
+
+/* The open behind open_dir and create_dir_path_open; errors unchecked (the callers' sets differ). */
+static cio_err open_dir(cio_dir dir, const char *path, const cio_open_dir_options *options, cio_dir *out)
+{
+    int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
+    if (options != NULL && options->no_follow_symlinks)
+        flags |= O_NOFOLLOW;
+    cio_err err;
+    int fd;
+    CIO__T_SYSCALL(err, fd, openat_dir, openat(dir.handle, path, flags));
+    if (err == CIO_OK)
+        out->handle = fd;
+    return err;
+}
+
+cio_err cio__t_dir_open_dir(void *ud, cio_dir dir, const char *path, const cio_open_dir_options *options,
+                            cio_dir *out)
+{
+    (void)ud;
+    if (out == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    cio_err err = check_path(path);
+    if (err == CIO_OK)
+        err = open_dir(dir, path, options, out);
+    return CIO__IN_SET(dir_open, err);
+}
+
+static cio_err mkdir_at(cio_dir dir, const char *path, uint32_t permissions)
+{
+    mode_t mode = (mode_t)(permissions == 0 ? 0777u : (permissions & 07777u));
+    cio_err err;
+    int r;
+    CIO__T_SYSCALL(err, r, mkdirat, mkdirat(dir.handle, path, mode));
+    (void)r;
+    return err;
+}
+
+cio_err cio__t_dir_create_dir(void *ud, cio_dir dir, const char *path, uint32_t permissions)
+{
+    (void)ud;
+    cio_err err = check_path(path);
+    if (err == CIO_OK)
+        err = mkdir_at(dir, path, permissions);
+    return CIO__IN_SET(dir_create_dir, err);
+}
+
+/* fstatat inside the bracket; flags as fstatat's. */
+static cio_err stat_at(cio_dir dir, const char *path, int flags, struct stat *st)
+{
+    cio_err err;
+    int r;
+    CIO__T_SYSCALL(err, r, fstatat, fstatat(dir.handle, path, st, flags));
+    (void)r;
+    return err;
+}
+
+/*
+ * mkdir -p. `buf` holds a copy of the path, cut at `end` (the end of the component being created)
+ * by a NUL; putting the saved byte back undoes the cut. Starting with the full path, a missing
+ * parent (FileNotFound) steps back one component, a created or existing directory steps forward;
+ * an existing non-directory is NotDir. Zig's makePath does the same walk.
+ */
+static cio_err make_path(cio_dir dir, const char *path, uint32_t permissions, bool *created)
+{
+    char buf[PATH_MAX];
+    size_t len = strlen(path);
+    memcpy(buf, path, len + 1);
+    while (len > 1 && buf[len - 1] == '/') /* "a/b/" is "a/b"; "/" stays */
+        buf[--len] = '\0';
+    size_t end = len;
+    for (;;) {
+        char cut_char = buf[end];
+        buf[end] = '\0';
+        cio_err err = mkdir_at(dir, buf, permissions);
+        bool made = err == CIO_OK;
+        if (err == CIO_E_PATH_ALREADY_EXISTS) {
+            struct stat st;
+            err = stat_at(dir, buf, 0, &st); /* follows: a symlink to a directory is fine */
+            if (err == CIO_OK && !S_ISDIR(st.st_mode))
+                err = CIO_E_NOT_DIR;
+        } else if (err == CIO_E_FILE_NOT_FOUND) {
+            /* Step back to the previous component, if there is one. */
+            size_t p = end;
+            while (p > 0 && buf[p - 1] != '/')
+                p--;
+            while (p > 0 && buf[p - 1] == '/')
+                p--;
+            buf[end] = cut_char;
+            if (p == 0)
+                return err;
+            end = p;
+            continue;
+        }
+        buf[end] = cut_char;
+        if (err != CIO_OK)
+            return err;
+        if (end == len) {
+            if (created != NULL)
+                *created = made;
+            return CIO_OK;
+        }
+        /* Forward to the end of the next component. */
+        while (end < len && buf[end] == '/')
+            end++;
+        while (end < len && buf[end] != '/')
+            end++;
+    }
+}
+
+cio_err cio__t_dir_create_dir_path(void *ud, cio_dir dir, const char *path, uint32_t permissions, bool *created)
+{
+    (void)ud;
+    if (created != NULL)
+        *created = false;
+    cio_err err = check_path(path);
+    if (err == CIO_OK)
+        err = make_path(dir, path, permissions, created);
+    return CIO__IN_SET(dir_make_path, err);
+}
+
+cio_err cio__t_dir_create_dir_path_open(void *ud, cio_dir dir, const char *path,
+                                        const cio_open_dir_options *options, cio_dir *out)
+{
+    (void)ud;
+    if (out == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    cio_err err = check_path(path);
+    /* Open first (the common case: it exists); on FileNotFound create the path and open again. A
+     * concurrent rmdir between the two can make the second open miss as well: try a few times.
+     * make_path itself tolerates a concurrent mkdir of the same path. */
+    for (int attempt = 0; err == CIO_OK; attempt++) {
+        err = open_dir(dir, path, options, out);
+        if (err != CIO_E_FILE_NOT_FOUND || attempt == 3)
+            break;
+        err = make_path(dir, path, 0, NULL);
+    }
+    return CIO__IN_SET(dir_make_open_path, err);
+}
+
+cio_err cio__t_dir_rename(void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir, const char *new_path)
+{
+    (void)ud;
+    cio_err err = check_path(old_path);
+    if (err == CIO_OK)
+        err = check_path(new_path);
+    if (err == CIO_OK) {
+        int r;
+        CIO__T_SYSCALL(err, r, renameat, renameat(old_dir.handle, old_path, new_dir.handle, new_path));
+        (void)r;
+    }
+    return CIO__IN_SET(dir_rename, err);
+}
+
+cio_err cio__t_dir_delete_file(void *ud, cio_dir dir, const char *path)
+{
+    (void)ud;
+    cio_err err = check_path(path);
+    if (err == CIO_OK) {
+        int r;
+        CIO__T_SYSCALL(err, r, unlinkat, unlinkat(dir.handle, path, 0));
+        (void)r;
+    }
+    return CIO__IN_SET(dir_delete_file, err);
+}
+
+cio_err cio__t_dir_delete_dir(void *ud, cio_dir dir, const char *path)
+{
+    (void)ud;
+    cio_err err = check_path(path);
+    if (err == CIO_OK) {
+        int r;
+        CIO__T_SYSCALL(err, r, unlinkat_dir, unlinkat(dir.handle, path, AT_REMOVEDIR));
+        (void)r;
+    }
+    return CIO__IN_SET(dir_delete_dir, err);
+}
+
+cio_err cio__t_dir_stat_file(void *ud, cio_dir dir, const char *path, unsigned flags, cio_stat *out)
+{
+    (void)ud;
+    if (out == NULL || (flags & ~CIO_STAT_NO_FOLLOW) != 0)
+        return CIO_E_INVALID_ARGUMENT;
+    cio_err err = check_path(path);
+    if (err == CIO_OK) {
+        struct stat st;
+        err = stat_at(dir, path, (flags & CIO_STAT_NO_FOLLOW) ? AT_SYMLINK_NOFOLLOW : 0, &st);
+        if (err == CIO_OK)
+            stat_from_os(&st, out);
+    }
+    return CIO__IN_SET(dir_stat_file, err);
+}
+
+cio_err cio__t_dir_access(void *ud, cio_dir dir, const char *path, unsigned mode)
+{
+    (void)ud;
+    if ((mode & ~(CIO_ACCESS_READ | CIO_ACCESS_WRITE | CIO_ACCESS_EXECUTE)) != 0)
+        return CIO_E_INVALID_ARGUMENT;
+    cio_err err = check_path(path);
+    if (err == CIO_OK) {
+        int how = mode == 0 ? F_OK : 0;
+        if (mode & CIO_ACCESS_READ)
+            how |= R_OK;
+        if (mode & CIO_ACCESS_WRITE)
+            how |= W_OK;
+        if (mode & CIO_ACCESS_EXECUTE)
+            how |= X_OK;
+        /* The question is "would open work", which the effective ids decide. They equal the real
+         * ones except in set-id programs, where AT_EACCESS is asked for (some C libraries emulate
+         * it expensively, so only then). */
+        int at = (geteuid() != getuid() || getegid() != getgid()) ? AT_EACCESS : 0;
+        int r;
+        CIO__T_SYSCALL(err, r, faccessat, faccessat(dir.handle, path, how, at));
+        (void)r;
+    }
+    return CIO__IN_SET(dir_access, err);
+}
+
+/* ---- directory reading ------------------------------------------------------------------------ */
+
+#if defined(__linux__)
+/* struct linux_dirent64, read field by field with memcpy: the caller's buffer may be unaligned. */
+struct cio__dirent64 {
+    uint64_t ino;
+    int64_t off;
+    unsigned short reclen;
+    unsigned char type;
+    char name[];
+};
+
+static cio_file_kind kind_from_dtype(unsigned char t)
+{
+    switch (t) {
+    case DT_REG: return CIO_FILE_KIND_FILE;
+    case DT_DIR: return CIO_FILE_KIND_DIRECTORY;
+    case DT_LNK: return CIO_FILE_KIND_SYM_LINK;
+    case DT_FIFO: return CIO_FILE_KIND_NAMED_PIPE;
+    case DT_SOCK: return CIO_FILE_KIND_UNIX_DOMAIN_SOCKET;
+    case DT_BLK: return CIO_FILE_KIND_BLOCK_DEVICE;
+    case DT_CHR: return CIO_FILE_KIND_CHARACTER_DEVICE;
+    default: return CIO_FILE_KIND_UNKNOWN;
+    }
+}
+
+/* Refills the reader's buffer: *got is the number of bytes read (0 at the end). */
+static cio_err read_dents(cio_dir_reader *r, size_t *got)
+{
+    cio_err err;
+    long n;
+    size_t want = r->buf_len > (size_t)INT_MAX ? (size_t)INT_MAX : r->buf_len;
+    CIO__T_SYSCALL(err, n, getdents, syscall(SYS_getdents64, r->dir.handle, r->buf, want));
+    *got = (err == CIO_OK && n > 0) ? (size_t)n : 0; /* -1 with CIO_OK: ENOENT, a removed directory */
+    return err;
+}
+
+/*
+ * Entries come from the buffer until it is used up. The buffer is refilled only at the start of a
+ * call (never once an entry was handed out in this call, since its name points into the buffer), so
+ * a call returns fewer than max entries whenever the buffer runs dry.
+ */
+cio_err cio__t_dir_read(void *ud, cio_dir_reader *reader, cio_dir_entry *entries, size_t max, size_t *count)
+{
+    (void)ud;
+    if (reader == NULL || count == NULL || (entries == NULL && max > 0) || reader->buf == NULL ||
+        reader->buf_len == 0)
+        return CIO_E_INVALID_ARGUMENT;
+    *count = 0;
+    size_t n = 0;
+    while (n < max) {
+        if (reader->pos >= reader->end) {
+            if (reader->eof || n > 0)
+                break;
+            size_t got;
+            cio_err err = read_dents(reader, &got);
+            if (err != CIO_OK)
+                return CIO__IN_SET(dir_iterate, err);
+            reader->pos = 0;
+            reader->end = got;
+            if (got == 0) {
+                reader->eof = true;
+                break;
+            }
+        }
+        unsigned char *rec = reader->buf + reader->pos;
+        unsigned short reclen;
+        unsigned char type;
+        uint64_t ino;
+        memcpy(&reclen, rec + offsetof(struct cio__dirent64, reclen), sizeof reclen);
+        memcpy(&type, rec + offsetof(struct cio__dirent64, type), sizeof type);
+        memcpy(&ino, rec + offsetof(struct cio__dirent64, ino), sizeof ino);
+        if (reclen == 0 || reclen > reader->end - reader->pos) { /* never from a sane kernel */
+            reader->pos = reader->end;
+            return CIO__IN_SET(dir_iterate, CIO_E_UNEXPECTED);
+        }
+        reader->pos += reclen;
+        const char *name = (const char *)rec + offsetof(struct cio__dirent64, name);
+        size_t name_max = reclen - offsetof(struct cio__dirent64, name);
+        size_t name_len = strnlen(name, name_max);
+        if ((name_len == 1 && name[0] == '.') || (name_len == 2 && name[0] == '.' && name[1] == '.'))
+            continue;
+        entries[n].name = name;
+        entries[n].name_len = name_len;
+        entries[n].kind = kind_from_dtype(type);
+        entries[n].inode = ino;
+        n++;
+    }
+    *count = n;
+    return CIO_OK;
+}
+#else
+#error "fs_posix.c: cio__t_dir_read needs this OS's getdents"
+#endif
+
+void cio__t_dir_close(void *ud, cio_dir dir)
+{
+    (void)ud;
+    close_fd(dir.handle);
+}
+
+/* ---- files ------------------------------------------------------------------------------------ */
+
+static int clamp_iovcnt(size_t iovcnt)
+{
+    return (int)(iovcnt > CIO__T_IOV_MAX ? CIO__T_IOV_MAX : iovcnt);
+}
+
+cio_err cio__t_file_read_streaming(void *ud, cio_file file, const cio_iovec *iov, size_t iovcnt, size_t *nread)
+{
+    (void)ud;
+    if (nread == NULL || (iov == NULL && iovcnt > 0))
+        return CIO_E_INVALID_ARGUMENT;
+    *nread = 0;
+    cio_err err;
+    ssize_t n;
+    CIO__T_SYSCALL(err, n, readv, readv(file.handle, (const struct iovec *)(const void *)iov, clamp_iovcnt(iovcnt)));
+    if (err == CIO_OK)
+        *nread = (size_t)n;
+    return CIO__IN_SET(file_reader, err);
+}
+
+cio_err cio__t_file_write_streaming(void *ud, cio_file file, const cio_const_iovec *iov, size_t iovcnt,
+                                    size_t *nwritten)
+{
+    (void)ud;
+    if (nwritten == NULL || (iov == NULL && iovcnt > 0))
+        return CIO_E_INVALID_ARGUMENT;
+    *nwritten = 0;
+    cio_err err;
+    ssize_t n;
+    CIO__T_SYSCALL(err, n, writev, writev(file.handle, (const struct iovec *)(const void *)iov, clamp_iovcnt(iovcnt)));
+    if (err == CIO_OK)
+        *nwritten = (size_t)n;
+    return CIO__IN_SET(file_write_streaming, err);
+}
+
+cio_err cio__t_file_read_positional(void *ud, cio_file file, const cio_iovec *iov, size_t iovcnt, uint64_t offset,
+                                    size_t *nread)
+{
+    (void)ud;
+    if (nread == NULL || (iov == NULL && iovcnt > 0) || offset > (uint64_t)INT64_MAX)
+        return CIO_E_INVALID_ARGUMENT;
+    *nread = 0;
+    cio_err err;
+    ssize_t n;
+    CIO__T_SYSCALL(err, n, preadv,
+                   preadv(file.handle, (const struct iovec *)(const void *)iov, clamp_iovcnt(iovcnt), (off_t)offset));
+    if (err == CIO_OK)
+        *nread = (size_t)n;
+    return CIO__IN_SET(file_read_positional, err);
+}
+
+cio_err cio__t_file_write_positional(void *ud, cio_file file, const cio_const_iovec *iov, size_t iovcnt,
+                                     uint64_t offset, size_t *nwritten)
+{
+    (void)ud;
+    if (nwritten == NULL || (iov == NULL && iovcnt > 0) || offset > (uint64_t)INT64_MAX)
+        return CIO_E_INVALID_ARGUMENT;
+    *nwritten = 0;
+    cio_err err;
+    ssize_t n;
+    CIO__T_SYSCALL(err, n, pwritev,
+                   pwritev(file.handle, (const struct iovec *)(const void *)iov, clamp_iovcnt(iovcnt), (off_t)offset));
+    if (err == CIO_OK)
+        *nwritten = (size_t)n;
+    return CIO__IN_SET(file_write_positional, err);
+}
+
+cio_err cio__t_file_seek(void *ud, cio_file file, int whence, int64_t offset, uint64_t *pos)
+{
+    (void)ud;
+    int how;
+    switch (whence) {
+    case 0: how = SEEK_SET; break;
+    case 1: how = SEEK_CUR; break;
+    default: return CIO_E_INVALID_ARGUMENT;
+    }
+    cio_err err;
+    off_t r;
+    /* whence 0 carries a uint64 offset: one past INT64_MAX arrives negative and lseek says EINVAL,
+     * which the map calls Unseekable. */
+    CIO__T_SYSCALL(err, r, lseek, lseek(file.handle, (off_t)offset, how));
+    if (err == CIO_OK && pos != NULL)
+        *pos = (uint64_t)r;
+    return CIO__IN_SET(file_seek, err);
+}
+
+cio_err cio__t_file_stat(void *ud, cio_file file, cio_stat *out)
+{
+    (void)ud;
+    if (out == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    struct stat st;
+    cio_err err = fstat_fd(file.handle, &st);
+    if (err == CIO_OK)
+        stat_from_os(&st, out);
+    return CIO__IN_SET(file_stat, err);
+}
+
+cio_err cio__t_file_set_length(void *ud, cio_file file, uint64_t length)
+{
+    (void)ud;
+    if (length > (uint64_t)INT64_MAX)
+        return CIO__IN_SET(file_set_length, CIO_E_FILE_TOO_BIG);
+    cio_err err;
+    int r;
+    CIO__T_SYSCALL(err, r, ftruncate, ftruncate(file.handle, (off_t)length)); /* never moves the offset */
+    (void)r;
+    return CIO__IN_SET(file_set_length, err);
+}
+
+cio_err cio__t_file_sync(void *ud, cio_file file)
+{
+    (void)ud;
+    cio_err err;
+    int r;
+    CIO__T_SYSCALL(err, r, fsync, fsync(file.handle));
+    (void)r;
+    return CIO__IN_SET(file_sync, err);
+}
+
+static bool timespec_for(cio_timestamp_action action, cio_timestamp t, struct timespec *out)
+{
+    switch (action) {
+    case CIO_TIMESTAMP_UNCHANGED:
+        out->tv_sec = 0;
+        out->tv_nsec = UTIME_OMIT;
+        return true;
+    case CIO_TIMESTAMP_NOW:
+        out->tv_sec = 0;
+        out->tv_nsec = UTIME_NOW;
+        return true;
+    case CIO_TIMESTAMP_SET: {
+        int64_t sec = t.ns / INT64_C(1000000000);
+        int64_t nsec = t.ns % INT64_C(1000000000);
+        if (nsec < 0) { /* floor: -1 ns is 1969-12-31T23:59:59.999999999 */
+            sec -= 1;
+            nsec += INT64_C(1000000000);
+        }
+        if ((int64_t)(time_t)sec != sec) /* a 32-bit time_t cannot hold it */
+            return false;
+        out->tv_sec = (time_t)sec;
+        out->tv_nsec = (long)nsec;
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+cio_err cio__t_file_set_timestamps(void *ud, cio_file file, const cio_set_timestamps *ts)
+{
+    (void)ud;
+    struct timespec times[2];
+    if (ts == NULL || !timespec_for(ts->access_action, ts->access, &times[0]) ||
+        !timespec_for(ts->modify_action, ts->modify, &times[1]))
+        return CIO_E_INVALID_ARGUMENT;
+    cio_err err;
+    int r;
+    CIO__T_SYSCALL(err, r, futimens, futimens(file.handle, times));
+    (void)r;
+    return CIO__IN_SET(file_set_timestamps, err);
+}
+
+void cio__t_file_close(void *ud, cio_file file)
+{
+    (void)ud;
+    close_fd(file.handle);
+}

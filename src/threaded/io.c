@@ -1,0 +1,53 @@
+/* The Threaded backend's vtable: every slot, in the order of struct cio_vtable (cio/io.h). */
+#include "threaded.h"
+
+static const struct cio_vtable threaded_vtable = {
+    .async = cio__t_async,
+    .concurrent = cio__t_concurrent,
+    .await = cio__t_await,
+    .cancel = cio__t_cancel,
+    .group_async = cio__t_group_async,
+    .group_concurrent = cio__t_group_concurrent,
+    .group_await = cio__t_group_await,
+    .group_cancel = cio__t_group_cancel,
+    .check_cancel = cio__t_check_cancel_slot,
+    .recancel = cio__t_recancel,
+    .swap_cancel_protection = cio__t_swap_cancel_protection,
+    .futex_wait = cio__t_futex_wait_slot,
+    .futex_wait_uncancelable = cio__t_futex_wait_uncancelable_slot,
+    .futex_wake = cio__t_futex_wake_slot,
+    .now = cio__t_now,
+    .sleep = cio__t_sleep,
+    .random = cio__t_random,
+    .random_secure = cio__t_random_secure,
+    .dir_open_file = cio__t_dir_open_file,
+    .dir_create_file = cio__t_dir_create_file,
+    .dir_open_dir = cio__t_dir_open_dir,
+    .dir_create_dir = cio__t_dir_create_dir,
+    .dir_create_dir_path = cio__t_dir_create_dir_path,
+    .dir_create_dir_path_open = cio__t_dir_create_dir_path_open,
+    .dir_rename = cio__t_dir_rename,
+    .dir_delete_file = cio__t_dir_delete_file,
+    .dir_delete_dir = cio__t_dir_delete_dir,
+    .dir_stat_file = cio__t_dir_stat_file,
+    .dir_access = cio__t_dir_access,
+    .dir_read = cio__t_dir_read,
+    .dir_close = cio__t_dir_close,
+    .file_read_streaming = cio__t_file_read_streaming,
+    .file_write_streaming = cio__t_file_write_streaming,
+    .file_read_positional = cio__t_file_read_positional,
+    .file_write_positional = cio__t_file_write_positional,
+    .file_seek = cio__t_file_seek,
+    .file_stat = cio__t_file_stat,
+    .file_set_length = cio__t_file_set_length,
+    .file_sync = cio__t_file_sync,
+    .file_set_timestamps = cio__t_file_set_timestamps,
+    .file_close = cio__t_file_close,
+    .process_executable_open = cio__t_process_executable_open,
+    .process_executable_path = cio__t_process_executable_path,
+};
+
+cio_io cio_threaded_io(cio_threaded *threaded)
+{
+    return (cio_io){threaded, &threaded_vtable};
+}

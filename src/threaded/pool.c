@@ -1,0 +1,673 @@
+/*
+ * The Threaded backend's worker pool: async, concurrent, await, cancel and groups.
+ *
+ * Invariants:
+ * - `mu` guards the run queue (FIFO: head/tail), the worker counts, the limits, the free list of
+ *   task blocks and `shutdown`. No other lock is taken while holding it, except that a group's
+ *   `mu` may be taken after it (lock order: pool mu, then group mu; never the reverse).
+ * - `busy` counts tasks queued or running on workers; async runs inline once busy >= async_limit,
+ *   concurrent fails once busy >= concurrent_limit (default unlimited): concurrent oversubscribes
+ *   the CPUs so that two concurrent tasks can always rendezvous.
+ * - Every queued task has a worker: enqueue either hands it to an idle worker (`idle` > `wakeups`,
+ *   one wakeup granted per task) or spawns a new worker. Nothing ever waits behind a busy pool.
+ * - Workers retire after idle_timeout_ms without work; destroy waits until busy == 0 and no worker
+ *   is left, so it returns only after every task finished.
+ * - A future's block is freed by whoever awaits/cancels it, after `done` is 1. A group member's
+ *   block is freed by its own worker after it unlinked itself from the group.
+ * - Task blocks are recycled through a free list (at most FREE_MAX blocks of BLOCK_CTX bytes of
+ *   context), so a hot async/await loop does not call malloc.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "task.h"
+#include "threaded.h"
+
+#define BLOCK_CTX 256u
+#define FREE_MAX 64u
+#define DEFAULT_STACK (256u * 1024u)
+#define DEFAULT_IDLE_MS 5000u
+
+struct cio_threaded {
+    pthread_mutex_t mu;
+    pthread_cond_t work;      /* idle workers wait here */
+    pthread_cond_t quiet;     /* destroy waits here */
+    struct cio_any_future *head, *tail;
+    struct cio_any_future *free_list;
+    size_t free_count;
+    size_t workers;           /* live worker threads */
+    size_t idle;              /* workers waiting on `work` */
+    size_t wakeups;           /* wakeups granted to idle workers, not yet taken */
+    size_t busy;              /* tasks queued or running */
+    size_t async_limit;
+    size_t concurrent_limit;
+    size_t stack_size;
+    unsigned idle_timeout_ms;
+    bool shutdown;
+};
+
+/* A group's record, allocated on the first member (cio_group.token points to it). */
+struct cio__t_group {
+    pthread_mutex_t mu;            /* guards members */
+    struct cio_any_future *members;
+    _Atomic(uint32_t) running;     /* members not finished */
+    _Atomic(uint32_t) seq;         /* futex word: bumped when running drops to 0 */
+    _Atomic(uint32_t) canceled;    /* new members start with a cancel request */
+};
+
+/* ---- task blocks ------------------------------------------------------------------------------- */
+
+static struct cio_any_future *task_alloc(cio_threaded *t, size_t ctx_size)
+{
+    struct cio_any_future *task = NULL;
+    if (ctx_size <= BLOCK_CTX) {
+        pthread_mutex_lock(&t->mu);
+        task = t->free_list;
+        if (task != NULL) {
+            t->free_list = task->next;
+            t->free_count--;
+        }
+        pthread_mutex_unlock(&t->mu);
+    }
+    if (task == NULL) {
+        size_t cap = ctx_size <= BLOCK_CTX ? BLOCK_CTX : ctx_size;
+        size_t header = (sizeof(struct cio_any_future) + CIO_CONTEXT_ALIGN - 1) & ~(size_t)(CIO_CONTEXT_ALIGN - 1);
+        if (cap > SIZE_MAX - header - CIO_CONTEXT_ALIGN)
+            return NULL;
+        void *mem = NULL;
+        if (posix_memalign(&mem, CIO_CONTEXT_ALIGN, header + cap) != 0)
+            return NULL;
+        task = (struct cio_any_future *)mem;
+        task->capacity = cap;
+        task->ctx = (unsigned char *)mem + header;
+    }
+    unsigned char *ctx = task->ctx;
+    size_t cap = task->capacity;
+    memset(task, 0, sizeof *task);
+    task->ctx = ctx;
+    task->capacity = cap;
+    task->owner = t;
+    return task;
+}
+
+static void task_free(cio_threaded *t, struct cio_any_future *task)
+{
+    if (task->capacity == BLOCK_CTX) {
+        pthread_mutex_lock(&t->mu);
+        if (t->free_count < FREE_MAX) {
+            task->next = t->free_list;
+            t->free_list = task;
+            t->free_count++;
+            task = NULL;
+        }
+        pthread_mutex_unlock(&t->mu);
+    }
+    free(task);
+}
+
+/* ---- running a task ------------------------------------------------------------------------------ */
+
+static void group_member_done(struct cio_any_future *task);
+
+static void run_task(struct cio_any_future *task)
+{
+    struct cio_any_future *prev = cio__t_current;
+    task->thread = pthread_self();
+    cio__t_current = task;
+    cio_err r = task->fn(task->ctx);
+    cio__t_current = prev;
+    task->result = r;
+    cio__t_quiesce(task);
+    if (task->group != NULL) {
+        group_member_done(task);
+        return;
+    }
+    atomic_store_explicit(&task->done, 1, memory_order_release);
+    cio__t_futex_wake(&task->done, UINT32_MAX);
+}
+
+static void *worker_main(void *arg)
+{
+    cio_threaded *t = (cio_threaded *)arg;
+    cio__t_signals_unblock();
+    pthread_mutex_lock(&t->mu);
+    for (;;) {
+        struct cio_any_future *task = t->head;
+        if (task != NULL) {
+            t->head = task->next;
+            if (t->head == NULL)
+                t->tail = NULL;
+            pthread_mutex_unlock(&t->mu);
+            run_task(task);
+            pthread_mutex_lock(&t->mu);
+            t->busy--;
+            if (t->shutdown && t->busy == 0)
+                pthread_cond_broadcast(&t->quiet);
+            continue;
+        }
+        if (t->shutdown)
+            break;
+        t->idle++;
+        struct timespec deadline;
+        clock_gettime(CLOCK_REALTIME, &deadline);
+        deadline.tv_sec += (time_t)(t->idle_timeout_ms / 1000u);
+        deadline.tv_nsec += (long)(t->idle_timeout_ms % 1000u) * 1000000L;
+        if (deadline.tv_nsec >= 1000000000L) {
+            deadline.tv_sec++;
+            deadline.tv_nsec -= 1000000000L;
+        }
+        bool timed_out = false;
+        while (t->wakeups == 0 && !t->shutdown && !timed_out)
+            timed_out = pthread_cond_timedwait(&t->work, &t->mu, &deadline) == ETIMEDOUT;
+        t->idle--;
+        if (t->wakeups > 0) {
+            t->wakeups--;
+            continue;
+        }
+        if (t->shutdown || (timed_out && t->head == NULL))
+            break;
+    }
+    t->workers--;
+    if (t->workers == 0)
+        pthread_cond_broadcast(&t->quiet);
+    pthread_mutex_unlock(&t->mu);
+    return NULL;
+}
+
+/* With mu held: puts the task on the queue and makes sure a worker will take it. Returns false
+ * (and leaves the queue unchanged) when no worker exists and none can be started. */
+static bool enqueue_locked(cio_threaded *t, struct cio_any_future *task)
+{
+    if (t->idle > t->wakeups) {
+        t->wakeups++;
+        pthread_cond_signal(&t->work);
+    } else {
+        pthread_attr_t attr;
+        pthread_t th;
+        if (pthread_attr_init(&attr) != 0)
+            return false;
+        (void)pthread_attr_setstacksize(&attr, t->stack_size);
+        (void)pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        int rc = pthread_create(&th, &attr, worker_main, t);
+        pthread_attr_destroy(&attr);
+        if (rc != 0)
+            return false;
+        t->workers++;
+    }
+    task->next = NULL;
+    if (t->tail != NULL)
+        t->tail->next = task;
+    else
+        t->head = task;
+    t->tail = task;
+    t->busy++;
+    return true;
+}
+
+/* Starts the task on a worker unless the async (or concurrent) limit is reached or no thread can be
+ * had. */
+static bool submit(cio_threaded *t, struct cio_any_future *task, bool is_async)
+{
+    pthread_mutex_lock(&t->mu);
+    size_t limit = is_async ? t->async_limit : t->concurrent_limit;
+    bool ok = t->busy < limit && !t->shutdown && enqueue_locked(t, task);
+    pthread_mutex_unlock(&t->mu);
+    return ok;
+}
+
+static struct cio_any_future *make_task(cio_threaded *t, cio_task_fn fn, const void *ctx, size_t ctx_size)
+{
+    struct cio_any_future *task = task_alloc(t, ctx_size);
+    if (task == NULL)
+        return NULL;
+    task->fn = fn;
+    task->ctx_size = ctx_size;
+    if (ctx_size > 0)
+        memcpy(task->ctx, ctx, ctx_size);
+    return task;
+}
+
+/* Runs fn inline on a context copy aligned like a task's. */
+static cio_err run_inline(cio_task_fn fn, const void *ctx, size_t ctx_size)
+{
+    _Alignas(CIO_CONTEXT_ALIGN) unsigned char local[BLOCK_CTX];
+    if (ctx_size <= sizeof local) {
+        if (ctx_size > 0)
+            memcpy(local, ctx, ctx_size);
+        return fn(local);
+    }
+    void *mem = NULL;
+    if (posix_memalign(&mem, CIO_CONTEXT_ALIGN, ctx_size) != 0)
+        return fn((void *)(uintptr_t)ctx); /* no memory: the caller's bytes, unaligned copy impossible */
+    memcpy(mem, ctx, ctx_size);
+    cio_err r = fn(mem);
+    free(mem);
+    return r;
+}
+
+/* ---- futures -------------------------------------------------------------------------------------- */
+
+struct cio_any_future *cio__t_async(void *ud, cio_task_fn fn, const void *ctx, size_t ctx_size, cio_err *inline_result)
+{
+    cio_threaded *t = (cio_threaded *)ud;
+    struct cio_any_future *task = NULL;
+    pthread_mutex_lock(&t->mu);
+    bool room = t->busy < t->async_limit;
+    pthread_mutex_unlock(&t->mu);
+    if (room)
+        task = make_task(t, fn, ctx, ctx_size);
+    if (task != NULL && submit(t, task, true))
+        return task;
+    if (task != NULL)
+        task_free(t, task);
+    *inline_result = run_inline(fn, ctx, ctx_size);
+    return NULL;
+}
+
+cio_err cio__t_concurrent(void *ud, cio_task_fn fn, const void *ctx, size_t ctx_size, struct cio_any_future **out)
+{
+    cio_threaded *t = (cio_threaded *)ud;
+    struct cio_any_future *task = make_task(t, fn, ctx, ctx_size);
+    if (task == NULL)
+        return CIO__IN_SET(concurrent, CIO_E_CONCURRENCY_UNAVAILABLE);
+    if (!submit(t, task, false)) {
+        task_free(t, task);
+        return CIO__IN_SET(concurrent, CIO_E_CONCURRENCY_UNAVAILABLE);
+    }
+    *out = task;
+    return CIO_OK;
+}
+
+/* Waits for `task` to finish while signalling it out of syscalls with exponential backoff (1 µs
+ * doubling to 10 ms) as long as its cancel request is pending. */
+static void wait_canceled(const _Atomic(uint32_t) *word, uint32_t busy_value, struct cio_any_future *task)
+{
+    int64_t backoff = 1000;
+    while (atomic_load_explicit(word, memory_order_acquire) == busy_value) {
+        bool again = task != NULL && cio__t_resignal(task);
+        cio_timeout to = again ? cio_timeout_ns(backoff) : CIO_TIMEOUT_NONE;
+        (void)cio__t_futex_wait(word, busy_value, to, false);
+        if (backoff < 10000000)
+            backoff *= 2;
+    }
+}
+
+static cio_err finish_future(cio_threaded *t, struct cio_any_future *task)
+{
+    cio_err r = task->result;
+    task_free(t, task);
+    return r;
+}
+
+cio_err cio__t_await(void *ud, struct cio_any_future *task)
+{
+    cio_threaded *t = (cio_threaded *)ud;
+    for (;;) {
+        if (atomic_load_explicit(&task->done, memory_order_acquire) != 0)
+            return finish_future(t, task);
+        cio_err e = cio__t_futex_wait(&task->done, 0, CIO_TIMEOUT_NONE, true);
+        if (e == CIO_E_CANCELED) {
+            /* The awaiter was canceled: forward the request, wait, and hand the request back to
+             * the awaiter unless the awaited task acknowledged it. */
+            (void)cio__t_request_cancel(task);
+            wait_canceled(&task->done, 0, task);
+            uint32_t s = atomic_load_explicit(&task->cancel, memory_order_acquire);
+            if (!(s & CIO__T_ACK) && cio__t_current != NULL)
+                atomic_fetch_xor_explicit(&cio__t_current->cancel, CIO__T_ACK | CIO__T_REQ, memory_order_acq_rel);
+            return finish_future(t, task);
+        }
+    }
+}
+
+cio_err cio__t_cancel(void *ud, struct cio_any_future *task)
+{
+    cio_threaded *t = (cio_threaded *)ud;
+    if (atomic_load_explicit(&task->done, memory_order_acquire) == 0) {
+        (void)cio__t_request_cancel(task);
+        wait_canceled(&task->done, 0, task);
+    }
+    return finish_future(t, task);
+}
+
+/* ---- groups ------------------------------------------------------------------------------------- */
+
+static struct cio__t_group *group_get(cio_group *g, bool create)
+{
+    struct cio__t_group *gr = (struct cio__t_group *)atomic_load_explicit(&g->token, memory_order_acquire);
+    if (gr != NULL || !create)
+        return gr;
+    struct cio__t_group *fresh = (struct cio__t_group *)calloc(1, sizeof *fresh);
+    if (fresh == NULL)
+        return NULL;
+    pthread_mutex_init(&fresh->mu, NULL);
+    uintptr_t expected = 0;
+    if (atomic_compare_exchange_strong_explicit(&g->token, &expected, (uintptr_t)fresh, memory_order_acq_rel,
+                                                memory_order_acquire))
+        return fresh;
+    pthread_mutex_destroy(&fresh->mu);
+    free(fresh);
+    return (struct cio__t_group *)expected;
+}
+
+static void group_link(struct cio__t_group *gr, struct cio_any_future *task)
+{
+    task->group = gr;
+    atomic_fetch_add_explicit(&gr->running, 1, memory_order_acq_rel);
+    pthread_mutex_lock(&gr->mu);
+    task->gprev = NULL;
+    task->gnext = gr->members;
+    if (gr->members != NULL)
+        gr->members->gprev = task;
+    gr->members = task;
+    if (atomic_load_explicit(&gr->canceled, memory_order_acquire))
+        atomic_fetch_or_explicit(&task->cancel, CIO__T_REQ, memory_order_acq_rel);
+    pthread_mutex_unlock(&gr->mu);
+}
+
+static void group_unlink_locked(struct cio__t_group *gr, struct cio_any_future *task)
+{
+    if (task->gprev != NULL)
+        task->gprev->gnext = task->gnext;
+    else
+        gr->members = task->gnext;
+    if (task->gnext != NULL)
+        task->gnext->gprev = task->gprev;
+}
+
+/* Unlinks a member and frees its block; the last one out bumps `seq` (under mu, so the awaiter,
+ * which takes mu before freeing the record, never frees it under our feet) and wakes the awaiter. */
+static void group_drop(struct cio__t_group *gr, struct cio_any_future *task)
+{
+    cio_threaded *t = task->owner;
+    pthread_mutex_lock(&gr->mu);
+    group_unlink_locked(gr, task);
+    uint32_t left = atomic_fetch_sub_explicit(&gr->running, 1, memory_order_acq_rel) - 1;
+    if (left == 0)
+        atomic_fetch_add_explicit(&gr->seq, 1, memory_order_release);
+    pthread_mutex_unlock(&gr->mu);
+    task_free(t, task);
+    if (left == 0)
+        cio__t_futex_wake(&gr->seq, UINT32_MAX); /* address only: harmless if the record is gone */
+}
+
+static void group_member_done(struct cio_any_future *task)
+{
+    group_drop(task->group, task);
+}
+
+/* Runs a group member inline: the member's result is discarded, like on a worker. */
+static void group_inline(struct cio__t_group *gr, cio_task_fn fn, const void *ctx, size_t ctx_size)
+{
+    (void)gr;
+    (void)run_inline(fn, ctx, ctx_size);
+}
+
+static struct cio_any_future *group_task(cio_threaded *t, cio_group *g, struct cio__t_group **grp, cio_task_fn fn,
+                                         const void *ctx, size_t ctx_size)
+{
+    struct cio__t_group *gr = group_get(g, true);
+    *grp = gr;
+    if (gr == NULL)
+        return NULL;
+    struct cio_any_future *task = make_task(t, fn, ctx, ctx_size);
+    if (task == NULL)
+        return NULL;
+    group_link(gr, task);
+    return task;
+}
+
+static void group_abandon(cio_threaded *t, struct cio__t_group *gr, struct cio_any_future *task)
+{
+    (void)t;
+    group_drop(gr, task);
+}
+
+void cio__t_group_async(void *ud, cio_group *g, cio_task_fn fn, const void *ctx, size_t ctx_size)
+{
+    cio_threaded *t = (cio_threaded *)ud;
+    struct cio__t_group *gr = NULL;
+    pthread_mutex_lock(&t->mu);
+    bool room = t->busy < t->async_limit;
+    pthread_mutex_unlock(&t->mu);
+    struct cio_any_future *task = room ? group_task(t, g, &gr, fn, ctx, ctx_size) : NULL;
+    if (task != NULL && submit(t, task, true))
+        return;
+    if (task != NULL)
+        group_abandon(t, gr, task);
+    group_inline(gr, fn, ctx, ctx_size);
+}
+
+cio_err cio__t_group_concurrent(void *ud, cio_group *g, cio_task_fn fn, const void *ctx, size_t ctx_size)
+{
+    cio_threaded *t = (cio_threaded *)ud;
+    struct cio__t_group *gr = NULL;
+    struct cio_any_future *task = group_task(t, g, &gr, fn, ctx, ctx_size);
+    if (task == NULL)
+        return CIO__IN_SET(concurrent, CIO_E_CONCURRENCY_UNAVAILABLE);
+    if (!submit(t, task, false)) {
+        group_abandon(t, gr, task);
+        return CIO__IN_SET(concurrent, CIO_E_CONCURRENCY_UNAVAILABLE);
+    }
+    return CIO_OK;
+}
+
+/* Requests cancellation of every member; returns whether any is still in a syscall with the
+ * request pending (to be signalled again). */
+static bool group_signal_all(struct cio__t_group *gr, bool first)
+{
+    bool again = false;
+    pthread_mutex_lock(&gr->mu);
+    if (first)
+        atomic_store_explicit(&gr->canceled, 1, memory_order_release);
+    for (struct cio_any_future *m = gr->members; m != NULL; m = m->gnext)
+        again |= first ? cio__t_request_cancel(m) : cio__t_resignal(m);
+    pthread_mutex_unlock(&gr->mu);
+    return again;
+}
+
+static void group_wait_all(struct cio__t_group *gr, bool canceling)
+{
+    int64_t backoff = 1000;
+    bool again = canceling;
+    for (;;) {
+        uint32_t seq = atomic_load_explicit(&gr->seq, memory_order_acquire);
+        if (atomic_load_explicit(&gr->running, memory_order_acquire) == 0)
+            return;
+        cio_timeout to = again ? cio_timeout_ns(backoff) : CIO_TIMEOUT_NONE;
+        (void)cio__t_futex_wait(&gr->seq, seq, to, false);
+        if (again) {
+            again = group_signal_all(gr, false);
+            if (backoff < 10000000)
+                backoff *= 2;
+        }
+    }
+}
+
+static void group_release(cio_group *g, struct cio__t_group *gr)
+{
+    /* The last member bumped seq under mu; taking mu once more waits until it let go. */
+    pthread_mutex_lock(&gr->mu);
+    pthread_mutex_unlock(&gr->mu);
+    atomic_store_explicit(&g->token, 0, memory_order_release);
+    pthread_mutex_destroy(&gr->mu);
+    free(gr);
+}
+
+cio_err cio__t_group_await(void *ud, cio_group *g)
+{
+    (void)ud;
+    struct cio__t_group *gr = group_get(g, false);
+    if (gr == NULL)
+        return CIO_OK;
+    cio_err result = CIO_OK;
+    for (;;) {
+        uint32_t seq = atomic_load_explicit(&gr->seq, memory_order_acquire);
+        if (atomic_load_explicit(&gr->running, memory_order_acquire) == 0)
+            break;
+        cio_err e = cio__t_futex_wait(&gr->seq, seq, CIO_TIMEOUT_NONE, true);
+        if (e == CIO_E_CANCELED) {
+            bool again = group_signal_all(gr, true);
+            group_wait_all(gr, again);
+            result = CIO_E_CANCELED;
+            break;
+        }
+    }
+    group_release(g, gr);
+    return CIO__IN_SET(cancelable, result);
+}
+
+void cio__t_group_cancel(void *ud, cio_group *g)
+{
+    (void)ud;
+    struct cio__t_group *gr = group_get(g, false);
+    if (gr == NULL)
+        return;
+    bool again = group_signal_all(gr, true);
+    group_wait_all(gr, again);
+    group_release(g, gr);
+}
+
+/* ---- cancellation slots --------------------------------------------------------------------------- */
+
+cio_err cio__t_check_cancel_slot(void *ud)
+{
+    (void)ud;
+    return CIO__IN_SET(cancelable, cio__t_check_cancel());
+}
+
+void cio__t_recancel(void *ud)
+{
+    (void)ud;
+    struct cio_any_future *task = cio__t_current;
+    if (task == NULL)
+        return;
+    uint32_t s = atomic_load_explicit(&task->cancel, memory_order_acquire);
+    assert((s & CIO__T_ACK) && "cio_recancel without a received cancel request");
+    while (s & CIO__T_ACK) {
+        uint32_t n = (s & ~CIO__T_ACK) | CIO__T_REQ;
+        if (atomic_compare_exchange_weak_explicit(&task->cancel, &s, n, memory_order_acq_rel, memory_order_acquire))
+            break;
+    }
+}
+
+static _Thread_local cio_cancel_protection foreign_protection;
+
+cio_cancel_protection cio__t_swap_cancel_protection(void *ud, cio_cancel_protection prot)
+{
+    (void)ud;
+    struct cio_any_future *task = cio__t_current;
+    cio_cancel_protection *slot = task != NULL ? &task->protection : &foreign_protection;
+    cio_cancel_protection old = *slot;
+    *slot = prot;
+    return old;
+}
+
+/* ---- futex slots ------------------------------------------------------------------------------------ */
+
+cio_err cio__t_futex_wait_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout)
+{
+    (void)ud;
+    return CIO__IN_SET(futex_wait, cio__t_futex_wait(ptr, expected, timeout, true));
+}
+
+void cio__t_futex_wait_uncancelable_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected)
+{
+    (void)ud;
+    (void)cio__t_futex_wait(ptr, expected, CIO_TIMEOUT_NONE, false);
+}
+
+void cio__t_futex_wake_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t max_waiters)
+{
+    (void)ud;
+    cio__t_futex_wake(ptr, max_waiters);
+}
+
+/* ---- create / destroy --------------------------------------------------------------------------------- */
+
+static size_t cpu_count(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (size_t)n : 1;
+}
+
+cio_err cio_threaded_create(const cio_threaded_options *options, cio_threaded **out)
+{
+    cio_threaded_options o;
+    memset(&o, 0, sizeof o);
+    if (options != NULL)
+        o = *options;
+    if (out == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    cio_threaded *t = (cio_threaded *)calloc(1, sizeof *t);
+    if (t == NULL)
+        return CIO_E_SYSTEM_RESOURCES;
+    if (cio__t_signals_acquire() != CIO_OK) {
+        free(t);
+        return CIO_E_UNEXPECTED;
+    }
+    pthread_mutex_init(&t->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_cond_init(&t->work, &ca);
+    pthread_cond_init(&t->quiet, &ca);
+    pthread_condattr_destroy(&ca);
+    size_t cpus = cpu_count();
+    t->async_limit = o.async_limit != 0 ? o.async_limit : (cpus > 1 ? cpus - 1 : 0);
+    t->concurrent_limit = o.concurrent_limit != 0 ? o.concurrent_limit : SIZE_MAX;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t stack = o.stack_size != 0 ? o.stack_size : DEFAULT_STACK;
+    if (stack < (size_t)PTHREAD_STACK_MIN)
+        stack = (size_t)PTHREAD_STACK_MIN;
+    t->stack_size = (stack + page - 1) / page * page;
+    t->idle_timeout_ms = o.idle_timeout_ms != 0 ? o.idle_timeout_ms : DEFAULT_IDLE_MS;
+    *out = t;
+    return CIO_OK;
+}
+
+void cio_threaded_destroy(cio_threaded *t)
+{
+    if (t == NULL)
+        return;
+    pthread_mutex_lock(&t->mu);
+    t->shutdown = true;
+    pthread_cond_broadcast(&t->work);
+    while (t->busy > 0 || t->workers > 0)
+        pthread_cond_wait(&t->quiet, &t->mu);
+    struct cio_any_future *f = t->free_list;
+    t->free_list = NULL;
+    pthread_mutex_unlock(&t->mu);
+    while (f != NULL) {
+        struct cio_any_future *next = f->next;
+        free(f);
+        f = next;
+    }
+    pthread_cond_destroy(&t->work);
+    pthread_cond_destroy(&t->quiet);
+    pthread_mutex_destroy(&t->mu);
+    cio__t_signals_release();
+    free(t);
+}
+
+void cio_threaded_set_async_limit(cio_threaded *t, size_t limit)
+{
+    pthread_mutex_lock(&t->mu);
+    t->async_limit = limit;
+    pthread_mutex_unlock(&t->mu);
+}
+
+void cio_threaded_set_concurrent_limit(cio_threaded *t, size_t limit)
+{
+    pthread_mutex_lock(&t->mu);
+    t->concurrent_limit = limit;
+    pthread_mutex_unlock(&t->mu);
+}

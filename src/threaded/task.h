@@ -1,0 +1,72 @@
+/*
+ * Tasks of the Threaded backend (the struct behind cio_any_future) and their cancel state.
+ *
+ * A task runs start to finish on one worker thread. Its `cancel` word:
+ *   CIO__T_REQ  a cancel request is pending: the next cancellation point returns CIO_E_CANCELED
+ *   CIO__T_ACK  a request was delivered (acknowledged); cio_recancel turns it back into REQ
+ *   CIO__T_SYS  the task's thread is inside a bracketed blocking syscall (cancel.c)
+ * Only the task's own thread sets/clears SYS and turns REQ into ACK; cancelers only set REQ (when
+ * neither REQ nor ACK is set) and then signal the thread while REQ and SYS are both set.
+ * `signalers` counts cancelers between their state check and pthread_kill; a task does not finish
+ * (and its thread may not retire) while it is non-zero, so a signal never targets a dead thread.
+ * `done` is the futex word awaiters sleep on: 0 running, 1 finished (result valid).
+ */
+#ifndef CIO_THREADED_TASK_H
+#define CIO_THREADED_TASK_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cio/io.h"
+
+#define CIO__T_REQ 1u
+#define CIO__T_ACK 2u
+#define CIO__T_SYS 4u
+
+struct cio__t_group;
+
+struct cio_any_future {
+    struct cio_any_future *next;      /* run queue / free list */
+    struct cio_any_future *gnext;     /* group member list */
+    struct cio_any_future *gprev;
+    struct cio_threaded *owner;
+    struct cio__t_group *group;       /* NULL for futures */
+    cio_task_fn fn;
+    cio_err result;
+    cio_cancel_protection protection;
+    _Atomic(uint32_t) cancel;
+    _Atomic(uint32_t) signalers;
+    _Atomic(uint32_t) done;
+    pthread_t thread;                 /* valid while the task runs */
+    size_t capacity;                  /* bytes available for the context */
+    size_t ctx_size;
+    unsigned char *ctx;               /* CIO_CONTEXT_ALIGN-aligned, inside this block */
+};
+
+/* The task running on this thread, NULL on threads that are not workers (or between tasks). */
+extern _Thread_local struct cio_any_future *cio__t_current;
+
+/* Posts a cancel request (no-op if one is pending or was delivered) and, while the task sits in a
+ * bracketed syscall, signals its thread once. Returns true if the task is in a syscall with the
+ * request still pending (the caller should signal again later). */
+_Bool cio__t_request_cancel(struct cio_any_future *task);
+/* Signals the task's thread again if it is still in a syscall with the request pending; returns
+ * whether it did. */
+_Bool cio__t_resignal(struct cio_any_future *task);
+/* Called by the worker after the task returned: waits out cancelers that are signalling it. */
+void cio__t_quiesce(struct cio_any_future *task);
+
+/* Installs (refcounted) the no-op handlers for the cancel signal and SIGPIPE; undoes on release. */
+cio_err cio__t_signals_acquire(void);
+void cio__t_signals_release(void);
+/* Unblocks the cancel signal in the calling (worker) thread. */
+void cio__t_signals_unblock(void);
+
+/* Futex on this OS, bracketed as a cancellation point when `cancelable`. */
+cio_err cio__t_futex_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout, _Bool cancelable);
+void cio__t_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters);
+
+
+#endif

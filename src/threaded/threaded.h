@@ -1,0 +1,104 @@
+/*
+ * Internal interface of the Threaded backend (names cio__t_*), shared by its files:
+ *   pool.c       workers, the run queue, async/concurrent/await/cancel, groups
+ *   cancel.c     per-thread cancel state, cancellation points around syscalls, signalling
+ *   futex_linux.c / futex_*.c   futex wait/wake for the OS
+ *   time_posix.c clocks, sleep, random
+ *   fs_posix.c   files and directories;  process_posix.c  the executable
+ *   io.c         the vtable
+ */
+#ifndef CIO_THREADED_INTERNAL_H
+#define CIO_THREADED_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cio/fs.h"
+#include "cio/io.h"
+#include "cio/threaded.h"
+
+/* ---- cancellation points around blocking syscalls (cancel.c) ----------------------------------
+ *
+ * Every blocking syscall a Threaded slot makes is bracketed like this:
+ *
+ *     cio_err e = cio__t_syscall_begin();
+ *     if (e != CIO_OK) return e;            // a request was pending: acknowledged, call not made
+ *     for (;;) {
+ *         ssize_t n = read(fd, buf, len);
+ *         if (n < 0 && errno == EINTR) {
+ *             e = cio__t_syscall_interrupted(); // CIO_E_CANCELED: canceled, the bracket is closed
+ *             if (e != CIO_OK) return e;
+ *             continue;                         // a stray signal: call again
+ *         }
+ *         cio__t_syscall_end();
+ *         break;
+ *     }
+ *
+ * Between begin and end a cancel request makes the canceler send the thread a signal (repeated with
+ * backoff until the thread leaves the syscall), so the call fails with EINTR. On a thread that is
+ * not a worker, or under CIO_CANCEL_BLOCKED, begin never fails and no signal is sent.
+ * cio__t_check_cancel() is the bracket-free cancellation point (Cancelable slots that do not block).
+ */
+cio_err cio__t_syscall_begin(void);
+cio_err cio__t_syscall_interrupted(void);
+void cio__t_syscall_end(void);
+cio_err cio__t_check_cancel(void);
+
+/* ---- slots implemented in pool.c ------------------------------------------------------------------ */
+struct cio_any_future *cio__t_async(void *ud, cio_task_fn fn, const void *ctx, size_t ctx_size, cio_err *inline_result);
+cio_err cio__t_concurrent(void *ud, cio_task_fn fn, const void *ctx, size_t ctx_size, struct cio_any_future **out);
+cio_err cio__t_await(void *ud, struct cio_any_future *task);
+cio_err cio__t_cancel(void *ud, struct cio_any_future *task);
+void cio__t_group_async(void *ud, cio_group *g, cio_task_fn fn, const void *ctx, size_t ctx_size);
+cio_err cio__t_group_concurrent(void *ud, cio_group *g, cio_task_fn fn, const void *ctx, size_t ctx_size);
+cio_err cio__t_group_await(void *ud, cio_group *g);
+void cio__t_group_cancel(void *ud, cio_group *g);
+cio_err cio__t_check_cancel_slot(void *ud);
+void cio__t_recancel(void *ud);
+cio_cancel_protection cio__t_swap_cancel_protection(void *ud, cio_cancel_protection prot);
+cio_err cio__t_futex_wait_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout);
+void cio__t_futex_wait_uncancelable_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected);
+void cio__t_futex_wake_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t max_waiters);
+
+/* ---- slots implemented in time_posix.c ------------------------------------------------------------- */
+cio_timestamp cio__t_now(void *ud, cio_clock clock);
+cio_err cio__t_sleep(void *ud, cio_timeout timeout);
+void cio__t_random(void *ud, void *buf, size_t len);
+cio_err cio__t_random_secure(void *ud, void *buf, size_t len);
+
+/* ---- slots implemented in fs_posix.c / process_posix.c (signatures as struct cio_vtable) --------- */
+cio_err cio__t_dir_open_file(void *ud, cio_dir dir, const char *path, const cio_open_file_options *options,
+                             cio_file *out);
+cio_err cio__t_dir_create_file(void *ud, cio_dir dir, const char *path, const cio_create_file_options *options,
+                               cio_file *out);
+cio_err cio__t_dir_open_dir(void *ud, cio_dir dir, const char *path, const cio_open_dir_options *options,
+                            cio_dir *out);
+cio_err cio__t_dir_create_dir(void *ud, cio_dir dir, const char *path, uint32_t permissions);
+cio_err cio__t_dir_create_dir_path(void *ud, cio_dir dir, const char *path, uint32_t permissions, bool *created);
+cio_err cio__t_dir_create_dir_path_open(void *ud, cio_dir dir, const char *path,
+                                        const cio_open_dir_options *options, cio_dir *out);
+cio_err cio__t_dir_rename(void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir, const char *new_path);
+cio_err cio__t_dir_delete_file(void *ud, cio_dir dir, const char *path);
+cio_err cio__t_dir_delete_dir(void *ud, cio_dir dir, const char *path);
+cio_err cio__t_dir_stat_file(void *ud, cio_dir dir, const char *path, unsigned flags, cio_stat *out);
+cio_err cio__t_dir_access(void *ud, cio_dir dir, const char *path, unsigned mode);
+cio_err cio__t_dir_read(void *ud, cio_dir_reader *reader, cio_dir_entry *entries, size_t max, size_t *count);
+void cio__t_dir_close(void *ud, cio_dir dir);
+cio_err cio__t_file_read_streaming(void *ud, cio_file file, const cio_iovec *iov, size_t iovcnt, size_t *nread);
+cio_err cio__t_file_write_streaming(void *ud, cio_file file, const cio_const_iovec *iov, size_t iovcnt,
+                                    size_t *nwritten);
+cio_err cio__t_file_read_positional(void *ud, cio_file file, const cio_iovec *iov, size_t iovcnt, uint64_t offset,
+                                    size_t *nread);
+cio_err cio__t_file_write_positional(void *ud, cio_file file, const cio_const_iovec *iov, size_t iovcnt,
+                                     uint64_t offset, size_t *nwritten);
+cio_err cio__t_file_seek(void *ud, cio_file file, int whence, int64_t offset, uint64_t *pos);
+cio_err cio__t_file_stat(void *ud, cio_file file, cio_stat *out);
+cio_err cio__t_file_set_length(void *ud, cio_file file, uint64_t length);
+cio_err cio__t_file_sync(void *ud, cio_file file);
+cio_err cio__t_file_set_timestamps(void *ud, cio_file file, const cio_set_timestamps *ts);
+void cio__t_file_close(void *ud, cio_file file);
+cio_err cio__t_process_executable_open(void *ud, const cio_open_file_options *options, cio_file *out);
+cio_err cio__t_process_executable_path(void *ud, char *buf, size_t len, size_t *out_len);
+
+#endif /* CIO_THREADED_INTERNAL_H */

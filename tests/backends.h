@@ -1,0 +1,71 @@
+/*
+ * Every behavioural suite runs once per backend: each test is registered per backend with that
+ * backend as its prestate, and a fresh instance is created in setup and destroyed in teardown.
+ *
+ *     static void test_x(void **state) { cio_io io = cio_test_io(state); ... }
+ *     const struct CMUnitTest tests[] = { CIO_TESTS(test_x) };   // one entry per backend
+ *
+ * A backend or target that lacks a capability makes the test call skip(), never pass silently.
+ */
+#ifndef CIO_TESTS_BACKENDS_H
+#define CIO_TESTS_BACKENDS_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "cio.h"
+
+typedef struct cio_test_backend {
+    const char *name;
+    cio_io io;
+    void *instance;
+} cio_test_backend;
+
+static inline int cio_test_setup_threaded(void **state)
+{
+    cio_test_backend *b = (cio_test_backend *)*state;
+    cio_threaded *t = NULL;
+    if (cio_threaded_create(NULL, &t) != CIO_OK)
+        return -1;
+    b->instance = t;
+    b->io = cio_threaded_io(t);
+    return 0;
+}
+
+static inline int cio_test_teardown_threaded(void **state)
+{
+    cio_test_backend *b = (cio_test_backend *)*state;
+    cio_threaded_destroy((cio_threaded *)b->instance);
+    b->instance = NULL;
+    return 0;
+}
+
+static cio_test_backend cio_test_backend_threaded = {"threaded", {NULL, NULL}, NULL};
+
+static inline cio_io cio_test_io(void **state)
+{
+    return ((cio_test_backend *)*state)->io;
+}
+
+static inline cio_threaded *cio_test_threaded(void **state)
+{
+    cio_test_backend *b = (cio_test_backend *)*state;
+    return b == &cio_test_backend_threaded ? (cio_threaded *)b->instance : NULL;
+}
+
+#define CIO_TESTS(f) \
+    {"threaded: " #f, f, cio_test_setup_threaded, cio_test_teardown_threaded, &cio_test_backend_threaded}
+
+/* Evaluates `call` once; skips when concurrency is unavailable (a backend without it). */
+#define CIO_REQUIRE_CONCURRENT(call)                      \
+    do {                                                  \
+        cio_err cio_require_err_ = (call);                \
+        if (cio_require_err_ == CIO_E_CONCURRENCY_UNAVAILABLE) \
+            skip();                                       \
+        assert_int_equal(cio_require_err_, CIO_OK);       \
+    } while (0)
+
+#endif
