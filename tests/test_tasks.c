@@ -413,6 +413,68 @@ static void test_concurrent_limit(void **state)
     cio_threaded_set_concurrent_limit(t, SIZE_MAX);
 }
 
+/* ---- oversubscription prevents deadlock (Threaded tests 1, 2): async_limit 0, rendezvous queue ---- */
+
+typedef struct rendezvous_ctx {
+    cio_io io;
+    cio_queue *queue;
+    _Atomic(int) *got;
+} rendezvous_ctx;
+
+static cio_err putter_task(void *context)
+{
+    rendezvous_ctx *c = (rendezvous_ctx *)context;
+    unsigned char v = 42;
+    return cio_queue_put_one_uncancelable(c->io, c->queue, &v);
+}
+
+static cio_err getter_task(void *context)
+{
+    rendezvous_ctx *c = (rendezvous_ctx *)context;
+    unsigned char v = 0;
+    cio_err e = cio_queue_get_one_uncancelable(c->io, c->queue, &v);
+    atomic_store(c->got, v);
+    return e;
+}
+
+static void test_concurrent_vs_main_oversubscription(void **state)
+{
+    cio_threaded *t = cio_test_threaded(state);
+    if (t == NULL)
+        skip();
+    cio_io io = cio_test_io(state);
+    cio_threaded_set_async_limit(t, 0);
+    cio_queue q;
+    cio_queue_init(&q, NULL, 1, 0);
+    _Atomic(int) got = 0;
+    rendezvous_ctx c = {io, &q, &got};
+    cio_future f;
+    assert_int_equal(cio_concurrent(io, putter_task, &c, sizeof c, &f), CIO_OK);
+    unsigned char v = 0;
+    assert_int_equal(cio_queue_get_one_uncancelable(io, &q, &v), CIO_OK);
+    assert_int_equal(v, 42);
+    assert_int_equal(cio_await(io, &f), CIO_OK);
+}
+
+static void test_concurrent_vs_concurrent_oversubscription(void **state)
+{
+    cio_threaded *t = cio_test_threaded(state);
+    if (t == NULL)
+        skip();
+    cio_io io = cio_test_io(state);
+    cio_threaded_set_async_limit(t, 0);
+    cio_queue q;
+    cio_queue_init(&q, NULL, 1, 0);
+    _Atomic(int) got = 0;
+    rendezvous_ctx c = {io, &q, &got};
+    cio_future p, g;
+    assert_int_equal(cio_concurrent(io, putter_task, &c, sizeof c, &p), CIO_OK);
+    assert_int_equal(cio_concurrent(io, getter_task, &c, sizeof c, &g), CIO_OK);
+    assert_int_equal(cio_await(io, &p), CIO_OK);
+    assert_int_equal(cio_await(io, &g), CIO_OK);
+    assert_int_equal(atomic_load(&got), 42);
+}
+
 /* ---- random (20, 21) -------------------------------------------------------------------------------- */
 
 static void test_random(void **state)
@@ -550,6 +612,8 @@ int main(void)
         CIO_TESTS(test_context_alignment),
         CIO_TESTS(test_async_limit_zero_runs_inline),
         CIO_TESTS(test_concurrent_limit),
+        CIO_TESTS(test_concurrent_vs_main_oversubscription),
+        CIO_TESTS(test_concurrent_vs_concurrent_oversubscription),
         CIO_TESTS(test_random),
         CIO_TESTS(test_random_secure),
         CIO_TESTS(test_sleep_and_clocks),
