@@ -475,6 +475,58 @@ static void test_concurrent_vs_concurrent_oversubscription(void **state)
     assert_int_equal(atomic_load(&got), 42);
 }
 
+/* ---- idle workers retire ------------------------------------------------------------------------ */
+
+#if defined(CIO_OS_LINUX)
+#include <dirent.h>
+static int thread_count(void)
+{
+    int n = 0;
+    DIR *d = opendir("/proc/self/task");
+    if (d == NULL)
+        return -1;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+#else
+static int thread_count(void)
+{
+    return -1;
+}
+#endif
+
+static cio_err short_sleep_task(void *context)
+{
+    cio_io io = *(cio_io *)context;
+    return cio_sleep(io, cio_timeout_ms(20));
+}
+
+static void test_idle_workers_retire(void **state)
+{
+    (void)state;
+    int before = thread_count();
+    if (before < 0)
+        skip(); /* no way to count threads here */
+    cio_threaded_options opts = {0, 0, 0, 50};
+    cio_threaded *t = NULL;
+    assert_int_equal(cio_threaded_create(&opts, &t), CIO_OK);
+    cio_io io = cio_threaded_io(t);
+    cio_future f[3];
+    for (int i = 0; i < 3; i++)
+        CIO_REQUIRE_CONCURRENT(cio_concurrent(io, short_sleep_task, &io, sizeof io, &f[i]));
+    assert_true(thread_count() >= before + 3);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(cio_await(io, &f[i]), CIO_OK);
+    int64_t deadline = cio_now(io, CIO_CLOCK_AWAKE).ns + 2000000000LL;
+    while (thread_count() > before && cio_now(io, CIO_CLOCK_AWAKE).ns < deadline)
+        (void)cio_sleep(io, cio_timeout_ms(10));
+    assert_int_equal(thread_count(), before);
+    cio_threaded_destroy(t);
+}
+
 /* ---- random (20, 21) -------------------------------------------------------------------------------- */
 
 static void test_random(void **state)
@@ -598,6 +650,7 @@ static void test_failing_io(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_idle_workers_retire), /* first: no other test's workers around */
         CIO_TESTS(test_group_async),
         CIO_TESTS(test_group_concurrent),
         CIO_TESTS(test_group_cancel),

@@ -128,6 +128,14 @@ static void run_task(struct cio_any_future *task)
     cio__t_current = prev;
     task->result = r;
     cio__t_quiesce(task);
+    /* The worker is free again before anyone learns the task finished, so an await followed by an
+     * async finds room under the async limit instead of running inline. */
+    cio_threaded *t = task->owner;
+    pthread_mutex_lock(&t->mu);
+    t->busy--;
+    if (t->shutdown && t->busy == 0)
+        pthread_cond_broadcast(&t->quiet);
+    pthread_mutex_unlock(&t->mu);
     if (task->group != NULL) {
         group_member_done(task);
         return;
@@ -148,11 +156,8 @@ static void *worker_main(void *arg)
             if (t->head == NULL)
                 t->tail = NULL;
             pthread_mutex_unlock(&t->mu);
-            run_task(task);
+            run_task(task); /* decrements busy */
             pthread_mutex_lock(&t->mu);
-            t->busy--;
-            if (t->shutdown && t->busy == 0)
-                pthread_cond_broadcast(&t->quiet);
             continue;
         }
         if (t->shutdown)
