@@ -2,24 +2,28 @@
  * cio — colorless I/O for C11. This header brings in the whole public API.
  *
  *   cio/target.h    which OS and CPU this is (generated)
+ *   cio/config.h    what this build has: CIO_HAVE_EVENTED, CIO_HAVE_THREADS
  *   cio/errors.h    cio_err, error names, descriptions and error sets (generated)
  *   cio/signals.h   cio_sig with this target's numbers (generated)
  *   cio/sig.h       raising, handling, masking signals
  *   cio/io.h        the Io interface: vtable, tasks, groups, cancellation, futex, time, random
  *   cio/sync.h      Mutex, Condition, Event, Semaphore, RwLock, Queue, Select (over the futex)
  *   cio/fs.h        files, directories, the program's own executable
+ *   cio/net.h       IP addresses, TCP/UDP and Unix-domain sockets
  *   cio/threaded.h  the Threaded backend
  */
 #ifndef CIO_H
 #define CIO_H
 
 #include "cio/target.h"
+#include "cio/config.h"
 #include "cio/errors.h"
 #include "cio/signals.h"
 #include "cio/sig.h"
 #include "cio/io.h"
 #include "cio/sync.h"
 #include "cio/fs.h"
+#include "cio/net.h"
 #include "cio/threaded.h"
 
 #endif /* CIO_H */

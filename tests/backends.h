@@ -59,13 +59,38 @@ static inline cio_threaded *cio_test_threaded(void **state)
 #define CIO_TESTS(f) \
     {"threaded: " #f, f, cio_test_setup_threaded, cio_test_teardown_threaded, &cio_test_backend_threaded}
 
+/* Skips the running test, saying why (a capability this target or backend lacks). */
+#define CIO_SKIP(reason)                                  \
+    do {                                                  \
+        print_message("      skip: %s\n", (reason));     \
+        skip();                                           \
+    } while (0)
+
 /* Evaluates `call` once; skips when concurrency is unavailable (a backend without it). */
 #define CIO_REQUIRE_CONCURRENT(call)                      \
     do {                                                  \
         cio_err cio_require_err_ = (call);                \
         if (cio_require_err_ == CIO_E_CONCURRENCY_UNAVAILABLE) \
-            skip();                                       \
+            CIO_SKIP("concurrency unavailable (CIO_E_CONCURRENCY_UNAVAILABLE)"); \
         assert_int_equal(cio_require_err_, CIO_OK);       \
+    } while (0)
+
+static inline cio_err cio_test_nop_task(void *context)
+{
+    (void)context;
+    return CIO_OK;
+}
+
+/* For tests of the worker pool itself: where the Threaded backend has no threads (CIO_HAVE_THREADS
+ * is 0: WASI), checks that concurrent says so, then skips; elsewhere does nothing. */
+#define CIO_REQUIRE_THREADS(io)                                                                   \
+    do {                                                                                          \
+        if (!CIO_HAVE_THREADS) {                                                                  \
+            cio_future cio_require_f_;                                                            \
+            assert_int_equal(cio_concurrent((io), cio_test_nop_task, NULL, 0, &cio_require_f_),   \
+                             CIO_E_CONCURRENCY_UNAVAILABLE);                                      \
+            CIO_SKIP("the Threaded backend is single-threaded on this target");                   \
+        }                                                                                         \
     } while (0)
 
 #endif

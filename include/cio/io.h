@@ -134,6 +134,18 @@ struct cio_set_timestamps;
 struct cio_dir_reader;
 struct cio_dir_entry;
 
+/* ---- networking (declared in cio/net.h) -------------------------------------------------------- */
+
+struct cio_ip_address;
+struct cio_unix_address;
+struct cio_listen_options;
+struct cio_connect_options;
+struct cio_bind_options;
+struct cio_server;
+struct cio_stream;
+struct cio_socket;
+struct cio_message;
+
 /*
  * The vtable. Unless noted, `ud` is cio_io.userdata and every slot is thread-safe.
  * "Sets" name spec/errors.yaml error sets.
@@ -245,6 +257,50 @@ struct cio_vtable {
                                        cio_file *out); /* ProcessExecutableOpenError */
     cio_err (*process_executable_path)(void *ud, char *buf, size_t len,
                                        size_t *out_len); /* ProcessExecutablePathError */
+
+    /* == Networking ================================================================== */
+
+    /* Every socket is close-on-exec; stream writes and sends never raise SIGPIPE. Accept,
+     * connect, read, write, send and receive are cancellation points that a cancel knocks out
+     * of a blocked call. */
+
+    /* socket + options + bind + listen; out->address gets the bound address (the actual port for
+     * port 0). options NULL: CIO_LISTEN_DEFAULTS. Set: net.ListenError. */
+    cio_err (*net_listen_ip)(void *ud, const struct cio_ip_address *address,
+                             const struct cio_listen_options *options, struct cio_server *out);
+    /* Blocks for the next connection; out->peer gets the client's address (Unix: all-zero).
+     * Set: net.AcceptError. */
+    cio_err (*net_accept)(void *ud, cio_handle listener, struct cio_stream *out);
+    /* Connects a stream socket, giving up after options->timeout (NULL: none) with Timeout; the
+     * abandoned socket is closed. Set: net.ConnectError. */
+    cio_err (*net_connect_ip)(void *ud, const struct cio_ip_address *address,
+                              const struct cio_connect_options *options, struct cio_stream *out);
+    /* A datagram socket bound to address; out->address gets the actual port. options NULL: none.
+     * Set: net.BindError. */
+    cio_err (*net_bind_ip)(void *ud, const struct cio_ip_address *address,
+                           const struct cio_bind_options *options, struct cio_socket *out);
+    /* socket(AF_UNIX, stream) + bind + listen; a leading NUL is a Linux abstract name.
+     * Set: net.UnixAddress.ListenError. */
+    cio_err (*net_listen_unix)(void *ud, const struct cio_unix_address *address,
+                               const struct cio_listen_options *options, struct cio_server *out);
+    cio_err (*net_connect_unix)(void *ud, const struct cio_unix_address *address,
+                                struct cio_stream *out); /* net.UnixAddress.ConnectError */
+    /* Vectored read of a connected stream; 0 bytes means the peer closed. Set: net.ReadError. */
+    cio_err (*net_read)(void *ud, cio_handle stream, const cio_iovec *iov, size_t iovcnt, size_t *nread);
+    /* Vectored write of a connected stream (may be short). Set: net.WriteError. */
+    cio_err (*net_write)(void *ud, cio_handle stream, const cio_const_iovec *iov, size_t iovcnt,
+                         size_t *nwritten);
+    /* Sends one datagram to dest (NULL: the connected peer). Set: net.SendError. */
+    cio_err (*net_send)(void *ud, cio_handle socket, const struct cio_ip_address *dest,
+                        const cio_const_iovec *iov, size_t iovcnt, size_t *nsent);
+    /* Waits up to timeout for the first datagram, then takes those already queued, up to max,
+     * without waiting; *count >= 1 on success. Set: net.ReceiveTimeoutError. */
+    cio_err (*net_receive)(void *ud, cio_handle socket, struct cio_message *msgs, size_t max,
+                           cio_timeout timeout, size_t *count);
+    /* how: a cio_shutdown_how. Set: net.ShutdownError. */
+    cio_err (*net_shutdown)(void *ud, cio_handle socket, int how);
+    /* Closes any socket (stream, server, datagram); never fails. */
+    void (*net_close)(void *ud, cio_handle socket);
 };
 
 typedef struct cio_io {

@@ -47,7 +47,14 @@ bool cio_sigset_has(const cio_sigset *set, cio_sig sig);
  * are the two dispositions that are not functions. */
 typedef void (*cio_sig_handler)(cio_sig sig);
 #define CIO_SIG_HANDLER_DEFAULT ((cio_sig_handler)0)
+#if defined(CIO_OS_WASI)
+/* WebAssembly function pointers are table indices, so 1 is a real function: IGNORE is the address
+ * of a function of cio's that is never called (as wasi-libc's SIG_IGN is). */
+void cio__sig_handler_ignore(cio_sig sig);
+#define CIO_SIG_HANDLER_IGNORE (&cio__sig_handler_ignore)
+#else
 #define CIO_SIG_HANDLER_IGNORE ((cio_sig_handler)1)
+#endif
 
 #define CIO_SIGACTION_RESTART 1u   /* restart interrupted system calls (SA_RESTART) */
 #define CIO_SIGACTION_RESETHAND 2u /* back to the default after one delivery (SA_RESETHAND) */

@@ -1,12 +1,17 @@
 /*
  * The Threaded backend: blocking syscalls on the calling thread; async/concurrent tasks on a pool of
  * worker threads. Create one per program (or per test), take its cio_io with cio_threaded_io.
+ *
+ * Where CIO_HAVE_THREADS is 0 (WASI) it is single-threaded: async always runs inline, concurrent
+ * fails with CIO_E_CONCURRENCY_UNAVAILABLE, nothing can be canceled, and the options and limits
+ * below are accepted and have no effect.
  */
 #ifndef CIO_THREADED_H
 #define CIO_THREADED_H
 
 #include <stddef.h>
 
+#include "cio/config.h"
 #include "cio/io.h"
 
 #ifdef __cplusplus

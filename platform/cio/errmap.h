@@ -1252,6 +1252,19 @@ static inline cio__mapped cio__errno_recvmsg(int code)
     }
 }
 
+/* poll: net.ReceiveTimeoutError */
+static inline cio__mapped cio__errno_poll(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
 /* shutdown: net.ShutdownError */
 static inline cio__mapped cio__errno_shutdown(int code)
 {
@@ -2502,6 +2515,19 @@ static inline cio__mapped cio__errno_recvmsg(int code)
     case CIO_ERRNO_NETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
     case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
     case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* poll: net.ReceiveTimeoutError */
+static inline cio__mapped cio__errno_poll(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -3758,6 +3784,19 @@ static inline cio__mapped cio__errno_recvmsg(int code)
     }
 }
 
+/* poll: net.ReceiveTimeoutError */
+static inline cio__mapped cio__errno_poll(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
 /* shutdown: net.ShutdownError */
 static inline cio__mapped cio__errno_shutdown(int code)
 {
@@ -4532,6 +4571,7 @@ static inline cio__mapped cio__wsa_wsa_connect_unix(int code)
     X(sendmsg, net_send) \
     X(recv, net_receive) \
     X(recvmsg, net_receive) \
+    X(poll, net_receive_timeout) \
     X(shutdown, net_shutdown)
 #define CIO__NTSTATUS_MAP_LIST(X) \
     X(nt_create_file, file_open) \

@@ -7,6 +7,15 @@ set(CMAKE_SYSTEM_NAME WASI)
 set(CMAKE_SYSTEM_PROCESSOR wasm32)
 set(CMAKE_C_COMPILER clang)
 set(CMAKE_C_COMPILER_TARGET wasm32-wasi)
+# wasi-libc from Debian: headers in /usr/include/wasm32-wasi, libraries in /usr/lib/wasm32-wasi.
+# --sysroot=/usr as a flag (CMAKE_SYSROOT would re-root find_* into the host's /usr), and only
+# wasi-libc's headers on the system include path: clang would also search the host's /usr/include,
+# where a header wasi-libc lacks (pthread.h, setjmp.h) would silently come from glibc.
+# (-nostdlibinc means nothing to the link step, which sees the same flags.)
+set(CMAKE_C_FLAGS_INIT "--sysroot=/usr -nostdlibinc -isystem /usr/include/wasm32-wasi -Wno-unused-command-line-argument")
+# CMake has no Platform/WASI before 3.28: ours (cmake/Platform/WASI.cmake) names executables .wasm.
+list(APPEND CMAKE_MODULE_PATH "${CMAKE_CURRENT_LIST_DIR}/../../cmake")
+set(CMAKE_CROSSCOMPILING_EMULATOR node "${CMAKE_CURRENT_LIST_DIR}/../../tests/wasi_run.mjs")
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)

@@ -4,7 +4,8 @@
  * return at once (a spurious wake-up); create → NoSpaceLeft; open → FileNotFound; other file and
  * directory operations → Unexpected (or AccessDenied where the set has no better member); stdio
  * writes "succeed" like writes into a closed pipe would not block; random fills zeros;
- * random_secure → EntropyUnavailable; now → 0; sleep returns at once.
+ * random_secure → EntropyUnavailable; now → 0; sleep returns at once; every networking operation →
+ * NetworkDown (as on a system without networking), closing a socket does nothing.
  * There is no state: every slot is thread-safe.
  */
 #include <stdbool.h>
@@ -14,6 +15,7 @@
 
 #include "cio/fs.h"
 #include "cio/io.h"
+#include "cio/net.h"
 #include "internal.h"
 
 static struct cio_any_future *f_async(void *ud, cio_task_fn fn, const void *ctx, size_t ctx_size, cio_err *res)
@@ -270,6 +272,78 @@ static cio_err f_exe_path(void *ud, char *buf, size_t len, size_t *out_len)
     return CIO_E_OPERATION_UNSUPPORTED;
 }
 
+static cio_err f_listen_ip(void *ud, const cio_ip_address *a, const cio_listen_options *o, cio_server *out)
+{
+    (void)ud, (void)a, (void)o, (void)out;
+    return CIO_E_NETWORK_DOWN;
+}
+
+static cio_err f_accept(void *ud, cio_handle listener, cio_stream *out)
+{
+    (void)ud, (void)listener, (void)out;
+    return CIO_E_NETWORK_DOWN;
+}
+
+static cio_err f_connect_ip(void *ud, const cio_ip_address *a, const cio_connect_options *o, cio_stream *out)
+{
+    (void)ud, (void)a, (void)o, (void)out;
+    return CIO_E_NETWORK_DOWN;
+}
+
+static cio_err f_bind_ip(void *ud, const cio_ip_address *a, const cio_bind_options *o, cio_socket *out)
+{
+    (void)ud, (void)a, (void)o, (void)out;
+    return CIO_E_NETWORK_DOWN;
+}
+
+static cio_err f_listen_unix(void *ud, const cio_unix_address *a, const cio_listen_options *o, cio_server *out)
+{
+    (void)ud, (void)a, (void)o, (void)out;
+    return CIO_E_NETWORK_DOWN;
+}
+
+static cio_err f_connect_unix(void *ud, const cio_unix_address *a, cio_stream *out)
+{
+    (void)ud, (void)a, (void)out;
+    return CIO_E_NETWORK_DOWN;
+}
+
+static cio_err f_net_read(void *ud, cio_handle h, const cio_iovec *iov, size_t n, size_t *nread)
+{
+    (void)ud, (void)h, (void)iov, (void)n, (void)nread;
+    return CIO_E_NETWORK_DOWN;
+}
+
+static cio_err f_net_write(void *ud, cio_handle h, const cio_const_iovec *iov, size_t n, size_t *nwritten)
+{
+    (void)ud, (void)h, (void)iov, (void)n, (void)nwritten;
+    return CIO_E_NETWORK_DOWN;
+}
+
+static cio_err f_net_send(void *ud, cio_handle h, const cio_ip_address *dest, const cio_const_iovec *iov, size_t n,
+                          size_t *nsent)
+{
+    (void)ud, (void)h, (void)dest, (void)iov, (void)n, (void)nsent;
+    return CIO_E_NETWORK_DOWN;
+}
+
+static cio_err f_net_receive(void *ud, cio_handle h, cio_message *msgs, size_t max, cio_timeout t, size_t *count)
+{
+    (void)ud, (void)h, (void)msgs, (void)max, (void)t, (void)count;
+    return CIO_E_NETWORK_DOWN;
+}
+
+static cio_err f_net_shutdown(void *ud, cio_handle h, int how)
+{
+    (void)ud, (void)h, (void)how;
+    return CIO_E_NETWORK_DOWN;
+}
+
+static void f_net_close(void *ud, cio_handle h)
+{
+    (void)ud, (void)h;
+}
+
 static const struct cio_vtable failing_vtable = {
     f_async, f_concurrent, f_await, f_await, f_group_async, f_group_concurrent, f_group_await, f_group_cancel,
     f_check_cancel, f_recancel, f_swap, f_futex_wait, f_futex_wait_uncancelable, f_futex_wake,
@@ -278,6 +352,8 @@ static const struct cio_vtable failing_vtable = {
     f_delete, f_delete, f_stat_file, f_access, f_dir_read, f_dir_close,
     f_read, f_write, f_pread, f_pwrite, f_seek, f_stat, f_set_length, f_sync, f_set_timestamps, f_file_close,
     f_exe_open, f_exe_path,
+    f_listen_ip, f_accept, f_connect_ip, f_bind_ip, f_listen_unix, f_connect_unix, f_net_read, f_net_write,
+    f_net_send, f_net_receive, f_net_shutdown, f_net_close,
 };
 
 cio_io cio_failing_io(void)

@@ -1,8 +1,9 @@
 /*
- * Files and directories for the Threaded backend on Linux (glibc), written against POSIX-2008 calls
- * wherever they exist (openat, mkdirat, unlinkat, renameat, fstatat, faccessat, readv/writev,
- * preadv/pwritev, lseek, ftruncate, fsync, futimens); only directory reading is Linux-specific
- * (getdents64).
+ * Files and directories for the Threaded backend on Linux (glibc) and WASI (wasi-libc), written
+ * against POSIX-2008 calls (openat, mkdirat, unlinkat, renameat, fstatat, faccessat, readv/writev,
+ * preadv/pwritev, lseek, ftruncate, fsync, futimens). The OS half is fs_linux.c / fs_wasi.c:
+ * directory reading (getdents64 / fd_readdir) and the few places where the OS differs (faccessat's
+ * flags, hosts that ignore O_NOFOLLOW or UTIME_NOW), declared in fs_posix.h.
  *
  * Invariants:
  * - Every blocking syscall runs inside the cancellation bracket (CIO__T_SYSCALL): EINTR retries the
@@ -14,7 +15,10 @@
  *   before any syscall and deliberately not asserted: callers may test it), or a member of the
  *   slot's error set (checked with CIO__IN_SET in debug builds).
  * - Paths are checked before the OS sees them: NULL is InvalidArgument, PATH_MAX bytes or more is
- *   NameTooLong; "" goes to the OS, which reports FileNotFound.
+ *   NameTooLong, "" is FileNotFound (Linux's ENOENT for it, decided here because WASI hosts say
+ *   EINVAL).
+ * - no_follow_symlinks is O_NOFOLLOW, after the OS half's check (cio__t_fs_check_no_follow) for
+ *   hosts that ignore it.
  * - Every descriptor is opened with O_CLOEXEC (and files with O_NOCTTY); no descriptor is leaked on
  *   an error path.
  * - Offsets: streaming calls use and move the descriptor's offset; positional calls and
@@ -28,7 +32,6 @@
 #define _FILE_OFFSET_BITS 64
 #define _TIME_BITS 64
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -37,13 +40,13 @@
 #include <stdio.h> /* renameat */
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cio/errmap.h"
+#include "fs_posix.h"
 #include "internal.h"
 #include "threaded.h"
 
@@ -61,44 +64,19 @@ _Static_assert(sizeof(cio_const_iovec) == sizeof(struct iovec), "cio_const_iovec
 _Static_assert(offsetof(cio_const_iovec, base) == offsetof(struct iovec, iov_base), "cio_const_iovec layout");
 _Static_assert(offsetof(cio_const_iovec, len) == offsetof(struct iovec, iov_len), "cio_const_iovec layout");
 
-/*
- * The cancellation bracket around one syscall. `res = call` is repeated while it fails with an errno
- * the map says to retry (EINTR) and no cancel request arrived. Afterwards `err` is CIO_OK (and `res`
- * the call's result; -1 only when the map says the errno means success), CIO_E_CANCELED, or the
- * mapped error. `res == -1` is the failure test, which holds for every call used here.
- */
-#define CIO__T_SYSCALL(err, res, op, call)                                                   \
-    do {                                                                                     \
-        (err) = cio__t_syscall_begin();                                                      \
-        while ((err) == CIO_OK) {                                                            \
-            (res) = (call);                                                                  \
-            if ((res) != -1) {                                                               \
-                cio__t_syscall_end();                                                        \
-                break;                                                                       \
-            }                                                                                \
-            cio__mapped m__ = cio__errno_##op(errno);                                        \
-            if (m__.action == CIO__MAP_RETRY) {                                              \
-                (err) = cio__t_syscall_interrupted();                                        \
-                continue;                                                                    \
-            }                                                                                \
-            cio__t_syscall_end();                                                            \
-            if (m__.action == CIO__MAP_BUG)                                                  \
-                (err) = CIO__BUG(#op ": an errno that means a bug");                         \
-            else                                                                             \
-                (err) = m__.action == CIO__MAP_OK ? (cio_err)CIO_OK : m__.err;               \
-            break;                                                                           \
-        }                                                                                    \
-    } while (0)
-
-/* NULL: InvalidArgument; PATH_MAX bytes or more: NameTooLong (the kernel's limit counts the NUL). */
+/* NULL: InvalidArgument; PATH_MAX bytes or more: NameTooLong (the kernel's limit counts the NUL);
+ * "": FileNotFound. */
 static cio_err check_path(const char *path)
 {
     if (path == NULL)
         return CIO_E_INVALID_ARGUMENT;
+    if (path[0] == '\0')
+        return CIO_E_FILE_NOT_FOUND;
     if (strnlen(path, PATH_MAX) >= PATH_MAX)
         return CIO_E_NAME_TOO_LONG;
     return CIO_OK;
 }
+
 
 static cio_timestamp ts_from_timespec(struct timespec t)
 {
@@ -113,7 +91,9 @@ static cio_file_kind kind_from_mode(mode_t mode)
     case S_IFREG: return CIO_FILE_KIND_FILE;
     case S_IFDIR: return CIO_FILE_KIND_DIRECTORY;
     case S_IFLNK: return CIO_FILE_KIND_SYM_LINK;
+#if S_IFIFO != S_IFSOCK /* WASI: one value, a socket stream */
     case S_IFIFO: return CIO_FILE_KIND_NAMED_PIPE;
+#endif
     case S_IFSOCK: return CIO_FILE_KIND_UNIX_DOMAIN_SOCKET;
     case S_IFBLK: return CIO_FILE_KIND_BLOCK_DEVICE;
     case S_IFCHR: return CIO_FILE_KIND_CHARACTER_DEVICE;
@@ -177,8 +157,12 @@ cio_err cio__t_dir_open_file(void *ud, cio_dir dir, const char *path, const cio_
     case CIO_OPEN_READ_WRITE: flags |= O_RDWR; break;
     default: return CIO_E_INVALID_ARGUMENT;
     }
-    if (options->no_follow_symlinks)
+    if (options->no_follow_symlinks) {
         flags |= O_NOFOLLOW;
+        err = cio__t_fs_check_no_follow(dir, path);
+        if (err != CIO_OK)
+            return CIO__IN_SET(file_open, err);
+    }
 
     int fd;
     CIO__T_SYSCALL(err, fd, openat, openat(dir.handle, path, flags));
@@ -231,9 +215,13 @@ cio_err cio__t_dir_create_file(void *ud, cio_dir dir, const char *path, const ci
 static cio_err open_dir(cio_dir dir, const char *path, const cio_open_dir_options *options, cio_dir *out)
 {
     int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
-    if (options != NULL && options->no_follow_symlinks)
-        flags |= O_NOFOLLOW;
     cio_err err;
+    if (options != NULL && options->no_follow_symlinks) {
+        flags |= O_NOFOLLOW;
+        err = cio__t_fs_check_no_follow(dir, path);
+        if (err != CIO_OK)
+            return err;
+    }
     int fd;
     CIO__T_SYSCALL(err, fd, openat_dir, openat(dir.handle, path, flags));
     if (err == CIO_OK)
@@ -432,111 +420,15 @@ cio_err cio__t_dir_access(void *ud, cio_dir dir, const char *path, unsigned mode
             how |= W_OK;
         if (mode & CIO_ACCESS_EXECUTE)
             how |= X_OK;
-        /* The question is "would open work", which the effective ids decide. They equal the real
-         * ones except in set-id programs, where AT_EACCESS is asked for (some C libraries emulate
-         * it expensively, so only then). */
-        int at = (geteuid() != getuid() || getegid() != getgid()) ? AT_EACCESS : 0;
+        /* The question is "would open work", which the effective ids decide (the OS half's
+         * flags: AT_EACCESS in set-id programs). */
+        int at = cio__t_fs_access_flags();
         int r;
         CIO__T_SYSCALL(err, r, faccessat, faccessat(dir.handle, path, how, at));
         (void)r;
     }
     return CIO__IN_SET(dir_access, err);
 }
-
-/* ---- directory reading ------------------------------------------------------------------------ */
-
-#if defined(__linux__)
-/* struct linux_dirent64, read field by field with memcpy: the caller's buffer may be unaligned. */
-struct cio__dirent64 {
-    uint64_t ino;
-    int64_t off;
-    unsigned short reclen;
-    unsigned char type;
-    char name[];
-};
-
-static cio_file_kind kind_from_dtype(unsigned char t)
-{
-    switch (t) {
-    case DT_REG: return CIO_FILE_KIND_FILE;
-    case DT_DIR: return CIO_FILE_KIND_DIRECTORY;
-    case DT_LNK: return CIO_FILE_KIND_SYM_LINK;
-    case DT_FIFO: return CIO_FILE_KIND_NAMED_PIPE;
-    case DT_SOCK: return CIO_FILE_KIND_UNIX_DOMAIN_SOCKET;
-    case DT_BLK: return CIO_FILE_KIND_BLOCK_DEVICE;
-    case DT_CHR: return CIO_FILE_KIND_CHARACTER_DEVICE;
-    default: return CIO_FILE_KIND_UNKNOWN;
-    }
-}
-
-/* Refills the reader's buffer: *got is the number of bytes read (0 at the end). */
-static cio_err read_dents(cio_dir_reader *r, size_t *got)
-{
-    cio_err err;
-    long n;
-    size_t want = r->buf_len > (size_t)INT_MAX ? (size_t)INT_MAX : r->buf_len;
-    CIO__T_SYSCALL(err, n, getdents, syscall(SYS_getdents64, r->dir.handle, r->buf, want));
-    *got = (err == CIO_OK && n > 0) ? (size_t)n : 0; /* -1 with CIO_OK: ENOENT, a removed directory */
-    return err;
-}
-
-/*
- * Entries come from the buffer until it is used up. The buffer is refilled only at the start of a
- * call (never once an entry was handed out in this call, since its name points into the buffer), so
- * a call returns fewer than max entries whenever the buffer runs dry.
- */
-cio_err cio__t_dir_read(void *ud, cio_dir_reader *reader, cio_dir_entry *entries, size_t max, size_t *count)
-{
-    (void)ud;
-    if (reader == NULL || count == NULL || (entries == NULL && max > 0) || reader->buf == NULL ||
-        reader->buf_len == 0)
-        return CIO_E_INVALID_ARGUMENT;
-    *count = 0;
-    size_t n = 0;
-    while (n < max) {
-        if (reader->pos >= reader->end) {
-            if (reader->eof || n > 0)
-                break;
-            size_t got;
-            cio_err err = read_dents(reader, &got);
-            if (err != CIO_OK)
-                return CIO__IN_SET(dir_iterate, err);
-            reader->pos = 0;
-            reader->end = got;
-            if (got == 0) {
-                reader->eof = true;
-                break;
-            }
-        }
-        unsigned char *rec = reader->buf + reader->pos;
-        unsigned short reclen;
-        unsigned char type;
-        uint64_t ino;
-        memcpy(&reclen, rec + offsetof(struct cio__dirent64, reclen), sizeof reclen);
-        memcpy(&type, rec + offsetof(struct cio__dirent64, type), sizeof type);
-        memcpy(&ino, rec + offsetof(struct cio__dirent64, ino), sizeof ino);
-        if (reclen == 0 || reclen > reader->end - reader->pos) { /* never from a sane kernel */
-            reader->pos = reader->end;
-            return CIO__IN_SET(dir_iterate, CIO_E_UNEXPECTED);
-        }
-        reader->pos += reclen;
-        const char *name = (const char *)rec + offsetof(struct cio__dirent64, name);
-        size_t name_max = reclen - offsetof(struct cio__dirent64, name);
-        size_t name_len = strnlen(name, name_max);
-        if ((name_len == 1 && name[0] == '.') || (name_len == 2 && name[0] == '.' && name[1] == '.'))
-            continue;
-        entries[n].name = name;
-        entries[n].name_len = name_len;
-        entries[n].kind = kind_from_dtype(type);
-        entries[n].inode = ino;
-        n++;
-    }
-    *count = n;
-    return CIO_OK;
-}
-#else
-#error "fs_posix.c: cio__t_dir_read needs this OS's getdents"
-#endif
 
 void cio__t_dir_close(void *ud, cio_dir dir)
 {
@@ -701,6 +593,8 @@ cio_err cio__t_file_set_timestamps(void *ud, cio_file file, const cio_set_timest
     if (ts == NULL || !timespec_for(ts->access_action, ts->access, &times[0]) ||
         !timespec_for(ts->modify_action, ts->modify, &times[1]))
         return CIO_E_INVALID_ARGUMENT;
+    if (!cio__t_fs_adjust_times(times))
+        return CIO_OK;
     cio_err err;
     int r;
     CIO__T_SYSCALL(err, r, futimens, futimens(file.handle, times));

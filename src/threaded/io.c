@@ -45,6 +45,18 @@ static const struct cio_vtable threaded_vtable = {
     .file_close = cio__t_file_close,
     .process_executable_open = cio__t_process_executable_open,
     .process_executable_path = cio__t_process_executable_path,
+    .net_listen_ip = cio__t_net_listen_ip,
+    .net_accept = cio__t_net_accept,
+    .net_connect_ip = cio__t_net_connect_ip,
+    .net_bind_ip = cio__t_net_bind_ip,
+    .net_listen_unix = cio__t_net_listen_unix,
+    .net_connect_unix = cio__t_net_connect_unix,
+    .net_read = cio__t_net_read,
+    .net_write = cio__t_net_write,
+    .net_send = cio__t_net_send,
+    .net_receive = cio__t_net_receive,
+    .net_shutdown = cio__t_net_shutdown,
+    .net_close = cio__t_net_close,
 };
 
 cio_io cio_threaded_io(cio_threaded *threaded)

@@ -3,9 +3,13 @@
  *   pool.c       workers, the run queue, async/concurrent/await/cancel, groups
  *   cancel.c     per-thread cancel state, cancellation points around syscalls, signalling
  *   futex_linux.c / futex_*.c   futex wait/wake for the OS
- *   time_posix.c clocks, sleep, random
- *   fs_posix.c   files and directories;  process_posix.c  the executable
+ *   time_posix.c clocks, sleep, random_secure, the seed;  random_chacha.c  cio_random
+ *   fs_posix.c   files and directories (the OS half: fs_linux.c, fs_wasi.c)
+ *   process_posix.c  the executable
+ *   net_posix.c  sockets: TCP, UDP, Unix-domain streams (Linux)
  *   io.c         the vtable
+ * WASI (single-threaded) swaps pool.c/cancel.c/futex for pool_single.c and cancel_none.c, and
+ * time_posix.c for time_wasi.c; CMakeLists.txt chooses.
  */
 #ifndef CIO_THREADED_INTERNAL_H
 #define CIO_THREADED_INTERNAL_H
@@ -16,6 +20,7 @@
 
 #include "cio/fs.h"
 #include "cio/io.h"
+#include "cio/net.h"
 #include "cio/threaded.h"
 
 /* ---- cancellation points around blocking syscalls (cancel.c) ----------------------------------
@@ -45,6 +50,35 @@ cio_err cio__t_syscall_interrupted(void);
 void cio__t_syscall_end(void);
 cio_err cio__t_check_cancel(void);
 
+/*
+ * The cancellation bracket around one syscall. `res = call` is repeated while it fails with an errno
+ * the map says to retry (EINTR) and no cancel request arrived. Afterwards `err` is CIO_OK (and `res`
+ * the call's result; -1 only when the map says the errno means success), CIO_E_CANCELED, or the
+ * mapped error. `res == -1` is the failure test, which holds for every call used here.
+ */
+#define CIO__T_SYSCALL(err, res, op, call)                                                   \
+    do {                                                                                     \
+        (err) = cio__t_syscall_begin();                                                      \
+        while ((err) == CIO_OK) {                                                            \
+            (res) = (call);                                                                  \
+            if ((res) != -1) {                                                               \
+                cio__t_syscall_end();                                                        \
+                break;                                                                       \
+            }                                                                                \
+            cio__mapped m__ = cio__errno_##op(errno);                                        \
+            if (m__.action == CIO__MAP_RETRY) {                                              \
+                (err) = cio__t_syscall_interrupted();                                        \
+                continue;                                                                    \
+            }                                                                                \
+            cio__t_syscall_end();                                                            \
+            if (m__.action == CIO__MAP_BUG)                                                  \
+                (err) = CIO__BUG(#op ": an errno that means a bug");                         \
+            else                                                                             \
+                (err) = m__.action == CIO__MAP_OK ? (cio_err)CIO_OK : m__.err;               \
+            break;                                                                           \
+        }                                                                                    \
+    } while (0)
+
 /* ---- slots implemented in pool.c ------------------------------------------------------------------ */
 struct cio_any_future *cio__t_async(void *ud, cio_task_fn fn, const void *ctx, size_t ctx_size, cio_err *inline_result);
 cio_err cio__t_concurrent(void *ud, cio_task_fn fn, const void *ctx, size_t ctx_size, struct cio_any_future **out);
@@ -61,11 +95,13 @@ cio_err cio__t_futex_wait_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t 
 void cio__t_futex_wait_uncancelable_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected);
 void cio__t_futex_wake_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t max_waiters);
 
-/* ---- slots implemented in time_posix.c ------------------------------------------------------------- */
+/* ---- slots implemented in time_posix.c / time_wasi.c (cio__t_random: random_chacha.c) ------------- */
 cio_timestamp cio__t_now(void *ud, cio_clock clock);
 cio_err cio__t_sleep(void *ud, cio_timeout timeout);
 void cio__t_random(void *ud, void *buf, size_t len);
 cio_err cio__t_random_secure(void *ud, void *buf, size_t len);
+/* Fills buf with OS entropy without blocking; false if the OS cannot (random_chacha.c falls back). */
+bool cio__t_os_seed(void *buf, size_t len);
 
 /* ---- slots implemented in fs_posix.c / process_posix.c (signatures as struct cio_vtable) --------- */
 cio_err cio__t_dir_open_file(void *ud, cio_dir dir, const char *path, const cio_open_file_options *options,
@@ -100,5 +136,26 @@ cio_err cio__t_file_set_timestamps(void *ud, cio_file file, const cio_set_timest
 void cio__t_file_close(void *ud, cio_file file);
 cio_err cio__t_process_executable_open(void *ud, const cio_open_file_options *options, cio_file *out);
 cio_err cio__t_process_executable_path(void *ud, char *buf, size_t len, size_t *out_len);
+
+/* ---- slots implemented in net_posix.c (signatures as struct cio_vtable) ------------------------- */
+cio_err cio__t_net_listen_ip(void *ud, const cio_ip_address *address, const cio_listen_options *options,
+                             cio_server *out);
+cio_err cio__t_net_accept(void *ud, cio_handle listener, cio_stream *out);
+cio_err cio__t_net_connect_ip(void *ud, const cio_ip_address *address, const cio_connect_options *options,
+                              cio_stream *out);
+cio_err cio__t_net_bind_ip(void *ud, const cio_ip_address *address, const cio_bind_options *options,
+                           cio_socket *out);
+cio_err cio__t_net_listen_unix(void *ud, const cio_unix_address *address, const cio_listen_options *options,
+                               cio_server *out);
+cio_err cio__t_net_connect_unix(void *ud, const cio_unix_address *address, cio_stream *out);
+cio_err cio__t_net_read(void *ud, cio_handle stream, const cio_iovec *iov, size_t iovcnt, size_t *nread);
+cio_err cio__t_net_write(void *ud, cio_handle stream, const cio_const_iovec *iov, size_t iovcnt,
+                         size_t *nwritten);
+cio_err cio__t_net_send(void *ud, cio_handle socket, const cio_ip_address *dest, const cio_const_iovec *iov,
+                        size_t iovcnt, size_t *nsent);
+cio_err cio__t_net_receive(void *ud, cio_handle socket, cio_message *msgs, size_t max, cio_timeout timeout,
+                           size_t *count);
+cio_err cio__t_net_shutdown(void *ud, cio_handle socket, int how);
+void cio__t_net_close(void *ud, cio_handle socket);
 
 #endif /* CIO_THREADED_INTERNAL_H */

@@ -1,16 +1,16 @@
 /*
- * Clocks, sleep and randomness for the Threaded backend on POSIX.
+ * Clocks, sleep and randomness for the Threaded backend on POSIX (Linux).
  *
  * Invariants:
  * - Sleep turns its timeout into an absolute CLOCK_MONOTONIC (or CLOCK_REALTIME) deadline once, so
  *   a signal that interrupts clock_nanosleep never lengthens the sleep; it is a bracketed syscall.
- * - cio_random: each thread owns a ChaCha20 generator keyed from getrandom (fast key erasure: every
- *   refill of the 64-byte block also replaces the key), so no lock and no shared state. A thread
- *   whose getrandom fails seeds from clocks and addresses (cio_random is not the secure one).
+ * - cio_random is random_chacha.c's generator; its seed comes from cio__t_os_seed here (getrandom,
+ *   never blocking: false when the pool is not ready yet, and random_chacha.c falls back).
  * - cio_random_secure reads the OS every call (getrandom), with no fallback.
  */
 #define _GNU_SOURCE 1
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/random.h>
@@ -95,93 +95,11 @@ cio_err cio__t_sleep(void *ud, cio_timeout timeout)
     return CIO_OK;
 }
 
-/* ---- cio_random: per-thread ChaCha20 ----------------------------------------------------------- */
+/* ---- cio_random's seed (the generator is random_chacha.c) ------------------------------------- */
 
-#define ROTL(x, n) (((x) << (n)) | ((x) >> (32 - (n))))
-#define QR(a, b, c, d)                                   \
-    a += b; d ^= a; d = ROTL(d, 16);                     \
-    c += d; b ^= c; b = ROTL(b, 12);                     \
-    a += b; d ^= a; d = ROTL(d, 8);                      \
-    c += d; b ^= c; b = ROTL(b, 7)
-
-typedef struct chacha {
-    uint32_t key[8];
-    uint64_t counter;
-    unsigned char block[64];
-    size_t used;
-    int seeded;
-} chacha;
-
-static _Thread_local chacha rng;
-
-static void chacha_block(const uint32_t key[8], uint64_t counter, uint32_t out[16])
+bool cio__t_os_seed(void *buf, size_t len)
 {
-    uint32_t s[16] = {0x61707865u, 0x3320646eu, 0x79622d32u, 0x6b206574u,
-                      key[0], key[1], key[2], key[3], key[4], key[5], key[6], key[7],
-                      (uint32_t)counter, (uint32_t)(counter >> 32), 0, 0};
-    uint32_t x[16];
-    memcpy(x, s, sizeof x);
-    for (int i = 0; i < 10; i++) {
-        QR(x[0], x[4], x[8], x[12]);
-        QR(x[1], x[5], x[9], x[13]);
-        QR(x[2], x[6], x[10], x[14]);
-        QR(x[3], x[7], x[11], x[15]);
-        QR(x[0], x[5], x[10], x[15]);
-        QR(x[1], x[6], x[11], x[12]);
-        QR(x[2], x[7], x[8], x[13]);
-        QR(x[3], x[4], x[9], x[14]);
-    }
-    for (int i = 0; i < 16; i++)
-        out[i] = x[i] + s[i];
-}
-
-static void rng_seed(void)
-{
-    unsigned char seed[32];
-    if (getrandom(seed, sizeof seed, GRND_NONBLOCK) != (ssize_t)sizeof seed) {
-        struct timespec a, b;
-        clock_gettime(CLOCK_REALTIME, &a);
-        clock_gettime(CLOCK_MONOTONIC, &b);
-        uint64_t mix[4] = {(uint64_t)a.tv_sec ^ (uint64_t)a.tv_nsec, (uint64_t)b.tv_nsec,
-                           (uint64_t)(uintptr_t)&rng, (uint64_t)(uintptr_t)seed};
-        memcpy(seed, mix, sizeof seed);
-    }
-    memcpy(rng.key, seed, sizeof rng.key);
-    memset(seed, 0, sizeof seed);
-    rng.counter = 0;
-    rng.used = sizeof rng.block;
-    rng.seeded = 1;
-}
-
-static void rng_refill(void)
-{
-    uint32_t a[16], b[16];
-    chacha_block(rng.key, rng.counter++, a);
-    chacha_block(rng.key, rng.counter++, b);
-    memcpy(rng.key, a, sizeof rng.key); /* fast key erasure: the first half becomes the new key */
-    memcpy(rng.block, a + 8, 32);
-    memcpy(rng.block + 32, b, 32);
-    rng.used = 0;
-}
-
-void cio__t_random(void *ud, void *buf, size_t len)
-{
-    (void)ud;
-    if (!rng.seeded)
-        rng_seed();
-    unsigned char *p = (unsigned char *)buf;
-    while (len > 0) {
-        if (rng.used == sizeof rng.block)
-            rng_refill();
-        size_t n = sizeof rng.block - rng.used;
-        if (n > len)
-            n = len;
-        memcpy(p, rng.block + rng.used, n);
-        memset(rng.block + rng.used, 0, n);
-        rng.used += n;
-        p += n;
-        len -= n;
-    }
+    return getrandom(buf, len, GRND_NONBLOCK) == (ssize_t)len;
 }
 
 cio_err cio__t_random_secure(void *ud, void *buf, size_t len)

@@ -1,0 +1,27 @@
+/*
+ * cio/config.h — what this build of cio has, as macros user code can test with #if.
+ *
+ *   CIO_HAVE_EVENTED   1 when the Evented backend (io_uring on Linux, kqueue on the BSDs) exists for
+ *                      this target. 0 on every target for now: it is not written yet. Zig's
+ *                      std.Io.Evented is `void` where unimplemented, for the same kind of check:
+ *                          #if CIO_HAVE_EVENTED
+ *                              ... use the Evented backend ...
+ *                          #endif
+ *   CIO_HAVE_THREADS   1 when the Threaded backend runs tasks on threads of their own, so that
+ *                      cio_concurrent can succeed; 0 on WASI, where it is single-threaded (async
+ *                      runs inline, concurrent fails with CIO_E_CONCURRENCY_UNAVAILABLE).
+ */
+#ifndef CIO_CONFIG_H
+#define CIO_CONFIG_H
+
+#include "cio/target.h"
+
+#define CIO_HAVE_EVENTED 0
+
+#if defined(CIO_OS_WASI)
+#define CIO_HAVE_THREADS 0
+#else
+#define CIO_HAVE_THREADS 1
+#endif
+
+#endif /* CIO_CONFIG_H */

@@ -1,0 +1,259 @@
+/*
+ * cio/net.h — IP addresses, TCP and UDP sockets, Unix-domain sockets through a cio_io (Zig's
+ * std.Io.net without the resolver).
+ *
+ * Addresses are plain values: parsing and formatting are pure library code (no OS call, no
+ * locale), the same on every target. Sockets are plain values around the OS handle, like cio_file:
+ * copy them freely, close each exactly once. Every socket is opened close-on-exec. A write to a
+ * connection the peer has closed is CIO_E_BROKEN_PIPE, never a SIGPIPE.
+ *
+ * Cancellation: accept, connect, read, write, send and receive are cancellation points and, when
+ * they block, cio_cancel knocks them out (CIO_E_CANCELED). Listen, bind, shutdown are cancellation
+ * points that do not block. Close never fails and is not a cancellation point.
+ *
+ * Error sets are named after each function (spec/errors.yaml); any function may also return
+ * CIO_E_INVALID_ARGUMENT for a NULL pointer or an impossible argument.
+ */
+#ifndef CIO_NET_H
+#define CIO_NET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cio/io.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- IP addresses -------------------------------------------------------------------------------- */
+
+typedef enum cio_ip_family {
+    CIO_IP_NONE = 0, /* no address (a Unix-domain server's `address`) */
+    CIO_IP4 = 4,
+    CIO_IP6 = 6
+} cio_ip_family;
+
+/* An IPv4 or IPv6 address with a port. All-zero is "no address". */
+typedef struct cio_ip_address {
+    cio_ip_family family;
+    uint16_t port;     /* host byte order */
+    uint8_t bytes[16]; /* network byte order; IPv4 uses bytes[0..3], the rest stays zero */
+    uint32_t flowinfo; /* IPv6 flow label (host byte order); 0 for IPv4 */
+    uint32_t scope_id; /* IPv6 scope: an interface index, 0 = none; 0 for IPv4 */
+} cio_ip_address;
+
+/* Text of any address with its port ("[ffff:…:ffff%4294967295]:65535" plus NUL fits). */
+#define CIO_IP_FORMAT_MAX 64
+
+cio_ip_address cio_ip4(uint8_t a, uint8_t b, uint8_t c, uint8_t d, uint16_t port);
+cio_ip_address cio_ip6(const uint8_t bytes[16], uint16_t port);
+cio_ip_address cio_ip4_loopback(uint16_t port); /* 127.0.0.1 */
+cio_ip_address cio_ip4_any(uint16_t port);      /* 0.0.0.0 */
+cio_ip_address cio_ip6_loopback(uint16_t port); /* ::1 */
+cio_ip_address cio_ip6_any(uint16_t port);      /* :: */
+
+/* Zig's eql: same family, port and address bytes (flow and scope are not compared). */
+bool cio_ip_equal(const cio_ip_address *a, const cio_ip_address *b);
+
+/*
+ * Parsing (Zig's Ip4Address.parse and Ip6Address.Unresolved.parse, same failures). Set:
+ * net.IpParseError. Text is NUL-terminated; *out is written only on success.
+ *
+ * IPv4: exactly four decimal parts of 0..255, no leading zeros. "256.0.0.1" Overflow, "x.0.0.1" and
+ *   "100..0.1" InvalidCharacter, "127.0.0.1.1" InvalidEnd, "127.0.0." Incomplete, "127.01.0.1"
+ *   NonCanonical.
+ * IPv6: up to eight groups of at most four hex digits (either case), one "::", an optional
+ *   "%scope". "::ffff:a.b.c.d" (prefix in either case) is the IPv4-mapped form. A byte that cannot
+ *   come where it stands is InvalidCharacter (":::", "FF01::Fb:zig", "::123.123.123.123"), a group
+ *   over 0xffff is Overflow ("FF001::FB"), bytes after the eighth group InvalidEnd
+ *   ("FF01:0:0:0:0:0:0:FB:"), too few groups or a cut-off text Incomplete ("FF01:", "1", "ff01::fb%"),
+ *   an IPv4-mapped form whose IPv4 part does not parse InvalidAddress, a scope of more than
+ *   CIO_IP_SCOPE_MAX bytes NameTooLong.
+ * A scope here must be a decimal interface index (it becomes scope_id; over 2^32-1 is Overflow); a
+ * scope name ("%eth0") needs the OS to resolve, so cio_ip_parse reports InvalidAddress for it:
+ * use cio_ip6_parse_unresolved to get the name and resolve it yourself.
+ *
+ * cio_ip_parse decides by the text: with a ':' it is IPv6, otherwise IPv4 (Zig tries IPv4, then
+ * IPv6; the errors here are those of the family the text is written in).
+ */
+#define CIO_IP_SCOPE_MAX 255
+
+cio_err cio_ip_parse(const char *text, uint16_t port, cio_ip_address *out);
+cio_err cio_ip4_parse(const char *text, uint16_t port, cio_ip_address *out);
+cio_err cio_ip6_parse(const char *text, uint16_t port, cio_ip_address *out);
+
+/* Zig's parseLiteral: "a.b.c.d", "a.b.c.d:port", "[v6]" or "[v6]:port" (port 0 when absent).
+ * InvalidAddress for a bad address or bracket, InvalidPort for a bad port. */
+cio_err cio_ip_parse_literal(const char *text, cio_ip_address *out);
+
+/* The IPv6 parser itself, on len bytes (no NUL needed): the scope is returned as text (pointing
+ * into `text`, scope == NULL when there is none), and on failure *err_pos (if not NULL) gets the
+ * byte offset Zig reports (invalid_byte, overflow, junk_after_end) or the length for Incomplete.
+ * Zig's test values: ":::" InvalidCharacter at 2, "FF001::FB" Overflow at 4, "FF01::Fb:zig"
+ * InvalidCharacter at 9, "FF01:0:0:0:0:0:0:FB:" InvalidEnd at 19, "::123.123.123.123"
+ * InvalidCharacter at 5. */
+typedef struct cio_ip6_unresolved {
+    uint8_t bytes[16];
+    const char *scope; /* NULL: no "%scope" */
+    size_t scope_len;
+} cio_ip6_unresolved;
+
+cio_err cio_ip6_parse_unresolved(const char *text, size_t len, cio_ip6_unresolved *out, size_t *err_pos);
+
+/*
+ * Formatting as Zig's {f}: "a.b.c.d:port" and "[v6]:port" (RFC 5952: lowercase hex, the longest run
+ * of two or more zero groups compressed to "::", the first of equal runs; "::ffff:a.b.c.d" for
+ * IPv4-mapped), with "%scope_id" inside the brackets when scope_id != 0.
+ * cio_ip_format_host writes the address alone: no port, no brackets (scope kept).
+ * Always NUL-terminates when len > 0. *out_len (if not NULL) gets the text's length without the
+ * NUL, also when it did not fit: then the result is CIO_E_NAME_TOO_LONG.
+ */
+cio_err cio_ip_format(const cio_ip_address *address, char *buf, size_t len, size_t *out_len);
+cio_err cio_ip_format_host(const cio_ip_address *address, char *buf, size_t len, size_t *out_len);
+
+/* ---- Unix-domain addresses ------------------------------------------------------------------------- */
+
+#define CIO_UNIX_PATH_MAX 108 /* sun_path on Linux */
+
+/* A Unix-domain socket address: `len` bytes of `path`, no NUL needed. A path starting with '\0' is a
+ * Linux abstract name (no file; every byte of `len` counts, including further NULs). */
+typedef struct cio_unix_address {
+    size_t len;
+    char path[CIO_UNIX_PATH_MAX];
+} cio_unix_address;
+
+/* NameTooLong over CIO_UNIX_PATH_MAX bytes; InvalidArgument for len 0. */
+cio_err cio_unix_address_init(const char *path, size_t len, cio_unix_address *out);
+/* The same for a NUL-terminated file system path. */
+cio_err cio_unix_address_from_path(const char *path, cio_unix_address *out);
+
+/* ---- sockets --------------------------------------------------------------------------------------- */
+
+/* A connected stream (TCP or Unix). `peer` is the address connected to (TCP connect), the client's
+ * address (TCP accept), or all-zero (Unix). */
+typedef struct cio_stream {
+    cio_handle handle;
+    cio_ip_address peer;
+} cio_stream;
+
+/* A listening socket. `address` is the bound address with the actual port (TCP); all-zero (Unix). */
+typedef struct cio_server {
+    cio_handle handle;
+    cio_ip_address address;
+} cio_server;
+
+/* A datagram (UDP) socket; `address` is the bound address with the actual port. */
+typedef struct cio_socket {
+    cio_handle handle;
+    cio_ip_address address;
+} cio_socket;
+
+/* NULL means CIO_LISTEN_DEFAULTS. reuse_address is SO_REUSEADDR (rebind over TIME_WAIT; two
+ * listeners on one port are still AddressInUse); reuse_port is SO_REUSEPORT (several listeners on
+ * one port: Zig's reuse_address sets both). Unix listeners use only backlog. */
+typedef struct cio_listen_options {
+    uint32_t backlog; /* 0: 128 */
+    bool reuse_address;
+    bool reuse_port;
+} cio_listen_options;
+
+#define CIO_LISTEN_DEFAULTS ((cio_listen_options){128, true, false})
+
+/* NULL or all-zero: no timeout. Connect with a timeout that expires is CIO_E_TIMEOUT (the attempt
+ * is abandoned and its socket closed). */
+typedef struct cio_connect_options {
+    cio_timeout timeout;
+} cio_connect_options;
+
+/* NULL or all-zero: none of these. ip6_only applies to IPv6 sockets (IPV6_V6ONLY on); otherwise the
+ * system's default holds. */
+typedef struct cio_bind_options {
+    bool reuse_address;
+    bool reuse_port;
+    bool ip6_only;
+    bool allow_broadcast;
+} cio_bind_options;
+
+typedef enum cio_shutdown_how {
+    CIO_SHUTDOWN_RECEIVE = 0,
+    CIO_SHUTDOWN_SEND,
+    CIO_SHUTDOWN_BOTH
+} cio_shutdown_how;
+
+/* One datagram for cio_socket_receive_batch: the caller sets buf and cap; the call sets the rest. */
+typedef struct cio_message {
+    void *buf;
+    size_t cap;
+    size_t len;          /* bytes stored in buf */
+    cio_ip_address from; /* the sender */
+    bool truncated;      /* the datagram was longer than cap; the rest is lost */
+} cio_message;
+
+/* ---- TCP ------------------------------------------------------------------------------------------ */
+
+/* socket + bind + listen; out->address gets the bound address (port 0: the port the OS chose).
+ * Set: net.ListenError. */
+cio_err cio_net_listen(cio_io io, const cio_ip_address *address, const cio_listen_options *options,
+                       cio_server *out);
+/* Waits for a connection (cancelable). Set: net.AcceptError. */
+cio_err cio_server_accept(cio_io io, const cio_server *server, cio_stream *out);
+void cio_server_close(cio_io io, const cio_server *server);
+
+/* Connects (cancelable, with the options' timeout). Set: net.ConnectError. */
+cio_err cio_net_connect(cio_io io, const cio_ip_address *address, const cio_connect_options *options,
+                        cio_stream *out);
+
+/* 0 bytes read means the peer closed its side. Set: net.ReadError. */
+cio_err cio_stream_read(cio_io io, const cio_stream *stream, void *buf, size_t len, size_t *nread);
+cio_err cio_stream_read_v(cio_io io, const cio_stream *stream, const cio_iovec *iov, size_t iovcnt,
+                          size_t *nread);
+/* Set: net.WriteError (a closed peer is BrokenPipe or ConnectionResetByPeer). */
+cio_err cio_stream_write(cio_io io, const cio_stream *stream, const void *buf, size_t len, size_t *nwritten);
+cio_err cio_stream_write_v(cio_io io, const cio_stream *stream, const cio_const_iovec *iov, size_t iovcnt,
+                           size_t *nwritten);
+/* Writes every byte (retrying short writes). */
+cio_err cio_stream_write_all(cio_io io, const cio_stream *stream, const void *buf, size_t len);
+/* Set: net.ShutdownError. */
+cio_err cio_stream_shutdown(cio_io io, const cio_stream *stream, cio_shutdown_how how);
+void cio_stream_close(cio_io io, const cio_stream *stream);
+
+/* ---- UDP ------------------------------------------------------------------------------------------ */
+
+/* A datagram socket bound to address; out->address gets the actual port. Set: net.BindError. */
+cio_err cio_net_bind(cio_io io, const cio_ip_address *address, const cio_bind_options *options, cio_socket *out);
+/* Sends one datagram (all of it or an error); *nsent may be NULL. Set: net.SendError. */
+cio_err cio_socket_send_to(cio_io io, const cio_socket *socket, const cio_ip_address *dest, const void *buf,
+                           size_t len, size_t *nsent);
+cio_err cio_socket_send_to_v(cio_io io, const cio_socket *socket, const cio_ip_address *dest,
+                             const cio_const_iovec *iov, size_t iovcnt, size_t *nsent);
+/* Waits for one datagram; *from (if not NULL) gets the sender. A datagram longer than len is cut
+ * to len. Set: net.ReceiveError. */
+cio_err cio_socket_receive_from(cio_io io, const cio_socket *socket, void *buf, size_t len, size_t *nread,
+                                cio_ip_address *from);
+/* The same, giving up with CIO_E_TIMEOUT. Set: net.ReceiveTimeoutError. */
+cio_err cio_socket_receive_timeout(cio_io io, const cio_socket *socket, void *buf, size_t len, size_t *nread,
+                                   cio_ip_address *from, cio_timeout timeout);
+/* Waits (up to timeout; CIO_TIMEOUT_NONE: forever) for the first datagram, then takes the ones that
+ * have already arrived, up to max, without waiting for more: *count is 1..max on success. An error
+ * after the first datagram ends the batch early (the call succeeds; the error comes again next
+ * time). Set: net.ReceiveTimeoutError. */
+cio_err cio_socket_receive_batch(cio_io io, const cio_socket *socket, cio_message *msgs, size_t max,
+                                 cio_timeout timeout, size_t *count);
+void cio_socket_close(cio_io io, const cio_socket *socket);
+
+/* ---- Unix-domain streams --------------------------------------------------------------------------- */
+
+/* A file system path is created by bind and stays after close (delete it yourself); an abstract
+ * name vanishes with the socket. Set: net.UnixAddress.ListenError. */
+cio_err cio_unix_listen(cio_io io, const cio_unix_address *address, const cio_listen_options *options,
+                        cio_server *out);
+/* Set: net.UnixAddress.ConnectError. */
+cio_err cio_unix_connect(cio_io io, const cio_unix_address *address, cio_stream *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CIO_NET_H */

@@ -1,0 +1,749 @@
+/*
+ * The public networking API of cio/net.h: IP address parsing and formatting (pure library code),
+ * Unix address construction, and thin wrappers over the networking vtable slots.
+ *
+ * Invariants:
+ * - Parsing and formatting make no OS or libc locale call (no inet_pton/inet_ntop, no ctype): the
+ *   same bytes give the same result on every target. The parsers read exactly the bytes they are
+ *   given (NUL-terminated forms measure with strlen first) and never past them; on failure *out is
+ *   untouched.
+ * - The IPv4 and IPv6 parsers follow Zig's Ip4Address.parse and Ip6Address.Unresolved.parse state
+ *   for state, so the error (and, for IPv6, the position) is the one Zig reports; the deliberate
+ *   differences are: an IPv4-mapped prefix "::ffff:" followed by no '.' is parsed as plain hex
+ *   groups (Zig rejects "::ffff:1234:5678"), and an oversized scope is NameTooLong (Zig: overflow).
+ * - Formatting writes the whole text into a local buffer of CIO_IP_FORMAT_MAX bytes first, then
+ *   copies what fits; the result is always NUL-terminated when len > 0.
+ * - Every socket wrapper calls exactly the slot it is named after (write_all calls net_write
+ *   repeatedly; the receive forms all call net_receive) and returns its result unchanged: CIO_OK,
+ *   CIO_E_INVALID_ARGUMENT (bad arguments, checked here before the slot), or a member of the
+ *   function's error set, checked with CIO__IN_SET in debug builds.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "cio/io.h"
+#include "cio/net.h"
+#include "internal.h"
+
+/* ---- constructors ----------------------------------------------------------------------------------- */
+
+cio_ip_address cio_ip4(uint8_t a, uint8_t b, uint8_t c, uint8_t d, uint16_t port)
+{
+    cio_ip_address r;
+    memset(&r, 0, sizeof r);
+    r.family = CIO_IP4;
+    r.port = port;
+    r.bytes[0] = a;
+    r.bytes[1] = b;
+    r.bytes[2] = c;
+    r.bytes[3] = d;
+    return r;
+}
+
+cio_ip_address cio_ip6(const uint8_t bytes[16], uint16_t port)
+{
+    cio_ip_address r;
+    memset(&r, 0, sizeof r);
+    r.family = CIO_IP6;
+    r.port = port;
+    if (bytes != NULL)
+        memcpy(r.bytes, bytes, 16);
+    return r;
+}
+
+cio_ip_address cio_ip4_loopback(uint16_t port)
+{
+    return cio_ip4(127, 0, 0, 1, port);
+}
+
+cio_ip_address cio_ip4_any(uint16_t port)
+{
+    return cio_ip4(0, 0, 0, 0, port);
+}
+
+cio_ip_address cio_ip6_loopback(uint16_t port)
+{
+    static const uint8_t one[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+    return cio_ip6(one, port);
+}
+
+cio_ip_address cio_ip6_any(uint16_t port)
+{
+    static const uint8_t zero[16] = {0};
+    return cio_ip6(zero, port);
+}
+
+bool cio_ip_equal(const cio_ip_address *a, const cio_ip_address *b)
+{
+    if (a == NULL || b == NULL)
+        return a == b;
+    if (a->family != b->family || a->port != b->port)
+        return false;
+    size_t n = a->family == CIO_IP4 ? 4 : a->family == CIO_IP6 ? 16 : 0;
+    return memcmp(a->bytes, b->bytes, n) == 0;
+}
+
+/* ---- parsing ------------------------------------------------------------------------------------------ */
+
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Zig's Ip4Address.parse over n bytes. */
+static cio_err ip4_parse(const char *t, size_t n, uint8_t bytes[4])
+{
+    unsigned parts[4] = {0, 0, 0, 0};
+    size_t index = 0;
+    bool saw_digits = false, zero_prefix = false;
+    for (size_t i = 0; i < n; i++) {
+        char c = t[i];
+        if (c == '.') {
+            if (!saw_digits)
+                return CIO_E_INVALID_CHARACTER;
+            if (index == 3)
+                return CIO_E_INVALID_END;
+            index++;
+            saw_digits = false;
+            zero_prefix = false;
+        } else if (c >= '0' && c <= '9') {
+            if (c == '0' && !saw_digits)
+                zero_prefix = true;
+            else if (zero_prefix)
+                return CIO_E_NON_CANONICAL;
+            saw_digits = true;
+            parts[index] = parts[index] * 10u + (unsigned)(c - '0');
+            if (parts[index] > 255u)
+                return CIO_E_OVERFLOW;
+        } else {
+            return CIO_E_INVALID_CHARACTER;
+        }
+    }
+    if (index != 3 || !saw_digits)
+        return CIO_E_INCOMPLETE;
+    for (size_t k = 0; k < 4; k++)
+        bytes[k] = (uint8_t)parts[k];
+    return CIO_OK;
+}
+
+static bool prefix_mapped(const char *t, size_t n)
+{
+    static const char p[] = "::ffff:";
+    if (n < sizeof p - 1)
+        return false;
+    for (size_t i = 0; i < sizeof p - 1; i++) {
+        char c = t[i];
+        if (c >= 'A' && c <= 'F')
+            c = (char)(c - 'A' + 'a');
+        if (c != p[i])
+            return false;
+    }
+    return memchr(t + 7, '.', n - 7) != NULL; /* "::ffff:1234:5678" is plain hex (see above) */
+}
+
+/* Zig's Ip6Address.Unresolved.parse: digits of a group, ':' ends a group or (with no digits before
+ * it) marks the "::", '%' starts the scope; after the eighth group or the scope only the end may
+ * follow. *pos gets the failure's offset (n for Incomplete). */
+static cio_err ip6_parse(const char *t, size_t n, cio_ip6_unresolved *out, size_t *pos)
+{
+    *pos = n;
+    if (n < 2)
+        return CIO_E_INCOMPLETE;
+    if (prefix_mapped(t, n)) {
+        uint8_t b4[4];
+        if (ip4_parse(t + 7, n - 7, b4) != CIO_OK) {
+            *pos = 7;
+            return CIO_E_INVALID_ADDRESS;
+        }
+        memset(out, 0, sizeof *out);
+        out->bytes[10] = 0xff;
+        out->bytes[11] = 0xff;
+        memcpy(out->bytes + 12, b4, 4);
+        return CIO_OK;
+    }
+    uint16_t parts[8] = {0};
+    size_t pi = 0, i = 0, digits = 0, compress = 8; /* 8: no "::" */
+    const char *scope = NULL;
+    size_t scope_len = 0;
+    for (;;) {
+        char c = t[i];
+        int d = hex_value(c);
+        if (d >= 0) {
+            if (parts[pi] > 0x0fffu) {
+                *pos = i;
+                return CIO_E_OVERFLOW;
+            }
+            parts[pi] = (uint16_t)(parts[pi] * 16u + (unsigned)d);
+            if (digits == 4) {
+                *pos = i;
+                return CIO_E_INVALID_CHARACTER;
+            }
+            digits++;
+            if (++i == n) {
+                pi++;
+                break;
+            }
+        } else if (c == ':') {
+            if (digits == 0) {
+                if (compress != 8) {
+                    *pos = i;
+                    return CIO_E_INVALID_CHARACTER;
+                }
+                if (i == 0 && t[++i] != ':') {
+                    *pos = i;
+                    return CIO_E_INVALID_CHARACTER;
+                }
+                compress = pi;
+                if (++i == n)
+                    break;
+            } else {
+                if (++pi == 8)
+                    break; /* a ninth group: junk after the end, at this ':' */
+                digits = 0;
+                if (++i == n)
+                    return CIO_E_INCOMPLETE;
+            }
+        } else if (c == '%') {
+            if (digits == 0) {
+                *pos = i;
+                return CIO_E_INVALID_CHARACTER;
+            }
+            pi++;
+            if (++i == n)
+                return CIO_E_INCOMPLETE;
+            if (n - i > CIO_IP_SCOPE_MAX) {
+                *pos = i;
+                return CIO_E_NAME_TOO_LONG;
+            }
+            scope = t + i;
+            scope_len = n - i;
+            i = n;
+            break;
+        } else {
+            *pos = i;
+            return CIO_E_INVALID_CHARACTER;
+        }
+    }
+    if (i != n) {
+        *pos = i;
+        return CIO_E_INVALID_END;
+    }
+    if (compress != 8) {
+        size_t moved = pi - compress, gap = 8 - pi;
+        memmove(parts + 8 - moved, parts + compress, moved * sizeof parts[0]);
+        for (size_t k = 0; k < gap; k++)
+            parts[compress + k] = 0;
+    } else if (pi != 8) {
+        return CIO_E_INCOMPLETE;
+    }
+    for (size_t k = 0; k < 8; k++) {
+        out->bytes[2 * k] = (uint8_t)(parts[k] >> 8);
+        out->bytes[2 * k + 1] = (uint8_t)(parts[k] & 0xffu);
+    }
+    out->scope = scope;
+    out->scope_len = scope_len;
+    return CIO_OK;
+}
+
+cio_err cio_ip6_parse_unresolved(const char *text, size_t len, cio_ip6_unresolved *out, size_t *err_pos)
+{
+    if (out == NULL || (text == NULL && len > 0))
+        return CIO_E_INVALID_ARGUMENT;
+    size_t pos = 0;
+    cio_ip6_unresolved r;
+    cio_err err = ip6_parse(text, len, &r, &pos);
+    if (err == CIO_OK)
+        *out = r;
+    else if (err_pos != NULL)
+        *err_pos = pos;
+    return CIO__IN_SET(net_ip_parse, err);
+}
+
+/* A decimal scope (interface index) into *id: InvalidAddress for a name, Overflow past 2^32-1. */
+static cio_err scope_index(const char *s, size_t n, uint32_t *id)
+{
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return CIO_E_INVALID_ADDRESS; /* a name: needs the OS (cio_ip6_parse_unresolved) */
+    for (size_t i = 0; i < n; i++) {
+        v = v * 10u + (uint64_t)(s[i] - '0');
+        if (v > UINT32_MAX)
+            return CIO_E_OVERFLOW;
+    }
+    *id = (uint32_t)v;
+    return CIO_OK;
+}
+
+static cio_err ip6_parse_full(const char *t, size_t n, uint16_t port, cio_ip_address *out)
+{
+    cio_ip6_unresolved u;
+    size_t pos;
+    cio_err err = ip6_parse(t, n, &u, &pos);
+    uint32_t scope_id = 0;
+    if (err == CIO_OK && u.scope != NULL)
+        err = scope_index(u.scope, u.scope_len, &scope_id);
+    if (err != CIO_OK)
+        return err;
+    *out = cio_ip6(u.bytes, port);
+    out->scope_id = scope_id;
+    return CIO_OK;
+}
+
+static cio_err ip4_parse_full(const char *t, size_t n, uint16_t port, cio_ip_address *out)
+{
+    uint8_t b[4];
+    cio_err err = ip4_parse(t, n, b);
+    if (err == CIO_OK)
+        *out = cio_ip4(b[0], b[1], b[2], b[3], port);
+    return err;
+}
+
+cio_err cio_ip4_parse(const char *text, uint16_t port, cio_ip_address *out)
+{
+    if (text == NULL || out == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    return CIO__IN_SET(net_ip_parse, ip4_parse_full(text, strlen(text), port, out));
+}
+
+cio_err cio_ip6_parse(const char *text, uint16_t port, cio_ip_address *out)
+{
+    if (text == NULL || out == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    return CIO__IN_SET(net_ip_parse, ip6_parse_full(text, strlen(text), port, out));
+}
+
+cio_err cio_ip_parse(const char *text, uint16_t port, cio_ip_address *out)
+{
+    if (text == NULL || out == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    size_t n = strlen(text);
+    cio_err err = memchr(text, ':', n) != NULL ? ip6_parse_full(text, n, port, out)
+                                               : ip4_parse_full(text, n, port, out);
+    return CIO__IN_SET(net_ip_parse, err);
+}
+
+/* A decimal port of 1 to 5 digits, at most 65535. */
+static bool parse_port(const char *s, size_t n, uint16_t *port)
+{
+    if (n == 0 || n > 5)
+        return false;
+    uint32_t v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+        v = v * 10u + (uint32_t)(s[i] - '0');
+    }
+    if (v > 65535u)
+        return false;
+    *port = (uint16_t)v;
+    return true;
+}
+
+cio_err cio_ip_parse_literal(const char *text, cio_ip_address *out)
+{
+    if (text == NULL || out == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    size_t n = strlen(text);
+    cio_ip_address r;
+    memset(&r, 0, sizeof r);
+    uint16_t port = 0;
+    cio_err err;
+    if (n == 0) {
+        err = CIO_E_INVALID_ADDRESS;
+    } else if (text[0] == '[') {
+        const char *close = (const char *)memchr(text, ']', n);
+        size_t end = close == NULL ? 0 : (size_t)(close - text);
+        if (close == NULL || (end != n - 1 && text[end + 1] != ':'))
+            err = CIO_E_INVALID_ADDRESS;
+        else if (end != n - 1 && !parse_port(text + end + 2, n - end - 2, &port))
+            err = CIO_E_INVALID_PORT;
+        else
+            err = ip6_parse_full(text + 1, end - 1, port, &r) == CIO_OK ? CIO_OK : CIO_E_INVALID_ADDRESS;
+    } else {
+        const char *colon = (const char *)memchr(text, ':', n);
+        size_t end = colon == NULL ? n : (size_t)(colon - text);
+        if (ip4_parse_full(text, end, 0, &r) != CIO_OK)
+            err = CIO_E_INVALID_ADDRESS;
+        else if (colon != NULL && !parse_port(colon + 1, n - end - 1, &port))
+            err = CIO_E_INVALID_PORT;
+        else
+            err = CIO_OK;
+        r.port = port;
+    }
+    if (err == CIO_OK)
+        *out = r;
+    return CIO__IN_SET(net_ip_parse, err);
+}
+
+/* ---- formatting --------------------------------------------------------------------------------------- */
+
+typedef struct text_buf {
+    char s[CIO_IP_FORMAT_MAX];
+    size_t n;
+} text_buf;
+
+static void put_char(text_buf *b, char c)
+{
+    if (b->n < sizeof b->s - 1)
+        b->s[b->n++] = c;
+}
+
+static void put_str(text_buf *b, const char *s)
+{
+    while (*s != '\0')
+        put_char(b, *s++);
+}
+
+static void put_dec(text_buf *b, uint32_t v)
+{
+    char tmp[10];
+    size_t k = 0;
+    do {
+        tmp[k++] = (char)('0' + v % 10u);
+        v /= 10u;
+    } while (v != 0);
+    while (k > 0)
+        put_char(b, tmp[--k]);
+}
+
+static void put_hex(text_buf *b, unsigned v)
+{
+    static const char digits[] = "0123456789abcdef";
+    bool started = false;
+    for (int shift = 12; shift >= 0; shift -= 4) {
+        unsigned d = (v >> (unsigned)shift) & 0xfu;
+        if (d != 0 || started || shift == 0) {
+            put_char(b, digits[d]);
+            started = true;
+        }
+    }
+}
+
+static void put_ip4(text_buf *b, const uint8_t *p)
+{
+    for (int k = 0; k < 4; k++) {
+        if (k > 0)
+            put_char(b, '.');
+        put_dec(b, p[k]);
+    }
+}
+
+/* RFC 5952 (and Zig's Unresolved.format): the first longest run of >= 2 zero groups is "::". */
+static void put_ip6(text_buf *b, const cio_ip_address *a)
+{
+    static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    if (memcmp(a->bytes, mapped, sizeof mapped) == 0) {
+        put_str(b, "::ffff:");
+        put_ip4(b, a->bytes + 12);
+    } else {
+        unsigned parts[8];
+        for (size_t k = 0; k < 8; k++)
+            parts[k] = ((unsigned)a->bytes[2 * k] << 8) | a->bytes[2 * k + 1];
+        size_t best = 8, best_len = 0, run = 0;
+        for (size_t k = 0; k < 8; k++) {
+            run = parts[k] == 0 ? run + 1 : 0;
+            if (run > best_len) {
+                best_len = run;
+                best = k + 1 - run;
+            }
+        }
+        if (best_len < 2)
+            best = 8;
+        for (size_t k = 0; k < 8; k++) {
+            if (k == best) {
+                put_str(b, k == 0 ? "::" : ":");
+                k += best_len - 1;
+                continue;
+            }
+            put_hex(b, parts[k]);
+            if (k != 7)
+                put_char(b, ':');
+        }
+    }
+    if (a->scope_id != 0) {
+        put_char(b, '%');
+        put_dec(b, a->scope_id);
+    }
+}
+
+static cio_err finish(const text_buf *t, char *buf, size_t len, size_t *out_len)
+{
+    if (out_len != NULL)
+        *out_len = t->n;
+    if (len == 0)
+        return CIO_E_NAME_TOO_LONG;
+    size_t copy = t->n < len - 1 ? t->n : len - 1;
+    memcpy(buf, t->s, copy);
+    buf[copy] = '\0';
+    return copy == t->n ? CIO_OK : CIO_E_NAME_TOO_LONG;
+}
+
+static cio_err format_address(const cio_ip_address *a, char *buf, size_t len, size_t *out_len, bool with_port)
+{
+    if (a == NULL || (buf == NULL && len > 0) || (a->family != CIO_IP4 && a->family != CIO_IP6))
+        return CIO_E_INVALID_ARGUMENT;
+    text_buf t;
+    t.n = 0;
+    if (a->family == CIO_IP4) {
+        put_ip4(&t, a->bytes);
+    } else {
+        if (with_port)
+            put_char(&t, '[');
+        put_ip6(&t, a);
+        if (with_port)
+            put_char(&t, ']');
+    }
+    if (with_port) {
+        put_char(&t, ':');
+        put_dec(&t, a->port);
+    }
+    t.s[t.n] = '\0';
+    return finish(&t, buf, len, out_len);
+}
+
+cio_err cio_ip_format(const cio_ip_address *address, char *buf, size_t len, size_t *out_len)
+{
+    return format_address(address, buf, len, out_len, true);
+}
+
+cio_err cio_ip_format_host(const cio_ip_address *address, char *buf, size_t len, size_t *out_len)
+{
+    return format_address(address, buf, len, out_len, false);
+}
+
+/* ---- Unix addresses ----------------------------------------------------------------------------------- */
+
+cio_err cio_unix_address_init(const char *path, size_t len, cio_unix_address *out)
+{
+    if (path == NULL || out == NULL || len == 0)
+        return CIO_E_INVALID_ARGUMENT;
+    if (len > CIO_UNIX_PATH_MAX)
+        return CIO_E_NAME_TOO_LONG;
+    memset(out, 0, sizeof *out);
+    memcpy(out->path, path, len);
+    out->len = len;
+    return CIO_OK;
+}
+
+cio_err cio_unix_address_from_path(const char *path, cio_unix_address *out)
+{
+    if (path == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    size_t n = 0;
+    while (n <= CIO_UNIX_PATH_MAX && path[n] != '\0')
+        n++;
+    return cio_unix_address_init(path, n, out);
+}
+
+/* ---- TCP ---------------------------------------------------------------------------------------------- */
+
+static bool is_ip(const cio_ip_address *a)
+{
+    return a != NULL && (a->family == CIO_IP4 || a->family == CIO_IP6);
+}
+
+cio_err cio_net_listen(cio_io io, const cio_ip_address *address, const cio_listen_options *options,
+                       cio_server *out)
+{
+    if (!is_ip(address) || out == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    cio_err err = io.vtable->net_listen_ip(io.userdata, address, options, out);
+    return CIO__IN_SET(net_listen, err);
+}
+
+cio_err cio_server_accept(cio_io io, const cio_server *server, cio_stream *out)
+{
+    if (server == NULL || out == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    cio_err err = io.vtable->net_accept(io.userdata, server->handle, out);
+    return CIO__IN_SET(net_accept, err);
+}
+
+void cio_server_close(cio_io io, const cio_server *server)
+{
+    if (server != NULL)
+        io.vtable->net_close(io.userdata, server->handle);
+}
+
+cio_err cio_net_connect(cio_io io, const cio_ip_address *address, const cio_connect_options *options,
+                        cio_stream *out)
+{
+    if (!is_ip(address) || out == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    cio_err err = io.vtable->net_connect_ip(io.userdata, address, options, out);
+    return CIO__IN_SET(net_connect, err);
+}
+
+cio_err cio_stream_read_v(cio_io io, const cio_stream *stream, const cio_iovec *iov, size_t iovcnt,
+                          size_t *nread)
+{
+    if (stream == NULL || nread == NULL || (iov == NULL && iovcnt > 0))
+        return CIO_E_INVALID_ARGUMENT;
+    cio_err err = io.vtable->net_read(io.userdata, stream->handle, iov, iovcnt, nread);
+    return CIO__IN_SET(net_read, err);
+}
+
+cio_err cio_stream_read(cio_io io, const cio_stream *stream, void *buf, size_t len, size_t *nread)
+{
+    if (buf == NULL && len > 0)
+        return CIO_E_INVALID_ARGUMENT;
+    cio_iovec iov = {buf, len};
+    return cio_stream_read_v(io, stream, &iov, 1, nread);
+}
+
+cio_err cio_stream_write_v(cio_io io, const cio_stream *stream, const cio_const_iovec *iov, size_t iovcnt,
+                           size_t *nwritten)
+{
+    if (stream == NULL || nwritten == NULL || (iov == NULL && iovcnt > 0))
+        return CIO_E_INVALID_ARGUMENT;
+    cio_err err = io.vtable->net_write(io.userdata, stream->handle, iov, iovcnt, nwritten);
+    return CIO__IN_SET(net_write, err);
+}
+
+cio_err cio_stream_write(cio_io io, const cio_stream *stream, const void *buf, size_t len, size_t *nwritten)
+{
+    if (buf == NULL && len > 0)
+        return CIO_E_INVALID_ARGUMENT;
+    cio_const_iovec iov = {buf, len};
+    return cio_stream_write_v(io, stream, &iov, 1, nwritten);
+}
+
+cio_err cio_stream_write_all(cio_io io, const cio_stream *stream, const void *buf, size_t len)
+{
+    if (buf == NULL && len > 0)
+        return CIO_E_INVALID_ARGUMENT;
+    const unsigned char *p = (const unsigned char *)buf;
+    size_t done = 0;
+    while (done < len) {
+        size_t n = 0;
+        cio_err err = cio_stream_write(io, stream, p + done, len - done, &n);
+        if (err != CIO_OK)
+            return err;
+        done += n; /* a short write: go again */
+    }
+    return CIO_OK;
+}
+
+cio_err cio_stream_shutdown(cio_io io, const cio_stream *stream, cio_shutdown_how how)
+{
+    if (stream == NULL || (how != CIO_SHUTDOWN_RECEIVE && how != CIO_SHUTDOWN_SEND && how != CIO_SHUTDOWN_BOTH))
+        return CIO_E_INVALID_ARGUMENT;
+    cio_err err = io.vtable->net_shutdown(io.userdata, stream->handle, (int)how);
+    return CIO__IN_SET(net_shutdown, err);
+}
+
+void cio_stream_close(cio_io io, const cio_stream *stream)
+{
+    if (stream != NULL)
+        io.vtable->net_close(io.userdata, stream->handle);
+}
+
+/* ---- UDP ---------------------------------------------------------------------------------------------- */
+
+cio_err cio_net_bind(cio_io io, const cio_ip_address *address, const cio_bind_options *options, cio_socket *out)
+{
+    if (!is_ip(address) || out == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    cio_err err = io.vtable->net_bind_ip(io.userdata, address, options, out);
+    return CIO__IN_SET(net_bind, err);
+}
+
+cio_err cio_socket_send_to_v(cio_io io, const cio_socket *socket, const cio_ip_address *dest,
+                             const cio_const_iovec *iov, size_t iovcnt, size_t *nsent)
+{
+    if (socket == NULL || !is_ip(dest) || (iov == NULL && iovcnt > 0))
+        return CIO_E_INVALID_ARGUMENT;
+    size_t ignored = 0;
+    cio_err err = io.vtable->net_send(io.userdata, socket->handle, dest, iov, iovcnt,
+                                      nsent != NULL ? nsent : &ignored);
+    return CIO__IN_SET(net_send, err);
+}
+
+cio_err cio_socket_send_to(cio_io io, const cio_socket *socket, const cio_ip_address *dest, const void *buf,
+                           size_t len, size_t *nsent)
+{
+    if (buf == NULL && len > 0)
+        return CIO_E_INVALID_ARGUMENT;
+    cio_const_iovec iov = {buf, len};
+    return cio_socket_send_to_v(io, socket, dest, &iov, 1, nsent);
+}
+
+/* One datagram through net_receive; the set check is the caller's. */
+static cio_err receive_one(cio_io io, const cio_socket *socket, void *buf, size_t len, size_t *nread,
+                           cio_ip_address *from, cio_timeout timeout)
+{
+    if (socket == NULL || nread == NULL || (buf == NULL && len > 0))
+        return CIO_E_INVALID_ARGUMENT;
+    *nread = 0;
+    cio_message m;
+    memset(&m, 0, sizeof m);
+    m.buf = buf;
+    m.cap = len;
+    size_t count = 0;
+    cio_err err = io.vtable->net_receive(io.userdata, socket->handle, &m, 1, timeout, &count);
+    if (err == CIO_OK) {
+        *nread = m.len;
+        if (from != NULL)
+            *from = m.from;
+    }
+    return err;
+}
+
+cio_err cio_socket_receive_from(cio_io io, const cio_socket *socket, void *buf, size_t len, size_t *nread,
+                                cio_ip_address *from)
+{
+    return CIO__IN_SET(net_receive, receive_one(io, socket, buf, len, nread, from, CIO_TIMEOUT_NONE));
+}
+
+cio_err cio_socket_receive_timeout(cio_io io, const cio_socket *socket, void *buf, size_t len, size_t *nread,
+                                   cio_ip_address *from, cio_timeout timeout)
+{
+    return CIO__IN_SET(net_receive_timeout, receive_one(io, socket, buf, len, nread, from, timeout));
+}
+
+cio_err cio_socket_receive_batch(cio_io io, const cio_socket *socket, cio_message *msgs, size_t max,
+                                 cio_timeout timeout, size_t *count)
+{
+    if (socket == NULL || msgs == NULL || max == 0 || count == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    *count = 0;
+    for (size_t i = 0; i < max; i++)
+        if (msgs[i].buf == NULL && msgs[i].cap > 0)
+            return CIO_E_INVALID_ARGUMENT;
+    cio_err err = io.vtable->net_receive(io.userdata, socket->handle, msgs, max, timeout, count);
+    return CIO__IN_SET(net_receive_timeout, err);
+}
+
+void cio_socket_close(cio_io io, const cio_socket *socket)
+{
+    if (socket != NULL)
+        io.vtable->net_close(io.userdata, socket->handle);
+}
+
+/* ---- Unix-domain streams ------------------------------------------------------------------------------ */
+
+cio_err cio_unix_listen(cio_io io, const cio_unix_address *address, const cio_listen_options *options,
+                        cio_server *out)
+{
+    if (address == NULL || out == NULL || address->len == 0 || address->len > CIO_UNIX_PATH_MAX)
+        return CIO_E_INVALID_ARGUMENT;
+    cio_err err = io.vtable->net_listen_unix(io.userdata, address, options, out);
+    return CIO__IN_SET(net_unix_address_listen, err);
+}
+
+cio_err cio_unix_connect(cio_io io, const cio_unix_address *address, cio_stream *out)
+{
+    if (address == NULL || out == NULL || address->len == 0 || address->len > CIO_UNIX_PATH_MAX)
+        return CIO_E_INVALID_ARGUMENT;
+    cio_err err = io.vtable->net_connect_unix(io.userdata, address, out);
+    return CIO__IN_SET(net_unix_address_connect, err);
+}

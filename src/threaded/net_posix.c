@@ -1,0 +1,643 @@
+/*
+ * Sockets for the Threaded backend on Linux: TCP and UDP over IPv4/IPv6, Unix-domain streams.
+ *
+ * Invariants:
+ * - Every call that can block (accept4, connect of a Unix socket, poll, readv, sendmsg, recvmmsg)
+ *   runs inside the cancellation bracket: EINTR retries unless a cancel request arrived, which ends
+ *   the call with CIO_E_CANCELED. Calls that cannot block (socket, setsockopt, bind, listen,
+ *   getsockname, shutdown) use the same bracket for its EINTR handling, which makes them
+ *   cancellation points too. Every other errno goes through the generated map of the operation
+ *   (cio__errno_<op>): BUG asserts in debug builds and is Unexpected otherwise. No raw errno value
+ *   leaves this file.
+ * - Every socket is created with SOCK_CLOEXEC and is blocking once a slot returns it. No descriptor
+ *   leaks on an error path: the slot that created it closes it before returning the error.
+ * - TCP connect is always non-blocking + poll(POLLOUT) + connect again, in the bracket, against a
+ *   deadline computed once on entry: so a timeout (CIO_E_TIMEOUT) and a cancel both abandon the
+ *   attempt cleanly (a blocking connect interrupted by a signal would keep connecting in the
+ *   background and answer the retry with EALREADY). The socket is switched back to blocking
+ *   before it is returned.
+ * - Writes and sends use sendmsg with MSG_NOSIGNAL, so a closed peer is EPIPE (BrokenPipe), never a
+ *   SIGPIPE, whatever the process's SIGPIPE disposition.
+ * - Receive with a timeout polls first (deadline fixed on entry) and then reads only what is
+ *   queued (MSG_DONTWAIT); without one it blocks in recvmmsg(MSG_WAITFORONE). Either way the batch
+ *   holds what has already arrived after the first datagram and never waits to fill up.
+ * - Addresses cross the kernel boundary only through to_sockaddr/from_sockaddr (ports and flow
+ *   labels in network byte order, scope ids in host order); an AF_UNIX peer reads as all-zero.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* accept4, recvmmsg, MSG_WAITFORONE */
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "cio/errmap.h"
+#include "cio/net.h"
+#include "internal.h"
+#include "threaded.h"
+
+#ifdef IOV_MAX
+#define NET_IOV_MAX ((size_t)IOV_MAX)
+#else
+#define NET_IOV_MAX ((size_t)1024)
+#endif
+
+/* Datagrams taken by one receive call at most (stack space for their headers and addresses). */
+#define NET_BATCH_MAX 32
+
+_Static_assert(sizeof(((struct sockaddr_un *)0)->sun_path) == CIO_UNIX_PATH_MAX, "CIO_UNIX_PATH_MAX");
+
+/* A mapped errno outside the bracket (calls that are never interrupted). */
+static cio_err mapped_error(cio__mapped m)
+{
+    if (m.action == CIO__MAP_BUG)
+        return CIO__BUG("net: an errno that means a bug");
+    return m.action == CIO__MAP_OK ? (cio_err)CIO_OK : m.err;
+}
+
+/* ---- addresses -------------------------------------------------------------------------------------- */
+
+typedef union sockaddr_any {
+    struct sockaddr sa;
+    struct sockaddr_in in4;
+    struct sockaddr_in6 in6;
+    struct sockaddr_un un;
+    struct sockaddr_storage storage;
+} sockaddr_any;
+
+static void put_be16(void *dst, uint16_t v)
+{
+    unsigned char *p = (unsigned char *)dst;
+    p[0] = (unsigned char)(v >> 8);
+    p[1] = (unsigned char)(v & 0xffu);
+}
+
+static uint16_t get_be16(const void *src)
+{
+    const unsigned char *p = (const unsigned char *)src;
+    return (uint16_t)(((unsigned)p[0] << 8) | p[1]);
+}
+
+static void put_be32(void *dst, uint32_t v)
+{
+    unsigned char *p = (unsigned char *)dst;
+    p[0] = (unsigned char)(v >> 24);
+    p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8);
+    p[3] = (unsigned char)v;
+}
+
+static uint32_t get_be32(const void *src)
+{
+    const unsigned char *p = (const unsigned char *)src;
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | (uint32_t)p[3];
+}
+
+/* false: not an IPv4 or IPv6 address. */
+static bool to_sockaddr(const cio_ip_address *a, sockaddr_any *sa, socklen_t *len)
+{
+    memset(sa, 0, sizeof *sa);
+    if (a->family == CIO_IP4) {
+        sa->in4.sin_family = AF_INET;
+        put_be16(&sa->in4.sin_port, a->port);
+        memcpy(&sa->in4.sin_addr, a->bytes, 4);
+        *len = (socklen_t)sizeof sa->in4;
+        return true;
+    }
+    if (a->family == CIO_IP6) {
+        sa->in6.sin6_family = AF_INET6;
+        put_be16(&sa->in6.sin6_port, a->port);
+        put_be32(&sa->in6.sin6_flowinfo, a->flowinfo);
+        memcpy(&sa->in6.sin6_addr, a->bytes, 16);
+        sa->in6.sin6_scope_id = a->scope_id;
+        *len = (socklen_t)sizeof sa->in6;
+        return true;
+    }
+    return false;
+}
+
+static void from_sockaddr(const sockaddr_any *sa, socklen_t len, cio_ip_address *out)
+{
+    memset(out, 0, sizeof *out);
+    if (sa->sa.sa_family == AF_INET && len >= (socklen_t)sizeof sa->in4) {
+        out->family = CIO_IP4;
+        out->port = get_be16(&sa->in4.sin_port);
+        memcpy(out->bytes, &sa->in4.sin_addr, 4);
+    } else if (sa->sa.sa_family == AF_INET6 && len >= (socklen_t)sizeof sa->in6) {
+        out->family = CIO_IP6;
+        out->port = get_be16(&sa->in6.sin6_port);
+        out->flowinfo = get_be32(&sa->in6.sin6_flowinfo);
+        memcpy(out->bytes, &sa->in6.sin6_addr, 16);
+        out->scope_id = sa->in6.sin6_scope_id;
+    }
+}
+
+static socklen_t to_sockaddr_un(const cio_unix_address *a, sockaddr_any *sa)
+{
+    memset(sa, 0, sizeof *sa);
+    sa->un.sun_family = AF_UNIX;
+    memcpy(sa->un.sun_path, a->path, a->len);
+    size_t len = offsetof(struct sockaddr_un, sun_path) + a->len;
+    /* A file system path counts its NUL when it fits (the conventional length); an abstract name
+     * is exactly its bytes. */
+    if (a->path[0] != '\0' && a->len < sizeof sa->un.sun_path)
+        len++;
+    return (socklen_t)len;
+}
+
+/* ---- deadlines and poll ------------------------------------------------------------------------------- */
+
+typedef struct deadline {
+    bool none;
+    cio_clock clock;
+    int64_t ns;
+} deadline;
+
+static deadline deadline_from(cio_timeout t)
+{
+    deadline d = {true, CIO_CLOCK_AWAKE, 0};
+    if (t.kind == CIO_TIMEOUT_KIND_NONE)
+        return d;
+    d.none = false;
+    d.clock = t.clock;
+    if (t.kind == CIO_TIMEOUT_KIND_DEADLINE) {
+        d.ns = t.ns;
+    } else {
+        int64_t now = cio__t_now(NULL, t.clock).ns;
+        int64_t ns = t.ns < 0 ? 0 : t.ns;
+        d.ns = ns > INT64_MAX - now ? INT64_MAX : now + ns;
+    }
+    return d;
+}
+
+/* poll's timeout for what is left: -1 for none, 0 once passed, otherwise rounded up to ms. */
+static int remaining_ms(const deadline *d)
+{
+    if (d->none)
+        return -1;
+    int64_t left = d->ns - cio__t_now(NULL, d->clock).ns;
+    if (left <= 0)
+        return 0;
+    int64_t ms = left / 1000000 + (left % 1000000 != 0);
+    return ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
+/* Waits until fd reports one of `events` (or an error/hang-up, which the next call reports):
+ * CIO_OK, CIO_E_TIMEOUT, CIO_E_CANCELED or a poll error (SystemResources, Unexpected). */
+static cio_err poll_one(int fd, short events, const deadline *d)
+{
+    cio_err err = cio__t_syscall_begin();
+    if (err != CIO_OK)
+        return err;
+    for (;;) {
+        int ms = remaining_ms(d);
+        struct pollfd p;
+        p.fd = fd;
+        p.events = events;
+        p.revents = 0;
+        int r = poll(&p, 1, ms);
+        if (r > 0)
+            break;
+        if (r == 0) {
+            if (ms == 0) {
+                cio__t_syscall_end();
+                return CIO_E_TIMEOUT;
+            }
+            continue; /* woke a little early: poll again with what is left */
+        }
+        cio__mapped m = cio__errno_poll(errno);
+        if (m.action == CIO__MAP_RETRY) {
+            err = cio__t_syscall_interrupted();
+            if (err != CIO_OK)
+                return err;
+            continue;
+        }
+        cio__t_syscall_end();
+        return mapped_error(m);
+    }
+    cio__t_syscall_end();
+    return CIO_OK;
+}
+
+/* ---- descriptors -------------------------------------------------------------------------------------- */
+
+/* close(2) never retried: on Linux the descriptor is gone even when it reports EINTR. */
+static void close_fd(int fd)
+{
+    if (close(fd) == 0)
+        return;
+    cio__mapped m = cio__errno_close(errno);
+    if (m.action == CIO__MAP_BUG)
+        (void)CIO__BUG("close: bad file descriptor");
+}
+
+static cio_err set_int_option(int fd, int level, int name, int value)
+{
+    cio_err err;
+    int r;
+    CIO__T_SYSCALL(err, r, setsockopt, setsockopt(fd, level, name, &value, (socklen_t)sizeof value));
+    (void)r;
+    return err;
+}
+
+static cio_err local_address(int fd, cio_ip_address *out)
+{
+    sockaddr_any sa;
+    socklen_t len = (socklen_t)sizeof sa;
+    cio_err err;
+    int r;
+    memset(&sa, 0, sizeof sa);
+    CIO__T_SYSCALL(err, r, getsockname, getsockname(fd, &sa.sa, &len));
+    (void)r;
+    if (err == CIO_OK)
+        from_sockaddr(&sa, len, out);
+    return err;
+}
+
+static int backlog_of(const cio_listen_options *options)
+{
+    uint32_t b = options->backlog == 0 ? 128u : options->backlog;
+    return b > (uint32_t)INT_MAX ? INT_MAX : (int)b;
+}
+
+static size_t clamp_iovcnt(size_t n)
+{
+    return n > NET_IOV_MAX ? NET_IOV_MAX : n;
+}
+
+/* ---- TCP ---------------------------------------------------------------------------------------------- */
+
+cio_err cio__t_net_listen_ip(void *ud, const cio_ip_address *address, const cio_listen_options *options,
+                             cio_server *out)
+{
+    (void)ud;
+    static const cio_listen_options defaults = {128, true, false};
+    if (options == NULL)
+        options = &defaults;
+    sockaddr_any sa;
+    socklen_t salen;
+    if (address == NULL || out == NULL || !to_sockaddr(address, &sa, &salen))
+        return CIO_E_INVALID_ARGUMENT;
+    cio_err err;
+    int fd, r;
+    CIO__T_SYSCALL(err, fd, socket, socket(sa.sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP));
+    if (err != CIO_OK)
+        return CIO__IN_SET(net_listen, err);
+    if (options->reuse_address)
+        err = set_int_option(fd, SOL_SOCKET, SO_REUSEADDR, 1);
+#ifdef SO_REUSEPORT
+    if (err == CIO_OK && options->reuse_port)
+        err = set_int_option(fd, SOL_SOCKET, SO_REUSEPORT, 1);
+#else
+    if (err == CIO_OK && options->reuse_port)
+        err = CIO_E_OPTION_UNSUPPORTED;
+#endif
+    if (err == CIO_OK)
+        CIO__T_SYSCALL(err, r, bind, bind(fd, &sa.sa, salen));
+    if (err == CIO_OK)
+        CIO__T_SYSCALL(err, r, listen, listen(fd, backlog_of(options)));
+    if (err == CIO_OK)
+        err = local_address(fd, &out->address);
+    if (err != CIO_OK) {
+        close_fd(fd);
+        return CIO__IN_SET(net_listen, err);
+    }
+    out->handle = fd;
+    return CIO_OK;
+}
+
+cio_err cio__t_net_accept(void *ud, cio_handle listener, cio_stream *out)
+{
+    (void)ud;
+    if (out == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    sockaddr_any sa;
+    socklen_t len = (socklen_t)sizeof sa;
+    memset(&sa, 0, sizeof sa);
+    cio_err err;
+    int fd;
+    CIO__T_SYSCALL(err, fd, accept4, accept4(listener, &sa.sa, &len, SOCK_CLOEXEC));
+    if (err != CIO_OK)
+        return CIO__IN_SET(net_accept, err);
+    out->handle = fd;
+    from_sockaddr(&sa, len, &out->peer);
+    return CIO_OK;
+}
+
+static cio_err set_blocking(int fd)
+{
+    int flags = fcntl(fd, F_GETFL);
+    if (flags == -1 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == -1)
+        return mapped_error(cio__errno_fcntl(errno));
+    return CIO_OK;
+}
+
+/*
+ * The non-blocking connect of a fresh socket and the wait for it (see the invariants). The result
+ * is asked of connect itself once poll reports the socket writable: connect again answers 0 or
+ * EISCONN when the connection is up, EALREADY while it is still pending, and the failure otherwise
+ * (Linux and the BSDs; SO_ERROR would do as well, but QEMU's user mode hands the guest the host's
+ * errno number there).
+ */
+static cio_err connect_nonblocking(int fd, const sockaddr_any *sa, socklen_t salen, const deadline *d)
+{
+    bool started = false;
+    for (;;) {
+        cio_err err = cio__t_syscall_begin();
+        if (err != CIO_OK)
+            return err;
+        int r = connect(fd, &sa->sa, salen);
+        int e = r == 0 ? 0 : errno;
+        if (r == 0 || (started && e == EISCONN)) {
+            cio__t_syscall_end();
+            return CIO_OK;
+        }
+        if (e == EINPROGRESS || (started && e == EALREADY)) {
+            cio__t_syscall_end();
+        } else {
+            cio__mapped m = cio__errno_connect(e);
+            if (m.action != CIO__MAP_RETRY) {
+                cio__t_syscall_end();
+                return mapped_error(m);
+            }
+            /* EINTR, not expected of a non-blocking connect: unless canceled, the attempt may be
+             * under way, so ask again after the wait. */
+            err = cio__t_syscall_interrupted();
+            if (err != CIO_OK)
+                return err;
+            cio__t_syscall_end();
+        }
+        started = true;
+        err = poll_one(fd, POLLOUT, d);
+        if (err != CIO_OK)
+            return err;
+    }
+}
+
+cio_err cio__t_net_connect_ip(void *ud, const cio_ip_address *address, const cio_connect_options *options,
+                              cio_stream *out)
+{
+    (void)ud;
+    sockaddr_any sa;
+    socklen_t salen;
+    if (address == NULL || out == NULL || !to_sockaddr(address, &sa, &salen))
+        return CIO_E_INVALID_ARGUMENT;
+    deadline d = deadline_from(options != NULL ? options->timeout : CIO_TIMEOUT_NONE);
+    cio_err err;
+    int fd;
+    CIO__T_SYSCALL(err, fd, socket,
+                socket(sa.sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, IPPROTO_TCP));
+    if (err != CIO_OK)
+        return CIO__IN_SET(net_connect, err);
+    err = connect_nonblocking(fd, &sa, salen, &d);
+    if (err == CIO_OK)
+        err = set_blocking(fd);
+    if (err != CIO_OK) {
+        close_fd(fd);
+        return CIO__IN_SET(net_connect, err);
+    }
+    out->handle = fd;
+    out->peer = *address;
+    return CIO_OK;
+}
+
+/* ---- streams ------------------------------------------------------------------------------------------ */
+
+cio_err cio__t_net_read(void *ud, cio_handle stream, const cio_iovec *iov, size_t iovcnt, size_t *nread)
+{
+    (void)ud;
+    if (nread == NULL || (iov == NULL && iovcnt > 0))
+        return CIO_E_INVALID_ARGUMENT;
+    *nread = 0;
+    cio_err err;
+    ssize_t n;
+    CIO__T_SYSCALL(err, n, net_read,
+                readv(stream, (const struct iovec *)(const void *)iov, (int)clamp_iovcnt(iovcnt)));
+    if (err == CIO_OK)
+        *nread = (size_t)n;
+    return CIO__IN_SET(net_read, err);
+}
+
+cio_err cio__t_net_write(void *ud, cio_handle stream, const cio_const_iovec *iov, size_t iovcnt,
+                         size_t *nwritten)
+{
+    (void)ud;
+    if (nwritten == NULL || (iov == NULL && iovcnt > 0))
+        return CIO_E_INVALID_ARGUMENT;
+    *nwritten = 0;
+    struct msghdr msg;
+    memset(&msg, 0, sizeof msg);
+    msg.msg_iov = (struct iovec *)(uintptr_t)(const void *)iov; /* sendmsg does not write it */
+    msg.msg_iovlen = clamp_iovcnt(iovcnt);
+    cio_err err;
+    ssize_t n;
+    CIO__T_SYSCALL(err, n, net_write, sendmsg(stream, &msg, MSG_NOSIGNAL));
+    if (err == CIO_OK)
+        *nwritten = (size_t)n;
+    return CIO__IN_SET(net_write, err);
+}
+
+cio_err cio__t_net_shutdown(void *ud, cio_handle socket, int how)
+{
+    (void)ud;
+    int os_how;
+    switch (how) {
+    case CIO_SHUTDOWN_RECEIVE: os_how = SHUT_RD; break;
+    case CIO_SHUTDOWN_SEND: os_how = SHUT_WR; break;
+    case CIO_SHUTDOWN_BOTH: os_how = SHUT_RDWR; break;
+    default: return CIO_E_INVALID_ARGUMENT;
+    }
+    cio_err err;
+    int r;
+    CIO__T_SYSCALL(err, r, shutdown, shutdown(socket, os_how));
+    (void)r;
+    return CIO__IN_SET(net_shutdown, err);
+}
+
+void cio__t_net_close(void *ud, cio_handle socket)
+{
+    (void)ud;
+    close_fd(socket);
+}
+
+/* ---- UDP ---------------------------------------------------------------------------------------------- */
+
+cio_err cio__t_net_bind_ip(void *ud, const cio_ip_address *address, const cio_bind_options *options,
+                           cio_socket *out)
+{
+    (void)ud;
+    static const cio_bind_options none = {false, false, false, false};
+    if (options == NULL)
+        options = &none;
+    sockaddr_any sa;
+    socklen_t salen;
+    if (address == NULL || out == NULL || !to_sockaddr(address, &sa, &salen))
+        return CIO_E_INVALID_ARGUMENT;
+    cio_err err;
+    int fd, r;
+    CIO__T_SYSCALL(err, fd, socket, socket(sa.sa.sa_family, SOCK_DGRAM | SOCK_CLOEXEC, IPPROTO_UDP));
+    if (err != CIO_OK)
+        return CIO__IN_SET(net_bind, err);
+    if (options->reuse_address)
+        err = set_int_option(fd, SOL_SOCKET, SO_REUSEADDR, 1);
+#ifdef SO_REUSEPORT
+    if (err == CIO_OK && options->reuse_port)
+        err = set_int_option(fd, SOL_SOCKET, SO_REUSEPORT, 1);
+#else
+    if (err == CIO_OK && options->reuse_port)
+        err = CIO_E_OPTION_UNSUPPORTED;
+#endif
+    if (err == CIO_OK && options->ip6_only && address->family == CIO_IP6)
+        err = set_int_option(fd, IPPROTO_IPV6, IPV6_V6ONLY, 1);
+    if (err == CIO_OK && options->allow_broadcast)
+        err = set_int_option(fd, SOL_SOCKET, SO_BROADCAST, 1);
+    if (err == CIO_OK)
+        CIO__T_SYSCALL(err, r, bind, bind(fd, &sa.sa, salen));
+    if (err == CIO_OK)
+        err = local_address(fd, &out->address); /* SystemResources: in BindError too */
+    if (err != CIO_OK) {
+        close_fd(fd);
+        return CIO__IN_SET(net_bind, err);
+    }
+    out->handle = fd;
+    return CIO_OK;
+}
+
+cio_err cio__t_net_send(void *ud, cio_handle socket, const cio_ip_address *dest, const cio_const_iovec *iov,
+                        size_t iovcnt, size_t *nsent)
+{
+    (void)ud;
+    if (nsent == NULL || (iov == NULL && iovcnt > 0))
+        return CIO_E_INVALID_ARGUMENT;
+    *nsent = 0;
+    sockaddr_any sa;
+    socklen_t salen = 0;
+    if (dest != NULL && !to_sockaddr(dest, &sa, &salen))
+        return CIO_E_INVALID_ARGUMENT;
+    struct msghdr msg;
+    memset(&msg, 0, sizeof msg);
+    msg.msg_name = dest != NULL ? &sa : NULL;
+    msg.msg_namelen = salen;
+    msg.msg_iov = (struct iovec *)(uintptr_t)(const void *)iov;
+    msg.msg_iovlen = clamp_iovcnt(iovcnt);
+    cio_err err;
+    ssize_t n;
+    CIO__T_SYSCALL(err, n, sendmsg, sendmsg(socket, &msg, MSG_NOSIGNAL));
+    if (err == CIO_OK)
+        *nsent = (size_t)n;
+    return CIO__IN_SET(net_send, err);
+}
+
+cio_err cio__t_net_receive(void *ud, cio_handle socket, cio_message *msgs, size_t max, cio_timeout timeout,
+                           size_t *count)
+{
+    (void)ud;
+    if (msgs == NULL || max == 0 || count == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    *count = 0;
+    if (max > NET_BATCH_MAX)
+        max = NET_BATCH_MAX;
+    deadline d = deadline_from(timeout);
+    struct mmsghdr hdr[NET_BATCH_MAX];
+    struct iovec iov[NET_BATCH_MAX];
+    sockaddr_any from[NET_BATCH_MAX];
+    cio_err err;
+    int n;
+    for (;;) {
+        int flags = MSG_WAITFORONE;
+        if (!d.none) {
+            err = poll_one(socket, POLLIN, &d);
+            if (err != CIO_OK)
+                return CIO__IN_SET(net_receive_timeout, err);
+            flags = MSG_DONTWAIT;
+        }
+        memset(hdr, 0, max * sizeof hdr[0]);
+        for (size_t i = 0; i < max; i++) {
+            iov[i].iov_base = msgs[i].buf;
+            iov[i].iov_len = msgs[i].cap;
+            hdr[i].msg_hdr.msg_name = &from[i];
+            hdr[i].msg_hdr.msg_namelen = (socklen_t)sizeof from[i];
+            hdr[i].msg_hdr.msg_iov = &iov[i];
+            hdr[i].msg_hdr.msg_iovlen = 1;
+        }
+        CIO__T_SYSCALL(err, n, recvmsg, recvmmsg(socket, hdr, (unsigned)max, flags, NULL));
+        if (err == CIO_E_WOULD_BLOCK && !d.none)
+            continue; /* readable, yet nothing to take (another reader, a bad checksum): wait again */
+        break;
+    }
+    if (err != CIO_OK)
+        return CIO__IN_SET(net_receive_timeout, err);
+    for (size_t i = 0; i < (size_t)n; i++) {
+        msgs[i].len = hdr[i].msg_len;
+        msgs[i].truncated = (hdr[i].msg_hdr.msg_flags & MSG_TRUNC) != 0;
+        from_sockaddr(&from[i], hdr[i].msg_hdr.msg_namelen, &msgs[i].from);
+    }
+    *count = (size_t)n;
+    return CIO_OK;
+}
+
+/* ---- Unix-domain streams ------------------------------------------------------------------------------ */
+
+cio_err cio__t_net_listen_unix(void *ud, const cio_unix_address *address, const cio_listen_options *options,
+                               cio_server *out)
+{
+    (void)ud;
+    static const cio_listen_options defaults = {128, true, false};
+    if (options == NULL)
+        options = &defaults;
+    if (address == NULL || out == NULL || address->len == 0 || address->len > CIO_UNIX_PATH_MAX)
+        return CIO_E_INVALID_ARGUMENT;
+    sockaddr_any sa;
+    socklen_t salen = to_sockaddr_un(address, &sa);
+    cio_err err;
+    int fd, r;
+    CIO__T_SYSCALL(err, fd, socket_unix, socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (err != CIO_OK)
+        return CIO__IN_SET(net_unix_address_listen, err);
+    CIO__T_SYSCALL(err, r, bind_unix, bind(fd, &sa.sa, salen));
+    if (err == CIO_OK)
+        CIO__T_SYSCALL(err, r, listen_unix, listen(fd, backlog_of(options)));
+    if (err != CIO_OK) {
+        close_fd(fd);
+        return CIO__IN_SET(net_unix_address_listen, err);
+    }
+    out->handle = fd;
+    memset(&out->address, 0, sizeof out->address);
+    return CIO_OK;
+}
+
+cio_err cio__t_net_connect_unix(void *ud, const cio_unix_address *address, cio_stream *out)
+{
+    (void)ud;
+    if (address == NULL || out == NULL || address->len == 0 || address->len > CIO_UNIX_PATH_MAX)
+        return CIO_E_INVALID_ARGUMENT;
+    sockaddr_any sa;
+    socklen_t salen = to_sockaddr_un(address, &sa);
+    cio_err err;
+    int fd, r;
+    CIO__T_SYSCALL(err, fd, socket_unix, socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (err != CIO_OK) /* socket_unix's set is ListenError: its errors here are all ConnectError's */
+        return CIO__IN_SET(net_unix_address_connect, err);
+    /* A Unix connect waits only for room in the listener's backlog; interrupted, it leaves the
+     * socket unconnected, so calling again is right. */
+    CIO__T_SYSCALL(err, r, connect_unix, connect(fd, &sa.sa, salen));
+    (void)r;
+    if (err != CIO_OK) {
+        close_fd(fd);
+        return CIO__IN_SET(net_unix_address_connect, err);
+    }
+    out->handle = fd;
+    memset(&out->peer, 0, sizeof out->peer);
+    return CIO_OK;
+}
