@@ -7,6 +7,7 @@
     python3 build.py build [--target T]   build one target (default: the host), or `all`
     python3 build.py test [--target T]    run every suite on every default target this machine can
                                           run (or T, or `all`); ends with `tests: N passed, M failed`
+    python3 build.py test --fuzz          also fuzz the DNS parser for --fuzz-seconds (default 60)
     python3 build.py targets              the target matrix with the last results
     python3 build.py cflags --target T    compiler flags for a file that includes <cio.h> for T
     python3 build.py libs --target T      linker flags for the library built by `build --target T`
@@ -34,6 +35,9 @@ HOST = "linux-x86_64"
 SYSTEM_PYTHON = "/usr/bin/python3"
 BASE_PACKAGES = ["cmake", "ninja-build", "python3-jinja2", "python3-yaml"]
 CMOCKA_PACKAGES = ["dpkg-dev"]  # apt-get source
+# Real servers the host's suites start themselves (tests/test_resolve.c skips without them). The
+# QEMU targets run on the host, so they use the same ones.
+TEST_SERVER_PACKAGES = ["dnsmasq"]
 TEST_TIMEOUT = 600
 
 
@@ -522,7 +526,8 @@ def example_checks(t, bdir, tally, env):
     checks = [("save_data", [], lambda out: "save complete" in out and all(
                   open(os.path.join(work, f)).read() == "hello from cio\n" for f in ("saveA.txt", "saveB.txt"))),
               ("save_data", ["--inline"], lambda out: "save complete" in out),
-              ("cancel_read", [], lambda out: "returned Canceled" in out)]
+              ("cancel_read", [], lambda out: "returned Canceled" in out),
+              ("connect_first", [], lambda out: "localhost: connected to" in out)]
     for name, args, ok in checks:
         exe = os.path.join(exdir, name + suffix)
         if not os.path.exists(exe):
@@ -635,6 +640,41 @@ def cmd_build(targets, names, args):
     return status
 
 
+def fuzz_checks(tally, seconds):
+    """--fuzz: the DNS parser under libFuzzer (clang; ASan + UBSan) for a bounded time, seeded from
+    tests/fuzz/corpus/dns (new inputs go to build/fuzz/corpus-dns, crashes to build/fuzz/). A crash
+    is a failure: add its input to tests/fuzz/corpus/dns, where tests/test_dns.c replays it."""
+    label = f"fuzz dns ({seconds}s)"
+    if shutil.which("clang") is None:
+        tally.fail(HOST, label, "clang not installed")
+        return
+    out = os.path.join(BUILD, "fuzz")
+    work = os.path.join(out, "corpus-dns")
+    os.makedirs(work, exist_ok=True)
+    exe = os.path.join(out, "fuzz_dns")
+    cmd = ["clang", "-g", "-O1", "-std=c11", "-fsanitize=fuzzer,address,undefined", "-fno-sanitize-recover=all",
+           "-I", os.path.join(ROOT, "include"), "-I", os.path.join(ROOT, "platform"),
+           "-I", os.path.join(ROOT, "src", "core"),
+           os.path.join(ROOT, "tests", "fuzz", "fuzz_dns.c"), os.path.join(ROOT, "src", "core", "dns.c"), "-o", exe]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        tally.fail(HOST, label, "build failed: " + (r.stdout + r.stderr)[-2000:])
+        say(f"  {HOST:16} {label:28} FAILED (build)")
+        return
+    try:
+        r = subprocess.run([exe, f"-max_total_time={seconds}", "-timeout=10", "-print_final_stats=1",
+                            f"-artifact_prefix={out}/", work, os.path.join(ROOT, "tests", "fuzz", "corpus", "dns")],
+                           capture_output=True, text=True, timeout=seconds + 120)
+        good, detail = r.returncode == 0, r.stderr[-2000:]
+    except subprocess.TimeoutExpired as e:
+        good, detail = False, str(e)
+    runs = re.search(r"stat::number_of_executed_units:\s*(\d+)", detail or "")
+    tally.add(HOST, label, int(good), int(not good), 0, None if good else detail)
+    say(f"  {HOST:16} {label:28} {'ok' if good else 'FAILED'}" + (f"  ({runs.group(1)} runs)" if runs else ""))
+    if not good:
+        say("      " + detail.replace("\n", "\n      "))
+
+
 def cmd_test(targets, names, args):
     tally = Tally()
     allow = not args.no_install
@@ -643,6 +683,8 @@ def cmd_test(targets, names, args):
         gen_selftests(tally)
         if not args.sanitize:
             misuse_checks(tally)
+        if args.fuzz:
+            fuzz_checks(tally, args.fuzz_seconds)
     for n in names:
         t = targets[n]
         if args.sanitize and n != HOST:
@@ -657,6 +699,8 @@ def cmd_test(targets, names, args):
                 continue
             header_checks(t, tally)
             continue
+        if t["os"] == "linux":
+            ensure_packages(TEST_SERVER_PACKAGES, allow)
         ok, msg = build_full(t, args.sanitize, allow, args.jobs)
         if not ok:
             say(f"  {n:16} build FAILED: {msg[:4000]}")
@@ -720,6 +764,8 @@ def main():
     ap.add_argument("--sanitize", help="address,undefined | thread (host only)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--no-install", action="store_true", help="never run apt-get")
+    ap.add_argument("--fuzz", action="store_true", help="test: also run the DNS parser fuzzer (libFuzzer)")
+    ap.add_argument("--fuzz-seconds", type=int, default=60, help="--fuzz: how long (default 60)")
     ap.add_argument("--verbose", "-v", action="store_true")
     args = ap.parse_args()
     if args.sanitize and args.sanitize not in ("address", "undefined", "address,undefined", "thread"):

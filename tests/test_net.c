@@ -309,7 +309,7 @@ static void test_connect_refused(void **state)
     cio_ip_address a = closed_port(io);
     cio_stream s;
     assert_err(cio_net_connect(io, &a, NULL, &s), CIO_E_CONNECTION_REFUSED);
-    cio_connect_options opts = {cio_timeout_ms(5000)};
+    cio_connect_options opts = {.timeout = cio_timeout_ms(5000)};
     assert_err(cio_net_connect(io, &a, &opts, &s), CIO_E_CONNECTION_REFUSED);
     assert_int_equal(count_fds(), fds);
 }
@@ -329,7 +329,7 @@ static void test_connect_timeout(void **state)
     listen_loopback(io, CIO_IP4, &opts, &srv);
 
     cio_stream zero;
-    cio_connect_options now = {cio_timeout_ms(0)};
+    cio_connect_options now = {.timeout = cio_timeout_ms(0)};
     cio_err err = cio_net_connect(io, &srv.address, &now, &zero);
     if (err != CIO_OK && err != CIO_E_TIMEOUT)
         fail_msg("0 ms connect: %s", cio_err_name(err));
@@ -338,7 +338,7 @@ static void test_connect_timeout(void **state)
     if (err == CIO_OK)
         queued[n++] = zero;
 
-    cio_connect_options brief = {cio_timeout_ms(100)};
+    cio_connect_options brief = {.timeout = cio_timeout_ms(100)};
     bool timed_out = false;
     while (n < 16 && !timed_out) {
         int64_t t0 = now_ms(io);

@@ -1,6 +1,6 @@
 /*
- * cio/net.h — IP addresses, TCP and UDP sockets, Unix-domain sockets through a cio_io (Zig's
- * std.Io.net without the resolver).
+ * cio/net.h — IP addresses, TCP and UDP sockets, Unix-domain sockets through a cio_io, and our own
+ * resolver and first-connection-wins connect over them (Zig's std.Io.net and net.HostName).
  *
  * Addresses are plain values: parsing and formatting are pure library code (no OS call, no
  * locale), the same on every target. Sockets are plain values around the OS handle, like cio_file:
@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "cio/io.h"
+#include "cio/sync.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -161,11 +162,73 @@ typedef struct cio_listen_options {
 
 #define CIO_LISTEN_DEFAULTS ((cio_listen_options){128, true, false})
 
+/* ---- host name lookup (library code over the socket and file calls: every backend) ------------- */
+
+#define CIO_HOST_NAME_MAX 255
+
+/* NULL or all-zero: any family, port 0, /etc/resolv.conf, /etc/hosts, DNS port 53. */
+typedef struct cio_lookup_options {
+    uint16_t port;           /* put into every address returned */
+    cio_ip_family family;    /* CIO_IP_NONE: both; CIO_IP4 / CIO_IP6: only that family */
+    const char *resolv_conf; /* NULL: "/etc/resolv.conf" (a missing file means nameserver 127.0.0.1) */
+    const char *hosts_file;  /* NULL: "/etc/hosts" (a missing file is skipped) */
+    uint16_t dns_port;       /* 0: 53. An override for tests and local servers (resolv.conf has no port) */
+} cio_lookup_options;
+
+typedef enum cio_lookup_result_kind {
+    CIO_LOOKUP_ADDRESS = 1,
+    CIO_LOOKUP_CANONICAL_NAME = 2
+} cio_lookup_result_kind;
+
+/* One element of the lookup queue. */
+typedef struct cio_lookup_result {
+    cio_lookup_result_kind kind;
+    cio_ip_address address;                        /* CIO_LOOKUP_ADDRESS */
+    char canonical_name[CIO_HOST_NAME_MAX + 1];    /* CIO_LOOKUP_CANONICAL_NAME (NUL-terminated) */
+} cio_lookup_result;
+
+/*
+ * Resolves `name` into `results` (a cio_queue of cio_lookup_result), streaming addresses as they are
+ * found, then exactly one canonical name on success. The queue is closed on return, success or
+ * error; nobody else may close it meanwhile (if they do, the lookup stops pushing and returns).
+ * A queue of capacity >= 16 never blocks for a numeric, hosts-file or localhost answer.
+ *
+ * Order: a numeric address (cio_ip_parse: "127.0.0.1", "::1"; a family mismatch is
+ * UnknownHostName), then name validation (RFC 1123: over 255 bytes NameTooLong; an empty label, a
+ * label over 63 bytes or a byte other than [A-Za-z0-9_-] InvalidHostName; one trailing dot allowed),
+ * then the hosts file (case-insensitive; the first name of the first matching line is canonical),
+ * then RFC 6761 `localhost` and `*.localhost` (::1 and 127.0.0.1, never sent to DNS), then DNS:
+ * resolv.conf (nameserver x3, search/domain, options ndots:n attempts:n timeout:n; malformed lines
+ * ignored), A and AAAA to every nameserver over one UDP socket, first valid answer per query wins,
+ * resend every timeout/attempts, SERVFAIL retries that server, NXDOMAIN is UnknownHostName, a name
+ * with no address of the family is NoAddressReturned, no usable answer in time NameServerFailure.
+ * Packets from other addresses, with another id or question, or malformed, are dropped.
+ * Cancelable. Set: LookupError.
+ */
+cio_err cio_hostname_lookup(cio_io io, const char *name, const cio_lookup_options *options, cio_queue *results);
+
+/* The name checks of cio_hostname_lookup alone. Set: HostName.ValidateError. */
+cio_err cio_hostname_validate(const char *name);
+
 /* NULL or all-zero: no timeout. Connect with a timeout that expires is CIO_E_TIMEOUT (the attempt
- * is abandoned and its socket closed). */
+ * is abandoned and its socket closed). `lookup` and `stagger` are used by cio_hostname_connect only
+ * (its `port` is replaced by the port argument). */
 typedef struct cio_connect_options {
-    cio_timeout timeout;
+    cio_timeout timeout;        /* per connection attempt */
+    cio_lookup_options lookup;
+    bool stagger;               /* RFC 8305: attempt k starts k x 250 ms after the first */
 } cio_connect_options;
+
+/*
+ * Looks `name` up and connects to `port`: the lookup and the connection attempts race (one attempt
+ * per address as it arrives, concurrently when the backend can; at most 32). The first established
+ * connection wins; the lookup and every other attempt are canceled and their sockets closed.
+ * If every attempt fails, the error is, in order of preference: the first ConnectionRefused or
+ * Timeout of an attempt; else the first other attempt error; else the lookup's error; else (no
+ * address at all) UnknownHostName. Canceled wins over all of these. Set: HostName.ConnectError.
+ */
+cio_err cio_hostname_connect(cio_io io, const char *name, uint16_t port, const cio_connect_options *options,
+                             cio_stream *out);
 
 /* NULL or all-zero: none of these. ip6_only applies to IPv6 sockets (IPV6_V6ONLY on); otherwise the
  * system's default holds. */

@@ -1,0 +1,179 @@
+/*
+ * cio_hostname_connect: the lookup and the connection attempts race in one cio_select.
+ *
+ * Invariants:
+ *   - the select's queue holds every message that can ever be posted: at most MAX_ATTEMPTS
+ *     addresses are forwarded by the lookup task, at most MAX_ATTEMPTS attempts are started (one
+ *     result each), plus the lookup's own result; so no uncancelable post can block and
+ *     cio_select_cancel always returns;
+ *   - after the winner is taken (or on any exit), cio_select_cancel cancels the lookup and every
+ *     attempt, waits for them, and every stream found among the remaining results is closed:
+ *     exactly one stream (the winner) survives, or none;
+ *   - the error rule (see net.h) is applied over the attempts' and the lookup's results only.
+ */
+#include <string.h>
+
+#include "cio/net.h"
+#include "internal.h"
+#include "resolve.h"
+
+#define MAX_ATTEMPTS 32
+#define QUEUE_CAP (2 * MAX_ATTEMPTS + 4)
+#define STAGGER_NS ((int64_t)250 * 1000000)
+
+typedef enum msg_kind {
+    MSG_NONE = 0,
+    MSG_ADDRESS,     /* the lookup found an address */
+    MSG_LOOKUP_DONE, /* the lookup returned `err` */
+    MSG_CONNECTED    /* an attempt returned `err` (CIO_OK: `stream` is open) */
+} msg_kind;
+
+typedef struct race_msg {
+    msg_kind kind;
+    cio_err err;
+    cio_ip_address address;
+    cio_stream stream;
+} race_msg;
+
+typedef struct lookup_task {
+    cio_io io;
+    cio_select *sel;
+    const char *name;
+    cio_lookup_options options;
+} lookup_task;
+
+typedef struct forward_ctx {
+    cio_io io;
+    cio_select *sel;
+    size_t forwarded;
+} forward_ctx;
+
+static cio_err forward(void *ctx, const cio_lookup_result *r)
+{
+    forward_ctx *f = (forward_ctx *)ctx;
+    if (r->kind != CIO_LOOKUP_ADDRESS || f->forwarded >= MAX_ATTEMPTS)
+        return CIO_OK;
+    race_msg m;
+    memset(&m, 0, sizeof m);
+    m.kind = MSG_ADDRESS;
+    m.address = r->address;
+    f->forwarded++;
+    return cio_queue_put_one(f->io, &f->sel->queue, &m);
+}
+
+static cio_err run_lookup(void *context, void *result)
+{
+    lookup_task *t = (lookup_task *)context;
+    forward_ctx f = {t->io, t->sel, 0};
+    race_msg *m = (race_msg *)result;
+    m->kind = MSG_LOOKUP_DONE;
+    m->err = cio__hostname_lookup_emit(t->io, t->name, &t->options, forward, &f);
+    return m->err;
+}
+
+typedef struct attempt_task {
+    cio_io io;
+    cio_ip_address address;
+    cio_connect_options options;
+    int64_t delay_ns;
+} attempt_task;
+
+static cio_err run_attempt(void *context, void *result)
+{
+    attempt_task *t = (attempt_task *)context;
+    race_msg *m = (race_msg *)result;
+    m->kind = MSG_CONNECTED;
+    m->address = t->address;
+    m->err = CIO_OK;
+    if (t->delay_ns > 0)
+        m->err = cio_sleep(t->io, cio_timeout_ns(t->delay_ns));
+    if (m->err == CIO_OK)
+        m->err = cio_net_connect(t->io, &t->address, &t->options, &m->stream);
+    return m->err;
+}
+
+static bool preferred(cio_err e)
+{
+    return e == CIO_E_CONNECTION_REFUSED || e == CIO_E_TIMEOUT;
+}
+
+cio_err cio_hostname_connect(cio_io io, const char *name, uint16_t port, const cio_connect_options *options,
+                             cio_stream *out)
+{
+    if (name == NULL || out == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    cio_connect_options opt;
+    memset(&opt, 0, sizeof opt);
+    if (options != NULL)
+        opt = *options;
+    opt.lookup.port = port;
+
+    race_msg buffer[QUEUE_CAP];
+    cio_select sel;
+    cio_select_init(&sel, buffer, sizeof buffer[0], QUEUE_CAP);
+
+    lookup_task lt = {io, &sel, name, opt.lookup};
+    if (cio_select_concurrent(io, &sel, run_lookup, &lt, sizeof lt) != CIO_OK)
+        cio_select_async(io, &sel, run_lookup, &lt, sizeof lt); /* no concurrency: inline */
+
+    cio_connect_options attempt_options = {opt.timeout, {0, CIO_IP_NONE, NULL, NULL, 0}, false};
+    size_t started = 0, finished = 0;
+    bool lookup_done = false, have_winner = false, canceled = false;
+    cio_err lookup_err = CIO_OK, best = CIO_OK;
+    race_msg m;
+    while (!have_winner && !(lookup_done && finished == started)) {
+        cio_err err = cio_select_await(io, &sel, &m);
+        if (err != CIO_OK) {
+            canceled = true; /* CIO_E_CANCELED (the queue cannot close before we cancel) */
+            break;
+        }
+        switch (m.kind) {
+        case MSG_ADDRESS: {
+            if (started >= MAX_ATTEMPTS)
+                break;
+            attempt_task at = {io, m.address, attempt_options,
+                               opt.stagger ? STAGGER_NS * (int64_t)started : 0};
+            if (cio_select_concurrent(io, &sel, run_attempt, &at, sizeof at) != CIO_OK)
+                cio_select_async(io, &sel, run_attempt, &at, sizeof at);
+            started++;
+            break;
+        }
+        case MSG_LOOKUP_DONE:
+            lookup_done = true;
+            lookup_err = m.err;
+            break;
+        case MSG_CONNECTED:
+            finished++;
+            if (m.err == CIO_OK) {
+                *out = m.stream;
+                have_winner = true;
+            } else if (m.err != CIO_E_CANCELED) {
+                if (best == CIO_OK || (preferred(m.err) && !preferred(best)))
+                    best = m.err;
+            }
+            break;
+        default:
+            break;
+        }
+    }
+    /* Cancel the lookup and the losers; close every stream that still arrives. */
+    while (cio_select_cancel(io, &sel, &m)) {
+        if (m.kind == MSG_CONNECTED && m.err == CIO_OK)
+            cio_stream_close(io, &m.stream);
+    }
+    if (have_winner) {
+        if (canceled)
+            cio_recancel(io);
+        return CIO_OK;
+    }
+    if (canceled)
+        return CIO_E_CANCELED;
+    cio_err err;
+    if (best != CIO_OK)
+        err = best;
+    else if (lookup_err != CIO_OK)
+        err = lookup_err;
+    else
+        err = CIO_E_UNKNOWN_HOST_NAME;
+    return err == CIO_E_INVALID_ARGUMENT ? err : CIO__IN_SET(host_name_connect, err);
+}

@@ -1,0 +1,625 @@
+/*
+ * cio_hostname_lookup: numeric literals, the hosts file, RFC 6761 localhost, then our own DNS
+ * client over the public socket and file calls (so it runs on every backend that has them).
+ *
+ * Invariants:
+ *   - results go out only through emit(); the public function's emit is a cancelable queue put,
+ *     and the queue is closed on every return path of cio_hostname_lookup;
+ *   - exactly one canonical name is emitted, and only on success, after every address;
+ *   - the DNS loop is bounded: it ends when every query is answered or at the overall deadline
+ *     (timeout seconds after the start); every receive waits at most until the current attempt
+ *     window ends; SERVFAIL resends are counted and capped by `attempts` per (query, server);
+ *   - packets are accepted only from a configured nameserver address, with an outstanding id and
+ *     a matching question (dns.c checks the latter), else dropped;
+ *   - the one UDP socket is closed on every path.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cio/fs.h"
+#include "cio/net.h"
+#include "dns.h"
+#include "internal.h"
+#include "resolve.h"
+
+#define FILE_MAX ((size_t)1 << 20) /* hosts / resolv.conf bytes read; the rest is ignored */
+#define MAX_NAMESERVERS 3
+
+static char lower(char c)
+{
+    return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
+}
+
+/* Case-insensitive equality of a and b[0..blen), ignoring one trailing dot on either. */
+static bool name_eq(const char *a, size_t alen, const char *b, size_t blen)
+{
+    if (alen > 0 && a[alen - 1] == '.')
+        alen--;
+    if (blen > 0 && b[blen - 1] == '.')
+        blen--;
+    if (alen != blen)
+        return false;
+    for (size_t i = 0; i < alen; i++)
+        if (lower(a[i]) != lower(b[i]))
+            return false;
+    return true;
+}
+
+cio_err cio_hostname_validate(const char *name)
+{
+    if (name == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    size_t n = strlen(name);
+    if (n > CIO_HOST_NAME_MAX)
+        return CIO_E_NAME_TOO_LONG;
+    if (n > 0 && name[n - 1] == '.')
+        n--;
+    if (n == 0)
+        return CIO_E_INVALID_HOST_NAME;
+    size_t label = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = name[i];
+        if (c == '.') {
+            if (label == 0)
+                return CIO_E_INVALID_HOST_NAME;
+            label = 0;
+            continue;
+        }
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+        if (!ok || ++label > 63)
+            return CIO_E_INVALID_HOST_NAME;
+    }
+    return label == 0 ? CIO_E_INVALID_HOST_NAME : CIO_OK;
+}
+
+typedef struct lookup {
+    cio_io io;
+    const char *name;
+    cio_lookup_options opt;
+    cio__lookup_emit_fn emit;
+    void *ctx;
+    bool stopped;    /* emit refused (queue closed by someone else) */
+    size_t naddrs;   /* addresses emitted */
+} lookup;
+
+static bool family_ok(const lookup *l, cio_ip_family f)
+{
+    return l->opt.family == CIO_IP_NONE || l->opt.family == f;
+}
+
+static cio_err emit_result(lookup *l, const cio_lookup_result *r)
+{
+    if (l->stopped)
+        return CIO_OK;
+    cio_err err = l->emit(l->ctx, r);
+    if (err == CIO_E_CANCELED)
+        return err;
+    if (err != CIO_OK)
+        l->stopped = true;
+    return CIO_OK;
+}
+
+static cio_err emit_address(lookup *l, const cio_ip_address *a)
+{
+    cio_lookup_result r;
+    memset(&r, 0, sizeof r);
+    r.kind = CIO_LOOKUP_ADDRESS;
+    r.address = *a;
+    r.address.port = l->opt.port;
+    l->naddrs++;
+    return emit_result(l, &r);
+}
+
+static cio_err emit_canonical(lookup *l, const char *name, size_t len)
+{
+    cio_lookup_result r;
+    memset(&r, 0, sizeof r);
+    r.kind = CIO_LOOKUP_CANONICAL_NAME;
+    if (len > CIO_HOST_NAME_MAX)
+        len = CIO_HOST_NAME_MAX;
+    memcpy(r.canonical_name, name, len);
+    return emit_result(l, &r);
+}
+
+/* Reads up to FILE_MAX bytes of path into a malloc'd, NUL-terminated buffer. CIO_E_FILE_NOT_FOUND
+ * (or another open error) when it cannot be opened. */
+static cio_err read_file(cio_io io, const char *path, char **out, size_t *len)
+{
+    cio_file f;
+    cio_err err = cio_dir_open_file(io, cio_dir_cwd(), path, NULL, &f);
+    if (err != CIO_OK)
+        return err;
+    char *buf = (char *)malloc(FILE_MAX + 1);
+    if (buf == NULL) {
+        cio_file_close(io, f);
+        return CIO_E_SYSTEM_RESOURCES;
+    }
+    size_t n = 0;
+    err = cio_file_read_all(io, f, buf, FILE_MAX, &n);
+    cio_file_close(io, f);
+    if (err != CIO_OK) {
+        free(buf);
+        return err;
+    }
+    buf[n] = '\0';
+    *out = buf;
+    *len = n;
+    return CIO_OK;
+}
+
+static bool is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* Splits line [p, end) (comment already cut) into tokens; returns the count (at most max). */
+static size_t tokens(const char *p, const char *end, const char **tok, size_t *tlen, size_t max)
+{
+    size_t n = 0;
+    while (p < end && n < max) {
+        while (p < end && is_space(*p))
+            p++;
+        if (p == end)
+            break;
+        const char *s = p;
+        while (p < end && !is_space(*p))
+            p++;
+        tok[n] = s;
+        tlen[n] = (size_t)(p - s);
+        n++;
+    }
+    return n;
+}
+
+/* Returns the end of the line at p (the '\n' or the NUL) and the end of its content before '#'. */
+static const char *line_end(const char *p, const char **content_end)
+{
+    const char *e = p;
+    *content_end = NULL;
+    while (*e != '\0' && *e != '\n') {
+        if (*e == '#' && *content_end == NULL)
+            *content_end = e;
+        e++;
+    }
+    if (*content_end == NULL)
+        *content_end = e;
+    return e;
+}
+
+#define MAX_TOKENS 64
+
+/* Hosts file: *found is set when at least one address was emitted (then the canonical name too). */
+static cio_err lookup_hosts(lookup *l, bool *found)
+{
+    *found = false;
+    char *buf = NULL;
+    size_t len = 0;
+    const char *path = l->opt.hosts_file != NULL ? l->opt.hosts_file : "/etc/hosts";
+    cio_err err = read_file(l->io, path, &buf, &len);
+    if (err == CIO_E_CANCELED)
+        return err;
+    if (err != CIO_OK)
+        return CIO_OK; /* no hosts file: go on */
+    char canonical[CIO_HOST_NAME_MAX + 1] = {0};
+    size_t clen = 0;
+    size_t nlen = strlen(l->name);
+    const char *p = buf;
+    while (*p != '\0' && err == CIO_OK) {
+        const char *cend;
+        const char *e = line_end(p, &cend);
+        const char *tok[MAX_TOKENS];
+        size_t tlen[MAX_TOKENS];
+        size_t nt = tokens(p, cend, tok, tlen, MAX_TOKENS);
+        p = *e == '\n' ? e + 1 : e;
+        if (nt < 2 || tlen[0] >= 64)
+            continue;
+        bool match = false;
+        for (size_t i = 1; i < nt && !match; i++)
+            match = name_eq(l->name, nlen, tok[i], tlen[i]);
+        if (!match)
+            continue;
+        char ip[64];
+        memcpy(ip, tok[0], tlen[0]);
+        ip[tlen[0]] = '\0';
+        cio_ip_address a;
+        if (cio_ip_parse(ip, l->opt.port, &a) != CIO_OK || !family_ok(l, a.family))
+            continue;
+        if (!*found && tlen[1] <= CIO_HOST_NAME_MAX) {
+            memcpy(canonical, tok[1], tlen[1]);
+            clen = tlen[1];
+        }
+        *found = true;
+        err = emit_address(l, &a);
+    }
+    free(buf);
+    if (err == CIO_OK && *found)
+        err = emit_canonical(l, canonical, clen);
+    return err;
+}
+
+/* ---- resolv.conf ------------------------------------------------------------------------------ */
+
+typedef struct resolv_conf {
+    cio_ip_address ns[MAX_NAMESERVERS];
+    size_t nns;
+    char search[CIO__DNS_NAME_MAX * 2];
+    unsigned ndots, attempts, timeout_s;
+} resolv_conf;
+
+static unsigned option_value(const char *s, size_t len, unsigned cap)
+{
+    unsigned v = 0;
+    if (len == 0)
+        return cap + 1; /* invalid: caller ignores */
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return cap + 1;
+        if (v < 1000)
+            v = v * 10 + (unsigned)(s[i] - '0');
+    }
+    return v > cap ? cap : v;
+}
+
+static cio_err parse_resolv_conf(lookup *l, resolv_conf *rc)
+{
+    memset(rc, 0, sizeof rc->ns);
+    rc->nns = 0;
+    rc->search[0] = '\0';
+    rc->ndots = 1;
+    rc->attempts = 2;
+    rc->timeout_s = 5;
+    uint16_t port = l->opt.dns_port != 0 ? l->opt.dns_port : 53;
+    char *buf = NULL;
+    size_t len = 0;
+    const char *path = l->opt.resolv_conf != NULL ? l->opt.resolv_conf : "/etc/resolv.conf";
+    cio_err err = read_file(l->io, path, &buf, &len);
+    if (err == CIO_E_CANCELED)
+        return err;
+    if (err == CIO_OK) {
+        const char *p = buf;
+        while (*p != '\0') {
+            const char *cend;
+            const char *e = line_end(p, &cend);
+            const char *tok[MAX_TOKENS];
+            size_t tlen[MAX_TOKENS];
+            size_t nt = tokens(p, cend, tok, tlen, MAX_TOKENS);
+            p = *e == '\n' ? e + 1 : e;
+            if (nt >= 2 && tlen[0] == 10 && memcmp(tok[0], "nameserver", 10) == 0) {
+                char ip[64];
+                cio_ip_address a;
+                if (tlen[1] < sizeof ip && rc->nns < MAX_NAMESERVERS) {
+                    memcpy(ip, tok[1], tlen[1]);
+                    ip[tlen[1]] = '\0';
+                    if (cio_ip_parse(ip, port, &a) == CIO_OK)
+                        rc->ns[rc->nns++] = a;
+                }
+            } else if (nt >= 1 && ((tlen[0] == 6 && memcmp(tok[0], "search", 6) == 0) ||
+                                   (tlen[0] == 6 && memcmp(tok[0], "domain", 6) == 0))) {
+                /* the last one wins; stored as space-separated domains */
+                size_t o = 0;
+                rc->search[0] = '\0';
+                for (size_t i = 1; i < nt; i++) {
+                    if (o + tlen[i] + 2 > sizeof rc->search)
+                        break;
+                    if (o > 0)
+                        rc->search[o++] = ' ';
+                    memcpy(rc->search + o, tok[i], tlen[i]);
+                    o += tlen[i];
+                    rc->search[o] = '\0';
+                }
+            } else if (nt >= 1 && tlen[0] == 7 && memcmp(tok[0], "options", 7) == 0) {
+                for (size_t i = 1; i < nt; i++) {
+                    unsigned v;
+                    if (tlen[i] > 6 && memcmp(tok[i], "ndots:", 6) == 0) {
+                        if ((v = option_value(tok[i] + 6, tlen[i] - 6, 15)) <= 15)
+                            rc->ndots = v;
+                    } else if (tlen[i] > 9 && memcmp(tok[i], "attempts:", 9) == 0) {
+                        if ((v = option_value(tok[i] + 9, tlen[i] - 9, 10)) <= 10)
+                            rc->attempts = v;
+                    } else if (tlen[i] > 8 && memcmp(tok[i], "timeout:", 8) == 0) {
+                        if ((v = option_value(tok[i] + 8, tlen[i] - 8, 60)) <= 60)
+                            rc->timeout_s = v;
+                    }
+                }
+            }
+        }
+        free(buf);
+    } else if (err != CIO_E_FILE_NOT_FOUND) {
+        return CIO_E_RESOLV_CONF_PARSE_FAILED;
+    }
+    if (rc->attempts == 0)
+        rc->attempts = 1;
+    if (rc->timeout_s == 0)
+        rc->timeout_s = 1;
+    if (rc->nns == 0)
+        rc->ns[rc->nns++] = cio_ip4_loopback(port);
+    return CIO_OK;
+}
+
+/* ---- the DNS exchange ------------------------------------------------------------------------- */
+
+typedef struct query {
+    uint16_t type, id;
+    size_t len;
+    uint8_t pkt[CIO__DNS_QUERY_MAX];
+    bool answered;
+    unsigned rcode;
+    unsigned servfails[MAX_NAMESERVERS];
+} query;
+
+static cio_ip_address mapped(const cio_ip_address *a)
+{
+    if (a->family != CIO_IP4)
+        return *a;
+    uint8_t b[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 0, 0};
+    memcpy(b + 12, a->bytes, 4);
+    return cio_ip6(b, a->port);
+}
+
+/* Every query is answered, or every server answered it SERVFAIL as often as allowed (no point
+ * waiting for the rest of the window). */
+static bool all_settled(const query *q, size_t nq, const resolv_conf *rc)
+{
+    for (size_t i = 0; i < nq; i++) {
+        bool exhausted = true;
+        for (size_t s = 0; s < rc->nns; s++)
+            exhausted = exhausted && q[i].servfails[s] >= rc->attempts;
+        if (!q[i].answered && !exhausted)
+            return false;
+    }
+    return true;
+}
+
+static cio_err lookup_dns(lookup *l, const resolv_conf *rc, const char *fqdn, char *canonical)
+{
+    cio_io io = l->io;
+    query q[2];
+    size_t nq = 0;
+    if (l->opt.family != CIO_IP6)
+        q[nq++].type = CIO__DNS_TYPE_A;
+    if (l->opt.family != CIO_IP4)
+        q[nq++].type = CIO__DNS_TYPE_AAAA;
+    for (size_t i = 0; i < nq; i++) {
+        cio_random(io, &q[i].id, sizeof q[i].id);
+        if (i == 1 && q[1].id == q[0].id)
+            q[1].id = (uint16_t)(q[0].id + 1);
+        q[i].len = cio__dns_build_query(q[i].pkt, sizeof q[i].pkt, q[i].id, fqdn, q[i].type);
+        if (q[i].len == 0)
+            return CIO_E_INVALID_HOST_NAME;
+        q[i].answered = false;
+        q[i].rcode = 0;
+        memset(q[i].servfails, 0, sizeof q[i].servfails);
+    }
+    bool v6 = false;
+    for (size_t s = 0; s < rc->nns; s++)
+        v6 = v6 || rc->ns[s].family == CIO_IP6;
+    cio_ip_address ns[MAX_NAMESERVERS];
+    for (size_t s = 0; s < rc->nns; s++)
+        ns[s] = v6 ? mapped(&rc->ns[s]) : rc->ns[s];
+    cio_socket sock;
+    cio_ip_address any = v6 ? cio_ip6_any(0) : cio_ip4_any(0);
+    cio_bind_options bo = {false, false, false, false};
+    cio_err err = cio_net_bind(io, &any, &bo, &sock);
+    if (err != CIO_OK)
+        return err;
+
+    int64_t total = (int64_t)rc->timeout_s * 1000000000;
+    int64_t window = total / (int64_t)rc->attempts;
+    int64_t start = cio_now(io, CIO_CLOCK_AWAKE).ns;
+    int64_t deadline = start + total;
+    bool got_address = false, nxdomain = false;
+    uint8_t buf[1500];
+    canonical[0] = '\0';
+    err = CIO_OK;
+    for (unsigned attempt = 0; attempt < rc->attempts && err == CIO_OK; attempt++) {
+        for (size_t i = 0; i < nq && err == CIO_OK; i++)
+            for (size_t s = 0; s < rc->nns && !q[i].answered; s++) {
+                cio_err e = cio_socket_send_to(io, &sock, &ns[s], q[i].pkt, q[i].len, NULL);
+                if (e == CIO_E_CANCELED)
+                    err = e; /* other send errors: that server is unreachable, try the rest */
+            }
+        int64_t window_end = attempt + 1 == rc->attempts ? deadline : start + window * (int64_t)(attempt + 1);
+        for (;;) {
+            if (err != CIO_OK || all_settled(q, nq, rc))
+                break;
+            size_t n = 0;
+            cio_ip_address from;
+            cio_err e = cio_socket_receive_timeout(io, &sock, buf, sizeof buf, &n, &from,
+                                                   cio_timeout_deadline(CIO_CLOCK_AWAKE, (cio_timestamp){window_end}));
+            if (e == CIO_E_TIMEOUT)
+                break;
+            if (e == CIO_E_CANCELED) {
+                err = e;
+                break;
+            }
+            if (e != CIO_OK) {
+                /* e.g. ConnectionRefused from an ICMP error: nothing to read; wait for the window */
+                if (cio_now(io, CIO_CLOCK_AWAKE).ns >= window_end)
+                    break;
+                err = cio_sleep(io, cio_timeout_ms(10));
+                continue;
+            }
+            size_t s = 0;
+            while (s < rc->nns && !(cio_ip_equal(&from, &ns[s])))
+                s++;
+            if (s == rc->nns || n < 4)
+                continue; /* not from a nameserver */
+            unsigned id = ((unsigned)buf[0] << 8) | buf[1];
+            size_t i = 0;
+            while (i < nq && q[i].id != id)
+                i++;
+            if (i == nq || q[i].answered)
+                continue;
+            cio__dns_response r;
+            if (cio__dns_parse(buf, n, q[i].id, fqdn, q[i].type, &r) != CIO_OK)
+                continue;
+            if (r.rcode == CIO__DNS_RCODE_SERVFAIL) {
+                if (++q[i].servfails[s] < rc->attempts) {
+                    cio_err se = cio_socket_send_to(io, &sock, &ns[s], q[i].pkt, q[i].len, NULL);
+                    if (se == CIO_E_CANCELED)
+                        err = se;
+                }
+                continue;
+            }
+            if (r.rcode != CIO__DNS_RCODE_NOERROR && r.rcode != CIO__DNS_RCODE_NXDOMAIN)
+                continue;
+            q[i].answered = true;
+            q[i].rcode = r.rcode;
+            if (r.rcode == CIO__DNS_RCODE_NXDOMAIN) {
+                nxdomain = true;
+                continue;
+            }
+            if (canonical[0] == '\0' || strcmp(r.canonical, fqdn) != 0)
+                memcpy(canonical, r.canonical, strlen(r.canonical) + 1);
+            for (size_t k = 0; k < r.naddrs && err == CIO_OK; k++) {
+                cio_ip_address a;
+                if (r.addrs[k].type == CIO__DNS_TYPE_A)
+                    a = cio_ip4(r.addrs[k].bytes[0], r.addrs[k].bytes[1], r.addrs[k].bytes[2], r.addrs[k].bytes[3], 0);
+                else
+                    a = cio_ip6(r.addrs[k].bytes, 0);
+                got_address = true;
+                err = emit_address(l, &a);
+            }
+        }
+        if (all_settled(q, nq, rc))
+            break;
+    }
+    cio_socket_close(io, &sock);
+    if (err != CIO_OK)
+        return err;
+    if (got_address)
+        return CIO_OK;
+    if (nxdomain)
+        return CIO_E_UNKNOWN_HOST_NAME;
+    bool all = true;
+    for (size_t i = 0; i < nq; i++)
+        all = all && q[i].answered;
+    return all ? CIO_E_NO_ADDRESS_RETURNED : CIO_E_NAME_SERVER_FAILURE;
+}
+
+static cio_err lookup_dns_search(lookup *l)
+{
+    resolv_conf rc;
+    cio_err err = parse_resolv_conf(l, &rc);
+    if (err != CIO_OK)
+        return err;
+    size_t nlen = strlen(l->name);
+    unsigned dots = 0;
+    for (size_t i = 0; i < nlen; i++)
+        dots += l->name[i] == '.';
+    bool absolute = nlen > 0 && l->name[nlen - 1] == '.';
+    char canonical[CIO__DNS_NAME_MAX];
+    char fqdn[CIO__DNS_NAME_MAX * 2];
+    if (!absolute && dots < rc.ndots) {
+        const char *p = rc.search;
+        while (*p != '\0') {
+            while (*p == ' ')
+                p++;
+            const char *s = p;
+            while (*p != '\0' && *p != ' ')
+                p++;
+            size_t dl = (size_t)(p - s);
+            if (dl == 0 || nlen + 1 + dl > CIO_HOST_NAME_MAX)
+                continue;
+            memcpy(fqdn, l->name, nlen);
+            fqdn[nlen] = '.';
+            memcpy(fqdn + nlen + 1, s, dl);
+            fqdn[nlen + 1 + dl] = '\0';
+            err = lookup_dns(l, &rc, fqdn, canonical);
+            if (err == CIO_OK)
+                return emit_canonical(l, canonical, strlen(canonical));
+            if (err != CIO_E_UNKNOWN_HOST_NAME && err != CIO_E_NO_ADDRESS_RETURNED)
+                return err;
+        }
+    }
+    memcpy(fqdn, l->name, nlen + 1);
+    if (absolute)
+        fqdn[nlen - 1] = '\0';
+    err = lookup_dns(l, &rc, fqdn, canonical);
+    if (err == CIO_OK)
+        err = emit_canonical(l, canonical, strlen(canonical));
+    return err;
+}
+
+static bool is_localhost(const char *name)
+{
+    size_t n = strlen(name);
+    if (n > 0 && name[n - 1] == '.')
+        n--;
+    if (n < 9)
+        return false;
+    if (!name_eq(name + n - 9, 9, "localhost", 9))
+        return false;
+    return n == 9 || name[n - 10] == '.';
+}
+
+cio_err cio__hostname_lookup_emit(cio_io io, const char *name, const cio_lookup_options *options,
+                                  cio__lookup_emit_fn emit, void *ctx)
+{
+    lookup l;
+    memset(&l, 0, sizeof l);
+    l.io = io;
+    l.name = name;
+    if (options != NULL)
+        l.opt = *options;
+    l.emit = emit;
+    l.ctx = ctx;
+    if (name == NULL || (l.opt.family != CIO_IP_NONE && l.opt.family != CIO_IP4 && l.opt.family != CIO_IP6))
+        return CIO_E_INVALID_ARGUMENT;
+    cio_err err = cio_check_cancel(io);
+    if (err != CIO_OK)
+        return err;
+
+    cio_ip_address a;
+    if (strlen(name) < 64 && cio_ip_parse(name, l.opt.port, &a) == CIO_OK) {
+        if (!family_ok(&l, a.family))
+            return CIO_E_UNKNOWN_HOST_NAME;
+        err = emit_address(&l, &a);
+        if (err == CIO_OK)
+            err = emit_canonical(&l, name, strlen(name));
+        return err;
+    }
+    err = cio_hostname_validate(name);
+    if (err != CIO_OK)
+        return err;
+    bool found = false;
+    err = lookup_hosts(&l, &found);
+    if (err != CIO_OK || found)
+        return err;
+    if (is_localhost(name)) {
+        static const uint8_t lo6[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+        if (family_ok(&l, CIO_IP6)) {
+            a = cio_ip6(lo6, l.opt.port);
+            err = emit_address(&l, &a);
+        }
+        if (err == CIO_OK && family_ok(&l, CIO_IP4)) {
+            a = cio_ip4_loopback(l.opt.port);
+            err = emit_address(&l, &a);
+        }
+        if (err == CIO_OK)
+            err = emit_canonical(&l, "localhost", 9);
+        return err;
+    }
+    return lookup_dns_search(&l);
+}
+
+struct queue_ctx {
+    cio_io io;
+    cio_queue *q;
+};
+
+static cio_err queue_emit(void *ctx, const cio_lookup_result *r)
+{
+    struct queue_ctx *c = (struct queue_ctx *)ctx;
+    return cio_queue_put_one(c->io, c->q, r);
+}
+
+cio_err cio_hostname_lookup(cio_io io, const char *name, const cio_lookup_options *options, cio_queue *results)
+{
+    if (results == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    struct queue_ctx c = {io, results};
+    cio_err err = cio__hostname_lookup_emit(io, name, options, queue_emit, &c);
+    cio_queue_close(io, results);
+    return err == CIO_E_INVALID_ARGUMENT ? err : CIO__IN_SET(lookup, err);
+}
