@@ -12,7 +12,8 @@
     python3 build.py cflags --target T    compiler flags for a file that includes <cio.h> for T
     python3 build.py libs --target T      linker flags for the library built by `build --target T`
 
-Options: --sanitize address,undefined | thread (host only), --jobs N, --no-install (never apt-get).
+Options: --sanitize address,undefined | thread (host only), --valgrind (host suites under memcheck),
+--jobs N, --no-install (never apt-get).
 On Debian, run as root, missing packages are installed with apt-get; otherwise their names are
 printed and the targets that need them are reported as not buildable.
 """
@@ -396,8 +397,12 @@ def test_executables(bdir):
     return out
 
 
-def run_suite(t, exe, tally, env, verbose):
-    cmd = runner_cmd(t) + [exe]
+VALGRIND = ["valgrind", "-q", "--error-exitcode=99", "--leak-check=full", "--errors-for-leak-kinds=definite",
+            "--show-leak-kinds=definite"]
+
+
+def run_suite(t, exe, tally, env, verbose, prefix=()):
+    cmd = list(prefix) + runner_cmd(t) + [exe]
     name = os.path.basename(exe)
     start = time.time()
     try:
@@ -687,7 +692,10 @@ def cmd_test(targets, names, args):
             fuzz_checks(tally, args.fuzz_seconds)
     for n in names:
         t = targets[n]
-        if args.sanitize and n != HOST:
+        if (args.sanitize or args.valgrind) and n != HOST:
+            continue
+        if args.valgrind and ensure_packages(["valgrind"], allow):
+            tally.fail(n, "valgrind", "valgrind is not installed")
             continue
         if not args.sanitize:
             cflags_check(t, tally)
@@ -714,8 +722,9 @@ def cmd_test(targets, names, args):
         exes = test_executables(msg)
         if not exes:
             tally.fail(n, "suites", "no test executables were built")
+        prefix = VALGRIND if args.valgrind else []
         for exe in exes:
-            run_suite(t, exe, tally, env, args.verbose)
+            run_suite(t, exe, tally, env, args.verbose, prefix)
         example_checks(t, msg, tally, env)
     save_results({n: dict(tally.per_target.get(n, {}), when=int(time.time()), sanitize=args.sanitize or "")
                   for n in names})
@@ -766,10 +775,13 @@ def main():
     ap.add_argument("--no-install", action="store_true", help="never run apt-get")
     ap.add_argument("--fuzz", action="store_true", help="test: also run the DNS parser fuzzer (libFuzzer)")
     ap.add_argument("--fuzz-seconds", type=int, default=60, help="--fuzz: how long (default 60)")
+    ap.add_argument("--valgrind", action="store_true", help="test: the host suites under valgrind memcheck")
     ap.add_argument("--verbose", "-v", action="store_true")
     args = ap.parse_args()
     if args.sanitize and args.sanitize not in ("address", "undefined", "address,undefined", "thread"):
         sys.exit("build.py: --sanitize takes address,undefined or thread")
+    if args.sanitize and args.valgrind:
+        sys.exit("build.py: --valgrind runs the plain build; it does not mix with --sanitize")
 
     ensure_python_modules(not args.no_install)
     if args.command == "gen":
