@@ -13,7 +13,8 @@
     python3 build.py libs --target T      linker flags for the library built by `build --target T`
 
 Options: --sanitize address,undefined | thread (host only), --valgrind (host suites under memcheck),
---jobs N, --no-install (never apt-get).
+--soak (host suites with a random CIO_SOAK_SEED, printed, and CIO_SOAK_SECONDS=60), --jobs N,
+--no-install (never apt-get).
 On Debian, run as root, missing packages are installed with apt-get; otherwise their names are
 printed and the targets that need them are reported as not buildable.
 """
@@ -690,6 +691,9 @@ def cmd_test(targets, names, args):
             misuse_checks(tally)
         if args.fuzz:
             fuzz_checks(tally, args.fuzz_seconds)
+    soak_seed = int.from_bytes(os.urandom(4), "little")
+    if args.soak:
+        say(f"soak: CIO_SOAK_SEED={soak_seed} CIO_SOAK_SECONDS=60 for the host suites")
     for n in names:
         t = targets[n]
         if (args.sanitize or args.valgrind) and n != HOST:
@@ -717,6 +721,8 @@ def cmd_test(targets, names, args):
         env = dict(os.environ)
         if t["runner"] == "wine":
             env = wine_env()
+        if args.soak and n == HOST:  # tests/test_soak.c: a random seed, the 60 s cap
+            env.update(CIO_SOAK_SEED=str(soak_seed), CIO_SOAK_SECONDS="60")
         if n == HOST and not args.sanitize:
             install_checks(msg, tally, args.jobs)
         exes = test_executables(msg)
@@ -776,6 +782,8 @@ def main():
     ap.add_argument("--fuzz", action="store_true", help="test: also run the DNS parser fuzzer (libFuzzer)")
     ap.add_argument("--fuzz-seconds", type=int, default=60, help="--fuzz: how long (default 60)")
     ap.add_argument("--valgrind", action="store_true", help="test: the host suites under valgrind memcheck")
+    ap.add_argument("--soak", action="store_true",
+                    help="test: the host suites with CIO_SOAK_SEED random (printed) and CIO_SOAK_SECONDS=60")
     ap.add_argument("--verbose", "-v", action="store_true")
     args = ap.parse_args()
     if args.sanitize and args.sanitize not in ("address", "undefined", "address,undefined", "thread"):
