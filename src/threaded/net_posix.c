@@ -278,6 +278,22 @@ static size_t clamp_iovcnt(size_t n)
 
 /* ---- TCP ---------------------------------------------------------------------------------------------- */
 
+/* SO_REUSEADDR / SO_REUSEPORT as asked (OptionUnsupported where the OS has no SO_REUSEPORT). */
+static cio_err set_reuse(int fd, bool reuse_address, bool reuse_port)
+{
+    cio_err err = CIO_OK;
+    if (reuse_address)
+        err = set_int_option(fd, SOL_SOCKET, SO_REUSEADDR, 1);
+#ifdef SO_REUSEPORT
+    if (err == CIO_OK && reuse_port)
+        err = set_int_option(fd, SOL_SOCKET, SO_REUSEPORT, 1);
+#else
+    if (err == CIO_OK && reuse_port)
+        err = CIO_E_OPTION_UNSUPPORTED;
+#endif
+    return err;
+}
+
 cio_err cio__t_net_listen_ip(void *ud, const cio_ip_address *address, const cio_listen_options *options,
                              cio_server *out)
 {
@@ -294,15 +310,7 @@ cio_err cio__t_net_listen_ip(void *ud, const cio_ip_address *address, const cio_
     CIO__T_SYSCALL(err, fd, socket, socket(sa.sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP));
     if (err != CIO_OK)
         return CIO__IN_SET(net_listen, err);
-    if (options->reuse_address)
-        err = set_int_option(fd, SOL_SOCKET, SO_REUSEADDR, 1);
-#ifdef SO_REUSEPORT
-    if (err == CIO_OK && options->reuse_port)
-        err = set_int_option(fd, SOL_SOCKET, SO_REUSEPORT, 1);
-#else
-    if (err == CIO_OK && options->reuse_port)
-        err = CIO_E_OPTION_UNSUPPORTED;
-#endif
+    err = set_reuse(fd, options->reuse_address, options->reuse_port);
     if (err == CIO_OK)
         CIO__T_SYSCALL(err, r, bind, bind(fd, &sa.sa, salen));
     if (err == CIO_OK)
@@ -489,15 +497,7 @@ cio_err cio__t_net_bind_ip(void *ud, const cio_ip_address *address, const cio_bi
     CIO__T_SYSCALL(err, fd, socket, socket(sa.sa.sa_family, SOCK_DGRAM | SOCK_CLOEXEC, IPPROTO_UDP));
     if (err != CIO_OK)
         return CIO__IN_SET(net_bind, err);
-    if (options->reuse_address)
-        err = set_int_option(fd, SOL_SOCKET, SO_REUSEADDR, 1);
-#ifdef SO_REUSEPORT
-    if (err == CIO_OK && options->reuse_port)
-        err = set_int_option(fd, SOL_SOCKET, SO_REUSEPORT, 1);
-#else
-    if (err == CIO_OK && options->reuse_port)
-        err = CIO_E_OPTION_UNSUPPORTED;
-#endif
+    err = set_reuse(fd, options->reuse_address, options->reuse_port);
     if (err == CIO_OK && options->ip6_only && address->family == CIO_IP6)
         err = set_int_option(fd, IPPROTO_IPV6, IPV6_V6ONLY, 1);
     if (err == CIO_OK && options->allow_broadcast)
