@@ -651,6 +651,7 @@ def fuzz_checks(tally, seconds):
     tests/fuzz/corpus/dns (new inputs go to build/fuzz/corpus-dns, crashes to build/fuzz/). A crash
     is a failure: add its input to tests/fuzz/corpus/dns, where tests/test_dns.c replays it."""
     label = f"fuzz dns ({seconds}s)"
+    ensure_packages(["clang", "libclang-rt-14-dev"], True)  # libFuzzer's runtime
     if shutil.which("clang") is None:
         tally.fail(HOST, label, "clang not installed")
         return
