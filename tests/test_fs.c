@@ -112,6 +112,16 @@ static void fx_close(fixture *fx)
     rm_tree(fx->io, cio_dir_cwd(), fx->path);
 }
 
+/* Creates (truncating) a file open for reading and writing; fails the test otherwise. */
+static cio_file create_rw(cio_io io, cio_dir dir, const char *name)
+{
+    cio_create_file_options opts = CIO_CREATE_FILE_DEFAULTS;
+    opts.read = true;
+    cio_file f;
+    assert_ok(cio_dir_create_file(io, dir, name, &opts, &f));
+    return f;
+}
+
 static void write_file(cio_io io, cio_dir dir, const char *name, const char *content)
 {
     cio_file f;
@@ -213,10 +223,7 @@ static void test_discard(void **state)
     fixture fx;
     fx_open(state, &fx);
     cio_io io = fx.io;
-    cio_create_file_options opts = CIO_CREATE_FILE_DEFAULTS;
-    opts.read = true;
-    cio_file f;
-    assert_ok(cio_dir_create_file(io, fx.dir, "input.txt", &opts, &f));
+    cio_file f = create_rw(io, fx.dir, "input.txt");
     assert_ok(cio_file_write_all(io, f, "test", 4));
 
     unsigned char scratch[16];
@@ -246,10 +253,7 @@ static void test_set_length(void **state)
     fixture fx;
     fx_open(state, &fx);
     cio_io io = fx.io;
-    cio_create_file_options opts = CIO_CREATE_FILE_DEFAULTS;
-    opts.read = true;
-    cio_file f;
-    assert_ok(cio_dir_create_file(io, fx.dir, "file.txt", &opts, &f));
+    cio_file f = create_rw(io, fx.dir, "file.txt");
     assert_int_equal(length(io, f), 0);
     assert_int_equal(position(io, f), 0);
     assert_ok(cio_file_set_length(io, f, 8192));
@@ -272,10 +276,7 @@ static void test_legacy_set_length(void **state)
     fixture fx;
     fx_open(state, &fx);
     cio_io io = fx.io;
-    cio_create_file_options opts = CIO_CREATE_FILE_DEFAULTS;
-    opts.read = true;
-    cio_file f;
-    assert_ok(cio_dir_create_file(io, fx.dir, "file", &opts, &f));
+    cio_file f = create_rw(io, fx.dir, "file");
     assert_ok(cio_file_write_all(io, f, "ninebytes", 9));
     char buf[100];
     size_t n;
@@ -602,10 +603,7 @@ static void test_streaming_vs_positional(void **state)
     fixture fx;
     fx_open(state, &fx);
     cio_io io = fx.io;
-    cio_create_file_options opts = CIO_CREATE_FILE_DEFAULTS;
-    opts.read = true;
-    cio_file f;
-    assert_ok(cio_dir_create_file(io, fx.dir, "digits", &opts, &f));
+    cio_file f = create_rw(io, fx.dir, "digits");
     assert_ok(cio_file_write_all(io, f, "0123456789", 10));
     assert_ok(cio_file_seek_to(io, f, 0));
 
@@ -643,10 +641,7 @@ static void test_vectored(void **state)
     fixture fx;
     fx_open(state, &fx);
     cio_io io = fx.io;
-    cio_create_file_options opts = CIO_CREATE_FILE_DEFAULTS;
-    opts.read = true;
-    cio_file f;
-    assert_ok(cio_dir_create_file(io, fx.dir, "vec", &opts, &f));
+    cio_file f = create_rw(io, fx.dir, "vec");
 
     cio_const_iovec out[3] = {{"ab", 2}, {"", 0}, {"cdef", 4}};
     size_t n;

@@ -34,6 +34,19 @@ static void tmp_path(char *buf, size_t len, const char *what)
     snprintf(buf, len, "/tmp/cio_test_resolve_%ld_%s", (long)getpid(), what);
 }
 
+/* Writes a resolv.conf with `text` and an empty hosts file (both named after `what`) so that a lookup
+ * asks DNS only; the paths go into `resolv` and `hosts`. */
+static void dns_only_files(const char *what, const char *text, char resolv[128], char hosts[128])
+{
+    char name[64];
+    snprintf(name, sizeof name, "resolv_%s", what);
+    tmp_path(resolv, 128, name);
+    snprintf(name, sizeof name, "hosts_%s", what);
+    tmp_path(hosts, 128, name);
+    write_text(resolv, text);
+    write_text(hosts, "");
+}
+
 typedef struct collected {
     size_t naddrs;
     cio_ip_address addrs[32];
@@ -153,10 +166,7 @@ static void test_server_never_answers(void **state)
     cio_ip_address lo = cio_ip4_loopback(0);
     assert_int_equal(cio_net_bind(io, &lo, NULL, &s), CIO_OK);
     char resolv[128], hosts[128];
-    tmp_path(resolv, sizeof resolv, "resolv_silent");
-    tmp_path(hosts, sizeof hosts, "hosts_empty");
-    write_text(resolv, "nameserver 127.0.0.1\noptions timeout:1 attempts:2\n");
-    write_text(hosts, "");
+    dns_only_files("silent", "nameserver 127.0.0.1\noptions timeout:1 attempts:2\n", resolv, hosts);
     cio_lookup_options o = {.resolv_conf = resolv, .hosts_file = hosts, .dns_port = s.address.port};
     collected c;
     cio_timestamp t0 = cio_now(io, CIO_CLOCK_AWAKE);
@@ -222,10 +232,9 @@ static void test_servfail_server(void **state)
     cio_ip_address lo = cio_ip4_loopback(0);
     CIO_REQUIRE_CONCURRENT(start_servfail(io, &lo, &s, &count, &f));
     char resolv[128], hosts[128];
-    tmp_path(resolv, sizeof resolv, "resolv_servfail");
-    tmp_path(hosts, sizeof hosts, "hosts_empty2");
-    write_text(resolv, "nameserver 127.0.0.1\nnameserver not-an-address\noptions timeout:3 attempts:3 bogus\n");
-    write_text(hosts, "");
+    dns_only_files("servfail",
+                   "nameserver 127.0.0.1\nnameserver not-an-address\noptions timeout:3 attempts:3 bogus\n",
+                   resolv, hosts);
     cio_lookup_options o = {.resolv_conf = resolv, .hosts_file = hosts, .dns_port = s.address.port};
     collected c;
     cio_timestamp t0 = cio_now(io, CIO_CLOCK_AWAKE);
@@ -293,10 +302,7 @@ static void test_dnsmasq_zone(void **state)
     assert_true(pid > 0);
 
     char resolv[128], hosts[128];
-    tmp_path(resolv, sizeof resolv, "resolv_dnsmasq");
-    tmp_path(hosts, sizeof hosts, "hosts_empty3");
-    write_text(resolv, "nameserver 127.0.0.1\nsearch search.test\noptions timeout:2 attempts:2\n");
-    write_text(hosts, "");
+    dns_only_files("dnsmasq", "nameserver 127.0.0.1\nsearch search.test\noptions timeout:2 attempts:2\n", resolv, hosts);
     cio_lookup_options o = {.port = 443, .resolv_conf = resolv, .hosts_file = hosts, .dns_port = port};
     collected c;
     cio_err err = CIO_E_NAME_SERVER_FAILURE;
@@ -471,10 +477,7 @@ static void test_connect_canceled_during_lookup(void **state)
     cio_ip_address lo = cio_ip4_loopback(0);
     assert_int_equal(cio_net_bind(io, &lo, NULL, &silent), CIO_OK);
     char resolv[128], hosts[128];
-    tmp_path(resolv, sizeof resolv, "resolv_cancel");
-    tmp_path(hosts, sizeof hosts, "hosts_cancel");
-    write_text(resolv, "nameserver 127.0.0.1\noptions timeout:30 attempts:1\n");
-    write_text(hosts, "");
+    dns_only_files("cancel", "nameserver 127.0.0.1\noptions timeout:30 attempts:1\n", resolv, hosts);
     cio_stream out;
     connect_args a = {io, "slow.test", {.timeout = cio_timeout_ms(5000)}, &out};
     a.options.lookup.resolv_conf = resolv;

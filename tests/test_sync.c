@@ -241,7 +241,9 @@ static cio_err wait_timeout_worker(void *ctx)
     return err;
 }
 
-static void test_condition_wait_timeout(void **state)
+/* Starts `worker`, waits until it is ready (holding or waiting on the condition), then sets the value
+ * to 1 under the mutex, signals once and expects the worker to finish with CIO_OK. */
+static void check_condition_handoff(void **state, cio_task_fn worker)
 {
     cio_io io = cio_test_io(state);
     cio_mutex mutex = CIO_MUTEX_INIT;
@@ -249,13 +251,19 @@ static void test_condition_wait_timeout(void **state)
     cio_event ready = CIO_EVENT_INIT;
     uint32_t value = 0;
     cond_ctx c = {io, &mutex, &cond, &ready, &value};
-    cio_future f = start(io, wait_timeout_worker, &c, sizeof c);
+    cio_future f = start(io, worker, &c, sizeof c);
     assert_int_equal(cio_event_wait(io, &ready), CIO_OK);
     assert_int_equal(cio_mutex_lock(io, &mutex), CIO_OK);
     value = 1;
     cio_mutex_unlock(io, &mutex);
     cio_condition_signal(io, &cond);
     assert_int_equal(cio_await(io, &f), CIO_OK);
+    assert_int_equal(value, 1);
+}
+
+static void test_condition_wait_timeout(void **state)
+{
+    check_condition_handoff(state, wait_timeout_worker);
 }
 
 static cio_err wait_uncancelable_worker(void *ctx)
@@ -273,20 +281,7 @@ static cio_err wait_uncancelable_worker(void *ctx)
 
 static void test_condition_wait_uncancelable(void **state)
 {
-    cio_io io = cio_test_io(state);
-    cio_mutex mutex = CIO_MUTEX_INIT;
-    cio_condition cond = CIO_CONDITION_INIT;
-    cio_event ready = CIO_EVENT_INIT;
-    uint32_t value = 0;
-    cond_ctx c = {io, &mutex, &cond, &ready, &value};
-    cio_future f = start(io, wait_uncancelable_worker, &c, sizeof c);
-    assert_int_equal(cio_event_wait(io, &ready), CIO_OK);
-    assert_int_equal(cio_mutex_lock(io, &mutex), CIO_OK);
-    value = 1;
-    cio_mutex_unlock(io, &mutex);
-    cio_condition_signal(io, &cond);
-    assert_int_equal(cio_await(io, &f), CIO_OK);
-    assert_int_equal(value, 1);
+    check_condition_handoff(state, wait_uncancelable_worker);
 }
 
 static cio_err cond_wait_task(void *ctx)

@@ -287,16 +287,23 @@ static cio_err group_awaiter_task(void *context)
     return cio_group_await(c->io, &group);
 }
 
-static void test_group_await_propagates_cancel(void **state)
+/* Starts `outer` (which waits on sleepers of its own), cancels it after 20 ms, and checks that the
+ * cancel reached the inner sleepers (they set the result to 1) and came back as Canceled. */
+static void check_cancel_propagates(void **state, cio_task_fn outer)
 {
     cio_io io = cio_test_io(state);
     _Atomic(int) result = 0;
     io_ctx c = {io, NULL, &result};
     cio_future f;
-    CIO_REQUIRE_CONCURRENT(cio_concurrent(io, group_awaiter_task, &c, sizeof c, &f));
+    CIO_REQUIRE_CONCURRENT(cio_concurrent(io, outer, &c, sizeof c, &f));
     assert_int_equal(cio_sleep(io, cio_timeout_ms(20)), CIO_OK);
     assert_int_equal(cio_cancel(io, &f), CIO_E_CANCELED);
     assert_int_equal(atomic_load(&result), 1);
+}
+
+static void test_group_await_propagates_cancel(void **state)
+{
+    check_cancel_propagates(state, group_awaiter_task);
 }
 
 /* ---- await forwards the awaiter's cancel to the awaited task ------------------------------------- */
@@ -314,14 +321,7 @@ static cio_err awaiter_task(void *context)
 
 static void test_await_forwards_cancel(void **state)
 {
-    cio_io io = cio_test_io(state);
-    _Atomic(int) result = 0;
-    io_ctx c = {io, NULL, &result};
-    cio_future f;
-    CIO_REQUIRE_CONCURRENT(cio_concurrent(io, awaiter_task, &c, sizeof c, &f));
-    assert_int_equal(cio_sleep(io, cio_timeout_ms(20)), CIO_OK);
-    assert_int_equal(cio_cancel(io, &f), CIO_E_CANCELED);
-    assert_int_equal(atomic_load(&result), 1);
+    check_cancel_propagates(state, awaiter_task);
 }
 
 /* ---- context alignment (Threaded test 3, 4) and inline async -------------------------------------- */

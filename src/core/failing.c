@@ -21,18 +21,7 @@
 static struct cio_any_future *f_async(void *ud, cio_task_fn fn, const void *ctx, size_t ctx_size, cio_err *res)
 {
     (void)ud;
-    _Alignas(CIO_CONTEXT_ALIGN) unsigned char local[256];
-    void *copy = local;
-    if (ctx_size > sizeof local) {
-        copy = malloc(ctx_size);
-        if (copy == NULL)
-            copy = (void *)(uintptr_t)ctx;
-    }
-    if (ctx_size > 0 && copy != ctx)
-        memcpy(copy, ctx, ctx_size);
-    *res = fn(copy);
-    if (copy != local && copy != ctx)
-        free(copy);
+    *res = cio__run_inline(fn, ctx, ctx_size);
     return NULL;
 }
 

@@ -6,6 +6,7 @@
 
 #include <assert.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "cio/errors.h"
 
@@ -41,5 +42,17 @@ static inline cio_err cio__in_set(cio_err err, bool (*contains)(cio_err), const 
  * retries never extend it; NONE and DEADLINE pass through (io.c). */
 #include "cio/io.h"
 cio_timeout cio__timeout_to_deadline(cio_io io, cio_timeout timeout);
+
+/* now + ns, saturating at INT64_MAX; a negative ns counts as 0 (an expired timeout). */
+static inline int64_t cio__deadline_after(int64_t now, int64_t ns)
+{
+    if (ns < 0)
+        ns = 0;
+    return ns > INT64_MAX - now ? INT64_MAX : now + ns;
+}
+
+/* Runs fn inline on a copy of the context aligned to CIO_CONTEXT_ALIGN (as a task would see it);
+ * with no memory for a large copy, on the caller's own bytes. Returns fn's result (io.c). */
+cio_err cio__run_inline(cio_task_fn fn, const void *ctx, size_t ctx_size);
 
 #endif /* CIO_CORE_INTERNAL_H */

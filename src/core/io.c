@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cio/io.h"
 #include "internal.h"
@@ -39,9 +41,27 @@ cio_timeout cio__timeout_to_deadline(cio_io io, cio_timeout timeout)
     if (timeout.kind != CIO_TIMEOUT_KIND_DURATION)
         return timeout;
     cio_timestamp now = cio_now(io, timeout.clock);
-    int64_t ns = timeout.ns < 0 ? 0 : timeout.ns;
-    now.ns = now.ns > INT64_MAX - ns ? INT64_MAX : now.ns + ns;
+    now.ns = cio__deadline_after(now.ns, timeout.ns);
     return cio_timeout_deadline(timeout.clock, now);
+}
+
+cio_err cio__run_inline(cio_task_fn fn, const void *ctx, size_t ctx_size)
+{
+    _Alignas(CIO_CONTEXT_ALIGN) unsigned char local[256];
+    if (ctx_size <= sizeof local) {
+        if (ctx_size > 0)
+            memcpy(local, ctx, ctx_size);
+        return fn(local);
+    }
+    /* malloc + manual alignment: posix_memalign/aligned_alloc are not on every C library here. */
+    unsigned char *raw = (unsigned char *)malloc(ctx_size + CIO_CONTEXT_ALIGN - 1);
+    if (raw == NULL)
+        return fn((void *)(uintptr_t)ctx);
+    uintptr_t at = ((uintptr_t)raw + CIO_CONTEXT_ALIGN - 1) & ~(uintptr_t)(CIO_CONTEXT_ALIGN - 1);
+    memcpy((void *)at, ctx, ctx_size);
+    cio_err r = fn((void *)at);
+    free(raw);
+    return r;
 }
 
 cio_future cio_async(cio_io io, cio_task_fn fn, const void *context, size_t context_size)

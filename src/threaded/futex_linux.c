@@ -48,10 +48,7 @@ static _Bool deadline_of(cio_timeout timeout, struct timespec *abs, int *op_cloc
     int64_t remaining = timeout.ns;
     if (timeout.kind == CIO_TIMEOUT_KIND_DEADLINE)
         remaining = timeout.ns - cio__t_now(NULL, timeout.clock).ns;
-    if (remaining < 0)
-        remaining = 0;
-    int64_t mono = cio__t_now(NULL, CIO_CLOCK_AWAKE).ns;
-    *abs = to_timespec(remaining > INT64_MAX - mono ? INT64_MAX : mono + remaining);
+    *abs = to_timespec(cio__deadline_after(cio__t_now(NULL, CIO_CLOCK_AWAKE).ns, remaining));
     *op_clock = 0;
     return 1;
 }

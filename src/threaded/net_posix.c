@@ -174,9 +174,7 @@ static deadline deadline_from(cio_timeout t)
     if (t.kind == CIO_TIMEOUT_KIND_DEADLINE) {
         d.ns = t.ns;
     } else {
-        int64_t now = cio__t_now(NULL, t.clock).ns;
-        int64_t ns = t.ns < 0 ? 0 : t.ns;
-        d.ns = ns > INT64_MAX - now ? INT64_MAX : now + ns;
+        d.ns = cio__deadline_after(cio__t_now(NULL, t.clock).ns, t.ns);
     }
     return d;
 }

@@ -242,24 +242,6 @@ static struct cio_any_future *make_task(cio_threaded *t, cio_task_fn fn, const v
     return task;
 }
 
-/* Runs fn inline on a context copy aligned like a task's. */
-static cio_err run_inline(cio_task_fn fn, const void *ctx, size_t ctx_size)
-{
-    _Alignas(CIO_CONTEXT_ALIGN) unsigned char local[BLOCK_CTX];
-    if (ctx_size <= sizeof local) {
-        if (ctx_size > 0)
-            memcpy(local, ctx, ctx_size);
-        return fn(local);
-    }
-    void *mem = NULL;
-    if (posix_memalign(&mem, CIO_CONTEXT_ALIGN, ctx_size) != 0)
-        return fn((void *)(uintptr_t)ctx); /* no memory: the caller's bytes, unaligned copy impossible */
-    memcpy(mem, ctx, ctx_size);
-    cio_err r = fn(mem);
-    free(mem);
-    return r;
-}
-
 /* ---- futures -------------------------------------------------------------------------------------- */
 
 struct cio_any_future *cio__t_async(void *ud, cio_task_fn fn, const void *ctx, size_t ctx_size, cio_err *inline_result)
@@ -275,7 +257,7 @@ struct cio_any_future *cio__t_async(void *ud, cio_task_fn fn, const void *ctx, s
         return task;
     if (task != NULL)
         task_free(t, task);
-    *inline_result = run_inline(fn, ctx, ctx_size);
+    *inline_result = cio__run_inline(fn, ctx, ctx_size);
     return NULL;
 }
 
@@ -414,7 +396,7 @@ static void group_member_done(struct cio_any_future *task)
 static void group_inline(struct cio__t_group *gr, cio_task_fn fn, const void *ctx, size_t ctx_size)
 {
     (void)gr;
-    (void)run_inline(fn, ctx, ctx_size);
+    (void)cio__run_inline(fn, ctx, ctx_size);
 }
 
 static struct cio_any_future *group_task(cio_threaded *t, cio_group *g, struct cio__t_group **grp, cio_task_fn fn,

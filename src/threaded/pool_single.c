@@ -18,7 +18,6 @@
  *   futex_wake has nobody to wake.
  */
 #define _POSIX_C_SOURCE 200809L /* posix_memalign */
-#include <stdalign.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -27,7 +26,6 @@
 #include "internal.h"
 #include "threaded.h"
 
-#define INLINE_CTX 256u
 
 struct cio_threaded {
     size_t async_limit;      /* recorded only */
@@ -36,30 +34,12 @@ struct cio_threaded {
 
 static cio_cancel_protection protection = CIO_CANCEL_UNBLOCKED;
 
-/* Runs fn on a copy of the context aligned like a task's. */
-static cio_err run_inline(cio_task_fn fn, const void *ctx, size_t ctx_size)
-{
-    alignas(CIO_CONTEXT_ALIGN) unsigned char local[INLINE_CTX];
-    if (ctx_size <= sizeof local) {
-        if (ctx_size > 0)
-            memcpy(local, ctx, ctx_size);
-        return fn(local);
-    }
-    void *mem = NULL;
-    if (posix_memalign(&mem, CIO_CONTEXT_ALIGN, ctx_size) != 0)
-        return fn((void *)(uintptr_t)ctx); /* no memory: the caller's own bytes */
-    memcpy(mem, ctx, ctx_size);
-    cio_err r = fn(mem);
-    free(mem);
-    return r;
-}
-
 /* ---- tasks and groups ------------------------------------------------------------------------- */
 
 struct cio_any_future *cio__t_async(void *ud, cio_task_fn fn, const void *ctx, size_t ctx_size, cio_err *inline_result)
 {
     (void)ud;
-    *inline_result = run_inline(fn, ctx, ctx_size);
+    *inline_result = cio__run_inline(fn, ctx, ctx_size);
     return NULL;
 }
 
@@ -91,7 +71,7 @@ void cio__t_group_async(void *ud, cio_group *g, cio_task_fn fn, const void *ctx,
 {
     (void)ud;
     (void)g;
-    (void)run_inline(fn, ctx, ctx_size); /* a member's result is discarded */
+    (void)cio__run_inline(fn, ctx, ctx_size); /* a member's result is discarded */
 }
 
 cio_err cio__t_group_concurrent(void *ud, cio_group *g, cio_task_fn fn, const void *ctx, size_t ctx_size)

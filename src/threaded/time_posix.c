@@ -59,10 +59,7 @@ cio_err cio__t_sleep(void *ud, cio_timeout timeout)
         int64_t remaining = timeout.ns;
         if (timeout.kind == CIO_TIMEOUT_KIND_DEADLINE)
             remaining = timeout.ns - cio__t_now(NULL, timeout.clock).ns;
-        if (remaining < 0)
-            remaining = 0;
-        int64_t mono = cio__t_now(NULL, CIO_CLOCK_AWAKE).ns;
-        deadline = remaining > INT64_MAX - mono ? INT64_MAX : mono + remaining;
+        deadline = cio__deadline_after(cio__t_now(NULL, CIO_CLOCK_AWAKE).ns, remaining);
     }
     struct timespec ts;
     ts.tv_sec = (time_t)(deadline / NS_PER_S);

@@ -53,9 +53,7 @@ cio_err cio__t_sleep(void *ud, cio_timeout timeout)
     if (timeout.kind == CIO_TIMEOUT_KIND_DEADLINE) {
         deadline = timeout.ns;
     } else if (!forever) {
-        int64_t now = cio__t_now(NULL, clock).ns;
-        int64_t ns = timeout.ns < 0 ? 0 : timeout.ns;
-        deadline = ns > INT64_MAX - now ? INT64_MAX : now + ns;
+        deadline = cio__deadline_after(cio__t_now(NULL, clock).ns, timeout.ns);
     }
     for (;;) {
         int64_t left = SLICE_NS;
