@@ -25,5 +25,6 @@
 #include "cio/fs.h"
 #include "cio/net.h"
 #include "cio/threaded.h"
+#include "cio/evented.h"
 
 #endif /* CIO_H */

@@ -1,0 +1,61 @@
+/*
+ * The Evented backend: tasks are fibers (small stacks, switched in user space) run by a few event-loop
+ * threads; I/O is submitted to the kernel's completion interface (io_uring on Linux) or, as the
+ * "epoll" flavour, driven by readiness (epoll on Linux; kqueue is the same core on the BSDs), with
+ * regular-file work on a small helper pool. async and concurrent both create a fiber, so concurrent
+ * only fails (CIO_E_CONCURRENCY_UNAVAILABLE) when memory for one runs out.
+ *
+ * Exists where CIO_HAVE_EVENTED is 1 (cio/config.h); elsewhere this header declares nothing, as
+ * Zig's std.Io.Evented is `void` where unimplemented.
+ *
+ * Threads. Any thread may use an Evented io: the first time a thread that is not one of the loop's
+ * calls a blocking slot, the call is carried out by a fiber of the loop and the thread waits for it.
+ * Cancellation behaves exactly as on Threaded (cio/io.h).
+ */
+#ifndef CIO_EVENTED_H
+#define CIO_EVENTED_H
+
+#include <stddef.h>
+
+#include "cio/config.h"
+#include "cio/io.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if CIO_HAVE_EVENTED
+
+typedef struct cio_evented cio_evented;
+
+typedef enum cio_evented_flavour {
+    CIO_EVENTED_AUTO = 0,   /* io_uring when the kernel allows it, else epoll; CIO_EVENTED_BACKEND
+                               (io_uring | epoll) in the environment overrides, read at create time */
+    CIO_EVENTED_IO_URING,   /* io_uring or fail with CIO_E_SYSTEM_RESOURCES / CIO_E_UNEXPECTED */
+    CIO_EVENTED_EPOLL       /* readiness: epoll (Linux) / kqueue (BSDs) */
+} cio_evented_flavour;
+
+/* All-zero (or NULL) gives the defaults. */
+typedef struct cio_evented_options {
+    cio_evented_flavour flavour;
+    unsigned threads;         /* event-loop threads; 0: CPU count */
+    size_t stack_size;        /* per fiber, plus a guard page; 0: 64 KiB */
+    unsigned helper_threads;  /* blocking helper pool (ops with no async form); 0: 4 */
+    unsigned ring_entries;    /* io_uring submission queue size per loop; 0: 256 */
+} cio_evented_options;
+
+/* Errors: SystemResources (memory, threads, ring), Unexpected (forced flavour unavailable). */
+cio_err cio_evented_create(const cio_evented_options *options, cio_evented **out);
+/* Waits for every fiber still running, then stops the loops and frees everything. */
+void cio_evented_destroy(cio_evented *evented);
+cio_io cio_evented_io(cio_evented *evented);
+/* The flavour actually in use (never CIO_EVENTED_AUTO). */
+cio_evented_flavour cio_evented_flavour_of(const cio_evented *evented);
+
+#endif /* CIO_HAVE_EVENTED */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CIO_EVENTED_H */
