@@ -45,9 +45,60 @@ static inline int cio_test_teardown_threaded(void **state)
 
 static cio_test_backend cio_test_backend_threaded = {"threaded", {NULL, NULL}, NULL};
 
+/* Skips the running test, saying why (a capability this target or backend lacks). */
+#define CIO_SKIP(reason)                                  \
+    do {                                                  \
+        print_message("      skip: %s\n", (reason));     \
+        skip();                                           \
+    } while (0)
+
+#if CIO_HAVE_EVENTED
+/* The Evented flavours. A flavour this machine cannot run (io_uring under qemu-user, or disabled by
+ * the kernel) leaves `io` empty, and every test of it skips with the reason create gave. */
+static cio_test_backend cio_test_backend_uring = {"evented/io_uring", {NULL, NULL}, NULL};
+static cio_test_backend cio_test_backend_epoll = {"evented/epoll", {NULL, NULL}, NULL};
+static cio_err cio_test_evented_err;
+
+static inline int cio_test_setup_evented(void **state)
+{
+    cio_test_backend *b = (cio_test_backend *)*state;
+    cio_evented_options o = {0};
+    o.flavour = b == &cio_test_backend_uring ? CIO_EVENTED_IO_URING : CIO_EVENTED_EPOLL;
+    cio_evented *e = NULL;
+    cio_test_evented_err = cio_evented_create(&o, &e);
+    b->instance = e;
+    b->io = e != NULL ? cio_evented_io(e) : (cio_io){NULL, NULL};
+    return 0;
+}
+
+static inline int cio_test_teardown_evented(void **state)
+{
+    cio_test_backend *b = (cio_test_backend *)*state;
+    if (b->instance != NULL)
+        cio_evented_destroy((cio_evented *)b->instance);
+    b->instance = NULL;
+    return 0;
+}
+
+#define CIO_TESTS_EVENTED(f)                                                                             \
+    , {"evented/io_uring: " #f, f, cio_test_setup_evented, cio_test_teardown_evented, &cio_test_backend_uring}, \
+    {"evented/epoll: " #f, f, cio_test_setup_evented, cio_test_teardown_evented, &cio_test_backend_epoll}
+#else
+#define CIO_TESTS_EVENTED(f)
+#endif
+
+/* The test's io; skips when its backend could not be created on this machine. */
 static inline cio_io cio_test_io(void **state)
 {
-    return ((cio_test_backend *)*state)->io;
+    cio_test_backend *b = (cio_test_backend *)*state;
+    if (b->io.vtable == NULL) {
+#if CIO_HAVE_EVENTED
+        print_message("      skip: %s unavailable here: cio_evented_create: %s\n", b->name,
+                      cio_err_name(cio_test_evented_err));
+#endif
+        skip();
+    }
+    return b->io;
 }
 
 static inline cio_threaded *cio_test_threaded(void **state)
@@ -57,14 +108,8 @@ static inline cio_threaded *cio_test_threaded(void **state)
 }
 
 #define CIO_TESTS(f) \
-    {"threaded: " #f, f, cio_test_setup_threaded, cio_test_teardown_threaded, &cio_test_backend_threaded}
-
-/* Skips the running test, saying why (a capability this target or backend lacks). */
-#define CIO_SKIP(reason)                                  \
-    do {                                                  \
-        print_message("      skip: %s\n", (reason));     \
-        skip();                                           \
-    } while (0)
+    {"threaded: " #f, f, cio_test_setup_threaded, cio_test_teardown_threaded, &cio_test_backend_threaded} \
+    CIO_TESTS_EVENTED(f)
 
 /* Evaluates `call` once; skips when concurrency is unavailable (a backend without it). */
 #define CIO_REQUIRE_CONCURRENT(call)                      \

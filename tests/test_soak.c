@@ -379,9 +379,25 @@ typedef struct file_ctx {
     uint64_t seed;
 } file_ctx;
 
+static cio_err file_work_with(file_phase *fp, uint32_t slot, uint64_t seed, char *name, unsigned char *out,
+                              unsigned char *in);
+
 static cio_err file_work(file_phase *fp, uint32_t slot, uint64_t seed, char *name)
 {
-    static _Thread_local unsigned char out[SOAK_MAX_FILE_LEN], in[SOAK_MAX_FILE_LEN];
+    /* Per task, on the heap: a thread-local buffer would be shared by every fiber of a loop thread
+     * (Evented), and a fiber's stack is small. */
+    unsigned char *out = (unsigned char *)malloc(2 * (size_t)SOAK_MAX_FILE_LEN);
+    if (out == NULL)
+        return CIO_E_SYSTEM_RESOURCES;
+    unsigned char *in = out + SOAK_MAX_FILE_LEN;
+    cio_err e = file_work_with(fp, slot, seed, name, out, in);
+    free(out);
+    return e;
+}
+
+static cio_err file_work_with(file_phase *fp, uint32_t slot, uint64_t seed, char *name, unsigned char *out,
+                              unsigned char *in)
+{
     cio_io io = fp->io;
     uint64_t s = seed;
     size_t len = rnd(&s, SOAK_MAX_FILE_LEN);

@@ -351,26 +351,58 @@ static void test_condition_signal_races_cancel(void **state)
  * a backend does when a wake and a cancel race). The one signal must still reach waiter B. */
 static const struct cio_vtable *real_vtable;
 static const _Atomic(uint32_t) *swallow_word;
-static _Thread_local bool swallow_wakes;
+static struct cio_vtable swallow_vtable;
+
+/* Each task gets its own io whose userdata says whether it swallows wakes (a thread-local flag would
+ * be shared by tasks that are fibers of one thread). Only the slots the sync primitives use are
+ * wrapped. */
+typedef struct swallow_ud {
+    void *real;
+    bool swallow;
+} swallow_ud;
 
 static cio_err swallowing_futex_wait(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout t)
 {
-    cio_err err = real_vtable->futex_wait(ud, ptr, expected, t);
-    return err == CIO_OK && swallow_wakes && ptr == swallow_word ? CIO_E_CANCELED : err;
+    swallow_ud *s = (swallow_ud *)ud;
+    cio_err err = real_vtable->futex_wait(s->real, ptr, expected, t);
+    return err == CIO_OK && s->swallow && ptr == swallow_word ? CIO_E_CANCELED : err;
+}
+
+static void swallow_wait_uncancelable(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected)
+{
+    real_vtable->futex_wait_uncancelable(((swallow_ud *)ud)->real, ptr, expected);
+}
+
+static void swallow_wake(void *ud, const _Atomic(uint32_t) *ptr, uint32_t max_waiters)
+{
+    real_vtable->futex_wake(((swallow_ud *)ud)->real, ptr, max_waiters);
+}
+
+static cio_timestamp swallow_now(void *ud, cio_clock clock)
+{
+    return real_vtable->now(((swallow_ud *)ud)->real, clock);
+}
+
+static cio_io swallow_io(cio_io real, swallow_ud *s)
+{
+    real_vtable = real.vtable;
+    swallow_vtable = *real.vtable;
+    swallow_vtable.futex_wait = swallowing_futex_wait;
+    swallow_vtable.futex_wait_uncancelable = swallow_wait_uncancelable;
+    swallow_vtable.futex_wake = swallow_wake;
+    swallow_vtable.now = swallow_now;
+    s->real = real.userdata;
+    return (cio_io){s, &swallow_vtable};
 }
 
 typedef struct {
     cond_ctx base;
-    bool swallow;
 } swallow_ctx;
 
 static cio_err swallow_wait_task(void *ctx)
 {
     swallow_ctx *c = (swallow_ctx *)ctx;
-    swallow_wakes = c->swallow;
-    cio_err err = cond_wait_task(&c->base);
-    swallow_wakes = false;
-    return err;
+    return cond_wait_task(&c->base);
 }
 
 static void wait_for_waiters(cio_io io, cio_condition *cond, uint32_t n)
@@ -382,20 +414,17 @@ static void wait_for_waiters(cio_io io, cio_condition *cond, uint32_t n)
 
 static void test_condition_cancel_passes_signal_on(void **state)
 {
-    cio_io real = cio_test_io(state);
-    static struct cio_vtable wrapped;
-    real_vtable = real.vtable;
-    wrapped = *real.vtable;
-    wrapped.futex_wait = swallowing_futex_wait;
-    cio_io io = {real.userdata, &wrapped};
+    cio_io io = cio_test_io(state);
+    swallow_ud ua = {NULL, true}, ub = {NULL, false};
+    cio_io io_a = swallow_io(io, &ua), io_b = swallow_io(io, &ub);
 
     cio_mutex mutex = CIO_MUTEX_INIT;
     cio_condition cond = CIO_CONDITION_INIT;
     cio_event b_done = CIO_EVENT_INIT;
     uint32_t value = 0;
     swallow_word = &cond.epoch;
-    swallow_ctx ca = {{io, &mutex, &cond, NULL, &value}, true};
-    swallow_ctx cb = {{io, &mutex, &cond, &b_done, &value}, false};
+    swallow_ctx ca = {{io_a, &mutex, &cond, NULL, &value}};
+    swallow_ctx cb = {{io_b, &mutex, &cond, &b_done, &value}};
     cio_future a = start(io, swallow_wait_task, &ca, sizeof ca);
     wait_for_waiters(io, &cond, 1); /* A first: a FIFO futex wakes A */
     cio_future b = start(io, swallow_wait_task, &cb, sizeof cb);
@@ -510,16 +539,13 @@ static void test_mutex_cancel(void **state)
  * CIO_E_CANCELED even when woken by the unlock, so A gives up; the wake must reach waiter B. */
 typedef struct {
     mutex_ctx base;
-    bool swallow;
     cio_event *done;
 } swallow_mutex_ctx;
 
 static cio_err swallow_lock_task(void *ctx)
 {
     swallow_mutex_ctx *c = (swallow_mutex_ctx *)ctx;
-    swallow_wakes = c->swallow;
     cio_err err = lock_unlock_task(&c->base);
-    swallow_wakes = false;
     if (c->done != NULL)
         cio_event_set(c->base.io, c->done);
     return err;
@@ -527,19 +553,16 @@ static cio_err swallow_lock_task(void *ctx)
 
 static void test_mutex_cancel_passes_wake_on(void **state)
 {
-    cio_io real = cio_test_io(state);
-    static struct cio_vtable wrapped;
-    real_vtable = real.vtable;
-    wrapped = *real.vtable;
-    wrapped.futex_wait = swallowing_futex_wait;
-    cio_io io = {real.userdata, &wrapped};
+    cio_io io = cio_test_io(state);
+    swallow_ud ua = {NULL, true}, ub = {NULL, false};
+    cio_io io_a = swallow_io(io, &ua), io_b = swallow_io(io, &ub);
 
     cio_mutex mutex = CIO_MUTEX_INIT;
     cio_event b_done = CIO_EVENT_INIT;
     uint32_t counter = 0;
     swallow_word = &mutex.state;
-    swallow_mutex_ctx ca = {{io, &mutex, &counter, false}, true, NULL};
-    swallow_mutex_ctx cb = {{io, &mutex, &counter, false}, false, &b_done};
+    swallow_mutex_ctx ca = {{io_a, &mutex, &counter, false}, NULL};
+    swallow_mutex_ctx cb = {{io_b, &mutex, &counter, false}, &b_done};
     cio_mutex_lock_uncancelable(io, &mutex);
     cio_future a = start(io, swallow_lock_task, &ca, sizeof ca);
     assert_int_equal(cio_sleep(io, cio_timeout_ms(20)), CIO_OK); /* A first: a FIFO futex wakes A */

@@ -385,7 +385,7 @@ static void test_async_limit_zero_runs_inline(void **state)
 {
     cio_threaded *t = cio_test_threaded(state);
     if (t == NULL)
-        skip();
+        CIO_SKIP("a Threaded backend option (limits), not in this backend");
     cio_io io = cio_test_io(state);
     cio_threaded_set_async_limit(t, 0);
     uint64_t out = 0;
@@ -401,7 +401,7 @@ static void test_concurrent_limit(void **state)
 {
     cio_threaded *t = cio_test_threaded(state);
     if (t == NULL)
-        skip();
+        CIO_SKIP("a Threaded backend option (limits), not in this backend");
     cio_io io = cio_test_io(state);
     CIO_REQUIRE_THREADS(io);
     cio_threaded_set_concurrent_limit(t, 1);
@@ -442,7 +442,7 @@ static void test_concurrent_vs_main_oversubscription(void **state)
 {
     cio_threaded *t = cio_test_threaded(state);
     if (t == NULL)
-        skip();
+        CIO_SKIP("a Threaded backend option (limits), not in this backend");
     cio_io io = cio_test_io(state);
     CIO_REQUIRE_THREADS(io);
     cio_threaded_set_async_limit(t, 0);
@@ -462,7 +462,7 @@ static void test_concurrent_vs_concurrent_oversubscription(void **state)
 {
     cio_threaded *t = cio_test_threaded(state);
     if (t == NULL)
-        skip();
+        CIO_SKIP("a Threaded backend option (limits), not in this backend");
     cio_io io = cio_test_io(state);
     CIO_REQUIRE_THREADS(io);
     cio_threaded_set_async_limit(t, 0);

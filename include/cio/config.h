@@ -1,8 +1,9 @@
 /*
  * cio/config.h — what this build of cio has, as macros user code can test with #if.
  *
- *   CIO_HAVE_EVENTED   1 when the Evented backend (io_uring on Linux, kqueue on the BSDs) exists for
- *                      this target. 0 on every target for now: it is not written yet. Zig's
+ *   CIO_HAVE_EVENTED   1 when the Evented backend (io_uring or epoll on Linux) exists for this
+ *                      target: Linux on x86_64, aarch64 and riscv64, where its fiber switch is
+ *                      written (src/evented/fiber_<arch>.c). 0 everywhere else. Zig's
  *                      std.Io.Evented is `void` where unimplemented, for the same kind of check:
  *                          #if CIO_HAVE_EVENTED
  *                              ... use the Evented backend ...
@@ -16,7 +17,11 @@
 
 #include "cio/target.h"
 
+#if defined(CIO_OS_LINUX) && (defined(CIO_ARCH_X86_64) || defined(CIO_ARCH_AARCH64) || defined(CIO_ARCH_RISCV64))
+#define CIO_HAVE_EVENTED 1
+#else
 #define CIO_HAVE_EVENTED 0
+#endif
 
 #if defined(CIO_OS_WASI)
 #define CIO_HAVE_THREADS 0

@@ -1,0 +1,247 @@
+/*
+ * Internal interface of the Evented backend (names cio__e_*), shared by its files:
+ *   sched.c       instances, loop threads, run queues, inboxes, spawning and stealing, suspend/ready,
+ *                 timers, the bridge for threads that are not fibers
+ *   tasks.c       async/concurrent/await/cancel, groups, cancel state, the futex table, sleep
+ *   poll_epoll.c  the readiness poller on epoll (poll_kqueue.c: the same contract on kqueue)
+ *   poll_uring.c  the io_uring poller: readiness through POLL_ADD, native read/write/fsync, cancel
+ *   helper.c      operations with no asynchronous form, on a blocking helper pool
+ *   fs.c, net.c   the file/directory and socket slots;  io.c  the vtable
+ *   fiber*.c, stack.c   context switch and fiber stacks (fiber.h)
+ *
+ * The model:
+ * - A fiber (struct cio_any_future) is created by async/concurrent (or by the bridge) and queued on a
+ *   loop's spawn queue. Any idle loop may take (steal) a fiber that has not started; once a fiber has
+ *   run on a loop, that loop is its `home` for life: it only ever runs there, every wait it starts is
+ *   registered there, and every wake-up goes to that loop's run queue (local) or inbox (from other
+ *   threads). So everything a waiting fiber left in loop state (timers, poller registrations,
+ *   in-flight ring operations) is touched by the home loop thread only.
+ * - A fiber suspends with cio__e_suspend(); the loop runs the `after` callback once the fiber's
+ *   context is saved, so a waker that needs a lock the fiber held (a futex bucket) can only see the
+ *   fiber once it is really switched out.
+ * - Waits a fiber can be woken from by another thread (futex, sleep) end by a CAS on wait->state:
+ *   exactly one waker (futex wake, timer, cancel) wins and makes the fiber ready. Poller waits (fd
+ *   readiness, ring operations, helper jobs) end only when the poller/helper reports the completion;
+ *   cancellation and timeouts ask the poller to cancel and then wait for that completion, so
+ *   buffers and the wait record (on the fiber's stack) stay valid until the kernel is done.
+ * - Cancel: the canceler sets REQ in fiber->cancel and posts the fiber on its home loop's cancel
+ *   list; the home loop, between fibers, interrupts the fiber's wait if it is cancelable.
+ *
+ * Lock order: group mu → futex bucket mu → loop inbox mu;  spawn mu is a leaf.
+ */
+#ifndef CIO_EVENTED_INTERNAL_H
+#define CIO_EVENTED_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cio/evented.h"
+#include "cio/fs.h"
+#include "cio/io.h"
+#include "cio/net.h"
+#include "cio/threaded.h"
+#include "fiber.h"
+
+#define CIO__E_REQ 1u
+#define CIO__E_ACK 2u
+
+struct cio__e_loop;
+struct cio__e_group;
+struct cio__e_wait;
+
+/* ---- timers (a binary min-heap per loop, touched by the loop thread only) ---------------------- */
+struct cio__e_timer {
+    int64_t deadline;     /* CIO_CLOCK_AWAKE ns */
+    size_t index;         /* position in the heap, SIZE_MAX when not armed */
+    void (*fire)(struct cio__e_loop *loop, struct cio__e_timer *timer);
+};
+
+/* ---- a fiber --------------------------------------------------------------------------------------- */
+struct cio_any_future {
+    struct cio_any_future *next;      /* run queue / spawn queue / free list */
+    struct cio_any_future *cnext;     /* home loop's cancel list */
+    struct cio_any_future *gnext, *gprev;
+    struct cio_evented *owner;
+    struct cio__e_group *group;       /* NULL for futures */
+    _Atomic(struct cio__e_loop *) home; /* set when it first runs */
+    cio_task_fn fn;
+    cio_err result;
+    cio_cancel_protection protection;
+    _Atomic(uint32_t) cancel;         /* CIO__E_REQ / CIO__E_ACK */
+    _Atomic(uint32_t) done;           /* futex word: 1 when finished (result valid) */
+    bool cancel_posted;               /* on home's cancel list (home inbox mu) */
+    bool exited;                      /* finished; no more cancel posts (home inbox mu) */
+    struct cio__e_wait *wait;         /* the wait it is suspended in (home loop reads it) */
+    cio__fiber_ctx ctx;
+    cio__stack stack;
+    size_t capacity;
+    size_t ctx_size;
+    unsigned char *ctxbuf;            /* CIO_CONTEXT_ALIGN-aligned */
+};
+
+/* ---- a wait ------------------------------------------------------------------------------------------ */
+enum cio__e_wait_kind { CIO__E_W_FUTEX = 1, CIO__E_W_SLEEP, CIO__E_W_POLLER, CIO__E_W_HELPER };
+enum cio__e_reason { CIO__E_R_NONE = 0, CIO__E_R_EVENT, CIO__E_R_TIMEOUT, CIO__E_R_CANCEL };
+
+struct cio__e_wait {
+    struct cio_any_future *fiber;     /* NULL: a foreign thread (futex waits only) */
+    uint8_t kind;
+    bool cancelable;
+    uint8_t reason;                   /* why it ended (for poller waits: why it was canceled) */
+    _Atomic(uint32_t) state;          /* futex/sleep: 0 waiting, 1 woken; foreign: OS futex word */
+    /* futex */
+    const _Atomic(uint32_t) *addr;
+    struct cio__e_wait *fnext, *fprev;
+    bool linked;
+    /* timeouts */
+    struct cio__e_timer timer;
+    /* poller */
+    int fd;
+    uint32_t events;
+    int32_t res;                      /* completion result (readiness mask or -errno / count) */
+    bool in_flight;                   /* ring: submitted, completion not yet seen */
+    bool cancel_sent;
+    /* helper */
+    void *htask;
+    struct cio__e_timer resignal;
+    int64_t backoff;
+};
+
+/* ---- pollers: epoll (and kqueue) readiness, or io_uring ---------------------------------------------- */
+struct cio__e_poller_ops {
+    const char *name;
+    cio_err (*init)(struct cio__e_loop *loop);
+    void (*deinit)(struct cio__e_loop *loop);
+    /* Blocks up to timeout_ns (< 0: forever; 0: poll) for completions and wake-ups; reports each
+     * through cio__e_poller_complete. Submits pending work first. */
+    void (*wait)(struct cio__e_loop *loop, int64_t timeout_ns);
+    /* Any thread: makes a blocked wait() return. */
+    void (*wake)(struct cio__e_loop *loop);
+    /* Home loop, fiber running: start waiting for `events` (POLLIN/POLLOUT bits) on w->fd. */
+    cio_err (*arm_fd)(struct cio__e_loop *loop, struct cio__e_wait *w);
+    /* Home loop thread, fiber suspended: stop w early (cancel or timeout); the completion follows
+     * (now for epoll, from the kernel for io_uring). */
+    void (*cancel)(struct cio__e_loop *loop, struct cio__e_wait *w);
+};
+
+extern const struct cio__e_poller_ops cio__e_epoll_ops;
+extern const struct cio__e_poller_ops cio__e_uring_ops;
+
+/* ---- a loop ------------------------------------------------------------------------------------------ */
+struct cio__e_loop {
+    struct cio_evented *ev;
+    unsigned index;
+    pthread_t thread;
+    cio__fiber_ctx sched;             /* the loop thread's own context */
+    struct cio_any_future *current;   /* the fiber running, or NULL */
+    void (*after)(void *);            /* run by the loop once `current` has switched out */
+    void *after_arg;
+    struct cio_any_future *run_head, *run_tail;   /* ready, this thread only */
+    pthread_mutex_t inbox_mu;
+    struct cio_any_future *in_head, *in_tail;     /* made ready by other threads */
+    struct cio_any_future *cancels;               /* cancel requests to deliver */
+    pthread_mutex_t spawn_mu;
+    struct cio_any_future *sp_head, *sp_tail;     /* not started yet: anyone may take them */
+    _Atomic(size_t) sp_count;
+    struct cio__e_timer **heap;
+    size_t heap_len, heap_cap;
+    _Atomic(uint32_t) sleeping;       /* inside poller wait() (or about to be) */
+    _Atomic(uint32_t) woken;          /* a wake() is pending */
+    size_t armed;                     /* poller waits in flight */
+    /* poller state */
+    int epfd;
+    int wakefd;
+    void *ring;                       /* poll_uring.c's */
+};
+
+/* ---- an instance -------------------------------------------------------------------------------------- */
+struct cio_evented {
+    cio_evented_flavour flavour;
+    const struct cio__e_poller_ops *poller;
+    unsigned nloops;
+    struct cio__e_loop *loops;
+    cio__stack_pool stacks;
+    size_t stack_size;
+    unsigned ring_entries;
+    cio_threaded *helper;             /* the blocking helper pool */
+    _Atomic(size_t) live;             /* fibers created and not finished */
+    _Atomic(uint32_t) live_seq;       /* futex word bumped when live drops to 0 */
+    _Atomic(uint32_t) next_loop;      /* round robin for spawns from foreign threads */
+    _Atomic(uint32_t) shutdown;
+    pthread_mutex_t free_mu;
+    struct cio_any_future *free_list;
+    size_t free_count;
+};
+
+/* ---- sched.c -------------------------------------------------------------------------------------------- */
+extern _Thread_local struct cio__e_loop *cio__e_tls_loop;
+
+/* The fiber of `e` running on this thread, or NULL (a foreign thread, or another instance's fiber). */
+static inline struct cio_any_future *cio__e_self(const struct cio_evented *e)
+{
+    struct cio__e_loop *l = cio__e_tls_loop;
+    return (l != NULL && l->ev == e) ? l->current : NULL;
+}
+
+/* A new fiber running fn on a copy of ctx; NULL when memory or a stack cannot be had. */
+struct cio_any_future *cio__e_fiber_new(struct cio_evented *e, cio_task_fn fn, const void *ctx, size_t ctx_size);
+/* Queues a new fiber to be started by some loop. */
+void cio__e_spawn(struct cio_evented *e, struct cio_any_future *f);
+/* Frees a finished future's block (after `done`). */
+void cio__e_fiber_free(struct cio_evented *e, struct cio_any_future *f);
+/* Switches the current fiber out; `after(arg)` runs on the loop once it is. Returns when woken. */
+void cio__e_suspend(void (*after)(void *), void *arg);
+/* Puts the current fiber at the back of its loop's run queue and switches out. */
+void cio__e_yield(void);
+/* Makes a suspended fiber runnable on its home loop (any thread). */
+void cio__e_make_ready(struct cio_any_future *f);
+/* Home loop thread only. */
+void cio__e_timer_add(struct cio__e_loop *loop, struct cio__e_timer *t);
+void cio__e_timer_remove(struct cio__e_loop *loop, struct cio__e_timer *t);
+int64_t cio__e_now_ns(void);
+/* Called by a poller on the home loop thread when w's operation completed. */
+void cio__e_poller_complete(struct cio__e_wait *w, int32_t res);
+/* Runs fn(arg) as a fiber of e and waits for it when the caller is not one of e's fibers; calls it
+ * directly otherwise. */
+cio_err cio__e_run(struct cio_evented *e, cio_err (*fn)(void *), void *arg);
+/* Posts a cancel request for f to its home loop (f has started). */
+void cio__e_post_cancel(struct cio_any_future *f);
+/* Called when a fiber finishes (tasks.c): publish the result, wake awaiters / leave the group. */
+void cio__e_finish(struct cio_any_future *f);
+
+/* ---- tasks.c ------------------------------------------------------------------------------------------ */
+/* Cancellation point for the current fiber: CIO_E_CANCELED (acknowledged) when a request is pending
+ * and protection allows, CIO_OK otherwise (and always for foreign threads). */
+cio_err cio__e_check_cancel(struct cio_evented *e);
+/* The current fiber's wait was ended by a cancel: acknowledge the request. */
+void cio__e_ack_cancel(struct cio_any_future *f);
+/* Whether a wait of the current fiber may be interrupted by a cancel now. */
+bool cio__e_cancelable_now(const struct cio_any_future *f);
+/* Home loop: deliver a posted cancel request (interrupt the wait if it is cancelable). */
+void cio__e_deliver_cancel(struct cio__e_loop *loop, struct cio_any_future *f);
+cio_err cio__e_futex_wait(struct cio_evented *e, const _Atomic(uint32_t) *ptr, uint32_t expected,
+                          cio_timeout timeout, bool cancelable);
+void cio__e_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters);
+
+/* ---- poller waits (sched.c) ------------------------------------------------------------------------------- */
+/* Waits for readiness of fd (POLLIN / POLLOUT) as the current fiber. deadline_ns < 0: none.
+ * Returns CIO_OK (ready: *revents), CIO_E_TIMEOUT, CIO_E_CANCELED (acknowledged). */
+cio_err cio__e_wait_fd(struct cio_evented *e, int fd, uint32_t events, int64_t deadline_ns, bool cancelable,
+                       uint32_t *revents);
+
+/* ---- poll_uring.c: native operations (io_uring flavour only) ------------------------------------------------ */
+enum cio__e_uring_op { CIO__E_U_READV, CIO__E_U_WRITEV, CIO__E_U_FSYNC };
+/* Runs one ring operation as the current fiber; returns the CQE result (>= 0 or -errno), with
+ * -ECANCELED when a cancel request interrupted it (then acknowledged: *canceled = true). */
+int32_t cio__e_uring_rw(struct cio_evented *e, enum cio__e_uring_op op, int fd, const void *iov, unsigned iovcnt,
+                        uint64_t offset, bool cancelable, bool *canceled);
+
+/* ---- helper.c ------------------------------------------------------------------------------------------------ */
+/* Runs fn(arg) on the helper pool while the current fiber waits (cancelable: a cancel request is
+ * forwarded as a Threaded cancel, which knocks fn's syscall out). From a foreign thread: fn(arg). */
+cio_err cio__e_helper(struct cio_evented *e, cio_err (*fn)(void *), void *arg, bool cancelable);
+
+#endif /* CIO_EVENTED_INTERNAL_H */

@@ -1,0 +1,503 @@
+/*
+ * The Evented backend's file and directory slots.
+ *
+ * Reads, writes and fsync are native: on the io_uring flavour one ring operation each (pipes, sockets
+ * and regular files alike, canceled with ASYNC_CANCEL); on the epoll flavour a non-blocking attempt
+ * (preadv2/pwritev2 with RWF_NOWAIT), then either a readiness wait (pipes, terminals, sockets) or,
+ * for data that is not cached or a file that cannot say (regular files), the helper pool. Every
+ * other slot has no asynchronous form worth the name and runs the Threaded implementation on the
+ * helper pool (helper.c); closing and seeking never block and run where they are called.
+ * Invariants: a slot called by a thread that is not one of this instance's fibers runs the read and
+ * write paths as a fiber (cio__e_run) and the helper paths directly on that thread.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "cio/errmap.h"
+#include "evented.h"
+#include "internal.h"
+#include "slots.h"
+#include "threaded.h"
+
+/* ---- helper-pool slots ---------------------------------------------------------------------------------- */
+
+struct a_dir_open_file {
+    cio_dir dir;
+    const char *path;
+    const cio_open_file_options *options;
+    cio_file *out;
+};
+static cio_err h_dir_open_file(void *p)
+{
+    struct a_dir_open_file *a = (struct a_dir_open_file *)p;
+    return cio__t_dir_open_file(NULL, a->dir, a->path, a->options, a->out);
+}
+cio_err cio__e_dir_open_file(void *ud, cio_dir dir, const char *path, const cio_open_file_options *options, cio_file *out)
+{
+    struct a_dir_open_file a = {dir, path, options, out};
+    return cio__e_helper((struct cio_evented *)ud, h_dir_open_file, &a, true);
+}
+
+struct a_dir_create_file {
+    cio_dir dir;
+    const char *path;
+    const cio_create_file_options *options;
+    cio_file *out;
+};
+static cio_err h_dir_create_file(void *p)
+{
+    struct a_dir_create_file *a = (struct a_dir_create_file *)p;
+    return cio__t_dir_create_file(NULL, a->dir, a->path, a->options, a->out);
+}
+cio_err cio__e_dir_create_file(void *ud, cio_dir dir, const char *path, const cio_create_file_options *options, cio_file *out)
+{
+    struct a_dir_create_file a = {dir, path, options, out};
+    return cio__e_helper((struct cio_evented *)ud, h_dir_create_file, &a, true);
+}
+
+struct a_dir_open_dir {
+    cio_dir dir;
+    const char *path;
+    const cio_open_dir_options *options;
+    cio_dir *out;
+};
+static cio_err h_dir_open_dir(void *p)
+{
+    struct a_dir_open_dir *a = (struct a_dir_open_dir *)p;
+    return cio__t_dir_open_dir(NULL, a->dir, a->path, a->options, a->out);
+}
+cio_err cio__e_dir_open_dir(void *ud, cio_dir dir, const char *path, const cio_open_dir_options *options, cio_dir *out)
+{
+    struct a_dir_open_dir a = {dir, path, options, out};
+    return cio__e_helper((struct cio_evented *)ud, h_dir_open_dir, &a, true);
+}
+
+struct a_dir_create_dir {
+    cio_dir dir;
+    const char *path;
+    uint32_t permissions;
+};
+static cio_err h_dir_create_dir(void *p)
+{
+    struct a_dir_create_dir *a = (struct a_dir_create_dir *)p;
+    return cio__t_dir_create_dir(NULL, a->dir, a->path, a->permissions);
+}
+cio_err cio__e_dir_create_dir(void *ud, cio_dir dir, const char *path, uint32_t permissions)
+{
+    struct a_dir_create_dir a = {dir, path, permissions};
+    return cio__e_helper((struct cio_evented *)ud, h_dir_create_dir, &a, true);
+}
+
+struct a_dir_create_dir_path {
+    cio_dir dir;
+    const char *path;
+    uint32_t permissions;
+    bool *created;
+};
+static cio_err h_dir_create_dir_path(void *p)
+{
+    struct a_dir_create_dir_path *a = (struct a_dir_create_dir_path *)p;
+    return cio__t_dir_create_dir_path(NULL, a->dir, a->path, a->permissions, a->created);
+}
+cio_err cio__e_dir_create_dir_path(void *ud, cio_dir dir, const char *path, uint32_t permissions, bool *created)
+{
+    struct a_dir_create_dir_path a = {dir, path, permissions, created};
+    return cio__e_helper((struct cio_evented *)ud, h_dir_create_dir_path, &a, true);
+}
+
+struct a_dir_create_dir_path_open {
+    cio_dir dir;
+    const char *path;
+    const cio_open_dir_options *options;
+    cio_dir *out;
+};
+static cio_err h_dir_create_dir_path_open(void *p)
+{
+    struct a_dir_create_dir_path_open *a = (struct a_dir_create_dir_path_open *)p;
+    return cio__t_dir_create_dir_path_open(NULL, a->dir, a->path, a->options, a->out);
+}
+cio_err cio__e_dir_create_dir_path_open(void *ud, cio_dir dir, const char *path, const cio_open_dir_options *options, cio_dir *out)
+{
+    struct a_dir_create_dir_path_open a = {dir, path, options, out};
+    return cio__e_helper((struct cio_evented *)ud, h_dir_create_dir_path_open, &a, true);
+}
+
+struct a_dir_rename {
+    cio_dir old_dir;
+    const char *old_path;
+    cio_dir new_dir;
+    const char *new_path;
+};
+static cio_err h_dir_rename(void *p)
+{
+    struct a_dir_rename *a = (struct a_dir_rename *)p;
+    return cio__t_dir_rename(NULL, a->old_dir, a->old_path, a->new_dir, a->new_path);
+}
+cio_err cio__e_dir_rename(void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir, const char *new_path)
+{
+    struct a_dir_rename a = {old_dir, old_path, new_dir, new_path};
+    return cio__e_helper((struct cio_evented *)ud, h_dir_rename, &a, true);
+}
+
+struct a_dir_delete_file {
+    cio_dir dir;
+    const char *path;
+};
+static cio_err h_dir_delete_file(void *p)
+{
+    struct a_dir_delete_file *a = (struct a_dir_delete_file *)p;
+    return cio__t_dir_delete_file(NULL, a->dir, a->path);
+}
+cio_err cio__e_dir_delete_file(void *ud, cio_dir dir, const char *path)
+{
+    struct a_dir_delete_file a = {dir, path};
+    return cio__e_helper((struct cio_evented *)ud, h_dir_delete_file, &a, true);
+}
+
+struct a_dir_delete_dir {
+    cio_dir dir;
+    const char *path;
+};
+static cio_err h_dir_delete_dir(void *p)
+{
+    struct a_dir_delete_dir *a = (struct a_dir_delete_dir *)p;
+    return cio__t_dir_delete_dir(NULL, a->dir, a->path);
+}
+cio_err cio__e_dir_delete_dir(void *ud, cio_dir dir, const char *path)
+{
+    struct a_dir_delete_dir a = {dir, path};
+    return cio__e_helper((struct cio_evented *)ud, h_dir_delete_dir, &a, true);
+}
+
+struct a_dir_stat_file {
+    cio_dir dir;
+    const char *path;
+    unsigned flags;
+    cio_stat *out;
+};
+static cio_err h_dir_stat_file(void *p)
+{
+    struct a_dir_stat_file *a = (struct a_dir_stat_file *)p;
+    return cio__t_dir_stat_file(NULL, a->dir, a->path, a->flags, a->out);
+}
+cio_err cio__e_dir_stat_file(void *ud, cio_dir dir, const char *path, unsigned flags, cio_stat *out)
+{
+    struct a_dir_stat_file a = {dir, path, flags, out};
+    return cio__e_helper((struct cio_evented *)ud, h_dir_stat_file, &a, true);
+}
+
+struct a_dir_access {
+    cio_dir dir;
+    const char *path;
+    unsigned mode;
+};
+static cio_err h_dir_access(void *p)
+{
+    struct a_dir_access *a = (struct a_dir_access *)p;
+    return cio__t_dir_access(NULL, a->dir, a->path, a->mode);
+}
+cio_err cio__e_dir_access(void *ud, cio_dir dir, const char *path, unsigned mode)
+{
+    struct a_dir_access a = {dir, path, mode};
+    return cio__e_helper((struct cio_evented *)ud, h_dir_access, &a, true);
+}
+
+struct a_dir_read {
+    cio_dir_reader *reader;
+    cio_dir_entry *entries;
+    size_t max;
+    size_t *count;
+};
+static cio_err h_dir_read(void *p)
+{
+    struct a_dir_read *a = (struct a_dir_read *)p;
+    return cio__t_dir_read(NULL, a->reader, a->entries, a->max, a->count);
+}
+cio_err cio__e_dir_read(void *ud, cio_dir_reader *reader, cio_dir_entry *entries, size_t max, size_t *count)
+{
+    struct a_dir_read a = {reader, entries, max, count};
+    return cio__e_helper((struct cio_evented *)ud, h_dir_read, &a, true);
+}
+
+struct a_file_stat {
+    cio_file file;
+    cio_stat *out;
+};
+static cio_err h_file_stat(void *p)
+{
+    struct a_file_stat *a = (struct a_file_stat *)p;
+    return cio__t_file_stat(NULL, a->file, a->out);
+}
+cio_err cio__e_file_stat(void *ud, cio_file file, cio_stat *out)
+{
+    struct a_file_stat a = {file, out};
+    return cio__e_helper((struct cio_evented *)ud, h_file_stat, &a, true);
+}
+
+struct a_file_set_length {
+    cio_file file;
+    uint64_t length;
+};
+static cio_err h_file_set_length(void *p)
+{
+    struct a_file_set_length *a = (struct a_file_set_length *)p;
+    return cio__t_file_set_length(NULL, a->file, a->length);
+}
+cio_err cio__e_file_set_length(void *ud, cio_file file, uint64_t length)
+{
+    struct a_file_set_length a = {file, length};
+    return cio__e_helper((struct cio_evented *)ud, h_file_set_length, &a, true);
+}
+
+struct a_file_set_timestamps {
+    cio_file file;
+    const cio_set_timestamps *ts;
+};
+static cio_err h_file_set_timestamps(void *p)
+{
+    struct a_file_set_timestamps *a = (struct a_file_set_timestamps *)p;
+    return cio__t_file_set_timestamps(NULL, a->file, a->ts);
+}
+cio_err cio__e_file_set_timestamps(void *ud, cio_file file, const cio_set_timestamps *ts)
+{
+    struct a_file_set_timestamps a = {file, ts};
+    return cio__e_helper((struct cio_evented *)ud, h_file_set_timestamps, &a, true);
+}
+
+struct a_process_executable_open {
+    const cio_open_file_options *options;
+    cio_file *out;
+};
+static cio_err h_process_executable_open(void *p)
+{
+    struct a_process_executable_open *a = (struct a_process_executable_open *)p;
+    return cio__t_process_executable_open(NULL, a->options, a->out);
+}
+cio_err cio__e_process_executable_open(void *ud, const cio_open_file_options *options, cio_file *out)
+{
+    struct a_process_executable_open a = {options, out};
+    return cio__e_helper((struct cio_evented *)ud, h_process_executable_open, &a, true);
+}
+
+struct a_process_executable_path {
+    char *buf;
+    size_t len;
+    size_t *out_len;
+};
+static cio_err h_process_executable_path(void *p)
+{
+    struct a_process_executable_path *a = (struct a_process_executable_path *)p;
+    return cio__t_process_executable_path(NULL, a->buf, a->len, a->out_len);
+}
+cio_err cio__e_process_executable_path(void *ud, char *buf, size_t len, size_t *out_len)
+{
+    struct a_process_executable_path a = {buf, len, out_len};
+    return cio__e_helper((struct cio_evented *)ud, h_process_executable_path, &a, true);
+}
+
+
+/* ---- slots that never block ------------------------------------------------------------------------------- */
+
+void cio__e_dir_close(void *ud, cio_dir dir)
+{
+    (void)ud;
+    cio__t_dir_close(NULL, dir);
+}
+
+void cio__e_file_close(void *ud, cio_file file)
+{
+    (void)ud;
+    cio__t_file_close(NULL, file);
+}
+
+cio_err cio__e_file_seek(void *ud, cio_file file, int whence, int64_t offset, uint64_t *pos)
+{
+    (void)ud;
+    return cio__t_file_seek(NULL, file, whence, offset, pos);
+}
+
+/* ---- reads, writes, sync ------------------------------------------------------------------------------------ */
+
+enum rw_kind { RW_READ, RW_WRITE, RW_PREAD, RW_PWRITE };
+
+struct rw {
+    struct cio_evented *e;
+    enum rw_kind kind;
+    int fd;
+    const void *iov; /* cio_iovec or cio_const_iovec: both are {base, len} like struct iovec */
+    int iovcnt;
+    uint64_t offset;
+    size_t *n;
+};
+
+static cio__mapped map_rw(enum rw_kind k, int err)
+{
+    switch (k) {
+    case RW_READ:
+        return cio__errno_readv(err);
+    case RW_WRITE:
+        return cio__errno_writev(err);
+    case RW_PREAD:
+        return cio__errno_preadv(err);
+    default:
+        return cio__errno_pwritev(err);
+    }
+}
+
+static cio_err rw_mapped(cio__mapped m)
+{
+    if (m.action == CIO__MAP_BUG)
+        return CIO__BUG("read/write: an errno that means a bug");
+    return m.action == CIO__MAP_OK ? (cio_err)CIO_OK : m.err;
+}
+
+/* The blocking call, for the helper pool. */
+static cio_err rw_blocking(void *p)
+{
+    struct rw *a = (struct rw *)p;
+    switch (a->kind) {
+    case RW_READ:
+        return cio__t_file_read_streaming(NULL, (cio_file){a->fd}, (const cio_iovec *)a->iov, (size_t)a->iovcnt, a->n);
+    case RW_WRITE:
+        return cio__t_file_write_streaming(NULL, (cio_file){a->fd}, (const cio_const_iovec *)a->iov,
+                                           (size_t)a->iovcnt, a->n);
+    case RW_PREAD:
+        return cio__t_file_read_positional(NULL, (cio_file){a->fd}, (const cio_iovec *)a->iov, (size_t)a->iovcnt,
+                                           a->offset, a->n);
+    default:
+        return cio__t_file_write_positional(NULL, (cio_file){a->fd}, (const cio_const_iovec *)a->iov,
+                                            (size_t)a->iovcnt, a->offset, a->n);
+    }
+}
+
+static cio_err rw_uring(struct rw *a)
+{
+    bool writing = a->kind == RW_WRITE || a->kind == RW_PWRITE;
+    uint64_t off = (a->kind == RW_READ || a->kind == RW_WRITE) ? (uint64_t)-1 : a->offset;
+    for (;;) {
+        bool canceled = false;
+        int32_t res = cio__e_uring_rw(a->e, writing ? CIO__E_U_WRITEV : CIO__E_U_READV, a->fd, a->iov,
+                                      (unsigned)a->iovcnt, off, true, &canceled);
+        if (canceled)
+            return CIO_E_CANCELED;
+        if (res >= 0) {
+            *a->n = (size_t)res;
+            return CIO_OK;
+        }
+        cio__mapped m = map_rw(a->kind, -res);
+        if (m.action == CIO__MAP_RETRY)
+            continue;
+        return rw_mapped(m);
+    }
+}
+
+static cio_err rw_readiness(struct rw *a)
+{
+    bool writing = a->kind == RW_WRITE || a->kind == RW_PWRITE;
+    off_t off = (a->kind == RW_READ || a->kind == RW_WRITE) ? (off_t)-1 : (off_t)a->offset;
+    if (off != (off_t)-1 && (a->offset > (uint64_t)INT64_MAX))
+        return rw_mapped(map_rw(a->kind, EINVAL));
+    for (;;) {
+        cio_err c = cio__e_check_cancel(a->e);
+        if (c != CIO_OK)
+            return c;
+        ssize_t n = writing ? pwritev2(a->fd, (const struct iovec *)a->iov, a->iovcnt, off, RWF_NOWAIT)
+                            : preadv2(a->fd, (const struct iovec *)a->iov, a->iovcnt, off, RWF_NOWAIT);
+        if (n >= 0) {
+            *a->n = (size_t)n;
+            return CIO_OK;
+        }
+        int err = errno;
+        if (err == EINTR)
+            continue;
+        if (err == EOPNOTSUPP)
+            return cio__e_helper(a->e, rw_blocking, a, true);
+        if (err != EAGAIN)
+            return rw_mapped(map_rw(a->kind, err));
+        uint32_t rev;
+        c = cio__e_wait_fd(a->e, a->fd, writing ? POLLOUT : POLLIN, -1, true, &rev);
+        if (c == CIO_E_OPERATION_UNSUPPORTED) /* a regular file: not cached, cannot be polled */
+            return cio__e_helper(a->e, rw_blocking, a, true);
+        if (c != CIO_OK)
+            return c;
+    }
+}
+
+static cio_err rw_run(void *p)
+{
+    struct rw *a = (struct rw *)p;
+    return a->e->flavour == CIO_EVENTED_IO_URING ? rw_uring(a) : rw_readiness(a);
+}
+
+static cio_err rw_slot(void *ud, enum rw_kind kind, cio_file file, const void *iov, size_t iovcnt, uint64_t offset,
+                       size_t *n)
+{
+    if (n == NULL || (iov == NULL && iovcnt > 0))
+        return CIO_E_INVALID_ARGUMENT;
+    *n = 0;
+    struct rw a = {(struct cio_evented *)ud, kind, file.handle, iov, iovcnt > IOV_MAX ? IOV_MAX : (int)iovcnt,
+                   offset, n};
+    return cio__e_run(a.e, rw_run, &a);
+}
+
+cio_err cio__e_file_read_streaming(void *ud, cio_file file, const cio_iovec *iov, size_t iovcnt, size_t *nread)
+{
+    return CIO__IN_SET(file_reader, rw_slot(ud, RW_READ, file, iov, iovcnt, 0, nread));
+}
+
+cio_err cio__e_file_write_streaming(void *ud, cio_file file, const cio_const_iovec *iov, size_t iovcnt,
+                                    size_t *nwritten)
+{
+    return CIO__IN_SET(file_write_streaming, rw_slot(ud, RW_WRITE, file, iov, iovcnt, 0, nwritten));
+}
+
+cio_err cio__e_file_read_positional(void *ud, cio_file file, const cio_iovec *iov, size_t iovcnt, uint64_t offset,
+                                    size_t *nread)
+{
+    return CIO__IN_SET(file_read_positional, rw_slot(ud, RW_PREAD, file, iov, iovcnt, offset, nread));
+}
+
+cio_err cio__e_file_write_positional(void *ud, cio_file file, const cio_const_iovec *iov, size_t iovcnt,
+                                     uint64_t offset, size_t *nwritten)
+{
+    return CIO__IN_SET(file_write_positional, rw_slot(ud, RW_PWRITE, file, iov, iovcnt, offset, nwritten));
+}
+
+struct sync_args {
+    struct cio_evented *e;
+    cio_file file;
+};
+
+static cio_err sync_blocking(void *p)
+{
+    return cio__t_file_sync(NULL, ((struct sync_args *)p)->file);
+}
+
+static cio_err sync_run(void *p)
+{
+    struct sync_args *a = (struct sync_args *)p;
+    if (a->e->flavour != CIO_EVENTED_IO_URING)
+        return cio__e_helper(a->e, sync_blocking, a, true);
+    for (;;) {
+        bool canceled = false;
+        int32_t res = cio__e_uring_rw(a->e, CIO__E_U_FSYNC, a->file.handle, NULL, 0, 0, true, &canceled);
+        if (canceled)
+            return CIO_E_CANCELED;
+        if (res >= 0)
+            return CIO_OK;
+        cio__mapped m = cio__errno_fsync(-res);
+        if (m.action == CIO__MAP_RETRY)
+            continue;
+        return rw_mapped(m);
+    }
+}
+
+cio_err cio__e_file_sync(void *ud, cio_file file)
+{
+    struct sync_args a = {(struct cio_evented *)ud, file};
+    return CIO__IN_SET(file_sync, cio__e_run(a.e, sync_run, &a));
+}

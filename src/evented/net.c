@@ -1,0 +1,225 @@
+/*
+ * The Evented backend's sockets: the readiness core shared by every poller (epoll, io_uring's
+ * POLL_ADD, and kqueue on the BSDs). Sockets made here are non-blocking; each operation is tried
+ * first and, on WouldBlock, the fiber waits for readiness and tries again (libuv's pattern). The
+ * system calls, their flags and the errno maps are the Threaded backend's (net_posix.c), called on a
+ * non-blocking descriptor. connect runs on the helper pool (one blocking call with its own timeout
+ * and cancellation), then its socket is made non-blocking.
+ * Invariants: descriptors handed in by the user that are not non-blocking are made so before the
+ * first attempt of a stream or listener operation (a blocking call would stall the loop thread);
+ * a thread that is not one of this instance's fibers runs the operation as a fiber (cio__e_run).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <string.h>
+
+#include "evented.h"
+#include "internal.h"
+#include "slots.h"
+#include "threaded.h"
+
+static void make_nonblocking(int fd)
+{
+    int fl = fcntl(fd, F_GETFL);
+    if (fl != -1 && !(fl & O_NONBLOCK))
+        (void)fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+/* ---- sockets that are made at once ------------------------------------------------------------------------ */
+
+cio_err cio__e_net_listen_ip(void *ud, const cio_ip_address *address, const cio_listen_options *options,
+                             cio_server *out)
+{
+    (void)ud;
+    cio_err err = cio__t_net_listen_ip(NULL, address, options, out);
+    if (err == CIO_OK)
+        make_nonblocking(out->handle);
+    return err;
+}
+
+cio_err cio__e_net_bind_ip(void *ud, const cio_ip_address *address, const cio_bind_options *options,
+                           cio_socket *out)
+{
+    (void)ud;
+    cio_err err = cio__t_net_bind_ip(NULL, address, options, out);
+    if (err == CIO_OK)
+        make_nonblocking(out->handle);
+    return err;
+}
+
+cio_err cio__e_net_listen_unix(void *ud, const cio_unix_address *address, const cio_listen_options *options,
+                               cio_server *out)
+{
+    (void)ud;
+    cio_err err = cio__t_net_listen_unix(NULL, address, options, out);
+    if (err == CIO_OK)
+        make_nonblocking(out->handle);
+    return err;
+}
+
+cio_err cio__e_net_shutdown(void *ud, cio_handle socket, int how)
+{
+    (void)ud;
+    return cio__t_net_shutdown(NULL, socket, how);
+}
+
+void cio__e_net_close(void *ud, cio_handle socket)
+{
+    (void)ud;
+    cio__t_net_close(NULL, socket);
+}
+
+/* ---- connect: on the helper pool ------------------------------------------------------------------------------ */
+
+struct connect_args {
+    const cio_ip_address *address;
+    const cio_unix_address *unix_address;
+    const cio_connect_options *options;
+    cio_stream *out;
+};
+
+static cio_err connect_blocking(void *p)
+{
+    struct connect_args *a = (struct connect_args *)p;
+    cio_err err = a->unix_address != NULL ? cio__t_net_connect_unix(NULL, a->unix_address, a->out)
+                                          : cio__t_net_connect_ip(NULL, a->address, a->options, a->out);
+    if (err == CIO_OK)
+        make_nonblocking(a->out->handle);
+    return err;
+}
+
+cio_err cio__e_net_connect_ip(void *ud, const cio_ip_address *address, const cio_connect_options *options,
+                              cio_stream *out)
+{
+    struct connect_args a = {address, NULL, options, out};
+    return cio__e_helper((struct cio_evented *)ud, connect_blocking, &a, true);
+}
+
+cio_err cio__e_net_connect_unix(void *ud, const cio_unix_address *address, cio_stream *out)
+{
+    struct connect_args a = {NULL, address, NULL, out};
+    return cio__e_helper((struct cio_evented *)ud, connect_blocking, &a, true);
+}
+
+/* ---- operations that wait for readiness ---------------------------------------------------------------------- */
+
+enum net_op { OP_ACCEPT, OP_READ, OP_WRITE, OP_SEND, OP_RECEIVE };
+
+struct net_args {
+    struct cio_evented *e;
+    enum net_op op;
+    cio_handle fd;
+    const void *iov;
+    size_t iovcnt;
+    size_t *n;
+    cio_stream *stream;
+    const cio_ip_address *dest;
+    cio_message *msgs;
+    size_t max;
+    int64_t deadline; /* receive: monotonic ns, -1 none */
+};
+
+static cio_err attempt(struct net_args *a)
+{
+    switch (a->op) {
+    case OP_ACCEPT: {
+        cio_err err = cio__t_net_accept(NULL, a->fd, a->stream);
+        if (err == CIO_OK)
+            make_nonblocking(a->stream->handle);
+        return err;
+    }
+    case OP_READ:
+        return cio__t_net_read(NULL, a->fd, (const cio_iovec *)a->iov, a->iovcnt, a->n);
+    case OP_WRITE:
+        return cio__t_net_write(NULL, a->fd, (const cio_const_iovec *)a->iov, a->iovcnt, a->n);
+    case OP_SEND:
+        return cio__t_net_send(NULL, a->fd, a->dest, (const cio_const_iovec *)a->iov, a->iovcnt, a->n);
+    default:
+        return cio__t_net_receive(NULL, a->fd, a->msgs, a->max, CIO_TIMEOUT_NONE, a->n);
+    }
+}
+
+static cio_err net_run(void *p)
+{
+    struct net_args *a = (struct net_args *)p;
+    if (a->op != OP_SEND && a->op != OP_RECEIVE)
+        make_nonblocking(a->fd);
+    uint32_t events = (a->op == OP_WRITE || a->op == OP_SEND) ? POLLOUT : POLLIN;
+    for (;;) {
+        cio_err err = cio__e_check_cancel(a->e);
+        if (err != CIO_OK)
+            return err;
+        err = attempt(a);
+        if (err != CIO_E_WOULD_BLOCK)
+            return err;
+        uint32_t rev;
+        err = cio__e_wait_fd(a->e, a->fd, events, a->deadline, true, &rev);
+        if (err != CIO_OK)
+            return err;
+    }
+}
+
+static cio_err net_slot(struct net_args *a)
+{
+    a->deadline = a->op == OP_RECEIVE ? a->deadline : -1;
+    return cio__e_run(a->e, net_run, a);
+}
+
+cio_err cio__e_net_accept(void *ud, cio_handle listener, cio_stream *out)
+{
+    if (out == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    struct net_args a = {.e = (struct cio_evented *)ud, .op = OP_ACCEPT, .fd = listener, .stream = out};
+    return CIO__IN_SET(net_accept, net_slot(&a));
+}
+
+cio_err cio__e_net_read(void *ud, cio_handle stream, const cio_iovec *iov, size_t iovcnt, size_t *nread)
+{
+    if (nread == NULL || (iov == NULL && iovcnt > 0))
+        return CIO_E_INVALID_ARGUMENT;
+    *nread = 0;
+    struct net_args a = {.e = (struct cio_evented *)ud, .op = OP_READ, .fd = stream, .iov = iov, .iovcnt = iovcnt,
+                         .n = nread};
+    return CIO__IN_SET(net_read, net_slot(&a));
+}
+
+cio_err cio__e_net_write(void *ud, cio_handle stream, const cio_const_iovec *iov, size_t iovcnt, size_t *nwritten)
+{
+    if (nwritten == NULL || (iov == NULL && iovcnt > 0))
+        return CIO_E_INVALID_ARGUMENT;
+    *nwritten = 0;
+    struct net_args a = {.e = (struct cio_evented *)ud, .op = OP_WRITE, .fd = stream, .iov = iov, .iovcnt = iovcnt,
+                         .n = nwritten};
+    return CIO__IN_SET(net_write, net_slot(&a));
+}
+
+cio_err cio__e_net_send(void *ud, cio_handle socket, const cio_ip_address *dest, const cio_const_iovec *iov,
+                        size_t iovcnt, size_t *nsent)
+{
+    if (nsent == NULL || (iov == NULL && iovcnt > 0))
+        return CIO_E_INVALID_ARGUMENT;
+    *nsent = 0;
+    struct net_args a = {.e = (struct cio_evented *)ud, .op = OP_SEND, .fd = socket, .iov = iov, .iovcnt = iovcnt,
+                         .n = nsent, .dest = dest};
+    return CIO__IN_SET(net_send, net_slot(&a));
+}
+
+cio_err cio__e_net_receive(void *ud, cio_handle socket, cio_message *msgs, size_t max, cio_timeout timeout,
+                           size_t *count)
+{
+    if (msgs == NULL || max == 0 || count == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    *count = 0;
+    int64_t deadline = -1;
+    if (timeout.kind != CIO_TIMEOUT_KIND_NONE) {
+        int64_t remaining = timeout.ns;
+        if (timeout.kind == CIO_TIMEOUT_KIND_DEADLINE)
+            remaining = timeout.ns - cio__t_now(NULL, timeout.clock).ns;
+        deadline = cio__deadline_after(cio__e_now_ns(), remaining);
+    }
+    struct net_args a = {.e = (struct cio_evented *)ud, .op = OP_RECEIVE, .fd = socket, .msgs = msgs, .max = max,
+                         .n = count, .deadline = deadline};
+    return CIO__IN_SET(net_receive_timeout, net_slot(&a));
+}

@@ -1,0 +1,644 @@
+/*
+ * The Evented backend's tasks: async/concurrent/await/cancel, groups, the cancel state of fibers, the
+ * futex table and sleep.
+ *
+ * Invariants:
+ * - Cancel state (fiber->cancel): cancelers only set REQ when neither REQ nor ACK is set, then post
+ *   the fiber to its home loop (cio__e_post_cancel) if it has started; a fiber that has not started
+ *   sees REQ at its first cancellation point (REQ is stored before `home` is read, `home` before the
+ *   fiber reads REQ, both seq_cst). Only the fiber itself turns REQ into ACK (and back: recancel).
+ * - The futex table: 256 buckets (mutex + list of waiters keyed by address), process-wide because
+ *   addresses are. A waiter is linked and *ptr compared under the bucket lock; a fiber waiter stays
+ *   holding that lock until it has switched out (the loop unlocks in the `after` callback), so a
+ *   waker never makes a fiber ready that is still running. A waiter ends with one CAS on its state:
+ *   futex wake, timer or cancel — the winner makes it ready, the others do nothing. Foreign threads
+ *   wait on their waiter's state word with the OS futex.
+ * - Groups as on Threaded: lock order group mu → bucket mu → inbox mu; a member leaves (unlinks,
+ *   drops `running`, frees its block) on its home loop when it finishes; the last one bumps `seq`
+ *   under the group mu, and the awaiter takes that mu before it frees the group record.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "evented.h"
+#include "internal.h"
+#include "slots.h"
+#include "bridge.h" /* the OS futex and helper-task cancellation of the Threaded backend */
+#include "threaded.h"
+
+/* ---- cancel state ------------------------------------------------------------------------------------ */
+
+static _Thread_local cio_cancel_protection foreign_protection;
+
+cio_err cio__e_check_cancel(struct cio_evented *e)
+{
+    struct cio_any_future *f = cio__e_self(e);
+    if (f == NULL || f->protection == CIO_CANCEL_BLOCKED)
+        return CIO_OK;
+    uint32_t s = atomic_load_explicit(&f->cancel, memory_order_seq_cst);
+    while (s & CIO__E_REQ) {
+        if (atomic_compare_exchange_weak_explicit(&f->cancel, &s, (s & ~CIO__E_REQ) | CIO__E_ACK,
+                                                  memory_order_acq_rel, memory_order_acquire))
+            return CIO_E_CANCELED;
+    }
+    return CIO_OK;
+}
+
+void cio__e_ack_cancel(struct cio_any_future *f)
+{
+    uint32_t s = atomic_load_explicit(&f->cancel, memory_order_acquire);
+    while (s & CIO__E_REQ) {
+        if (atomic_compare_exchange_weak_explicit(&f->cancel, &s, (s & ~CIO__E_REQ) | CIO__E_ACK,
+                                                  memory_order_acq_rel, memory_order_acquire))
+            return;
+    }
+}
+
+bool cio__e_cancelable_now(const struct cio_any_future *f)
+{
+    return f->protection == CIO_CANCEL_UNBLOCKED;
+}
+
+/* Posts a cancel request (no-op if one is pending or was delivered). */
+static void request_cancel(struct cio_any_future *f)
+{
+    uint32_t s = atomic_load_explicit(&f->cancel, memory_order_seq_cst);
+    for (;;) {
+        if (s & (CIO__E_REQ | CIO__E_ACK))
+            return;
+        if (atomic_compare_exchange_weak_explicit(&f->cancel, &s, s | CIO__E_REQ, memory_order_seq_cst,
+                                                  memory_order_seq_cst))
+            break;
+    }
+    if (atomic_load_explicit(&f->home, memory_order_seq_cst) != NULL)
+        cio__e_post_cancel(f);
+}
+
+static void helper_resignal_fire(struct cio__e_loop *l, struct cio__e_timer *t)
+{
+    struct cio__e_wait *w = (struct cio__e_wait *)(void *)((char *)t - offsetof(struct cio__e_wait, resignal));
+    if (cio__t_task_resignal(w->htask)) {
+        if (w->backoff < 10000000)
+            w->backoff *= 2;
+        t->deadline = cio__e_now_ns() + w->backoff;
+        cio__e_timer_add(l, t);
+    }
+}
+
+static bool win(struct cio__e_wait *w, uint32_t reason)
+{
+    uint32_t expected = 0;
+    return atomic_compare_exchange_strong_explicit(&w->state, &expected, reason, memory_order_acq_rel,
+                                                   memory_order_acquire);
+}
+
+void cio__e_deliver_cancel(struct cio__e_loop *l, struct cio_any_future *f)
+{
+    struct cio__e_wait *w = f->wait;
+    if (w == NULL || !w->cancelable || f->protection != CIO_CANCEL_UNBLOCKED)
+        return;
+    if (!(atomic_load_explicit(&f->cancel, memory_order_acquire) & CIO__E_REQ))
+        return;
+    switch (w->kind) {
+    case CIO__E_W_FUTEX:
+    case CIO__E_W_SLEEP:
+        if (win(w, CIO__E_R_CANCEL))
+            cio__e_make_ready(f);
+        break;
+    case CIO__E_W_POLLER:
+        if (w->in_flight && !w->cancel_sent) {
+            w->reason = CIO__E_R_CANCEL;
+            w->cancel_sent = true;
+            l->ev->poller->cancel(l, w);
+        }
+        break;
+    case CIO__E_W_HELPER:
+        if (!w->cancel_sent) {
+            w->cancel_sent = true;
+            w->reason = CIO__E_R_CANCEL;
+            if (cio__t_task_request_cancel(w->htask)) {
+                w->backoff = 1000;
+                w->resignal.deadline = cio__e_now_ns() + w->backoff;
+                w->resignal.fire = helper_resignal_fire;
+                cio__e_timer_add(l, &w->resignal);
+            }
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+/* ---- the futex table ---------------------------------------------------------------------------------- */
+
+#define NBUCKETS 256u
+
+struct bucket {
+    pthread_mutex_t mu;
+    struct cio__e_wait *head;
+};
+
+static struct bucket buckets[NBUCKETS];
+static pthread_once_t buckets_once = PTHREAD_ONCE_INIT;
+
+static void buckets_init(void)
+{
+    for (unsigned i = 0; i < NBUCKETS; i++)
+        pthread_mutex_init(&buckets[i].mu, NULL);
+}
+
+static struct bucket *bucket_of(const void *addr)
+{
+    uintptr_t a = (uintptr_t)addr;
+    a ^= a >> 17;
+    a *= (uintptr_t)0x9E3779B97F4A7C15ull;
+    return &buckets[(a >> 20) % NBUCKETS];
+}
+
+static void link_waiter(struct bucket *b, struct cio__e_wait *w)
+{
+    w->fprev = NULL;
+    w->fnext = b->head;
+    if (b->head != NULL)
+        b->head->fprev = w;
+    b->head = w;
+    w->linked = true;
+}
+
+static void unlink_waiter(struct bucket *b, struct cio__e_wait *w)
+{
+    if (w->fprev != NULL)
+        w->fprev->fnext = w->fnext;
+    else
+        b->head = w->fnext;
+    if (w->fnext != NULL)
+        w->fnext->fprev = w->fprev;
+    w->linked = false;
+}
+
+static void unlock_after(void *arg)
+{
+    pthread_mutex_unlock(&((struct bucket *)arg)->mu);
+}
+
+/* Monotonic deadline in ns for a timeout, -1 for none. */
+static int64_t mono_deadline(cio_timeout t)
+{
+    if (t.kind == CIO_TIMEOUT_KIND_NONE)
+        return -1;
+    int64_t remaining = t.ns;
+    if (t.kind == CIO_TIMEOUT_KIND_DEADLINE)
+        remaining = t.ns - cio__t_now(NULL, t.clock).ns;
+    return cio__deadline_after(cio__e_now_ns(), remaining);
+}
+
+static void futex_timer_fire(struct cio__e_loop *l, struct cio__e_timer *t)
+{
+    (void)l;
+    struct cio__e_wait *w = (struct cio__e_wait *)(void *)((char *)t - offsetof(struct cio__e_wait, timer));
+    if (win(w, CIO__E_R_TIMEOUT))
+        cio__e_make_ready(w->fiber);
+}
+
+static cio_err foreign_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout)
+{
+    struct cio__e_wait w;
+    memset(&w, 0, sizeof w);
+    w.kind = CIO__E_W_FUTEX;
+    w.addr = ptr;
+    struct bucket *b = bucket_of(ptr);
+    pthread_mutex_lock(&b->mu);
+    if (atomic_load_explicit(ptr, memory_order_acquire) != expected) {
+        pthread_mutex_unlock(&b->mu);
+        return CIO_OK;
+    }
+    link_waiter(b, &w);
+    pthread_mutex_unlock(&b->mu);
+    cio_timeout dl = timeout;
+    if (timeout.kind == CIO_TIMEOUT_KIND_DURATION) {
+        cio_timestamp now = cio__t_now(NULL, timeout.clock);
+        now.ns = cio__deadline_after(now.ns, timeout.ns);
+        dl = cio_timeout_deadline(timeout.clock, now);
+    }
+    for (;;) {
+        if (atomic_load_explicit(&w.state, memory_order_acquire) != 0)
+            return CIO_OK;
+        cio_err err = cio__t_futex_wait(&w.state, 0, dl, false);
+        if (err == CIO_E_TIMEOUT && win(&w, CIO__E_R_TIMEOUT)) {
+            pthread_mutex_lock(&b->mu);
+            if (w.linked)
+                unlink_waiter(b, &w);
+            pthread_mutex_unlock(&b->mu);
+            return CIO_E_TIMEOUT;
+        }
+    }
+}
+
+cio_err cio__e_futex_wait(struct cio_evented *e, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout,
+                          bool cancelable)
+{
+    pthread_once(&buckets_once, buckets_init);
+    struct cio_any_future *f = cio__e_self(e);
+    if (f == NULL)
+        return foreign_wait(ptr, expected, timeout);
+    if (cancelable) {
+        cio_err c = cio__e_check_cancel(e);
+        if (c != CIO_OK)
+            return c;
+    }
+    struct cio__e_loop *l = f->home;
+    struct cio__e_wait w;
+    memset(&w, 0, sizeof w);
+    w.fiber = f;
+    w.kind = CIO__E_W_FUTEX;
+    w.cancelable = cancelable;
+    w.addr = ptr;
+    w.timer.index = SIZE_MAX;
+    w.resignal.index = SIZE_MAX;
+    int64_t deadline = mono_deadline(timeout);
+    struct bucket *b = bucket_of(ptr);
+    pthread_mutex_lock(&b->mu);
+    if (atomic_load_explicit(ptr, memory_order_acquire) != expected) {
+        pthread_mutex_unlock(&b->mu);
+        return CIO_OK;
+    }
+    if (deadline >= 0 && deadline <= cio__e_now_ns()) {
+        pthread_mutex_unlock(&b->mu);
+        return CIO_E_TIMEOUT;
+    }
+    link_waiter(b, &w);
+    if (deadline >= 0) {
+        w.timer.deadline = deadline;
+        w.timer.fire = futex_timer_fire;
+        cio__e_timer_add(l, &w.timer);
+    }
+    f->wait = &w;
+    cio__e_suspend(unlock_after, b);
+    f->wait = NULL;
+    cio__e_timer_remove(l, &w.timer);
+    uint32_t reason = atomic_load_explicit(&w.state, memory_order_acquire);
+    if (reason != CIO__E_R_EVENT) {
+        pthread_mutex_lock(&b->mu);
+        if (w.linked)
+            unlink_waiter(b, &w);
+        pthread_mutex_unlock(&b->mu);
+    }
+    if (reason == CIO__E_R_TIMEOUT)
+        return CIO_E_TIMEOUT;
+    if (reason == CIO__E_R_CANCEL) {
+        cio__e_ack_cancel(f);
+        return CIO_E_CANCELED;
+    }
+    return CIO_OK;
+}
+
+void cio__e_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters)
+{
+    if (max_waiters == 0)
+        return;
+    pthread_once(&buckets_once, buckets_init);
+    struct bucket *b = bucket_of(ptr);
+    pthread_mutex_lock(&b->mu);
+    uint32_t n = 0;
+    struct cio__e_wait *w = b->head;
+    while (w != NULL && n < max_waiters) {
+        struct cio__e_wait *next = w->fnext;
+        if (w->addr == ptr) {
+            unlink_waiter(b, w);
+            struct cio_any_future *fiber = w->fiber;
+            if (win(w, CIO__E_R_EVENT)) {
+                n++;
+                if (fiber != NULL)
+                    cio__e_make_ready(fiber);
+                else
+                    cio__t_futex_wake(&w->state, 1); /* w may be gone: the OS needs only the address */
+            }
+        }
+        w = next;
+    }
+    pthread_mutex_unlock(&b->mu);
+}
+
+/* ---- sleep ------------------------------------------------------------------------------------------------ */
+
+cio_err cio__e_sleep(void *ud, cio_timeout timeout)
+{
+    struct cio_evented *e = (struct cio_evented *)ud;
+    struct cio_any_future *f = cio__e_self(e);
+    if (f == NULL)
+        return cio__t_sleep(NULL, timeout);
+    cio_err c = cio__e_check_cancel(e);
+    if (c != CIO_OK)
+        return CIO__IN_SET(sleep, c);
+    struct cio__e_loop *l = f->home;
+    struct cio__e_wait w;
+    memset(&w, 0, sizeof w);
+    w.fiber = f;
+    w.kind = CIO__E_W_SLEEP;
+    w.cancelable = true;
+    w.timer.index = SIZE_MAX;
+    w.resignal.index = SIZE_MAX;
+    int64_t deadline = mono_deadline(timeout);
+    if (deadline >= 0) {
+        if (deadline <= cio__e_now_ns())
+            return CIO_OK;
+        w.timer.deadline = deadline;
+        w.timer.fire = futex_timer_fire;
+        cio__e_timer_add(l, &w.timer);
+    }
+    f->wait = &w;
+    cio__e_suspend(NULL, NULL);
+    f->wait = NULL;
+    cio__e_timer_remove(l, &w.timer);
+    if (atomic_load_explicit(&w.state, memory_order_acquire) == CIO__E_R_CANCEL) {
+        cio__e_ack_cancel(f);
+        return CIO__IN_SET(sleep, CIO_E_CANCELED);
+    }
+    return CIO_OK;
+}
+
+/* ---- futures ------------------------------------------------------------------------------------------------ */
+
+
+struct cio_any_future *cio__e_async(void *ud, cio_task_fn fn, const void *ctx, size_t ctx_size, cio_err *inline_result)
+{
+    struct cio_evented *e = (struct cio_evented *)ud;
+    struct cio_any_future *f = cio__e_fiber_new(e, fn, ctx, ctx_size);
+    if (f == NULL) {
+        *inline_result = cio__run_inline(fn, ctx, ctx_size);
+        return NULL;
+    }
+    cio__e_spawn(e, f);
+    return f;
+}
+
+cio_err cio__e_concurrent(void *ud, cio_task_fn fn, const void *ctx, size_t ctx_size, struct cio_any_future **out)
+{
+    struct cio_evented *e = (struct cio_evented *)ud;
+    struct cio_any_future *f = cio__e_fiber_new(e, fn, ctx, ctx_size);
+    if (f == NULL)
+        return CIO__IN_SET(concurrent, CIO_E_CONCURRENCY_UNAVAILABLE);
+    cio__e_spawn(e, f);
+    *out = f;
+    return CIO_OK;
+}
+
+static void wait_done(struct cio_evented *e, struct cio_any_future *f)
+{
+    while (atomic_load_explicit(&f->done, memory_order_acquire) == 0)
+        (void)cio__e_futex_wait(e, &f->done, 0, CIO_TIMEOUT_NONE, false);
+}
+
+static cio_err finish_future(struct cio_evented *e, struct cio_any_future *f)
+{
+    cio_err r = f->result;
+    cio__e_fiber_free(e, f);
+    return r;
+}
+
+cio_err cio__e_await(void *ud, struct cio_any_future *f)
+{
+    struct cio_evented *e = (struct cio_evented *)ud;
+    for (;;) {
+        if (atomic_load_explicit(&f->done, memory_order_acquire) != 0)
+            return finish_future(e, f);
+        cio_err err = cio__e_futex_wait(e, &f->done, 0, CIO_TIMEOUT_NONE, true);
+        if (err == CIO_E_CANCELED) {
+            /* Forward the request, wait, and hand it back to the awaiter unless the awaited task
+             * acknowledged it. */
+            request_cancel(f);
+            wait_done(e, f);
+            struct cio_any_future *self = cio__e_self(e);
+            if (!(atomic_load_explicit(&f->cancel, memory_order_acquire) & CIO__E_ACK) && self != NULL)
+                atomic_fetch_xor_explicit(&self->cancel, CIO__E_ACK | CIO__E_REQ, memory_order_acq_rel);
+            return finish_future(e, f);
+        }
+    }
+}
+
+cio_err cio__e_cancel(void *ud, struct cio_any_future *f)
+{
+    struct cio_evented *e = (struct cio_evented *)ud;
+    if (atomic_load_explicit(&f->done, memory_order_acquire) == 0) {
+        request_cancel(f);
+        wait_done(e, f);
+    }
+    return finish_future(e, f);
+}
+
+/* ---- groups ---------------------------------------------------------------------------------------------- */
+
+struct cio__e_group {
+    pthread_mutex_t mu;
+    struct cio_any_future *members;
+    _Atomic(uint32_t) running;
+    _Atomic(uint32_t) seq;
+    _Atomic(uint32_t) canceled;
+};
+
+static struct cio__e_group *group_get(cio_group *g, bool create)
+{
+    struct cio__e_group *gr = (struct cio__e_group *)atomic_load_explicit(&g->token, memory_order_acquire);
+    if (gr != NULL || !create)
+        return gr;
+    struct cio__e_group *fresh = (struct cio__e_group *)calloc(1, sizeof *fresh);
+    if (fresh == NULL)
+        return NULL;
+    pthread_mutex_init(&fresh->mu, NULL);
+    uintptr_t expected = 0;
+    if (atomic_compare_exchange_strong_explicit(&g->token, &expected, (uintptr_t)fresh, memory_order_acq_rel,
+                                                memory_order_acquire))
+        return fresh;
+    pthread_mutex_destroy(&fresh->mu);
+    free(fresh);
+    return (struct cio__e_group *)expected;
+}
+
+static void group_link(struct cio__e_group *gr, struct cio_any_future *f)
+{
+    f->group = gr;
+    atomic_fetch_add_explicit(&gr->running, 1, memory_order_acq_rel);
+    pthread_mutex_lock(&gr->mu);
+    f->gprev = NULL;
+    f->gnext = gr->members;
+    if (gr->members != NULL)
+        gr->members->gprev = f;
+    gr->members = f;
+    if (atomic_load_explicit(&gr->canceled, memory_order_acquire))
+        atomic_fetch_or_explicit(&f->cancel, CIO__E_REQ, memory_order_seq_cst);
+    pthread_mutex_unlock(&gr->mu);
+}
+
+static void group_drop(struct cio__e_group *gr, struct cio_any_future *f)
+{
+    struct cio_evented *e = f->owner;
+    pthread_mutex_lock(&gr->mu);
+    if (f->gprev != NULL)
+        f->gprev->gnext = f->gnext;
+    else
+        gr->members = f->gnext;
+    if (f->gnext != NULL)
+        f->gnext->gprev = f->gprev;
+    uint32_t left = atomic_fetch_sub_explicit(&gr->running, 1, memory_order_acq_rel) - 1;
+    if (left == 0)
+        atomic_fetch_add_explicit(&gr->seq, 1, memory_order_release);
+    pthread_mutex_unlock(&gr->mu);
+    cio__e_fiber_free(e, f);
+    if (left == 0)
+        cio__e_futex_wake(&gr->seq, UINT32_MAX); /* address only: harmless if the record is gone */
+}
+
+void cio__e_finish(struct cio_any_future *f)
+{
+    if (f->group != NULL) {
+        group_drop(f->group, f);
+        return;
+    }
+    atomic_store_explicit(&f->done, 1, memory_order_release);
+    cio__e_futex_wake(&f->done, UINT32_MAX);
+}
+
+
+static struct cio_any_future *group_fiber(struct cio_evented *e, cio_group *g, cio_task_fn fn, const void *ctx,
+                                          size_t ctx_size)
+{
+    struct cio__e_group *gr = group_get(g, true);
+    if (gr == NULL)
+        return NULL;
+    struct cio_any_future *f = cio__e_fiber_new(e, fn, ctx, ctx_size);
+    if (f == NULL)
+        return NULL;
+    group_link(gr, f);
+    return f;
+}
+
+void cio__e_group_async(void *ud, cio_group *g, cio_task_fn fn, const void *ctx, size_t ctx_size)
+{
+    struct cio_evented *e = (struct cio_evented *)ud;
+    struct cio_any_future *f = group_fiber(e, g, fn, ctx, ctx_size);
+    if (f != NULL)
+        cio__e_spawn(e, f);
+    else
+        (void)cio__run_inline(fn, ctx, ctx_size);
+}
+
+cio_err cio__e_group_concurrent(void *ud, cio_group *g, cio_task_fn fn, const void *ctx, size_t ctx_size)
+{
+    struct cio_evented *e = (struct cio_evented *)ud;
+    struct cio_any_future *f = group_fiber(e, g, fn, ctx, ctx_size);
+    if (f == NULL)
+        return CIO__IN_SET(concurrent, CIO_E_CONCURRENCY_UNAVAILABLE);
+    cio__e_spawn(e, f);
+    return CIO_OK;
+}
+
+static void group_cancel_all(struct cio__e_group *gr)
+{
+    pthread_mutex_lock(&gr->mu);
+    atomic_store_explicit(&gr->canceled, 1, memory_order_release);
+    for (struct cio_any_future *m = gr->members; m != NULL; m = m->gnext)
+        request_cancel(m);
+    pthread_mutex_unlock(&gr->mu);
+}
+
+static void group_wait_all(struct cio_evented *e, struct cio__e_group *gr)
+{
+    for (;;) {
+        uint32_t seq = atomic_load_explicit(&gr->seq, memory_order_acquire);
+        if (atomic_load_explicit(&gr->running, memory_order_acquire) == 0)
+            return;
+        (void)cio__e_futex_wait(e, &gr->seq, seq, CIO_TIMEOUT_NONE, false);
+    }
+}
+
+static void group_release(cio_group *g, struct cio__e_group *gr)
+{
+    pthread_mutex_lock(&gr->mu);
+    pthread_mutex_unlock(&gr->mu);
+    atomic_store_explicit(&g->token, 0, memory_order_release);
+    pthread_mutex_destroy(&gr->mu);
+    free(gr);
+}
+
+cio_err cio__e_group_await(void *ud, cio_group *g)
+{
+    struct cio_evented *e = (struct cio_evented *)ud;
+    struct cio__e_group *gr = group_get(g, false);
+    if (gr == NULL)
+        return CIO_OK;
+    cio_err result = CIO_OK;
+    for (;;) {
+        uint32_t seq = atomic_load_explicit(&gr->seq, memory_order_acquire);
+        if (atomic_load_explicit(&gr->running, memory_order_acquire) == 0)
+            break;
+        cio_err err = cio__e_futex_wait(e, &gr->seq, seq, CIO_TIMEOUT_NONE, true);
+        if (err == CIO_E_CANCELED) {
+            group_cancel_all(gr);
+            group_wait_all(e, gr);
+            result = CIO_E_CANCELED;
+            break;
+        }
+    }
+    group_release(g, gr);
+    return CIO__IN_SET(cancelable, result);
+}
+
+void cio__e_group_cancel(void *ud, cio_group *g)
+{
+    struct cio_evented *e = (struct cio_evented *)ud;
+    struct cio__e_group *gr = group_get(g, false);
+    if (gr == NULL)
+        return;
+    group_cancel_all(gr);
+    group_wait_all(e, gr);
+    group_release(g, gr);
+}
+
+/* ---- cancellation and futex slots ---------------------------------------------------------------------------- */
+
+
+cio_err cio__e_check_cancel_slot(void *ud)
+{
+    return CIO__IN_SET(cancelable, cio__e_check_cancel((struct cio_evented *)ud));
+}
+
+void cio__e_recancel(void *ud)
+{
+    struct cio_any_future *f = cio__e_self((struct cio_evented *)ud);
+    if (f == NULL)
+        return;
+    uint32_t s = atomic_load_explicit(&f->cancel, memory_order_acquire);
+    assert((s & CIO__E_ACK) && "cio_recancel without a received cancel request");
+    while (s & CIO__E_ACK) {
+        if (atomic_compare_exchange_weak_explicit(&f->cancel, &s, (s & ~CIO__E_ACK) | CIO__E_REQ,
+                                                  memory_order_acq_rel, memory_order_acquire))
+            break;
+    }
+}
+
+cio_cancel_protection cio__e_swap_cancel_protection(void *ud, cio_cancel_protection prot)
+{
+    struct cio_any_future *f = cio__e_self((struct cio_evented *)ud);
+    cio_cancel_protection *slot = f != NULL ? &f->protection : &foreign_protection;
+    cio_cancel_protection old = *slot;
+    *slot = prot;
+    return old;
+}
+
+cio_err cio__e_futex_wait_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout)
+{
+    return CIO__IN_SET(futex_wait, cio__e_futex_wait((struct cio_evented *)ud, ptr, expected, timeout, true));
+}
+
+void cio__e_futex_wait_uncancelable_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected)
+{
+    (void)cio__e_futex_wait((struct cio_evented *)ud, ptr, expected, CIO_TIMEOUT_NONE, false);
+}
+
+void cio__e_futex_wake_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t max_waiters)
+{
+    (void)ud;
+    cio__e_futex_wake(ptr, max_waiters);
+}
