@@ -22,6 +22,7 @@ printed and the targets that need them are reported as not buildable.
 import argparse
 import json
 import os
+import platform
 import re
 import shlex
 import shutil
@@ -33,7 +34,28 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 BUILD = os.path.join(ROOT, "build")
 DEPS = os.path.join(BUILD, "deps")
 RESULTS = os.path.join(BUILD, "results.json")
-HOST = "linux-x86_64"
+
+def detect_host():
+    """The target this machine is: linux-x86_64 on the Debian machine the project is developed on;
+    freebsd-/netbsd-/openbsd-<arch> on a real BSD, where that target builds natively and runs every
+    suite (and only that one: the cross targets need Debian's packages)."""
+    sysname = platform.system()
+    arch = {"amd64": "x86_64", "x86_64": "x86_64", "arm64": "aarch64", "aarch64": "aarch64",
+            "evbarm": "aarch64"}.get(platform.machine().lower(), platform.machine().lower())
+    if sysname in ("FreeBSD", "NetBSD", "OpenBSD"):
+        return f"{sysname.lower()}-{arch}"
+    return "linux-x86_64"
+
+
+HOST = detect_host()
+NATIVE_BSD = HOST.split("-")[0] in ("freebsd", "netbsd", "openbsd")
+# On a BSD, what the native build needs, by the OS's own package tool (nothing is installed
+# automatically there: build.py names what is missing).
+BSD_TOOLS = {"cmake": "cmake", "ninja": "ninja (or samurai)", "cc": "a C compiler (cc)",
+             "pkg-config": "pkgconf"}
+BSD_INSTALL_HINT = {"freebsd": "pkg install cmake ninja cmocka pkgconf python3 py311-jinja2 py311-pyyaml",
+                    "netbsd": "pkgin install cmake ninja-build cmocka pkgconf python311 py311-jinja2 py311-yaml",
+                    "openbsd": "pkg_add cmake ninja cmocka pkgconf python py3-jinja2 py3-yaml"}
 SYSTEM_PYTHON = "/usr/bin/python3"
 BASE_PACKAGES = ["cmake", "ninja-build", "python3-jinja2", "python3-yaml"]
 CMOCKA_PACKAGES = ["dpkg-dev"]  # apt-get source
@@ -127,7 +149,13 @@ def load_targets():
         m = model.load_all(os.path.join(ROOT, "spec"))
     except SpecError as e:
         sys.exit(str(e))
-    return {t["name"]: t for t in m.targets}, [t["name"] for t in m.targets]
+    targets = {t["name"]: t for t in m.targets}
+    if NATIVE_BSD and HOST in targets:
+        # Built natively with the system's compiler and headers (no stand-ins, no stubs) and every
+        # suite runs, as on the Linux host.
+        targets[HOST] = dict(targets[HOST], runner="native", level="full", compiler="cc", cc="cc",
+                             packages=[], native=True)
+    return targets, [t["name"] for t in m.targets]
 
 
 def runner_cmd(t):
@@ -298,7 +326,14 @@ def build_full(t, sanitize, allow_install, jobs):
     args = ["cmake", "-S", ROOT, "-B", bdir, "-G", "Ninja",
             f"-DCMAKE_TOOLCHAIN_FILE={os.path.join(ROOT, 'platform', 'cmake', t['name'] + '.cmake')}",
             f"-DCIO_SANITIZE={sanitize or ''}"]
-    if t["runner"] != "native":
+    if t.get("native"):
+        missing = [desc for tool, desc in BSD_TOOLS.items() if shutil.which(tool) is None and
+                   not (tool == "ninja" and shutil.which("samu"))]
+        if missing:
+            return False, ("missing on this machine: " + ", ".join(missing) + "; install with: " +
+                           BSD_INSTALL_HINT[t["os"]])
+        args = ["cmake", "-S", ROOT, "-B", bdir, "-G", "Ninja", f"-DCIO_SANITIZE={sanitize or ''}"]
+    elif t["runner"] != "native":
         log = []
         prefix = cross_cmocka(t, allow_install, log)
         if prefix is None:
@@ -470,6 +505,182 @@ def header_checks(t, tally):
     say(f"  {t['name']:16} {'headers':28} {n_ok}/{len(headers) + 1} compile")
 
 
+# ---- BSD targets with no sysroot: library + smoke program, libc stubs, readelf checks -----------
+
+BSD_OSES = ("freebsd", "netbsd", "openbsd")
+
+
+def load_model():
+    sys.path.insert(0, os.path.join(ROOT, "gen"))
+    import model  # noqa: E402
+    return model.load_all(os.path.join(ROOT, "spec"))
+
+
+def run_step(cmd, log, **kw):
+    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if r.returncode != 0:
+        log.append("$ " + " ".join(shlex.quote(c) for c in cmd) + "\n" + (r.stdout + r.stderr)[-3000:])
+    return r.returncode == 0
+
+
+def bsd_build(t, jobs, log):
+    """Cross-builds libcio (CMake, the target's toolchain file: generated stand-in headers), the libc
+    stubs (platform/bsd/<os>/lib*.s, with their version scripts), the start-up code and the smoke
+    program (tests/bsd). Returns (bdir, smoke path) or None."""
+    bdir = build_dir(t, None)
+    os_ = t["os"]
+    cfg = ["cmake", "-S", ROOT, "-B", bdir, "-G", "Ninja",
+           f"-DCMAKE_TOOLCHAIN_FILE={os.path.join(ROOT, 'platform', 'cmake', t['name'] + '.cmake')}",
+           "-DCIO_BUILD_TESTS=OFF", "-DCIO_BUILD_EXAMPLES=OFF"]
+    if not (run_step(cfg, log) and run_step(["cmake", "--build", bdir, "-j", str(jobs)], log)):
+        return None
+    m = load_model()
+    plat = os.path.join(ROOT, "platform", "bsd", os_)
+    stubs = os.path.join(bdir, "stubs")
+    objs = os.path.join(bdir, "smoke-objs")
+    os.makedirs(stubs, exist_ok=True)
+    os.makedirs(objs, exist_ok=True)
+    cc = ["clang", f"--target={t['triple']}"]
+    for lib in m.libc[os_]["libraries"]:
+        obj = os.path.join(stubs, f"lib{lib['name']}.o")
+        so = os.path.join(stubs, lib["soname"])
+        link = ["ld.lld", "-shared", "-soname", lib["soname"], "-o", so, obj]
+        if lib["nodes"]:
+            link += ["--version-script", os.path.join(plat, f"lib{lib['name']}.map")]
+        if not (run_step(cc + ["-c", os.path.join(plat, f"lib{lib['name']}.s"), "-o", obj], log) and
+                run_step(link, log)):
+            return None
+        alias = os.path.join(stubs, f"lib{lib['name']}.so")  # what -l<name> finds
+        if os.path.lexists(alias):
+            os.unlink(alias)
+        os.symlink(lib["soname"], alias)
+    flags = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-nostdlibinc", "-isystem",
+             os.path.join(ROOT, "platform", "bsd", "include"), "-I", os.path.join(ROOT, "platform"),
+             "-I", os.path.join(ROOT, "include"), "-fno-stack-protector", "-fPIE"] + t["cflags"]
+    srcs = [os.path.join(ROOT, "tests", "bsd", "smoke.c"), os.path.join(ROOT, "tests", "bsd", f"crt0_{os_}.c")]
+    if os_ == "openbsd":
+        srcs.append(os.path.join(ROOT, "tests", "bsd", "emutls_openbsd.c"))  # libcompiler_rt's part
+    inputs = []
+    for src in srcs:
+        obj = os.path.join(objs, os.path.basename(src)[:-2] + ".o")
+        if not run_step(cc + flags + ["-c", src, "-o", obj], log):
+            return None
+        inputs.append(obj)
+    note = os.path.join(objs, "note.o")
+    if not run_step(cc + ["-c", os.path.join(plat, "note.s"), "-o", note], log):
+        return None
+    abi = m.libc[os_]["abi"]
+    exe = os.path.join(bdir, "cio_smoke")
+    link = ["ld.lld", "-pie", "--dynamic-linker", abi["interp"], "-z", "now", "-o", exe, note] + inputs + \
+        [os.path.join(bdir, "libcio.a"), "-L", stubs] + \
+        ["-l" + lib["name"] for lib in m.libc[os_]["libraries"]] + \
+        [f"--export-dynamic-symbol={d}" for d in abi["defines"]]
+    if not run_step(link, log):
+        return None
+    return bdir, exe
+
+
+def readelf(args, path):
+    tool = shutil.which("llvm-readelf") or shutil.which("readelf")
+    r = subprocess.run([tool, "--wide"] + args + [path], capture_output=True, text=True)
+    return r.stdout + r.stderr
+
+
+def bsd_readelf_checks(t, exe, tally):
+    """The smoke program is that OS's: OS/ABI byte (FreeBSD) and ident note, interpreter, NEEDED
+    sonames, and every undefined dynamic symbol exported by that OS's libc per spec/libc.yaml
+    (with its version node on FreeBSD, unversioned on NetBSD and OpenBSD)."""
+    m = load_model()
+    L = m.libc[t["os"]]
+    abi = L["abi"]
+    n = t["name"]
+    osabi = open(exe, "rb").read(8)[7]
+    checks = [("readelf: OS/ABI byte", osabi == abi["osabi"], f"EI_OSABI is {osabi}, want {abi['osabi']}")]
+    notes = readelf(["-n"], exe)
+    sect = re.search(r"Displaying notes found in: (\S+)\n(.*?)(?:\n\n|\Z)", notes, re.S)
+    want = abi["note_name"]
+    found = [(sec, body) for sec, body in re.findall(r"notes found in: (\S+)\n(.*?)(?=\nDisplaying|\Z)", notes, re.S)]
+    ok_note = any(sec == abi["note_section"] and re.search(rf"^\s*{want}\s+0x0*4\b", body, re.M) for sec, body in found)
+    checks.append((f"readelf: {abi['note_section']} note", ok_note and sect is not None,
+                   f"no {abi['note_section']} note owned by {want}:\n{notes[-1500:]}"))
+    # the note's description word (the OS version it claims)
+    raw = subprocess.run(["llvm-objcopy", "--dump-section", f"{abi['note_section']}=/dev/stdout", exe, "/dev/null"],
+                         capture_output=True) if shutil.which("llvm-objcopy") else None
+    if raw is not None and raw.returncode == 0 and len(raw.stdout) >= 16:
+        import struct
+        namesz, descsz, ntype = struct.unpack_from("<III", raw.stdout, 0)
+        desc = struct.unpack_from("<I", raw.stdout, 12 + ((namesz + 3) & ~3))[0]
+        checks.append(("readelf: note type and version", ntype == abi["note_type"] and desc == abi["note_desc"],
+                       f"type {ntype} desc {desc}, want {abi['note_type']} {abi['note_desc']}"))
+    interp = re.search(r"Requesting program interpreter: ([^\]]+)\]", readelf(["-l"], exe))
+    checks.append(("readelf: interpreter", interp is not None and interp.group(1) == abi["interp"],
+                   f"interpreter {interp.group(1) if interp else None}, want {abi['interp']}"))
+    dyn = readelf(["-d"], exe)
+    needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", dyn)
+    sonames = [lib["soname"] for lib in L["libraries"]]
+    checks.append(("readelf: NEEDED " + " ".join(sonames), sorted(needed) == sorted(sonames) or
+                   (sonames[0] in needed and set(needed) <= set(sonames)),
+                   f"NEEDED {needed}, want {sonames}"))
+    exports = {e["symbol"]: e for e in L["exports"]}
+    syms = readelf(["--dyn-syms"], exe)
+    bad, seen = [], 0
+    for line in syms.splitlines():
+        f = line.split()
+        if len(f) < 8 or f[6] != "UND" or not f[0].rstrip(":").isdigit():
+            continue
+        name = f[7]
+        if f[4] == "WEAK" and name.startswith("_"):
+            pass
+        seen += 1
+        base, _, ver = name.partition("@")
+        ver = ver.lstrip("@").split(" ")[0]
+        e = exports.get(base)
+        if e is None:
+            bad.append(f"{name}: not exported by {t['os']}'s libc per spec/libc.yaml")
+        elif (e["version"] or "") != ver:
+            bad.append(f"{name}: want version {e['version'] or '(none)'}")
+    checks.append((f"readelf: {seen} undefined symbols exported per spec", seen > 0 and not bad,
+                   "\n".join(bad[:40]) or "no undefined dynamic symbols found"))
+    for label, ok, detail in checks:
+        tally.add(n, label, int(ok), int(not ok), 0, None if ok else detail)
+        say(f"  {n:16} {label:40} {'ok' if ok else 'FAILED'}")
+        if not ok:
+            say("      " + detail.replace("\n", "\n      "))
+
+
+def bsd_remote_run(t, exe, runner, tally):
+    """--runner 'ssh host': the smoke program is piped to the host, run in a scratch directory there,
+    and must print `smoke: ok`."""
+    name = "cio-smoke-" + t["name"]
+    script = (f"d=$(mktemp -d /tmp/cio.XXXXXX) && cat > $d/{name} && chmod +x $d/{name} && "
+              f"cd $d && ./{name}; rc=$?; cd / && rm -rf $d; exit $rc")
+    try:
+        with open(exe, "rb") as f:
+            r = subprocess.run(shlex.split(runner) + [script], stdin=f, capture_output=True, timeout=300)
+        out = (r.stdout + r.stderr).decode(errors="replace")
+        ok = r.returncode == 0 and "smoke: ok" in out
+    except (OSError, subprocess.TimeoutExpired) as e:
+        ok, out = False, str(e)
+    tally.add(t["name"], "smoke program on " + runner, int(ok), int(not ok), 0, None if ok else out[-3000:])
+    say(f"  {t['name']:16} {'smoke (runner)':40} {'ok' if ok else 'FAILED'}")
+    say("      " + out.strip().replace("\n", "\n      "))
+
+
+def bsd_checks(t, tally, args):
+    log = []
+    built = bsd_build(t, args.jobs, log)
+    ok = built is not None
+    tally.add(t["name"], "build libcio + smoke (no sysroot)", int(ok), int(not ok), 0, None if ok else "\n".join(log))
+    say(f"  {t['name']:16} {'build libcio + smoke program':40} {'ok' if ok else 'FAILED'}")
+    if not ok:
+        say("      " + "\n".join(log)[-4000:].replace("\n", "\n      "))
+        return
+    bsd_readelf_checks(t, built[1], tally)
+    if args.runner:
+        bsd_remote_run(t, built[1], args.runner, tally)
+
+
+
 def cflags_check(t, tally):
     """`clang $(python3 build.py cflags --target T) -c x.c` compiles <cio.h> for T."""
     if shutil.which("clang") is None:
@@ -562,6 +773,9 @@ def misuse_checks(tally):
     ]
     for comp in ("gcc", "clang"):
         if shutil.which(comp) is None:
+            if NATIVE_BSD:
+                say(f"  {HOST:16} misuse ({comp}): {comp} not installed here, not checked")
+                continue
             tally.fail(HOST, f"misuse ({comp})", f"{comp} not installed")
             continue
         t = dict(host, compiler="gcc" if comp == "gcc" else "clang-host", cc=comp)
@@ -622,6 +836,8 @@ def select(targets, order, which, default_only):
         if which not in targets:
             sys.exit(f"build.py: unknown target '{which}' (see `python3 build.py targets`)")
         return [which]
+    if NATIVE_BSD:
+        return [HOST]  # the cross targets need Debian's toolchains
     return [n for n in order if targets[n]["default"]] if default_only else [HOST]
 
 
@@ -642,6 +858,11 @@ def cmd_build(targets, names, args):
                 tally = Tally()
                 header_checks(t, tally)
                 status[n] = "headers compile" if tally.failed == 0 else "headers FAILED"
+                if t["level"] == "check" and tally.failed == 0:
+                    log = []
+                    built = bsd_build(t, args.jobs, log)
+                    status[n] = "built (library + smoke program, not runnable here)" if built else \
+                        "not built: " + ("\n".join(log) or "?")[:2000]
         say(f"{n:16} {status[n]}")
     return status
 
@@ -706,11 +927,13 @@ def cmd_test(targets, names, args):
             cflags_check(t, tally)
         if t["level"] != "full":
             miss = ensure_packages(t["packages"], allow)
-            if miss or not compiler_available(t):
+            if miss or not compiler_available(t) or (t["level"] == "check" and shutil.which("ld.lld") is None):
                 say(f"  {n:16} not tested: missing {' '.join(miss) or t['cc']}")
-                tally.fail(n, "toolchain", "missing " + (" ".join(miss) or t["cc"]))
+                tally.fail(n, "toolchain", "missing " + (" ".join(miss) or t["cc"] + " or ld.lld"))
                 continue
             header_checks(t, tally)
+            if t["level"] == "check":
+                bsd_checks(t, tally, args)
             continue
         if t["os"] == "linux":
             ensure_packages(TEST_SERVER_PACKAGES, allow)
@@ -758,7 +981,9 @@ def cmd_targets(targets, order):
         rn = t["runner"]
         where = {"native": "host", "wine": "Wine", "none": "compile checks", "node-wasi": "Node WASI"}.get(
             rn, "QEMU " + rn[5:] if rn.startswith("qemu:") else rn)
-        if t["level"] != "full":
+        if t["level"] == "check":
+            where = "build + readelf (run: --runner)"
+        elif t["level"] != "full":
             where = "compile checks"
         r = last.get(n)
         res = "-" if not r else f"{r.get('passed', 0)} passed, {r.get('failed', 0)} failed"
@@ -785,6 +1010,8 @@ def main():
     ap.add_argument("--valgrind", action="store_true", help="test: the host suites under valgrind memcheck")
     ap.add_argument("--soak", action="store_true",
                     help="test: the host suites with CIO_SOAK_SEED random (printed) and CIO_SOAK_SECONDS=60")
+    ap.add_argument("--runner", help="test: a command prefix that runs a shell command on a real machine of "
+                    "the target's OS (e.g. 'ssh host'); the BSD smoke program is piped to it and run there")
     ap.add_argument("--verbose", "-v", action="store_true")
     args = ap.parse_args()
     if args.sanitize and args.sanitize not in ("address", "undefined", "address,undefined", "thread"):

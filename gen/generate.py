@@ -62,6 +62,18 @@ def outputs(m):
     ]
     for t in m.targets:
         out.append((f"cmake/{t['name']}.cmake", "toolchain.cmake.j2", {"t": t}, ["targets"]))
+    bsd = ["libc", "errno", "signals"]
+    if any(m.libc[o]["functions"] for o in model.LIBC_OSES) and m.libc_headers:
+        out.append(("bsd/include/cio_bsd_libc.h", "bsd_libc.h.j2", {}, bsd))
+        for h in m.libc_headers:
+            out.append((f"bsd/include/{h}", "bsd_header.h.j2", {"h": h}, ["libc"]))
+    for o in model.LIBC_OSES:
+        for lib in m.libc[o]["libraries"]:
+            out.append((f"bsd/{o}/lib{lib['name']}.s", "bsd_stub.s.j2", {"os": o, "lib": lib}, ["libc"]))
+            if lib["nodes"]:
+                out.append((f"bsd/{o}/lib{lib['name']}.map", "bsd_version.map.j2", {"os": o, "lib": lib}, ["libc"]))
+        if m.libc[o]["abi"]:
+            out.append((f"bsd/{o}/note.s", "bsd_note.s.j2", {"os": o, "abi": m.libc[o]["abi"]}, ["libc"]))
     return out
 
 
@@ -73,6 +85,7 @@ def render_all(m, spec_display="spec"):
     env.filters["c_string"] = c_string
     env.filters["hex32"] = hex32
     env.filters["upper_snake"] = model.upper_snake
+    env.filters["unprefix"] = lambda s: s.replace("cio_c_", "")
     result = {}
     for rel, tmpl, extra, stems in outputs(m):
         kind = "cmake" if rel.endswith(".cmake") else "c"

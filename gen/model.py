@@ -637,12 +637,20 @@ def build_errmaps(m, doc, path):
 
 
 LIBC_OSES = ("freebsd", "netbsd", "openbsd")
+MACRO_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\([a-z](, *[a-z])*\))?$")
+HEADER_NAME = re.compile(r"^[a-z0-9_]+(/[a-z0-9_]+)*\.h$")
+SONAME = re.compile(r"^lib[a-z0-9_]+\.so(\.[0-9]+)+$")
+VERSION_NODE = re.compile(r"^[A-Z][A-Za-z0-9_]*(\.[0-9]+)*$")
+NOTE_SECTION = re.compile(r"^\.note(\.[a-z0-9_]+)+$")
+ABS_PATH = re.compile(r"^(/[A-Za-z0-9_.+-]+)+$")
 C_DECL = re.compile(r"^[A-Za-z_][A-Za-z0-9_ \t*]*[ *]\s*[A-Za-z_][A-Za-z0-9_]*(\[[0-9]+\])?$")
 
 
 def build_libc(m, doc, path):
-    check_top(doc, path, ("types", "structs", "functions", "constants"))
-    m.libc = {o: {"types": [], "structs": [], "functions": [], "constants": []} for o in LIBC_OSES}
+    check_top(doc, path, ("types", "structs", "functions", "constants", "macros", "headers", "libraries", "abi"))
+    m.libc = {o: {"types": [], "structs": [], "functions": [], "constants": [], "macros": [], "libraries": [],
+                  "abi": None} for o in LIBC_OSES}
+    m.libc_headers = []
 
     def os_list(row):
         oses = get_str_list(row, "os")
@@ -718,6 +726,111 @@ def build_libc(m, doc, path):
                 raise SpecError(w, f"duplicate constant '{name}' on {o}")
             seen[o].add(("c", name))
             m.libc[o]["constants"].append({"name": name, "value": value})
+    for row in rows_of(doc, "macros", path, required=False):
+        name = get_str(row, "name", MACRO_NAME, "macro name")
+        ndebug = get_str(row, "ndebug", optional=True)
+        for o, value, w in per_os(row, ("name", "ndebug")):
+            if not isinstance(value, str) or not value:
+                raise SpecError(w, f"macro {name}: {o} must give a C expression")
+            if ("m", name) in seen[o]:
+                raise SpecError(w, f"duplicate macro '{name}' on {o}")
+            seen[o].add(("m", name))
+            m.libc[o]["macros"].append({"name": name, "value": value, "ndebug": ndebug})
+    if "headers" in doc:
+        hs = doc["headers"]
+        if not isinstance(hs, Seq):
+            raise SpecError(where_of(hs, Where(path, 1)), "'headers' must be a list")
+        for h in hs:
+            if not isinstance(h, str) or not HEADER_NAME.match(h) or h == "cio_bsd_libc.h":
+                raise SpecError(where_of(hs, Where(path, 1)), f"header {h!r} is not a header path like sys/stat.h")
+            if h in m.libc_headers:
+                raise SpecError(where_of(hs, Where(path, 1)), f"duplicate header '{h}'")
+            m.libc_headers.append(h)
+    for row in rows_of(doc, "libraries", path, required=False):
+        check_keys(row, ("os", "name", "soname"), ("default_version", "versions", "symbols"))
+        o = get_str(row, "os")
+        if o not in LIBC_OSES:
+            raise SpecError(row.key_where["os"], f"libc.yaml covers {', '.join(LIBC_OSES)}, not '{o}'")
+        lib = {"name": get_str(row, "name", IDENT, "library name"),
+               "soname": get_str(row, "soname", SONAME, "soname"),
+               "default_version": get_str(row, "default_version", VERSION_NODE, "version node", optional=True),
+               "symbols": get_str_list(row, "symbols", IDENT, optional=True) or [],
+               "versions": [], "where": row.where}
+        if "versions" in row:
+            vs = expect_row(row["versions"], row.key_where["versions"], "'versions'")
+            if lib["default_version"] is None:
+                raise SpecError(row.key_where["versions"], "'versions' needs a default_version")
+            for node, names in vs.items():
+                if not VERSION_NODE.match(node):
+                    raise SpecError(vs.key_where[node], f"'{node}' is not a version node name")
+                if not isinstance(names, Seq) or not all(isinstance(n, str) for n in names):
+                    raise SpecError(vs.key_where[node], f"version {node}: a list of function names")
+                lib["versions"].append({"node": node, "names": list(names), "where": vs.key_where[node]})
+        m.libc[o]["libraries"].append(lib)
+    for row in rows_of(doc, "abi", path, required=False):
+        check_keys(row, ("os", "osabi", "note_section", "note_name", "note_type", "note_desc", "interp", "defines"))
+        o = get_str(row, "os")
+        if o not in LIBC_OSES:
+            raise SpecError(row.key_where["os"], f"libc.yaml covers {', '.join(LIBC_OSES)}, not '{o}'")
+        if m.libc[o]["abi"] is not None:
+            raise SpecError(row.where, f"duplicate abi row for {o}")
+        m.libc[o]["abi"] = {"osabi": get_int(row, "osabi", 0, 255),
+                            "note_section": get_str(row, "note_section", NOTE_SECTION, "note section"),
+                            "note_name": get_str(row, "note_name", IDENT, "note name"),
+                            "note_type": get_int(row, "note_type", 0, 2**32 - 1),
+                            "note_desc": get_int(row, "note_desc", 0, 2**32 - 1),
+                            "interp": get_str(row, "interp", ABS_PATH, "interpreter path"),
+                            "defines": get_str_list(row, "defines", IDENT)}
+    link_libraries(m)
+
+
+def link_libraries(m):
+    """Every function of an OS lives in exactly one of its libraries (the first, libc, unless another
+    lists it), under its symbol name and (FreeBSD) a version node."""
+    for o in LIBC_OSES:
+        L = m.libc[o]
+        libs = L["libraries"]
+        if not libs:
+            L["exports"] = []
+            continue
+        fnames = {f["name"]: f for f in L["functions"]}
+        owner = {}
+        for lib in libs:
+            for n in lib["symbols"]:
+                if n not in fnames:
+                    raise SpecError(lib["where"], f"library {lib['soname']}: '{n}' is not a function declared for {o}")
+                if n in owner:
+                    raise SpecError(lib["where"], f"'{n}' is listed by two {o} libraries")
+                owner[n] = lib
+        exports = []
+        for f in L["functions"]:
+            lib = owner.get(f["name"], libs[0])
+            sym = f["symbol"] or f["name"]
+            version = lib["default_version"]
+            for v in lib["versions"]:
+                if f["name"] in v["names"]:
+                    version = v["node"]
+            f["library"] = lib["soname"]
+            exports.append({"name": f["name"], "symbol": sym, "soname": lib["soname"], "lib": lib["name"],
+                            "version": version})
+        for lib in libs:
+            for v in lib["versions"]:
+                for n in v["names"]:
+                    if n not in fnames:
+                        raise SpecError(v["where"], f"version {v['node']}: '{n}' is not a function declared for {o}")
+                    if owner.get(n, libs[0]) is not lib:
+                        raise SpecError(v["where"], f"version {v['node']}: '{n}' is not in {lib['soname']}")
+            lib["exports"] = [e for e in exports if e["soname"] == lib["soname"]]
+            nodes = []
+            for e in lib["exports"]:
+                if e["version"] and e["version"] not in nodes:
+                    nodes.append(e["version"])
+            lib["nodes"] = sorted(nodes, key=version_key)
+        L["exports"] = exports
+
+
+def version_key(node):
+    return [int(x) if x.isdigit() else x for x in re.split(r"[._]", node)]
 
 
 

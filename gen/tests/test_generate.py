@@ -200,6 +200,14 @@ class BadSpec(GenCase):
         self.edit("libc.yaml", '"long tv_nsec"', '"long"')
         self.assert_bad("libc.yaml", "name: timespec", "is not 'type name'")
 
+    def test_libc_library_unknown_symbol(self):
+        self.edit("libc.yaml", "versions: {FBSD_1.0: [_umtx_op]}", "versions: {FBSD_1.0: [_umtx_opp]}")
+        self.assert_bad("libc.yaml", "FBSD_1.0: [_umtx_opp]", "'_umtx_opp' is not a function declared for freebsd")
+
+    def test_libc_bad_soname(self):
+        self.edit("libc.yaml", "soname: libc.so.12}", "soname: libc12}")
+        self.assert_bad("libc.yaml", "soname: libc12", "is not a valid soname")
+
     def test_missing_file(self):
         os.unlink(os.path.join(self.spec, "wsa.yaml"))
         rc, err = self.run_gen()

@@ -116,7 +116,11 @@ cio_err cio_ip_format_host(const cio_ip_address *address, char *buf, size_t len,
 
 /* ---- Unix-domain addresses ------------------------------------------------------------------------- */
 
+#if defined(__FreeBSD__) || defined(__NetBSD__) || defined(__OpenBSD__) || defined(__DragonFly__) || defined(__APPLE__)
+#define CIO_UNIX_PATH_MAX 104 /* sun_path on the BSDs and macOS */
+#else
 #define CIO_UNIX_PATH_MAX 108 /* sun_path on Linux */
+#endif
 
 /* A Unix-domain socket address: `len` bytes of `path`, no NUL needed. A path starting with '\0' is a
  * Linux abstract name (no file; every byte of `len` counts, including further NULs). */

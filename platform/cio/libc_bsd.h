@@ -43,6 +43,7 @@ typedef struct cio_c_pthread_mutex * cio_c_pthread_mutex_t;
 typedef struct cio_c_pthread_mutexattr * cio_c_pthread_mutexattr_t;
 typedef struct cio_c_pthread_cond * cio_c_pthread_cond_t;
 typedef struct cio_c_pthread_condattr * cio_c_pthread_condattr_t;
+typedef int cio_c_pthread_key_t;
 
 struct cio_c_timespec {
     cio_c_time_t tv_sec;
@@ -241,6 +242,62 @@ _Static_assert(sizeof(struct cio_c_sockaddr_storage) == 128, "struct sockaddr_st
 _Static_assert(_Alignof(struct cio_c_sockaddr_storage) == 8, "struct sockaddr_storage alignment on x86_64");
 #endif
 
+struct cio_c_pollfd {
+    int fd;
+    short events;
+    short revents;
+};
+#if defined(CIO_ARCH_AARCH64)
+_Static_assert(sizeof(struct cio_c_pollfd) == 8, "struct pollfd size on aarch64");
+#endif
+#if defined(CIO_ARCH_X86_64)
+_Static_assert(sizeof(struct cio_c_pollfd) == 8, "struct pollfd size on x86_64");
+#endif
+
+struct cio_c_msghdr {
+    void *msg_name;
+    cio_c_socklen_t msg_namelen;
+    struct cio_c_iovec *msg_iov;
+    int msg_iovlen;
+    void *msg_control;
+    cio_c_socklen_t msg_controllen;
+    int msg_flags;
+};
+#if defined(CIO_ARCH_AARCH64)
+_Static_assert(sizeof(struct cio_c_msghdr) == 48, "struct msghdr size on aarch64");
+#endif
+#if defined(CIO_ARCH_X86_64)
+_Static_assert(sizeof(struct cio_c_msghdr) == 48, "struct msghdr size on x86_64");
+#endif
+
+struct cio_c_mmsghdr {
+    struct cio_c_msghdr msg_hdr;
+    cio_c_ssize_t msg_len;
+};
+#if defined(CIO_ARCH_AARCH64)
+_Static_assert(sizeof(struct cio_c_mmsghdr) == 56, "struct mmsghdr size on aarch64");
+#endif
+#if defined(CIO_ARCH_X86_64)
+_Static_assert(sizeof(struct cio_c_mmsghdr) == 56, "struct mmsghdr size on x86_64");
+#endif
+
+struct cio_c_dirent {
+    cio_c_ino_t d_fileno;
+    cio_c_off_t d_off;
+    uint16_t d_reclen;
+    uint8_t d_type;
+    uint8_t d_pad0;
+    uint16_t d_namlen;
+    uint16_t d_pad1;
+    char d_name[256];
+};
+#if defined(CIO_ARCH_AARCH64)
+_Static_assert(sizeof(struct cio_c_dirent) == 280, "struct dirent size on aarch64");
+#endif
+#if defined(CIO_ARCH_X86_64)
+_Static_assert(sizeof(struct cio_c_dirent) == 280, "struct dirent size on x86_64");
+#endif
+
 extern int * __error(void);
 extern void * malloc(size_t size);
 extern void * calloc(size_t nmemb, size_t size);
@@ -347,6 +404,29 @@ extern int shutdown(int s, int how);
 extern int getentropy(void *buf, size_t buflen);
 extern cio_c_ssize_t getrandom(void *buf, size_t buflen, unsigned int flags);
 extern void arc4random_buf(void *buf, size_t nbytes);
+extern size_t strnlen(const char *s, size_t maxlen);
+extern int strcmp(const char *a, const char *b);
+extern void * memchr(const void *s, int c, size_t n);
+extern int posix_memalign(void **memptr, size_t alignment, size_t size);
+extern void exit(int status);
+extern void _exit(int status);
+extern int atexit(void (*fn)(void));
+extern void __libc_start1(int argc, char **argv, char **env, void (*cleanup)(void), int (*main)(int, char **, char **));
+extern void __assert(const char *func, const char *file, int line, const char *expr);
+extern cio_c_uid_t getuid(void);
+extern cio_c_uid_t geteuid(void);
+extern cio_c_gid_t getgid(void);
+extern cio_c_gid_t getegid(void);
+extern int faccessat(int dirfd, const char *path, int mode, int flags);
+extern int futimens(int fd, const struct cio_c_timespec *times);
+extern cio_c_ssize_t getdents(int fd, char *buf, size_t nbytes);
+extern int poll(struct cio_c_pollfd *fds, unsigned int nfds, int timeout);
+extern cio_c_ssize_t sendmsg(int s, const struct cio_c_msghdr *msg, int flags);
+extern cio_c_ssize_t recvmsg(int s, struct cio_c_msghdr *msg, int flags);
+extern cio_c_ssize_t recvmmsg(int s, struct cio_c_mmsghdr *msgvec, size_t vlen, int flags, const struct cio_c_timespec *timeout);
+extern int pthread_key_create(cio_c_pthread_key_t *key, void (*destructor)(void *));
+extern void * pthread_getspecific(cio_c_pthread_key_t key);
+extern int pthread_setspecific(cio_c_pthread_key_t key, const void *value);
 
 #define CIO_C_O_RDONLY 0
 #define CIO_C_O_WRONLY 1
@@ -501,6 +581,30 @@ extern void arc4random_buf(void *buf, size_t nbytes);
 #define CIO_C_GRND_NONBLOCK 1
 #define CIO_C_GRND_RANDOM 2
 #define CIO_C_GRND_INSECURE 4
+#define CIO_C_POLLIN 1
+#define CIO_C_POLLPRI 2
+#define CIO_C_POLLOUT 4
+#define CIO_C_POLLERR 8
+#define CIO_C_POLLHUP 16
+#define CIO_C_POLLNVAL 32
+#define CIO_C_MSG_WAITFORONE 524288
+#define CIO_C_UTIME_NOW -1
+#define CIO_C_UTIME_OMIT -2
+#define CIO_C_F_OK 0
+#define CIO_C_X_OK 1
+#define CIO_C_W_OK 2
+#define CIO_C_R_OK 4
+#define CIO_C_DT_UNKNOWN 0
+#define CIO_C_DT_FIFO 1
+#define CIO_C_DT_CHR 2
+#define CIO_C_DT_DIR 4
+#define CIO_C_DT_BLK 6
+#define CIO_C_DT_REG 8
+#define CIO_C_DT_LNK 10
+#define CIO_C_DT_SOCK 12
+#define CIO_C_IOV_MAX 1024
+#define CIO_C_PATH_MAX 1024
+#define CIO_C_NAME_MAX 255
 
 #elif defined(CIO_OS_NETBSD)
 typedef int64_t cio_c_time_t;
@@ -528,6 +632,7 @@ typedef struct cio_c_pthread_mutex cio_c_pthread_mutex_t;
 typedef struct cio_c_pthread_mutexattr cio_c_pthread_mutexattr_t;
 typedef struct cio_c_pthread_cond cio_c_pthread_cond_t;
 typedef struct cio_c_pthread_condattr cio_c_pthread_condattr_t;
+typedef int cio_c_pthread_key_t;
 
 struct cio_c_timespec {
     cio_c_time_t tv_sec;
@@ -788,6 +893,59 @@ _Static_assert(sizeof(struct cio_c_pthread_condattr) == 16, "struct pthread_cond
 _Static_assert(_Alignof(struct cio_c_pthread_condattr) == 8, "struct pthread_condattr alignment on x86_64");
 #endif
 
+struct cio_c_pollfd {
+    int fd;
+    short events;
+    short revents;
+};
+#if defined(CIO_ARCH_AARCH64)
+_Static_assert(sizeof(struct cio_c_pollfd) == 8, "struct pollfd size on aarch64");
+#endif
+#if defined(CIO_ARCH_X86_64)
+_Static_assert(sizeof(struct cio_c_pollfd) == 8, "struct pollfd size on x86_64");
+#endif
+
+struct cio_c_msghdr {
+    void *msg_name;
+    cio_c_socklen_t msg_namelen;
+    struct cio_c_iovec *msg_iov;
+    int msg_iovlen;
+    void *msg_control;
+    cio_c_socklen_t msg_controllen;
+    int msg_flags;
+};
+#if defined(CIO_ARCH_AARCH64)
+_Static_assert(sizeof(struct cio_c_msghdr) == 48, "struct msghdr size on aarch64");
+#endif
+#if defined(CIO_ARCH_X86_64)
+_Static_assert(sizeof(struct cio_c_msghdr) == 48, "struct msghdr size on x86_64");
+#endif
+
+struct cio_c_mmsghdr {
+    struct cio_c_msghdr msg_hdr;
+    unsigned int msg_len;
+};
+#if defined(CIO_ARCH_AARCH64)
+_Static_assert(sizeof(struct cio_c_mmsghdr) == 56, "struct mmsghdr size on aarch64");
+#endif
+#if defined(CIO_ARCH_X86_64)
+_Static_assert(sizeof(struct cio_c_mmsghdr) == 56, "struct mmsghdr size on x86_64");
+#endif
+
+struct cio_c_dirent {
+    cio_c_ino_t d_fileno;
+    uint16_t d_reclen;
+    uint16_t d_namlen;
+    uint8_t d_type;
+    char d_name[512];
+};
+#if defined(CIO_ARCH_AARCH64)
+_Static_assert(sizeof(struct cio_c_dirent) == 528, "struct dirent size on aarch64");
+#endif
+#if defined(CIO_ARCH_X86_64)
+_Static_assert(sizeof(struct cio_c_dirent) == 528, "struct dirent size on x86_64");
+#endif
+
 extern int * __errno(void);
 extern void * malloc(size_t size);
 extern void * calloc(size_t nmemb, size_t size);
@@ -896,6 +1054,29 @@ extern cio_c_ssize_t recvfrom(int s, void *buf, size_t len, int flags, struct ci
 extern int shutdown(int s, int how);
 extern cio_c_ssize_t getrandom(void *buf, size_t buflen, unsigned int flags);
 extern void arc4random_buf(void *buf, size_t nbytes);
+extern size_t strnlen(const char *s, size_t maxlen);
+extern int strcmp(const char *a, const char *b);
+extern void * memchr(const void *s, int c, size_t n);
+extern int posix_memalign(void **memptr, size_t alignment, size_t size);
+extern void exit(int status);
+extern void _exit(int status);
+extern int atexit(void (*fn)(void));
+extern void _libc_init(void);
+extern void __assert13(const char *file, int line, const char *func, const char *expr);
+extern cio_c_uid_t getuid(void);
+extern cio_c_uid_t geteuid(void);
+extern cio_c_gid_t getgid(void);
+extern cio_c_gid_t getegid(void);
+extern int faccessat(int dirfd, const char *path, int mode, int flags);
+extern int futimens(int fd, const struct cio_c_timespec *times);
+extern int getdents(int fd, char *buf, size_t nbytes) __asm__("__getdents30");
+extern int poll(struct cio_c_pollfd *fds, unsigned int nfds, int timeout);
+extern cio_c_ssize_t sendmsg(int s, const struct cio_c_msghdr *msg, int flags);
+extern cio_c_ssize_t recvmsg(int s, struct cio_c_msghdr *msg, int flags);
+extern int recvmmsg(int s, struct cio_c_mmsghdr *msgvec, unsigned int vlen, unsigned int flags, struct cio_c_timespec *timeout);
+extern int pthread_key_create(cio_c_pthread_key_t *key, void (*destructor)(void *));
+extern void * pthread_getspecific(cio_c_pthread_key_t key);
+extern int pthread_setspecific(cio_c_pthread_key_t key, const void *value);
 
 #define CIO_C_O_RDONLY 0
 #define CIO_C_O_WRONLY 1
@@ -1045,6 +1226,30 @@ extern void arc4random_buf(void *buf, size_t nbytes);
 #define CIO_C_GRND_NONBLOCK 1
 #define CIO_C_GRND_RANDOM 2
 #define CIO_C_GRND_INSECURE 4
+#define CIO_C_POLLIN 1
+#define CIO_C_POLLPRI 2
+#define CIO_C_POLLOUT 4
+#define CIO_C_POLLERR 8
+#define CIO_C_POLLHUP 16
+#define CIO_C_POLLNVAL 32
+#define CIO_C_MSG_WAITFORONE 8192
+#define CIO_C_UTIME_NOW 1073741823
+#define CIO_C_UTIME_OMIT 1073741822
+#define CIO_C_F_OK 0
+#define CIO_C_X_OK 1
+#define CIO_C_W_OK 2
+#define CIO_C_R_OK 4
+#define CIO_C_DT_UNKNOWN 0
+#define CIO_C_DT_FIFO 1
+#define CIO_C_DT_CHR 2
+#define CIO_C_DT_DIR 4
+#define CIO_C_DT_BLK 6
+#define CIO_C_DT_REG 8
+#define CIO_C_DT_LNK 10
+#define CIO_C_DT_SOCK 12
+#define CIO_C_IOV_MAX 1024
+#define CIO_C_PATH_MAX 1024
+#define CIO_C_NAME_MAX 511
 
 #elif defined(CIO_OS_OPENBSD)
 typedef int64_t cio_c_time_t;
@@ -1071,6 +1276,7 @@ typedef struct cio_c_pthread_mutex * cio_c_pthread_mutex_t;
 typedef struct cio_c_pthread_mutexattr * cio_c_pthread_mutexattr_t;
 typedef struct cio_c_pthread_cond * cio_c_pthread_cond_t;
 typedef struct cio_c_pthread_condattr * cio_c_pthread_condattr_t;
+typedef int cio_c_pthread_key_t;
 
 struct cio_c_timespec {
     cio_c_time_t tv_sec;
@@ -1243,6 +1449,61 @@ _Static_assert(sizeof(struct cio_c_sockaddr_storage) == 256, "struct sockaddr_st
 _Static_assert(_Alignof(struct cio_c_sockaddr_storage) == 8, "struct sockaddr_storage alignment on x86_64");
 #endif
 
+struct cio_c_pollfd {
+    int fd;
+    short events;
+    short revents;
+};
+#if defined(CIO_ARCH_AARCH64)
+_Static_assert(sizeof(struct cio_c_pollfd) == 8, "struct pollfd size on aarch64");
+#endif
+#if defined(CIO_ARCH_X86_64)
+_Static_assert(sizeof(struct cio_c_pollfd) == 8, "struct pollfd size on x86_64");
+#endif
+
+struct cio_c_msghdr {
+    void *msg_name;
+    cio_c_socklen_t msg_namelen;
+    struct cio_c_iovec *msg_iov;
+    int msg_iovlen;
+    void *msg_control;
+    cio_c_socklen_t msg_controllen;
+    int msg_flags;
+};
+#if defined(CIO_ARCH_AARCH64)
+_Static_assert(sizeof(struct cio_c_msghdr) == 48, "struct msghdr size on aarch64");
+#endif
+#if defined(CIO_ARCH_X86_64)
+_Static_assert(sizeof(struct cio_c_msghdr) == 48, "struct msghdr size on x86_64");
+#endif
+
+struct cio_c_mmsghdr {
+    struct cio_c_msghdr msg_hdr;
+    unsigned int msg_len;
+};
+#if defined(CIO_ARCH_AARCH64)
+_Static_assert(sizeof(struct cio_c_mmsghdr) == 56, "struct mmsghdr size on aarch64");
+#endif
+#if defined(CIO_ARCH_X86_64)
+_Static_assert(sizeof(struct cio_c_mmsghdr) == 56, "struct mmsghdr size on x86_64");
+#endif
+
+struct cio_c_dirent {
+    cio_c_ino_t d_fileno;
+    cio_c_off_t d_off;
+    uint16_t d_reclen;
+    uint8_t d_type;
+    uint8_t d_namlen;
+    uint8_t d_padding[4];
+    char d_name[256];
+};
+#if defined(CIO_ARCH_AARCH64)
+_Static_assert(sizeof(struct cio_c_dirent) == 280, "struct dirent size on aarch64");
+#endif
+#if defined(CIO_ARCH_X86_64)
+_Static_assert(sizeof(struct cio_c_dirent) == 280, "struct dirent size on x86_64");
+#endif
+
 extern int * __errno(void);
 extern void * malloc(size_t size);
 extern void * calloc(size_t nmemb, size_t size);
@@ -1340,6 +1601,28 @@ extern cio_c_ssize_t recvfrom(int s, void *buf, size_t len, int flags, struct ci
 extern int shutdown(int s, int how);
 extern int getentropy(void *buf, size_t buflen);
 extern void arc4random_buf(void *buf, size_t nbytes);
+extern size_t strnlen(const char *s, size_t maxlen);
+extern int strcmp(const char *a, const char *b);
+extern void * memchr(const void *s, int c, size_t n);
+extern int posix_memalign(void **memptr, size_t alignment, size_t size);
+extern void exit(int status);
+extern void _exit(int status);
+extern int atexit(void (*fn)(void));
+extern void __assert2(const char *file, int line, const char *func, const char *expr);
+extern cio_c_uid_t getuid(void);
+extern cio_c_uid_t geteuid(void);
+extern cio_c_gid_t getgid(void);
+extern cio_c_gid_t getegid(void);
+extern int faccessat(int dirfd, const char *path, int mode, int flags);
+extern int futimens(int fd, const struct cio_c_timespec *times);
+extern int getdents(int fd, void *buf, size_t nbytes);
+extern int poll(struct cio_c_pollfd *fds, unsigned int nfds, int timeout);
+extern cio_c_ssize_t sendmsg(int s, const struct cio_c_msghdr *msg, int flags);
+extern cio_c_ssize_t recvmsg(int s, struct cio_c_msghdr *msg, int flags);
+extern int recvmmsg(int s, struct cio_c_mmsghdr *msgvec, unsigned int vlen, int flags, struct cio_c_timespec *timeout);
+extern int pthread_key_create(cio_c_pthread_key_t *key, void (*destructor)(void *));
+extern void * pthread_getspecific(cio_c_pthread_key_t key);
+extern int pthread_setspecific(cio_c_pthread_key_t key, const void *value);
 
 #define CIO_C_O_RDONLY 0
 #define CIO_C_O_WRONLY 1
@@ -1474,6 +1757,30 @@ extern void arc4random_buf(void *buf, size_t nbytes);
 #define CIO_C_SHUT_WR 1
 #define CIO_C_SHUT_RDWR 2
 #define CIO_C_SOMAXCONN 128
+#define CIO_C_POLLIN 1
+#define CIO_C_POLLPRI 2
+#define CIO_C_POLLOUT 4
+#define CIO_C_POLLERR 8
+#define CIO_C_POLLHUP 16
+#define CIO_C_POLLNVAL 32
+#define CIO_C_MSG_WAITFORONE 4096
+#define CIO_C_UTIME_NOW -2
+#define CIO_C_UTIME_OMIT -1
+#define CIO_C_F_OK 0
+#define CIO_C_X_OK 1
+#define CIO_C_W_OK 2
+#define CIO_C_R_OK 4
+#define CIO_C_DT_UNKNOWN 0
+#define CIO_C_DT_FIFO 1
+#define CIO_C_DT_CHR 2
+#define CIO_C_DT_DIR 4
+#define CIO_C_DT_BLK 6
+#define CIO_C_DT_REG 8
+#define CIO_C_DT_LNK 10
+#define CIO_C_DT_SOCK 12
+#define CIO_C_IOV_MAX 1024
+#define CIO_C_PATH_MAX 1024
+#define CIO_C_NAME_MAX 255
 
 #endif
 

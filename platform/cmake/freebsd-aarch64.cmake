@@ -7,6 +7,12 @@ set(CMAKE_SYSTEM_NAME FreeBSD)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)
 set(CMAKE_C_COMPILER clang)
 set(CMAKE_C_COMPILER_TARGET aarch64-unknown-freebsd14.0)
+# No sysroot: the system headers are the generated stand-ins in platform/bsd/include (and clang's own
+# freestanding headers), never the host's; the libc the programs link against is the generated stub
+# (platform/bsd/freebsd, built by build.py). No stack protector: its guard is a libc data symbol.
+set(CIO_NO_SYSROOT ON)
+set(CMAKE_C_FLAGS_INIT "-nostdlibinc -isystem ${CMAKE_CURRENT_LIST_DIR}/../bsd/include -I${CMAKE_CURRENT_LIST_DIR}/.. -fno-stack-protector -fPIE")
+set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)

@@ -47,6 +47,13 @@
 #include "internal.h"
 #include "threaded.h"
 
+/* recvmmsg takes its flags as unsigned int on NetBSD, as int elsewhere. */
+#if defined(__NetBSD__)
+#define RECVMMSG_FLAGS(f) ((unsigned)(f))
+#else
+#define RECVMMSG_FLAGS(f) (f)
+#endif
+
 #ifdef IOV_MAX
 #define NET_IOV_MAX ((size_t)IOV_MAX)
 #else
@@ -445,7 +452,7 @@ cio_err cio__t_net_write(void *ud, cio_handle stream, const cio_const_iovec *iov
     struct msghdr msg;
     memset(&msg, 0, sizeof msg);
     msg.msg_iov = (struct iovec *)(uintptr_t)(const void *)iov; /* sendmsg does not write it */
-    msg.msg_iovlen = clamp_iovcnt(iovcnt);
+    msg.msg_iovlen = (__typeof__(msg.msg_iovlen))clamp_iovcnt(iovcnt); /* size_t (Linux) or int (BSDs) */
     cio_err err;
     ssize_t n;
     CIO__T_SYSCALL(err, n, net_write, sendmsg(stream, &msg, MSG_NOSIGNAL));
@@ -528,7 +535,7 @@ cio_err cio__t_net_send(void *ud, cio_handle socket, const cio_ip_address *dest,
     msg.msg_name = dest != NULL ? &sa : NULL;
     msg.msg_namelen = salen;
     msg.msg_iov = (struct iovec *)(uintptr_t)(const void *)iov;
-    msg.msg_iovlen = clamp_iovcnt(iovcnt);
+    msg.msg_iovlen = (__typeof__(msg.msg_iovlen))clamp_iovcnt(iovcnt); /* size_t (Linux) or int (BSDs) */
     cio_err err;
     ssize_t n;
     CIO__T_SYSCALL(err, n, sendmsg, sendmsg(socket, &msg, MSG_NOSIGNAL));
@@ -569,7 +576,7 @@ cio_err cio__t_net_receive(void *ud, cio_handle socket, cio_message *msgs, size_
             hdr[i].msg_hdr.msg_iov = &iov[i];
             hdr[i].msg_hdr.msg_iovlen = 1;
         }
-        CIO__T_SYSCALL(err, n, recvmsg, recvmmsg(socket, hdr, (unsigned)max, flags, NULL));
+        CIO__T_SYSCALL(err, n, recvmsg, (int)recvmmsg(socket, hdr, (unsigned)max, RECVMMSG_FLAGS(flags), NULL));
         if (err == CIO_E_WOULD_BLOCK && !d.none)
             continue; /* readable, yet nothing to take (another reader, a bad checksum): wait again */
         break;
@@ -577,7 +584,7 @@ cio_err cio__t_net_receive(void *ud, cio_handle socket, cio_message *msgs, size_
     if (err != CIO_OK)
         return CIO__IN_SET(net_receive_timeout, err);
     for (size_t i = 0; i < (size_t)n; i++) {
-        msgs[i].len = hdr[i].msg_len;
+        msgs[i].len = (size_t)hdr[i].msg_len; /* unsigned int, or ssize_t on FreeBSD */
         msgs[i].truncated = (hdr[i].msg_hdr.msg_flags & MSG_TRUNC) != 0;
         from_sockaddr(&from[i], hdr[i].msg_hdr.msg_namelen, &msgs[i].from);
     }
