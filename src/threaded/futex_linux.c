@@ -19,6 +19,7 @@
 #include "cio/errmap.h"
 #include "cio/sysnum.h"
 #include "internal.h"
+#include "internal/cio_oscalls.h"
 #include "task.h"
 #include "threaded.h"
 
@@ -66,10 +67,10 @@ cio_err cio__t_futex_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_t
     for (;;) {
         long rc;
         if (timed)
-            rc = syscall(CIO_SYS_FUTEX, (const void *)ptr, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG | clock_flag,
-                         expected, &abs, NULL, FUTEX_BITSET_MATCH_ANY);
+            rc = CIO__SYS(futex, futex_wait)((const void *)ptr, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG | clock_flag,
+                                             expected, &abs, NULL, FUTEX_BITSET_MATCH_ANY);
         else
-            rc = syscall(CIO_SYS_FUTEX, (const void *)ptr, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, expected, NULL, NULL, 0);
+            rc = CIO__SYS(futex, futex_wait)((const void *)ptr, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, expected, NULL, NULL, 0);
         if (rc == 0)
             break;
         int err = errno;
@@ -100,5 +101,5 @@ void cio__t_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters)
     if (max_waiters == 0)
         return;
     int n = max_waiters > (uint32_t)INT_MAX ? INT_MAX : (int)max_waiters;
-    (void)syscall(CIO_SYS_FUTEX, (const void *)ptr, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, n, NULL, NULL, 0);
+    (void)CIO__SYS(futex, futex_wake)((const void *)ptr, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, (uint32_t)n, NULL, NULL, 0);
 }
