@@ -1788,6 +1788,18 @@ static void test_table(void **state)
     assert_true(atomic_load(&cio__sys.openat__open_file) == cio__sys_default.openat);
 }
 
+/* The release forms of the argument and bug checks (tests/null_arg_release.c, built with NDEBUG):
+ * a clean error, no assertion. */
+cio_err cio_test_release_null_arg(void);
+cio_err cio_test_release_bug(void);
+
+static void test_release_checks(void **state)
+{
+    (void)state;
+    assert_err(cio_test_release_null_arg(), CIO_E_INVALID_ARGUMENT);
+    assert_err(cio_test_release_bug(), CIO_E_UNEXPECTED);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1796,6 +1808,7 @@ int main(void)
         CIO_TESTS(test_wasi_fs_faults),
 #endif
         cmocka_unit_test(test_table),
+        cmocka_unit_test(test_release_checks),
         CIO_TESTS(test_fs_eintr_storms),
         CIO_TESTS(test_fs_errors),
         CIO_TESTS(test_fs_short_transfers),

@@ -49,7 +49,7 @@ static bool name_eq(const char *a, size_t alen, const char *b, size_t blen)
 cio_err cio_hostname_validate(const char *name)
 {
     if (name == NULL)
-        return CIO_E_INVALID_ARGUMENT;
+        return CIO__NULL_ARG("name");
     size_t n = strlen(name);
     if (n > CIO_HOST_NAME_MAX)
         return CIO_E_NAME_TOO_LONG;
@@ -565,7 +565,9 @@ cio_err cio__hostname_lookup_emit(cio_io io, const char *name, const cio_lookup_
         l.opt = *options;
     l.emit = emit;
     l.ctx = ctx;
-    if (name == NULL || (l.opt.family != CIO_IP_NONE && l.opt.family != CIO_IP4 && l.opt.family != CIO_IP6))
+    if (name == NULL)
+        return CIO__NULL_ARG("name");
+    if ((l.opt.family != CIO_IP_NONE && l.opt.family != CIO_IP4 && l.opt.family != CIO_IP6))
         return CIO_E_INVALID_ARGUMENT;
     cio_err err = cio_check_cancel(io);
     if (err != CIO_OK)
@@ -618,7 +620,7 @@ static cio_err queue_emit(void *ctx, const cio_lookup_result *r)
 cio_err cio_hostname_lookup(cio_io io, const char *name, const cio_lookup_options *options, cio_queue *results)
 {
     if (results == NULL)
-        return CIO_E_INVALID_ARGUMENT;
+        return CIO__NULL_ARG("results");
     struct queue_ctx c = {io, results};
     cio_err err = cio__hostname_lookup_emit(io, name, options, queue_emit, &c);
     cio_queue_close(io, results);
