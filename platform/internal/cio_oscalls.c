@@ -221,9 +221,9 @@ static int cio__sys_dflt_getentropy(void *buf, size_t len)
 }
 #endif
 #if defined(CIO_OS_LINUX)
-static long cio__sys_dflt_futex(const void *addr, int op, uint32_t val, const struct timespec *timeout, void *addr2, uint32_t val3)
+static long cio__sys_dflt_futex(long nr, const void *addr, int op, uint32_t val, const struct timespec *timeout, void *addr2, uint32_t val3)
 {
-    return syscall(SYS_futex, addr, op, val, timeout, addr2, val3);
+    return syscall(nr, addr, op, val, timeout, addr2, val3);
 }
 #endif
 #if defined(CIO_OS_LINUX)

@@ -181,7 +181,7 @@ typedef ssize_t (*cio__sys_getrandom_fn)(void *, size_t, unsigned int);
 typedef int (*cio__sys_getentropy_fn)(void *, size_t);
 #endif
 #if defined(CIO_OS_LINUX)
-typedef long (*cio__sys_futex_fn)(const void *, int, uint32_t, const struct timespec *, void *, uint32_t);
+typedef long (*cio__sys_futex_fn)(long, const void *, int, uint32_t, const struct timespec *, void *, uint32_t);
 #endif
 #if defined(CIO_OS_LINUX)
 typedef int (*cio__sys_pthread_attr_init_fn)(pthread_attr_t *);

@@ -1096,7 +1096,7 @@ static int cio__fi_getentropy__wasi_random_secure(void *buf, size_t len)
 }
 #endif
 #if defined(CIO_OS_LINUX)
-static long cio__fi_futex__futex_wait(const void *addr, int op, uint32_t val, const struct timespec *timeout, void *addr2, uint32_t val3)
+static long cio__fi_futex__futex_wait(long nr, const void *addr, int op, uint32_t val, const struct timespec *timeout, void *addr2, uint32_t val3)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_futex__futex_wait];
     int mode_ = cio__fi_take(p_);
@@ -1105,11 +1105,11 @@ static long cio__fi_futex__futex_wait(const void *addr, int op, uint32_t val, co
         return (long)-1;
     }
     (void)mode_;
-    return (cio__sys_default.futex)(addr, op, val, timeout, addr2, val3);
+    return (cio__sys_default.futex)(nr, addr, op, val, timeout, addr2, val3);
 }
 #endif
 #if defined(CIO_OS_LINUX)
-static long cio__fi_futex__futex_wake(const void *addr, int op, uint32_t val, const struct timespec *timeout, void *addr2, uint32_t val3)
+static long cio__fi_futex__futex_wake(long nr, const void *addr, int op, uint32_t val, const struct timespec *timeout, void *addr2, uint32_t val3)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_futex__futex_wake];
     int mode_ = cio__fi_take(p_);
@@ -1118,7 +1118,7 @@ static long cio__fi_futex__futex_wake(const void *addr, int op, uint32_t val, co
         return (long)-1;
     }
     (void)mode_;
-    return (cio__sys_default.futex)(addr, op, val, timeout, addr2, val3);
+    return (cio__sys_default.futex)(nr, addr, op, val, timeout, addr2, val3);
 }
 #endif
 #if defined(CIO_OS_LINUX)
