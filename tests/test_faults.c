@@ -1714,18 +1714,19 @@ static void test_select_memory_fails(void **state)
     covered("malloc@select_result", "ENOMEM");
 }
 
-#if defined(CIO_OS_LINUX)
-/* The hosts file cannot be read into memory: the lookup says SystemResources, leaks nothing. */
+/* The hosts file cannot be read into memory: the lookup says SystemResources (rather than asking
+ * DNS as if there were no hosts file), leaks nothing. */
 static void test_resolve_memory_fails(void **state)
 {
-    cio_io io = cio_test_io(state);
-    cio__fault_reset();
-    char hosts[64];
-    snprintf(hosts, sizeof hosts, "/tmp/cio-test-faults-hosts-%ld", (long)getpid());
-    FILE *fp = fopen(hosts, "w");
-    assert_non_null(fp);
-    fputs("127.0.0.9 box.test\n", fp);
-    fclose(fp);
+    fx f;
+    fx_open(state, &f);
+    cio_file h;
+    assert_ok(cio_dir_create_file(f.io, f.dir, "h", NULL, &h));
+    static const char line[] = "127.0.0.9 box.test\n";
+    assert_ok(cio_file_write_all(f.io, h, line, sizeof line - 1));
+    cio_file_close(f.io, h);
+    char hosts[96];
+    snprintf(hosts, sizeof hosts, "%s/h", f.path);
     int fds = fd_count();
     static cio_lookup_result results[16];
     cio_queue q;
@@ -1735,14 +1736,22 @@ static void test_resolve_memory_fails(void **state)
     o.hosts_file = hosts;
     o.resolv_conf = "/nonexistent/resolv.conf";
     assert_true(cio__fault_errno("malloc@resolve_read_file", ENOMEM, 0, -1) == 1);
-    cio_err err = cio_hostname_lookup(io, "box.test", &o, &q);
+    cio_err err = cio_hostname_lookup(f.io, "box.test", &o, &q);
     cio__sys_reset();
     assert_err(err, CIO_E_SYSTEM_RESOURCES);
     assert_int_equal(fd_count(), fds);
     covered("malloc@resolve_read_file", "ENOMEM");
-    unlink(hosts);
+    /* and with memory, the same lookup finds the address in the file */
+    cio_queue_init(&q, results, sizeof results[0], 16);
+    assert_ok(cio_hostname_lookup(f.io, "box.test", &o, &q));
+    cio_lookup_result r;
+    assert_ok(cio_queue_get_one(f.io, &q, &r));
+    assert_int_equal(r.kind, CIO_LOOKUP_ADDRESS);
+    assert_int_equal(r.address.bytes[3], 9);
+    fx_close(&f);
 }
 
+#if defined(CIO_OS_LINUX)
 /* cio_sig_*: the OS refusing is the mapped error */
 static void test_signal_calls_fail(void **state)
 {
@@ -1828,9 +1837,9 @@ int main(void)
         CIO_TESTS(test_worker_clock_fails),
         CIO_TESTS(test_cancel_signal_fails),
         CIO_TESTS(test_worker_sigmask_fails),
-        CIO_TESTS(test_resolve_memory_fails),
         cmocka_unit_test(test_signal_calls_fail),
 #endif
+        CIO_TESTS(test_resolve_memory_fails),
         CIO_TESTS(test_time_and_entropy),
         CIO_TESTS(test_inline_copy_fails),
         CIO_TESTS(test_select_memory_fails),
