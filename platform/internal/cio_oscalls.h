@@ -21,13 +21,13 @@
 
 #if defined(CIO_OS_LINUX)
 #if !defined(_GNU_SOURCE)
-#error "define _GNU_SOURCE before any #include: the OS call table's types depend on it"
+#error "define _GNU_SOURCE before any #include: the OS call table's prototypes depend on it"
 #endif
 #if !defined(_FILE_OFFSET_BITS) || _FILE_OFFSET_BITS != 64
-#error "define _FILE_OFFSET_BITS as 64 before any #include: the OS call table's types depend on it"
+#error "define _FILE_OFFSET_BITS as 64 before any #include: the OS call table's prototypes depend on it"
 #endif
 #if !defined(_TIME_BITS) || _TIME_BITS != 64
-#error "define _TIME_BITS as 64 before any #include: the OS call table's types depend on it"
+#error "define _TIME_BITS as 64 before any #include: the OS call table's prototypes depend on it"
 #endif
 #include <errno.h>
 #include <fcntl.h>
@@ -48,7 +48,7 @@
 #endif
 #if defined(CIO_OS_WASI)
 #if !defined(_GNU_SOURCE)
-#error "define _GNU_SOURCE before any #include: the OS call table's types depend on it"
+#error "define _GNU_SOURCE before any #include: the OS call table's prototypes depend on it"
 #endif
 #include <errno.h>
 #include <fcntl.h>
