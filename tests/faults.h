@@ -184,6 +184,40 @@ static inline void prep_none(fx *f)
 
 #define E(site, e, want) {site, e, #e, want}
 
+/* An endless EINTR storm at `site` while run(f) runs in a concurrent task; once 100 interruptions
+ * went by, a cancel must end the task with CIO_E_CANCELED (a storm never hides a cancel request).
+ * Returns false (after skipping) where there is no concurrency. */
+typedef struct storm_run {
+    cio_err (*run)(fx *f);
+    fx *f;
+} storm_run;
+
+static inline cio_err storm_run_task(void *p)
+{
+    storm_run *s = (storm_run *)p;
+    return s->run(s->f);
+}
+
+static inline void storm_then_cancel(fx *f, const char *site, cio_err (*run)(fx *f))
+{
+    assert_true(cio__fault_errno(site, EINTR, 0, -1) == 1);
+    storm_run s = {run, f};
+    cio_future fut;
+    cio_err err = cio_concurrent(f->io, storm_run_task, &s, sizeof s, &fut);
+    if (err != CIO_OK)
+        cio__sys_reset();
+    CIO_REQUIRE_CONCURRENT(err);
+    for (int waited = 0; cio__fault_injected(site) < 100 && waited < 10000; waited++)
+        pause_ms(1); /* not cio_sleep: its own site may be the one storming */
+    err = cio_cancel(f->io, &fut);
+    unsigned n = cio__fault_injected(site);
+    cio__sys_reset();
+    if (n < 100)
+        fail_msg("%s: the storm did not reach the site (%u interruptions)", site, n);
+    if (err != CIO_E_CANCELED)
+        fail_msg("%s: canceled during an EINTR storm: got %s, want Canceled", site, cio_err_name(err));
+}
+
 /* A task with a context larger than an inline copy (cio__run_inline mallocs for it): 2 + 3. */
 typedef struct sum_ctx {
     int a, b;

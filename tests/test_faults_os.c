@@ -408,6 +408,26 @@ static void test_net_short_transfers(void **state)
 }
 
 /* close of a socket: EINTR is not retried, nothing leaks */
+/* Every socket site that retries EINTR: a cancel during its endless storm ends the operation with
+ * Canceled and leaks no socket. */
+static void test_net_storm_cancel(void **state)
+{
+    for (size_t i = 0; i < sizeof net_cases / sizeof net_cases[0]; i++) {
+        const net_case *c = &net_cases[i];
+        if (strcmp(c->site, "fcntl@set_blocking") == 0)
+            continue; /* not a retry site */
+        fx f;
+        fx_open(state, &f);
+        c->prep(&f);
+        int fds = fd_count();
+        storm_then_cancel(&f, c->site, c->run);
+        assert_int_equal(fd_count(), fds);
+        covered(c->site, "EINTR-storm+cancel");
+        c->done(&f);
+        fx_close(&f);
+    }
+}
+
 static void test_net_close(void **state)
 {
     fx f;
@@ -669,6 +689,7 @@ int main(void)
         CIO_TESTS(test_net_eintr_storms),
         CIO_TESTS(test_net_errors),
         CIO_TESTS(test_net_short_transfers),
+        CIO_TESTS(test_net_storm_cancel),
         CIO_TESTS(test_net_close),
         CIO_TESTS(test_futex),
         CIO_TESTS(test_task_allocation_fails),
