@@ -9,7 +9,7 @@ directly in a file that routes it.
 import os
 import re
 
-from specload import Row, Seq, SpecError, Where
+from specload import Seq, SpecError
 from model import IDENT, check_keys, check_top, expect_row, get_bool, get_str, get_str_list, rows_of
 
 FAIL_KINDS = ("errno", "pointer", "code", "none")
