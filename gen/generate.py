@@ -22,6 +22,7 @@ sys.path.insert(0, HERE)
 import jinja2  # noqa: E402
 
 import model  # noqa: E402
+import oscalls  # noqa: E402
 from specload import SpecError  # noqa: E402
 
 COMMAND = "python3 build.py gen"
@@ -59,6 +60,11 @@ def outputs(m):
         ("cio/libc_bsd.h", "libc_bsd.h.j2", {}, ["libc"]),
         ("check/conformance.c", "conformance.c.j2", {},
          ["signals", "errno", "syscalls", "ntstatus", "wsa"]),
+        ("internal/cio_oscalls.h", "cio_oscalls.h.j2", {}, ["oscalls"]),
+        ("internal/cio_oscalls_test.h", "cio_oscalls_test.h.j2", {}, ["oscalls"]),
+        ("internal/cio_oscalls.c", "cio_oscalls.c.j2", {}, ["oscalls"]),
+        ("internal/cio_oscalls_fault.c", "cio_oscalls_fault.c.j2", {}, ["oscalls"]),
+        ("internal/callsites.tsv", "callsites.tsv.j2", {}, ["oscalls"]),
     ]
     for t in m.targets:
         out.append((f"cmake/{t['name']}.cmake", "toolchain.cmake.j2", {"t": t}, ["targets"]))
@@ -88,9 +94,10 @@ def render_all(m, spec_display="spec"):
     env.filters["unprefix"] = lambda s: s.replace("cio_c_", "")
     result = {}
     for rel, tmpl, extra, stems in outputs(m):
-        kind = "cmake" if rel.endswith(".cmake") else "c"
+        kind = "cmake" if rel.endswith((".cmake", ".tsv")) else "c"
         sources = [f"{spec_display}/{s}.yaml" for s in stems]
-        text = env.get_template(tmpl).render(m=m, stamp=stamp(kind, sources), **extra)
+        text = env.get_template(tmpl).render(m=m, oc=getattr(m, "oscalls", None),
+                                             stamp=stamp(kind, sources), **extra)
         result[rel] = text
     return result
 
@@ -150,7 +157,13 @@ def main(argv=None):
     ap.add_argument("--spec", default=os.path.join(root, "spec"))
     ap.add_argument("--out", default=os.path.join(root, "platform"))
     ap.add_argument("--check", action="store_true", help="fail if platform/ differs from the spec")
+    ap.add_argument("--src", default=None,
+                    help="the tree whose files spec/oscalls.yaml names (default: this repository, "
+                         "when --spec is its spec/; otherwise not checked)")
     args = ap.parse_args(argv)
+    src_root = args.src
+    if src_root is None and os.path.abspath(args.spec) == os.path.join(root, "spec"):
+        src_root = root
     spec_display = os.path.relpath(args.spec, root).replace(os.sep, "/")
     if spec_display.startswith(".."):
         spec_display = args.spec
@@ -160,6 +173,12 @@ def main(argv=None):
     except SpecError as e:
         print(str(e), file=sys.stderr)
         return 2
+    if src_root is not None:
+        problems = oscalls.check_sources(m, src_root)
+        if problems:
+            for p in problems:
+                print(p, file=sys.stderr)
+            return 2
     if args.check:
         problems = check_all(rendered, args.out)
         if problems:

@@ -16,7 +16,7 @@ CAMEL = re.compile(r"^[A-Z][A-Za-z0-9]*$")
 SET_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9]*(\.[A-Za-z][A-Za-z0-9]*)*$")
 
 SPEC_FILES = ("platforms", "targets", "signals", "errno", "errors", "errmaps", "ntstatus", "wsa",
-              "syscalls", "libc")
+              "syscalls", "libc", "oscalls")
 
 # ---------------------------------------------------------------------------------------------
 # small validation helpers
@@ -180,6 +180,8 @@ def build(docs):
     build_syscalls(m, *docs["syscalls"])
     build_errmaps(m, *docs["errmaps"])
     build_libc(m, *docs["libc"])
+    import oscalls  # noqa: E402 - imports this module
+    oscalls.build_oscalls(m, *docs["oscalls"])
     m.conformance = conformance(m)
     return m
 

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "backends.h"
+#include "null_arg.h"
 
 #define assert_err(expr, want)                                                                          \
     do {                                                                                                \
@@ -742,10 +743,10 @@ static void test_bad_arguments(void **state)
     cio_stream st;
     cio_socket so;
     assert_err(cio_net_listen(io, &none, NULL, &srv), CIO_E_INVALID_ARGUMENT);
-    assert_err(cio_net_listen(io, NULL, NULL, &srv), CIO_E_INVALID_ARGUMENT);
+    assert_null_arg(cio_net_listen(io, NULL, NULL, &srv));
     assert_err(cio_net_connect(io, &none, NULL, &st), CIO_E_INVALID_ARGUMENT);
     assert_err(cio_net_bind(io, &none, NULL, &so), CIO_E_INVALID_ARGUMENT);
-    assert_err(cio_server_accept(io, NULL, &st), CIO_E_INVALID_ARGUMENT);
+    assert_null_arg(cio_server_accept(io, NULL, &st));
     cio_message m;
     memset(&m, 0, sizeof m);
     size_t n;

@@ -1,9 +1,9 @@
 /*
  * cio_hostname_lookup and cio_hostname_connect against real components on loopback: a dnsmasq
  * started by the test (a test zone: A-only, AAAA-only, both, a CNAME chain, NXDOMAIN), a UDP socket
- * that never answers, a SERVFAIL responder task using cio's own sockets, and TCP listeners on
- * 127.0.0.1 and ::1. resolv.conf and hosts files are written by the test; dns_port points the
- * resolver at the test servers. Every wait is bounded.
+ * that never answers, a SERVFAIL responder and a responder that answers garbage (tasks using cio's
+ * own sockets), and TCP listeners on 127.0.0.1 and ::1. resolv.conf and hosts files are written by
+ * the test; dns_port points the resolver at the test servers. Every wait is bounded.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -247,6 +247,130 @@ static void test_servfail_server(void **state)
     cio_socket_close(io, &s);
     unlink(resolv);
     unlink(hosts);
+}
+
+/* ---- a server that answers garbage ----------------------------------------------------------- */
+
+/* Answers every query with malformed packets carrying the query's own id (so they reach the
+ * parser): a bare header, a truncated answer, a name pointer that loops, more answers announced
+ * than present, an A record of 16 bytes, random bytes. With `then_valid` each burst ends with a
+ * correct answer (A 127.0.0.77) for A queries. */
+typedef struct garbage_ctx {
+    cio_io io;
+    cio_socket sock;
+    bool then_valid;
+    _Atomic(unsigned) *queries;
+} garbage_ctx;
+
+static size_t valid_answer(const uint8_t *q, size_t n, uint8_t *out)
+{
+    memcpy(out, q, n);
+    out[2] = (uint8_t)(out[2] | 0x80); /* QR */
+    out[3] = (uint8_t)(out[3] & 0xF0); /* NOERROR */
+    out[7] = 1;                        /* ANCOUNT 1 */
+    static const uint8_t rr[] = {0xC0, 0x0C, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4, 127, 0, 0, 77};
+    memcpy(out + n, rr, sizeof rr);
+    return n + sizeof rr;
+}
+
+static cio_err garbage_task(void *context)
+{
+    garbage_ctx *g = (garbage_ctx *)context;
+    uint8_t q[600], a[700];
+    for (int i = 0; i < 1000; i++) {
+        size_t n = 0;
+        cio_ip_address from;
+        cio_err err = cio_socket_receive_timeout(g->io, &g->sock, q, 512, &n, &from, cio_timeout_ms(10000));
+        if (err != CIO_OK)
+            return err;
+        if (n < 17)
+            continue;
+        atomic_fetch_add(g->queries, 1);
+        bool is_a = q[n - 3] == 1; /* QTYPE low byte: 1 = A, 28 = AAAA */
+        size_t m = valid_answer(q, n, a);
+        uint8_t bad[700];
+        /* 1: the header alone, announcing a question and an answer */
+        memcpy(bad, a, 12);
+        (void)cio_socket_send_to(g->io, &g->sock, &from, bad, 12, NULL);
+        /* 2: the answer cut inside its address */
+        (void)cio_socket_send_to(g->io, &g->sock, &from, a, m - 2, NULL);
+        /* 3: the answer's name points at itself */
+        memcpy(bad, a, m);
+        bad[n] = 0xC0;
+        bad[n + 1] = (uint8_t)n;
+        (void)cio_socket_send_to(g->io, &g->sock, &from, bad, m, NULL);
+        /* 4: fifty answers announced, one present */
+        memcpy(bad, a, m);
+        bad[7] = 50;
+        (void)cio_socket_send_to(g->io, &g->sock, &from, bad, m, NULL);
+        /* 5: an A record of 16 bytes */
+        memcpy(bad, a, m);
+        bad[n + 11] = 16;
+        memset(bad + m, 0x41, 12);
+        (void)cio_socket_send_to(g->io, &g->sock, &from, bad, m + 12, NULL);
+        /* 6: the id, then noise */
+        memcpy(bad, a, 2);
+        for (size_t k = 2; k < 300; k++)
+            bad[k] = (uint8_t)(k * 131 + 7);
+        (void)cio_socket_send_to(g->io, &g->sock, &from, bad, 300, NULL);
+        if (g->then_valid && is_a)
+            (void)cio_socket_send_to(g->io, &g->sock, &from, a, m, NULL);
+    }
+    return CIO_OK;
+}
+
+static void garbage_lookup(void **state, bool then_valid)
+{
+    cio_io io = cio_test_io(state);
+    _Atomic(unsigned) queries = 0;
+    cio_ip_address lo = cio_ip4_loopback(0);
+    garbage_ctx g;
+    memset(&g, 0, sizeof g);
+    g.io = io;
+    g.then_valid = then_valid;
+    g.queries = &queries;
+    assert_int_equal(cio_net_bind(io, &lo, NULL, &g.sock), CIO_OK);
+    cio_future f;
+    cio_err err = cio_concurrent(io, garbage_task, &g, sizeof g, &f);
+    if (err != CIO_OK)
+        cio_socket_close(io, &g.sock);
+    CIO_REQUIRE_CONCURRENT(err);
+    char resolv[128], hosts[128];
+    dns_only_files(then_valid ? "garbage_valid" : "garbage", "nameserver 127.0.0.1\noptions timeout:1 attempts:1\n",
+                   resolv, hosts);
+    cio_lookup_options o = {.resolv_conf = resolv, .hosts_file = hosts, .dns_port = g.sock.address.port,
+                            .family = CIO_IP4};
+    collected c;
+    cio_timestamp t0 = cio_now(io, CIO_CLOCK_AWAKE);
+    err = lookup(io, "junk.test", &o, &c);
+    int64_t ms = (cio_now(io, CIO_CLOCK_AWAKE).ns - t0.ns) / 1000000;
+    if (then_valid) {
+        /* the malformed packets are dropped; the good answer that follows them counts */
+        assert_int_equal(err, CIO_OK);
+        assert_int_equal(c.naddrs, 1);
+        assert_true(has(&c, "127.0.0.77"));
+        assert_true(ms < 900);
+    } else {
+        /* nothing usable came back: the server failed, after the (1 s) window, no sooner */
+        assert_int_equal(err, CIO_E_NAME_SERVER_FAILURE);
+        assert_int_equal(c.naddrs, 0);
+        assert_true(ms >= 900 && ms < 5000);
+    }
+    assert_true(atomic_load(&queries) >= 1);
+    cio_cancel(io, &f);
+    cio_socket_close(io, &g.sock);
+    unlink(resolv);
+    unlink(hosts);
+}
+
+static void test_garbage_server(void **state)
+{
+    garbage_lookup(state, false);
+}
+
+static void test_garbage_then_answer(void **state)
+{
+    garbage_lookup(state, true);
 }
 
 /* ---- dnsmasq ---------------------------------------------------------------------------------- */
@@ -512,6 +636,8 @@ int main(void)
         CIO_TESTS(test_localhost_and_hosts_file),
         CIO_TESTS(test_server_never_answers),
         CIO_TESTS(test_servfail_server),
+        CIO_TESTS(test_garbage_server),
+        CIO_TESTS(test_garbage_then_answer),
         CIO_TESTS(test_dnsmasq_zone),
         CIO_TESTS(test_connect_race),
         CIO_TESTS(test_connect_canceled_during_lookup),

@@ -397,6 +397,26 @@ static void test_async_limit_zero_runs_inline(void **state)
     assert_int_equal(cio_cancel(io, &f), CIO_OK);
 }
 
+/* Awaiting a future twice is idempotent: the second await returns the cached result without
+ * touching the (freed) task, for a task that ran on a thread and for one that ran inline; a cancel
+ * after the await returns the same result too. */
+static void test_await_twice(void **state)
+{
+    cio_io io = cio_test_io(state);
+    cio_future f;
+    CIO_REQUIRE_CONCURRENT(cio_concurrent(io, return_canceled_task, NULL, 0, &f));
+    assert_int_equal(cio_await(io, &f), CIO_E_CANCELED);
+    assert_null(f.any);
+    assert_int_equal(cio_await(io, &f), CIO_E_CANCELED);
+    assert_int_equal(cio_cancel(io, &f), CIO_E_CANCELED);
+    uint64_t out = 0;
+    count_ctx c = {&out, 1, 10};
+    cio_future g = cio_async(io, count_task, &c, sizeof c);
+    assert_int_equal(cio_await(io, &g), CIO_OK);
+    assert_int_equal(cio_await(io, &g), CIO_OK);
+    assert_int_equal(out, 45);
+}
+
 static void test_concurrent_limit(void **state)
 {
     cio_threaded *t = cio_test_threaded(state);
@@ -703,6 +723,7 @@ int main(void)
         CIO_TESTS(test_await_forwards_cancel),
         CIO_TESTS(test_context_alignment),
         CIO_TESTS(test_async_limit_zero_runs_inline),
+        CIO_TESTS(test_await_twice),
         CIO_TESTS(test_concurrent_limit),
         CIO_TESTS(test_concurrent_vs_main_oversubscription),
         CIO_TESTS(test_concurrent_vs_concurrent_oversubscription),

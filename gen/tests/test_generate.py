@@ -215,6 +215,157 @@ class BadSpec(GenCase):
         self.assertIn("wsa.yaml:0: cannot read", err)
 
 
+class BadOsCalls(GenCase):
+    """spec/oscalls.yaml: the call table's own validation."""
+
+    def test_site_of_unknown_call(self):
+        self.edit("oscalls.yaml", "{call: malloc, site: alloc,", "{call: mallocx, site: alloc,")
+        self.assert_bad("oscalls.yaml", "call: mallocx", "site of unknown call 'mallocx'")
+
+    def test_duplicate_site(self):
+        self.edit("oscalls.yaml", "{call: openat, site: open_dir,", "{call: openat, site: open_file,")
+        self.assert_bad("oscalls.yaml", "in: open_dir", "duplicate site 'openat@open_file'")
+
+    def test_duplicate_call(self):
+        self.append("oscalls.yaml", "")
+        self.edit("oscalls.yaml", '{name: pread, os: [linux]', '{name: readv, os: [linux]')
+        self.assert_bad("oscalls.yaml", '{name: readv, os: [linux], ret: ssize_t, args: ["int fd", "void *buf"',
+                        "duplicate call 'readv'")
+
+    def test_argument_without_name(self):
+        self.edit("oscalls.yaml", '"size_t size"]', '"size_t"]')
+        self.assert_bad("oscalls.yaml", "{name: malloc", "argument 'size_t' is not 'type name'")
+
+    def test_argument_name_twice(self):
+        self.edit("oscalls.yaml", '"size_t len", "off_t offset"', '"size_t len", "off_t len"')
+        self.assert_bad("oscalls.yaml", "{name: pread", "argument name 'len' twice")
+
+    def test_bad_return_type(self):
+        self.edit("oscalls.yaml", '{name: close, os: [linux], ret: int,', '{name: close, os: [linux], ret: "int (",')
+        self.assert_bad("oscalls.yaml", "{name: close", "bad return type")
+
+    def test_fail_kind_needs_matching_return(self):
+        self.edit("oscalls.yaml", 'args: ["size_t size"], fail: pointer', 'args: ["size_t size"], fail: errno')
+        self.assert_bad("oscalls.yaml", "{name: malloc", "fail: errno needs an integer return type")
+
+    def test_unknown_fail_kind(self):
+        self.edit("oscalls.yaml", '["int fd"], fail: errno', '["int fd"], fail: sometimes')
+        self.assert_bad("oscalls.yaml", "{name: close", "fail must be one of")
+
+    def test_short_names_unknown_argument(self):
+        self.edit("oscalls.yaml", "short: {len: len}", "short: {len: count}")
+        self.assert_bad("oscalls.yaml", "short: {len: count}", "short names unknown argument 'count'")
+
+    def test_site_in_unlisted_file(self):
+        self.edit("oscalls.yaml", "{call: pthread_create, site: spawn, file: src/threaded/net_posix.c",
+                  "{call: pthread_create, site: spawn, file: src/threaded/pool.c")
+        self.assert_bad("oscalls.yaml", "site: spawn", "file 'src/threaded/pool.c' is not listed")
+
+    def test_site_unknown_errno_map(self):
+        self.edit("oscalls.yaml", "in: open_dir, map: openat", "in: open_dir, map: opendir")
+        self.assert_bad("oscalls.yaml", "map: opendir", "unknown errno map 'opendir'")
+
+    def test_call_on_os_without_table(self):
+        self.edit("oscalls.yaml", "{name: close, os: [linux]", "{name: close, os: [linux, freebsd]")
+        self.assert_bad("oscalls.yaml", "{name: close", "OS 'freebsd' has no `includes` row")
+
+    def test_call_without_site(self):
+        self.edit("oscalls.yaml", "  - {call: pthread_create, site: spawn, file: src/threaded/net_posix.c, in: spawn}\n",
+                  "")
+        self.assert_bad("oscalls.yaml", "{name: pthread_create", "call 'pthread_create' has no site")
+
+
+class OsCallSources(GenCase):
+    """The check of src/ against spec/oscalls.yaml (generate.py --src)."""
+
+    GOOD_SRC = {
+        "src/threaded/fs_posix.c": """/* openat(2) in a comment is fine */
+static int open_file(const char *p)
+{
+    return CIO__SYS(openat, open_file)(0, p, 0, 0);
+}
+
+static int open_dir(const char *p)
+{
+    return CIO__SYS(openat, open_dir)(0, p, 0, 0);
+}
+
+static void close_fd(int fd)
+{
+    (void)CIO__SYS(close, close_fd)(fd);
+}
+
+static long file_read(int fd, const struct iovec *iov)
+{
+    return CIO__SYS(readv, read)(fd, iov, 1);
+}
+
+static long file_read_at(int fd, void *b)
+{
+    return CIO__SYS(pread, read_at)(fd, b, 1, 0);
+}
+""",
+        "src/threaded/net_posix.c": """static long net_send(int fd, const struct msghdr *m)
+{
+    void *p = CIO__SYS(malloc, alloc)(1);
+    (void)p;
+    return CIO__SYS(sendmsg, send)(fd, m, 0);
+}
+
+static int spawn(void)
+{
+    return CIO__SYS(pthread_create, spawn)(0, 0, 0, 0);
+}
+""",
+    }
+
+    def write_src(self, files):
+        root = os.path.join(self.tmp, "tree")
+        for rel, text in files.items():
+            path = os.path.join(root, rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            spit(path, text)
+        return root
+
+    def run_src(self, files):
+        return self.run_gen("--src", self.write_src(files))
+
+    def test_good_sources(self):
+        rc, err = self.run_src(self.GOOD_SRC)
+        self.assertEqual(rc, 0, err)
+
+    def test_site_missing_from_source(self):
+        files = dict(self.GOOD_SRC)
+        files["src/threaded/fs_posix.c"] = files["src/threaded/fs_posix.c"].replace(
+            "CIO__SYS(pread, read_at)(fd, b, 1, 0)", "0")
+        rc, err = self.run_src(files)
+        self.assertEqual(rc, 2)
+        self.assertRegex(err, r"oscalls.yaml:\d+: site pread@read_at does not appear")
+        self.assertFalse(os.path.exists(self.out), "nothing written")
+
+    def test_use_that_is_not_a_site(self):
+        files = dict(self.GOOD_SRC)
+        files["src/threaded/fs_posix.c"] += "static void extra(void)\n{\n    CIO__SYS(close, elsewhere)(1);\n}\n"
+        rc, err = self.run_src(files)
+        self.assertEqual(rc, 2)
+        self.assertIn("src/threaded/fs_posix.c:28: CIO__SYS(close, elsewhere) is not a site", err)
+
+    def test_site_in_the_wrong_function(self):
+        files = dict(self.GOOD_SRC)
+        files["src/threaded/fs_posix.c"] = files["src/threaded/fs_posix.c"].replace(
+            "static void close_fd(int fd)", "static void shut(int fd)")
+        rc, err = self.run_src(files)
+        self.assertEqual(rc, 2)
+        self.assertIn("src/threaded/fs_posix.c:14: CIO__SYS(close, close_fd) is in shut, the spec says close_fd", err)
+
+    def test_routed_call_made_directly(self):
+        files = dict(self.GOOD_SRC)
+        files["src/threaded/net_posix.c"] += "static void leak(void)\n{\n    (void)malloc(3);\n}\n"
+        rc, err = self.run_src(files)
+        self.assertEqual(rc, 2)
+        self.assertIn("src/threaded/net_posix.c:14: malloc() called directly", err)
+
+
 class GoodSpec(GenCase):
     def test_deterministic_and_host_independent(self):
         rc, err = self.run_gen()

@@ -129,7 +129,8 @@ typedef struct cio_unix_address {
     char path[CIO_UNIX_PATH_MAX];
 } cio_unix_address;
 
-/* NameTooLong over CIO_UNIX_PATH_MAX bytes; InvalidArgument for len 0. */
+/* NameTooLong over CIO_UNIX_PATH_MAX bytes; InvalidArgument for len 0; BadPathName for a NUL inside
+ * a file-system path (an abstract name, which starts with NUL, may hold any bytes). */
 cio_err cio_unix_address_init(const char *path, size_t len, cio_unix_address *out);
 /* The same for a NUL-terminated file system path. */
 cio_err cio_unix_address_from_path(const char *path, cio_unix_address *out);

@@ -100,8 +100,10 @@ static bool preferred(cio_err e)
 cio_err cio_hostname_connect(cio_io io, const char *name, uint16_t port, const cio_connect_options *options,
                              cio_stream *out)
 {
-    if (name == NULL || out == NULL)
-        return CIO_E_INVALID_ARGUMENT;
+    if (name == NULL)
+        return CIO__NULL_ARG("name");
+    if (out == NULL)
+        return CIO__NULL_ARG("out");
     cio_connect_options opt;
     memset(&opt, 0, sizeof opt);
     if (options != NULL)

@@ -6,9 +6,11 @@
  * - Every wrapper calls exactly the slot it is named after (read_all and write_all call the
  *   streaming slots repeatedly; seek_to/seek_by/position call file_seek; length calls file_stat) and
  *   adds no OS code: the backend owns every syscall, so the same wrapper serves every backend.
- * - A wrapper returns the slot's result unchanged: CIO_OK, CIO_E_INVALID_ARGUMENT (bad arguments,
- *   never asserted: callers may test it), or a member of the function's error set, which debug
- *   builds check here as well (CIO__IN_SET), so a backend that strays is caught at the boundary.
+ * - A NULL where the API forbids one is the caller's bug: CIO__NULL_ARG (an assertion in debug
+ *   builds, CIO_E_INVALID_ARGUMENT in release ones), checked here before the backend is asked.
+ * - A wrapper returns the slot's result unchanged: CIO_OK, CIO_E_INVALID_ARGUMENT (other impossible
+ *   arguments, never asserted: callers may test it), or a member of the function's error set, which
+ *   debug builds check here as well (CIO__IN_SET), so a backend that strays is caught at the boundary.
  * - The non-vectored forms describe (buf, len) as one iovec; a NULL buf with len > 0 is
  *   InvalidArgument before the backend is asked.
  * - write_all retries short and 0-byte writes until every byte is written or an error; read_all
@@ -103,6 +105,10 @@ void cio_dir_reader_init(cio_dir_reader *reader, cio_dir dir, void *buffer, size
 cio_err cio_dir_create_file(cio_io io, cio_dir dir, const char *path, const cio_create_file_options *options,
                             cio_file *out)
 {
+    if (path == NULL)
+        return CIO__NULL_ARG("path");
+    if (out == NULL)
+        return CIO__NULL_ARG("out");
     cio_err err = io.vtable->dir_create_file(io.userdata, dir, path, options, out);
     return CIO__IN_SET(file_open, err);
 }
@@ -110,6 +116,10 @@ cio_err cio_dir_create_file(cio_io io, cio_dir dir, const char *path, const cio_
 cio_err cio_dir_open_file(cio_io io, cio_dir dir, const char *path, const cio_open_file_options *options,
                           cio_file *out)
 {
+    if (path == NULL)
+        return CIO__NULL_ARG("path");
+    if (out == NULL)
+        return CIO__NULL_ARG("out");
     cio_err err = io.vtable->dir_open_file(io.userdata, dir, path, options, out);
     return CIO__IN_SET(file_open, err);
 }
@@ -117,18 +127,26 @@ cio_err cio_dir_open_file(cio_io io, cio_dir dir, const char *path, const cio_op
 cio_err cio_dir_open_dir(cio_io io, cio_dir dir, const char *path, const cio_open_dir_options *options,
                          cio_dir *out)
 {
+    if (path == NULL)
+        return CIO__NULL_ARG("path");
+    if (out == NULL)
+        return CIO__NULL_ARG("out");
     cio_err err = io.vtable->dir_open_dir(io.userdata, dir, path, options, out);
     return CIO__IN_SET(dir_open, err);
 }
 
 cio_err cio_dir_create_dir(cio_io io, cio_dir dir, const char *path, uint32_t permissions)
 {
+    if (path == NULL)
+        return CIO__NULL_ARG("path");
     cio_err err = io.vtable->dir_create_dir(io.userdata, dir, path, permissions);
     return CIO__IN_SET(dir_create_dir, err);
 }
 
 cio_err cio_dir_create_dir_path(cio_io io, cio_dir dir, const char *path, uint32_t permissions, bool *created)
 {
+    if (path == NULL)
+        return CIO__NULL_ARG("path");
     cio_err err = io.vtable->dir_create_dir_path(io.userdata, dir, path, permissions, created);
     return CIO__IN_SET(dir_make_path, err);
 }
@@ -136,42 +154,66 @@ cio_err cio_dir_create_dir_path(cio_io io, cio_dir dir, const char *path, uint32
 cio_err cio_dir_create_dir_path_open(cio_io io, cio_dir dir, const char *path,
                                      const cio_open_dir_options *options, cio_dir *out)
 {
+    if (path == NULL)
+        return CIO__NULL_ARG("path");
+    if (out == NULL)
+        return CIO__NULL_ARG("out");
     cio_err err = io.vtable->dir_create_dir_path_open(io.userdata, dir, path, options, out);
     return CIO__IN_SET(dir_make_open_path, err);
 }
 
 cio_err cio_dir_rename(cio_io io, cio_dir old_dir, const char *old_path, cio_dir new_dir, const char *new_path)
 {
+    if (old_path == NULL)
+        return CIO__NULL_ARG("old_path");
+    if (new_path == NULL)
+        return CIO__NULL_ARG("new_path");
     cio_err err = io.vtable->dir_rename(io.userdata, old_dir, old_path, new_dir, new_path);
     return CIO__IN_SET(dir_rename, err);
 }
 
 cio_err cio_dir_delete_file(cio_io io, cio_dir dir, const char *path)
 {
+    if (path == NULL)
+        return CIO__NULL_ARG("path");
     cio_err err = io.vtable->dir_delete_file(io.userdata, dir, path);
     return CIO__IN_SET(dir_delete_file, err);
 }
 
 cio_err cio_dir_delete_dir(cio_io io, cio_dir dir, const char *path)
 {
+    if (path == NULL)
+        return CIO__NULL_ARG("path");
     cio_err err = io.vtable->dir_delete_dir(io.userdata, dir, path);
     return CIO__IN_SET(dir_delete_dir, err);
 }
 
 cio_err cio_dir_stat_file(cio_io io, cio_dir dir, const char *path, unsigned flags, cio_stat *out)
 {
+    if (path == NULL)
+        return CIO__NULL_ARG("path");
+    if (out == NULL)
+        return CIO__NULL_ARG("out");
     cio_err err = io.vtable->dir_stat_file(io.userdata, dir, path, flags, out);
     return CIO__IN_SET(dir_stat_file, err);
 }
 
 cio_err cio_dir_access(cio_io io, cio_dir dir, const char *path, unsigned mode)
 {
+    if (path == NULL)
+        return CIO__NULL_ARG("path");
     cio_err err = io.vtable->dir_access(io.userdata, dir, path, mode);
     return CIO__IN_SET(dir_access, err);
 }
 
 cio_err cio_dir_read(cio_io io, cio_dir_reader *reader, cio_dir_entry *entries, size_t max, size_t *count)
 {
+    if (reader == NULL)
+        return CIO__NULL_ARG("reader");
+    if (count == NULL)
+        return CIO__NULL_ARG("count");
+    if (entries == NULL && max > 0)
+        return CIO__NULL_ARG("entries");
     cio_err err = io.vtable->dir_read(io.userdata, reader, entries, max, count);
     return CIO__IN_SET(dir_iterate, err);
 }
@@ -185,6 +227,10 @@ void cio_dir_close(cio_io io, cio_dir dir)
 
 cio_err cio_file_read_streaming_v(cio_io io, cio_file file, const cio_iovec *iov, size_t iovcnt, size_t *nread)
 {
+    if (nread == NULL)
+        return CIO__NULL_ARG("nread");
+    if (iov == NULL && iovcnt > 0)
+        return CIO__NULL_ARG("iov");
     cio_err err = io.vtable->file_read_streaming(io.userdata, file, iov, iovcnt, nread);
     return CIO__IN_SET(file_reader, err);
 }
@@ -192,7 +238,7 @@ cio_err cio_file_read_streaming_v(cio_io io, cio_file file, const cio_iovec *iov
 cio_err cio_file_read_streaming(cio_io io, cio_file file, void *buf, size_t len, size_t *nread)
 {
     if (buf == NULL && len > 0)
-        return CIO_E_INVALID_ARGUMENT;
+        return CIO__NULL_ARG("buf");
     cio_iovec iov = {buf, len};
     return cio_file_read_streaming_v(io, file, &iov, 1, nread);
 }
@@ -200,6 +246,10 @@ cio_err cio_file_read_streaming(cio_io io, cio_file file, void *buf, size_t len,
 cio_err cio_file_write_streaming_v(cio_io io, cio_file file, const cio_const_iovec *iov, size_t iovcnt,
                                    size_t *nwritten)
 {
+    if (nwritten == NULL)
+        return CIO__NULL_ARG("nwritten");
+    if (iov == NULL && iovcnt > 0)
+        return CIO__NULL_ARG("iov");
     cio_err err = io.vtable->file_write_streaming(io.userdata, file, iov, iovcnt, nwritten);
     return CIO__IN_SET(file_write_streaming, err);
 }
@@ -207,7 +257,7 @@ cio_err cio_file_write_streaming_v(cio_io io, cio_file file, const cio_const_iov
 cio_err cio_file_write_streaming(cio_io io, cio_file file, const void *buf, size_t len, size_t *nwritten)
 {
     if (buf == NULL && len > 0)
-        return CIO_E_INVALID_ARGUMENT;
+        return CIO__NULL_ARG("buf");
     cio_const_iovec iov = {buf, len};
     return cio_file_write_streaming_v(io, file, &iov, 1, nwritten);
 }
@@ -215,7 +265,7 @@ cio_err cio_file_write_streaming(cio_io io, cio_file file, const void *buf, size
 cio_err cio_file_write_all(cio_io io, cio_file file, const void *buf, size_t len)
 {
     if (buf == NULL && len > 0)
-        return CIO_E_INVALID_ARGUMENT;
+        return CIO__NULL_ARG("buf");
     const unsigned char *p = (const unsigned char *)buf;
     size_t done = 0;
     while (done < len) {
@@ -230,8 +280,10 @@ cio_err cio_file_write_all(cio_io io, cio_file file, const void *buf, size_t len
 
 cio_err cio_file_read_all(cio_io io, cio_file file, void *buf, size_t len, size_t *nread)
 {
-    if (nread == NULL || (buf == NULL && len > 0))
-        return CIO_E_INVALID_ARGUMENT;
+    if (nread == NULL)
+        return CIO__NULL_ARG("nread");
+    if (buf == NULL && len > 0)
+        return CIO__NULL_ARG("buf");
     *nread = 0;
     unsigned char *p = (unsigned char *)buf;
     size_t done = 0;
@@ -253,6 +305,10 @@ cio_err cio_file_read_all(cio_io io, cio_file file, void *buf, size_t len, size_
 cio_err cio_file_read_positional_v(cio_io io, cio_file file, const cio_iovec *iov, size_t iovcnt, uint64_t offset,
                                    size_t *nread)
 {
+    if (nread == NULL)
+        return CIO__NULL_ARG("nread");
+    if (iov == NULL && iovcnt > 0)
+        return CIO__NULL_ARG("iov");
     cio_err err = io.vtable->file_read_positional(io.userdata, file, iov, iovcnt, offset, nread);
     return CIO__IN_SET(file_read_positional, err);
 }
@@ -260,7 +316,7 @@ cio_err cio_file_read_positional_v(cio_io io, cio_file file, const cio_iovec *io
 cio_err cio_file_read_positional(cio_io io, cio_file file, void *buf, size_t len, uint64_t offset, size_t *nread)
 {
     if (buf == NULL && len > 0)
-        return CIO_E_INVALID_ARGUMENT;
+        return CIO__NULL_ARG("buf");
     cio_iovec iov = {buf, len};
     return cio_file_read_positional_v(io, file, &iov, 1, offset, nread);
 }
@@ -268,6 +324,10 @@ cio_err cio_file_read_positional(cio_io io, cio_file file, void *buf, size_t len
 cio_err cio_file_write_positional_v(cio_io io, cio_file file, const cio_const_iovec *iov, size_t iovcnt,
                                     uint64_t offset, size_t *nwritten)
 {
+    if (nwritten == NULL)
+        return CIO__NULL_ARG("nwritten");
+    if (iov == NULL && iovcnt > 0)
+        return CIO__NULL_ARG("iov");
     cio_err err = io.vtable->file_write_positional(io.userdata, file, iov, iovcnt, offset, nwritten);
     return CIO__IN_SET(file_write_positional, err);
 }
@@ -276,7 +336,7 @@ cio_err cio_file_write_positional(cio_io io, cio_file file, const void *buf, siz
                                   size_t *nwritten)
 {
     if (buf == NULL && len > 0)
-        return CIO_E_INVALID_ARGUMENT;
+        return CIO__NULL_ARG("buf");
     cio_const_iovec iov = {buf, len};
     return cio_file_write_positional_v(io, file, &iov, 1, offset, nwritten);
 }
@@ -299,7 +359,7 @@ cio_err cio_file_seek_by(cio_io io, cio_file file, int64_t delta)
 cio_err cio_file_position(cio_io io, cio_file file, uint64_t *pos)
 {
     if (pos == NULL)
-        return CIO_E_INVALID_ARGUMENT;
+        return CIO__NULL_ARG("pos");
     cio_err err = io.vtable->file_seek(io.userdata, file, 1, 0, pos);
     return CIO__IN_SET(file_seek, err);
 }
@@ -307,7 +367,7 @@ cio_err cio_file_position(cio_io io, cio_file file, uint64_t *pos)
 cio_err cio_file_length(cio_io io, cio_file file, uint64_t *length)
 {
     if (length == NULL)
-        return CIO_E_INVALID_ARGUMENT;
+        return CIO__NULL_ARG("length");
     cio_stat st;
     cio_err err = io.vtable->file_stat(io.userdata, file, &st);
     if (err == CIO_OK)
@@ -323,6 +383,8 @@ cio_err cio_file_set_length(cio_io io, cio_file file, uint64_t length)
 
 cio_err cio_file_stat(cio_io io, cio_file file, cio_stat *out)
 {
+    if (out == NULL)
+        return CIO__NULL_ARG("out");
     cio_err err = io.vtable->file_stat(io.userdata, file, out);
     return CIO__IN_SET(file_stat, err);
 }
@@ -335,6 +397,8 @@ cio_err cio_file_sync(cio_io io, cio_file file)
 
 cio_err cio_file_set_timestamps(cio_io io, cio_file file, const cio_set_timestamps *ts)
 {
+    if (ts == NULL)
+        return CIO__NULL_ARG("ts");
     cio_err err = io.vtable->file_set_timestamps(io.userdata, file, ts);
     return CIO__IN_SET(file_set_timestamps, err);
 }
@@ -348,12 +412,16 @@ void cio_file_close(cio_io io, cio_file file)
 
 cio_err cio_process_executable_open(cio_io io, const cio_open_file_options *options, cio_file *out)
 {
+    if (out == NULL)
+        return CIO__NULL_ARG("out");
     cio_err err = io.vtable->process_executable_open(io.userdata, options, out);
     return CIO__IN_SET(process_executable_open, err);
 }
 
 cio_err cio_process_executable_path(cio_io io, char *buf, size_t len, size_t *out_len)
 {
+    if (buf == NULL)
+        return CIO__NULL_ARG("buf");
     cio_err err = io.vtable->process_executable_path(io.userdata, buf, len, out_len);
     return CIO__IN_SET(process_executable_path, err);
 }

@@ -30,6 +30,18 @@ static inline cio_err cio__in_set(cio_err err, bool (*contains)(cio_err), const 
 }
 #endif
 
+/* A NULL (or missing) argument where the API forbids one is a bug in the caller. Public entry
+ * points check with
+ *     if (out == NULL) return CIO__NULL_ARG("out");
+ * Debug builds assert (naming the argument); release builds (NDEBUG) return CIO_E_INVALID_ARGUMENT
+ * and nothing is touched. Other impossible arguments (a bad enum value, an offset out of range)
+ * stay a plain CIO_E_INVALID_ARGUMENT in both: callers may test for those. */
+#ifdef NDEBUG
+#define CIO__NULL_ARG(what) ((cio_err)CIO_E_INVALID_ARGUMENT)
+#else
+#define CIO__NULL_ARG(what) (assert(0 && "cio: NULL argument: " what), (cio_err)CIO_E_INVALID_ARGUMENT)
+#endif
+
 /* A native error that means a programming error (EBADF, EFAULT): assert in debug builds, then
  * CIO_E_UNEXPECTED. */
 #ifdef NDEBUG

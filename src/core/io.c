@@ -11,6 +11,7 @@
 
 #include "cio/io.h"
 #include "internal.h"
+#include "internal/cio_oscalls.h"
 
 cio_timeout cio_timeout_ns(int64_t ns)
 {
@@ -54,7 +55,7 @@ cio_err cio__run_inline(cio_task_fn fn, const void *ctx, size_t ctx_size)
         return fn(local);
     }
     /* malloc + manual alignment: posix_memalign/aligned_alloc are not on every C library here. */
-    unsigned char *raw = (unsigned char *)malloc(ctx_size + CIO_CONTEXT_ALIGN - 1);
+    unsigned char *raw = (unsigned char *)CIO__SYS(malloc, run_inline)(ctx_size + CIO_CONTEXT_ALIGN - 1);
     if (raw == NULL)
         return fn((void *)(uintptr_t)ctx);
     uintptr_t at = ((uintptr_t)raw + CIO_CONTEXT_ALIGN - 1) & ~(uintptr_t)(CIO_CONTEXT_ALIGN - 1);

@@ -16,7 +16,8 @@
  * - Every socket wrapper calls exactly the slot it is named after (write_all calls net_write
  *   repeatedly; the receive forms all call net_receive) and returns its result unchanged: CIO_OK,
  *   CIO_E_INVALID_ARGUMENT (bad arguments, checked here before the slot), or a member of the
- *   function's error set, checked with CIO__IN_SET in debug builds.
+ *   function's error set, checked with CIO__IN_SET in debug builds. A NULL where the API forbids
+ *   one is CIO__NULL_ARG: an assertion in debug builds, CIO_E_INVALID_ARGUMENT in release ones.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -255,8 +256,10 @@ static cio_err ip6_parse(const char *t, size_t n, cio_ip6_unresolved *out, size_
 
 cio_err cio_ip6_parse_unresolved(const char *text, size_t len, cio_ip6_unresolved *out, size_t *err_pos)
 {
-    if (out == NULL || (text == NULL && len > 0))
-        return CIO_E_INVALID_ARGUMENT;
+    if (out == NULL)
+        return CIO__NULL_ARG("out");
+    if (text == NULL && len > 0)
+        return CIO__NULL_ARG("text");
     size_t pos = 0;
     cio_ip6_unresolved r;
     cio_err err = ip6_parse(text, len, &r, &pos);
@@ -309,22 +312,28 @@ static cio_err ip4_parse_full(const char *t, size_t n, uint16_t port, cio_ip_add
 
 cio_err cio_ip4_parse(const char *text, uint16_t port, cio_ip_address *out)
 {
-    if (text == NULL || out == NULL)
-        return CIO_E_INVALID_ARGUMENT;
+    if (text == NULL)
+        return CIO__NULL_ARG("text");
+    if (out == NULL)
+        return CIO__NULL_ARG("out");
     return CIO__IN_SET(net_ip_parse, ip4_parse_full(text, strlen(text), port, out));
 }
 
 cio_err cio_ip6_parse(const char *text, uint16_t port, cio_ip_address *out)
 {
-    if (text == NULL || out == NULL)
-        return CIO_E_INVALID_ARGUMENT;
+    if (text == NULL)
+        return CIO__NULL_ARG("text");
+    if (out == NULL)
+        return CIO__NULL_ARG("out");
     return CIO__IN_SET(net_ip_parse, ip6_parse_full(text, strlen(text), port, out));
 }
 
 cio_err cio_ip_parse(const char *text, uint16_t port, cio_ip_address *out)
 {
-    if (text == NULL || out == NULL)
-        return CIO_E_INVALID_ARGUMENT;
+    if (text == NULL)
+        return CIO__NULL_ARG("text");
+    if (out == NULL)
+        return CIO__NULL_ARG("out");
     size_t n = strlen(text);
     cio_err err = memchr(text, ':', n) != NULL ? ip6_parse_full(text, n, port, out)
                                                : ip4_parse_full(text, n, port, out);
@@ -350,8 +359,10 @@ static bool parse_port(const char *s, size_t n, uint16_t *port)
 
 cio_err cio_ip_parse_literal(const char *text, cio_ip_address *out)
 {
-    if (text == NULL || out == NULL)
-        return CIO_E_INVALID_ARGUMENT;
+    if (text == NULL)
+        return CIO__NULL_ARG("text");
+    if (out == NULL)
+        return CIO__NULL_ARG("out");
     size_t n = strlen(text);
     cio_ip_address r;
     memset(&r, 0, sizeof r);
@@ -489,7 +500,11 @@ static cio_err finish(const text_buf *t, char *buf, size_t len, size_t *out_len)
 
 static cio_err format_address(const cio_ip_address *a, char *buf, size_t len, size_t *out_len, bool with_port)
 {
-    if (a == NULL || (buf == NULL && len > 0) || (a->family != CIO_IP4 && a->family != CIO_IP6))
+    if (a == NULL)
+        return CIO__NULL_ARG("a");
+    if (buf == NULL && len > 0)
+        return CIO__NULL_ARG("buf");
+    if (a->family != CIO_IP4 && a->family != CIO_IP6)
         return CIO_E_INVALID_ARGUMENT;
     text_buf t;
     t.n = 0;
@@ -524,10 +539,18 @@ cio_err cio_ip_format_host(const cio_ip_address *address, char *buf, size_t len,
 
 cio_err cio_unix_address_init(const char *path, size_t len, cio_unix_address *out)
 {
-    if (path == NULL || out == NULL || len == 0)
+    if (path == NULL)
+        return CIO__NULL_ARG("path");
+    if (out == NULL)
+        return CIO__NULL_ARG("out");
+    if (len == 0)
         return CIO_E_INVALID_ARGUMENT;
     if (len > CIO_UNIX_PATH_MAX)
         return CIO_E_NAME_TOO_LONG;
+    /* A file-system path ends at its first NUL in the kernel's eyes: one inside would name another
+     * file. An abstract name (a leading NUL) is any bytes. */
+    if (path[0] != '\0' && memchr(path, '\0', len) != NULL)
+        return CIO_E_BAD_PATH_NAME;
     memset(out, 0, sizeof *out);
     memcpy(out->path, path, len);
     out->len = len;
@@ -537,7 +560,7 @@ cio_err cio_unix_address_init(const char *path, size_t len, cio_unix_address *ou
 cio_err cio_unix_address_from_path(const char *path, cio_unix_address *out)
 {
     if (path == NULL)
-        return CIO_E_INVALID_ARGUMENT;
+        return CIO__NULL_ARG("path");
     size_t n = 0;
     while (n <= CIO_UNIX_PATH_MAX && path[n] != '\0')
         n++;
@@ -554,7 +577,11 @@ static bool is_ip(const cio_ip_address *a)
 cio_err cio_net_listen(cio_io io, const cio_ip_address *address, const cio_listen_options *options,
                        cio_server *out)
 {
-    if (!is_ip(address) || out == NULL)
+    if (address == NULL)
+        return CIO__NULL_ARG("address");
+    if (out == NULL)
+        return CIO__NULL_ARG("out");
+    if (!is_ip(address))
         return CIO_E_INVALID_ARGUMENT;
     cio_err err = io.vtable->net_listen_ip(io.userdata, address, options, out);
     return CIO__IN_SET(net_listen, err);
@@ -562,8 +589,10 @@ cio_err cio_net_listen(cio_io io, const cio_ip_address *address, const cio_liste
 
 cio_err cio_server_accept(cio_io io, const cio_server *server, cio_stream *out)
 {
-    if (server == NULL || out == NULL)
-        return CIO_E_INVALID_ARGUMENT;
+    if (server == NULL)
+        return CIO__NULL_ARG("server");
+    if (out == NULL)
+        return CIO__NULL_ARG("out");
     cio_err err = io.vtable->net_accept(io.userdata, server->handle, out);
     return CIO__IN_SET(net_accept, err);
 }
@@ -577,7 +606,11 @@ void cio_server_close(cio_io io, const cio_server *server)
 cio_err cio_net_connect(cio_io io, const cio_ip_address *address, const cio_connect_options *options,
                         cio_stream *out)
 {
-    if (!is_ip(address) || out == NULL)
+    if (address == NULL)
+        return CIO__NULL_ARG("address");
+    if (out == NULL)
+        return CIO__NULL_ARG("out");
+    if (!is_ip(address))
         return CIO_E_INVALID_ARGUMENT;
     cio_err err = io.vtable->net_connect_ip(io.userdata, address, options, out);
     return CIO__IN_SET(net_connect, err);
@@ -586,8 +619,12 @@ cio_err cio_net_connect(cio_io io, const cio_ip_address *address, const cio_conn
 cio_err cio_stream_read_v(cio_io io, const cio_stream *stream, const cio_iovec *iov, size_t iovcnt,
                           size_t *nread)
 {
-    if (stream == NULL || nread == NULL || (iov == NULL && iovcnt > 0))
-        return CIO_E_INVALID_ARGUMENT;
+    if (stream == NULL)
+        return CIO__NULL_ARG("stream");
+    if (nread == NULL)
+        return CIO__NULL_ARG("nread");
+    if (iov == NULL && iovcnt > 0)
+        return CIO__NULL_ARG("iov");
     cio_err err = io.vtable->net_read(io.userdata, stream->handle, iov, iovcnt, nread);
     return CIO__IN_SET(net_read, err);
 }
@@ -595,7 +632,7 @@ cio_err cio_stream_read_v(cio_io io, const cio_stream *stream, const cio_iovec *
 cio_err cio_stream_read(cio_io io, const cio_stream *stream, void *buf, size_t len, size_t *nread)
 {
     if (buf == NULL && len > 0)
-        return CIO_E_INVALID_ARGUMENT;
+        return CIO__NULL_ARG("buf");
     cio_iovec iov = {buf, len};
     return cio_stream_read_v(io, stream, &iov, 1, nread);
 }
@@ -603,8 +640,12 @@ cio_err cio_stream_read(cio_io io, const cio_stream *stream, void *buf, size_t l
 cio_err cio_stream_write_v(cio_io io, const cio_stream *stream, const cio_const_iovec *iov, size_t iovcnt,
                            size_t *nwritten)
 {
-    if (stream == NULL || nwritten == NULL || (iov == NULL && iovcnt > 0))
-        return CIO_E_INVALID_ARGUMENT;
+    if (stream == NULL)
+        return CIO__NULL_ARG("stream");
+    if (nwritten == NULL)
+        return CIO__NULL_ARG("nwritten");
+    if (iov == NULL && iovcnt > 0)
+        return CIO__NULL_ARG("iov");
     cio_err err = io.vtable->net_write(io.userdata, stream->handle, iov, iovcnt, nwritten);
     return CIO__IN_SET(net_write, err);
 }
@@ -612,7 +653,7 @@ cio_err cio_stream_write_v(cio_io io, const cio_stream *stream, const cio_const_
 cio_err cio_stream_write(cio_io io, const cio_stream *stream, const void *buf, size_t len, size_t *nwritten)
 {
     if (buf == NULL && len > 0)
-        return CIO_E_INVALID_ARGUMENT;
+        return CIO__NULL_ARG("buf");
     cio_const_iovec iov = {buf, len};
     return cio_stream_write_v(io, stream, &iov, 1, nwritten);
 }
@@ -620,7 +661,7 @@ cio_err cio_stream_write(cio_io io, const cio_stream *stream, const void *buf, s
 cio_err cio_stream_write_all(cio_io io, const cio_stream *stream, const void *buf, size_t len)
 {
     if (buf == NULL && len > 0)
-        return CIO_E_INVALID_ARGUMENT;
+        return CIO__NULL_ARG("buf");
     const unsigned char *p = (const unsigned char *)buf;
     size_t done = 0;
     while (done < len) {
@@ -635,7 +676,9 @@ cio_err cio_stream_write_all(cio_io io, const cio_stream *stream, const void *bu
 
 cio_err cio_stream_shutdown(cio_io io, const cio_stream *stream, cio_shutdown_how how)
 {
-    if (stream == NULL || (how != CIO_SHUTDOWN_RECEIVE && how != CIO_SHUTDOWN_SEND && how != CIO_SHUTDOWN_BOTH))
+    if (stream == NULL)
+        return CIO__NULL_ARG("stream");
+    if ((how != CIO_SHUTDOWN_RECEIVE && how != CIO_SHUTDOWN_SEND && how != CIO_SHUTDOWN_BOTH))
         return CIO_E_INVALID_ARGUMENT;
     cio_err err = io.vtable->net_shutdown(io.userdata, stream->handle, (int)how);
     return CIO__IN_SET(net_shutdown, err);
@@ -651,7 +694,11 @@ void cio_stream_close(cio_io io, const cio_stream *stream)
 
 cio_err cio_net_bind(cio_io io, const cio_ip_address *address, const cio_bind_options *options, cio_socket *out)
 {
-    if (!is_ip(address) || out == NULL)
+    if (address == NULL)
+        return CIO__NULL_ARG("address");
+    if (out == NULL)
+        return CIO__NULL_ARG("out");
+    if (!is_ip(address))
         return CIO_E_INVALID_ARGUMENT;
     cio_err err = io.vtable->net_bind_ip(io.userdata, address, options, out);
     return CIO__IN_SET(net_bind, err);
@@ -660,7 +707,13 @@ cio_err cio_net_bind(cio_io io, const cio_ip_address *address, const cio_bind_op
 cio_err cio_socket_send_to_v(cio_io io, const cio_socket *socket, const cio_ip_address *dest,
                              const cio_const_iovec *iov, size_t iovcnt, size_t *nsent)
 {
-    if (socket == NULL || !is_ip(dest) || (iov == NULL && iovcnt > 0))
+    if (socket == NULL)
+        return CIO__NULL_ARG("socket");
+    if (dest == NULL)
+        return CIO__NULL_ARG("dest");
+    if (iov == NULL && iovcnt > 0)
+        return CIO__NULL_ARG("iov");
+    if (!is_ip(dest))
         return CIO_E_INVALID_ARGUMENT;
     size_t ignored = 0;
     cio_err err = io.vtable->net_send(io.userdata, socket->handle, dest, iov, iovcnt,
@@ -672,7 +725,7 @@ cio_err cio_socket_send_to(cio_io io, const cio_socket *socket, const cio_ip_add
                            size_t len, size_t *nsent)
 {
     if (buf == NULL && len > 0)
-        return CIO_E_INVALID_ARGUMENT;
+        return CIO__NULL_ARG("buf");
     cio_const_iovec iov = {buf, len};
     return cio_socket_send_to_v(io, socket, dest, &iov, 1, nsent);
 }
@@ -681,8 +734,12 @@ cio_err cio_socket_send_to(cio_io io, const cio_socket *socket, const cio_ip_add
 static cio_err receive_one(cio_io io, const cio_socket *socket, void *buf, size_t len, size_t *nread,
                            cio_ip_address *from, cio_timeout timeout)
 {
-    if (socket == NULL || nread == NULL || (buf == NULL && len > 0))
-        return CIO_E_INVALID_ARGUMENT;
+    if (socket == NULL)
+        return CIO__NULL_ARG("socket");
+    if (nread == NULL)
+        return CIO__NULL_ARG("nread");
+    if (buf == NULL && len > 0)
+        return CIO__NULL_ARG("buf");
     *nread = 0;
     cio_message m;
     memset(&m, 0, sizeof m);
@@ -713,7 +770,13 @@ cio_err cio_socket_receive_timeout(cio_io io, const cio_socket *socket, void *bu
 cio_err cio_socket_receive_batch(cio_io io, const cio_socket *socket, cio_message *msgs, size_t max,
                                  cio_timeout timeout, size_t *count)
 {
-    if (socket == NULL || msgs == NULL || max == 0 || count == NULL)
+    if (socket == NULL)
+        return CIO__NULL_ARG("socket");
+    if (msgs == NULL)
+        return CIO__NULL_ARG("msgs");
+    if (count == NULL)
+        return CIO__NULL_ARG("count");
+    if (max == 0)
         return CIO_E_INVALID_ARGUMENT;
     *count = 0;
     for (size_t i = 0; i < max; i++)
@@ -734,7 +797,11 @@ void cio_socket_close(cio_io io, const cio_socket *socket)
 cio_err cio_unix_listen(cio_io io, const cio_unix_address *address, const cio_listen_options *options,
                         cio_server *out)
 {
-    if (address == NULL || out == NULL || address->len == 0 || address->len > CIO_UNIX_PATH_MAX)
+    if (address == NULL)
+        return CIO__NULL_ARG("address");
+    if (out == NULL)
+        return CIO__NULL_ARG("out");
+    if (address->len == 0 || address->len > CIO_UNIX_PATH_MAX)
         return CIO_E_INVALID_ARGUMENT;
     cio_err err = io.vtable->net_listen_unix(io.userdata, address, options, out);
     return CIO__IN_SET(net_unix_address_listen, err);
@@ -742,7 +809,11 @@ cio_err cio_unix_listen(cio_io io, const cio_unix_address *address, const cio_li
 
 cio_err cio_unix_connect(cio_io io, const cio_unix_address *address, cio_stream *out)
 {
-    if (address == NULL || out == NULL || address->len == 0 || address->len > CIO_UNIX_PATH_MAX)
+    if (address == NULL)
+        return CIO__NULL_ARG("address");
+    if (out == NULL)
+        return CIO__NULL_ARG("out");
+    if (address->len == 0 || address->len > CIO_UNIX_PATH_MAX)
         return CIO_E_INVALID_ARGUMENT;
     cio_err err = io.vtable->net_connect_unix(io.userdata, address, out);
     return CIO__IN_SET(net_unix_address_connect, err);

@@ -267,6 +267,8 @@ static cio_err put(cio_io io, cio_queue *q, const void *elems, size_t n, size_t 
     size_t count = 0;
     if (added != NULL)
         *added = 0;
+    if (elems == NULL && n > 0)
+        return CIO__NULL_ARG("elems");
     if (!valid(q, elems, n, min))
         return CIO_E_INVALID_ARGUMENT;
     if (n == 0)
@@ -290,6 +292,8 @@ static cio_err get(cio_io io, cio_queue *q, void *elems, size_t n, size_t min, b
     size_t count = 0;
     if (got != NULL)
         *got = 0;
+    if (elems == NULL && n > 0)
+        return CIO__NULL_ARG("elems");
     if (!valid(q, elems, n, min))
         return CIO_E_INVALID_ARGUMENT;
     if (n == 0)

@@ -21,6 +21,7 @@
 #include "dns.h"
 #include "internal.h"
 #include "resolve.h"
+#include "internal/cio_oscalls.h"
 
 #define FILE_MAX ((size_t)1 << 20) /* hosts / resolv.conf bytes read; the rest is ignored */
 #define MAX_NAMESERVERS 3
@@ -48,7 +49,7 @@ static bool name_eq(const char *a, size_t alen, const char *b, size_t blen)
 cio_err cio_hostname_validate(const char *name)
 {
     if (name == NULL)
-        return CIO_E_INVALID_ARGUMENT;
+        return CIO__NULL_ARG("name");
     size_t n = strlen(name);
     if (n > CIO_HOST_NAME_MAX)
         return CIO_E_NAME_TOO_LONG;
@@ -129,7 +130,7 @@ static cio_err read_file(cio_io io, const char *path, char **out, size_t *len)
     cio_err err = cio_dir_open_file(io, cio_dir_cwd(), path, NULL, &f);
     if (err != CIO_OK)
         return err;
-    char *buf = (char *)malloc(FILE_MAX + 1);
+    char *buf = (char *)CIO__SYS(malloc, resolve_read_file)(FILE_MAX + 1);
     if (buf == NULL) {
         cio_file_close(io, f);
         return CIO_E_SYSTEM_RESOURCES;
@@ -196,10 +197,10 @@ static cio_err lookup_hosts(lookup *l, bool *found)
     size_t len = 0;
     const char *path = l->opt.hosts_file != NULL ? l->opt.hosts_file : "/etc/hosts";
     cio_err err = read_file(l->io, path, &buf, &len);
-    if (err == CIO_E_CANCELED)
-        return err;
+    if (err == CIO_E_CANCELED || err == CIO_E_SYSTEM_RESOURCES)
+        return err; /* out of memory is not "no hosts file": asking DNS instead could answer wrongly */
     if (err != CIO_OK)
-        return CIO_OK; /* no hosts file: go on */
+        return CIO_OK; /* no hosts file (or an unreadable one, as the C libraries do): go on */
     char canonical[CIO_HOST_NAME_MAX + 1] = {0};
     size_t clen = 0;
     size_t nlen = strlen(l->name);
@@ -564,7 +565,9 @@ cio_err cio__hostname_lookup_emit(cio_io io, const char *name, const cio_lookup_
         l.opt = *options;
     l.emit = emit;
     l.ctx = ctx;
-    if (name == NULL || (l.opt.family != CIO_IP_NONE && l.opt.family != CIO_IP4 && l.opt.family != CIO_IP6))
+    if (name == NULL)
+        return CIO__NULL_ARG("name");
+    if ((l.opt.family != CIO_IP_NONE && l.opt.family != CIO_IP4 && l.opt.family != CIO_IP6))
         return CIO_E_INVALID_ARGUMENT;
     cio_err err = cio_check_cancel(io);
     if (err != CIO_OK)
@@ -617,7 +620,7 @@ static cio_err queue_emit(void *ctx, const cio_lookup_result *r)
 cio_err cio_hostname_lookup(cio_io io, const char *name, const cio_lookup_options *options, cio_queue *results)
 {
     if (results == NULL)
-        return CIO_E_INVALID_ARGUMENT;
+        return CIO__NULL_ARG("results");
     struct queue_ctx c = {io, results};
     cio_err err = cio__hostname_lookup_emit(io, name, options, queue_emit, &c);
     cio_queue_close(io, results);

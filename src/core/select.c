@@ -30,6 +30,7 @@
 
 #include "cio/sync.h"
 #include "internal.h"
+#include "internal/cio_oscalls.h"
 
 #define HEADER_SIZE ((size_t)CIO_CONTEXT_ALIGN)
 #define RESULT_INLINE ((size_t)256)
@@ -54,7 +55,7 @@ static cio_err select_task(void *context)
     _Alignas(CIO_CONTEXT_ALIGN) unsigned char local[RESULT_INLINE];
     unsigned char *result = local;
     if (elem_size > RESULT_INLINE) {
-        result = (unsigned char *)malloc(elem_size);
+        result = (unsigned char *)CIO__SYS(malloc, select_result)(elem_size);
         if (result == NULL)
             return CIO_E_OUT_OF_MEMORY; /* no room for a result: nothing is posted */
     }
@@ -75,7 +76,7 @@ static cio_err submit(cio_io io, cio_select *sel, cio_select_fn fn, const void *
     unsigned char *blob = small;
     size_t size = HEADER_SIZE + context_size;
     if (context_size > BLOB_INLINE - HEADER_SIZE) {
-        blob = context_size <= SIZE_MAX - HEADER_SIZE ? (unsigned char *)malloc(size) : NULL;
+        blob = context_size <= SIZE_MAX - HEADER_SIZE ? (unsigned char *)CIO__SYS(malloc, select_blob)(size) : NULL;
         if (blob == NULL) {
             if (concurrent)
                 return CIO_E_CONCURRENCY_UNAVAILABLE; /* as a backend out of memory for the task */

@@ -21,6 +21,7 @@
 #include "cio/sig.h"
 #include "internal.h"
 #include "sig_internal.h"
+#include "internal/cio_oscalls.h"
 
 #define CIO__SIG_HANDLER_FOREIGN ((cio_sig_handler)2)
 
@@ -102,7 +103,7 @@ cio_err cio_sigaction(cio_sig sig, const struct cio_sigaction *act, struct cio_s
         sa.sa_flags = to_os_flags(act->flags);
         atomic_store_explicit(&handlers[n], act->handler, memory_order_release);
     }
-    if (sigaction(n, act != NULL ? &sa : NULL, &prev) != 0) {
+    if (CIO__SYS(sigaction, sig_action)(n, act != NULL ? &sa : NULL, &prev) != 0) {
         int e = errno;
         if (act != NULL)
             atomic_store_explicit(&handlers[n], before, memory_order_release);
@@ -128,7 +129,7 @@ cio_err cio_sig_raise(cio_sig sig)
 {
     if (!cio__sig_valid(sig))
         return CIO__IN_SET(signal, CIO_E_INVALID_SIGNAL);
-    if (raise((int)sig) != 0)
+    if (CIO__SYS(raise, sig_raise)((int)sig) != 0)
         return CIO__IN_SET(signal, CIO_E_UNEXPECTED);
     return CIO_OK;
 }
@@ -139,7 +140,7 @@ cio_err cio_sig_kill(long pid, cio_sig sig)
         return CIO__IN_SET(signal, CIO_E_INVALID_SIGNAL);
     if ((long)(pid_t)pid != pid)
         return CIO__IN_SET(signal, CIO_E_INVALID_ARGUMENT);
-    if (kill((pid_t)pid, (int)sig) != 0) {
+    if (CIO__SYS(kill, sig_kill)((pid_t)pid, (int)sig) != 0) {
         cio__mapped r = cio__errno_kill(errno);
         return CIO__IN_SET(signal, r.action == CIO__MAP_BUG ? CIO__BUG("kill") : r.err);
     }
@@ -158,7 +159,7 @@ cio_err cio_sig_mask(int how, const cio_sigset *set, cio_sigset *old)
     sigset_t in, prev;
     if (set != NULL)
         to_os_set(set, &in);
-    int rc = pthread_sigmask(os_how, set != NULL ? &in : NULL, &prev);
+    int rc = CIO__SYS(pthread_sigmask, sig_mask)(os_how, set != NULL ? &in : NULL, &prev);
     if (rc != 0)
         return CIO__IN_SET(signal, CIO_E_UNEXPECTED);
     if (old != NULL)

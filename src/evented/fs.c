@@ -10,7 +10,9 @@
  * Invariants: a slot called by a thread that is not one of this instance's fibers runs the read and
  * write paths as a fiber (cio__e_run) and the helper paths directly on that thread.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>

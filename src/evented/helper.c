@@ -8,7 +8,9 @@
  * Threaded slot returns Canceled), repeated by a timer on the home loop while the worker is still in
  * the syscall. The fiber then waits (yielding) until the Threaded task is marked done and frees it.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <string.h>
 
 #include "bridge.h"

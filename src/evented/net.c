@@ -9,7 +9,9 @@
  * first attempt of a stream or listener operation (a blocking call would stall the loop thread);
  * a thread that is not one of this instance's fibers runs the operation as a fiber (cio__e_run).
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>

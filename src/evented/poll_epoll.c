@@ -9,7 +9,9 @@
  * second fiber of this loop waits on an fd that is already registered (EEXIST), it registers a
  * duplicate of the fd instead (epoll keys registrations by file *and* descriptor).
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

@@ -13,7 +13,9 @@
  * kernel.io_uring_disabled), IORING_FEAT_EXT_ARG (5.11: timed waits) and the opcodes used; any
  * failure makes the flavour unavailable (the auto flavour then falls back to epoll).
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <linux/io_uring.h>
 #include <poll.h>

@@ -13,7 +13,9 @@
  * - `live` counts fibers created and not finished; destroy waits for it to reach 0 before it stops
  *   the loops, so no fiber is ever abandoned.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

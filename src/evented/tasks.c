@@ -17,7 +17,9 @@
  *   drops `running`, frees its block) on its home loop when it finishes; the last one bumps `seq`
  *   under the group mu, and the awaiter takes that mu before it frees the group record.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "internal/cio_oscalls.h"
 #include "task.h"
 #include "threaded.h"
 
@@ -103,7 +104,7 @@ static bool signal_if_blocked(struct cio_any_future *task)
     uint32_t s = atomic_load_explicit(&task->cancel, memory_order_seq_cst);
     if ((s & (CIO__T_REQ | CIO__T_SYS)) == (CIO__T_REQ | CIO__T_SYS) &&
         atomic_load_explicit(&task->done, memory_order_acquire) == 0) {
-        (void)pthread_kill(task->thread, CIO__T_CANCEL_SIGNAL);
+        (void)CIO__SYS(pthread_kill, signal_if_blocked)(task->thread, CIO__T_CANCEL_SIGNAL);
         sent = true;
     }
     atomic_fetch_sub_explicit(&task->signalers, 1, memory_order_seq_cst);
@@ -161,7 +162,7 @@ cio_err cio__t_signals_acquire(void)
         sa.sa_handler = on_cancel_signal;
         sigemptyset(&sa.sa_mask);
         sa.sa_flags = 0; /* no SA_RESTART: blocked syscalls return EINTR */
-        if (sigaction(CIO__T_CANCEL_SIGNAL, &sa, &saved_cancel) != 0) {
+        if (CIO__SYS(sigaction, signals_acquire)(CIO__T_CANCEL_SIGNAL, &sa, &saved_cancel) != 0) {
             handlers_refs--;
             err = CIO_E_UNEXPECTED;
         } else {
@@ -169,9 +170,9 @@ cio_err cio__t_signals_acquire(void)
              * handler the write fails with EPIPE (BrokenPipe). A program's own handler stays. */
             struct sigaction cur;
             pipe_replaced = false;
-            if (sigaction(SIGPIPE, NULL, &cur) == 0 && cur.sa_handler == SIG_DFL) {
+            if (CIO__SYS(sigaction, signals_acquire)(SIGPIPE, NULL, &cur) == 0 && cur.sa_handler == SIG_DFL) {
                 sa.sa_handler = on_sigpipe;
-                if (sigaction(SIGPIPE, &sa, &saved_pipe) == 0)
+                if (CIO__SYS(sigaction, signals_acquire)(SIGPIPE, &sa, &saved_pipe) == 0)
                     pipe_replaced = true;
             }
         }
@@ -184,9 +185,9 @@ void cio__t_signals_release(void)
 {
     pthread_mutex_lock(&handlers_mu);
     if (handlers_refs > 0 && --handlers_refs == 0) {
-        (void)sigaction(CIO__T_CANCEL_SIGNAL, &saved_cancel, NULL);
+        (void)CIO__SYS(sigaction, signals_release)(CIO__T_CANCEL_SIGNAL, &saved_cancel, NULL);
         if (pipe_replaced)
-            (void)sigaction(SIGPIPE, &saved_pipe, NULL);
+            (void)CIO__SYS(sigaction, signals_release)(SIGPIPE, &saved_pipe, NULL);
         pipe_replaced = false;
     }
     pthread_mutex_unlock(&handlers_mu);
@@ -197,5 +198,5 @@ void cio__t_signals_unblock(void)
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, CIO__T_CANCEL_SIGNAL);
-    (void)pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    (void)CIO__SYS(pthread_sigmask, signals_unblock)(SIG_UNBLOCK, &set, NULL);
 }

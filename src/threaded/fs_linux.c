@@ -30,6 +30,7 @@
 
 #include "cio/errmap.h"
 #include "fs_posix.h"
+#include "internal/cio_oscalls.h"
 #include "internal.h"
 #include "threaded.h"
 
@@ -62,7 +63,7 @@ static cio_err read_dents(cio_dir_reader *r, size_t *got)
     cio_err err;
     long n;
     size_t want = r->buf_len > (size_t)INT_MAX ? (size_t)INT_MAX : r->buf_len;
-    CIO__T_SYSCALL(err, n, getdents, syscall(SYS_getdents64, r->dir.handle, r->buf, want));
+    CIO__T_SYSCALL(err, n, getdents, CIO__SYS(getdents64, read_dents)(r->dir.handle, r->buf, want));
     *got = (err == CIO_OK && n > 0) ? (size_t)n : 0; /* -1 with CIO_OK: ENOENT, a removed directory */
     return err;
 }

@@ -47,6 +47,7 @@
 
 #include "cio/errmap.h"
 #include "fs_posix.h"
+#include "internal/cio_oscalls.h"
 #include "internal.h"
 #include "threaded.h"
 
@@ -118,7 +119,7 @@ static void stat_from_os(const struct stat *st, cio_stat *out)
 /* close(2) never retried: on Linux the descriptor is gone even when it reports EINTR. */
 static void close_fd(int fd)
 {
-    if (close(fd) == 0)
+    if (CIO__SYS(close, fs_close_fd)(fd) == 0)
         return;
     cio__mapped m = cio__errno_close(errno);
     if (m.action == CIO__MAP_BUG)
@@ -130,7 +131,7 @@ static cio_err fstat_fd(int fd, struct stat *st)
 {
     cio_err err;
     int r;
-    CIO__T_SYSCALL(err, r, fstat, fstat(fd, st));
+    CIO__T_SYSCALL(err, r, fstat, CIO__SYS(fstat, fstat_fd)(fd, st));
     (void)r;
     return err;
 }
@@ -165,7 +166,7 @@ cio_err cio__t_dir_open_file(void *ud, cio_dir dir, const char *path, const cio_
     }
 
     int fd;
-    CIO__T_SYSCALL(err, fd, openat, openat(dir.handle, path, flags));
+    CIO__T_SYSCALL(err, fd, openat, CIO__SYS(openat, open_file)(dir.handle, path, flags, 0));
     if (err != CIO_OK)
         return CIO__IN_SET(file_open, err);
     if (options->forbid_directory) {
@@ -204,7 +205,7 @@ cio_err cio__t_dir_create_file(void *ud, cio_dir dir, const char *path, const ci
     mode_t perms = (mode_t)(options->permissions == 0 ? 0666u : (options->permissions & 07777u));
 
     int fd;
-    CIO__T_SYSCALL(err, fd, openat, openat(dir.handle, path, flags, perms));
+    CIO__T_SYSCALL(err, fd, openat, CIO__SYS(openat, create_file)(dir.handle, path, flags, perms));
     if (err != CIO_OK)
         return CIO__IN_SET(file_open, err);
     out->handle = fd;
@@ -223,7 +224,7 @@ static cio_err open_dir(cio_dir dir, const char *path, const cio_open_dir_option
             return err;
     }
     int fd;
-    CIO__T_SYSCALL(err, fd, openat_dir, openat(dir.handle, path, flags));
+    CIO__T_SYSCALL(err, fd, openat_dir, CIO__SYS(openat, open_dir)(dir.handle, path, flags, 0));
     if (err == CIO_OK)
         out->handle = fd;
     return err;
@@ -246,7 +247,7 @@ static cio_err mkdir_at(cio_dir dir, const char *path, uint32_t permissions)
     mode_t mode = (mode_t)(permissions == 0 ? 0777u : (permissions & 07777u));
     cio_err err;
     int r;
-    CIO__T_SYSCALL(err, r, mkdirat, mkdirat(dir.handle, path, mode));
+    CIO__T_SYSCALL(err, r, mkdirat, CIO__SYS(mkdirat, mkdir_at)(dir.handle, path, mode));
     (void)r;
     return err;
 }
@@ -265,7 +266,7 @@ static cio_err stat_at(cio_dir dir, const char *path, int flags, struct stat *st
 {
     cio_err err;
     int r;
-    CIO__T_SYSCALL(err, r, fstatat, fstatat(dir.handle, path, st, flags));
+    CIO__T_SYSCALL(err, r, fstatat, CIO__SYS(fstatat, stat_at)(dir.handle, path, st, flags));
     (void)r;
     return err;
 }
@@ -361,7 +362,7 @@ cio_err cio__t_dir_rename(void *ud, cio_dir old_dir, const char *old_path, cio_d
         err = check_path(new_path);
     if (err == CIO_OK) {
         int r;
-        CIO__T_SYSCALL(err, r, renameat, renameat(old_dir.handle, old_path, new_dir.handle, new_path));
+        CIO__T_SYSCALL(err, r, renameat, CIO__SYS(renameat, rename)(old_dir.handle, old_path, new_dir.handle, new_path));
         (void)r;
     }
     return CIO__IN_SET(dir_rename, err);
@@ -373,7 +374,7 @@ cio_err cio__t_dir_delete_file(void *ud, cio_dir dir, const char *path)
     cio_err err = check_path(path);
     if (err == CIO_OK) {
         int r;
-        CIO__T_SYSCALL(err, r, unlinkat, unlinkat(dir.handle, path, 0));
+        CIO__T_SYSCALL(err, r, unlinkat, CIO__SYS(unlinkat, delete_file)(dir.handle, path, 0));
         (void)r;
     }
     return CIO__IN_SET(dir_delete_file, err);
@@ -385,7 +386,7 @@ cio_err cio__t_dir_delete_dir(void *ud, cio_dir dir, const char *path)
     cio_err err = check_path(path);
     if (err == CIO_OK) {
         int r;
-        CIO__T_SYSCALL(err, r, unlinkat_dir, unlinkat(dir.handle, path, AT_REMOVEDIR));
+        CIO__T_SYSCALL(err, r, unlinkat_dir, CIO__SYS(unlinkat, delete_dir)(dir.handle, path, AT_REMOVEDIR));
         (void)r;
     }
     return CIO__IN_SET(dir_delete_dir, err);
@@ -424,7 +425,7 @@ cio_err cio__t_dir_access(void *ud, cio_dir dir, const char *path, unsigned mode
          * flags: AT_EACCESS in set-id programs). */
         int at = cio__t_fs_access_flags();
         int r;
-        CIO__T_SYSCALL(err, r, faccessat, faccessat(dir.handle, path, how, at));
+        CIO__T_SYSCALL(err, r, faccessat, CIO__SYS(faccessat, access)(dir.handle, path, how, at));
         (void)r;
     }
     return CIO__IN_SET(dir_access, err);
@@ -451,7 +452,7 @@ cio_err cio__t_file_read_streaming(void *ud, cio_file file, const cio_iovec *iov
     *nread = 0;
     cio_err err;
     ssize_t n;
-    CIO__T_SYSCALL(err, n, readv, readv(file.handle, (const struct iovec *)(const void *)iov, clamp_iovcnt(iovcnt)));
+    CIO__T_SYSCALL(err, n, readv, CIO__SYS(readv, file_read_streaming)(file.handle, (const struct iovec *)(const void *)iov, clamp_iovcnt(iovcnt)));
     if (err == CIO_OK)
         *nread = (size_t)n;
     return CIO__IN_SET(file_reader, err);
@@ -466,7 +467,7 @@ cio_err cio__t_file_write_streaming(void *ud, cio_file file, const cio_const_iov
     *nwritten = 0;
     cio_err err;
     ssize_t n;
-    CIO__T_SYSCALL(err, n, writev, writev(file.handle, (const struct iovec *)(const void *)iov, clamp_iovcnt(iovcnt)));
+    CIO__T_SYSCALL(err, n, writev, CIO__SYS(writev, file_write_streaming)(file.handle, (const struct iovec *)(const void *)iov, clamp_iovcnt(iovcnt)));
     if (err == CIO_OK)
         *nwritten = (size_t)n;
     return CIO__IN_SET(file_write_streaming, err);
@@ -482,7 +483,7 @@ cio_err cio__t_file_read_positional(void *ud, cio_file file, const cio_iovec *io
     cio_err err;
     ssize_t n;
     CIO__T_SYSCALL(err, n, preadv,
-                   preadv(file.handle, (const struct iovec *)(const void *)iov, clamp_iovcnt(iovcnt), (off_t)offset));
+                   CIO__SYS(preadv, file_read_positional)(file.handle, (const struct iovec *)(const void *)iov, clamp_iovcnt(iovcnt), (off_t)offset));
     if (err == CIO_OK)
         *nread = (size_t)n;
     return CIO__IN_SET(file_read_positional, err);
@@ -498,7 +499,7 @@ cio_err cio__t_file_write_positional(void *ud, cio_file file, const cio_const_io
     cio_err err;
     ssize_t n;
     CIO__T_SYSCALL(err, n, pwritev,
-                   pwritev(file.handle, (const struct iovec *)(const void *)iov, clamp_iovcnt(iovcnt), (off_t)offset));
+                   CIO__SYS(pwritev, file_write_positional)(file.handle, (const struct iovec *)(const void *)iov, clamp_iovcnt(iovcnt), (off_t)offset));
     if (err == CIO_OK)
         *nwritten = (size_t)n;
     return CIO__IN_SET(file_write_positional, err);
@@ -517,7 +518,7 @@ cio_err cio__t_file_seek(void *ud, cio_file file, int whence, int64_t offset, ui
     off_t r;
     /* whence 0 carries a uint64 offset: one past INT64_MAX arrives negative and lseek says EINVAL,
      * which the map calls Unseekable. */
-    CIO__T_SYSCALL(err, r, lseek, lseek(file.handle, (off_t)offset, how));
+    CIO__T_SYSCALL(err, r, lseek, CIO__SYS(lseek, file_seek)(file.handle, (off_t)offset, how));
     if (err == CIO_OK && pos != NULL)
         *pos = (uint64_t)r;
     return CIO__IN_SET(file_seek, err);
@@ -542,7 +543,7 @@ cio_err cio__t_file_set_length(void *ud, cio_file file, uint64_t length)
         return CIO__IN_SET(file_set_length, CIO_E_FILE_TOO_BIG);
     cio_err err;
     int r;
-    CIO__T_SYSCALL(err, r, ftruncate, ftruncate(file.handle, (off_t)length)); /* never moves the offset */
+    CIO__T_SYSCALL(err, r, ftruncate, CIO__SYS(ftruncate, file_set_length)(file.handle, (off_t)length)); /* never moves the offset */
     (void)r;
     return CIO__IN_SET(file_set_length, err);
 }
@@ -552,7 +553,7 @@ cio_err cio__t_file_sync(void *ud, cio_file file)
     (void)ud;
     cio_err err;
     int r;
-    CIO__T_SYSCALL(err, r, fsync, fsync(file.handle));
+    CIO__T_SYSCALL(err, r, fsync, CIO__SYS(fsync, file_sync)(file.handle));
     (void)r;
     return CIO__IN_SET(file_sync, err);
 }
@@ -597,7 +598,7 @@ cio_err cio__t_file_set_timestamps(void *ud, cio_file file, const cio_set_timest
         return CIO_OK;
     cio_err err;
     int r;
-    CIO__T_SYSCALL(err, r, futimens, futimens(file.handle, times));
+    CIO__T_SYSCALL(err, r, futimens, CIO__SYS(futimens, file_set_timestamps)(file.handle, times));
     (void)r;
     return CIO__IN_SET(file_set_timestamps, err);
 }

@@ -1,5 +1,6 @@
 /*
- * Futex wait/wake on Linux through the raw futex syscall (numbers from platform/cio/sysnum.h).
+ * Futex wait/wake on Linux through the raw futex syscall (numbers from platform/cio/sysnum.h; with
+ * the 64-bit time_t the library is built with, futex_time64 on 32-bit targets).
  *
  * Invariants:
  * - Waits are private (FUTEX_PRIVATE_FLAG): cio futex words never live in shared memory.
@@ -19,10 +20,20 @@
 #include "cio/errmap.h"
 #include "cio/sysnum.h"
 #include "internal.h"
+#include "internal/cio_oscalls.h"
 #include "task.h"
 #include "threaded.h"
 
 #define NS_PER_S 1000000000LL
+
+/* The futex system call that takes this build's struct timespec: the library is built with a
+ * 64-bit time_t everywhere (CMakeLists.txt), which on 32-bit targets (mips o32, arm) is
+ * futex_time64's; the original futex there takes 32-bit seconds. */
+#if defined(CIO_SYS_FUTEX_TIME64)
+#define FUTEX_NR (sizeof(time_t) > sizeof(long) ? CIO_SYS_FUTEX_TIME64 : CIO_SYS_FUTEX)
+#else
+#define FUTEX_NR CIO_SYS_FUTEX
+#endif
 
 static struct timespec to_timespec(int64_t ns)
 {
@@ -66,10 +77,12 @@ cio_err cio__t_futex_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_t
     for (;;) {
         long rc;
         if (timed)
-            rc = syscall(CIO_SYS_FUTEX, (const void *)ptr, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG | clock_flag,
-                         expected, &abs, NULL, FUTEX_BITSET_MATCH_ANY);
+            rc = CIO__SYS(futex, futex_wait)(FUTEX_NR, (const void *)ptr,
+                                             FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG | clock_flag, expected, &abs, NULL,
+                                             FUTEX_BITSET_MATCH_ANY);
         else
-            rc = syscall(CIO_SYS_FUTEX, (const void *)ptr, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, expected, NULL, NULL, 0);
+            rc = CIO__SYS(futex, futex_wait)(FUTEX_NR, (const void *)ptr, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, expected, NULL,
+                                             NULL, 0);
         if (rc == 0)
             break;
         int err = errno;
@@ -100,5 +113,5 @@ void cio__t_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters)
     if (max_waiters == 0)
         return;
     int n = max_waiters > (uint32_t)INT_MAX ? INT_MAX : (int)max_waiters;
-    (void)syscall(CIO_SYS_FUTEX, (const void *)ptr, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, n, NULL, NULL, 0);
+    (void)CIO__SYS(futex, futex_wake)(FUTEX_NR, (const void *)ptr, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, (uint32_t)n, NULL, NULL, 0);
 }

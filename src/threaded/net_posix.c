@@ -45,6 +45,7 @@
 #include "cio/errmap.h"
 #include "cio/net.h"
 #include "internal.h"
+#include "internal/cio_oscalls.h"
 #include "threaded.h"
 
 /* recvmmsg takes its flags as unsigned int on NetBSD, as int elsewhere. */
@@ -211,7 +212,7 @@ static cio_err poll_one(int fd, short events, const deadline *d)
         p.fd = fd;
         p.events = events;
         p.revents = 0;
-        int r = poll(&p, 1, ms);
+        int r = CIO__SYS(poll, poll_one)(&p, 1, ms);
         if (r > 0)
             break;
         if (r == 0) {
@@ -240,7 +241,7 @@ static cio_err poll_one(int fd, short events, const deadline *d)
 /* close(2) never retried: on Linux the descriptor is gone even when it reports EINTR. */
 static void close_fd(int fd)
 {
-    if (close(fd) == 0)
+    if (CIO__SYS(close, net_close_fd)(fd) == 0)
         return;
     cio__mapped m = cio__errno_close(errno);
     if (m.action == CIO__MAP_BUG)
@@ -251,7 +252,7 @@ static cio_err set_int_option(int fd, int level, int name, int value)
 {
     cio_err err;
     int r;
-    CIO__T_SYSCALL(err, r, setsockopt, setsockopt(fd, level, name, &value, (socklen_t)sizeof value));
+    CIO__T_SYSCALL(err, r, setsockopt, CIO__SYS(setsockopt, set_int_option)(fd, level, name, &value, (socklen_t)sizeof value));
     (void)r;
     return err;
 }
@@ -263,7 +264,7 @@ static cio_err local_address(int fd, cio_ip_address *out)
     cio_err err;
     int r;
     memset(&sa, 0, sizeof sa);
-    CIO__T_SYSCALL(err, r, getsockname, getsockname(fd, &sa.sa, &len));
+    CIO__T_SYSCALL(err, r, getsockname, CIO__SYS(getsockname, local_address)(fd, &sa.sa, &len));
     (void)r;
     if (err == CIO_OK)
         from_sockaddr(&sa, len, out);
@@ -312,14 +313,14 @@ cio_err cio__t_net_listen_ip(void *ud, const cio_ip_address *address, const cio_
         return CIO_E_INVALID_ARGUMENT;
     cio_err err;
     int fd, r;
-    CIO__T_SYSCALL(err, fd, socket, socket(sa.sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP));
+    CIO__T_SYSCALL(err, fd, socket, CIO__SYS(socket, listen_ip)(sa.sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP));
     if (err != CIO_OK)
         return CIO__IN_SET(net_listen, err);
     err = set_reuse(fd, options->reuse_address, options->reuse_port);
     if (err == CIO_OK)
-        CIO__T_SYSCALL(err, r, bind, bind(fd, &sa.sa, salen));
+        CIO__T_SYSCALL(err, r, bind, CIO__SYS(bind, listen_ip)(fd, &sa.sa, salen));
     if (err == CIO_OK)
-        CIO__T_SYSCALL(err, r, listen, listen(fd, backlog_of(options)));
+        CIO__T_SYSCALL(err, r, listen, CIO__SYS(listen, listen_ip)(fd, backlog_of(options)));
     if (err == CIO_OK)
         err = local_address(fd, &out->address);
     if (err != CIO_OK) {
@@ -340,7 +341,7 @@ cio_err cio__t_net_accept(void *ud, cio_handle listener, cio_stream *out)
     memset(&sa, 0, sizeof sa);
     cio_err err;
     int fd;
-    CIO__T_SYSCALL(err, fd, accept4, accept4(listener, &sa.sa, &len, SOCK_CLOEXEC));
+    CIO__T_SYSCALL(err, fd, accept4, CIO__SYS(accept4, accept)(listener, &sa.sa, &len, SOCK_CLOEXEC));
     if (err != CIO_OK)
         return CIO__IN_SET(net_accept, err);
     out->handle = fd;
@@ -350,8 +351,8 @@ cio_err cio__t_net_accept(void *ud, cio_handle listener, cio_stream *out)
 
 static cio_err set_blocking(int fd)
 {
-    int flags = fcntl(fd, F_GETFL);
-    if (flags == -1 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == -1)
+    int flags = CIO__SYS(fcntl, set_blocking)(fd, F_GETFL, 0);
+    if (flags == -1 || CIO__SYS(fcntl, set_blocking)(fd, F_SETFL, flags & ~O_NONBLOCK) == -1)
         return mapped_error(cio__errno_fcntl(errno));
     return CIO_OK;
 }
@@ -370,7 +371,7 @@ static cio_err connect_nonblocking(int fd, const sockaddr_any *sa, socklen_t sal
         cio_err err = cio__t_syscall_begin();
         if (err != CIO_OK)
             return err;
-        int r = connect(fd, &sa->sa, salen);
+        int r = CIO__SYS(connect, connect_nonblocking)(fd, &sa->sa, salen);
         int e = r == 0 ? 0 : errno;
         if (r == 0 || (started && e == EISCONN)) {
             cio__t_syscall_end();
@@ -410,7 +411,7 @@ cio_err cio__t_net_connect_ip(void *ud, const cio_ip_address *address, const cio
     cio_err err;
     int fd;
     CIO__T_SYSCALL(err, fd, socket,
-                socket(sa.sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, IPPROTO_TCP));
+                CIO__SYS(socket, connect_ip)(sa.sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, IPPROTO_TCP));
     if (err != CIO_OK)
         return CIO__IN_SET(net_connect, err);
     err = connect_nonblocking(fd, &sa, salen, &d);
@@ -436,7 +437,7 @@ cio_err cio__t_net_read(void *ud, cio_handle stream, const cio_iovec *iov, size_
     cio_err err;
     ssize_t n;
     CIO__T_SYSCALL(err, n, net_read,
-                readv(stream, (const struct iovec *)(const void *)iov, (int)clamp_iovcnt(iovcnt)));
+                CIO__SYS(readv, net_read)(stream, (const struct iovec *)(const void *)iov, (int)clamp_iovcnt(iovcnt)));
     if (err == CIO_OK)
         *nread = (size_t)n;
     return CIO__IN_SET(net_read, err);
@@ -455,7 +456,7 @@ cio_err cio__t_net_write(void *ud, cio_handle stream, const cio_const_iovec *iov
     msg.msg_iovlen = (__typeof__(msg.msg_iovlen))clamp_iovcnt(iovcnt); /* size_t (Linux) or int (BSDs) */
     cio_err err;
     ssize_t n;
-    CIO__T_SYSCALL(err, n, net_write, sendmsg(stream, &msg, MSG_NOSIGNAL));
+    CIO__T_SYSCALL(err, n, net_write, CIO__SYS(sendmsg, net_write)(stream, &msg, MSG_NOSIGNAL));
     if (err == CIO_OK)
         *nwritten = (size_t)n;
     return CIO__IN_SET(net_write, err);
@@ -473,7 +474,7 @@ cio_err cio__t_net_shutdown(void *ud, cio_handle socket, int how)
     }
     cio_err err;
     int r;
-    CIO__T_SYSCALL(err, r, shutdown, shutdown(socket, os_how));
+    CIO__T_SYSCALL(err, r, shutdown, CIO__SYS(shutdown, net_shutdown)(socket, os_how));
     (void)r;
     return CIO__IN_SET(net_shutdown, err);
 }
@@ -499,7 +500,7 @@ cio_err cio__t_net_bind_ip(void *ud, const cio_ip_address *address, const cio_bi
         return CIO_E_INVALID_ARGUMENT;
     cio_err err;
     int fd, r;
-    CIO__T_SYSCALL(err, fd, socket, socket(sa.sa.sa_family, SOCK_DGRAM | SOCK_CLOEXEC, IPPROTO_UDP));
+    CIO__T_SYSCALL(err, fd, socket, CIO__SYS(socket, bind_ip)(sa.sa.sa_family, SOCK_DGRAM | SOCK_CLOEXEC, IPPROTO_UDP));
     if (err != CIO_OK)
         return CIO__IN_SET(net_bind, err);
     err = set_reuse(fd, options->reuse_address, options->reuse_port);
@@ -508,7 +509,7 @@ cio_err cio__t_net_bind_ip(void *ud, const cio_ip_address *address, const cio_bi
     if (err == CIO_OK && options->allow_broadcast)
         err = set_int_option(fd, SOL_SOCKET, SO_BROADCAST, 1);
     if (err == CIO_OK)
-        CIO__T_SYSCALL(err, r, bind, bind(fd, &sa.sa, salen));
+        CIO__T_SYSCALL(err, r, bind, CIO__SYS(bind, bind_ip)(fd, &sa.sa, salen));
     if (err == CIO_OK)
         err = local_address(fd, &out->address); /* SystemResources: in BindError too */
     if (err != CIO_OK) {
@@ -538,7 +539,7 @@ cio_err cio__t_net_send(void *ud, cio_handle socket, const cio_ip_address *dest,
     msg.msg_iovlen = (__typeof__(msg.msg_iovlen))clamp_iovcnt(iovcnt); /* size_t (Linux) or int (BSDs) */
     cio_err err;
     ssize_t n;
-    CIO__T_SYSCALL(err, n, sendmsg, sendmsg(socket, &msg, MSG_NOSIGNAL));
+    CIO__T_SYSCALL(err, n, sendmsg, CIO__SYS(sendmsg, net_send)(socket, &msg, MSG_NOSIGNAL));
     if (err == CIO_OK)
         *nsent = (size_t)n;
     return CIO__IN_SET(net_send, err);
@@ -576,7 +577,7 @@ cio_err cio__t_net_receive(void *ud, cio_handle socket, cio_message *msgs, size_
             hdr[i].msg_hdr.msg_iov = &iov[i];
             hdr[i].msg_hdr.msg_iovlen = 1;
         }
-        CIO__T_SYSCALL(err, n, recvmsg, (int)recvmmsg(socket, hdr, (unsigned)max, RECVMMSG_FLAGS(flags), NULL));
+        CIO__T_SYSCALL(err, n, recvmsg, (int)CIO__SYS(recvmmsg, net_receive)(socket, hdr, (unsigned)max, RECVMMSG_FLAGS(flags), NULL));
         if (err == CIO_E_WOULD_BLOCK && !d.none)
             continue; /* readable, yet nothing to take (another reader, a bad checksum): wait again */
         break;
@@ -607,12 +608,12 @@ cio_err cio__t_net_listen_unix(void *ud, const cio_unix_address *address, const 
     socklen_t salen = to_sockaddr_un(address, &sa);
     cio_err err;
     int fd, r;
-    CIO__T_SYSCALL(err, fd, socket_unix, socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    CIO__T_SYSCALL(err, fd, socket_unix, CIO__SYS(socket, listen_unix)(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
     if (err != CIO_OK)
         return CIO__IN_SET(net_unix_address_listen, err);
-    CIO__T_SYSCALL(err, r, bind_unix, bind(fd, &sa.sa, salen));
+    CIO__T_SYSCALL(err, r, bind_unix, CIO__SYS(bind, listen_unix)(fd, &sa.sa, salen));
     if (err == CIO_OK)
-        CIO__T_SYSCALL(err, r, listen_unix, listen(fd, backlog_of(options)));
+        CIO__T_SYSCALL(err, r, listen_unix, CIO__SYS(listen, listen_unix)(fd, backlog_of(options)));
     if (err != CIO_OK) {
         close_fd(fd);
         return CIO__IN_SET(net_unix_address_listen, err);
@@ -631,12 +632,12 @@ cio_err cio__t_net_connect_unix(void *ud, const cio_unix_address *address, cio_s
     socklen_t salen = to_sockaddr_un(address, &sa);
     cio_err err;
     int fd, r;
-    CIO__T_SYSCALL(err, fd, socket_unix, socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    CIO__T_SYSCALL(err, fd, socket_unix, CIO__SYS(socket, connect_unix)(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
     if (err != CIO_OK) /* socket_unix's set is ListenError: its errors here are all ConnectError's */
         return CIO__IN_SET(net_unix_address_connect, err);
     /* A Unix connect waits only for room in the listener's backlog; interrupted, it leaves the
      * socket unconnected, so calling again is right. */
-    CIO__T_SYSCALL(err, r, connect_unix, connect(fd, &sa.sa, salen));
+    CIO__T_SYSCALL(err, r, connect_unix, CIO__SYS(connect, connect_unix)(fd, &sa.sa, salen));
     (void)r;
     if (err != CIO_OK) {
         close_fd(fd);

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "internal/cio_oscalls.h"
 #include "task.h"
 #include "threaded.h"
 
@@ -89,7 +90,7 @@ static struct cio_any_future *task_alloc(cio_threaded *t, size_t ctx_size)
         if (cap > SIZE_MAX - header - CIO_CONTEXT_ALIGN)
             return NULL;
         void *mem = NULL;
-        if (posix_memalign(&mem, CIO_CONTEXT_ALIGN, header + cap) != 0)
+        if (CIO__SYS(posix_memalign, task_alloc)(&mem, CIO_CONTEXT_ALIGN, header + cap) != 0)
             return NULL;
         task = (struct cio_any_future *)mem;
         task->capacity = cap;
@@ -168,7 +169,10 @@ static void *worker_main(void *arg)
             break;
         t->idle++;
         struct timespec deadline;
-        clock_gettime(CLOCK_REALTIME, &deadline);
+        if (CIO__SYS(clock_gettime, worker_idle)(CLOCK_REALTIME, &deadline) != 0) {
+            deadline.tv_sec = 0; /* no clock: time out at once (the worker retires if idle) */
+            deadline.tv_nsec = 0;
+        }
         deadline.tv_sec += (time_t)(t->idle_timeout_ms / 1000u);
         deadline.tv_nsec += (long)(t->idle_timeout_ms % 1000u) * 1000000L;
         if (deadline.tv_nsec >= 1000000000L) {
@@ -203,11 +207,11 @@ static bool enqueue_locked(cio_threaded *t, struct cio_any_future *task)
     } else {
         pthread_attr_t attr;
         pthread_t th;
-        if (pthread_attr_init(&attr) != 0)
+        if (CIO__SYS(pthread_attr_init, enqueue)(&attr) != 0)
             return false;
         (void)pthread_attr_setstacksize(&attr, t->stack_size);
         (void)pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        int rc = pthread_create(&th, &attr, worker_main, t);
+        int rc = CIO__SYS(pthread_create, enqueue)(&th, &attr, worker_main, t);
         pthread_attr_destroy(&attr);
         if (rc != 0)
             return false;
@@ -337,7 +341,7 @@ static struct cio__t_group *group_get(cio_group *g, bool create)
     struct cio__t_group *gr = (struct cio__t_group *)atomic_load_explicit(&g->token, memory_order_acquire);
     if (gr != NULL || !create)
         return gr;
-    struct cio__t_group *fresh = (struct cio__t_group *)calloc(1, sizeof *fresh);
+    struct cio__t_group *fresh = (struct cio__t_group *)CIO__SYS(calloc, group_get)(1, sizeof *fresh);
     if (fresh == NULL)
         return NULL;
     pthread_mutex_init(&fresh->mu, NULL);
@@ -587,7 +591,7 @@ void cio__t_futex_wake_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t max
 
 static size_t cpu_count(void)
 {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    long n = CIO__SYS(sysconf, cpu_count)(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (size_t)n : 1;
 }
 
@@ -599,7 +603,7 @@ cio_err cio_threaded_create(const cio_threaded_options *options, cio_threaded **
         o = *options;
     if (out == NULL)
         return CIO_E_INVALID_ARGUMENT;
-    cio_threaded *t = (cio_threaded *)calloc(1, sizeof *t);
+    cio_threaded *t = (cio_threaded *)CIO__SYS(calloc, threaded_create)(1, sizeof *t);
     if (t == NULL)
         return CIO_E_SYSTEM_RESOURCES;
     if (cio__t_signals_acquire() != CIO_OK) {
@@ -615,7 +619,8 @@ cio_err cio_threaded_create(const cio_threaded_options *options, cio_threaded **
     size_t cpus = cpu_count();
     t->async_limit = o.async_limit != 0 ? o.async_limit : (cpus > 1 ? cpus - 1 : 0);
     t->concurrent_limit = o.concurrent_limit != 0 ? o.concurrent_limit : SIZE_MAX;
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    long page_size = CIO__SYS(sysconf, page_size)(_SC_PAGESIZE);
+    size_t page = page_size > 0 ? (size_t)page_size : 4096u; /* -1: no answer; any power of two will do */
     size_t stack = o.stack_size != 0 ? o.stack_size : DEFAULT_STACK;
     if (stack < (size_t)PTHREAD_STACK_MIN)
         stack = (size_t)PTHREAD_STACK_MIN;

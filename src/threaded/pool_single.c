@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "internal/cio_oscalls.h"
 #include "threaded.h"
 
 
@@ -149,7 +150,7 @@ cio_err cio_threaded_create(const cio_threaded_options *options, cio_threaded **
 {
     if (out == NULL)
         return CIO_E_INVALID_ARGUMENT;
-    cio_threaded *t = (cio_threaded *)calloc(1, sizeof *t);
+    cio_threaded *t = (cio_threaded *)CIO__SYS(calloc, wasi_threaded_create)(1, sizeof *t);
     if (t == NULL)
         return CIO_E_SYSTEM_RESOURCES;
     t->async_limit = options != NULL ? options->async_limit : 0;

@@ -23,6 +23,7 @@
 
 #include "cio/errmap.h"
 #include "internal.h"
+#include "internal/cio_oscalls.h"
 #include "threaded.h"
 
 #if defined(__linux__)
@@ -42,7 +43,7 @@ cio_err cio__t_process_executable_path(void *ud, char *buf, size_t len, size_t *
     cio_err err = cio__t_syscall_begin();
     ssize_t n = -1;
     while (err == CIO_OK) {
-        n = readlinkat(AT_FDCWD, CIO__T_SELF_EXE, buf, len);
+        n = CIO__SYS(readlinkat, executable_path)(AT_FDCWD, CIO__T_SELF_EXE, buf, len);
         if (n != -1) {
             cio__t_syscall_end();
             break;

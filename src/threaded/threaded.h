@@ -44,6 +44,8 @@
  * backoff until the thread leaves the syscall), so the call fails with EINTR. On a thread that is
  * not a worker, or under CIO_CANCEL_BLOCKED, begin never fails and no signal is sent.
  * cio__t_check_cancel() is the bracket-free cancellation point (Cancelable slots that do not block).
+ * The call itself goes through the OS call table, CIO__SYS(read, <site>)(fd, buf, len), one entry per
+ * call site in spec/oscalls.yaml (platform/internal/cio_oscalls.h), where tests inject faults.
  */
 cio_err cio__t_syscall_begin(void);
 cio_err cio__t_syscall_interrupted(void);

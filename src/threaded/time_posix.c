@@ -18,6 +18,7 @@
 
 #include "cio/errmap.h"
 #include "internal.h"
+#include "internal/cio_oscalls.h"
 #include "task.h"
 #include "threaded.h"
 
@@ -40,7 +41,7 @@ cio_timestamp cio__t_now(void *ud, cio_clock clock)
 {
     (void)ud;
     struct timespec ts;
-    if (clock_gettime(os_clock(clock), &ts) != 0)
+    if (CIO__SYS(clock_gettime, now)(os_clock(clock), &ts) != 0)
         return (cio_timestamp){0};
     return (cio_timestamp){(int64_t)ts.tv_sec * NS_PER_S + (int64_t)ts.tv_nsec};
 }
@@ -72,7 +73,7 @@ cio_err cio__t_sleep(void *ud, cio_timeout timeout)
     if (e != CIO_OK)
         return CIO__IN_SET(sleep, e);
     for (;;) {
-        int rc = clock_nanosleep(clk, TIMER_ABSTIME, &ts, NULL);
+        int rc = CIO__SYS(clock_nanosleep, sleep)(clk, TIMER_ABSTIME, &ts, NULL);
         if (rc == 0) {
             if (timeout.kind == CIO_TIMEOUT_KIND_NONE)
                 continue; /* forever means until canceled */
@@ -96,7 +97,7 @@ cio_err cio__t_sleep(void *ud, cio_timeout timeout)
 
 bool cio__t_os_seed(void *buf, size_t len)
 {
-    return getrandom(buf, len, GRND_NONBLOCK) == (ssize_t)len;
+    return CIO__SYS(getrandom, os_seed)(buf, len, GRND_NONBLOCK) == (ssize_t)len;
 }
 
 cio_err cio__t_random_secure(void *ud, void *buf, size_t len)
@@ -107,7 +108,7 @@ cio_err cio__t_random_secure(void *ud, void *buf, size_t len)
         cio_err e = cio__t_syscall_begin();
         if (e != CIO_OK)
             return CIO__IN_SET(random_secure, e);
-        ssize_t n = getrandom(p, len > 33554431u ? 33554431u : len, 0);
+        ssize_t n = CIO__SYS(getrandom, random_secure)(p, len > 33554431u ? 33554431u : len, 0);
         if (n < 0) {
             int err = errno;
             if (err == EINTR) {

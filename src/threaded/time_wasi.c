@@ -23,6 +23,7 @@
 
 #include "cio/errmap.h"
 #include "internal.h"
+#include "internal/cio_oscalls.h"
 #include "threaded.h"
 
 #define NS_PER_S 1000000000LL
@@ -39,7 +40,7 @@ cio_timestamp cio__t_now(void *ud, cio_clock clock)
     default: id = CLOCK_MONOTONIC; break;
     }
     struct timespec ts;
-    if (clock_gettime(id, &ts) != 0)
+    if (CIO__SYS(clock_gettime, wasi_now)(id, &ts) != 0)
         return (cio_timestamp){0};
     return (cio_timestamp){(int64_t)ts.tv_sec * NS_PER_S + (int64_t)ts.tv_nsec};
 }
@@ -65,7 +66,7 @@ cio_err cio__t_sleep(void *ud, cio_timeout timeout)
                 left = SLICE_NS;
         }
         struct timespec ts = {(time_t)(left / NS_PER_S), (long)(left % NS_PER_S)};
-        int rc = clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+        int rc = CIO__SYS(clock_nanosleep, wasi_sleep)(CLOCK_MONOTONIC, 0, &ts, NULL);
         if (rc != 0 && rc != EINTR) {
             cio__mapped m = cio__errno_nanosleep(rc);
             return CIO__IN_SET(sleep, m.action == CIO__MAP_BUG ? CIO__BUG("clock_nanosleep") : m.err);
@@ -78,7 +79,7 @@ bool cio__t_os_seed(void *buf, size_t len)
     unsigned char *p = (unsigned char *)buf;
     while (len > 0) {
         size_t n = len > 256 ? 256 : len;
-        if (getentropy(p, n) != 0)
+        if (CIO__SYS(getentropy, wasi_os_seed)(p, n) != 0)
             return false;
         p += n;
         len -= n;
@@ -92,7 +93,7 @@ cio_err cio__t_random_secure(void *ud, void *buf, size_t len)
     unsigned char *p = (unsigned char *)buf;
     while (len > 0) {
         size_t n = len > 256 ? 256 : len;
-        if (getentropy(p, n) != 0) {
+        if (CIO__SYS(getentropy, wasi_random_secure)(p, n) != 0) {
             cio__mapped m = cio__errno_getrandom(errno);
             if (m.action == CIO__MAP_RETRY)
                 continue;

@@ -1,0 +1,235 @@
+/*
+ * Shared by the fault-injection suites (tests/test_faults.c: files, clocks, memory, the table;
+ * tests/test_faults_os.c: sockets, futexes, threads, signals): counting descriptors and threads,
+ * the coverage line a passing case prints, and a fixture directory under /tmp with a few files.
+ */
+#ifndef CIO_TESTS_FAULTS_H
+#define CIO_TESTS_FAULTS_H
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backends.h"
+#include "internal/cio_oscalls_test.h"
+
+#define assert_err(expr, want)                                                                          \
+    do {                                                                                                \
+        cio_err got_ = (expr);                                                                          \
+        cio_err want_ = (want);                                                                         \
+        if (got_ != want_)                                                                              \
+            fail_msg("%s: got %s, want %s", #expr, cio_err_name(got_), cio_err_name(want_));            \
+    } while (0)
+#define assert_ok(expr) assert_err((expr), CIO_OK)
+
+/* ---- counting descriptors and threads --------------------------------------------------------- */
+
+static inline int count_dir(const char *path)
+{
+#if defined(CIO_OS_LINUX)
+    DIR *d = opendir(path);
+    if (d == NULL)
+        return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (e->d_name[0] != '.')
+            n++;
+    closedir(d);
+    return n - 1; /* opendir's own descriptor (or nothing, for task/) is not the program's */
+#else
+    (void)path;
+    return 0; /* no /proc: nothing to compare */
+#endif
+}
+
+static inline int fd_count(void)
+{
+    return count_dir("/proc/self/fd");
+}
+
+#if defined(CIO_OS_LINUX)
+/* The program's threads (opendir's descriptor is not in task/: add back the one count_dir drops). */
+static inline int thread_count(void)
+{
+    return count_dir("/proc/self/task") + 1;
+}
+#endif
+
+/* Sleeps without going through cio (the table may be storming at cio's sleep). */
+static inline void pause_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+/* A passing case names what it covered (build.py reads these lines). The fault must have been
+ * injected at that site. */
+static inline void covered(const char *site, const char *fault)
+{
+    if (cio__fault_injected(site) == 0)
+        fail_msg("%s: the %s fault was never injected (the operation did not reach the site)", site, fault);
+    print_message("fault-covered: %s %s\n", site, fault);
+}
+
+/* ---- the fixture: a fresh directory with a few files --------------------------------------------- */
+
+#define DATA_LEN 20000
+static unsigned char data[DATA_LEN];
+
+typedef struct fx {
+    cio_io io;
+    char path[64];
+    cio_dir dir;
+    cio_file file; /* "f" opened read-write by cases that need it */
+    bool file_open;
+    cio_stream a, b; /* a connected TCP pair for the stream cases */
+    cio_server server;
+    cio_socket udp1, udp2;
+    int fds, threads;
+} fx;
+
+#if defined(CIO_OS_WASI)
+static char *wasi_mkdtemp(char *tmpl)
+{
+    size_t len = strlen(tmpl);
+    for (int attempt = 0; attempt < 100; attempt++) {
+        static const char chars[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+        unsigned char r[6];
+        if (getentropy(r, sizeof r) != 0)
+            return NULL;
+        for (size_t i = 0; i < 6; i++)
+            tmpl[len - 6 + i] = chars[r[i] % (sizeof chars - 1)];
+        if (mkdir(tmpl, 0700) == 0)
+            return tmpl;
+    }
+    return NULL;
+}
+#define mkdtemp wasi_mkdtemp
+#endif
+
+static const cio_open_dir_options iterate_opts = {true, false};
+
+static inline void write_file(fx *f, const char *name, size_t len)
+{
+    cio_file h;
+    assert_ok(cio_dir_create_file(f->io, f->dir, name, NULL, &h));
+    assert_ok(cio_file_write_all(f->io, h, data, len));
+    cio_file_close(f->io, h);
+}
+
+/* The file's whole content, read back without any fault armed. */
+static inline size_t read_back(fx *f, const char *name, unsigned char *buf, size_t cap)
+{
+    cio_file h;
+    size_t n = 0;
+    assert_ok(cio_dir_open_file(f->io, f->dir, name, NULL, &h));
+    assert_ok(cio_file_read_all(f->io, h, buf, cap, &n));
+    cio_file_close(f->io, h);
+    return n;
+}
+
+static inline void fx_open(void **state, fx *f)
+{
+    memset(f, 0, sizeof *f);
+    for (size_t i = 0; i < DATA_LEN; i++)
+        data[i] = (unsigned char)(i * 7 + i / 251);
+    cio__fault_reset();
+    f->io = cio_test_io(state);
+    strcpy(f->path, "/tmp/cio-test-faults-XXXXXX");
+    assert_non_null(mkdtemp(f->path));
+    assert_ok(cio_dir_open_dir(f->io, cio_dir_cwd(), f->path, &iterate_opts, &f->dir));
+    write_file(f, "f", 1000);
+    assert_ok(cio_dir_create_dir(f->io, f->dir, "d", 0));
+    f->fds = fd_count();
+}
+
+/* Removes what the cases leave (names are known) and the directory. */
+static inline void fx_close(fx *f)
+{
+    cio__fault_reset();
+    if (f->file_open)
+        cio_file_close(f->io, f->file);
+    static const char *const files[] = {"f", "g", "h", "new", "moved"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        (void)cio_dir_delete_file(f->io, f->dir, files[i]);
+    static const char *const dirs[] = {"d/e", "d", "d2", "e"};
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+        (void)cio_dir_delete_dir(f->io, f->dir, dirs[i]);
+    cio_dir_close(f->io, f->dir);
+    assert_ok(cio_dir_delete_dir(f->io, cio_dir_cwd(), f->path));
+}
+
+/* A case step that does nothing. */
+static inline void prep_none(fx *f)
+{
+    (void)f;
+}
+
+#define E(site, e, want) {site, e, #e, want}
+
+/* An endless EINTR storm at `site` while run(f) runs in a concurrent task; once 100 interruptions
+ * went by, a cancel must end the task with CIO_E_CANCELED (a storm never hides a cancel request).
+ * Returns false (after skipping) where there is no concurrency. */
+typedef struct storm_run {
+    cio_err (*run)(fx *f);
+    fx *f;
+} storm_run;
+
+static inline cio_err storm_run_task(void *p)
+{
+    storm_run *s = (storm_run *)p;
+    return s->run(s->f);
+}
+
+static inline void storm_then_cancel(fx *f, const char *site, cio_err (*run)(fx *f))
+{
+    assert_true(cio__fault_errno(site, EINTR, 0, -1) == 1);
+    storm_run s = {run, f};
+    cio_future fut;
+    cio_err err = cio_concurrent(f->io, storm_run_task, &s, sizeof s, &fut);
+    if (err != CIO_OK)
+        cio__sys_reset();
+    CIO_REQUIRE_CONCURRENT(err);
+    for (int waited = 0; cio__fault_injected(site) < 100 && waited < 10000; waited++)
+        pause_ms(1); /* not cio_sleep: its own site may be the one storming */
+    err = cio_cancel(f->io, &fut);
+    unsigned n = cio__fault_injected(site);
+    cio__sys_reset();
+    if (n < 100)
+        fail_msg("%s: the storm did not reach the site (%u interruptions)", site, n);
+    if (err != CIO_E_CANCELED)
+        fail_msg("%s: canceled during an EINTR storm: got %s, want Canceled", site, cio_err_name(err));
+}
+
+/* A task with a context larger than an inline copy (cio__run_inline mallocs for it): 2 + 3. */
+typedef struct sum_ctx {
+    int a, b;
+    int *out;
+    char pad[300]; /* larger than an inline copy (run_inline mallocs) */
+} sum_ctx;
+
+static inline cio_err sum_task(void *p)
+{
+    sum_ctx *c = (sum_ctx *)p;
+    *c->out = c->a + c->b;
+    return (cio_err)(c->a + c->b == 5 ? CIO_OK : CIO_E_UNEXPECTED);
+}
+
+#endif

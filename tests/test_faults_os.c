@@ -1,0 +1,706 @@
+/*
+ * Fault injection through the OS call table, Linux half (the rest is tests/test_faults.c, whose top
+ * comment explains the method): sockets (per site: EINTR storms, the errors the kernel gives there,
+ * EMFILE/ENFILE with no descriptor leak, short transfers, EAGAIN), futexes, the worker pool (no
+ * memory for a task, no thread, no group record, a failing clock or signal mask in a worker, a
+ * cancel signal that cannot be sent), cio_threaded_create's own calls, and the cio_sig_* calls.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "faults.h"
+
+/* ---- network (Linux) ------------------------------------------------------------------------------ */
+#include <sys/socket.h>
+#include <sys/un.h>
+
+static void net_pair(fx *f)
+{
+    cio_ip_address lo = cio_ip4_loopback(0);
+    assert_ok(cio_net_listen(f->io, &lo, NULL, &f->server));
+    assert_ok(cio_net_connect(f->io, &f->server.address, NULL, &f->a));
+    assert_ok(cio_server_accept(f->io, &f->server, &f->b));
+}
+
+static void net_unpair(fx *f)
+{
+    cio_stream_close(f->io, &f->a);
+    cio_stream_close(f->io, &f->b);
+    cio_server_close(f->io, &f->server);
+}
+
+typedef struct net_case {
+    const char *site;
+    void (*prep)(fx *f);
+    cio_err (*run)(fx *f);
+    void (*done)(fx *f); /* closes what prep opened */
+} net_case;
+
+static cio_err run_listen(fx *f)
+{
+    cio_ip_address lo = cio_ip4_loopback(0);
+    cio_server s;
+    cio_err err = cio_net_listen(f->io, &lo, NULL, &s);
+    if (err == CIO_OK)
+        cio_server_close(f->io, &s);
+    return err;
+}
+
+static void prep_listener(fx *f)
+{
+    cio_ip_address lo = cio_ip4_loopback(0);
+    assert_ok(cio_net_listen(f->io, &lo, NULL, &f->server));
+}
+
+static void done_listener(fx *f)
+{
+    cio_server_close(f->io, &f->server);
+}
+
+static cio_err run_connect(fx *f)
+{
+    cio_stream s;
+    cio_connect_options o;
+    memset(&o, 0, sizeof o);
+    o.timeout = cio_timeout_ms(5000);
+    cio_err err = cio_net_connect(f->io, &f->server.address, &o, &s);
+    if (err == CIO_OK) {
+        cio_stream peer;
+        assert_ok(cio_server_accept(f->io, &f->server, &peer));
+        cio_stream_close(f->io, &peer);
+        cio_stream_close(f->io, &s);
+    }
+    return err;
+}
+
+static void prep_pending(fx *f)
+{
+    prep_listener(f);
+    assert_ok(cio_net_connect(f->io, &f->server.address, NULL, &f->a));
+}
+
+static void done_pending(fx *f)
+{
+    cio_stream_close(f->io, &f->a);
+    cio_server_close(f->io, &f->server);
+}
+
+static cio_err run_accept(fx *f)
+{
+    cio_stream s;
+    cio_err err = cio_server_accept(f->io, &f->server, &s);
+    if (err == CIO_OK)
+        cio_stream_close(f->io, &s);
+    return err;
+}
+
+static cio_err run_bind(fx *f)
+{
+    (void)f;
+    cio_ip_address lo = cio_ip4_loopback(0);
+    cio_socket s;
+    cio_bind_options o = {true, false, false, true}; /* reuse_address, broadcast: two setsockopts */
+    cio_err err = cio_net_bind(f->io, &lo, &o, &s);
+    if (err == CIO_OK)
+        cio_socket_close(f->io, &s);
+    return err;
+}
+
+static void unix_path(fx *f, cio_unix_address *a)
+{
+    char p[128];
+    snprintf(p, sizeof p, "%s/sock", f->path);
+    assert_ok(cio_unix_address_from_path(p, a));
+}
+
+static cio_err run_unix_listen(fx *f)
+{
+    cio_unix_address a;
+    unix_path(f, &a);
+    cio_server s;
+    cio_err err = cio_unix_listen(f->io, &a, NULL, &s);
+    if (err == CIO_OK)
+        cio_server_close(f->io, &s);
+    char p[128];
+    snprintf(p, sizeof p, "%s/sock", f->path);
+    unlink(p);
+    return err;
+}
+
+static void prep_unix_listener(fx *f)
+{
+    cio_unix_address a;
+    unix_path(f, &a);
+    assert_ok(cio_unix_listen(f->io, &a, NULL, &f->server));
+}
+
+static void done_unix_listener(fx *f)
+{
+    cio_server_close(f->io, &f->server);
+    char p[128];
+    snprintf(p, sizeof p, "%s/sock", f->path);
+    unlink(p);
+}
+
+static cio_err run_unix_connect(fx *f)
+{
+    cio_unix_address a;
+    unix_path(f, &a);
+    cio_stream s;
+    cio_err err = cio_unix_connect(f->io, &a, &s);
+    if (err == CIO_OK) {
+        cio_stream peer;
+        assert_ok(cio_server_accept(f->io, &f->server, &peer));
+        cio_stream_close(f->io, &peer);
+        cio_stream_close(f->io, &s);
+    }
+    return err;
+}
+
+static void prep_pair(fx *f)
+{
+    net_pair(f);
+}
+
+static void done_pair(fx *f)
+{
+    net_unpair(f);
+}
+
+/* a -> b: 20000 bytes written with write_all, read with read loops; both must match. */
+static cio_err run_stream_write(fx *f)
+{
+    cio_err err = cio_stream_write_all(f->io, &f->a, data, DATA_LEN);
+    if (err != CIO_OK)
+        return err;
+    static unsigned char buf[DATA_LEN];
+    size_t done = 0;
+    while (done < DATA_LEN) {
+        size_t n = 0;
+        assert_ok(cio_stream_read(f->io, &f->b, buf + done, DATA_LEN - done, &n));
+        assert_true(n > 0);
+        done += n;
+    }
+    assert_memory_equal(buf, data, DATA_LEN);
+    return CIO_OK;
+}
+
+static cio_err run_stream_read(fx *f)
+{
+    assert_ok(cio_stream_write_all(f->io, &f->a, data, 5000));
+    static unsigned char buf[5000];
+    size_t done = 0;
+    while (done < 5000) {
+        size_t n = 0;
+        cio_err err = cio_stream_read(f->io, &f->b, buf + done, 5000 - done, &n);
+        if (err != CIO_OK)
+            return err;
+        assert_true(n > 0);
+        done += n;
+    }
+    assert_memory_equal(buf, data, 5000);
+    return CIO_OK;
+}
+
+static cio_err run_shutdown(fx *f)
+{
+    cio_err err = cio_stream_shutdown(f->io, &f->a, CIO_SHUTDOWN_SEND);
+    if (err == CIO_OK) {
+        unsigned char b;
+        size_t n = 1;
+        assert_ok(cio_stream_read(f->io, &f->b, &b, 1, &n));
+        assert_int_equal(n, 0); /* the peer sees the end */
+    }
+    return err;
+}
+
+static void prep_udp(fx *f)
+{
+    cio_ip_address lo = cio_ip4_loopback(0);
+    assert_ok(cio_net_bind(f->io, &lo, NULL, &f->udp1));
+    assert_ok(cio_net_bind(f->io, &lo, NULL, &f->udp2));
+}
+
+static void done_udp(fx *f)
+{
+    cio_socket_close(f->io, &f->udp1);
+    cio_socket_close(f->io, &f->udp2);
+}
+
+static cio_err run_send(fx *f)
+{
+    size_t n = 0;
+    cio_err err = cio_socket_send_to(f->io, &f->udp1, &f->udp2.address, data, 100, &n);
+    if (err != CIO_OK)
+        return err;
+    assert_int_equal(n, 100);
+    unsigned char buf[200];
+    size_t got = 0;
+    assert_ok(cio_socket_receive_timeout(f->io, &f->udp2, buf, sizeof buf, &got, NULL, cio_timeout_ms(5000)));
+    assert_int_equal(got, 100);
+    assert_memory_equal(buf, data, 100);
+    return CIO_OK;
+}
+
+static cio_err run_receive(fx *f)
+{
+    size_t n = 0;
+    assert_ok(cio_socket_send_to(f->io, &f->udp1, &f->udp2.address, data, 100, &n));
+    unsigned char buf[200];
+    size_t got = 0;
+    cio_err err = cio_socket_receive_from(f->io, &f->udp2, buf, sizeof buf, &got, NULL);
+    if (err == CIO_OK) {
+        assert_int_equal(got, 100);
+        assert_memory_equal(buf, data, 100);
+    }
+    return err;
+}
+
+static cio_err run_receive_timeout(fx *f)
+{
+    size_t n = 0;
+    assert_ok(cio_socket_send_to(f->io, &f->udp1, &f->udp2.address, data, 100, &n));
+    unsigned char buf[200];
+    size_t got = 0;
+    cio_err err = cio_socket_receive_timeout(f->io, &f->udp2, buf, sizeof buf, &got, NULL, cio_timeout_ms(5000));
+    if (err == CIO_OK) {
+        assert_int_equal(got, 100);
+        assert_memory_equal(buf, data, 100);
+    }
+    return err;
+}
+
+static const net_case net_cases[] = {
+    {"socket@listen_ip", prep_none, run_listen, prep_none},
+    {"setsockopt@set_int_option", prep_none, run_listen, prep_none},
+    {"bind@listen_ip", prep_none, run_listen, prep_none},
+    {"listen@listen_ip", prep_none, run_listen, prep_none},
+    {"getsockname@local_address", prep_none, run_listen, prep_none},
+    {"accept4@accept", prep_pending, run_accept, done_pending},
+    {"socket@connect_ip", prep_listener, run_connect, done_listener},
+    {"connect@connect_nonblocking", prep_listener, run_connect, done_listener},
+    {"poll@poll_one", prep_listener, run_connect, done_listener},
+    {"fcntl@set_blocking", prep_listener, run_connect, done_listener},
+    {"readv@net_read", prep_pair, run_stream_read, done_pair},
+    {"sendmsg@net_write", prep_pair, run_stream_write, done_pair},
+    {"shutdown@net_shutdown", prep_pair, run_shutdown, done_pair},
+    {"socket@bind_ip", prep_none, run_bind, prep_none},
+    {"bind@bind_ip", prep_none, run_bind, prep_none},
+    {"sendmsg@net_send", prep_udp, run_send, done_udp},
+    {"recvmmsg@net_receive", prep_udp, run_receive, done_udp},
+    {"socket@listen_unix", prep_none, run_unix_listen, prep_none},
+    {"bind@listen_unix", prep_none, run_unix_listen, prep_none},
+    {"listen@listen_unix", prep_none, run_unix_listen, prep_none},
+    {"socket@connect_unix", prep_unix_listener, run_unix_connect, done_unix_listener},
+    {"connect@connect_unix", prep_unix_listener, run_unix_connect, done_unix_listener},
+};
+
+static const net_case *net_case_of(const char *site)
+{
+    for (size_t i = 0; i < sizeof net_cases / sizeof net_cases[0]; i++)
+        if (strcmp(net_cases[i].site, site) == 0)
+            return &net_cases[i];
+    fail_msg("no network case for %s", site);
+    return NULL;
+}
+
+static void net_fault_with(void **state, const net_case *c, const char *site, char mode, int err, int count,
+                           size_t max, cio_err want, const char *fault)
+{
+    fx f;
+    fx_open(state, &f);
+    c->prep(&f);
+    int fds = fd_count();
+    if (mode == 'e')
+        assert_true(cio__fault_errno(site, err, 0, count) == 1);
+    else
+        assert_true(cio__fault_short(site, max, 0, count) == 1);
+    cio_err got = c->run(&f);
+    cio__sys_reset();
+    if (got != want)
+        fail_msg("%s with %s: got %s, want %s", site, fault, cio_err_name(got), cio_err_name(want));
+    assert_int_equal(fd_count(), fds);
+    covered(site, fault);
+    c->done(&f);
+    fx_close(&f);
+}
+
+static void net_fault(void **state, const char *site, char mode, int err, int count, size_t max, cio_err want,
+                      const char *fault)
+{
+    net_fault_with(state, net_case_of(site), site, mode, err, count, max, want, fault);
+}
+
+static void test_net_eintr_storms(void **state)
+{
+    for (size_t i = 0; i < sizeof net_cases / sizeof net_cases[0]; i++) {
+        if (strcmp(net_cases[i].site, "fcntl@set_blocking") == 0)
+            continue; /* not a retry site: F_GETFL/F_SETFL never sleep, EINTR is not theirs */
+        net_fault(state, net_cases[i].site, 'e', EINTR, 50, 0, CIO_OK, "EINTR");
+    }
+    /* the timed receive: poll, then recvmmsg(MSG_DONTWAIT) */
+    static const net_case timed = {"poll@poll_one", prep_udp, run_receive_timeout, done_udp};
+    net_fault_with(state, &timed, "poll@poll_one", 'e', EINTR, 50, 0, CIO_OK, "EINTR");
+    net_fault_with(state, &timed, "recvmmsg@net_receive", 'e', EINTR, 50, 0, CIO_OK, "EINTR");
+}
+
+typedef struct net_error_case {
+    const char *site;
+    int err;
+    const char *name;
+    cio_err want;
+} net_error_case;
+
+static const net_error_case net_errors[] = {
+    E("socket@listen_ip", EMFILE, CIO_E_PROCESS_FD_QUOTA_EXCEEDED),
+    E("socket@listen_ip", ENFILE, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED),
+    E("socket@listen_ip", ENOBUFS, CIO_E_SYSTEM_RESOURCES),
+    E("setsockopt@set_int_option", ENOMEM, CIO_E_SYSTEM_RESOURCES),
+    E("bind@listen_ip", EADDRINUSE, CIO_E_ADDRESS_IN_USE),
+    E("listen@listen_ip", EADDRINUSE, CIO_E_ADDRESS_IN_USE),
+    E("getsockname@local_address", ENOBUFS, CIO_E_SYSTEM_RESOURCES),
+    E("accept4@accept", EMFILE, CIO_E_PROCESS_FD_QUOTA_EXCEEDED),
+    E("accept4@accept", ENFILE, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED),
+    E("accept4@accept", ECONNABORTED, CIO_E_CONNECTION_ABORTED),
+    E("socket@connect_ip", EMFILE, CIO_E_PROCESS_FD_QUOTA_EXCEEDED),
+    E("socket@connect_ip", ENFILE, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED),
+    E("connect@connect_nonblocking", ECONNREFUSED, CIO_E_CONNECTION_REFUSED),
+    E("connect@connect_nonblocking", ENETUNREACH, CIO_E_NETWORK_UNREACHABLE),
+    E("connect@connect_nonblocking", ETIMEDOUT, CIO_E_TIMEOUT),
+    E("poll@poll_one", ENOMEM, CIO_E_SYSTEM_RESOURCES),
+    E("fcntl@set_blocking", ENOMEM, CIO_E_UNEXPECTED), /* fcntl has no mapped error but bugs */
+    E("readv@net_read", ECONNRESET, CIO_E_CONNECTION_RESET_BY_PEER),
+    E("readv@net_read", ENOMEM, CIO_E_SYSTEM_RESOURCES),
+    E("sendmsg@net_write", EPIPE, CIO_E_BROKEN_PIPE),
+    E("sendmsg@net_write", ECONNRESET, CIO_E_CONNECTION_RESET_BY_PEER),
+    E("shutdown@net_shutdown", ENOTCONN, CIO_E_SOCKET_UNCONNECTED),
+    E("shutdown@net_shutdown", ENOBUFS, CIO_E_SYSTEM_RESOURCES),
+    E("socket@bind_ip", EMFILE, CIO_E_PROCESS_FD_QUOTA_EXCEEDED),
+    E("socket@bind_ip", ENFILE, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED),
+    E("bind@bind_ip", EADDRINUSE, CIO_E_ADDRESS_IN_USE),
+    E("sendmsg@net_send", EMSGSIZE, CIO_E_MESSAGE_OVERSIZE),
+    E("sendmsg@net_send", ENOBUFS, CIO_E_SYSTEM_RESOURCES),
+    E("recvmmsg@net_receive", ENOMEM, CIO_E_SYSTEM_RESOURCES),
+    E("socket@listen_unix", EMFILE, CIO_E_PROCESS_FD_QUOTA_EXCEEDED),
+    E("socket@listen_unix", ENFILE, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED),
+    E("bind@listen_unix", EADDRINUSE, CIO_E_ADDRESS_IN_USE),
+    E("listen@listen_unix", EADDRINUSE, CIO_E_ADDRESS_IN_USE),
+    E("socket@connect_unix", EMFILE, CIO_E_PROCESS_FD_QUOTA_EXCEEDED),
+    E("socket@connect_unix", ENFILE, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED),
+    E("connect@connect_unix", ECONNREFUSED, CIO_E_CONNECTION_REFUSED),
+};
+
+static void test_net_errors(void **state)
+{
+    for (size_t i = 0; i < sizeof net_errors / sizeof net_errors[0]; i++) {
+        const net_error_case *c = &net_errors[i];
+        net_fault(state, c->site, 'e', c->err, 1, 0, c->want, c->name);
+    }
+    /* EAGAIN on a timed receive: readable yet nothing to take: wait again, then the datagram */
+    static const net_case timed = {"recvmmsg@net_receive", prep_udp, run_receive_timeout, done_udp};
+    net_fault_with(state, &timed, "recvmmsg@net_receive", 'e', EAGAIN, 3, 0, CIO_OK, "EAGAIN");
+}
+
+static void test_net_short_transfers(void **state)
+{
+    net_fault(state, "readv@net_read", 's', 0, -1, 7, CIO_OK, "short");
+    net_fault(state, "sendmsg@net_write", 's', 0, -1, 7, CIO_OK, "short");
+}
+
+/* close of a socket: EINTR is not retried, nothing leaks */
+/* Every socket site that retries EINTR: a cancel during its endless storm ends the operation with
+ * Canceled and leaks no socket. */
+static void test_net_storm_cancel(void **state)
+{
+    for (size_t i = 0; i < sizeof net_cases / sizeof net_cases[0]; i++) {
+        const net_case *c = &net_cases[i];
+        if (strcmp(c->site, "fcntl@set_blocking") == 0)
+            continue; /* not a retry site */
+        fx f;
+        fx_open(state, &f);
+        c->prep(&f);
+        int fds = fd_count();
+        storm_then_cancel(&f, c->site, c->run);
+        assert_int_equal(fd_count(), fds);
+        covered(c->site, "EINTR-storm+cancel");
+        c->done(&f);
+        fx_close(&f);
+    }
+}
+
+static void test_net_close(void **state)
+{
+    fx f;
+    fx_open(state, &f);
+    prep_listener(&f);
+    assert_true(cio__fault_errno("close@net_close_fd", EINTR, 0, 1) == 1);
+    cio_server_close(f.io, &f.server);
+    assert_int_equal(cio__fault_hits("close@net_close_fd"), 1);
+    cio__sys_reset();
+    assert_int_equal(fd_count(), f.fds);
+    covered("close@net_close_fd", "EINTR");
+    fx_close(&f);
+}
+
+static void test_futex(void **state)
+{
+    cio_io io = cio_test_io(state);
+    cio__fault_reset();
+    _Atomic(uint32_t) word = 0;
+    /* a timed wait interrupted 20 times still times out at its deadline */
+    assert_true(cio__fault_errno("futex@futex_wait", EINTR, 0, 20) == 1);
+    int64_t t0 = cio_now(io, CIO_CLOCK_AWAKE).ns;
+    assert_err(cio_futex_wait(io, &word, 0, cio_timeout_ms(30)), CIO_E_TIMEOUT);
+    int64_t ms = (cio_now(io, CIO_CLOCK_AWAKE).ns - t0) / 1000000;
+    cio__sys_reset();
+    assert_true(ms >= 29 && ms < 5000);
+    covered("futex@futex_wait", "EINTR");
+    /* EAGAIN: the value already differed: a (spurious) wake-up, never an error */
+    assert_true(cio__fault_errno("futex@futex_wait", EAGAIN, 0, 1) == 1);
+    assert_ok(cio_futex_wait(io, &word, 0, CIO_TIMEOUT_NONE));
+    cio__sys_reset();
+    covered("futex@futex_wait", "EAGAIN");
+    /* a failing wake is ignored (there is nothing a waker could do) */
+    assert_true(cio__fault_errno("futex@futex_wake", EFAULT, 0, 1) == 1);
+    cio_futex_wake(io, &word, 1);
+    cio__sys_reset();
+    covered("futex@futex_wake", "EFAULT");
+}
+
+/* ---- tasks: ENOMEM and no threads ---------------------------------------------------------------- */
+
+/* With `site` failing every time: async still runs the task (inline) with the right result,
+ * concurrent is CIO_E_CONCURRENCY_UNAVAILABLE, group_async runs inline, group_concurrent is
+ * unavailable. No thread or descriptor is left behind. */
+static void tasks_degrade(void **state, const char *site, int err, const char *fault)
+{
+    cio_io io = cio_test_io(state);
+    CIO_REQUIRE_THREADS(io);
+    cio__fault_reset();
+    cio_threaded *t = cio_test_threaded(state);
+    int fds = fd_count(), threads = thread_count();
+    assert_true(cio__fault_errno(site, err, 0, -1) >= 1);
+    int out = 0;
+    sum_ctx c;
+    memset(&c, 0, sizeof c);
+    c.a = 2;
+    c.b = 3;
+    c.out = &out;
+    cio_future f = cio_async(io, sum_task, &c, sizeof c);
+    assert_ok(cio_await(io, &f));
+    assert_int_equal(out, 5);
+    cio_future g;
+    assert_err(cio_concurrent(io, sum_task, &c, sizeof c, &g), CIO_E_CONCURRENCY_UNAVAILABLE);
+    cio_group grp = CIO_GROUP_INIT;
+    out = 0;
+    cio_group_async(io, &grp, sum_task, &c, sizeof c);
+    assert_int_equal(out, 5); /* it ran inline, before group_async returned */
+    assert_err(cio_group_concurrent(io, &grp, sum_task, &c, sizeof c), CIO_E_CONCURRENCY_UNAVAILABLE);
+    assert_ok(cio_group_await(io, &grp));
+    unsigned injected = cio__fault_injected(site);
+    cio__sys_reset();
+    if (injected == 0)
+        fail_msg("%s: never reached", site);
+    (void)t;
+    assert_int_equal(fd_count(), fds);
+    assert_int_equal(thread_count(), threads);
+    covered(site, fault);
+}
+
+static void test_task_allocation_fails(void **state)
+{
+    tasks_degrade(state, "posix_memalign@task_alloc", ENOMEM, "ENOMEM");
+}
+
+static void test_thread_creation_fails(void **state)
+{
+    tasks_degrade(state, "pthread_create@enqueue", EAGAIN, "EAGAIN");
+}
+
+static void test_thread_attr_fails(void **state)
+{
+    tasks_degrade(state, "pthread_attr_init@enqueue", ENOMEM, "ENOMEM");
+}
+
+static void test_group_record_fails(void **state)
+{
+    cio_io io = cio_test_io(state);
+    CIO_REQUIRE_THREADS(io);
+    cio__fault_reset();
+    int out = 0;
+    sum_ctx c;
+    memset(&c, 0, sizeof c);
+    c.a = 2;
+    c.b = 3;
+    c.out = &out;
+    assert_true(cio__fault_errno("calloc@group_get", ENOMEM, 0, -1) == 1);
+    cio_group grp = CIO_GROUP_INIT;
+    cio_group_async(io, &grp, sum_task, &c, sizeof c);
+    assert_int_equal(out, 5);
+    assert_err(cio_group_concurrent(io, &grp, sum_task, &c, sizeof c), CIO_E_CONCURRENCY_UNAVAILABLE);
+    assert_ok(cio_group_await(io, &grp));
+    cio__sys_reset();
+    covered("calloc@group_get", "ENOMEM");
+}
+
+/* A pool whose worker cannot read the clock for its idle deadline: the worker retires at once
+ * instead of waiting; every task still completes. */
+static void test_worker_clock_fails(void **state)
+{
+    cio_io io = cio_test_io(state);
+    CIO_REQUIRE_THREADS(io);
+    cio__fault_reset();
+    assert_true(cio__fault_errno("clock_gettime@worker_idle", EINVAL, 0, -1) == 1);
+    for (int i = 0; i < 5; i++) {
+        int out = 0;
+        sum_ctx c;
+        memset(&c, 0, sizeof c);
+        c.a = 2;
+        c.b = 3;
+        c.out = &out;
+        cio_future f;
+        CIO_REQUIRE_CONCURRENT(cio_concurrent(io, sum_task, &c, sizeof c, &f));
+        assert_ok(cio_await(io, &f));
+        assert_int_equal(out, 5);
+    }
+    /* let the workers reach their idle wait (and fail the clock) */
+    for (int i = 0; i < 200 && cio__fault_injected("clock_gettime@worker_idle") == 0; i++)
+        (void)cio_sleep(io, cio_timeout_ms(5));
+    cio__sys_reset();
+    covered("clock_gettime@worker_idle", "EINVAL");
+}
+
+/* The cancel signal fails to be sent a few times: the canceler's backoff signals again. */
+static cio_err long_sleep_task(void *p)
+{
+    cio_io io = *(cio_io *)p;
+    return cio_sleep(io, cio_timeout_ms(60000));
+}
+
+static void test_cancel_signal_fails(void **state)
+{
+    cio_io io = cio_test_io(state);
+    CIO_REQUIRE_THREADS(io);
+    cio__fault_reset();
+    cio_future f;
+    CIO_REQUIRE_CONCURRENT(cio_concurrent(io, long_sleep_task, &io, sizeof io, &f));
+    (void)cio_sleep(io, cio_timeout_ms(20)); /* into its clock_nanosleep */
+    assert_true(cio__fault_errno("pthread_kill@signal_if_blocked", ESRCH, 0, 3) == 1);
+    int64_t t0 = cio_now(io, CIO_CLOCK_AWAKE).ns;
+    assert_err(cio_cancel(io, &f), CIO_E_CANCELED);
+    assert_true((cio_now(io, CIO_CLOCK_AWAKE).ns - t0) / 1000000 < 5000);
+    cio__sys_reset();
+    covered("pthread_kill@signal_if_blocked", "ESRCH");
+}
+
+/* The worker's signal mask cannot be changed: the task still runs (its cancel signal may stay
+ * blocked; nothing else depends on it). */
+static void test_worker_sigmask_fails(void **state)
+{
+    cio_io io = cio_test_io(state);
+    CIO_REQUIRE_THREADS(io);
+    cio__fault_reset();
+    assert_true(cio__fault_errno("pthread_sigmask@signals_unblock", EINVAL, 0, -1) == 1);
+    int out = 0;
+    sum_ctx c;
+    memset(&c, 0, sizeof c);
+    c.a = 2;
+    c.b = 3;
+    c.out = &out;
+    cio_future f;
+    CIO_REQUIRE_CONCURRENT(cio_concurrent(io, sum_task, &c, sizeof c, &f));
+    assert_ok(cio_await(io, &f));
+    assert_int_equal(out, 5);
+    cio__sys_reset();
+    covered("pthread_sigmask@signals_unblock", "EINVAL");
+}
+
+/* cio_threaded_create on its own (no other instance alive, so the signal handlers are installed
+ * here): no memory, no signal handler, no sysconf answers. */
+static void test_threaded_create_faults(void **state)
+{
+    (void)state;
+    cio__fault_reset();
+    int fds = fd_count();
+    cio_threaded *t = NULL;
+    assert_true(cio__fault_errno("calloc@threaded_create", ENOMEM, 0, 1) == 1);
+    assert_err(cio_threaded_create(NULL, &t), CIO_E_SYSTEM_RESOURCES);
+    assert_null(t);
+    covered("calloc@threaded_create", "ENOMEM");
+    cio__fault_reset();
+    assert_true(cio__fault_errno("sigaction@signals_acquire", EINVAL, 0, 1) == 1);
+    assert_err(cio_threaded_create(NULL, &t), CIO_E_UNEXPECTED);
+    covered("sigaction@signals_acquire", "EINVAL");
+    cio__fault_reset();
+    /* sysconf without answers: one CPU assumed, a 4096-byte page; the pool works */
+    assert_true(cio__fault_errno("sysconf", EINVAL, 0, -1) == 2);
+    assert_ok(cio_threaded_create(NULL, &t));
+    cio__sys_reset();
+    cio_io io = cio_threaded_io(t);
+    int out = 0;
+    sum_ctx c;
+    memset(&c, 0, sizeof c);
+    c.a = 2;
+    c.b = 3;
+    c.out = &out;
+    cio_future f;
+    assert_ok(cio_concurrent(io, sum_task, &c, sizeof c, &f));
+    assert_ok(cio_await(io, &f));
+    assert_int_equal(out, 5);
+    covered("sysconf@cpu_count", "EINVAL");
+    covered("sysconf@page_size", "EINVAL");
+    /* restoring the handlers fails: ignored, destroy completes */
+    assert_true(cio__fault_errno("sigaction@signals_release", EINVAL, 0, -1) == 1);
+    cio_threaded_destroy(t);
+    cio__sys_reset();
+    covered("sigaction@signals_release", "EINVAL");
+    cio__fault_reset();
+    assert_int_equal(fd_count(), fds);
+}
+
+/* cio_sig_*: the OS refusing is the mapped error */
+static void test_signal_calls_fail(void **state)
+{
+    (void)state;
+    cio__fault_reset();
+    struct cio_sigaction act;
+    memset(&act, 0, sizeof act);
+    act.handler = CIO_SIG_HANDLER_IGNORE;
+    assert_true(cio__fault_errno("sigaction@sig_action", EINVAL, 0, 1) == 1);
+    assert_err(cio_sigaction(CIO_SIG_USR2, &act, NULL), CIO_E_INVALID_SIGNAL);
+    covered("sigaction@sig_action", "EINVAL");
+    assert_true(cio__fault_errno("raise@sig_raise", EINVAL, 0, 1) == 1);
+    assert_err(cio_sig_raise(CIO_SIG_USR2), CIO_E_UNEXPECTED);
+    covered("raise@sig_raise", "EINVAL");
+    assert_true(cio__fault_errno("kill@sig_kill", EPERM, 0, 1) == 1);
+    assert_err(cio_sig_kill((long)getpid(), CIO_SIG_USR2), CIO_E_PERMISSION_DENIED);
+    covered("kill@sig_kill", "EPERM");
+    assert_true(cio__fault_errno("pthread_sigmask@sig_mask", EINVAL, 0, 1) == 1);
+    cio_sigset set;
+    cio_sigset_empty(&set);
+    assert_err(cio_sig_mask(CIO_SIG_BLOCK, &set, NULL), CIO_E_UNEXPECTED);
+    covered("pthread_sigmask@sig_mask", "EINVAL");
+    cio__fault_reset();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        CIO_TESTS(test_net_eintr_storms),
+        CIO_TESTS(test_net_errors),
+        CIO_TESTS(test_net_short_transfers),
+        CIO_TESTS(test_net_storm_cancel),
+        CIO_TESTS(test_net_close),
+        CIO_TESTS(test_futex),
+        CIO_TESTS(test_task_allocation_fails),
+        CIO_TESTS(test_thread_creation_fails),
+        CIO_TESTS(test_thread_attr_fails),
+        CIO_TESTS(test_group_record_fails),
+        CIO_TESTS(test_worker_clock_fails),
+        CIO_TESTS(test_cancel_signal_fails),
+        CIO_TESTS(test_worker_sigmask_fails),
+        cmocka_unit_test(test_signal_calls_fail),
+        cmocka_unit_test(test_threaded_create_faults),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
