@@ -335,7 +335,7 @@ def libs(t, sanitize=None):
     bdir = build_dir(t, sanitize)
     out = [f"-L{bdir}", "-lcio"]
     if t["os"] == "windows":
-        out += ["-lws2_32", "-lntdll"]
+        out += ["-lws2_32", "-lntdll", "-lsynchronization", "-lbcrypt", "-lpthread"]
     elif t["os"] == "wasi":
         out.append("-lwasi-emulated-signal")  # cio_sig_* on wasi-libc's signal emulation
     else:
