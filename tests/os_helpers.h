@@ -119,11 +119,13 @@ static inline bool cio_test_mkdir(const char *path)
 #include <stdlib.h>
 #include <unistd.h>
 
+#if !defined(CIO_OS_WASI) /* wasi-libc has no mkdtemp */
 static inline bool cio_test_make_tmp_dir(char *out, size_t cap, const char *prefix)
 {
     int n = snprintf(out, cap, "/tmp/%s-XXXXXX", prefix);
     return n > 0 && (size_t)n < cap && mkdtemp(out) != NULL;
 }
+#endif
 
 /* Entries of /proc/self/fd (-1 where there is no /proc), the DIR's own fd included. */
 static inline int cio_test_count_handles(void)

@@ -10,7 +10,11 @@
  *   process's current directory (GetCurrentDirectoryW) into absolute NT paths. The conversion
  *   buffers live in one heap block per call (struct paths), never on a worker's small stack.
  * - "." and ".." as a whole file name open as IsDir before any conversion (the conversion would
- *   turn "." into the directory itself).
+ *   turn "." into the directory itself). A component longer than 255 units is NameTooLong before
+ *   the OS is asked. Opening a file for writing never opens a directory (IsDir, as POSIX says).
+ * - FileNotFound from an open is refined to NotDir when one of the path's parents exists and is
+ *   not a directory (NT says OBJECT_PATH_NOT_FOUND for both), by opening the parents, longest
+ *   first, on that error path only.
  * - Every NTSTATUS goes through the generated per-operation map (cio__ntstatus_<op>): RETRY
  *   (STATUS_CANCELLED: a cancel's CancelSynchronousIo, or a stray one) asks the cancel state and
  *   calls again; BACKOFF (SHARING_VIOLATION, DELETE_PENDING on open/create) sleeps 1 ms doubling,
@@ -48,6 +52,7 @@
 #define NT_SUCCESS(s) ((s) >= 0)
 #define STATUS_PENDING_ 0x00000103
 #define UNIX_EPOCH_AS_FILETIME 116444736000000000LL
+#define NAME_UNITS_MAX 255u /* the longest component NTFS (and Wine) accept */
 #define PATH_BYTES_MAX ((size_t)CIO__WIN_NT_PATH_MAX * 3u) /* longest UTF-8 for a path */
 
 /* ---- paths ----------------------------------------------------------------------------------- */
@@ -86,7 +91,13 @@ cio_err cio__win_path_convert(cio_dir dir, const char *path, struct cio__win_pat
         free(p);
         return e;
     }
-    if (nt_len * 2 > 0xFFFEu) {
+    size_t component = 0;
+    for (size_t i = 0; i < nt_len; i++) {
+        component = p->nt[i] == '\\' ? 0 : component + 1;
+        if (component > NAME_UNITS_MAX)
+            break;
+    }
+    if (nt_len * 2 > 0xFFFEu || component > NAME_UNITS_MAX) {
         free(p);
         return CIO_E_NAME_TOO_LONG;
     }
@@ -214,6 +225,38 @@ static cio_err open_path(cio_dir dir, const char *path, uint32_t access, uint32_
 
 /* ---- opening files and directories -------------------------------------------------------------- */
 
+static cio_err is_directory(cio_dir dir, const char *path);
+
+/* After FileNotFound for path: NotDir if a parent exists and is not a directory. */
+static cio_err refine_not_found(cio_dir dir, const char *path, cio_err e)
+{
+    if (e != CIO_E_FILE_NOT_FOUND || path == NULL)
+        return e;
+    size_t len = strlen(path);
+    char *copy = (char *)malloc(len + 1);
+    if (copy == NULL)
+        return e;
+    memcpy(copy, path, len + 1);
+    for (;;) {
+        while (len > 0 && copy[len - 1] != '/' && copy[len - 1] != '\\')
+            len--;
+        while (len > 0 && (copy[len - 1] == '/' || copy[len - 1] == '\\'))
+            len--;
+        if (len == 0 || (len == 2 && copy[1] == ':'))
+            break;
+        copy[len] = '\0';
+        cio_err pe = is_directory(dir, copy);
+        if (pe == CIO_E_NOT_DIR) {
+            e = CIO_E_NOT_DIR;
+            break;
+        }
+        if (pe != CIO_E_FILE_NOT_FOUND)
+            break;
+    }
+    free(copy);
+    return e;
+}
+
 static bool is_dot_name(const char *path)
 {
     return strcmp(path, ".") == 0 || strcmp(path, "..") == 0;
@@ -235,7 +278,7 @@ cio_err cio__win_open_file(void *root, cio_nt_unicode_string *name, const cio_op
         access |= CIO_NT_GENERIC_READ;
     if (o->mode == CIO_OPEN_WRITE_ONLY || o->mode == CIO_OPEN_READ_WRITE)
         access |= CIO_NT_GENERIC_WRITE;
-    uint32_t kind = o->forbid_directory ? CIO_NT_FILE_NON_DIRECTORY_FILE : 0;
+    uint32_t kind = o->forbid_directory || o->mode != CIO_OPEN_READ_ONLY ? CIO_NT_FILE_NON_DIRECTORY_FILE : 0;
     if (!o->no_follow_symlinks)
         return cio__win_open(root, name, access, CIO_NT_FILE_ATTRIBUTE_NORMAL, SHARE_ALL, CIO_NT_FILE_OPEN,
                              kind | CIO_NT_FILE_SYNCHRONOUS_IO_NONALERT, cio__ntstatus_nt_create_file, out);
@@ -279,7 +322,7 @@ cio_err cio__t_dir_open_file(void *ud, cio_dir dir, const char *path, const cio_
     cio__win_path_free(p);
     if (e == CIO_OK)
         out->handle = h;
-    return CIO__IN_SET(file_open, e);
+    return CIO__IN_SET(file_open, refine_not_found(dir, path, e));
 }
 
 cio_err cio__t_dir_create_file(void *ud, cio_dir dir, const char *path, const cio_create_file_options *options,
@@ -311,7 +354,7 @@ cio_err cio__t_dir_create_file(void *ud, cio_dir dir, const char *path, const ci
     cio__win_path_free(p);
     if (e == CIO_OK)
         out->handle = h;
-    return CIO__IN_SET(file_open, e);
+    return CIO__IN_SET(file_open, refine_not_found(dir, path, e));
 }
 
 #define DIR_ACCESS (CIO_NT_SYNCHRONIZE | CIO_NT_FILE_LIST_DIRECTORY | CIO_NT_FILE_TRAVERSE | CIO_NT_FILE_READ_ATTRIBUTES)
@@ -337,7 +380,7 @@ cio_err cio__t_dir_open_dir(void *ud, cio_dir dir, const char *path, const cio_o
     }
     if (e == CIO_OK)
         out->handle = h;
-    return CIO__IN_SET(dir_open, e);
+    return CIO__IN_SET(dir_open, refine_not_found(dir, path, e));
 }
 
 static cio_err create_dir(cio_dir dir, const char *path)
@@ -494,13 +537,30 @@ static cio_err delete_path(cio_dir dir, const char *path, bool directory)
 {
     void *h = NULL;
     uint32_t kind = directory ? CIO_NT_FILE_DIRECTORY_FILE : CIO_NT_FILE_NON_DIRECTORY_FILE;
-    cio_err e = open_path(dir, path, CIO_NT_DELETE | CIO_NT_SYNCHRONIZE,
+    cio_err e = open_path(dir, path,
+                          CIO_NT_DELETE | CIO_NT_SYNCHRONIZE | CIO_NT_FILE_READ_ATTRIBUTES | CIO_NT_FILE_WRITE_ATTRIBUTES,
                           kind | CIO_NT_FILE_OPEN_REPARSE_POINT | CIO_NT_FILE_SYNCHRONOUS_IO_NONALERT,
                           directory ? cio__ntstatus_nt_delete_dir_open : cio__ntstatus_nt_delete_file_open, &h);
     if (e != CIO_OK)
         return e;
     cio_nt_file_disposition_information info = {1};
     e = info_call(true, h, &info, sizeof info, CIO_NT_FileDispositionInformation, cio__ntstatus_nt_set_disposition);
+    if (e == CIO_E_ACCESS_DENIED && !directory) {
+        /* STATUS_CANNOT_DELETE: a read-only file. POSIX unlinks it regardless (the directory's
+         * permissions decide), so the attribute is cleared and the delete tried once more. */
+        cio_nt_file_basic_information basic;
+        if (info_call(false, h, &basic, sizeof basic, CIO_NT_FileBasicInformation,
+                      cio__ntstatus_nt_query_information_file) == CIO_OK &&
+            (basic.FileAttributes & CIO_NT_FILE_ATTRIBUTE_READONLY)) {
+            uint32_t attrs = basic.FileAttributes & ~(uint32_t)CIO_NT_FILE_ATTRIBUTE_READONLY;
+            memset(&basic, 0, sizeof basic);
+            basic.FileAttributes = attrs != 0 ? attrs : CIO_NT_FILE_ATTRIBUTE_NORMAL;
+            if (info_call(true, h, &basic, sizeof basic, CIO_NT_FileBasicInformation,
+                          cio__ntstatus_nt_set_basic_information) == CIO_OK)
+                e = info_call(true, h, &info, sizeof info, CIO_NT_FileDispositionInformation,
+                              cio__ntstatus_nt_set_disposition);
+        }
+    }
     NtClose(h);
     return e;
 }
@@ -605,8 +665,18 @@ cio_err cio__t_dir_access(void *ud, cio_dir dir, const char *path, unsigned mode
     void *h = NULL;
     cio_err e = open_path(dir, path, access, CIO_NT_FILE_SYNCHRONOUS_IO_NONALERT | CIO_NT_FILE_OPEN_FOR_BACKUP_INTENT,
                           cio__ntstatus_nt_create_file, &h);
-    if (e == CIO_OK)
+    if (e == CIO_OK) {
+        /* The read-only attribute denies writing to every user (as the CRT's _access says), even
+         * where the open was allowed (Wine run by root). */
+        cio_nt_file_basic_information basic;
+        e = info_call(false, h, &basic, sizeof basic, CIO_NT_FileBasicInformation,
+                      cio__ntstatus_nt_query_information_file);
+        if (e == CIO_OK && (mode & CIO_ACCESS_WRITE) &&
+            (basic.FileAttributes & (CIO_NT_FILE_ATTRIBUTE_READONLY | CIO_NT_FILE_ATTRIBUTE_DIRECTORY)) ==
+                CIO_NT_FILE_ATTRIBUTE_READONLY)
+            e = CIO_E_ACCESS_DENIED;
         NtClose(h);
+    }
     if (e == CIO_E_IS_DIR || e == CIO_E_SHARING_VIOLATION)
         e = CIO_E_ACCESS_DENIED;
     return CIO__IN_SET(dir_access, narrow(e, cio_errset_dir_access_contains));
