@@ -12,6 +12,12 @@
  *   request (cio__t_syscall_interrupted): Canceled if one arrived, otherwise a normal wake-up.
  * - Waking more waiters than asked is allowed (futex callers re-check their condition): any count
  *   above one wakes all.
+ * - A timed wait that gives up with Timeout wakes one other waiter of the word first. A
+ *   WakeByAddressSingle may pick a waiter whose timeout is expiring at that moment (Wine 8's
+ *   RtlWaitOnAddress then reports the timeout, and the wake is spent on a thread that leaves);
+ *   passing it on turns that lost wake-up into at most one spurious one. Found as a hang of
+ *   test_sync's condition_wait_timeout under load. Likewise a cancelable wait that ends Canceled
+ *   after a wake-up (which may have been a real one, not the kick) passes one on.
  */
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
@@ -57,6 +63,7 @@ cio_err cio__t_futex_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_t
         if (result != CIO_OK)
             goto out;
     }
+    bool waited = false;
     for (;;) {
         DWORD ms = INFINITE;
         if (timed) {
@@ -64,10 +71,14 @@ cio_err cio__t_futex_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_t
             ms = ms_until(clock, deadline, &passed);
             if (passed) {
                 result = CIO_E_TIMEOUT;
+                /* A wake-up that chose this waiter as it timed out is not lost: pass it on. */
+                if (waited)
+                    WakeByAddressSingle((void *)ptr);
                 break;
             }
         }
         uint32_t want = expected;
+        waited = true;
         if (WaitOnAddress((volatile void *)ptr, &want, sizeof want, ms))
             break; /* woken, spuriously, or the value already differed */
         if (GetLastError() != ERROR_TIMEOUT) {
@@ -79,8 +90,11 @@ cio_err cio__t_futex_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_t
     if (cancelable) {
         if (result == CIO_OK) {
             result = cio__t_syscall_interrupted(); /* a kick's wake-up carries a request */
-            if (result != CIO_OK)
+            if (result != CIO_OK) {
+                /* The wake-up may have been a real one meant for some waiter: pass it on. */
+                WakeByAddressSingle((void *)ptr);
                 goto out;
+            }
         }
         cio__t_syscall_end();
     }
