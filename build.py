@@ -712,7 +712,7 @@ def cmd_test(targets, names, args):
                 continue
             header_checks(t, tally)
             continue
-        if t["os"] == "linux":
+        if t["os"] in ("linux", "windows"):  # windows: test_resolve runs the Linux dnsmasq under Wine
             ensure_packages(TEST_SERVER_PACKAGES, allow)
         ok, msg = build_full(t, args.sanitize, allow, args.jobs)
         if not ok:
