@@ -50,7 +50,6 @@
 
 #define BACKOFF_TRIES 9 /* 1 + 2 + ... + 256 ms */
 #define NT_SUCCESS(s) ((s) >= 0)
-#define STATUS_PENDING_ 0x00000103
 #define UNIX_EPOCH_AS_FILETIME 116444736000000000LL
 #define NAME_UNITS_MAX 255u /* the longest component NTFS (and Wine) accept */
 #define PATH_BYTES_MAX ((size_t)CIO__WIN_NT_PATH_MAX * 3u) /* longest UTF-8 for a path */
@@ -168,9 +167,8 @@ cio_err cio__win_open(void *root, cio_nt_unicode_string *name, uint32_t access, 
 
 /* Turns a failed NTSTATUS of a call whose map has no BACKOFF into an error; RETRY is handled by
  * the callers' loops. */
-static cio_err mapped_error(cio__mapped m, const char *what)
+static cio_err mapped_error(cio__mapped m)
 {
-    (void)what;
     if (m.action == CIO__MAP_BUG)
         return CIO__BUG("an NTSTATUS that means a bug");
     return m.err;
@@ -197,7 +195,7 @@ static cio_err info_call(bool set, void *h, void *buf, uint32_t len, uint32_t cl
             continue;
         }
         cio__t_syscall_end();
-        return m.action == CIO__MAP_OK ? CIO_OK : mapped_error(m, "information");
+        return m.action == CIO__MAP_OK ? CIO_OK : mapped_error(m);
     }
 }
 
