@@ -1008,6 +1008,33 @@ static void test_windows_dot_names(void **state)
     cio_dir_close(io, other);
     fx_close(&fx);
 }
+
+/* no_follow_symlinks on a regular file: opened with FILE_OPEN_REPARSE_POINT (no synchronous flag),
+ * found not to be a link, reopened synchronously: streaming reads keep their position. */
+static void test_windows_no_follow_regular_file(void **state)
+{
+    fixture fx;
+    fx_open(state, &fx);
+    cio_io io = fx.io;
+    write_file(io, fx.dir, "plain", "abcdef");
+    cio_open_file_options nf = {CIO_OPEN_READ_ONLY, true, false};
+    cio_file f;
+    assert_ok(cio_dir_open_file(io, fx.dir, "plain", &nf, &f));
+    char buf[4];
+    size_t n = 0;
+    assert_ok(cio_file_read_streaming(io, f, buf, 3, &n));
+    assert_int_equal(n, 3);
+    assert_memory_equal(buf, "abc", 3);
+    assert_ok(cio_file_read_streaming(io, f, buf, 3, &n));
+    assert_int_equal(n, 3);
+    assert_memory_equal(buf, "def", 3);
+    assert_ok(cio_file_read_positional(io, f, buf, 2, 1, &n));
+    assert_int_equal(n, 2);
+    assert_memory_equal(buf, "bc", 2);
+    assert_int_equal(position(io, f), 6);
+    cio_file_close(io, f);
+    fx_close(&fx);
+}
 #endif
 
 int main(void)
@@ -1038,6 +1065,7 @@ int main(void)
 #if defined(CIO_OS_WINDOWS)
         CIO_TESTS(test_windows_sharing_violation),
         CIO_TESTS(test_windows_dot_names),
+        CIO_TESTS(test_windows_no_follow_regular_file),
 #endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
