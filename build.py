@@ -370,7 +370,7 @@ def libs(t, sanitize=None):
     bdir = build_dir(t, sanitize)
     out = [f"-L{bdir}", "-lcio"]
     if t["os"] == "windows":
-        out += ["-lws2_32", "-lntdll"]
+        out += ["-lws2_32", "-lntdll", "-lsynchronization", "-lbcrypt", "-lpthread"]
     elif t["os"] == "wasi":
         out.append("-lwasi-emulated-signal")  # cio_sig_* on wasi-libc's signal emulation
     else:
@@ -1009,7 +1009,7 @@ def cmd_test(targets, names, args):
             if t["level"] == "check":
                 bsd_checks(t, tally, args)
             continue
-        if t["os"] == "linux":
+        if t["os"] in ("linux", "windows"):  # windows: test_resolve runs the Linux dnsmasq under Wine
             ensure_packages(TEST_SERVER_PACKAGES, allow)
         ok, msg = build_full(t, args.sanitize, allow, args.jobs)
         if not ok:

@@ -1,14 +1,19 @@
 /*
  * concurrent + cancel on a blocking read: a task blocks reading a pipe nobody writes to; the main
  * thread waits a little, then cancels it. The read is a real blocking syscall, interrupted by the
- * Threaded backend's cancel signal, and the task sees CIO_E_CANCELED.
+ * Threaded backend's cancel signal (on Windows: CancelSynchronousIo), and the task sees
+ * CIO_E_CANCELED.
  *
  *     ./cancel_read
  */
 #define _GNU_SOURCE 1
-#include <fcntl.h>
 #include <stdio.h>
+#if defined(_WIN32)
+#include <windows.h>
+#else
+#include <fcntl.h>
 #include <unistd.h>
+#endif
 
 #include <cio.h>
 
@@ -27,11 +32,19 @@ static cio_err reader(void *context)
 
 int main(void)
 {
+#if defined(_WIN32)
+    HANDLE fds[2];
+    if (!CreatePipe(&fds[0], &fds[1], NULL, 0)) {
+        fprintf(stderr, "CreatePipe failed\n");
+        return 1;
+    }
+#else
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) {
         perror("pipe2");
         return 1;
     }
+#endif
     cio_threaded *threaded;
     if (cio_threaded_create(NULL, &threaded) != CIO_OK)
         return 1;
@@ -51,7 +64,12 @@ int main(void)
     printf("the blocked read returned %s, %.3f ms after cio_cancel\n", cio_err_name(err), ms);
 
     cio_threaded_destroy(threaded);
+#if defined(_WIN32)
+    CloseHandle(fds[0]);
+    CloseHandle(fds[1]);
+#else
     close(fds[0]);
     close(fds[1]);
+#endif
     return err == CIO_E_CANCELED ? 0 : 1;
 }

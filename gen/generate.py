@@ -58,6 +58,7 @@ def outputs(m):
         ("cio/wsa.h", "wsa.h.j2", {}, ["wsa"]),
         ("cio/sysnum.h", "sysnum.h.j2", {}, ["platforms", "syscalls"]),
         ("cio/libc_bsd.h", "libc_bsd.h.j2", {}, ["libc"]),
+        ("cio/ntapi.h", "ntapi.h.j2", {}, ["ntapi"]),
         ("check/conformance.c", "conformance.c.j2", {},
          ["signals", "errno", "syscalls", "ntstatus", "wsa"]),
         ("internal/cio_oscalls.h", "cio_oscalls.h.j2", {}, ["oscalls"]),

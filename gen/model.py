@@ -16,7 +16,7 @@ CAMEL = re.compile(r"^[A-Z][A-Za-z0-9]*$")
 SET_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9]*(\.[A-Za-z][A-Za-z0-9]*)*$")
 
 SPEC_FILES = ("platforms", "targets", "signals", "errno", "errors", "errmaps", "ntstatus", "wsa",
-              "syscalls", "libc", "oscalls")
+              "syscalls", "libc", "oscalls", "ntapi")
 
 # ---------------------------------------------------------------------------------------------
 # small validation helpers
@@ -182,6 +182,7 @@ def build(docs):
     build_libc(m, *docs["libc"])
     import oscalls  # noqa: E402 - imports this module
     oscalls.build_oscalls(m, *docs["oscalls"])
+    build_ntapi(m, *docs["ntapi"])
     m.conformance = conformance(m)
     return m
 
@@ -834,6 +835,65 @@ def link_libraries(m):
 def version_key(node):
     return [int(x) if x.isdigit() else x for x in re.split(r"[._]", node)]
 
+
+
+NT_FIELD = re.compile(r"^(const )?(u?int(8|16|32|64|ptr)_t|void|cio_nt_[a-z_]+) (\*\*?)?[A-Za-z_][A-Za-z0-9_]*(\[[1-9][0-9]*\])?$")
+
+
+def build_ntapi(m, doc, path):
+    """ntapi.yaml: the ntdll structs (sizes checked on x86_64), prototypes and constants."""
+    check_top(doc, path, ("structs", "functions", "constants"))
+    m.ntapi = {"structs": [], "functions": [], "constants": []}
+    known = set()
+    struct_rows = rows_of(doc, "structs", path)
+    unique(struct_rows)
+    for row in struct_rows:
+        check_keys(row, ("name", "fields", "size", "align"))
+        name = get_str(row, "name", re.compile(r"^[a-z][a-z0-9_]*$"), "struct name (lower_snake)")
+        fields = get_str_list(row, "fields")
+        if not fields:
+            raise SpecError(row.key_where["fields"], f"struct {name} has no fields")
+        for f in fields:
+            if not NT_FIELD.match(f):
+                raise SpecError(row.key_where["fields"], f"struct {name}: field {f!r} is not '<type> <name>'"
+                                " with a <stdint.h> type, void or cio_nt_<struct>")
+            used = re.findall(r"cio_nt_([a-z_]+)", f)
+            for u in used:
+                if u not in known:
+                    raise SpecError(row.key_where["fields"], f"struct {name}: field {f!r} uses cio_nt_{u},"
+                                    " which is not declared above it")
+        size = get_int(row, "size", 1, 65536)
+        align = get_int(row, "align", 1, 16)
+        if align & (align - 1) or size % align:
+            raise SpecError(row.key_where["align"], f"struct {name}: align {align} must be a power of two"
+                            f" that divides the size {size}")
+        known.add(name)
+        m.ntapi["structs"].append({"name": name, "fields": fields, "size": size, "align": align})
+    fn_rows = rows_of(doc, "functions", path)
+    unique(fn_rows)
+    for row in fn_rows:
+        check_keys(row, ("name", "ret", "args"))
+        name = get_str(row, "name", re.compile(r"^(Nt|Rtl)[A-Z][A-Za-z0-9]*$"), "ntdll function name (Nt*/Rtl*)")
+        ret = get_str(row, "ret")
+        if not NT_FIELD.match(ret.replace(" *", "") + (" *r" if ret.endswith("*") else " r")):
+            raise SpecError(row.key_where["ret"], f"function {name}: bad return type {ret!r}")
+        if not isinstance(row.get("args"), Seq):
+            raise SpecError(row.key_where.get("args", row.where), "'args' must be a list")
+        args = get_str_list(row, "args")
+        for a in args:
+            if not NT_FIELD.match(a):
+                raise SpecError(row.key_where["args"], f"function {name}: argument {a!r} is not '<type> <name>'")
+            for u in re.findall(r"cio_nt_([a-z_]+)", a):
+                if u not in known:
+                    raise SpecError(row.key_where["args"], f"function {name}: unknown type cio_nt_{u}")
+        m.ntapi["functions"].append({"name": name, "ret": ret, "args": args})
+    const_rows = rows_of(doc, "constants", path)
+    unique(const_rows)
+    for row in const_rows:
+        check_keys(row, ("name", "value"))
+        name = get_str(row, "name", IDENT, "constant name")
+        value = get_int(row, "value", -(2**31), 2**32 - 1)
+        m.ntapi["constants"].append({"name": name, "value": value})
 
 
 def conformance(m):

@@ -18,16 +18,19 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "backends.h"
 #include "null_arg.h"
+#include "os_helpers.h"
+#if !defined(CIO_OS_WINDOWS)
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
 
 #define assert_err(expr, want)                                                                          \
     do {                                                                                                \
@@ -42,7 +45,7 @@
 
 typedef struct fixture {
     cio_io io;
-    char path[64]; /* absolute */
+    char path[300]; /* absolute */
     cio_dir dir;
 } fixture;
 
@@ -67,6 +70,8 @@ static char *wasi_mkdtemp(char *tmpl)
 }
 #define mkdtemp wasi_mkdtemp
 #define running_as_root() false /* no user ids */
+#elif defined(CIO_OS_WINDOWS)
+#define running_as_root() false /* a read-only attribute binds every user */
 #else
 #define running_as_root() (geteuid() == 0)
 #endif
@@ -74,8 +79,12 @@ static char *wasi_mkdtemp(char *tmpl)
 static void fx_open(void **state, fixture *fx)
 {
     fx->io = cio_test_io(state);
+#if defined(CIO_OS_WINDOWS)
+    assert_true(cio_test_make_tmp_dir(fx->path, sizeof fx->path, "cio-test-fs"));
+#else
     strcpy(fx->path, "/tmp/cio-test-fs-XXXXXX");
     assert_non_null(mkdtemp(fx->path));
+#endif
     assert_ok(cio_dir_open_dir(fx->io, cio_dir_cwd(), fx->path, &iterate_opts, &fx->dir));
 }
 
@@ -374,7 +383,7 @@ static void test_create_dir_path(void **state)
     assert_ok(cio_dir_create_dir_path(io, fx.dir, "single", 0, NULL));
     assert_kind(io, fx.dir, "single", CIO_FILE_KIND_DIRECTORY);
 
-    char abs[128];
+    char abs[400];
     snprintf(abs, sizeof abs, "%s/abs/p/q", fx.path);
     assert_ok(cio_dir_create_dir_path(io, cio_dir_cwd(), abs, 0, &created));
     assert_true(created);
@@ -461,7 +470,14 @@ static void test_stat_file_symlink(void **state)
     fx_open(state, &fx);
     cio_io io = fx.io;
     write_file(io, fx.dir, "target", "twelve bytes");
+#if defined(CIO_OS_WINDOWS)
+    if (!cio_test_symlink(fx.path, "target", "link")) {
+        fx_close(&fx);
+        CIO_SKIP("Wine cannot make a symbolic link that resolves (CreateSymbolicLinkA)");
+    }
+#else
     assert_int_equal(symlinkat("target", fx.dir.handle, "link"), 0);
+#endif
 
     cio_stat st;
     assert_ok(cio_dir_stat_file(io, fx.dir, "link", 0, &st));
@@ -520,8 +536,13 @@ static void test_access(void **state)
 
     assert_ok(cio_dir_access(io, fx.dir, "readonly", 0));
     assert_ok(cio_dir_access(io, fx.dir, "readonly", CIO_ACCESS_READ));
+#if defined(CIO_OS_WINDOWS)
+    /* No execute bit on Windows: executing is an ACL right every file grants its owner. */
+    assert_ok(cio_dir_access(io, fx.dir, "readonly", CIO_ACCESS_EXECUTE));
+#else
     /* No execute bit at all: denied even to root. */
     assert_err(cio_dir_access(io, fx.dir, "readonly", CIO_ACCESS_EXECUTE), CIO_E_ACCESS_DENIED);
+#endif
     if (!running_as_root()) /* root may write anything */
         assert_err(cio_dir_access(io, fx.dir, "readonly", CIO_ACCESS_WRITE), CIO_E_ACCESS_DENIED);
     assert_err(cio_dir_access(io, fx.dir, "missing", 0), CIO_E_FILE_NOT_FOUND);
@@ -543,7 +564,12 @@ static void test_dir_iteration(void **state)
         write_file(io, fx.dir, name, name);
     }
     assert_ok(cio_dir_create_dir(io, fx.dir, "subdir", 0));
+#if defined(CIO_OS_WINDOWS)
+    bool have_link = cio_test_symlink(fx.path, "file_00", "symlink");
+#else
     assert_int_equal(symlinkat("file_00", fx.dir.handle, "symlink"), 0);
+    bool have_link = true;
+#endif
 
     int seen[FILES] = {0};
     int seen_dir = 0, seen_link = 0, batches = 0;
@@ -581,8 +607,10 @@ static void test_dir_iteration(void **state)
     for (int i = 0; i < FILES; i++)
         assert_int_equal(seen[i], 1);
     assert_int_equal(seen_dir, 1);
-    assert_int_equal(seen_link, 1);
-    assert_true(batches >= (FILES + 2 + 6) / 7);
+    assert_int_equal(seen_link, have_link ? 1 : 0);
+    if (!have_link)
+        print_message("      note: listed without a symlink: Wine cannot make one that resolves\n");
+    assert_true(batches >= (FILES + 1 + (have_link ? 1 : 0) + 6) / 7);
     /* At the end it stays at the end. */
     assert_ok(cio_dir_read(io, &r, e, 7, &n));
     assert_int_equal(n, 0);
@@ -696,6 +724,11 @@ static void test_vectored(void **state)
  * WASI a handle without the right (ENOTCAPABLE) is AccessDenied, Zig's WASI meaning of it. */
 #if defined(CIO_OS_WASI)
 #define NOT_READABLE(err) ((err) == CIO_E_IS_DIR || (err) == CIO_E_NOT_OPEN_FOR_READING || (err) == CIO_E_ACCESS_DENIED)
+#define NOT_OPEN_FOR_WRITING CIO_E_ACCESS_DENIED
+#elif defined(CIO_OS_WINDOWS)
+/* NtReadFile on a directory: STATUS_INVALID_DEVICE_REQUEST (IsDir); NtWriteFile without write
+ * access: STATUS_ACCESS_DENIED (AccessDenied), as Zig maps them. */
+#define NOT_READABLE(err) ((err) == CIO_E_IS_DIR)
 #define NOT_OPEN_FOR_WRITING CIO_E_ACCESS_DENIED
 #else
 #define NOT_READABLE(err) ((err) == CIO_E_IS_DIR || (err) == CIO_E_NOT_OPEN_FOR_READING)
@@ -827,9 +860,15 @@ static void test_executable_path(void **state)
 #endif
     assert_ok(cio_process_executable_path(io, buf, sizeof buf, &n));
     assert_int_equal(strlen(buf), n);
+#if defined(CIO_OS_WINDOWS)
+    assert_true(buf[1] == ':' && buf[2] == '\\'); /* a drive-absolute DOS path */
+    assert_true(n >= 11);
+    assert_string_equal(buf + n - 11, "test_fs.exe");
+#else
     assert_true(buf[0] == '/');
     assert_true(n >= 7);
     assert_string_equal(buf + n - 7, "test_fs");
+#endif
 
     /* Exactly too small (no room for the NUL) and much too small: NameTooLong, never truncated. */
     char small[PATH_MAX];
@@ -853,7 +892,11 @@ static void test_executable_open(void **state)
     size_t n;
     assert_ok(cio_file_read_all(io, f, magic, sizeof magic, &n));
     assert_int_equal(n, 4);
+#if defined(CIO_OS_WINDOWS)
+    assert_memory_equal(magic, "MZ", 2);
+#else
     assert_memory_equal(magic, "\x7f" "ELF", 4);
+#endif
     cio_stat st;
     assert_ok(cio_file_stat(io, f, &st));
     assert_int_equal(st.kind, CIO_FILE_KIND_FILE);
@@ -893,8 +936,13 @@ static void test_cancel_blocked_pipe_read(void **state)
 #if defined(CIO_OS_WASI)
     CIO_REQUIRE_THREADS(io); /* and no pipes either */
 #else
+#if defined(CIO_OS_WINDOWS)
+    HANDLE fds[2];
+    assert_true(CreatePipe(&fds[0], &fds[1], NULL, 0));
+#else
     int fds[2];
     assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
+#endif
     cio_file r = {fds[0]}, w = {fds[1]};
     pipe_ctx ctx = {io, fds[0]};
     cio_future fut;
@@ -910,6 +958,85 @@ static void test_cancel_blocked_pipe_read(void **state)
     cio_file_close(io, w);
 #endif
 }
+
+#if defined(CIO_OS_WINDOWS)
+/* ---- NT specifics: sharing violations are retried, then SharingViolation; "." and ".." ---------- */
+
+static void test_windows_sharing_violation(void **state)
+{
+    fixture fx;
+    fx_open(state, &fx);
+    cio_io io = fx.io;
+    write_file(io, fx.dir, "locked", "data");
+    char full[400];
+    snprintf(full, sizeof full, "%s\\locked", fx.path);
+    /* Another opener that shares nothing: every open is refused while it lives. */
+    HANDLE h = CreateFileA(full, GENERIC_READ, 0, NULL, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
+    assert_true(h != INVALID_HANDLE_VALUE);
+    cio_file f;
+    int64_t t0 = cio_now(io, CIO_CLOCK_AWAKE).ns;
+    assert_err(cio_dir_open_file(io, fx.dir, "locked", NULL, &f), CIO_E_SHARING_VIOLATION);
+    int64_t waited = cio_now(io, CIO_CLOCK_AWAKE).ns - t0;
+    assert_true(waited >= INT64_C(100000000)); /* backed off (1 + 2 + ... ms) before giving up */
+    CloseHandle(h);
+    /* Gone: the same open works at once. */
+    assert_ok(cio_dir_open_file(io, fx.dir, "locked", NULL, &f));
+    cio_file_close(io, f);
+    fx_close(&fx);
+}
+
+static void test_windows_dot_names(void **state)
+{
+    fixture fx;
+    fx_open(state, &fx);
+    cio_io io = fx.io;
+    cio_file f;
+    assert_err(cio_dir_open_file(io, fx.dir, ".", NULL, &f), CIO_E_IS_DIR);
+    assert_err(cio_dir_open_file(io, fx.dir, "..", NULL, &f), CIO_E_IS_DIR);
+    assert_err(cio_dir_create_file(io, fx.dir, ".", NULL, &f), CIO_E_IS_DIR);
+    /* As components they resolve: a\..\b is b. */
+    assert_ok(cio_dir_create_dir(io, fx.dir, "a", 0));
+    write_file(io, fx.dir, "b", "bee");
+    char buf[8];
+    assert_int_equal(read_file(io, fx.dir, "a\\..\\b", buf, sizeof buf), 3);
+    assert_int_equal(read_file(io, fx.dir, "./a/../b", buf, sizeof buf), 3);
+    /* An absolute path ignores the directory handle. */
+    char full[400];
+    snprintf(full, sizeof full, "%s\\b", fx.path);
+    cio_dir other;
+    assert_ok(cio_dir_open_dir(io, fx.dir, "a", NULL, &other));
+    assert_int_equal(read_file(io, other, full, buf, sizeof buf), 3);
+    cio_dir_close(io, other);
+    fx_close(&fx);
+}
+
+/* no_follow_symlinks on a regular file: opened with FILE_OPEN_REPARSE_POINT (no synchronous flag),
+ * found not to be a link, reopened synchronously: streaming reads keep their position. */
+static void test_windows_no_follow_regular_file(void **state)
+{
+    fixture fx;
+    fx_open(state, &fx);
+    cio_io io = fx.io;
+    write_file(io, fx.dir, "plain", "abcdef");
+    cio_open_file_options nf = {CIO_OPEN_READ_ONLY, true, false};
+    cio_file f;
+    assert_ok(cio_dir_open_file(io, fx.dir, "plain", &nf, &f));
+    char buf[4];
+    size_t n = 0;
+    assert_ok(cio_file_read_streaming(io, f, buf, 3, &n));
+    assert_int_equal(n, 3);
+    assert_memory_equal(buf, "abc", 3);
+    assert_ok(cio_file_read_streaming(io, f, buf, 3, &n));
+    assert_int_equal(n, 3);
+    assert_memory_equal(buf, "def", 3);
+    assert_ok(cio_file_read_positional(io, f, buf, 2, 1, &n));
+    assert_int_equal(n, 2);
+    assert_memory_equal(buf, "bc", 2);
+    assert_int_equal(position(io, f), 6);
+    cio_file_close(io, f);
+    fx_close(&fx);
+}
+#endif
 
 int main(void)
 {
@@ -936,6 +1063,11 @@ int main(void)
         CIO_TESTS(test_executable_open),
         CIO_TESTS(test_stdout),
         CIO_TESTS(test_cancel_blocked_pipe_read),
+#if defined(CIO_OS_WINDOWS)
+        CIO_TESTS(test_windows_sharing_violation),
+        CIO_TESTS(test_windows_dot_names),
+        CIO_TESTS(test_windows_no_follow_regular_file),
+#endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,18 +6,30 @@
  * the test; dns_port points the resolver at the test servers. Every wait is bounded.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <dirent.h>
-#include <fcntl.h>
 #include <stdatomic.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "backends.h"
+#include "os_helpers.h"
+
+#if defined(CIO_OS_WINDOWS)
+/* Under Wine the Linux dnsmasq is started as a Unix process from the Windows test (Wine's
+ * CreateProcess runs ELF binaries), through a shell that stops it when a stop file appears (Wine
+ * gives no waitable or killable handle for a Unix process, nor its stdin): the test creates the
+ * file as Z:\tmp\..., the shell sees it as /tmp/... . The shell gives up after two minutes. */
+#define DNSMASQ_WIN "Z:\\usr\\sbin\\dnsmasq"
+#define SHELL_WIN "Z:\\bin\\sh"
+#define OWN_PID ((long)GetCurrentProcessId())
+#else
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include "backends.h"
+#define OWN_PID ((long)getpid())
+#endif
 
 #define DNSMASQ "/usr/sbin/dnsmasq"
 
@@ -31,7 +43,7 @@ static void write_text(const char *path, const char *text)
 
 static void tmp_path(char *buf, size_t len, const char *what)
 {
-    snprintf(buf, len, "/tmp/cio_test_resolve_%ld_%s", (long)getpid(), what);
+    snprintf(buf, len, "%scio_test_resolve_%ld_%s", cio_test_tmp_root(), OWN_PID, what);
 }
 
 /* Writes a resolv.conf with `text` and an empty hosts file (both named after `what`) so that a lookup
@@ -153,8 +165,8 @@ static void test_localhost_and_hosts_file(void **state)
     assert_int_equal(lookup(io, "myhost.test", &o, &c), CIO_OK);
     assert_int_equal(c.naddrs, 1);
     assert_true(has(&c, "fe80::1"));
-    unlink(hosts);
-    unlink(resolv);
+    remove(hosts);
+    remove(resolv);
 }
 
 /* ---- a server that never answers, and a SERVFAIL responder ------------------------------------- */
@@ -180,8 +192,8 @@ static void test_server_never_answers(void **state)
         got++;
     assert_int_equal(got, 4);
     cio_socket_close(io, &s);
-    unlink(resolv);
-    unlink(hosts);
+    remove(resolv);
+    remove(hosts);
 }
 
 typedef struct responder {
@@ -245,8 +257,8 @@ static void test_servfail_server(void **state)
     assert_int_equal(atomic_load(&count), 6); /* (A + AAAA) x 3 attempts */
     cio_cancel(io, &f);
     cio_socket_close(io, &s);
-    unlink(resolv);
-    unlink(hosts);
+    remove(resolv);
+    remove(hosts);
 }
 
 /* ---- a server that answers garbage ----------------------------------------------------------- */
@@ -375,7 +387,20 @@ static void test_garbage_then_answer(void **state)
 
 /* ---- dnsmasq ---------------------------------------------------------------------------------- */
 
-static pid_t start_dnsmasq(uint16_t port)
+#if !defined(CIO_OS_WINDOWS)
+typedef pid_t dns_server;
+
+static bool dnsmasq_installed(void)
+{
+    return access(DNSMASQ, X_OK) == 0;
+}
+
+static bool dns_server_started(dns_server pid)
+{
+    return pid > 0;
+}
+
+static dns_server start_dnsmasq(uint16_t port)
 {
     char portarg[32];
     snprintf(portarg, sizeof portarg, "--port=%u", (unsigned)port);
@@ -408,11 +433,63 @@ static void stop_dnsmasq(pid_t pid)
     kill(pid, SIGTERM);
     waitpid(pid, &status, 0);
 }
+#else
+typedef struct dns_server {
+    bool started;
+    char stop_file[64]; /* the Windows name of /tmp/cio_test_resolve_<pid>_stop */
+} dns_server;
+
+static bool dnsmasq_installed(void)
+{
+    return GetFileAttributesA(DNSMASQ_WIN) != INVALID_FILE_ATTRIBUTES &&
+           GetFileAttributesA(SHELL_WIN) != INVALID_FILE_ATTRIBUTES;
+}
+
+static bool dns_server_started(dns_server h)
+{
+    return h.started;
+}
+
+static dns_server start_dnsmasq(uint16_t port)
+{
+    dns_server h = {false, ""};
+    char unix_stop[64];
+    snprintf(unix_stop, sizeof unix_stop, "/tmp/cio_test_resolve_%ld_stop", OWN_PID);
+    snprintf(h.stop_file, sizeof h.stop_file, "Z:\\tmp\\cio_test_resolve_%ld_stop", OWN_PID);
+    DeleteFileA(h.stop_file);
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd,
+             SHELL_WIN " -c \"" DNSMASQ " --keep-in-foreground --conf-file=/dev/null --no-resolv --no-hosts"
+             " --no-dhcp-interface= --port=%u --listen-address=127.0.0.1 --bind-interfaces --pid-file="
+             " --local=/test/ --host-record=both.test,127.0.0.10,::10 --host-record=v4only.test,127.0.0.11"
+             " --host-record=v6only.test,::11 --cname=alias.test,mid.test --cname=mid.test,both.test"
+             " --host-record=www.search.test,127.0.0.12 </dev/null >/dev/null 2>&1 & p=$!; i=0;"
+             " while [ ! -e %s ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done; kill $p; rm -f %s\"",
+             (unsigned)port, unix_stop, unix_stop);
+    STARTUPINFOA si;
+    memset(&si, 0, sizeof si);
+    si.cb = sizeof si;
+    PROCESS_INFORMATION pi;
+    if (!CreateProcessA(SHELL_WIN, cmd, NULL, NULL, FALSE, 0, NULL, NULL, &si, &pi))
+        return h;
+    CloseHandle(pi.hThread);
+    CloseHandle(pi.hProcess);
+    h.started = true;
+    return h;
+}
+
+static void stop_dnsmasq(dns_server h)
+{
+    HANDLE f = CreateFileA(h.stop_file, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL);
+    if (f != INVALID_HANDLE_VALUE)
+        CloseHandle(f);
+}
+#endif
 
 static void test_dnsmasq_zone(void **state)
 {
     cio_io io = cio_test_io(state);
-    if (access(DNSMASQ, X_OK) != 0)
+    if (!dnsmasq_installed())
         CIO_SKIP("dnsmasq is not installed (apt-get install dnsmasq)");
     if (!CIO_HAVE_THREADS)
         CIO_SKIP("needs a second thread for the SERVFAIL responder");
@@ -422,8 +499,8 @@ static void test_dnsmasq_zone(void **state)
     assert_int_equal(cio_net_bind(io, &lo, NULL, &probe), CIO_OK);
     uint16_t port = probe.address.port;
     cio_socket_close(io, &probe);
-    pid_t pid = start_dnsmasq(port);
-    assert_true(pid > 0);
+    dns_server pid = start_dnsmasq(port);
+    assert_true(dns_server_started(pid));
 
     char resolv[128], hosts[128];
     dns_only_files("dnsmasq", "nameserver 127.0.0.1\nsearch search.test\noptions timeout:2 attempts:2\n", resolv, hosts);
@@ -492,22 +569,15 @@ static void test_dnsmasq_zone(void **state)
     }
 
     stop_dnsmasq(pid);
-    unlink(resolv);
-    unlink(hosts);
+    remove(resolv);
+    remove(hosts);
 }
 
 /* ---- hostname_connect ------------------------------------------------------------------------- */
 
 static int count_fds(void)
 {
-    DIR *d = opendir("/proc/self/fd");
-    if (d == NULL)
-        return -1;
-    int n = 0;
-    while (readdir(d) != NULL)
-        n++;
-    closedir(d);
-    return n;
+    return cio_test_count_handles();
 }
 
 static void test_connect_race(void **state)
@@ -574,8 +644,8 @@ static void test_connect_race(void **state)
     }
     if (before >= 0)
         assert_int_equal(before, after);
-    unlink(hosts);
-    unlink(resolv);
+    remove(hosts);
+    remove(resolv);
 }
 
 typedef struct connect_args {
@@ -624,13 +694,15 @@ static void test_connect_canceled_during_lookup(void **state)
     }
     if (before >= 0)
         assert_int_equal(before, after);
-    unlink(resolv);
-    unlink(hosts);
+    remove(resolv);
+    remove(hosts);
 }
 
 int main(void)
 {
+#if !defined(CIO_OS_WINDOWS) /* no SIGPIPE there */
     signal(SIGPIPE, SIG_IGN);
+#endif
     const struct CMUnitTest tests[] = {
         CIO_TESTS(test_numeric_and_validation),
         CIO_TESTS(test_localhost_and_hosts_file),

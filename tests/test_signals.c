@@ -251,6 +251,29 @@ static void test_mask_defers_delivery(void **state)
 #endif
 }
 
+#if defined(CIO_OS_WINDOWS)
+/* Every signal of the CRT's enum reaches a cio handler through raise, as its own cio_sig (the CRT
+ * calls the handler synchronously, so even SEGV and FPE are safe to raise); ABRT_COMPAT shares
+ * ABRT's disposition. */
+static void test_windows_crt_signals(void **state)
+{
+    (void)state;
+    static const cio_sig all[] = {CIO_SIG_INT, CIO_SIG_ILL, CIO_SIG_FPE, CIO_SIG_SEGV, CIO_SIG_TERM,
+                                  CIO_SIG_BREAK, CIO_SIG_ABRT, CIO_SIG_ABRT_COMPAT};
+    static const char *const names[] = {"INT", "ILL", "FPE", "SEGV", "TERM", "BREAK", "ABRT", "ABRT_COMPAT"};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        assert_string_equal(cio_sig_name(all[i]), names[i]);
+        install(all[i]);
+        assert_int_equal(cio_sig_raise(all[i]), CIO_OK);
+        /* ABRT_COMPAT is ABRT under another number: the handler sees CIO_SIG_ABRT. */
+        cio_sig want = all[i] == CIO_SIG_ABRT_COMPAT ? CIO_SIG_ABRT : all[i];
+        if (calls != 1 || received != (sig_atomic_t)want)
+            fail_msg("raise(%s): %d calls, received %d", names[i], (int)calls, (int)received);
+        restore_default(all[i]);
+    }
+}
+#endif
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -263,6 +286,9 @@ int main(void)
         cmocka_unit_test(test_kill_self),
         cmocka_unit_test(test_kill_errors),
         cmocka_unit_test(test_mask_defers_delivery),
+#if defined(CIO_OS_WINDOWS)
+        cmocka_unit_test(test_windows_crt_signals),
+#endif
     };
     return cmocka_run_group_tests_name("signals", tests, NULL, NULL);
 }

@@ -19,18 +19,18 @@
  *   - files: each task writes its own file in a fresh /tmp directory, reads it back and compares;
  *     every task's result is CIO_OK or (if it was or could have been canceled) CIO_E_CANCELED;
  *     every file is deleted (the directory deletes as empty at the end).
- *   - no file descriptor leak: /proc/self/fd has as many entries after as before (where it exists).
+ *   - no file descriptor leak: /proc/self/fd has as many entries after as before (where it exists;
+ *     on Windows the process's handle count).
  */
 #define _POSIX_C_SOURCE 200809L
-#include <dirent.h>
 #include <inttypes.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "backends.h"
+#include "os_helpers.h"
 
 #define SOAK_DEFAULT_SEED 0x5eed2026u
 #define SOAK_MAX_PRODUCERS 4
@@ -63,7 +63,9 @@ static char soak_first_failure[512];
  * tasks that ended CIO_E_CANCELED. */
 static _Atomic(uint64_t) stat_items, stat_increments, stat_files, stat_canceled;
 
-#if defined(__GNUC__)
+#if defined(__MINGW32__)
+__attribute__((format(gnu_printf, 1, 2))) /* vsnprintf is mingw's C99 one (__USE_MINGW_ANSI_STDIO) */
+#elif defined(__GNUC__)
 __attribute__((format(printf, 1, 2)))
 #endif
 static void soak_fail(const char *fmt, ...)
@@ -548,20 +550,6 @@ static void file_round(cio_io io, uint64_t *r, cio_dir dir, uint32_t round)
 
 /* ---- the driver ---------------------------------------------------------------------------------- */
 
-static int count_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    if (d == NULL)
-        return -1;
-    int n = 0;
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL)
-        if (de->d_name[0] != '.')
-            n++;
-    closedir(d);
-    return n; /* includes the DIR's own fd, before and after alike */
-}
-
 static uint64_t env_u64(const char *name, uint64_t dflt)
 {
     const char *v = getenv(name);
@@ -588,13 +576,14 @@ static void test_soak(void **state)
     print_message("soak seed: %" PRIu64 " (%" PRIu64 " s; replay with CIO_SOAK_SEED=%" PRIu64 ")\n", soak_seed,
                   seconds, soak_seed);
 
-    int fds_before = count_fds();
+    int fds_before = cio_test_count_handles();
     uint64_t r = soak_seed;
-    char path[64];
+    char path[400];
     bool made = false;
     for (int attempt = 0; attempt < 100 && !made; attempt++) {
-        snprintf(path, sizeof path, "/tmp/cio-soak-%016" PRIx64, splitmix64(&r) ^ (uint64_t)cio_now(io, CIO_CLOCK_REAL).ns);
-        made = mkdir(path, 0700) == 0;
+        snprintf(path, sizeof path, "%scio-soak-%016" PRIx64, cio_test_tmp_root(),
+                 splitmix64(&r) ^ (uint64_t)cio_now(io, CIO_CLOCK_REAL).ns);
+        made = cio_test_mkdir(path);
     }
     assert_true(made);
     cio_dir dir;
@@ -624,7 +613,7 @@ static void test_soak(void **state)
         print_error("soak: %s not empty or not removable (%s); replay with CIO_SOAK_SEED=%" PRIu64 "\n", path,
                     cio_err_name(e), soak_seed);
     assert_int_equal(e, CIO_OK);
-    int fds_after = count_fds();
+    int fds_after = cio_test_count_handles();
     if (fds_before != fds_after)
         print_error("soak: %d fds before, %d after; replay with CIO_SOAK_SEED=%" PRIu64 "\n", fds_before, fds_after,
                     soak_seed);

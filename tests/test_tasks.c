@@ -545,6 +545,19 @@ static int thread_count(void)
     closedir(d);
     return n;
 }
+#elif defined(CIO_OS_WINDOWS)
+#include "os_helpers.h"
+
+static void settle_runtime_threads(void)
+{
+}
+
+/* A Toolhelp snapshot of the process's threads (Wine's own service threads included, alike
+ * before and after). */
+static int thread_count(void)
+{
+    return cio_test_count_threads();
+}
 #else
 static void settle_runtime_threads(void)
 {

@@ -208,6 +208,26 @@ class BadSpec(GenCase):
         self.edit("libc.yaml", "soname: libc.so.12}", "soname: libc12}")
         self.assert_bad("libc.yaml", "soname: libc12", "is not a valid soname")
 
+    def test_ntapi_bad_field(self):
+        self.edit("ntapi.yaml", "fields: [int64_t IndexNumber]", "fields: [long long IndexNumber]")
+        self.assert_bad("ntapi.yaml", "name: file_internal_information", "is not '<type> <name>'")
+
+    def test_ntapi_struct_used_before_declared(self):
+        self.edit("ntapi.yaml", "cio_nt_unicode_string *ObjectName", "cio_nt_ansi_string *ObjectName")
+        self.assert_bad("ntapi.yaml", "name: object_attributes", "cio_nt_ansi_string, which is not declared")
+
+    def test_ntapi_size_not_multiple_of_align(self):
+        self.edit("ntapi.yaml", "{name: file_basic_information, size: 40,", "{name: file_basic_information, size: 44,")
+        self.assert_bad("ntapi.yaml", "name: file_basic_information", "must be a power of two that divides")
+
+    def test_ntapi_function_name(self):
+        self.edit("ntapi.yaml", "{name: NtClose,", "{name: CloseHandle,")
+        self.assert_bad("ntapi.yaml", "name: CloseHandle", "ntdll function name")
+
+    def test_ntapi_constant_out_of_range(self):
+        self.edit("ntapi.yaml", "{name: SYNCHRONIZE, value: 0x00100000}", "{name: SYNCHRONIZE, value: 0x100000000}")
+        self.assert_bad("ntapi.yaml", "name: SYNCHRONIZE", "out of range")
+
     def test_missing_file(self):
         os.unlink(os.path.join(self.spec, "wsa.yaml"))
         rc, err = self.run_gen()
@@ -429,6 +449,15 @@ class GoodSpec(GenCase):
         err = slurp(os.path.join(self.out, "cio", "errno.h"))
         self.assertIn("#define CIO_ERRNO_NOTSUP 86", err)
         self.assertIn("#define CIO_ERRNO_NOTSUP CIO_ERRNO_OPNOTSUPP", err)
+
+    def test_ntapi_rendering(self):
+        rc, err = self.run_gen()
+        self.assertEqual(rc, 0, err)
+        h = slurp(os.path.join(self.out, "cio", "ntapi.h"))
+        self.assertIn("_Static_assert(sizeof(cio_nt_object_attributes) == 48,", h)
+        self.assertIn("__declspec(dllimport) int32_t __stdcall NtClose(void *Handle);", h)
+        self.assertIn("#define CIO_NT_GENERIC_READ 0x80000000u", h)
+        self.assertIn("#define CIO_NT_FILE_USE_FILE_POINTER_POSITION (-2)", h)
 
     def test_set_c_names(self):
         import model

@@ -540,19 +540,19 @@ struct cio__sys_table {
     _Atomic(cio__sys_futex_fn) futex__futex_wake; /* src/threaded/futex_linux.c: cio__t_futex_wake */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_pthread_kill_fn) pthread_kill__signal_if_blocked; /* src/threaded/cancel.c: signal_if_blocked */
+    _Atomic(cio__sys_pthread_kill_fn) pthread_kill__signal_if_blocked; /* src/threaded/cancel_posix.c: cio__t_kick */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_sigaction_fn) sigaction__signals_acquire; /* src/threaded/cancel.c: cio__t_signals_acquire */
+    _Atomic(cio__sys_sigaction_fn) sigaction__signals_acquire; /* src/threaded/cancel_posix.c: cio__t_signals_acquire */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_sigaction_fn) sigaction__signals_release; /* src/threaded/cancel.c: cio__t_signals_release */
+    _Atomic(cio__sys_sigaction_fn) sigaction__signals_release; /* src/threaded/cancel_posix.c: cio__t_signals_release */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_pthread_sigmask_fn) pthread_sigmask__signals_unblock; /* src/threaded/cancel.c: cio__t_signals_unblock */
+    _Atomic(cio__sys_pthread_sigmask_fn) pthread_sigmask__signals_unblock; /* src/threaded/cancel_posix.c: cio__t_signals_unblock */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_posix_memalign_fn) posix_memalign__task_alloc; /* src/threaded/pool.c: task_alloc */
+    _Atomic(cio__sys_posix_memalign_fn) posix_memalign__task_alloc; /* src/threaded/pool_posix.c: cio__t_block_alloc */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_clock_gettime_fn) clock_gettime__worker_idle; /* src/threaded/pool.c: worker_main */
@@ -567,13 +567,13 @@ struct cio__sys_table {
     _Atomic(cio__sys_calloc_fn) calloc__group_get; /* src/threaded/pool.c: group_get */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_sysconf_fn) sysconf__cpu_count; /* src/threaded/pool.c: cpu_count */
+    _Atomic(cio__sys_sysconf_fn) sysconf__cpu_count; /* src/threaded/pool_posix.c: cio__t_cpu_count */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_calloc_fn) calloc__threaded_create; /* src/threaded/pool.c: cio_threaded_create */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_sysconf_fn) sysconf__page_size; /* src/threaded/pool.c: cio_threaded_create */
+    _Atomic(cio__sys_sysconf_fn) sysconf__page_size; /* src/threaded/pool_posix.c: cio__t_stack_size */
 #endif
 #if defined(CIO_OS_WASI)
     _Atomic(cio__sys_calloc_fn) calloc__wasi_threaded_create; /* src/threaded/pool_single.c: cio_threaded_create */

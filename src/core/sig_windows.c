@@ -7,6 +7,9 @@
  *   reinstalls itself first unless the action asked for CIO_SIGACTION_RESETHAND (flags[n]).
  * - There is no kill(2) and no mask: cio_sig_kill only reaches the calling process (by raise) and
  *   cio_sig_mask is OperationUnsupported.
+ * - ABRT_COMPAT (6) is the same signal as ABRT (22), as Microsoft's <signal.h> says: it is passed
+ *   to the CRT as 22 (msvcrt, and Wine's, refuse signal(6)), so the two share one disposition and
+ *   a handler sees CIO_SIG_ABRT for either.
  */
 #include <signal.h>
 #include <stdatomic.h>
@@ -19,6 +22,12 @@
 
 static _Atomic(cio_sig_handler) handlers[CIO_SIG_MAX_NUMBER + 1];
 static _Atomic(unsigned) flags_of[CIO_SIG_MAX_NUMBER + 1];
+
+/* The CRT's number for sig. */
+static int crt_number(cio_sig sig)
+{
+    return sig == CIO_SIG_ABRT_COMPAT ? (int)CIO_SIG_ABRT : (int)sig;
+}
 
 static void __cdecl trampoline(int signo)
 {
@@ -38,7 +47,7 @@ cio_err cio_sigaction(cio_sig sig, const struct cio_sigaction *act, struct cio_s
 {
     if (!cio__sig_valid(sig))
         return CIO__IN_SET(signal, CIO_E_INVALID_SIGNAL);
-    int n = (int)sig;
+    int n = crt_number(sig);
     cio_sig_handler before = atomic_load_explicit(&handlers[n], memory_order_acquire);
     unsigned before_flags = atomic_load_explicit(&flags_of[n], memory_order_acquire);
     void (__cdecl *prev)(int);
@@ -73,7 +82,7 @@ cio_err cio_sig_raise(cio_sig sig)
 {
     if (!cio__sig_valid(sig))
         return CIO__IN_SET(signal, CIO_E_INVALID_SIGNAL);
-    if (raise((int)sig) != 0)
+    if (raise(crt_number(sig)) != 0)
         return CIO__IN_SET(signal, CIO_E_UNEXPECTED);
     return CIO_OK;
 }

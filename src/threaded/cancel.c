@@ -1,23 +1,21 @@
 /*
- * Cancellation for the Threaded backend: the per-task cancel word (see task.h), the bracket around
- * blocking syscalls, and the signal that knocks a thread out of one.
+ * Cancellation for the Threaded backend: the per-task cancel word (see task.h) and the bracket around
+ * blocking syscalls. The OS half that knocks a thread out of a blocked call is cio__t_kick
+ * (cancel_posix.c: a signal; cancel_windows.c: an APC, CancelSynchronousIo, a futex wake).
  *
  * Invariants:
  * - A task's REQ->ACK transition, and SYS set/clear, happen only on the task's own thread
  *   (cio__t_current). Other threads only OR in REQ (cio__t_request_cancel) and read the word.
- * - A canceler that sees REQ|SYS sends CIO__T_CANCEL_SIGNAL with pthread_kill. The handler does
- *   nothing; it is installed without SA_RESTART, so the blocked syscall fails with EINTR and
- *   cio__t_syscall_interrupted turns the pending request into CIO_E_CANCELED. A signal that lands
- *   between cio__t_syscall_begin and the syscall itself is lost, so cancelers re-signal with
- *   exponential backoff while REQ|SYS persists (pool.c).
- * - signalers (task.h) keeps the target thread alive across the check-then-kill window.
+ * - A canceler that sees REQ|SYS kicks the thread (cio__t_kick); the blocked call fails (EINTR,
+ *   an APC's wake-up, an aborted I/O) and cio__t_syscall_interrupted turns the pending request
+ *   into CIO_E_CANCELED. A kick that lands between cio__t_syscall_begin and the call itself may be
+ *   lost, so cancelers kick again with exponential backoff while REQ|SYS persists (pool.c).
+ * - signalers (task.h) keeps the target thread alive across the check-then-kick window.
  * - Off a worker thread, or under CIO_CANCEL_BLOCKED, nothing here ever fails or signals.
- * Lock order: none (lock-free; the refcount of installed handlers has its own mutex).
+ * Lock order: none (lock-free).
  */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
-#include <pthread.h>
-#include <signal.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <string.h>
@@ -26,10 +24,6 @@
 #include "internal/cio_oscalls.h"
 #include "task.h"
 #include "threaded.h"
-
-/* SIGURG: ignored by default (so a stray one is harmless if a program replaces our handler) and
- * almost never used otherwise; Go's runtime uses it for preemption for the same reasons. */
-#define CIO__T_CANCEL_SIGNAL SIGURG
 
 _Thread_local struct cio_any_future *cio__t_current;
 
@@ -104,7 +98,7 @@ static bool signal_if_blocked(struct cio_any_future *task)
     uint32_t s = atomic_load_explicit(&task->cancel, memory_order_seq_cst);
     if ((s & (CIO__T_REQ | CIO__T_SYS)) == (CIO__T_REQ | CIO__T_SYS) &&
         atomic_load_explicit(&task->done, memory_order_acquire) == 0) {
-        (void)CIO__SYS(pthread_kill, signal_if_blocked)(task->thread, CIO__T_CANCEL_SIGNAL);
+        cio__t_kick(task);
         sent = true;
     }
     atomic_fetch_sub_explicit(&task->signalers, 1, memory_order_seq_cst);
@@ -133,70 +127,4 @@ void cio__t_quiesce(struct cio_any_future *task)
 {
     while (atomic_load_explicit(&task->signalers, memory_order_seq_cst) != 0)
         sched_yield();
-}
-
-/* ---- process-wide signal dispositions ---------------------------------------------------------- */
-
-static pthread_mutex_t handlers_mu = PTHREAD_MUTEX_INITIALIZER;
-static unsigned handlers_refs;
-static struct sigaction saved_cancel, saved_pipe;
-static bool pipe_replaced;
-
-static void on_cancel_signal(int signo)
-{
-    (void)signo;
-}
-
-static void on_sigpipe(int signo)
-{
-    (void)signo;
-}
-
-cio_err cio__t_signals_acquire(void)
-{
-    cio_err err = CIO_OK;
-    pthread_mutex_lock(&handlers_mu);
-    if (handlers_refs++ == 0) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_cancel_signal;
-        sigemptyset(&sa.sa_mask);
-        sa.sa_flags = 0; /* no SA_RESTART: blocked syscalls return EINTR */
-        if (CIO__SYS(sigaction, signals_acquire)(CIO__T_CANCEL_SIGNAL, &sa, &saved_cancel) != 0) {
-            handlers_refs--;
-            err = CIO_E_UNEXPECTED;
-        } else {
-            /* SIGPIPE would kill the process on a write to a closed pipe or socket; with a
-             * handler the write fails with EPIPE (BrokenPipe). A program's own handler stays. */
-            struct sigaction cur;
-            pipe_replaced = false;
-            if (CIO__SYS(sigaction, signals_acquire)(SIGPIPE, NULL, &cur) == 0 && cur.sa_handler == SIG_DFL) {
-                sa.sa_handler = on_sigpipe;
-                if (CIO__SYS(sigaction, signals_acquire)(SIGPIPE, &sa, &saved_pipe) == 0)
-                    pipe_replaced = true;
-            }
-        }
-    }
-    pthread_mutex_unlock(&handlers_mu);
-    return err;
-}
-
-void cio__t_signals_release(void)
-{
-    pthread_mutex_lock(&handlers_mu);
-    if (handlers_refs > 0 && --handlers_refs == 0) {
-        (void)CIO__SYS(sigaction, signals_release)(CIO__T_CANCEL_SIGNAL, &saved_cancel, NULL);
-        if (pipe_replaced)
-            (void)CIO__SYS(sigaction, signals_release)(SIGPIPE, &saved_pipe, NULL);
-        pipe_replaced = false;
-    }
-    pthread_mutex_unlock(&handlers_mu);
-}
-
-void cio__t_signals_unblock(void)
-{
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, CIO__T_CANCEL_SIGNAL);
-    (void)CIO__SYS(pthread_sigmask, signals_unblock)(SIG_UNBLOCK, &set, NULL);
 }

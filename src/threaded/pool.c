@@ -16,6 +16,8 @@
  *   block is freed by its own worker after it unlinked itself from the group.
  * - Task blocks are recycled through a free list (at most FREE_MAX blocks of BLOCK_CTX bytes of
  *   context), so a hot async/await loop does not call malloc.
+ * - The OS pieces (aligned blocks, CPU count, stack size) are pool_posix.c / pool_windows.c; the
+ *   threads, locks and condition variables are POSIX threads (winpthreads on Windows).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -27,7 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "internal.h"
 #include "internal/cio_oscalls.h"
@@ -89,8 +90,8 @@ static struct cio_any_future *task_alloc(cio_threaded *t, size_t ctx_size)
         size_t header = (sizeof(struct cio_any_future) + CIO_CONTEXT_ALIGN - 1) & ~(size_t)(CIO_CONTEXT_ALIGN - 1);
         if (cap > SIZE_MAX - header - CIO_CONTEXT_ALIGN)
             return NULL;
-        void *mem = NULL;
-        if (CIO__SYS(posix_memalign, task_alloc)(&mem, CIO_CONTEXT_ALIGN, header + cap) != 0)
+        void *mem = cio__t_block_alloc(header + cap);
+        if (mem == NULL)
             return NULL;
         task = (struct cio_any_future *)mem;
         task->capacity = cap;
@@ -117,7 +118,7 @@ static void task_free(cio_threaded *t, struct cio_any_future *task)
         }
         pthread_mutex_unlock(&t->mu);
     }
-    free(task);
+    cio__t_block_free(task);
 }
 
 /* ---- running a task ------------------------------------------------------------------------------ */
@@ -128,6 +129,7 @@ static void run_task(struct cio_any_future *task)
 {
     struct cio_any_future *prev = cio__t_current;
     task->thread = pthread_self();
+    task->os_thread_id = cio__t_os_thread_id();
     cio__t_current = task;
     cio_err r = task->fn(task->ctx);
     cio__t_current = prev;
@@ -589,12 +591,6 @@ void cio__t_futex_wake_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t max
 
 /* ---- create / destroy --------------------------------------------------------------------------------- */
 
-static size_t cpu_count(void)
-{
-    long n = CIO__SYS(sysconf, cpu_count)(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (size_t)n : 1;
-}
-
 cio_err cio_threaded_create(const cio_threaded_options *options, cio_threaded **out)
 {
     cio_threaded_options o;
@@ -616,15 +612,10 @@ cio_err cio_threaded_create(const cio_threaded_options *options, cio_threaded **
     pthread_cond_init(&t->work, &ca);
     pthread_cond_init(&t->quiet, &ca);
     pthread_condattr_destroy(&ca);
-    size_t cpus = cpu_count();
+    size_t cpus = cio__t_cpu_count();
     t->async_limit = o.async_limit != 0 ? o.async_limit : (cpus > 1 ? cpus - 1 : 0);
     t->concurrent_limit = o.concurrent_limit != 0 ? o.concurrent_limit : SIZE_MAX;
-    long page_size = CIO__SYS(sysconf, page_size)(_SC_PAGESIZE);
-    size_t page = page_size > 0 ? (size_t)page_size : 4096u; /* -1: no answer; any power of two will do */
-    size_t stack = o.stack_size != 0 ? o.stack_size : DEFAULT_STACK;
-    if (stack < (size_t)PTHREAD_STACK_MIN)
-        stack = (size_t)PTHREAD_STACK_MIN;
-    t->stack_size = (stack + page - 1) / page * page;
+    t->stack_size = cio__t_stack_size(o.stack_size != 0 ? o.stack_size : DEFAULT_STACK);
     t->idle_timeout_ms = o.idle_timeout_ms != 0 ? o.idle_timeout_ms : DEFAULT_IDLE_MS;
     *out = t;
     return CIO_OK;
@@ -644,7 +635,7 @@ void cio_threaded_destroy(cio_threaded *t)
     pthread_mutex_unlock(&t->mu);
     while (f != NULL) {
         struct cio_any_future *next = f->next;
-        free(f);
+        cio__t_block_free(f);
         f = next;
     }
     pthread_cond_destroy(&t->work);

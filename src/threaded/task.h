@@ -10,6 +10,9 @@
  * `signalers` counts cancelers between their state check and pthread_kill; a task does not finish
  * (and its thread may not retire) while it is non-zero, so a signal never targets a dead thread.
  * `done` is the futex word awaiters sleep on: 0 running, 1 finished (result valid).
+ * `waiting_on` is the futex word of the task's bracketed futex wait, or 0; set and cleared only by
+ * the task's own thread. Where the kick cannot interrupt a futex wait (Windows: WaitOnAddress is
+ * not alertable) the canceler wakes that address instead (a spurious wake-up for other waiters).
  */
 #ifndef CIO_THREADED_TASK_H
 #define CIO_THREADED_TASK_H
@@ -39,7 +42,9 @@ struct cio_any_future {
     _Atomic(uint32_t) cancel;
     _Atomic(uint32_t) signalers;
     _Atomic(uint32_t) done;
+    _Atomic(uintptr_t) waiting_on;
     pthread_t thread;                 /* valid while the task runs */
+    uint32_t os_thread_id;            /* the OS's id of that thread where the kick needs it (Windows) */
     size_t capacity;                  /* bytes available for the context */
     size_t ctx_size;
     unsigned char *ctx;               /* CIO_CONTEXT_ALIGN-aligned, inside this block */
@@ -58,11 +63,24 @@ _Bool cio__t_resignal(struct cio_any_future *task);
 /* Called by the worker after the task returned: waits out cancelers that are signalling it. */
 void cio__t_quiesce(struct cio_any_future *task);
 
+/* The OS half of cancellation (cancel_posix.c / cancel_windows.c). Knocks the task's thread out of
+ * the bracketed call it is in (a signal on POSIX; an APC, CancelSynchronousIo and a wake of
+ * `waiting_on` on Windows). Called only while the canceler holds the task's `signalers` count. */
+void cio__t_kick(struct cio_any_future *task);
 /* Installs (refcounted) the no-op handlers for the cancel signal and SIGPIPE; undoes on release. */
 cio_err cio__t_signals_acquire(void);
 void cio__t_signals_release(void);
 /* Unblocks the cancel signal in the calling (worker) thread. */
 void cio__t_signals_unblock(void);
+
+/* The pool's OS pieces (pool_posix.c / pool_windows.c). Blocks are CIO_CONTEXT_ALIGN-aligned. */
+void *cio__t_block_alloc(size_t size);
+void cio__t_block_free(void *block);
+size_t cio__t_cpu_count(void);
+/* The calling thread's OS id for cio__t_kick (Windows: GetCurrentThreadId; POSIX: 0, unused). */
+uint32_t cio__t_os_thread_id(void);
+/* A worker stack of at least `requested` bytes, rounded as the OS wants. */
+size_t cio__t_stack_size(size_t requested);
 
 /* Futex on this OS, bracketed as a cancellation point when `cancelable`. */
 cio_err cio__t_futex_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout, _Bool cancelable);

@@ -1,0 +1,27 @@
+/*
+ * Shared by the Windows files-and-directories sources of the Threaded backend: fs_windows.c
+ * (paths, opening, directories, rename, delete, stat), fs_windows_io.c (reading, writing, seeking,
+ * lengths, sync, timestamps, directory iteration) and process_windows.c (the executable).
+ */
+#ifndef CIO_THREADED_FS_WINDOWS_H
+#define CIO_THREADED_FS_WINDOWS_H
+
+#include <stdint.h>
+
+#include "cio/errmap.h"
+#include "cio/fs.h"
+#include "cio/ntapi.h"
+
+/* A path converted for NtCreateFile: `name` (the NT path) and `root` (NULL for an absolute path,
+ * the directory's handle for a relative one). One heap block; free with cio__win_path_free. */
+struct cio__win_path;
+cio_err cio__win_path_convert(cio_dir dir, const char *path, struct cio__win_path **out);
+void cio__win_path_free(struct cio__win_path *p);
+
+/* NtCreateFile in the cancellation bracket, through `map` (RETRY, BACKOFF as fs_windows.c says). */
+cio_err cio__win_open(void *root, cio_nt_unicode_string *name, uint32_t access, uint32_t attributes, uint32_t share,
+                      uint32_t disposition, uint32_t options, cio__mapped (*map)(cio_ntstatus), void **out);
+/* Opens a file as cio_dir_open_file does (the options already checked). Set: File.OpenError. */
+cio_err cio__win_open_file(void *root, cio_nt_unicode_string *name, const cio_open_file_options *o, void **out);
+
+#endif /* CIO_THREADED_FS_WINDOWS_H */

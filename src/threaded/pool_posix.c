@@ -1,0 +1,40 @@
+/* The worker pool's OS pieces on POSIX (pool.c): aligned task blocks, the CPU count, stack sizes. */
+#define _POSIX_C_SOURCE 200809L
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "internal/cio_oscalls.h"
+#include "task.h"
+
+void *cio__t_block_alloc(size_t size)
+{
+    void *mem = NULL;
+    return CIO__SYS(posix_memalign, task_alloc)(&mem, CIO_CONTEXT_ALIGN, size) == 0 ? mem : NULL;
+}
+
+void cio__t_block_free(void *block)
+{
+    free(block);
+}
+
+size_t cio__t_cpu_count(void)
+{
+    long n = CIO__SYS(sysconf, cpu_count)(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (size_t)n : 1;
+}
+
+size_t cio__t_stack_size(size_t requested)
+{
+    long page_size = CIO__SYS(sysconf, page_size)(_SC_PAGESIZE);
+    size_t page = page_size > 0 ? (size_t)page_size : 4096u; /* -1: no answer; any power of two will do */
+    if (requested < (size_t)PTHREAD_STACK_MIN)
+        requested = (size_t)PTHREAD_STACK_MIN;
+    return (requested + page - 1) / page * page;
+}
+
+uint32_t cio__t_os_thread_id(void)
+{
+    return 0; /* the kick is pthread_kill on task->thread */
+}

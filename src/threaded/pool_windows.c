@@ -1,0 +1,40 @@
+/* The worker pool's OS pieces on Windows (pool.c): aligned task blocks (_aligned_malloc), the CPU
+ * count of every processor group, stack sizes in whole pages, thread ids. Threads themselves are winpthreads. */
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+#include <malloc.h>
+
+#include "task.h"
+
+#define MIN_STACK (64u * 1024u)
+
+void *cio__t_block_alloc(size_t size)
+{
+    return _aligned_malloc(size, CIO_CONTEXT_ALIGN);
+}
+
+void cio__t_block_free(void *block)
+{
+    _aligned_free(block);
+}
+
+size_t cio__t_cpu_count(void)
+{
+    DWORD n = GetActiveProcessorCount(ALL_PROCESSOR_GROUPS);
+    return n > 0 ? (size_t)n : 1;
+}
+
+size_t cio__t_stack_size(size_t requested)
+{
+    SYSTEM_INFO si;
+    GetSystemInfo(&si);
+    size_t page = si.dwPageSize != 0 ? (size_t)si.dwPageSize : 4096u;
+    if (requested < MIN_STACK)
+        requested = MIN_STACK;
+    return (requested + page - 1) / page * page;
+}
+
+uint32_t cio__t_os_thread_id(void)
+{
+    return (uint32_t)GetCurrentThreadId();
+}
