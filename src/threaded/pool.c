@@ -15,7 +15,8 @@
  * - A future's block is freed by whoever awaits/cancels it, after `done` is 1. A group member's
  *   block is freed by its own worker after it unlinked itself from the group.
  * - Task blocks are recycled through a free list (at most FREE_MAX blocks of BLOCK_CTX bytes of
- *   context), so a hot async/await loop does not call malloc.
+ *   context), so a hot async/await loop does not call malloc; with a recycled block async takes mu
+ *   once (limit check, block, enqueue). `work` is signalled after mu is released.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -67,6 +68,17 @@ struct cio__t_group {
 
 /* ---- task blocks ------------------------------------------------------------------------------- */
 
+/* Clears a block's header for a new task (its context area and capacity stay). */
+static void task_reset(cio_threaded *t, struct cio_any_future *task)
+{
+    unsigned char *ctx = task->ctx;
+    size_t cap = task->capacity;
+    memset(task, 0, sizeof *task);
+    task->ctx = ctx;
+    task->capacity = cap;
+    task->owner = t;
+}
+
 static struct cio_any_future *task_alloc(cio_threaded *t, size_t ctx_size)
 {
     struct cio_any_future *task = NULL;
@@ -91,12 +103,7 @@ static struct cio_any_future *task_alloc(cio_threaded *t, size_t ctx_size)
         task->capacity = cap;
         task->ctx = (unsigned char *)mem + header;
     }
-    unsigned char *ctx = task->ctx;
-    size_t cap = task->capacity;
-    memset(task, 0, sizeof *task);
-    task->ctx = ctx;
-    task->capacity = cap;
-    task->owner = t;
+    task_reset(t, task);
     return task;
 }
 
@@ -189,13 +196,16 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-/* With mu held: puts the task on the queue and makes sure a worker will take it. Returns false
- * (and leaves the queue unchanged) when no worker exists and none can be started. */
-static bool enqueue_locked(cio_threaded *t, struct cio_any_future *task)
+/* With mu held: puts the task on the queue and makes sure a worker will take it: either grants an
+ * idle worker a wakeup (*signal: the caller signals `work` after unlocking mu, so the worker does
+ * not wake into a held mutex) or starts a worker. Returns false (and leaves the queue unchanged)
+ * when no worker exists and none can be started. */
+static bool enqueue_locked(cio_threaded *t, struct cio_any_future *task, bool *signal)
 {
+    *signal = false;
     if (t->idle > t->wakeups) {
         t->wakeups++;
-        pthread_cond_signal(&t->work);
+        *signal = true;
     } else {
         pthread_attr_t attr;
         pthread_t th;
@@ -223,11 +233,48 @@ static bool enqueue_locked(cio_threaded *t, struct cio_any_future *task)
  * had. */
 static bool submit(cio_threaded *t, struct cio_any_future *task, bool is_async)
 {
+    bool signal = false;
     pthread_mutex_lock(&t->mu);
     size_t limit = is_async ? t->async_limit : t->concurrent_limit;
-    bool ok = t->busy < limit && !t->shutdown && enqueue_locked(t, task);
+    bool ok = t->busy < limit && !t->shutdown && enqueue_locked(t, task, &signal);
     pthread_mutex_unlock(&t->mu);
+    if (signal)
+        pthread_cond_signal(&t->work);
     return ok;
+}
+
+/* async's common case in one critical section: the limit check, a recycled block and the enqueue
+ * (the context is copied into the block under mu: at most BLOCK_CTX bytes). Returns the queued
+ * task; NULL with *full set when async must run inline (limit reached, shutting down, no worker
+ * could be started); NULL with *full clear when no recycled block is free (the caller allocates). */
+static struct cio_any_future *async_recycled(cio_threaded *t, cio_task_fn fn, const void *ctx, size_t ctx_size,
+                                             bool *full)
+{
+    bool signal = false;
+    pthread_mutex_lock(&t->mu);
+    struct cio_any_future *task = NULL;
+    *full = t->busy >= t->async_limit || t->shutdown;
+    if (!*full && t->free_list != NULL) {
+        task = t->free_list;
+        t->free_list = task->next;
+        t->free_count--;
+        task_reset(t, task);
+        task->fn = fn;
+        task->ctx_size = ctx_size;
+        if (ctx_size > 0)
+            memcpy(task->ctx, ctx, ctx_size);
+        if (!enqueue_locked(t, task, &signal)) {
+            task->next = t->free_list;
+            t->free_list = task;
+            t->free_count++;
+            task = NULL;
+            *full = true;
+        }
+    }
+    pthread_mutex_unlock(&t->mu);
+    if (signal)
+        pthread_cond_signal(&t->work);
+    return task;
 }
 
 static struct cio_any_future *make_task(cio_threaded *t, cio_task_fn fn, const void *ctx, size_t ctx_size)
@@ -248,11 +295,19 @@ struct cio_any_future *cio__t_async(void *ud, cio_task_fn fn, const void *ctx, s
 {
     cio_threaded *t = (cio_threaded *)ud;
     struct cio_any_future *task = NULL;
-    pthread_mutex_lock(&t->mu);
-    bool room = t->busy < t->async_limit;
-    pthread_mutex_unlock(&t->mu);
-    if (room)
-        task = make_task(t, fn, ctx, ctx_size);
+    bool full = false;
+    if (ctx_size <= BLOCK_CTX) {
+        task = async_recycled(t, fn, ctx, ctx_size, &full);
+        if (task != NULL)
+            return task;
+    }
+    if (!full) {
+        pthread_mutex_lock(&t->mu);
+        bool room = t->busy < t->async_limit;
+        pthread_mutex_unlock(&t->mu);
+        if (room)
+            task = make_task(t, fn, ctx, ctx_size);
+    }
     if (task != NULL && submit(t, task, true))
         return task;
     if (task != NULL)
