@@ -348,6 +348,7 @@ static void send_msg(int fd)
 
 static int echo(const bench_opts *o, const char *contender)
 {
+    bench_report_cpu = false;
     if (!contender_available(contender))
         return BENCH_NA;
     uint16_t port;
@@ -473,6 +474,7 @@ static void uv_sender_connected(uv_connect_t *c, int status)
 
 static int bulk(const bench_opts *o, const char *contender)
 {
+    bench_report_cpu = false;
     if (!contender_available(contender))
         return BENCH_NA;
     uint16_t port;

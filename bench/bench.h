@@ -41,6 +41,9 @@ typedef struct bench_opts {
 int64_t bench_now_ns(void);
 void bench_result(const char *metric, double value, const char *unit);
 int bench_na(const char *reason);
+/* main.c prints "cpu" (process CPU time / wall time) after a run unless this is cleared (the TCP
+ * benchmarks: the server is another process, the client reports its own share). */
+extern bool bench_report_cpu;
 /* Prints the error and exits with status 1. */
 _Noreturn void bench_fail(const char *what, cio_err err);
 _Noreturn void bench_die(const char *what);
