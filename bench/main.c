@@ -196,8 +196,14 @@ bool bench_backend_open(bench_backend_kind kind, unsigned evented_threads, bench
     memset(out, 0, sizeof *out);
     out->kind = kind;
     if (kind == BENCH_THREADED) {
+        /* CIO_BENCH_ASYNC_LIMIT: try another async limit (exploration; the driver never sets it). */
+        cio_threaded_options to;
+        memset(&to, 0, sizeof to);
+        const char *limit = getenv("CIO_BENCH_ASYNC_LIMIT");
+        if (limit != NULL)
+            to.async_limit = (size_t)strtoul(limit, NULL, 10);
         cio_threaded *t = NULL;
-        cio_err err = cio_threaded_create(NULL, &t);
+        cio_err err = cio_threaded_create(&to, &t);
         if (err != CIO_OK)
             bench_fail("cio_threaded_create", err);
         out->instance = t;

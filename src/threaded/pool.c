@@ -14,7 +14,8 @@
  *   ever waits behind a busy pool.
  * - Yield before sleeping: a worker that runs out of work stays counted idle and, without mu,
  *   sched_yields for up to IDLE_YIELD_NS watching `wake_gen` before it waits on `work`; an
- *   awaiter does the same on the task's `done` word before its futex wait; a canceler that had to
+ *   awaiter does the same on the task's `done` word (a group awaiter on `running`) before its
+ *   futex wait; a canceler that had to
  *   signal its task, for CANCEL_YIELD_NS. Waking a sleeping thread costs a context switch on the
  *   same CPU and, on KVM guests with halt-polling off, ~26 µs for a halted vCPU; a serial
  *   async/await loop hands work back within a few µs. Yielding (not spinning) lets the thread
@@ -646,6 +647,7 @@ cio_err cio__t_group_await(void *ud, cio_group *g)
     if (gr == NULL)
         return CIO_OK;
     cio_err result = CIO_OK;
+    yield_while(&gr->running, 0, true, IDLE_YIELD_NS); /* as cio__t_await */
     for (;;) {
         uint32_t seq = atomic_load_explicit(&gr->seq, memory_order_acquire);
         if (atomic_load_explicit(&gr->running, memory_order_acquire) == 0)
