@@ -81,7 +81,7 @@ BENCHES = [
          targets=[("threaded", "ratio_ge", 1.0, "libuv")]),
     dict(id="B10", title="TCP echo 64 B, 50 connections", variants=SPLIT, seconds_factor=3,
          contenders=["threaded", "evented-uring", "libuv"], peer="libuv",
-         targets=[("evented-uring", "ratio_ge", 1.0, "libuv")]),
+         targets=[("evented-uring", "ratio_ge", 1.0, "libuv"), ("threaded", "report", None, "libuv")]),
     dict(id="B11", title="TCP bulk, 1 connection, 64 KiB writes", variants=SPLIT, seconds_factor=3,
          contenders=["threaded", "libuv"], peer="libuv", targets=[("threaded", "ratio_ge", 0.9, "libuv")]),
     dict(id="B12", title="100,000 tasks sleeping 1 s: wall time, peak RSS", variants=["free"], once=True,
@@ -243,7 +243,10 @@ def evaluate(case, b):
                 pairs = [a / p for a, p in zip(mine["samples"], theirs["samples"]) if p > 0]
                 t["actual"] = ratio
                 t["round_ratios"] = pairs
-                t["status"] = "met" if (ratio <= value if kind == "ratio_le" else ratio >= value) else "missed"
+                if kind == "report":
+                    t["status"] = "reported"
+                else:
+                    t["status"] = "met" if (ratio <= value if kind == "ratio_le" else ratio >= value) else "missed"
         case["targets"].append(t)
 
 
@@ -284,6 +287,8 @@ def target_text(t):
         return f"≤ {v:g}× {LABELS.get(p, p)}"
     if k == "ratio_ge":
         return f"≥ {v:g}× {LABELS.get(p, p)}"
+    if k == "report":
+        return f"reported (vs {LABELS.get(p, p)})"
     if k == "delta_le":
         return f"≤ {LABELS.get(p, p)} + {v:g} ns"
     if k == "abs_le_rss":
@@ -294,7 +299,7 @@ def target_text(t):
 def actual_text(t):
     if "actual" not in t:
         return ""
-    if t["kind"] in ("ratio_le", "ratio_ge"):
+    if t["kind"] in ("ratio_le", "ratio_ge", "report"):
         rr = t.get("round_ratios") or [t["actual"]]
         return f"{t['actual']:.2f}× ({min(rr):.2f}–{max(rr):.2f})"
     if t["kind"] == "delta_le":
@@ -354,12 +359,44 @@ def print_table(results, out=sys.stdout):
         print("  ".join(str(x).ljust(w) for x, w in zip(cells, widths)).rstrip(), file=out)
 
 
-def markdown(results):
+def conditions_line(results):
     meta = results["meta"]
-    lines = [f"Taken {meta['date']} on {meta['machine']}; {meta['conditions']}. "
-             f"{meta['rounds']} interleaved rounds of {meta['seconds']:g} s per contender (TCP: 3×); "
-             f"load average before/after: {meta['load_before']} / {meta['load_after']}.", "",
-             "| " + " | ".join(HEAD) + " |", "|" + "---|" * len(HEAD)]
+    return (f"Taken {meta['date']} on {meta['machine']}; {meta['conditions']}. "
+            f"{meta['rounds']} interleaved rounds of {meta['seconds']:g} s per contender (TCP: 3×); "
+            f"load average before/after: {meta['load_before']} / {meta['load_after']}.")
+
+
+def compact_rows(results):
+    """One row per target that has data: the cio number, the peer's, the ratio, the verdict."""
+    rows, pending = [], []
+    for c in results["cases"]:
+        cs = c["contenders"]
+        for t in c["targets"]:
+            me = cs.get(t["contender"], {})
+            if "actual" not in t:
+                item = f"{c['bench']} {me.get('label', t['contender'])} {target_text(t)} ({t.get('why') or t['status']})"
+                if item not in pending:
+                    pending.append(item)
+                continue
+            metric = "rss" if t["kind"] == "abs_le_rss" else "main"
+            m = me["metrics"][metric]
+            peer = cs.get(t["peer"], {}) if t["peer"] else {}
+            pm = peer.get("metrics", {}).get("main")
+            rows.append([case_name(c), c["variant"], f"{me['label']}: {fmt_value(m['median'], m['unit'])}",
+                         f"{peer.get('label', '')}: {fmt_value(pm['median'], pm['unit'])}" if pm else "—",
+                         actual_text(t), target_text(t), t["status"]])
+    return rows, pending
+
+
+def markdown(results):
+    head = ["bench", "cpus", "cio", "peer", "ratio (per-round range)", "target", ""]
+    rows, pending = compact_rows(results)
+    lines = [conditions_line(results), "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(str(x).replace("|", "/") for x in r) + " |" for r in rows]
+    if pending:
+        lines += ["", "Pending: " + "; ".join(pending) + "."]
+    lines += ["", "Every contender (peers, floors, extra metrics):", "",
+              "| " + " | ".join(HEAD) + " |", "|" + "---|" * len(HEAD)]
     for r in rows_of(results):
         lines.append("| " + " | ".join(str(x).replace("|", "/") for x in r) + " |")
     titles = "\n".join(f"- **{b['id']}**: {b['title']}" for b in BENCHES)
@@ -387,14 +424,14 @@ def plot(results, path):
     bars = []
     for c in results["cases"]:
         for t in c["targets"]:
-            if t.get("kind") not in ("ratio_le", "ratio_ge") or "actual" not in t:
+            if t.get("kind") not in ("ratio_le", "ratio_ge", "report") or "actual" not in t:
                 continue
             # "speed-up" > 1 means cio is better than the peer, whatever the unit's direction.
             inv = t["kind"] == "ratio_le"
             rr = t.get("round_ratios") or [t["actual"]]
             sp = [1 / x if inv else x for x in rr]
             val = 1 / t["actual"] if inv else t["actual"]
-            goal = 1 / t["value"] if inv else t["value"]
+            goal = None if t["value"] is None else 1 / t["value"] if inv else t["value"]
             label = f"{case_name(c)} {c['variant']}: {LABELS.get(t['contender'])} vs {LABELS.get(t['peer'])}"
             bars.append((label, val, min(sp), max(sp), goal, t["status"]))
     if not bars:
@@ -402,15 +439,17 @@ def plot(results, path):
     fig, ax = plt.subplots(figsize=(11, 0.32 * len(bars) + 1.6))
     ys = list(range(len(bars)))[::-1]
     for y, (label, val, lo, hi, goal, status) in zip(ys, bars):
-        ax.barh(y, val, color="#3a7d44" if status == "met" else "#c0392b", alpha=0.8)
+        color = {"met": "#3a7d44", "missed": "#c0392b"}.get(status, "#888888")
+        ax.barh(y, val, color=color, alpha=0.8)
         ax.plot([lo, hi], [y, y], color="black", linewidth=1)
-        ax.plot([goal, goal], [y - 0.4, y + 0.4], color="#1f4e9c", linewidth=2)
+        if goal is not None:
+            ax.plot([goal, goal], [y - 0.4, y + 0.4], color="#1f4e9c", linewidth=2)
     ax.set_yticks(ys)
     ax.set_yticklabels([b[0] for b in bars], fontsize=8)
     ax.set_xscale("log")
     ax.axvline(1.0, color="grey", linestyle=":")
     ax.set_xlabel("cio speed relative to the peer (>1: cio better; bar = ratio of medians, "
-                  "line = per-round range, blue tick = target)")
+                  "line = per-round range, blue tick = target; grey: no target, reported)")
     ax.set_title(f"cio vs peers, {results['meta']['date']} ({results['meta']['conditions']})", fontsize=9)
     fig.tight_layout()
     fig.savefig(path)
