@@ -8,10 +8,13 @@
  * "In flight" on cio is what a user writes: a ring of `depth` futures from cio_async, the oldest
  * awaited and replaced, one operation per task. The backend decides where each runs (Threaded runs
  * async inline once its async limit is reached: that is its design, and it is measured as such).
- * libuv keeps `depth` requests queued, each completion callback submitting the next. "sync" is the
- * same syscalls made directly on the measuring thread: the floor, not a contender.
+ * libuv keeps `depth` requests queued, each completion callback submitting the next; liburing keeps
+ * `depth` SQEs (statx / read) in the ring, refilling from each batch of completions with one
+ * io_uring_enter (what the Evented backend's io_uring path can aim for). "sync" is the same
+ * syscalls made directly on the measuring thread: the floor, not a contender.
  */
 #define _GNU_SOURCE 1
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <liburing.h>
 #include <uv.h>
 
 #include "bench.h"
@@ -218,6 +222,59 @@ static void b9_sync_body(void *arg, uint64_t n)
     }
 }
 
+/* ---- B9, liburing: depth requests in the ring, each completion refilled, one enter per batch --------------- */
+
+typedef struct b9_ring {
+    struct io_uring ring;
+    bool stat;
+    int fd;
+    long depth;
+    uint64_t next_offset;
+    struct statx stx[MAX_DEPTH];
+    char bufs[MAX_DEPTH][BLOCK];
+} b9_ring;
+
+static void b9_ring_prep(b9_ring *r, long slot)
+{
+    struct io_uring_sqe *sqe = io_uring_get_sqe(&r->ring);
+    if (sqe == NULL)
+        bench_die("io_uring_get_sqe");
+    if (r->stat) {
+        io_uring_prep_statx(sqe, AT_FDCWD, datapath, 0, STATX_BASIC_STATS, &r->stx[slot]);
+    } else {
+        io_uring_prep_read(sqe, r->fd, r->bufs[slot], BLOCK, r->next_offset);
+        r->next_offset = (r->next_offset + BLOCK) % FILE_SIZE;
+    }
+    io_uring_sqe_set_data64(sqe, (uint64_t)slot);
+}
+
+static void b9_ring_body(void *arg, uint64_t n)
+{
+    b9_ring *r = (b9_ring *)arg;
+    uint64_t issued = 0, done = 0;
+    for (long i = 0; i < r->depth && issued < n; i++, issued++)
+        b9_ring_prep(r, i);
+    while (done < n) {
+        if (io_uring_submit_and_wait(&r->ring, 1) < 0)
+            bench_die("io_uring_submit_and_wait");
+        struct io_uring_cqe *cqe;
+        unsigned head, seen = 0;
+        io_uring_for_each_cqe(&r->ring, head, cqe) {
+            if (cqe->res < 0) {
+                errno = -cqe->res;
+                bench_die("io_uring op");
+            }
+            seen++;
+            done++;
+            if (issued < n) {
+                b9_ring_prep(r, (long)io_uring_cqe_get_data64(cqe));
+                issued++;
+            }
+        }
+        io_uring_cq_advance(&r->ring, seen);
+    }
+}
+
 static int b9(const bench_opts *o, const char *contender, bool stat_op)
 {
     double ns = 0;
@@ -238,6 +295,25 @@ static int b9(const bench_opts *o, const char *contender, bool stat_op)
         ns = bench_measure_on(&b, b9_cio_body, c, o->seconds);
         free(c);
         bench_backend_close(&b);
+    } else if (strcmp(contender, "liburing") == 0) {
+        b9_ring *r = (b9_ring *)calloc(1, sizeof *r);
+        if (r == NULL)
+            bench_die("calloc");
+        int rc = io_uring_queue_init(2 * MAX_DEPTH, &r->ring, 0);
+        if (rc < 0) {
+            free(r);
+            close(fd);
+            remove_tmpdir();
+            char why[96];
+            snprintf(why, sizeof why, "io_uring_queue_init: %s", strerror(-rc));
+            return bench_na(why);
+        }
+        r->stat = stat_op;
+        r->fd = fd;
+        r->depth = depth_of(o);
+        ns = bench_measure(b9_ring_body, r, o->seconds);
+        io_uring_queue_exit(&r->ring);
+        free(r);
     } else if (strcmp(contender, "libuv") == 0) {
         b9_uv *u = (b9_uv *)calloc(1, sizeof *u);
         if (u == NULL)
@@ -437,9 +513,11 @@ const bench_entry bench_fs_entries[] = {
     {"B9s", "threaded", b9s},
     {"B9s", "libuv", b9s},
     {"B9s", "sync", b9s},
+    {"B9s", "liburing", b9s},
     {"B9r", "threaded", b9r},
     {"B9r", "libuv", b9r},
     {"B9r", "sync", b9r},
+    {"B9r", "liburing", b9r},
     {"B13", "threaded", b13},
     {"B13", "evented-uring", b13},
     {"B13", "libuv", b13},

@@ -40,6 +40,7 @@ LABELS = {
     "futex-2hops": "futex round trip (2 hops)",
     "signal-read": "raw signal out of read(2) + futex reply",
     "sync": "sync syscalls (floor)",
+    "liburing": "liburing 2.3 (io_uring)",
     "fiber": "cio fiber switch",
 }
 
@@ -75,9 +76,10 @@ BENCHES = [
     dict(id="B8b", title="Queue round trip, 2 threads", variants=SPLIT,
          contenders=["threaded", "pthread"], peer="pthread", targets=[("threaded", "ratio_le", 1.0, "pthread")]),
     dict(id="B9s", title="stat of a cached file, N in flight", variants=SPLIT, params=[1, 4, 32], param_name="depth",
-         contenders=["threaded", "libuv", "sync"], peer="libuv", targets=[("threaded", "ratio_ge", 1.0, "libuv")]),
+         contenders=["threaded", "libuv", "liburing", "sync"], peer="libuv",
+         targets=[("threaded", "ratio_ge", 1.0, "libuv")]),
     dict(id="B9r", title="4 KiB read of a cached file, N in flight", variants=SPLIT, params=[1, 4, 32],
-         param_name="depth", contenders=["threaded", "libuv", "sync"], peer="libuv",
+         param_name="depth", contenders=["threaded", "libuv", "liburing", "sync"], peer="libuv",
          targets=[("threaded", "ratio_ge", 1.0, "libuv")]),
     dict(id="B10", title="TCP echo 64 B, 50 connections", variants=SPLIT, seconds_factor=3,
          contenders=["threaded", "evented-uring", "libuv"], peer="libuv",
