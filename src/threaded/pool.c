@@ -11,7 +11,9 @@
  *   busy >= async_limit (written under mu) so that async can run inline without taking mu.
  * - Every queued task has a worker: enqueue either hands it to an idle worker (`idle` > `wakeups`,
  *   one wakeup granted per task, announced by bumping `wake_gen`) or spawns a new worker. Nothing
- *   ever waits behind a busy pool.
+ *   ever waits behind a busy pool. A worker counts as idle from the moment it gives up `busy` for
+ *   a finished task (same critical section), so a submit right after an await never starts a
+ *   thread while one is about to be free; it then takes work only through a granted wakeup.
  * - Yield before sleeping: a worker that runs out of work stays counted idle and, without mu,
  *   sched_yields for up to IDLE_YIELD_NS watching `wake_gen` before it waits on `work`; an
  *   awaiter does the same on the task's `done` word (a group awaiter on `running`) before its
@@ -175,10 +177,12 @@ static void run_task(struct cio_any_future *task)
     task->result = r;
     cio__t_quiesce(task);
     /* The worker is free again before anyone learns the task finished, so an await followed by an
-     * async finds room under the async limit instead of running inline. */
+     * async finds room under the async limit instead of running inline; and it counts as idle from
+     * the same moment, so that such an async hands the task to it instead of starting a thread. */
     cio_threaded *t = task->owner;
     pthread_mutex_lock(&t->mu);
     t->busy--;
+    t->idle++;
     atomic_store_explicit(&t->async_full, t->busy >= t->async_limit, memory_order_relaxed);
     if (t->shutdown && t->busy == 0)
         pthread_cond_broadcast(&t->quiet);
@@ -196,20 +200,25 @@ static void *worker_main(void *arg)
     cio_threaded *t = (cio_threaded *)arg;
     cio__t_signals_unblock();
     pthread_mutex_lock(&t->mu);
+    bool idle = false; /* counted in t->idle: from run_task, or below */
     for (;;) {
-        struct cio_any_future *task = t->head;
-        if (task != NULL) {
-            t->head = task->next;
-            if (t->head == NULL)
-                t->tail = NULL;
-            pthread_mutex_unlock(&t->mu);
-            run_task(task); /* decrements busy */
-            pthread_mutex_lock(&t->mu);
-            continue;
+        if (!idle) {
+            struct cio_any_future *task = t->head;
+            if (task != NULL) {
+                t->head = task->next;
+                if (t->head == NULL)
+                    t->tail = NULL;
+                pthread_mutex_unlock(&t->mu);
+                run_task(task); /* busy--, and counts this worker idle */
+                pthread_mutex_lock(&t->mu);
+                idle = true;
+                continue;
+            }
+            if (t->shutdown)
+                break;
+            t->idle++;
+            idle = true;
         }
-        if (t->shutdown)
-            break;
-        t->idle++;
         if (t->wakeups == 0) {
             /* Counted idle while yielding, so that enqueue grants this worker the next task. */
             uint32_t gen = atomic_load_explicit(&t->wake_gen, memory_order_relaxed);
@@ -229,6 +238,7 @@ static void *worker_main(void *arg)
         while (t->wakeups == 0 && !t->shutdown && !timed_out)
             timed_out = pthread_cond_timedwait(&t->work, &t->mu, &deadline) == ETIMEDOUT;
         t->idle--;
+        idle = false;
         if (t->wakeups > 0) {
             t->wakeups--;
             continue;
