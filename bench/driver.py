@@ -450,8 +450,8 @@ def plot(results, path):
     ax.set_yticklabels([b[0] for b in bars], fontsize=8)
     ax.set_xscale("log")
     ax.axvline(1.0, color="grey", linestyle=":")
-    ax.set_xlabel("cio speed relative to the peer (>1: cio better; bar = ratio of medians, "
-                  "line = per-round range, blue tick = target; grey: no target, reported)")
+    ax.set_xlabel("cio speed relative to the peer (>1: cio better)\nbar = ratio of medians, "
+                  "line = per-round range, blue tick = target; green met, red missed, grey no target")
     ax.set_title(f"cio vs peers, {results['meta']['date']} ({results['meta']['conditions']})", fontsize=9)
     fig.tight_layout()
     fig.savefig(path)
