@@ -11,6 +11,9 @@
     python3 build.py targets              the target matrix with the last results
     python3 build.py cflags --target T    compiler flags for a file that includes <cio.h> for T
     python3 build.py libs --target T      linker flags for the library built by `build --target T`
+    python3 build.py bench [--rounds N] [--seconds S] [--only B3,B7]
+                                          the benchmarks against libuv, liburing, pthreads, swapcontext
+                                          (a Release -O2 build in build/bench; bench/README.md)
 
 Options: --sanitize address,undefined | thread (host only), --valgrind (host suites under memcheck),
 --soak (host suites with a random CIO_SOAK_SEED, printed, and CIO_SOAK_SECONDS=60), --jobs N,
@@ -63,6 +66,9 @@ CMOCKA_PACKAGES = ["dpkg-dev"]  # apt-get source
 # QEMU targets run on the host, so they use the same ones.
 TEST_SERVER_PACKAGES = ["dnsmasq"]
 TEST_TIMEOUT = 600
+# bench/: the peers (libuv, liburing), pkg-config to find them, matplotlib for the plot.
+BENCH_PACKAGES = ["gcc", "pkg-config", "libuv1-dev", "liburing-dev", "python3-matplotlib"]
+BENCH_DIR = os.path.join(BUILD, "bench")
 
 
 def say(msg):
@@ -900,6 +906,69 @@ def save_results(results):
         json.dump(old, f, indent=1, sort_keys=True)
 
 
+# ---- benchmarks -----------------------------------------------------------------------------------
+
+
+def build_bench(allow_install, jobs):
+    """Builds bench/cio_bench in its own Release (-O2) directory; returns (exe or None, message)."""
+    miss = ensure_packages(BASE_PACKAGES[:2] + BENCH_PACKAGES, allow_install)
+    if miss:
+        return None, "missing Debian packages: " + " ".join(miss)
+    args = ["cmake", "-S", ROOT, "-B", BENCH_DIR, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
+            "-DCMAKE_C_FLAGS_RELEASE=-O2 -DNDEBUG", "-DCIO_BUILD_TESTS=OFF", "-DCIO_BUILD_EXAMPLES=OFF",
+            "-DCIO_BUILD_BENCH=ON", f"-DCMAKE_TOOLCHAIN_FILE={os.path.join(ROOT, 'platform', 'cmake', HOST + '.cmake')}"]
+    for step in (args, ["cmake", "--build", BENCH_DIR, "-j", str(jobs)]):
+        r = subprocess.run(step, capture_output=True, text=True)
+        if r.returncode != 0:
+            return None, "bench build failed:\n" + r.stdout[-4000:] + r.stderr[-2000:]
+    return os.path.join(BENCH_DIR, "bench", "cio_bench"), "built"
+
+
+def bench_driver():
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    import driver  # noqa: E402
+    return driver
+
+
+def bench_smoke(tally, allow_install, jobs):
+    """Each benchmark once with tiny sizes: they still build and run (not a measurement)."""
+    label = "bench smoke (every benchmark once)"
+    exe, msg = build_bench(allow_install, jobs)
+    if exe is None:
+        if msg.startswith("missing"):
+            tally.add(HOST, label, 0, 0, 1)
+            say(f"  {HOST:16} {label:28} skipped: {msg}")
+        else:
+            tally.fail(HOST, label, msg)
+            say(f"  {HOST:16} {label:28} FAILED\n{msg}")
+        return
+    import contextlib
+    import io
+    started = time.time()
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        rc = bench_driver().main([exe, "--smoke"])
+    out = buf.getvalue()
+    good = rc == 0 and "error:" not in out
+    tally.add(HOST, label, int(good), int(not good), 0, None if good else out[-3000:])
+    say(f"  {HOST:16} {'bench smoke':28} {'ok' if good else 'FAILED'}  ({time.time() - started:.1f}s)")
+    if not good:
+        say("      " + out[-3000:].replace("\n", "\n      "))
+
+
+def cmd_bench(args):
+    exe, msg = build_bench(not args.no_install, args.jobs)
+    if exe is None:
+        say("build.py bench: " + msg)
+        return 1
+    argv = [exe, "--rounds", str(args.rounds), "--seconds", str(args.seconds)]
+    if args.only:
+        argv += ["--only", args.only]
+    if args.conditions:
+        argv += ["--conditions", args.conditions]
+    return bench_driver().main(argv)
+
+
 # ---- commands -----------------------------------------------------------------------------------
 
 
@@ -1030,6 +1099,8 @@ def cmd_test(targets, names, args):
         for exe in exes:
             run_suite(t, exe, tally, env, args.verbose, prefix)
         example_checks(t, msg, tally, env)
+        if n == HOST and not args.sanitize and not args.valgrind:
+            bench_smoke(tally, allow, args.jobs)
     save_results({n: dict(tally.per_target.get(n, {}), when=int(time.time()), sanitize=args.sanitize or "")
                   for n in names})
     report = fault_report(targets, tally)
@@ -1080,7 +1151,7 @@ def main():
     ap = argparse.ArgumentParser(description="cio's build driver", formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=__doc__)
     ap.add_argument("command", nargs="?", default="all",
-                    choices=["all", "gen", "build", "test", "targets", "cflags", "libs"])
+                    choices=["all", "gen", "build", "test", "targets", "cflags", "libs", "bench"])
     ap.add_argument("--target", help="target name, or `all`")
     ap.add_argument("--check", action="store_true", help="gen: fail if platform/ is stale")
     ap.add_argument("--sanitize", help="address,undefined | thread (host only)")
@@ -1093,6 +1164,10 @@ def main():
                     help="test: the host suites with CIO_SOAK_SEED random (printed) and CIO_SOAK_SECONDS=60")
     ap.add_argument("--runner", help="test: a command prefix that runs a shell command on a real machine of "
                     "the target's OS (e.g. 'ssh host'); the BSD smoke program is piped to it and run there")
+    ap.add_argument("--rounds", type=int, default=5, help="bench: interleaved rounds per contender (default 5)")
+    ap.add_argument("--seconds", type=float, default=0.3, help="bench: measuring time per run (default 0.3)")
+    ap.add_argument("--only", help="bench: comma-separated benchmark ids (B3,B9s,...)")
+    ap.add_argument("--conditions", help="bench: how the machine was loaded, for the report")
     ap.add_argument("--verbose", "-v", action="store_true")
     args = ap.parse_args()
     if args.sanitize and args.sanitize not in ("address", "undefined", "address,undefined", "thread"):
@@ -1120,6 +1195,8 @@ def main():
     if args.command == "targets":
         cmd_targets(targets, order)
         return 0
+    if args.command == "bench":
+        return cmd_bench(args)
     if args.command == "test":
         return cmd_test(targets, select(targets, order, args.target, default_only=True), args)
     if args.command == "build":

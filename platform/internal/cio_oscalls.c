@@ -631,6 +631,9 @@ struct cio__sys_table cio__sys = {
     .clock_gettime__worker_idle = cio__sys_dflt_clock_gettime,
 #endif
 #if defined(CIO_OS_LINUX)
+    .clock_gettime__yield_clock = cio__sys_dflt_clock_gettime,
+#endif
+#if defined(CIO_OS_LINUX)
     .pthread_attr_init__enqueue = cio__sys_dflt_pthread_attr_init,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -1126,6 +1129,13 @@ static void cio__sys_set_clock_gettime__worker_idle(cio__sys_any fn)
 }
 #endif
 #if defined(CIO_OS_LINUX)
+static void cio__sys_set_clock_gettime__yield_clock(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.clock_gettime__yield_clock, fn != NULL ? (cio__sys_clock_gettime_fn)fn : cio__sys_dflt_clock_gettime,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
 static void cio__sys_set_pthread_attr_init__enqueue(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.pthread_attr_init__enqueue, fn != NULL ? (cio__sys_pthread_attr_init_fn)fn : cio__sys_dflt_pthread_attr_init,
@@ -1428,6 +1438,9 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX)
     {"clock_gettime", "worker_idle", "clock_gettime@worker_idle", cio__sys_set_clock_gettime__worker_idle},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"clock_gettime", "yield_clock", "clock_gettime@yield_clock", cio__sys_set_clock_gettime__yield_clock},
 #endif
 #if defined(CIO_OS_LINUX)
     {"pthread_attr_init", "enqueue", "pthread_attr_init@enqueue", cio__sys_set_pthread_attr_init__enqueue},

@@ -258,6 +258,9 @@ enum {
     CIO__FI_clock_gettime__worker_idle,
 #endif
 #if defined(CIO_OS_LINUX)
+    CIO__FI_clock_gettime__yield_clock,
+#endif
+#if defined(CIO_OS_LINUX)
     CIO__FI_pthread_attr_init__enqueue,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -1197,6 +1200,19 @@ static int cio__fi_clock_gettime__worker_idle(clockid_t clock, struct timespec *
 }
 #endif
 #if defined(CIO_OS_LINUX)
+static int cio__fi_clock_gettime__yield_clock(clockid_t clock, struct timespec *ts)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_clock_gettime__yield_clock];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.clock_gettime)(clock, ts);
+}
+#endif
+#if defined(CIO_OS_LINUX)
 static int cio__fi_pthread_attr_init__enqueue(pthread_attr_t *attr)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_pthread_attr_init__enqueue];
@@ -1587,6 +1603,9 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX)
     {"clock_gettime", "worker_idle", 1, 0, (cio__sys_any)cio__fi_clock_gettime__worker_idle},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"clock_gettime", "yield_clock", 1, 0, (cio__sys_any)cio__fi_clock_gettime__yield_clock},
 #endif
 #if defined(CIO_OS_LINUX)
     {"pthread_attr_init", "enqueue", 1, 0, (cio__sys_any)cio__fi_pthread_attr_init__enqueue},

@@ -7,15 +7,28 @@
  *   `mu` may be taken after it (lock order: pool mu, then group mu; never the reverse).
  * - `busy` counts tasks queued or running on workers; async runs inline once busy >= async_limit,
  *   concurrent fails once busy >= concurrent_limit (default unlimited): concurrent oversubscribes
- *   the CPUs so that two concurrent tasks can always rendezvous.
+ *   the CPUs so that two concurrent tasks can always rendezvous. `async_full` mirrors
+ *   busy >= async_limit (written under mu) so that async can run inline without taking mu.
  * - Every queued task has a worker: enqueue either hands it to an idle worker (`idle` > `wakeups`,
- *   one wakeup granted per task) or spawns a new worker. Nothing ever waits behind a busy pool.
+ *   one wakeup granted per task, announced by bumping `wake_gen`) or spawns a new worker. Nothing
+ *   ever waits behind a busy pool. A worker counts as idle from the moment it gives up `busy` for
+ *   a finished task (same critical section), so a submit right after an await never starts a
+ *   thread while one is about to be free; it then takes work only through a granted wakeup.
+ * - Yield before sleeping: a worker that runs out of work stays counted idle and, without mu,
+ *   sched_yields for up to IDLE_YIELD_NS watching `wake_gen` before it waits on `work`; an
+ *   awaiter does the same on the task's `done` word (a group awaiter on `running`) before its
+ *   futex wait; a canceler that had to
+ *   signal its task, for CANCEL_YIELD_NS. Waking a sleeping thread costs a context switch on the
+ *   same CPU and, on KVM guests with halt-polling off, ~26 µs for a halted vCPU; a serial
+ *   async/await loop hands work back within a few µs. Yielding (not spinning) lets the thread
+ *   waited for run at once when it shares the CPU.
  * - Workers retire after idle_timeout_ms without work; destroy waits until busy == 0 and no worker
  *   is left, so it returns only after every task finished.
  * - A future's block is freed by whoever awaits/cancels it, after `done` is 1. A group member's
  *   block is freed by its own worker after it unlinked itself from the group.
  * - Task blocks are recycled through a free list (at most FREE_MAX blocks of BLOCK_CTX bytes of
- *   context), so a hot async/await loop does not call malloc.
+ *   context), so a hot async/await loop does not call malloc; with a recycled block async takes mu
+ *   once (limit check, block, enqueue). `work` is signalled after mu is released.
  * - The OS pieces (aligned blocks, CPU count, stack size) are pool_posix.c / pool_windows.c; the
  *   threads, locks and condition variables are POSIX threads (winpthreads on Windows).
  */
@@ -23,6 +36,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -43,6 +57,9 @@
 #define FREE_MAX 64u
 #define DEFAULT_STACK (256u * 1024u)
 #define DEFAULT_IDLE_MS 5000u
+#define RESIGNAL_FIRST_NS 50000 /* wait_canceled */
+#define CANCEL_YIELD_NS 50000   /* wait_canceled */
+#define IDLE_YIELD_NS 20000     /* worker_main, cio__t_await */
 
 struct cio_threaded {
     pthread_mutex_t mu;
@@ -55,10 +72,12 @@ struct cio_threaded {
     size_t idle;              /* workers waiting on `work` */
     size_t wakeups;           /* wakeups granted to idle workers, not yet taken */
     size_t busy;              /* tasks queued or running */
+    _Atomic(bool) async_full; /* busy >= async_limit, kept under mu: async's lock-free hint */
     size_t async_limit;
     size_t concurrent_limit;
     size_t stack_size;
     unsigned idle_timeout_ms;
+    _Atomic(uint32_t) wake_gen; /* bumped when a wakeup is granted: what yielding idle workers watch */
     bool shutdown;
 };
 
@@ -72,6 +91,17 @@ struct cio__t_group {
 };
 
 /* ---- task blocks ------------------------------------------------------------------------------- */
+
+/* Clears a block's header for a new task (its context area and capacity stay). */
+static void task_reset(cio_threaded *t, struct cio_any_future *task)
+{
+    unsigned char *ctx = task->ctx;
+    size_t cap = task->capacity;
+    memset(task, 0, sizeof *task);
+    task->ctx = ctx;
+    task->capacity = cap;
+    task->owner = t;
+}
 
 static struct cio_any_future *task_alloc(cio_threaded *t, size_t ctx_size)
 {
@@ -97,12 +127,7 @@ static struct cio_any_future *task_alloc(cio_threaded *t, size_t ctx_size)
         task->capacity = cap;
         task->ctx = (unsigned char *)mem + header;
     }
-    unsigned char *ctx = task->ctx;
-    size_t cap = task->capacity;
-    memset(task, 0, sizeof *task);
-    task->ctx = ctx;
-    task->capacity = cap;
-    task->owner = t;
+    task_reset(t, task);
     return task;
 }
 
@@ -121,6 +146,35 @@ static void task_free(cio_threaded *t, struct cio_any_future *task)
     cio__t_block_free(task);
 }
 
+/* ---- yielding before sleeping ---------------------------------------------------------------------- */
+
+/* -1 when the clock cannot be read (then nobody yields: they sleep at once). */
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    if (CIO__SYS(clock_gettime, yield_clock)(CLOCK_MONOTONIC, &ts) != 0)
+        return -1;
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Yields the CPU for up to ns while *word reads `value` (or, with `until_zero`, while it is not 0). */
+static void yield_while(const _Atomic(uint32_t) *word, uint32_t value, bool until_zero, int64_t ns)
+{
+    int64_t start = mono_ns();
+    if (start < 0)
+        return;
+    int64_t end = start + ns;
+    for (;;) {
+        uint32_t v = atomic_load_explicit(word, memory_order_acquire);
+        if (until_zero ? v == 0 : v != value)
+            return;
+        int64_t now = mono_ns();
+        if (now < 0 || now >= end)
+            return;
+        sched_yield();
+    }
+}
+
 /* ---- running a task ------------------------------------------------------------------------------ */
 
 static void group_member_done(struct cio_any_future *task);
@@ -136,10 +190,13 @@ static void run_task(struct cio_any_future *task)
     task->result = r;
     cio__t_quiesce(task);
     /* The worker is free again before anyone learns the task finished, so an await followed by an
-     * async finds room under the async limit instead of running inline. */
+     * async finds room under the async limit instead of running inline; and it counts as idle from
+     * the same moment, so that such an async hands the task to it instead of starting a thread. */
     cio_threaded *t = task->owner;
     pthread_mutex_lock(&t->mu);
     t->busy--;
+    t->idle++;
+    atomic_store_explicit(&t->async_full, t->busy >= t->async_limit, memory_order_relaxed);
     if (t->shutdown && t->busy == 0)
         pthread_cond_broadcast(&t->quiet);
     pthread_mutex_unlock(&t->mu);
@@ -156,20 +213,32 @@ static void *worker_main(void *arg)
     cio_threaded *t = (cio_threaded *)arg;
     cio__t_signals_unblock();
     pthread_mutex_lock(&t->mu);
+    bool idle = false; /* counted in t->idle: from run_task, or below */
     for (;;) {
-        struct cio_any_future *task = t->head;
-        if (task != NULL) {
-            t->head = task->next;
-            if (t->head == NULL)
-                t->tail = NULL;
-            pthread_mutex_unlock(&t->mu);
-            run_task(task); /* decrements busy */
-            pthread_mutex_lock(&t->mu);
-            continue;
+        if (!idle) {
+            struct cio_any_future *task = t->head;
+            if (task != NULL) {
+                t->head = task->next;
+                if (t->head == NULL)
+                    t->tail = NULL;
+                pthread_mutex_unlock(&t->mu);
+                run_task(task); /* busy--, and counts this worker idle */
+                pthread_mutex_lock(&t->mu);
+                idle = true;
+                continue;
+            }
+            if (t->shutdown)
+                break;
+            t->idle++;
+            idle = true;
         }
-        if (t->shutdown)
-            break;
-        t->idle++;
+        if (t->wakeups == 0) {
+            /* Counted idle while yielding, so that enqueue grants this worker the next task. */
+            uint32_t gen = atomic_load_explicit(&t->wake_gen, memory_order_relaxed);
+            pthread_mutex_unlock(&t->mu);
+            yield_while(&t->wake_gen, gen, false, IDLE_YIELD_NS);
+            pthread_mutex_lock(&t->mu);
+        }
         struct timespec deadline;
         if (CIO__SYS(clock_gettime, worker_idle)(CLOCK_REALTIME, &deadline) != 0) {
             deadline.tv_sec = 0; /* no clock: time out at once (the worker retires if idle) */
@@ -185,6 +254,7 @@ static void *worker_main(void *arg)
         while (t->wakeups == 0 && !t->shutdown && !timed_out)
             timed_out = pthread_cond_timedwait(&t->work, &t->mu, &deadline) == ETIMEDOUT;
         t->idle--;
+        idle = false;
         if (t->wakeups > 0) {
             t->wakeups--;
             continue;
@@ -199,13 +269,17 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-/* With mu held: puts the task on the queue and makes sure a worker will take it. Returns false
- * (and leaves the queue unchanged) when no worker exists and none can be started. */
-static bool enqueue_locked(cio_threaded *t, struct cio_any_future *task)
+/* With mu held: puts the task on the queue and makes sure a worker will take it: either grants an
+ * idle worker a wakeup (*signal: the caller signals `work` after unlocking mu, so the worker does
+ * not wake into a held mutex) or starts a worker. Returns false (and leaves the queue unchanged)
+ * when no worker exists and none can be started. */
+static bool enqueue_locked(cio_threaded *t, struct cio_any_future *task, bool *signal)
 {
+    *signal = false;
     if (t->idle > t->wakeups) {
         t->wakeups++;
-        pthread_cond_signal(&t->work);
+        atomic_fetch_add_explicit(&t->wake_gen, 1, memory_order_release);
+        *signal = true;
     } else {
         pthread_attr_t attr;
         pthread_t th;
@@ -226,6 +300,7 @@ static bool enqueue_locked(cio_threaded *t, struct cio_any_future *task)
         t->head = task;
     t->tail = task;
     t->busy++;
+    atomic_store_explicit(&t->async_full, t->busy >= t->async_limit, memory_order_relaxed);
     return true;
 }
 
@@ -233,11 +308,69 @@ static bool enqueue_locked(cio_threaded *t, struct cio_any_future *task)
  * had. */
 static bool submit(cio_threaded *t, struct cio_any_future *task, bool is_async)
 {
+    bool signal = false;
     pthread_mutex_lock(&t->mu);
     size_t limit = is_async ? t->async_limit : t->concurrent_limit;
-    bool ok = t->busy < limit && !t->shutdown && enqueue_locked(t, task);
+    bool ok = t->busy < limit && !t->shutdown && enqueue_locked(t, task, &signal);
     pthread_mutex_unlock(&t->mu);
+    if (signal)
+        pthread_cond_signal(&t->work);
     return ok;
+}
+
+static void group_link(struct cio__t_group *gr, struct cio_any_future *task);
+static void group_abandon(cio_threaded *t, struct cio__t_group *gr, struct cio_any_future *task);
+
+/* async's (and group_async's) common case in one critical section: the limit check, a recycled
+ * block and the enqueue (the context is copied into the block under mu: at most BLOCK_CTX bytes; a
+ * group member is linked into `gr` under mu too, taking the group's mu after the pool's). Returns
+ * the queued task; NULL with *full set when the task must run inline (limit reached, shutting
+ * down, no worker could be started); NULL with *full clear when no recycled block is free (the
+ * caller allocates). */
+static struct cio_any_future *async_recycled(cio_threaded *t, struct cio__t_group *gr, cio_task_fn fn,
+                                             const void *ctx, size_t ctx_size, bool *full)
+{
+    bool signal = false, abandon = false;
+    /* Full by the hint: inline without touching mu (no cache-line traffic with busy workers). A
+     * stale hint only moves a task between inline and a worker, both valid for async. */
+    if (atomic_load_explicit(&t->async_full, memory_order_relaxed)) {
+        *full = true;
+        return NULL;
+    }
+    pthread_mutex_lock(&t->mu);
+    struct cio_any_future *task = NULL;
+    *full = t->busy >= t->async_limit || t->shutdown;
+    if (!*full && t->free_list != NULL) {
+        task = t->free_list;
+        t->free_list = task->next;
+        t->free_count--;
+        task_reset(t, task);
+        task->fn = fn;
+        task->ctx_size = ctx_size;
+        if (ctx_size > 0)
+            memcpy(task->ctx, ctx, ctx_size);
+        if (gr != NULL)
+            group_link(gr, task);
+        if (!enqueue_locked(t, task, &signal)) {
+            if (gr != NULL) {
+                abandon = true; /* unlinked and freed below, without mu */
+            } else {
+                task->next = t->free_list;
+                t->free_list = task;
+                t->free_count++;
+            }
+            *full = true;
+        }
+    }
+    pthread_mutex_unlock(&t->mu);
+    if (signal)
+        pthread_cond_signal(&t->work);
+    if (*full && task != NULL) {
+        if (abandon)
+            group_abandon(t, gr, task);
+        task = NULL;
+    }
+    return task;
 }
 
 static struct cio_any_future *make_task(cio_threaded *t, cio_task_fn fn, const void *ctx, size_t ctx_size)
@@ -258,11 +391,19 @@ struct cio_any_future *cio__t_async(void *ud, cio_task_fn fn, const void *ctx, s
 {
     cio_threaded *t = (cio_threaded *)ud;
     struct cio_any_future *task = NULL;
-    pthread_mutex_lock(&t->mu);
-    bool room = t->busy < t->async_limit;
-    pthread_mutex_unlock(&t->mu);
-    if (room)
-        task = make_task(t, fn, ctx, ctx_size);
+    bool full = false;
+    if (ctx_size <= BLOCK_CTX) {
+        task = async_recycled(t, NULL, fn, ctx, ctx_size, &full);
+        if (task != NULL)
+            return task;
+    }
+    if (!full) {
+        pthread_mutex_lock(&t->mu);
+        bool room = t->busy < t->async_limit;
+        pthread_mutex_unlock(&t->mu);
+        if (room)
+            task = make_task(t, fn, ctx, ctx_size);
+    }
     if (task != NULL && submit(t, task, true))
         return task;
     if (task != NULL)
@@ -285,15 +426,27 @@ cio_err cio__t_concurrent(void *ud, cio_task_fn fn, const void *ctx, size_t ctx_
     return CIO_OK;
 }
 
-/* Waits for `task` to finish while signalling it out of syscalls with exponential backoff (1 µs
- * doubling to 10 ms) as long as its cancel request is pending. */
-static void wait_canceled(const _Atomic(uint32_t) *word, uint32_t busy_value, struct cio_any_future *task)
+/* Waits for `task` to finish after a cancel request. `signalled`: the request found it in a
+ * syscall and signalled it. A signal is lost only when it lands between cio__t_syscall_begin and
+ * the syscall itself, so the canceler must come back and re-signal while the request stays
+ * pending, but the common case should not pay for that: a timed futex wait costs 10-20 µs more
+ * than an untimed one on the KVM guests this is measured on (the timer), and re-signalling at
+ * once cost a second signal. So a signalled task first gets CANCEL_YIELD_NS of sched_yield (it
+ * runs at once if it shares this CPU; on another CPU this covers its wake-up), then timed waits
+ * from RESIGNAL_FIRST_NS doubling to 10 ms, re-signalling after each. */
+static void wait_canceled(const _Atomic(uint32_t) *word, uint32_t busy_value, struct cio_any_future *task,
+                          bool signalled)
 {
-    int64_t backoff = 1000;
+    int64_t backoff = RESIGNAL_FIRST_NS;
+    bool again = signalled;
+    if (again)
+        yield_while(word, busy_value, false, CANCEL_YIELD_NS);
     while (atomic_load_explicit(word, memory_order_acquire) == busy_value) {
-        bool again = task != NULL && cio__t_resignal(task);
         cio_timeout to = again ? cio_timeout_ns(backoff) : CIO_TIMEOUT_NONE;
         (void)cio__t_futex_wait(word, busy_value, to, false);
+        if (atomic_load_explicit(word, memory_order_acquire) != busy_value)
+            break;
+        again = task != NULL && cio__t_resignal(task);
         if (backoff < 10000000)
             backoff *= 2;
     }
@@ -309,6 +462,7 @@ static cio_err finish_future(cio_threaded *t, struct cio_any_future *task)
 cio_err cio__t_await(void *ud, struct cio_any_future *task)
 {
     cio_threaded *t = (cio_threaded *)ud;
+    yield_while(&task->done, 0, false, IDLE_YIELD_NS);
     for (;;) {
         if (atomic_load_explicit(&task->done, memory_order_acquire) != 0)
             return finish_future(t, task);
@@ -316,8 +470,8 @@ cio_err cio__t_await(void *ud, struct cio_any_future *task)
         if (e == CIO_E_CANCELED) {
             /* The awaiter was canceled: forward the request, wait, and hand the request back to
              * the awaiter unless the awaited task acknowledged it. */
-            (void)cio__t_request_cancel(task);
-            wait_canceled(&task->done, 0, task);
+            bool sent = cio__t_request_cancel(task);
+            wait_canceled(&task->done, 0, task, sent);
             uint32_t s = atomic_load_explicit(&task->cancel, memory_order_acquire);
             if (!(s & CIO__T_ACK) && cio__t_current != NULL)
                 atomic_fetch_xor_explicit(&cio__t_current->cancel, CIO__T_ACK | CIO__T_REQ, memory_order_acq_rel);
@@ -330,8 +484,8 @@ cio_err cio__t_cancel(void *ud, struct cio_any_future *task)
 {
     cio_threaded *t = (cio_threaded *)ud;
     if (atomic_load_explicit(&task->done, memory_order_acquire) == 0) {
-        (void)cio__t_request_cancel(task);
-        wait_canceled(&task->done, 0, task);
+        bool sent = cio__t_request_cancel(task);
+        wait_canceled(&task->done, 0, task, sent);
     }
     return finish_future(t, task);
 }
@@ -433,6 +587,16 @@ void cio__t_group_async(void *ud, cio_group *g, cio_task_fn fn, const void *ctx,
 {
     cio_threaded *t = (cio_threaded *)ud;
     struct cio__t_group *gr = NULL;
+    if (ctx_size <= BLOCK_CTX) {
+        bool full = false;
+        gr = group_get(g, true);
+        if (gr != NULL && async_recycled(t, gr, fn, ctx, ctx_size, &full) != NULL)
+            return;
+        if (full) {
+            group_inline(gr, fn, ctx, ctx_size);
+            return;
+        }
+    }
     pthread_mutex_lock(&t->mu);
     bool room = t->busy < t->async_limit;
     pthread_mutex_unlock(&t->mu);
@@ -474,8 +638,10 @@ static bool group_signal_all(struct cio__t_group *gr, bool first)
 
 static void group_wait_all(struct cio__t_group *gr, bool canceling)
 {
-    int64_t backoff = 1000;
+    int64_t backoff = RESIGNAL_FIRST_NS; /* as wait_canceled */
     bool again = canceling;
+    if (again)
+        yield_while(&gr->running, 0, true, CANCEL_YIELD_NS);
     for (;;) {
         uint32_t seq = atomic_load_explicit(&gr->seq, memory_order_acquire);
         if (atomic_load_explicit(&gr->running, memory_order_acquire) == 0)
@@ -507,6 +673,7 @@ cio_err cio__t_group_await(void *ud, cio_group *g)
     if (gr == NULL)
         return CIO_OK;
     cio_err result = CIO_OK;
+    yield_while(&gr->running, 0, true, IDLE_YIELD_NS); /* as cio__t_await */
     for (;;) {
         uint32_t seq = atomic_load_explicit(&gr->seq, memory_order_acquire);
         if (atomic_load_explicit(&gr->running, memory_order_acquire) == 0)
@@ -614,6 +781,8 @@ cio_err cio_threaded_create(const cio_threaded_options *options, cio_threaded **
     pthread_condattr_destroy(&ca);
     size_t cpus = cio__t_cpu_count();
     t->async_limit = o.async_limit != 0 ? o.async_limit : (cpus > 1 ? cpus - 1 : 0);
+    atomic_init(&t->async_full, t->async_limit == 0);
+    atomic_init(&t->wake_gen, 0);
     t->concurrent_limit = o.concurrent_limit != 0 ? o.concurrent_limit : SIZE_MAX;
     t->stack_size = cio__t_stack_size(o.stack_size != 0 ? o.stack_size : DEFAULT_STACK);
     t->idle_timeout_ms = o.idle_timeout_ms != 0 ? o.idle_timeout_ms : DEFAULT_IDLE_MS;
@@ -649,6 +818,7 @@ void cio_threaded_set_async_limit(cio_threaded *t, size_t limit)
 {
     pthread_mutex_lock(&t->mu);
     t->async_limit = limit;
+    atomic_store_explicit(&t->async_full, t->busy >= t->async_limit, memory_order_relaxed);
     pthread_mutex_unlock(&t->mu);
 }
 

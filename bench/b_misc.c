@@ -1,0 +1,248 @@
+/*
+ * B1 (an Io call through the vtable vs a direct call), B2's peers (raw register swap, glibc
+ * swapcontext; the cio fiber side is the Evented backend's) and B12 (100,000 sleeping tasks).
+ */
+#define _GNU_SOURCE 1
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <ucontext.h>
+
+#include <uv.h>
+
+#include "bench.h"
+
+/* ---- B1 -------------------------------------------------------------------------------------------------- */
+
+/* The Threaded backend's `now` slot itself (src/threaded/time_posix.c), called directly. */
+cio_timestamp cio__t_now(void *ud, cio_clock clock);
+
+static volatile int64_t sink;
+
+static void b1_vtable(void *arg, uint64_t n)
+{
+    cio_io io = *(cio_io *)arg;
+    int64_t acc = 0;
+    for (uint64_t i = 0; i < n; i++)
+        acc += cio_now(io, CIO_CLOCK_AWAKE).ns;
+    sink = acc;
+}
+
+static void b1_direct(void *arg, uint64_t n)
+{
+    (void)arg;
+    int64_t acc = 0;
+    for (uint64_t i = 0; i < n; i++)
+        acc += cio__t_now(NULL, CIO_CLOCK_AWAKE).ns;
+    sink = acc;
+}
+
+static void b1_clock(void *arg, uint64_t n)
+{
+    (void)arg;
+    int64_t acc = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        acc += ts.tv_nsec;
+    }
+    sink = acc;
+}
+
+static int b1(const bench_opts *o, const char *contender)
+{
+    if (strcmp(contender, "threaded") == 0) {
+        bench_backend b;
+        (void)bench_backend_open(BENCH_THREADED, 0, &b);
+        bench_result("main", bench_measure(b1_vtable, &b.io, o->seconds), "ns/call");
+        bench_backend_close(&b);
+    } else if (strcmp(contender, "direct") == 0) {
+        bench_result("main", bench_measure(b1_direct, NULL, o->seconds), "ns/call");
+    } else {
+        bench_result("main", bench_measure(b1_clock, NULL, o->seconds), "ns/call");
+    }
+    return 0;
+}
+
+/* ---- B2 peers ---------------------------------------------------------------------------------------------- */
+
+#define CO_STACK (64 * 1024)
+
+#if defined(__x86_64__)
+void bench_swap(void **save_sp, void *load_sp);
+
+static void *main_sp, *co_sp;
+
+static void co_entry(void)
+{
+    for (;;)
+        bench_swap(&co_sp, main_sp);
+}
+
+static void b2_raw_body(void *arg, uint64_t n)
+{
+    (void)arg;
+    for (uint64_t i = 0; i < n; i++)
+        bench_swap(&main_sp, co_sp); /* 2 switches: there and back */
+}
+
+static int b2_raw(const bench_opts *o, const char *contender)
+{
+    (void)contender;
+    unsigned char *stack = (unsigned char *)malloc(CO_STACK);
+    if (stack == NULL)
+        bench_die("malloc");
+    uintptr_t top = ((uintptr_t)stack + CO_STACK) & ~(uintptr_t)15;
+    void **sp = (void **)(top - 64);
+    memset(sp, 0, 64);
+    sp[6] = (void *)(uintptr_t)co_entry;
+    co_sp = sp;
+    bench_result("main", bench_measure(b2_raw_body, NULL, o->seconds) / 2.0, "ns/switch");
+    free(stack);
+    return 0;
+}
+#else
+static int b2_raw(const bench_opts *o, const char *contender)
+{
+    (void)o;
+    (void)contender;
+    return bench_na("the raw register swap is written for x86_64 only");
+}
+#endif
+
+static ucontext_t uc_main, uc_co;
+
+static void uc_entry(void)
+{
+    for (;;)
+        swapcontext(&uc_co, &uc_main);
+}
+
+static void b2_uc_body(void *arg, uint64_t n)
+{
+    (void)arg;
+    for (uint64_t i = 0; i < n; i++)
+        swapcontext(&uc_main, &uc_co);
+}
+
+static int b2_ucontext(const bench_opts *o, const char *contender)
+{
+    (void)contender;
+    void *stack = malloc(CO_STACK);
+    if (stack == NULL || getcontext(&uc_co) != 0)
+        bench_die("getcontext");
+    uc_co.uc_stack.ss_sp = stack;
+    uc_co.uc_stack.ss_size = CO_STACK;
+    uc_co.uc_link = NULL;
+    makecontext(&uc_co, uc_entry, 0);
+    bench_result("main", bench_measure(b2_uc_body, NULL, o->seconds) / 2.0, "ns/switch");
+    free(stack);
+    return 0;
+}
+
+/* ---- B12: 100,000 tasks each sleeping 1 s ----------------------------------------------------------------- */
+
+static long b12_count(const bench_opts *o)
+{
+    return o->smoke ? 1000 : o->param > 0 ? o->param : 100000;
+}
+
+static int64_t b12_sleep_ns(const bench_opts *o)
+{
+    return o->smoke ? 10000000 : 1000000000;
+}
+
+static void b12_report(int64_t wall_ns)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    bench_result("main", (double)wall_ns / 1e9, "s");
+    bench_result("rss", (double)ru.ru_maxrss / 1024.0, "MiB");
+}
+
+static void b12_timer_cb(uv_timer_t *t)
+{
+    uv_close((uv_handle_t *)t, NULL);
+}
+
+static int b12_libuv(const bench_opts *o, const char *contender)
+{
+    (void)contender;
+    long n = b12_count(o);
+    uv_timer_t *timers = (uv_timer_t *)calloc((size_t)n, sizeof *timers);
+    uv_loop_t *loop = uv_default_loop();
+    if (timers == NULL)
+        bench_die("calloc");
+    int64_t t0 = bench_now_ns();
+    for (long i = 0; i < n; i++) {
+        uv_timer_init(loop, &timers[i]);
+        uv_timer_start(&timers[i], b12_timer_cb, (uint64_t)(b12_sleep_ns(o) / 1000000), 0);
+    }
+    uv_run(loop, UV_RUN_DEFAULT);
+    b12_report(bench_now_ns() - t0);
+    free(timers);
+    return 0;
+}
+
+typedef struct b12_args {
+    cio_io io;
+    int64_t ns;
+} b12_args;
+
+static cio_err b12_sleeper(void *context)
+{
+    b12_args *a = (b12_args *)context;
+    return cio_sleep(a->io, cio_timeout_ns(a->ns));
+}
+
+typedef struct b12_run {
+    long n;
+    int64_t ns;
+    int64_t wall;
+} b12_run;
+
+static void b12_cio_body(bench_backend *b, void *arg)
+{
+    b12_run *r = (b12_run *)arg;
+    cio_group g = CIO_GROUP_INIT;
+    b12_args a = {b->io, r->ns};
+    int64_t t0 = bench_now_ns();
+    for (long i = 0; i < r->n; i++) {
+        cio_err err = cio_group_concurrent(b->io, &g, b12_sleeper, &a, sizeof a);
+        if (err != CIO_OK)
+            bench_fail("cio_group_concurrent", err);
+    }
+    (void)cio_group_await(b->io, &g);
+    r->wall = bench_now_ns() - t0;
+}
+
+static int b12_cio(const bench_opts *o, const char *contender)
+{
+    bench_backend_kind kind;
+    bench_backend b;
+    if (!bench_kind_of(contender, &kind))
+        return 2;
+    if (kind == BENCH_THREADED)
+        return bench_na("one thread per sleeping task: not a Threaded workload");
+    if (!bench_backend_open(kind, 0, &b))
+        return BENCH_NA;
+    b12_run r = {b12_count(o), b12_sleep_ns(o), 0};
+    bench_backend_run(&b, b12_cio_body, &r);
+    bench_backend_close(&b);
+    b12_report(r.wall);
+    return 0;
+}
+
+const bench_entry bench_misc_entries[] = {
+    {"B1", "threaded", b1},
+    {"B1", "direct", b1},
+    {"B1", "clock_gettime", b1},
+    {"B2", "raw-swap", b2_raw},
+    {"B2", "swapcontext", b2_ucontext},
+    {"B12", "evented-uring", b12_cio},
+    {"B12", "libuv", b12_libuv},
+    {NULL, NULL, NULL},
+};
