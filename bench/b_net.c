@@ -79,7 +79,7 @@ typedef struct conn_args {
 static cio_err echo_conn(void *context)
 {
     conn_args *a = (conn_args *)context;
-    char buf[4096];
+    char buf[1024]; /* messages are 64 B; an Evented fiber's stack is 64 KiB */
     for (;;) {
         size_t n = 0;
         cio_err err = cio_stream_read(a->io, &a->stream, buf, sizeof buf, &n);
@@ -286,9 +286,7 @@ static pid_t start_server(const bench_opts *o, const char *contender, bool bulk,
         bench_die("fork");
     if (pid > 0)
         return pid;
-    int cpu = bench_server_cpu(o->cpus);
-    if (cpu >= 0)
-        bench_pin_self(cpu);
+    bench_pin_process(bench_server_cpu(o->cpus));
     serve_args s = {listen_fd, report_fd};
     bench_backend_kind kind;
     if (bench_kind_of(contender, &kind)) {

@@ -14,7 +14,10 @@
  *          runs on CPU 1: pthread_create is wrapped (-Wl,--wrap=pthread_create) for the statically
  *          linked code (cio and bench/), and libuv's pool (a shared library) is started while the
  *          main thread is briefly on CPU 1 (bench_uv_pool_start), so its threads inherit CPU 1.
- *   Two-process benchmarks (TCP) put the server process on CPU 1 for split, CPU 0 for same.
+ *          Evented: the measuring code is a fiber of a loop thread, so the backend's threads may
+ *          run on CPUs 0 and 1 (the main thread only waits for that fiber).
+ *   Two-process benchmarks (TCP) put the server process, all its threads, on CPU 1 for split, CPU 0
+ *   for same.
  */
 #ifndef CIO_BENCH_H
 #define CIO_BENCH_H
@@ -59,6 +62,8 @@ void bench_pin_init(bench_cpus cpus);
 void bench_pin_self(int cpu);
 /* The CPU threads created from here on should run on (-1: inherit). */
 int bench_worker_cpu(void);
+/* Pins the process to `cpu` (no-op for -1): its threads created from here on inherit it. */
+void bench_pin_process(int cpu);
 /* 2-process benchmarks: the CPU for the server / client process under the mode (-1: free). */
 int bench_server_cpu(bench_cpus cpus);
 int bench_client_cpu(bench_cpus cpus);
@@ -106,6 +111,7 @@ extern const bench_entry bench_sync_entries[];
 extern const bench_entry bench_fs_entries[];
 extern const bench_entry bench_net_entries[];
 extern const bench_entry bench_misc_entries[];
+extern const bench_entry bench_fiber_entries[];
 
 /* The cio contenders of a benchmark all share one function; this maps the name to the kind. */
 bool bench_kind_of(const char *contender, bench_backend_kind *kind);

@@ -53,8 +53,7 @@ BENCHES = [
          contenders=["threaded", "direct", "clock_gettime"], peer="direct",
          targets=[("threaded", "delta_le", 2.0, "direct")]),
     dict(id="B2", title="fiber switch, 2 fibers yielding", variants=["one"],
-         contenders=["fiber", "raw-swap", "swapcontext"], peer="raw-swap", pending={"fiber": "pending (lead: Evented)"},
-         run_peers_alone=True,
+         contenders=["fiber", "raw-swap", "swapcontext"], peer="raw-swap", run_peers_alone=True,
          targets=[("fiber", "ratio_le", 2.0, "raw-swap"), ("fiber", "ratio_le", 0.05, "swapcontext")]),
     dict(id="B3", title="async+await of an empty task, serial", variants=SPLIT,
          contenders=["threaded", "evented-uring", "libuv"], peer="libuv",
@@ -76,11 +75,11 @@ BENCHES = [
     dict(id="B8b", title="Queue round trip, 2 threads", variants=SPLIT,
          contenders=["threaded", "pthread"], peer="pthread", targets=[("threaded", "ratio_le", 1.0, "pthread")]),
     dict(id="B9s", title="stat of a cached file, N in flight", variants=SPLIT, params=[1, 4, 32], param_name="depth",
-         contenders=["threaded", "libuv", "liburing", "sync"], peer="libuv",
-         targets=[("threaded", "ratio_ge", 1.0, "libuv")]),
+         contenders=["threaded", "evented-uring", "libuv", "liburing", "sync"], peer="libuv",
+         targets=[("threaded", "ratio_ge", 1.0, "libuv"), ("evented-uring", "ratio_ge", 1.0, "libuv")]),
     dict(id="B9r", title="4 KiB read of a cached file, N in flight", variants=SPLIT, params=[1, 4, 32],
-         param_name="depth", contenders=["threaded", "libuv", "liburing", "sync"], peer="libuv",
-         targets=[("threaded", "ratio_ge", 1.0, "libuv")]),
+         param_name="depth", contenders=["threaded", "evented-uring", "libuv", "liburing", "sync"], peer="libuv",
+         targets=[("threaded", "ratio_ge", 1.0, "libuv"), ("evented-uring", "ratio_ge", 1.0, "libuv")]),
     dict(id="B10", title="TCP echo 64 B, 50 connections", variants=SPLIT, seconds_factor=3,
          contenders=["threaded", "evented-uring", "libuv"], peer="libuv",
          targets=[("evented-uring", "ratio_ge", 1.0, "libuv"), ("threaded", "report", None, "libuv")]),
@@ -249,6 +248,8 @@ def evaluate(case, b):
                     t["status"] = "reported"
                 else:
                     t["status"] = "met" if (ratio <= value if kind == "ratio_le" else ratio >= value) else "missed"
+        if me.get("error") and t.get("status") in ("met", "missed", "reported"):
+            t["status"] += " (a later run failed)"
         case["targets"].append(t)
 
 
@@ -273,6 +274,8 @@ def fmt_value(v, unit):
         return f"{v:.0f} {unit}"
     if unit == "%":
         return f"{v:.0f}%"
+    if unit == "n":
+        return f"{v:,.0f}"
     return f"{v:.3g} {unit}"
 
 
@@ -306,7 +309,7 @@ def actual_text(t):
         return f"{t['actual']:.2f}× ({min(rr):.2f}–{max(rr):.2f})"
     if t["kind"] == "delta_le":
         return f"{t['actual']:+.2f} ns"
-    return f"{t['actual']:.3g}"
+    return f"{t['actual']:.0f}" if t["actual"] >= 100 else f"{t['actual']:.3g}"
 
 
 def case_name(c):
@@ -331,6 +334,9 @@ def rows_of(results):
                 m = e["metrics"]["main"]
                 extra = "; ".join(f"{k} {fmt_value(v['median'], v['unit'])}" for k, v in e["metrics"].items()
                                   if k in SHOWN)
+                if e.get("error"):  # rounds before the failure: say how many, and that one failed
+                    extra += f"{'; ' if extra else ''}{len(m['samples'])} rounds, then error: " + \
+                        e["error"].splitlines()[0][:60]
                 rows.append([case_name(c), c["variant"], e["label"], fmt_value(m["median"], m["unit"]),
                              fmt_range(m, m["unit"]), extra, ttxt])
             else:
@@ -339,7 +345,7 @@ def rows_of(results):
     return rows
 
 
-SHOWN = ("cpu", "client_cpu", "rss", "p90")  # extra metrics in the table (the JSON has all)
+SHOWN = ("cpu", "client_cpu", "rss", "p90", "spawn", "tasks")  # extra metrics in the table (the JSON has all)
 HEAD = ["bench", "cpus", "contender", "median", "min – max", "also", "target: ratio of medians (per-round range)"]
 
 
@@ -396,7 +402,7 @@ def markdown(results):
     lines = [conditions_line(results), "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     lines += ["| " + " | ".join(str(x).replace("|", "/") for x in r) + " |" for r in rows]
     if pending:
-        lines += ["", "Pending: " + "; ".join(pending) + "."]
+        lines += ["", "Without a number: " + "; ".join(pending) + "."]
     lines += ["", "Every contender (peers, floors, extra metrics):", "",
               "| " + " | ".join(HEAD) + " |", "|" + "---|" * len(HEAD)]
     for r in rows_of(results):

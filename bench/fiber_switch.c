@@ -1,34 +1,34 @@
 /*
- * B2 (issue 8): the time of one fiber switch — two cio fibers yielding to each other — against
- * two baselines measured in the same run:
- *   raw          a minimal register swap written here: the callee-saved registers and the stack
- *                pointer, nothing else (no floating-point control state, no sanitizer hooks);
- *   swapcontext  glibc's ucontext switch (it also saves the signal mask: a system call).
- * The three run interleaved (cio, raw, swapcontext, cio, raw, ...) for ROUNDS rounds so that load
- * from other processes spreads over all of them; each prints its median and min-max in ns per
- * switch, then the ratios of the medians. One switch is one transfer of control (a yield and the
- * resume that follows are two).
- *
- * Not a test: nothing is asserted. Build (no libcio needed, only the fiber sources):
- *   cc -std=c11 -O2 -Iinclude -Iplatform bench/fiber_switch.c src/evented/fiber.c \
- *      src/evented/stack.c src/evented/fiber_$(uname -m).c -o fiber_switch
- *   taskset -c 1 ./fiber_switch [scale]      (scale multiplies the switch counts; default 1)
+ * B2 (issue 8): the time of one fiber switch, two contexts on their own stacks yielding to each
+ * other, for three contenders run as separate processes by the driver (interleaved, see README.md):
+ *   fiber        cio's switch, cio__fiber_switch (src/evented/fiber_<arch>.c, linked from libcio.a;
+ *                the header is internal: bench/CMakeLists.txt adds src/evented to the include path)
+ *   raw-swap     a minimal register swap written here: the callee-saved registers and the stack
+ *                pointer, nothing else (no floating-point control state, no sanitizer hooks); the
+ *                floor for a stackful switch
+ *   swapcontext  glibc's ucontext switch (it also saves the signal mask: a system call)
+ * Each run: the main thread switches to context 1; 1 and 2 switch to each other n times each, then
+ * 1 switches back to main: 2n + 2 switches, reported per switch (one transfer of control; a yield
+ * and the resume that follows are two). All three use the same guarded stacks (cio__stack_alloc).
+ * Nothing here runs on an Evented instance: this is the switch alone, as a scheduler does it.
+ * Only where the library has fibers (CIO_HAVE_EVENTED); elsewhere every contender is NA.
  */
 #define _GNU_SOURCE 1
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <ucontext.h>
 
-#include "../src/evented/fiber.h"
+#include "bench.h"
 
-#define ROUNDS 7
+#if CIO_HAVE_EVENTED
+#include "fiber.h"
+
 #define STACK_SIZE (64u * 1024u)
 
-/* ---- the raw baseline: same frame layout as cio's (so that cio__fiber_arch_init can start it),
- * minus the floating-point control word handling. ---- */
+/* ---- the raw baseline: the same frame layout as cio's (so that cio__fiber_arch_init can start it),
+ * minus the floating-point control words. ---- */
 #if defined(CIO_ARCH_X86_64)
 /* cio's frame has an 8-byte FP-control slot below the six registers: a raw context starts 8 bytes
  * higher, where its frame (r15 ... rbp, then where to continue) begins. */
@@ -119,26 +119,25 @@ __asm__(
     ".size bench_raw_swap, .-bench_raw_swap\n"
     ".popsection\n");
 #else
-#error "bench/fiber_switch.c: no raw swap for this architecture"
+#error "bench/fiber_switch.c: no raw swap for this architecture (CMakeLists.txt builds fibers for x86_64, aarch64, riscv64)"
 #endif
 
 void bench_raw_swap(cio__fiber_ctx *from, cio__fiber_ctx *to);
 
-/* ---- the three ping-pongs: main starts f1; f1 and f2 switch to each other n times each; f1
- * returns to main. 2n + 2 switches. ---- */
+/* ---- the three ping-pongs ---- */
 
-struct pair {
+static struct pair {
     cio__fiber_ctx main, f1, f2;
     ucontext_t umain, u1, u2;
-    long n;
-};
+    uint64_t n;
+} P;
 
-static struct pair P;
+static cio__stack s1, s2;
 
 static void cio_f1(void *arg)
 {
     (void)arg;
-    for (long i = 0; i < P.n; i++)
+    for (uint64_t i = 0; i < P.n; i++)
         cio__fiber_switch(&P.f1, &P.f2);
     cio__fiber_switch(&P.f1, &P.main);
     abort();
@@ -154,7 +153,7 @@ static void cio_f2(void *arg)
 static void raw_f1(void *arg)
 {
     (void)arg;
-    for (long i = 0; i < P.n; i++)
+    for (uint64_t i = 0; i < P.n; i++)
         bench_raw_swap(&P.f1, &P.f2);
     bench_raw_swap(&P.f1, &P.main);
     abort();
@@ -169,7 +168,7 @@ static void raw_f2(void *arg)
 
 static void uc_f1(void)
 {
-    for (long i = 0; i < P.n; i++)
+    for (uint64_t i = 0; i < P.n; i++)
         swapcontext(&P.u1, &P.u2);
     swapcontext(&P.u1, &P.umain);
     abort();
@@ -181,107 +180,74 @@ static void uc_f2(void)
         swapcontext(&P.u2, &P.u1);
 }
 
-static double now_ns(void)
+/* bench_measure bodies: one unit of n is two switches (plus the two into and out of the pair). */
+static void fiber_body(void *arg, uint64_t n)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static cio__stack s1, s2;
-
-static double run_cio(long n)
-{
+    (void)arg;
     P.n = n;
     cio__fiber_ctx_thread(&P.main);
     cio__fiber_ctx_init(&P.f1, s1.lo, s1.size, cio_f1, NULL);
     cio__fiber_ctx_init(&P.f2, s2.lo, s2.size, cio_f2, NULL);
-    double t0 = now_ns();
     cio__fiber_switch(&P.main, &P.f1);
-    double t1 = now_ns();
     cio__fiber_ctx_release(&P.f1);
     cio__fiber_ctx_release(&P.f2);
-    return (t1 - t0) / (double)(2 * n + 2);
 }
 
-static double run_raw(long n)
+static void raw_body(void *arg, uint64_t n)
 {
+    (void)arg;
     P.n = n;
     cio__fiber_arch_init(&P.f1, s1.lo, s1.size, raw_f1, NULL);
     cio__fiber_arch_init(&P.f2, s2.lo, s2.size, raw_f2, NULL);
     P.f1.sp = (char *)P.f1.sp + RAW_START_OFFSET;
     P.f2.sp = (char *)P.f2.sp + RAW_START_OFFSET;
-    double t0 = now_ns();
     bench_raw_swap(&P.main, &P.f1);
-    double t1 = now_ns();
-    return (t1 - t0) / (double)(2 * n + 2);
 }
 
-static double run_ucontext(long n)
+static void uc_make(ucontext_t *u, const cio__stack *s, void (*fn)(void))
 {
+    if (getcontext(u) != 0)
+        bench_die("getcontext");
+    u->uc_stack.ss_sp = s->lo;
+    u->uc_stack.ss_size = s->size;
+    u->uc_link = NULL;
+    makecontext(u, fn, 0);
+}
+
+static void uc_body(void *arg, uint64_t n)
+{
+    (void)arg;
     P.n = n;
-    getcontext(&P.u1);
-    P.u1.uc_stack.ss_sp = s1.lo;
-    P.u1.uc_stack.ss_size = s1.size;
-    P.u1.uc_link = NULL;
-    makecontext(&P.u1, uc_f1, 0);
-    getcontext(&P.u2);
-    P.u2.uc_stack.ss_sp = s2.lo;
-    P.u2.uc_stack.ss_size = s2.size;
-    P.u2.uc_link = NULL;
-    makecontext(&P.u2, uc_f2, 0);
-    double t0 = now_ns();
-    swapcontext(&P.umain, &P.u1);
-    double t1 = now_ns();
-    return (t1 - t0) / (double)(2 * n + 2);
+    uc_make(&P.u1, &s1, uc_f1);
+    uc_make(&P.u2, &s2, uc_f2);
+    if (swapcontext(&P.umain, &P.u1) != 0)
+        bench_die("swapcontext");
 }
 
-static int cmp_double(const void *a, const void *b)
+static int b2(const bench_opts *o, const char *contender)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-int main(int argc, char **argv)
-{
-    double scale = argc > 1 ? atof(argv[1]) : 1.0;
-    if (!(scale > 0))
-        scale = 1.0;
-    long n_fast = (long)(10000000 * scale), n_uc = (long)(500000 * scale);
-    if (n_fast < 1)
-        n_fast = 1;
-    if (n_uc < 1)
-        n_uc = 1;
-    if (cio__stack_alloc(STACK_SIZE, &s1) != CIO_OK || cio__stack_alloc(STACK_SIZE, &s2) != CIO_OK) {
-        fprintf(stderr, "fiber_switch: cannot map stacks\n");
-        return 1;
-    }
-    /* Warm up all three (page faults, caches, predictors). */
-    run_cio(n_fast / 10 + 1);
-    run_raw(n_fast / 10 + 1);
-    run_ucontext(n_uc / 10 + 1);
-
-    double cio[ROUNDS], raw[ROUNDS], uc[ROUNDS];
-    for (int r = 0; r < ROUNDS; r++) {
-        cio[r] = run_cio(n_fast);
-        raw[r] = run_raw(n_fast);
-        uc[r] = run_ucontext(n_uc);
-    }
-    printf("B2 fiber switch, %s, %d interleaved rounds (%ld switches per cio/raw run, %ld per swapcontext run)\n",
-           CIO_ARCH_NAME, ROUNDS, 2 * n_fast + 2, 2 * n_uc + 2);
-    /* median() sorts its array: afterwards [0] is the minimum and [ROUNDS - 1] the maximum. */
-    double mc = median(cio, ROUNDS), mr = median(raw, ROUNDS), mu = median(uc, ROUNDS);
-    printf("  %-12s median %8.2f ns/switch   min-max %8.2f - %8.2f\n", "cio", mc, cio[0], cio[ROUNDS - 1]);
-    printf("  %-12s median %8.2f ns/switch   min-max %8.2f - %8.2f\n", "raw", mr, raw[0], raw[ROUNDS - 1]);
-    printf("  %-12s median %8.2f ns/switch   min-max %8.2f - %8.2f\n", "swapcontext", mu, uc[0], uc[ROUNDS - 1]);
-    printf("  cio/raw %.2fx (target <= 2x)   swapcontext/cio %.1fx (target >= 20x)\n", mc / mr, mu / mc);
+    bench_body body = strcmp(contender, "fiber") == 0 ? fiber_body
+                      : strcmp(contender, "raw-swap") == 0 ? raw_body
+                                                           : uc_body;
+    if (cio__stack_alloc(STACK_SIZE, &s1) != CIO_OK || cio__stack_alloc(STACK_SIZE, &s2) != CIO_OK)
+        bench_die("cio__stack_alloc");
+    bench_result("main", bench_measure(body, NULL, o->seconds) / 2.0, "ns/switch");
     cio__stack_free(&s1);
     cio__stack_free(&s2);
     return 0;
 }
+#else
+static int b2(const bench_opts *o, const char *contender)
+{
+    (void)o;
+    (void)contender;
+    return bench_na("no fibers on this target (CIO_HAVE_EVENTED is 0)");
+}
+#endif
+
+const bench_entry bench_fiber_entries[] = {
+    {"B2", "fiber", b2},
+    {"B2", "raw-swap", b2},
+    {"B2", "swapcontext", b2},
+    {NULL, NULL, NULL},
+};

@@ -90,6 +90,8 @@ double bench_measure(bench_body body, void *arg, double seconds)
 /* ---- CPU placement ------------------------------------------------------------------------------------ */
 
 static bench_cpus pin_mode = BENCH_CPUS_FREE;
+/* Split placement on the Evented backend: its threads (loops, helpers) may use CPUs 0 and 1. */
+static bool workers_on_both = false;
 bool bench_report_cpu = true;
 
 void bench_pin_self(int cpu)
@@ -111,6 +113,14 @@ void bench_pin_init(bench_cpus cpus)
 int bench_worker_cpu(void)
 {
     return pin_mode == BENCH_CPUS_SPLIT ? 1 : -1;
+}
+
+void bench_pin_process(int cpu)
+{
+    if (cpu < 0)
+        return;
+    bench_pin_self(cpu);
+    pin_mode = BENCH_CPUS_SAME; /* threads created from here on inherit `cpu` */
 }
 
 int bench_server_cpu(bench_cpus cpus)
@@ -146,6 +156,8 @@ int __wrap_pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET((size_t)cpu, &set);
+    if (workers_on_both)
+        CPU_SET(0, &set);
     (void)pthread_attr_setaffinity_np(&a, sizeof set, &set);
     int rc = __real_pthread_create(th, &a, fn, arg);
     pthread_attr_destroy(&a);
@@ -211,16 +223,28 @@ bool bench_backend_open(bench_backend_kind kind, unsigned evented_threads, bench
         return true;
     }
 #if CIO_HAVE_EVENTED
+    /* The measuring code runs in a fiber of a loop thread, so "the measuring thread on CPU 0, the
+     * others on CPU 1" would put all of it on CPU 1: split lets Evented's threads use both CPUs. */
+    workers_on_both = pin_mode == BENCH_CPUS_SPLIT;
     cio_evented_options eo;
     memset(&eo, 0, sizeof eo);
     eo.flavour = kind == BENCH_EVENTED_URING ? CIO_EVENTED_IO_URING : CIO_EVENTED_EPOLL;
     eo.threads = evented_threads;
+    /* CIO_BENCH_EVENTED_THREADS: try another loop-thread count (exploration; the driver never sets it). */
+    const char *threads = getenv("CIO_BENCH_EVENTED_THREADS");
+    if (threads != NULL)
+        eo.threads = (unsigned)strtoul(threads, NULL, 10);
     cio_evented *e = NULL;
     cio_err err = cio_evented_create(&eo, &e);
     if (err != CIO_OK) {
         char why[128];
         snprintf(why, sizeof why, "cio_evented_create: %s", cio_err_name(err));
         (void)bench_na(why);
+        return false;
+    }
+    if (cio_evented_flavour_of(e) != eo.flavour) {
+        cio_evented_destroy(e);
+        (void)bench_na("cio_evented_create: another flavour than the one forced");
         return false;
     }
     out->instance = e;
@@ -303,8 +327,8 @@ static double cpu_seconds(void)
 
 /* ---- main ---------------------------------------------------------------------------------------------- */
 
-static const bench_entry *const tables[] = {bench_misc_entries, bench_tasks_entries, bench_sync_entries,
-                                            bench_fs_entries, bench_net_entries};
+static const bench_entry *const tables[] = {bench_misc_entries, bench_fiber_entries, bench_tasks_entries,
+                                            bench_sync_entries, bench_fs_entries, bench_net_entries};
 
 static int usage(void)
 {

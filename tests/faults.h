@@ -79,6 +79,27 @@ static inline void pause_ms(long ms)
     }
 }
 
+/* The fault suite is the Threaded backend's: its sites are the calls spec/oscalls.yaml lists. The
+ * Evented backend makes its own calls (io_uring operations, preadv2 with RWF_NOWAIT, epoll, its
+ * scheduler) that are not routed through the table yet (issue 9), and it runs several tasks on one
+ * thread, which the storm-and-cancel cases assume away. Each test is still listed for it, as a skip
+ * that says so. */
+static inline void cio_faults_evented_skip(void **state)
+{
+    (void)state;
+#if CIO_HAVE_EVENTED
+    (void)&cio_test_backend_uring; /* registered by every other suite */
+    (void)&cio_test_backend_epoll;
+#endif
+    CIO_SKIP("the Evented backend's own OS calls are not routed through the OS call table yet");
+}
+#undef CIO_TESTS_EVENTED
+#if CIO_HAVE_EVENTED
+#define CIO_TESTS_EVENTED(f) , {"evented: " #f, cio_faults_evented_skip, NULL, NULL, NULL}
+#else
+#define CIO_TESTS_EVENTED(f)
+#endif
+
 /* A passing case names what it covered (build.py reads these lines). The fault must have been
  * injected at that site. */
 static inline void covered(const char *site, const char *fault)

@@ -202,6 +202,10 @@ void cio__e_make_ready(struct cio_any_future *f);
 void cio__e_timer_add(struct cio__e_loop *loop, struct cio__e_timer *t);
 void cio__e_timer_remove(struct cio__e_loop *loop, struct cio__e_timer *t);
 int64_t cio__e_now_ns(void);
+/* Called by a poller on the loop thread when its wake-up descriptor (eventfd) fired: drains it, then
+ * clears `woken` so the next waker writes again. (A drained descriptor with `woken` still set would
+ * make every later waker skip its write: a lost wake-up.) */
+void cio__e_wake_drained(struct cio__e_loop *loop);
 /* Called by a poller on the home loop thread when w's operation completed. */
 void cio__e_poller_complete(struct cio__e_wait *w, int32_t res);
 /* Runs fn(arg) as a fiber of e and waits for it when the caller is not one of e's fibers; calls it

@@ -6,7 +6,7 @@
  * makes the fiber ready (the last thing it does with it). Only that completion resumes the fiber —
  * a cancel is forwarded as a Threaded cancel request (the worker's syscall fails with EINTR and the
  * Threaded slot returns Canceled), repeated by a timer on the home loop while the worker is still in
- * the syscall. The fiber then waits (yielding) until the Threaded task is marked done and frees it.
+ * the syscall. The fiber then awaits the Threaded task (done moments later) on the loop thread.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -58,8 +58,9 @@ cio_err cio__e_helper(struct cio_evented *e, cio_err (*fn)(void *), void *arg, b
     cio__e_suspend(NULL, NULL);
     f->wait = NULL;
     cio__e_timer_remove(f->home, &w.resignal);
-    while (!cio__t_task_done(task))
-        cio__e_yield();
+    /* The worker made us ready as its last act on the job; it marks the Threaded task done a few
+     * instructions later. Waiting for that on this thread (the await spins briefly, then sleeps)
+     * lets a worker preempted on this CPU finish, where re-queueing the fiber would spin. */
     (void)cio__t_task_await(e->helper, task);
     if (j.result == CIO_E_CANCELED && w.reason == CIO__E_R_CANCEL)
         cio__e_ack_cancel(f);

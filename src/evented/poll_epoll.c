@@ -86,9 +86,7 @@ static void ep_wait(struct cio__e_loop *l, int64_t timeout_ns)
     for (int i = 0; i < n; i++) {
         struct cio__e_wait *w = (struct cio__e_wait *)evs[i].data.ptr;
         if (w == NULL) {
-            uint64_t v;
-            while (read(l->wakefd, &v, sizeof v) > 0) {
-            }
+            cio__e_wake_drained(l);
             continue;
         }
         deregister(l, w);

@@ -213,9 +213,7 @@ static bool reap(struct cio__e_loop *l, struct ring *r)
         int32_t res = cqe->res;
         head++;
         if (ud == TAG_WAKE) {
-            uint64_t v;
-            while (read(l->wakefd, &v, sizeof v) > 0) {
-            }
+            cio__e_wake_drained(l);
             rearm = true;
         } else if (ud != TAG_CANCEL && ud != 0) {
             atomic_store_explicit(r->cq_head, head, memory_order_release);

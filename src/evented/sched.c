@@ -9,7 +9,9 @@
  * - A fiber runs only on its home loop once started; only fibers that never ran are stolen.
  * - Lost wake-ups: a loop publishes `sleeping` (seq_cst) before it re-checks its inbox and every
  *   spawn queue, and producers publish their item before they read `sleeping` (seq_cst), so either
- *   the loop sees the item or the producer sees the loop asleep and wakes it.
+ *   the loop sees the item or the producer sees the loop asleep and wakes it. `woken` only spares
+ *   duplicate eventfd writes: whoever drains the eventfd clears it afterwards (cio__e_wake_drained),
+ *   so it is never left set with nothing to wake the loop.
  * - `live` counts fibers created and not finished; destroy waits for it to reach 0 before it stops
  *   the loops, so no fiber is ever abandoned.
  */
@@ -174,6 +176,14 @@ static void wake_loop(struct cio__e_loop *l)
     if (atomic_load_explicit(&l->sleeping, memory_order_seq_cst) &&
         atomic_exchange_explicit(&l->woken, 1, memory_order_acq_rel) == 0)
         l->ev->poller->wake(l);
+}
+
+void cio__e_wake_drained(struct cio__e_loop *l)
+{
+    uint64_t v;
+    while (read(l->wakefd, &v, sizeof v) > 0) {
+    }
+    atomic_store_explicit(&l->woken, 0, memory_order_seq_cst);
 }
 
 void cio__e_make_ready(struct cio_any_future *f)
