@@ -49,10 +49,6 @@
 #include "task.h"
 #include "threaded.h"
 
-#ifndef PTHREAD_STACK_MIN /* not every C library defines it */
-#define PTHREAD_STACK_MIN 16384
-#endif
-
 #define BLOCK_CTX 256u
 #define FREE_MAX 64u
 #define DEFAULT_STACK (256u * 1024u)

@@ -8,6 +8,10 @@
 #include "internal/cio_oscalls.h"
 #include "task.h"
 
+#ifndef PTHREAD_STACK_MIN /* not every C library defines it */
+#define PTHREAD_STACK_MIN 16384
+#endif
+
 void *cio__t_block_alloc(size_t size)
 {
     void *mem = NULL;
