@@ -7,7 +7,7 @@
  *   the fiber to its home loop (cio__e_post_cancel) if it has started; a fiber that has not started
  *   sees REQ at its first cancellation point (REQ is stored before `home` is read, `home` before the
  *   fiber reads REQ, both seq_cst). Only the fiber itself turns REQ into ACK (and back: recancel).
- * - The futex table: 256 buckets (mutex + list of waiters keyed by address), process-wide because
+ * - The futex table: 256 buckets (spinlock + list of waiters keyed by address), process-wide because
  *   addresses are. A waiter is linked and *ptr compared under the bucket lock; a fiber waiter stays
  *   holding that lock until it has switched out (the loop unlocks in the `after` callback), so a
  *   waker never makes a fiber ready that is still running. A waiter ends with one CAS on its state:
@@ -21,6 +21,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -138,17 +139,28 @@ void cio__e_deliver_cancel(struct cio__e_loop *l, struct cio_any_future *f)
 #define NBUCKETS 256u
 
 struct bucket {
-    pthread_mutex_t mu;
+    _Atomic(uint32_t) lock; /* a spinlock: a fiber holds it across its switch-out (the loop releases
+                               it in the `after` callback), which a pthread mutex may not see done
+                               from another context (TSan treats each fiber as a thread) */
     struct cio__e_wait *head;
 };
 
 static struct bucket buckets[NBUCKETS];
-static pthread_once_t buckets_once = PTHREAD_ONCE_INIT;
 
-static void buckets_init(void)
+static void bucket_lock(struct bucket *b)
 {
-    for (unsigned i = 0; i < NBUCKETS; i++)
-        pthread_mutex_init(&buckets[i].mu, NULL);
+    unsigned spins = 0;
+    while (atomic_exchange_explicit(&b->lock, 1, memory_order_acquire) != 0) {
+        while (atomic_load_explicit(&b->lock, memory_order_relaxed) != 0) {
+            if (++spins % 64 == 0)
+                sched_yield(); /* the holder may be a preempted thread */
+        }
+    }
+}
+
+static void bucket_unlock(struct bucket *b)
+{
+    atomic_store_explicit(&b->lock, 0, memory_order_release);
 }
 
 static struct bucket *bucket_of(const void *addr)
@@ -182,7 +194,7 @@ static void unlink_waiter(struct bucket *b, struct cio__e_wait *w)
 
 static void unlock_after(void *arg)
 {
-    pthread_mutex_unlock(&((struct bucket *)arg)->mu);
+    bucket_unlock((struct bucket *)arg);
 }
 
 /* Monotonic deadline in ns for a timeout, -1 for none. */
@@ -211,13 +223,13 @@ static cio_err foreign_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio
     w.kind = CIO__E_W_FUTEX;
     w.addr = ptr;
     struct bucket *b = bucket_of(ptr);
-    pthread_mutex_lock(&b->mu);
+    bucket_lock(b);
     if (atomic_load_explicit(ptr, memory_order_acquire) != expected) {
-        pthread_mutex_unlock(&b->mu);
+        bucket_unlock(b);
         return CIO_OK;
     }
     link_waiter(b, &w);
-    pthread_mutex_unlock(&b->mu);
+    bucket_unlock(b);
     cio_timeout dl = timeout;
     if (timeout.kind == CIO_TIMEOUT_KIND_DURATION) {
         cio_timestamp now = cio__t_now(NULL, timeout.clock);
@@ -229,10 +241,10 @@ static cio_err foreign_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio
             return CIO_OK;
         cio_err err = cio__t_futex_wait(&w.state, 0, dl, false);
         if (err == CIO_E_TIMEOUT && win(&w, CIO__E_R_TIMEOUT)) {
-            pthread_mutex_lock(&b->mu);
+            bucket_lock(b);
             if (w.linked)
                 unlink_waiter(b, &w);
-            pthread_mutex_unlock(&b->mu);
+            bucket_unlock(b);
             return CIO_E_TIMEOUT;
         }
     }
@@ -241,7 +253,6 @@ static cio_err foreign_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio
 cio_err cio__e_futex_wait(struct cio_evented *e, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout,
                           bool cancelable)
 {
-    pthread_once(&buckets_once, buckets_init);
     struct cio_any_future *f = cio__e_self(e);
     if (f == NULL)
         return foreign_wait(ptr, expected, timeout);
@@ -261,13 +272,13 @@ cio_err cio__e_futex_wait(struct cio_evented *e, const _Atomic(uint32_t) *ptr, u
     w.resignal.index = SIZE_MAX;
     int64_t deadline = mono_deadline(timeout);
     struct bucket *b = bucket_of(ptr);
-    pthread_mutex_lock(&b->mu);
+    bucket_lock(b);
     if (atomic_load_explicit(ptr, memory_order_acquire) != expected) {
-        pthread_mutex_unlock(&b->mu);
+        bucket_unlock(b);
         return CIO_OK;
     }
     if (deadline >= 0 && deadline <= cio__e_now_ns()) {
-        pthread_mutex_unlock(&b->mu);
+        bucket_unlock(b);
         return CIO_E_TIMEOUT;
     }
     link_waiter(b, &w);
@@ -282,10 +293,10 @@ cio_err cio__e_futex_wait(struct cio_evented *e, const _Atomic(uint32_t) *ptr, u
     cio__e_timer_remove(l, &w.timer);
     uint32_t reason = atomic_load_explicit(&w.state, memory_order_acquire);
     if (reason != CIO__E_R_EVENT) {
-        pthread_mutex_lock(&b->mu);
+        bucket_lock(b);
         if (w.linked)
             unlink_waiter(b, &w);
-        pthread_mutex_unlock(&b->mu);
+        bucket_unlock(b);
     }
     if (reason == CIO__E_R_TIMEOUT)
         return CIO_E_TIMEOUT;
@@ -300,9 +311,8 @@ void cio__e_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters)
 {
     if (max_waiters == 0)
         return;
-    pthread_once(&buckets_once, buckets_init);
     struct bucket *b = bucket_of(ptr);
-    pthread_mutex_lock(&b->mu);
+    bucket_lock(b);
     uint32_t n = 0;
     struct cio__e_wait *w = b->head;
     while (w != NULL && n < max_waiters) {
@@ -320,7 +330,7 @@ void cio__e_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters)
         }
         w = next;
     }
-    pthread_mutex_unlock(&b->mu);
+    bucket_unlock(b);
 }
 
 /* ---- sleep ------------------------------------------------------------------------------------------------ */
