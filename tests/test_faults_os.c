@@ -570,6 +570,30 @@ static void test_worker_clock_fails(void **state)
     covered("clock_gettime@worker_idle", "EINVAL");
 }
 
+/* The clock of the bounded yield (idle workers and awaiters spin briefly before they sleep) fails:
+ * nobody yields, everyone sleeps at once; every task still completes and every await returns. */
+static void test_yield_clock_fails(void **state)
+{
+    cio_io io = cio_test_io(state);
+    CIO_REQUIRE_THREADS(io);
+    cio__fault_reset();
+    assert_true(cio__fault_errno("clock_gettime@yield_clock", EINVAL, 0, -1) == 1);
+    for (int i = 0; i < 20; i++) {
+        int out = 0;
+        sum_ctx c;
+        memset(&c, 0, sizeof c);
+        c.a = 2;
+        c.b = 3;
+        c.out = &out;
+        cio_future f;
+        CIO_REQUIRE_CONCURRENT(cio_concurrent(io, sum_task, &c, sizeof c, &f));
+        assert_ok(cio_await(io, &f));
+        assert_int_equal(out, 5);
+    }
+    cio__sys_reset();
+    covered("clock_gettime@yield_clock", "EINVAL");
+}
+
 /* The cancel signal fails to be sent a few times: the canceler's backoff signals again. */
 static cio_err long_sleep_task(void *p)
 {
@@ -697,6 +721,7 @@ int main(void)
         CIO_TESTS(test_thread_attr_fails),
         CIO_TESTS(test_group_record_fails),
         CIO_TESTS(test_worker_clock_fails),
+        CIO_TESTS(test_yield_clock_fails),
         CIO_TESTS(test_cancel_signal_fails),
         CIO_TESTS(test_worker_sigmask_fails),
         cmocka_unit_test(test_signal_calls_fail),
