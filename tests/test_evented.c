@@ -80,7 +80,38 @@ static cio_err sleeper(void *ctx)
     return e;
 }
 
-static void test_many_sleeping_fibers(void **state)
+typedef struct {
+    cio_io io;
+    long n;
+    _Atomic(uint32_t) *woke;
+    double spawned; /* seconds after t0 when the last one was spawned */
+    double t0;
+} spawner_ctx;
+
+/* Spawns n sleepers in a group and awaits them: the test body, run by the test's own thread or by
+ * a fiber (spawns from a fiber go to its loop's queues without waking anyone, the model of a
+ * program whose code runs in fibers). */
+static cio_err spawn_sleepers(spawner_ctx *s)
+{
+    sleeper_ctx c = {s->io, s->woke};
+    cio_group g = CIO_GROUP_INIT;
+    for (long i = 0; i < s->n; i++) {
+        cio_err e = cio_group_concurrent(s->io, &g, sleeper, &c, sizeof c);
+        if (e != CIO_OK) {
+            cio_group_cancel(s->io, &g);
+            return e;
+        }
+    }
+    s->spawned = now_s() - s->t0;
+    return cio_group_await(s->io, &g);
+}
+
+static cio_err spawn_sleepers_task(void *ctx)
+{
+    return spawn_sleepers(*(spawner_ctx **)ctx);
+}
+
+static void many_sleeping_fibers(void **state, bool from_fiber)
 {
     cio_io io = cio_test_io(state);
     if (cio_test_threaded(state) != NULL)
@@ -92,30 +123,49 @@ static void test_many_sleeping_fibers(void **state)
 #endif
     n = cap_for_tsan(n);
     long maps = max_map_count();
-    /* every stack is two mappings (the stack and its guard page) */
+    /* at most two mappings per stack (where the kernel has no guard regions: the stack and its
+     * PROT_NONE guard page) */
     if (maps > 0 && maps / 2 - 2000 < n) {
         print_message("      note: vm.max_map_count is %ld: %ld fibers instead of %ld (build.py test raises it as root)\n",
                       maps, maps / 2 - 2000, n);
         n = maps / 2 - 2000;
     }
     _Atomic(uint32_t) woke = 0;
-    sleeper_ctx c = {io, &woke};
-    cio_group g = CIO_GROUP_INIT;
-    double t0 = now_s();
-    for (long i = 0; i < n; i++)
-        assert_int_equal(cio_group_concurrent(io, &g, sleeper, &c, sizeof c), CIO_OK);
-    double spawned = now_s() - t0;
-    assert_int_equal(cio_group_await(io, &g), CIO_OK);
-    double wall = now_s() - t0;
+    spawner_ctx s;
+    memset(&s, 0, sizeof s);
+    s.io = io;
+    s.n = n;
+    s.woke = &woke;
+    s.t0 = now_s();
+    if (from_fiber) {
+        cio_future f;
+        spawner_ctx *sp = &s;
+        assert_int_equal(cio_concurrent(io, spawn_sleepers_task, &sp, sizeof sp, &f), CIO_OK);
+        assert_int_equal(cio_await(io, &f), CIO_OK);
+    } else {
+        assert_int_equal(spawn_sleepers(&s), CIO_OK);
+    }
+    double wall = now_s() - s.t0;
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    print_message("      %ld fibers sleeping 1 s: all spawned after %.2f s, done after %.2f s, peak RSS %ld MiB\n", n,
-                  spawned, wall, ru.ru_maxrss / 1024);
+    print_message("      %ld fibers sleeping 1 s, spawned by %s: all spawned after %.2f s, done after %.2f s, "
+                  "peak RSS %ld MiB\n", n, from_fiber ? "a fiber" : "a foreign thread", s.spawned, wall,
+                  ru.ru_maxrss / 1024);
     assert_int_equal(atomic_load(&woke), (uint32_t)n);
     assert_true(wall >= 1.0);
     assert_true(wall < 20.0);               /* a generous sanity bound; B12 measures it */
     if (CHECK_RSS)
         assert_true(ru.ru_maxrss < 1024L * 1024L); /* KiB: under 1 GiB */
+}
+
+static void test_many_sleeping_fibers(void **state)
+{
+    many_sleeping_fibers(state, true);
+}
+
+static void test_many_sleeping_fibers_foreign_spawner(void **state)
+{
+    many_sleeping_fibers(state, false);
 }
 
 typedef struct {
@@ -177,7 +227,7 @@ static void test_cancel_storm_blocked_reads(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        CIO_TESTS(test_many_sleeping_fibers),
+        CIO_TESTS(test_many_sleeping_fibers), CIO_TESTS(test_many_sleeping_fibers_foreign_spawner),
         CIO_TESTS(test_cancel_storm_blocked_reads),
     };
     return cmocka_run_group_tests_name("evented", tests, NULL, NULL);

@@ -656,7 +656,8 @@ static void test_threaded_create_faults(void **state)
     assert_err(cio_threaded_create(NULL, &t), CIO_E_UNEXPECTED);
     covered("sigaction@signals_acquire", "EINVAL");
     cio__fault_reset();
-    /* sysconf without answers: one CPU assumed, a 4096-byte page; the pool works */
+    /* no affinity mask and sysconf without answers: one CPU assumed, a 4096-byte page; the pool works */
+    assert_true(cio__fault_errno("sched_getaffinity", EINVAL, 0, -1) == 1);
     assert_true(cio__fault_errno("sysconf", EINVAL, 0, -1) == 2);
     assert_ok(cio_threaded_create(NULL, &t));
     cio__sys_reset();
@@ -671,6 +672,7 @@ static void test_threaded_create_faults(void **state)
     assert_ok(cio_concurrent(io, sum_task, &c, sizeof c, &f));
     assert_ok(cio_await(io, &f));
     assert_int_equal(out, 5);
+    covered("sched_getaffinity@cpu_count", "EINVAL");
     covered("sysconf@cpu_count", "EINVAL");
     covered("sysconf@page_size", "EINVAL");
     /* restoring the handlers fails: ignored, destroy completes */

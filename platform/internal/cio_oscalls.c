@@ -275,6 +275,12 @@ static long cio__sys_dflt_sysconf(int name)
 }
 #endif
 #if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_sched_getaffinity(pid_t pid, size_t size, cpu_set_t *mask)
+{
+    return sched_getaffinity(pid, size, mask);
+}
+#endif
+#if defined(CIO_OS_LINUX)
 static int cio__sys_dflt_posix_memalign(void **out, size_t align, size_t size)
 {
     return posix_memalign(out, align, size);
@@ -425,6 +431,9 @@ const struct cio__sys_defaults cio__sys_default = {
 #endif
 #if defined(CIO_OS_LINUX)
     .sysconf = cio__sys_dflt_sysconf,
+#endif
+#if defined(CIO_OS_LINUX)
+    .sched_getaffinity = cio__sys_dflt_sched_getaffinity,
 #endif
 #if defined(CIO_OS_LINUX)
     .posix_memalign = cio__sys_dflt_posix_memalign,
@@ -641,6 +650,9 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_LINUX)
     .calloc__group_get = cio__sys_dflt_calloc,
+#endif
+#if defined(CIO_OS_LINUX)
+    .sched_getaffinity__cpu_count = cio__sys_dflt_sched_getaffinity,
 #endif
 #if defined(CIO_OS_LINUX)
     .sysconf__cpu_count = cio__sys_dflt_sysconf,
@@ -1157,6 +1169,13 @@ static void cio__sys_set_calloc__group_get(cio__sys_any fn)
 }
 #endif
 #if defined(CIO_OS_LINUX)
+static void cio__sys_set_sched_getaffinity__cpu_count(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.sched_getaffinity__cpu_count, fn != NULL ? (cio__sys_sched_getaffinity_fn)fn : cio__sys_dflt_sched_getaffinity,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
 static void cio__sys_set_sysconf__cpu_count(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.sysconf__cpu_count, fn != NULL ? (cio__sys_sysconf_fn)fn : cio__sys_dflt_sysconf,
@@ -1450,6 +1469,9 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX)
     {"calloc", "group_get", "calloc@group_get", cio__sys_set_calloc__group_get},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"sched_getaffinity", "cpu_count", "sched_getaffinity@cpu_count", cio__sys_set_sched_getaffinity__cpu_count},
 #endif
 #if defined(CIO_OS_LINUX)
     {"sysconf", "cpu_count", "sysconf@cpu_count", cio__sys_set_sysconf__cpu_count},

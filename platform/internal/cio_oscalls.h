@@ -42,6 +42,7 @@
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <sched.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/futex.h>
@@ -208,6 +209,9 @@ typedef int (*cio__sys_kill_fn)(pid_t, int);
 typedef long (*cio__sys_sysconf_fn)(int);
 #endif
 #if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_sched_getaffinity_fn)(pid_t, size_t, cpu_set_t *);
+#endif
+#if defined(CIO_OS_LINUX)
 typedef int (*cio__sys_posix_memalign_fn)(void **, size_t, size_t);
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
@@ -350,6 +354,9 @@ struct cio__sys_defaults {
 #endif
 #if defined(CIO_OS_LINUX)
     cio__sys_sysconf_fn sysconf;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_sched_getaffinity_fn sched_getaffinity;
 #endif
 #if defined(CIO_OS_LINUX)
     cio__sys_posix_memalign_fn posix_memalign;
@@ -570,7 +577,10 @@ struct cio__sys_table {
     _Atomic(cio__sys_calloc_fn) calloc__group_get; /* src/threaded/pool.c: group_get */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_sysconf_fn) sysconf__cpu_count; /* src/threaded/pool_posix.c: cio__t_cpu_count */
+    _Atomic(cio__sys_sched_getaffinity_fn) sched_getaffinity__cpu_count; /* src/threaded/cpus_linux.c: cio__t_cpu_count */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_sysconf_fn) sysconf__cpu_count; /* src/threaded/cpus_linux.c: cio__t_cpu_count */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_calloc_fn) calloc__threaded_create; /* src/threaded/pool.c: cio_threaded_create */

@@ -270,6 +270,9 @@ enum {
     CIO__FI_calloc__group_get,
 #endif
 #if defined(CIO_OS_LINUX)
+    CIO__FI_sched_getaffinity__cpu_count,
+#endif
+#if defined(CIO_OS_LINUX)
     CIO__FI_sysconf__cpu_count,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -1250,6 +1253,19 @@ static void * cio__fi_calloc__group_get(size_t count, size_t size)
 }
 #endif
 #if defined(CIO_OS_LINUX)
+static int cio__fi_sched_getaffinity__cpu_count(pid_t pid, size_t size, cpu_set_t *mask)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_sched_getaffinity__cpu_count];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.sched_getaffinity)(pid, size, mask);
+}
+#endif
+#if defined(CIO_OS_LINUX)
 static long cio__fi_sysconf__cpu_count(int name)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_sysconf__cpu_count];
@@ -1615,6 +1631,9 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX)
     {"calloc", "group_get", 1, 0, (cio__sys_any)cio__fi_calloc__group_get},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"sched_getaffinity", "cpu_count", 1, 0, (cio__sys_any)cio__fi_sched_getaffinity__cpu_count},
 #endif
 #if defined(CIO_OS_LINUX)
     {"sysconf", "cpu_count", 1, 0, (cio__sys_any)cio__fi_sysconf__cpu_count},

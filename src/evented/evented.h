@@ -46,6 +46,7 @@
 #include "fiber.h"
 
 #define CIO__E_REQ 1u
+#define CIO__E_LOCAL_STACKS 256u
 #define CIO__E_ACK 2u
 
 struct cio__e_loop;
@@ -143,6 +144,7 @@ struct cio__e_loop {
     pthread_mutex_t inbox_mu;
     struct cio_any_future *in_head, *in_tail;     /* made ready by other threads */
     struct cio_any_future *cancels;               /* cancel requests to deliver */
+    _Atomic(uint32_t) inbox_flag;                 /* set with in_head/cancels, cleared on drain */
     pthread_mutex_t spawn_mu;
     struct cio_any_future *sp_head, *sp_tail;     /* not started yet: anyone may take them */
     _Atomic(size_t) sp_count;
@@ -151,6 +153,12 @@ struct cio__e_loop {
     _Atomic(uint32_t) sleeping;       /* inside poller wait() (or about to be) */
     _Atomic(uint32_t) woken;          /* a wake() is pending */
     size_t armed;                     /* poller waits in flight */
+    /* this thread only: */
+    struct cio_any_future *lifo;      /* spawned by this loop's fibers, runs next; never stolen */
+    struct cio_any_future *blk_cache; /* free fiber blocks (BLOCK_CTX capacity) */
+    unsigned blk_count;
+    unsigned stk_count;
+    cio__stack stk_cache[CIO__E_LOCAL_STACKS]; /* free stacks */
     /* poller state */
     int epfd;
     int wakefd;
@@ -175,6 +183,18 @@ struct cio_evented {
     struct cio_any_future *free_list;
     size_t free_count;
 };
+
+/* A spin-wait hint to the CPU (lets a sibling hyperthread run; no effect on correctness). */
+static inline void cio__cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#else
+    __asm__ __volatile__("" ::: "memory");
+#endif
+}
 
 /* ---- sched.c -------------------------------------------------------------------------------------------- */
 extern _Thread_local struct cio__e_loop *cio__e_tls_loop;

@@ -113,6 +113,9 @@ typedef struct cio__stack_pool {
     size_t max_cached;
     size_t created;               /* stacks mmapped by get */
     size_t reused;                /* gets served from the list */
+    void *carve;                  /* the next stack of the current slab */
+    size_t carve_left;            /* stacks left in it */
+    size_t slab_next;             /* stacks in the next slab */
 } cio__stack_pool;
 void cio__stack_pool_init(cio__stack_pool *p, size_t stack_size, size_t max_cached);
 cio_err cio__stack_pool_get(cio__stack_pool *p, cio__stack *out);

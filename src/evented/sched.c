@@ -24,11 +24,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bridge.h"
 #include "evented.h"
 #include "internal.h"
 
 #define BLOCK_CTX 256u
 #define FREE_MAX 256u
+#define LOCAL_BLOCKS 1024u
 #define DEFAULT_STACK (64u * 1024u)
 #define STACKS_CACHED 1024u
 
@@ -43,10 +45,22 @@ int64_t cio__e_now_ns(void)
 
 /* ---- fiber blocks ------------------------------------------------------------------------------------ */
 
+/* The loop of `e` this thread runs, or NULL: its caches need no lock. */
+static struct cio__e_loop *local_loop(const struct cio_evented *e)
+{
+    struct cio__e_loop *l = cio__e_tls_loop;
+    return (l != NULL && l->ev == e) ? l : NULL;
+}
+
 static struct cio_any_future *block_alloc(struct cio_evented *e, size_t ctx_size)
 {
     struct cio_any_future *f = NULL;
-    if (ctx_size <= BLOCK_CTX) {
+    struct cio__e_loop *l = local_loop(e);
+    if (ctx_size <= BLOCK_CTX && l != NULL && l->blk_cache != NULL) {
+        f = l->blk_cache;
+        l->blk_cache = f->next;
+        l->blk_count--;
+    } else if (ctx_size <= BLOCK_CTX) {
         pthread_mutex_lock(&e->free_mu);
         f = e->free_list;
         if (f != NULL) {
@@ -67,17 +81,33 @@ static struct cio_any_future *block_alloc(struct cio_evented *e, size_t ctx_size
         f->capacity = cap;
         f->ctxbuf = (unsigned char *)mem + header;
     }
-    unsigned char *buf = f->ctxbuf;
-    size_t cap = f->capacity;
-    memset(f, 0, sizeof *f);
-    f->ctxbuf = buf;
-    f->capacity = cap;
+    /* Field by field: ctx is set up by cio__fiber_ctx_init and stack by the caller, and a memset of
+     * the whole block (a `rep stos`) was a tenth of an async+await. */
+    f->next = f->cnext = f->gnext = f->gprev = NULL;
     f->owner = e;
+    f->group = NULL;
+    atomic_store_explicit(&f->home, NULL, memory_order_relaxed);
+    f->fn = NULL;
+    f->result = CIO_OK;
+    f->protection = CIO_CANCEL_UNBLOCKED;
+    atomic_store_explicit(&f->cancel, 0, memory_order_relaxed);
+    atomic_store_explicit(&f->done, 0, memory_order_relaxed);
+    f->cancel_posted = false;
+    f->exited = false;
+    f->wait = NULL;
+    f->ctx_size = 0;
     return f;
 }
 
 void cio__e_fiber_free(struct cio_evented *e, struct cio_any_future *f)
 {
+    struct cio__e_loop *l = local_loop(e);
+    if (f->capacity == BLOCK_CTX && l != NULL && l->blk_count < LOCAL_BLOCKS) {
+        f->next = l->blk_cache;
+        l->blk_cache = f;
+        l->blk_count++;
+        return;
+    }
     if (f->capacity == BLOCK_CTX) {
         pthread_mutex_lock(&e->free_mu);
         if (e->free_count < FREE_MAX) {
@@ -108,7 +138,10 @@ struct cio_any_future *cio__e_fiber_new(struct cio_evented *e, cio_task_fn fn, c
     struct cio_any_future *f = block_alloc(e, ctx_size);
     if (f == NULL)
         return NULL;
-    if (cio__stack_pool_get(&e->stacks, &f->stack) != CIO_OK) {
+    struct cio__e_loop *l = local_loop(e);
+    if (l != NULL && l->stk_count > 0) {
+        f->stack = l->stk_cache[--l->stk_count];
+    } else if (cio__stack_pool_get(&e->stacks, &f->stack) != CIO_OK) {
         cio__e_fiber_free(e, f);
         return NULL;
     }
@@ -139,7 +172,12 @@ static void fiber_exit_after(void *arg)
     }
     pthread_mutex_unlock(&l->inbox_mu);
     cio__fiber_ctx_release(&f->ctx);
-    cio__stack_pool_put(&e->stacks, &f->stack);
+    if (l->stk_count < CIO__E_LOCAL_STACKS) { /* this is f's home loop's thread */
+        l->stk_cache[l->stk_count++] = f->stack;
+        memset(&f->stack, 0, sizeof f->stack);
+    } else {
+        cio__stack_pool_put(&e->stacks, &f->stack);
+    }
     cio__e_finish(f); /* f may be freed from here on */
     if (atomic_fetch_sub_explicit(&e->live, 1, memory_order_acq_rel) == 1) {
         atomic_fetch_add_explicit(&e->live_seq, 1, memory_order_release);
@@ -200,6 +238,7 @@ void cio__e_make_ready(struct cio_any_future *f)
     else
         home->in_head = f;
     home->in_tail = f;
+    atomic_store_explicit(&home->inbox_flag, 1, memory_order_relaxed);
     pthread_mutex_unlock(&home->inbox_mu);
     wake_loop(home);
 }
@@ -213,6 +252,7 @@ void cio__e_post_cancel(struct cio_any_future *f)
         f->cancel_posted = true;
         f->cnext = home->cancels;
         home->cancels = f;
+        atomic_store_explicit(&home->inbox_flag, 1, memory_order_relaxed);
         posted = true;
     }
     pthread_mutex_unlock(&home->inbox_mu);
@@ -222,8 +262,17 @@ void cio__e_post_cancel(struct cio_any_future *f)
 
 void cio__e_spawn(struct cio_evented *e, struct cio_any_future *f)
 {
-    struct cio__e_loop *l = cio__e_tls_loop;
-    if (l == NULL || l->ev != e) {
+    struct cio__e_loop *l = local_loop(e);
+    if (l != NULL) {
+        /* Spawned by this loop: f takes the LIFO slot and runs as soon as the spawner suspends (the
+         * spawn-then-await pattern costs no wake-up); the fiber it displaces goes to the shared
+         * spawn queue, where an idle loop can steal it. */
+        struct cio_any_future *older = l->lifo;
+        l->lifo = f;
+        if (older == NULL)
+            return;
+        f = older;
+    } else {
         uint32_t i = atomic_fetch_add_explicit(&e->next_loop, 1, memory_order_relaxed);
         l = &e->loops[i % e->nloops];
     }
@@ -513,6 +562,7 @@ static bool drain_inbox(struct cio__e_loop *l)
     struct cio_any_future *ready = l->in_head;
     struct cio_any_future *cancels = l->cancels;
     l->in_head = l->in_tail = NULL;
+    atomic_store_explicit(&l->inbox_flag, 0, memory_order_relaxed);
     l->cancels = NULL;
     pthread_mutex_unlock(&l->inbox_mu);
     bool any = ready != NULL || cancels != NULL;
@@ -543,16 +593,43 @@ static bool inbox_empty(struct cio__e_loop *l)
     return empty;
 }
 
+/* A loop that just ran fibers looks for more for a short while before it sleeps: a burst of
+ * spawns from a fiber on another loop (one every few microseconds) is then taken without an eventfd
+ * write and a sleep/wake per fiber. Only spawn queues and the inbox flag are watched (no syscall);
+ * the poller is not (an I/O completion waits for the spin to end, at most SPIN_NS). There is
+ * nothing to spin for with one loop, or one CPU (the loop count follows the affinity mask). */
+#define SPIN_NS 30000
+static bool spin_for_work(struct cio__e_loop *l)
+{
+    if (l->ev->nloops < 2)
+        return false;
+    int64_t end = cio__e_now_ns() + SPIN_NS;
+    do {
+        for (int i = 0; i < 64; i++) {
+            if (atomic_load_explicit(&l->inbox_flag, memory_order_relaxed) || any_spawned(l))
+                return true;
+            cio__cpu_relax();
+        }
+    } while (cio__e_now_ns() < end);
+    return false;
+}
+
 static void *loop_main(void *arg)
 {
     struct cio__e_loop *l = (struct cio__e_loop *)arg;
     struct cio_evented *e = l->ev;
     cio__e_tls_loop = l;
     cio__fiber_ctx_thread(&l->sched);
+    bool busy = false;
     for (;;) {
         unsigned ran = 0;
         struct cio_any_future *f;
-        while ((f = pop_local(l)) != NULL) {
+        for (;;) {
+            f = l->lifo;
+            if (f != NULL)
+                l->lifo = NULL;
+            else if ((f = pop_local(l)) == NULL)
+                break;
             run_fiber(l, f);
             if (++ran % 64 == 0)
                 break; /* let the inbox, timers and I/O in */
@@ -561,17 +638,25 @@ static void *loop_main(void *arg)
         fire_timers(l);
         if (l->armed > 0 && ran > 0)
             e->poller->wait(l, 0);
-        if (l->run_head != NULL)
+        if (l->run_head != NULL || l->lifo != NULL)
             continue;
         f = take_spawn(l);
         if (f == NULL)
             f = steal(l);
         if (f != NULL) {
             run_fiber(l, f);
+            busy = true;
             continue;
         }
+        if (ran > 0)
+            busy = true;
         if (atomic_load_explicit(&e->shutdown, memory_order_acquire))
             break;
+        if (busy && spin_for_work(l)) {
+            busy = false; /* spin again only after this round found work */
+            continue;
+        }
+        busy = false;
         int64_t timeout = -1;
         if (l->heap_len > 0) {
             timeout = l->heap[0]->deadline - cio__e_now_ns();
@@ -595,8 +680,8 @@ static void *loop_main(void *arg)
 
 static unsigned cpu_count(void)
 {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (unsigned)n : 1u;
+    size_t n = cio__t_cpu_count(); /* the affinity mask: `taskset -c 0` means one loop */
+    return n < 1024 ? (unsigned)n : 1024u;
 }
 
 static cio_evented_flavour flavour_from_env(cio_evented_flavour requested)
@@ -630,6 +715,14 @@ static cio_err init_pollers(struct cio_evented *e, const struct cio__e_poller_op
 static void free_instance(struct cio_evented *e)
 {
     for (unsigned i = 0; i < e->nloops; i++) {
+        struct cio__e_loop *l = &e->loops[i];
+        while (l->blk_cache != NULL) {
+            struct cio_any_future *n = l->blk_cache->next;
+            free(l->blk_cache);
+            l->blk_cache = n;
+        }
+        while (l->stk_count > 0)
+            cio__stack_free(&l->stk_cache[--l->stk_count]);
         pthread_mutex_destroy(&e->loops[i].inbox_mu);
         pthread_mutex_destroy(&e->loops[i].spawn_mu);
         free(e->loops[i].heap);

@@ -9,7 +9,14 @@
  *
  * The guard page is what turns an overflow into SIGSEGV: the first access below lo faults, so a
  * fiber running off its stack dies at once instead of writing over whatever lies below. The usable
- * part is mapped, not committed: pages cost memory only once touched.
+ * part is mapped, not committed: pages cost memory only once touched. The guard is a guard region
+ * (madvise MADV_GUARD_INSTALL, Linux 6.13+: a marker in the page table, so the mapping stays one
+ * VMA and installing it takes the mm lock for reading only); where the kernel lacks that, the page
+ * is mprotect'ed PROT_NONE, which splits the mapping (and counts against vm.max_map_count).
+ *
+ * The pool carves stacks out of slabs (one mmap for up to SLAB_MAX stacks, growing 4, 8, ... as
+ * demand goes on), so a burst of new fibers costs one madvise per stack instead of mmap+mprotect.
+ * Each carved stack still owns its own [guard, usable] range: cio__stack_free unmaps just that.
  *
  * The pool: `lock` guards every field but stack_size and max_cached (fixed at init). Cached stacks
  * are linked through a node stored at the top of their own usable part, so the pool allocates
@@ -40,6 +47,12 @@
 #ifndef MAP_STACK
 #define MAP_STACK 0
 #endif
+#if defined(__linux__) && !defined(MADV_GUARD_INSTALL)
+#define MADV_GUARD_INSTALL 102 /* include/uapi/asm-generic/mman-common.h, Linux 6.13 */
+#endif
+
+#define SLAB_FIRST 4u
+#define SLAB_MAX 64u
 
 struct cio__stack_node {
     struct cio__stack_node *next;
@@ -52,28 +65,62 @@ static size_t page_size(void)
     return n > 0 ? (size_t)n : 4096u;
 }
 
+/* Makes the page at `guard` fault on access. */
+static bool install_guard(void *guard, size_t page)
+{
+#ifdef MADV_GUARD_INSTALL
+    if (madvise(guard, page, MADV_GUARD_INSTALL) == 0)
+        return true;
+    /* EINVAL: a kernel before 6.13; fall back to a PROT_NONE page. */
+#endif
+    /* ENOMEM: splitting the mapping would exceed vm.max_map_count. */
+    return mprotect(guard, page, PROT_NONE) == 0;
+}
+
+/* The usable size for a requested size, and the stride (guard + usable); false if absurd. */
+static bool stack_geometry(size_t size, size_t page, size_t *usable, size_t *stride)
+{
+    if (size > SIZE_MAX - 2 * page)
+        return false;
+    *usable = (size + page - 1) / page * page;
+    *stride = *usable + page;
+    return true;
+}
+
+static void *map_stacks(size_t bytes)
+{
+    void *map = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    return map == MAP_FAILED ? NULL : map; /* ENOMEM, or EAGAIN/EINVAL for an absurd size */
+}
+
+/* The stack at `map` (a stride's worth of a mapping) with its guard installed. */
+static bool stack_at(char *map, size_t page, size_t usable, cio__stack *out)
+{
+    if (!install_guard(map, page))
+        return false;
+    out->map = map;
+    out->map_size = usable + page;
+    out->lo = map + page;
+    out->size = usable;
+    return true;
+}
+
 cio_err cio__stack_alloc(size_t size, cio__stack *out)
 {
     memset(out, 0, sizeof *out);
     if (size == 0)
         return CIO_E_INVALID_ARGUMENT;
-    size_t page = page_size();
-    if (size > SIZE_MAX - 2 * page)
+    size_t page = page_size(), usable, stride;
+    if (!stack_geometry(size, page, &usable, &stride))
         return CIO_E_SYSTEM_RESOURCES;
-    size_t usable = (size + page - 1) / page * page;
-    size_t total = usable + page;
-    void *map = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-    if (map == MAP_FAILED)
-        return CIO_E_SYSTEM_RESOURCES; /* ENOMEM, or EAGAIN/EINVAL for an absurd size */
-    if (mprotect(map, page, PROT_NONE) != 0) {
-        /* ENOMEM: splitting the mapping would exceed vm.max_map_count. */
-        munmap(map, total);
+    char *map = (char *)map_stacks(stride);
+    if (map == NULL)
+        return CIO_E_SYSTEM_RESOURCES;
+    if (!stack_at(map, page, usable, out)) {
+        munmap(map, stride);
+        memset(out, 0, sizeof *out);
         return CIO_E_SYSTEM_RESOURCES;
     }
-    out->map = map;
-    out->map_size = total;
-    out->lo = (char *)map + page;
-    out->size = usable;
     return CIO_OK;
 }
 
@@ -103,6 +150,40 @@ static struct cio__stack_node *node_of(const cio__stack *s)
     return (struct cio__stack_node *)(top & ~(uintptr_t)(_Alignof(struct cio__stack_node) - 1));
 }
 
+/* Carves the next stack out of the current slab, mapping a new slab when it is used up (lock held). */
+static cio_err carve(cio__stack_pool *p, cio__stack *out)
+{
+    size_t page = page_size(), usable, stride;
+    if (p->stack_size == 0)
+        return CIO_E_INVALID_ARGUMENT;
+    if (!stack_geometry(p->stack_size, page, &usable, &stride))
+        return CIO_E_SYSTEM_RESOURCES;
+    if (p->carve_left == 0) {
+        size_t n = p->slab_next != 0 ? p->slab_next : SLAB_FIRST;
+        char *map = NULL;
+        while (n > 0 && (n > SIZE_MAX / stride || (map = (char *)map_stacks(n * stride)) == NULL))
+            n /= 2; /* no room for a whole slab: try a smaller one, down to a single stack */
+        if (map == NULL)
+            return CIO_E_SYSTEM_RESOURCES;
+        p->carve = map;
+        p->carve_left = n;
+        p->slab_next = n * 2 <= SLAB_MAX ? n * 2 : SLAB_MAX;
+    }
+    char *map = (char *)p->carve;
+    if (!stack_at(map, page, usable, out)) {
+        /* The mapping count is exhausted: give the rest of the slab back. */
+        munmap(map, p->carve_left * stride);
+        p->carve = NULL;
+        p->carve_left = 0;
+        memset(out, 0, sizeof *out);
+        return CIO_E_SYSTEM_RESOURCES;
+    }
+    p->carve = map + stride;
+    p->carve_left--;
+    p->created++;
+    return CIO_OK;
+}
+
 cio_err cio__stack_pool_get(cio__stack_pool *p, cio__stack *out)
 {
     pthread_mutex_lock(&p->lock);
@@ -115,13 +196,8 @@ cio_err cio__stack_pool_get(cio__stack_pool *p, cio__stack *out)
         pthread_mutex_unlock(&p->lock);
         return CIO_OK;
     }
+    cio_err err = carve(p, out);
     pthread_mutex_unlock(&p->lock);
-    cio_err err = cio__stack_alloc(p->stack_size, out);
-    if (err == CIO_OK) {
-        pthread_mutex_lock(&p->lock);
-        p->created++;
-        pthread_mutex_unlock(&p->lock);
-    }
     return err;
 }
 
@@ -156,6 +232,13 @@ void cio__stack_pool_destroy(cio__stack_pool *p)
     struct cio__stack_node *n = p->head;
     p->head = NULL;
     p->cached = 0;
+    if (p->carve_left > 0) {
+        size_t page = page_size(), usable, stride;
+        if (stack_geometry(p->stack_size, page, &usable, &stride))
+            munmap(p->carve, p->carve_left * stride);
+        p->carve = NULL;
+        p->carve_left = 0;
+    }
     pthread_mutex_unlock(&p->lock);
     while (n != NULL) {
         struct cio__stack_node *next = n->next;

@@ -11,6 +11,8 @@
 
 #include "cio/io.h"
 
+/* How many CPUs this process may use (its affinity mask where the OS has one); at least 1. */
+size_t cio__t_cpu_count(void);
 /* The OS futex; cancelable only on a Threaded worker. */
 cio_err cio__t_futex_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout, _Bool cancelable);
 void cio__t_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters);

@@ -1,4 +1,4 @@
-/* The worker pool's OS pieces on POSIX (pool.c): aligned task blocks, the CPU count, stack sizes. */
+/* The worker pool's OS pieces on POSIX (pool.c): aligned task blocks, stack sizes (the CPU count: cpus_*.c). */
 #define _POSIX_C_SOURCE 200809L
 #include <limits.h>
 #include <pthread.h>
@@ -21,12 +21,6 @@ void *cio__t_block_alloc(size_t size)
 void cio__t_block_free(void *block)
 {
     free(block);
-}
-
-size_t cio__t_cpu_count(void)
-{
-    long n = CIO__SYS(sysconf, cpu_count)(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (size_t)n : 1;
 }
 
 size_t cio__t_stack_size(size_t requested)
