@@ -5,6 +5,8 @@
  * Timing is reported, not asserted beyond a generous bound (performance lives in bench/: B12).
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -224,11 +226,168 @@ static void test_cancel_storm_blocked_reads(void **state)
     }
 }
 
+
+/* ---- the calling thread becomes a fiber ------------------------------------------------------------ */
+
+static int count_fds(void)
+{
+    int n = 0;
+    for (int fd = 0; fd < 4096; fd++)
+        if (fcntl(fd, F_GETFD) != -1)
+            n++;
+    return n;
+}
+
+static cio_evented *test_evented(void **state)
+{
+    if (cio_test_threaded(state) != NULL)
+        return NULL;
+    cio_test_backend *b = (cio_test_backend *)*state;
+    return (cio_evented *)b->instance;
+}
+
+static cio_evented *evented_like(cio_evented *e)
+{
+    cio_evented_options o;
+    memset(&o, 0, sizeof o);
+    o.flavour = cio_evented_flavour_of(e);
+    o.threads = 1;
+    cio_evented *n = NULL;
+    assert_int_equal(cio_evented_create(&o, &n), CIO_OK);
+    return n;
+}
+
+/* A pipe read through io: data written first, so it must come back whatever path the read takes. */
+static void pipe_round_trip(cio_io io)
+{
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    assert_int_equal(write(p[1], "xy", 2), 2);
+    char b[4] = {0};
+    size_t n = 0;
+    assert_int_equal(cio_file_read_streaming(io, (cio_file){p[0]}, b, sizeof b, &n), CIO_OK);
+    assert_int_equal(n, 2);
+    assert_memory_equal(b, "xy", 2);
+    close(p[0]);
+    close(p[1]);
+}
+
+typedef struct {
+    cio_io io;
+    int before, during;
+    double slept;
+} adopt_ctx;
+
+static void *adopt_thread(void *arg)
+{
+    adopt_ctx *c = (adopt_ctx *)arg;
+    c->before = count_fds();
+    double t0 = now_s();
+    if (cio_sleep(c->io, cio_timeout_ms(20)) != CIO_OK)
+        return NULL;
+    c->slept = now_s() - t0;
+    c->during = count_fds();
+    pipe_round_trip(c->io);
+    return c;
+}
+
+/* A thread's first wait makes it a fiber with a loop (poller descriptors) of its own; its exit gives
+ * them back while the instance lives on. */
+static void test_thread_becomes_fiber(void **state)
+{
+    cio_io io = cio_test_io(state);
+    if (test_evented(state) == NULL)
+        CIO_SKIP("Threaded threads do not become fibers");
+    int base = count_fds();
+    adopt_ctx c;
+    memset(&c, 0, sizeof c);
+    c.io = io;
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, adopt_thread, &c), 0);
+    void *r = NULL;
+    assert_int_equal(pthread_join(t, &r), 0);
+    assert_ptr_equal(r, &c);
+    assert_true(c.slept >= 0.019);
+    assert_true(c.during > c.before); /* its own poller */
+    assert_int_equal(count_fds(), base); /* given back at thread exit */
+}
+
+typedef struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int step;
+    cio_evented *first, *second;
+    int ok;
+} outlive_ctx;
+
+static void wait_step(outlive_ctx *c, int step)
+{
+    pthread_mutex_lock(&c->mu);
+    while (c->step < step)
+        pthread_cond_wait(&c->cv, &c->mu);
+    pthread_mutex_unlock(&c->mu);
+}
+
+static void set_step(outlive_ctx *c, int step)
+{
+    pthread_mutex_lock(&c->mu);
+    c->step = step;
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+}
+
+static void *outlive_thread(void *arg)
+{
+    outlive_ctx *c = (outlive_ctx *)arg;
+    if (cio_sleep(cio_evented_io(c->first), cio_timeout_ms(1)) == CIO_OK)
+        c->ok++; /* now a fiber of `first` */
+    pipe_round_trip(cio_evented_io(c->first));
+    set_step(c, 1);
+    wait_step(c, 2); /* `first` destroyed, `second` created */
+    if (cio_sleep(cio_evented_io(c->second), cio_timeout_ms(1)) == CIO_OK)
+        c->ok++; /* the orphaned loop is dropped, and the thread becomes a fiber of `second` */
+    pipe_round_trip(cio_evented_io(c->second));
+    return NULL;
+}
+
+/* An instance destroyed while a thread it adopted lives on: the thread can go on with another one.
+ * A thread that is one instance's fiber uses a second instance as a foreign thread. */
+static void test_adopted_thread_outlives_instance(void **state)
+{
+    cio_io io = cio_test_io(state);
+    cio_evented *mine = test_evented(state);
+    if (mine == NULL)
+        CIO_SKIP("Threaded threads do not become fibers");
+    (void)io;
+    int base = count_fds();
+    outlive_ctx c;
+    memset(&c, 0, sizeof c);
+    pthread_mutex_init(&c.mu, NULL);
+    pthread_cond_init(&c.cv, NULL);
+    c.first = evented_like(mine);
+    /* this thread is a fiber of `mine`: `first` sees it as a foreign thread */
+    assert_int_equal(cio_sleep(cio_evented_io(c.first), cio_timeout_ms(1)), CIO_OK);
+    pipe_round_trip(cio_evented_io(c.first));
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, outlive_thread, &c), 0);
+    wait_step(&c, 1);
+    cio_evented_destroy(c.first);
+    c.second = evented_like(mine);
+    set_step(&c, 2);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_int_equal(c.ok, 2);
+    cio_evented_destroy(c.second);
+    assert_int_equal(count_fds(), base);
+    pthread_cond_destroy(&c.cv);
+    pthread_mutex_destroy(&c.mu);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         CIO_TESTS(test_many_sleeping_fibers), CIO_TESTS(test_many_sleeping_fibers_foreign_spawner),
-        CIO_TESTS(test_cancel_storm_blocked_reads),
+        CIO_TESTS(test_cancel_storm_blocked_reads), CIO_TESTS(test_thread_becomes_fiber),
+        CIO_TESTS(test_adopted_thread_outlives_instance),
     };
     return cmocka_run_group_tests_name("evented", tests, NULL, NULL);
 }

@@ -159,6 +159,12 @@ struct cio__e_loop {
     unsigned blk_count;
     unsigned stk_count;
     cio__stack stk_cache[CIO__E_LOCAL_STACKS]; /* free stacks */
+    /* an adopted thread's loop (a thread that is not a loop thread, made a fiber when it first
+     * used the instance; see sched.c): */
+    bool adopted;
+    struct cio__e_loop *anext;        /* the instance's list of them (adopt_mu) */
+    struct cio_any_future *main_fiber; /* the thread itself */
+    cio__stack sched_stack;           /* where its scheduler context runs */
     /* poller state */
     int epfd;
     int wakefd;
@@ -182,6 +188,7 @@ struct cio_evented {
     pthread_mutex_t free_mu;
     struct cio_any_future *free_list;
     size_t free_count;
+    struct cio__e_loop *adopted;      /* loops of adopted threads (sched.c adopt_mu) */
 };
 
 /* A spin-wait hint to the CPU (lets a sibling hyperthread run; no effect on correctness). */
@@ -205,6 +212,10 @@ static inline struct cio_any_future *cio__e_self(const struct cio_evented *e)
     struct cio__e_loop *l = cio__e_tls_loop;
     return (l != NULL && l->ev == e) ? l->current : NULL;
 }
+/* Like cio__e_self, but a thread that is no instance's fiber yet becomes one of e (its own loop,
+ * driven by the thread while it waits). NULL when that cannot be had (no memory, no ring) or the
+ * thread is another instance's fiber: then the caller takes its foreign-thread path. */
+struct cio_any_future *cio__e_self_adopt(struct cio_evented *e);
 
 /* A new fiber running fn on a copy of ctx; NULL when memory or a stack cannot be had. */
 struct cio_any_future *cio__e_fiber_new(struct cio_evented *e, cio_task_fn fn, const void *ctx, size_t ctx_size);
@@ -248,6 +259,8 @@ bool cio__e_cancelable_now(const struct cio_any_future *f);
 void cio__e_deliver_cancel(struct cio__e_loop *loop, struct cio_any_future *f);
 cio_err cio__e_futex_wait(struct cio_evented *e, const _Atomic(uint32_t) *ptr, uint32_t expected,
                           cio_timeout timeout, bool cancelable);
+/* A futex wait on the futex table by a thread that is not (and does not become) a fiber. */
+cio_err cio__e_futex_wait_foreign(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout);
 void cio__e_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters);
 
 /* ---- poller waits (sched.c) ------------------------------------------------------------------------------- */

@@ -263,7 +263,7 @@ void cio__e_post_cancel(struct cio_any_future *f)
 void cio__e_spawn(struct cio_evented *e, struct cio_any_future *f)
 {
     struct cio__e_loop *l = local_loop(e);
-    if (l != NULL) {
+    if (l != NULL && !l->adopted) {
         /* Spawned by this loop: f takes the LIFO slot and runs as soon as the spawner suspends (the
          * spawn-then-await pattern costs no wake-up); the fiber it displaces goes to the shared
          * spawn queue, where an idle loop can steal it. */
@@ -273,6 +273,7 @@ void cio__e_spawn(struct cio_evented *e, struct cio_any_future *f)
             return;
         f = older;
     } else {
+        /* A foreign or adopted thread: adopted loops run only their own thread's fiber. */
         uint32_t i = atomic_fetch_add_explicit(&e->next_loop, 1, memory_order_relaxed);
         l = &e->loops[i % e->nloops];
     }
@@ -524,8 +525,9 @@ static cio_err bridge_task(void *ctx)
 
 cio_err cio__e_run(struct cio_evented *e, cio_err (*fn)(void *), void *arg)
 {
-    if (cio__e_self(e) != NULL)
+    if (cio__e_self_adopt(e) != NULL)
         return fn(arg);
+    /* A thread that cannot become a fiber of e (it is another instance's, or adoption failed). */
     struct bridge b = {fn, arg};
     struct bridge *bp = &b;
     struct cio_any_future *f = cio__e_fiber_new(e, bridge_task, &bp, sizeof bp);
@@ -541,18 +543,24 @@ cio_err cio__e_run(struct cio_evented *e, cio_err (*fn)(void *), void *arg)
 
 /* ---- loops ------------------------------------------------------------------------------------------------------------ */
 
-static void run_fiber(struct cio__e_loop *l, struct cio_any_future *f)
+/* In the scheduler context, right after the current fiber switched out. */
+static void switched_out(struct cio__e_loop *l)
 {
-    if (f->home == NULL)
-        f->home = l;
-    l->current = f;
-    cio__fiber_switch(&l->sched, &f->ctx);
     l->current = NULL;
     if (l->after != NULL) {
         void (*after)(void *) = l->after;
         l->after = NULL;
         after(l->after_arg);
     }
+}
+
+static void run_fiber(struct cio__e_loop *l, struct cio_any_future *f)
+{
+    if (f->home == NULL)
+        f->home = l;
+    l->current = f;
+    cio__fiber_switch(&l->sched, &f->ctx);
+    switched_out(l);
 }
 
 /* Moves the inbox to the run queue and delivers cancel requests; true if anything was there. */
@@ -614,12 +622,13 @@ static bool spin_for_work(struct cio__e_loop *l)
     return false;
 }
 
-static void *loop_main(void *arg)
+/* The scheduler: runs until shutdown (a loop thread) or forever (an adopted thread's scheduler
+ * context, which is simply never resumed once its thread leaves for good). An adopted loop runs
+ * only its thread's fiber: it takes no spawned fibers, steals nothing and does not spin. */
+static void loop_run(struct cio__e_loop *l)
 {
-    struct cio__e_loop *l = (struct cio__e_loop *)arg;
     struct cio_evented *e = l->ev;
-    cio__e_tls_loop = l;
-    cio__fiber_ctx_thread(&l->sched);
+    const bool adopted = l->adopted;
     bool busy = false;
     for (;;) {
         unsigned ran = 0;
@@ -640,23 +649,25 @@ static void *loop_main(void *arg)
             e->poller->wait(l, 0);
         if (l->run_head != NULL || l->lifo != NULL)
             continue;
-        f = take_spawn(l);
-        if (f == NULL)
-            f = steal(l);
-        if (f != NULL) {
-            run_fiber(l, f);
-            busy = true;
-            continue;
+        if (!adopted) {
+            f = take_spawn(l);
+            if (f == NULL)
+                f = steal(l);
+            if (f != NULL) {
+                run_fiber(l, f);
+                busy = true;
+                continue;
+            }
+            if (ran > 0)
+                busy = true;
+            if (atomic_load_explicit(&e->shutdown, memory_order_acquire))
+                break;
+            if (busy && spin_for_work(l)) {
+                busy = false; /* spin again only after this round found work */
+                continue;
+            }
+            busy = false;
         }
-        if (ran > 0)
-            busy = true;
-        if (atomic_load_explicit(&e->shutdown, memory_order_acquire))
-            break;
-        if (busy && spin_for_work(l)) {
-            busy = false; /* spin again only after this round found work */
-            continue;
-        }
-        busy = false;
         int64_t timeout = -1;
         if (l->heap_len > 0) {
             timeout = l->heap[0]->deadline - cio__e_now_ns();
@@ -665,15 +676,202 @@ static void *loop_main(void *arg)
         }
         atomic_store_explicit(&l->sleeping, 1, memory_order_seq_cst);
         atomic_thread_fence(memory_order_seq_cst);
-        if (!inbox_empty(l) || any_spawned(l) || atomic_load_explicit(&e->shutdown, memory_order_seq_cst))
+        if (!inbox_empty(l) ||
+            (!adopted && (any_spawned(l) || atomic_load_explicit(&e->shutdown, memory_order_seq_cst))))
             timeout = 0;
         e->poller->wait(l, timeout);
         atomic_store_explicit(&l->sleeping, 0, memory_order_seq_cst);
         atomic_store_explicit(&l->woken, 0, memory_order_release);
     }
+}
+
+static void *loop_main(void *arg)
+{
+    struct cio__e_loop *l = (struct cio__e_loop *)arg;
+    cio__e_tls_loop = l;
+    cio__fiber_ctx_thread(&l->sched);
+    loop_run(l);
     cio__fiber_ctx_release(&l->sched);
     cio__e_tls_loop = NULL;
     return NULL;
+}
+
+/* ---- adopted threads ------------------------------------------------------------------------------------------------ */
+/*
+ * A thread that is not a loop thread becomes a fiber of the instance when it first waits through it
+ * (cio__e_self_adopt: sleep, futex waits, awaits, file and socket operations). It gets a loop of its
+ * own (a poller, timers, an inbox) whose only fiber is the thread itself: `main_fiber` is the thread's
+ * own context, and the scheduler runs on a small stack of its own (`sched`). When the thread's fiber
+ * suspends, the thread switches to that scheduler, which waits in the poller until the fiber is made
+ * ready and switches back; so the thread's waits run on its own loop with no hop to a loop thread.
+ * The adopted loop never runs other fibers (they would be stranded whenever the thread runs code
+ * outside the Io): what the thread spawns goes to the loop threads.
+ *
+ * Lifetime: the instance lists its adopted loops (adopt_mu). A thread's exit (the key's destructor)
+ * unlinks and frees its loop. cio_evented_destroy releases every adopted loop's resources and
+ * leaves it orphaned (ev NULL); the thread frees an orphan when it next uses an instance or exits.
+ * Lock order: adopt_mu is a leaf (nothing else is taken while it is held but the poller's own).
+ */
+#define ADOPT_SCHED_STACK (128u * 1024u)
+
+static pthread_mutex_t adopt_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t adopt_once = PTHREAD_ONCE_INIT;
+static pthread_key_t adopt_key;
+static bool adopt_key_ok;
+
+/* adopt_mu held, l->ev alive: give back what the loop holds of its instance; l becomes an orphan. */
+static void adopted_release(struct cio__e_loop *l)
+{
+    struct cio_evented *e = l->ev;
+    e->poller->deinit(l);
+    while (l->blk_cache != NULL) {
+        struct cio_any_future *n = l->blk_cache->next;
+        free(l->blk_cache);
+        l->blk_cache = n;
+    }
+    while (l->stk_count > 0)
+        cio__stack_pool_put(&e->stacks, &l->stk_cache[--l->stk_count]);
+    cio__fiber_ctx_release(&l->sched);
+    cio__stack_free(&l->sched_stack);
+    free(l->heap);
+    l->heap = NULL;
+    l->heap_len = l->heap_cap = 0;
+    pthread_mutex_destroy(&l->inbox_mu);
+    pthread_mutex_destroy(&l->spawn_mu);
+    l->ev = NULL;
+}
+
+/* On the loop's own thread, l released (an orphan) or never linked. */
+static void adopted_free(struct cio__e_loop *l)
+{
+    if (l->main_fiber != NULL)
+        cio__fiber_ctx_release(&l->main_fiber->ctx);
+    free(l->main_fiber);
+    free(l);
+}
+
+static void adopt_thread_exit(void *p)
+{
+    struct cio__e_loop *l = (struct cio__e_loop *)p;
+    pthread_mutex_lock(&adopt_mu);
+    struct cio_evented *e = l->ev;
+    if (e != NULL) {
+        struct cio__e_loop **pp = &e->adopted;
+        while (*pp != NULL && *pp != l)
+            pp = &(*pp)->anext;
+        if (*pp == l)
+            *pp = l->anext;
+        adopted_release(l);
+    }
+    pthread_mutex_unlock(&adopt_mu);
+    if (cio__e_tls_loop == l)
+        cio__e_tls_loop = NULL;
+    adopted_free(l);
+}
+
+static void adopt_key_init(void)
+{
+    adopt_key_ok = pthread_key_create(&adopt_key, adopt_thread_exit) == 0;
+}
+
+/* The adopted loop's scheduler context: entered by the thread fiber's first suspend. */
+static void adopted_main(void *arg)
+{
+    struct cio__e_loop *l = (struct cio__e_loop *)arg;
+    switched_out(l);
+    loop_run(l); /* never returns: the loop is adopted */
+    abort();
+}
+
+static struct cio_any_future *adopt(struct cio_evented *e)
+{
+    pthread_once(&adopt_once, adopt_key_init);
+    if (!adopt_key_ok)
+        return NULL;
+    struct cio__e_loop *l = (struct cio__e_loop *)calloc(1, sizeof *l);
+    struct cio_any_future *f = (struct cio_any_future *)calloc(1, sizeof *f);
+    if (l == NULL || f == NULL) {
+        free(l);
+        free(f);
+        return NULL;
+    }
+    l->ev = e;
+    l->index = UINT32_MAX;
+    l->adopted = true;
+    l->epfd = -1;
+    l->wakefd = -1;
+    pthread_mutex_init(&l->inbox_mu, NULL);
+    pthread_mutex_init(&l->spawn_mu, NULL);
+    if (cio__stack_alloc(ADOPT_SCHED_STACK, &l->sched_stack) != CIO_OK)
+        goto fail;
+    if (e->poller->init(l) != CIO_OK) {
+        cio__stack_free(&l->sched_stack);
+        goto fail;
+    }
+    f->owner = e;
+    atomic_store_explicit(&f->home, l, memory_order_relaxed);
+    f->protection = CIO_CANCEL_UNBLOCKED;
+    cio__fiber_ctx_thread(&f->ctx);
+    cio__fiber_ctx_init(&l->sched, l->sched_stack.lo, l->sched_stack.size, adopted_main, l);
+    l->main_fiber = f;
+    l->current = f;
+    pthread_mutex_lock(&adopt_mu);
+    if (atomic_load_explicit(&e->shutdown, memory_order_acquire) || pthread_setspecific(adopt_key, l) != 0) {
+        adopted_release(l);
+        pthread_mutex_unlock(&adopt_mu);
+        adopted_free(l);
+        return NULL;
+    }
+    l->anext = e->adopted;
+    e->adopted = l;
+    pthread_mutex_unlock(&adopt_mu);
+    cio__e_tls_loop = l;
+    return f;
+fail:
+    pthread_mutex_destroy(&l->inbox_mu);
+    pthread_mutex_destroy(&l->spawn_mu);
+    free(f);
+    free(l);
+    return NULL;
+}
+
+struct cio_any_future *cio__e_self_adopt(struct cio_evented *e)
+{
+    struct cio__e_loop *l = cio__e_tls_loop;
+    if (l != NULL) {
+        if (l->ev == e)
+            return l->current;
+        if (!l->adopted)
+            return NULL; /* a loop thread of another instance */
+        pthread_mutex_lock(&adopt_mu);
+        bool orphan = l->ev == NULL;
+        pthread_mutex_unlock(&adopt_mu);
+        if (!orphan)
+            return NULL; /* the thread is another instance's fiber */
+        /* Its instance is gone: drop the orphan and be adopted by this one. */
+        (void)pthread_setspecific(adopt_key, NULL);
+        cio__e_tls_loop = NULL;
+        adopted_free(l);
+    }
+    return adopt(e);
+}
+
+/* cio_evented_destroy, after the last fiber finished: releases every adopted loop. */
+static void release_adopted(struct cio_evented *e)
+{
+    pthread_mutex_lock(&adopt_mu);
+    while (e->adopted != NULL) {
+        struct cio__e_loop *l = e->adopted;
+        e->adopted = l->anext;
+        adopted_release(l);
+    }
+    pthread_mutex_unlock(&adopt_mu);
+    struct cio__e_loop *mine = cio__e_tls_loop;
+    if (mine != NULL && mine->adopted && mine->ev == NULL) {
+        (void)pthread_setspecific(adopt_key, NULL);
+        cio__e_tls_loop = NULL;
+        adopted_free(mine);
+    }
 }
 
 /* ---- create / destroy ------------------------------------------------------------------------------------------------- */
@@ -827,9 +1025,13 @@ void cio_evented_destroy(cio_evented *e)
         uint32_t seq = atomic_load_explicit(&e->live_seq, memory_order_acquire);
         if (atomic_load_explicit(&e->live, memory_order_acquire) == 0)
             break;
-        (void)cio__e_futex_wait(e, &e->live_seq, seq, cio_timeout_ms(100), false);
+        if (cio__e_self(e) != NULL)
+            (void)cio__e_futex_wait(e, &e->live_seq, seq, cio_timeout_ms(100), false);
+        else
+            (void)cio__e_futex_wait_foreign(&e->live_seq, seq, cio_timeout_ms(100));
     }
     atomic_store_explicit(&e->shutdown, 1, memory_order_seq_cst);
+    release_adopted(e);
     for (unsigned i = 0; i < e->nloops; i++) {
         struct cio__e_loop *l = &e->loops[i];
         atomic_store_explicit(&l->woken, 1, memory_order_seq_cst);

@@ -216,7 +216,7 @@ static void futex_timer_fire(struct cio__e_loop *l, struct cio__e_timer *t)
         cio__e_make_ready(w->fiber);
 }
 
-static cio_err foreign_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout)
+cio_err cio__e_futex_wait_foreign(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout)
 {
     struct cio__e_wait w;
     memset(&w, 0, sizeof w);
@@ -253,9 +253,9 @@ static cio_err foreign_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio
 cio_err cio__e_futex_wait(struct cio_evented *e, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout,
                           bool cancelable)
 {
-    struct cio_any_future *f = cio__e_self(e);
+    struct cio_any_future *f = cio__e_self_adopt(e);
     if (f == NULL)
-        return foreign_wait(ptr, expected, timeout);
+        return cio__e_futex_wait_foreign(ptr, expected, timeout);
     if (cancelable) {
         cio_err c = cio__e_check_cancel(e);
         if (c != CIO_OK)
@@ -338,7 +338,7 @@ void cio__e_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters)
 cio_err cio__e_sleep(void *ud, cio_timeout timeout)
 {
     struct cio_evented *e = (struct cio_evented *)ud;
-    struct cio_any_future *f = cio__e_self(e);
+    struct cio_any_future *f = cio__e_self_adopt(e);
     if (f == NULL)
         return cio__t_sleep(NULL, timeout);
     cio_err c = cio__e_check_cancel(e);
