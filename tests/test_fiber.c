@@ -738,24 +738,44 @@ static void test_fiber_many_from_pool(void **state)
     cio__stack_pool_destroy(&pool);
 }
 
-/* The cap: a full list frees what is given back. */
+/* Whether [p, p + page) is mapped (msync says ENOMEM for an address with no mapping). */
+static bool mapped(void *p)
+{
+    return msync(p, page(), MS_ASYNC) == 0 || errno != ENOMEM;
+}
+
+/* The cap: past twice max_cached, a put trims the list to max_cached and the trimmed stacks are
+ * unmapped; the rest are handed out again. */
 static void test_stack_pool_cap(void **state)
 {
     (void)state;
     cio__stack_pool pool;
     cio__stack_pool_init(&pool, FIBER_STACK, 2);
-    cio__stack s[4];
-    for (int i = 0; i < 4; i++)
+    cio__stack s[6];
+    void *at[6];
+    for (int i = 0; i < 6; i++) {
         assert_int_equal(cio__stack_pool_get(&pool, &s[i]), CIO_OK);
-    assert_int_equal(pool.created, 4);
+        at[i] = s[i].lo;
+    }
+    assert_int_equal(pool.created, 6);
     for (int i = 0; i < 4; i++)
         cio__stack_pool_put(&pool, &s[i]);
-    assert_int_equal(pool.cached, 2);
-    for (int i = 0; i < 3; i++)
+    assert_int_equal(pool.cached, 4); /* up to 2 * max_cached: kept */
+    assert_int_equal(pool.trimmed, 0);
+    cio__stack_pool_put(&pool, &s[4]);
+    assert_int_equal(pool.cached, 2); /* crossed: trimmed to max_cached */
+    assert_int_equal(pool.trimmed, 3);
+    int gone = 0;
+    for (int i = 0; i < 5; i++)
+        gone += !mapped(at[i]);
+    assert_int_equal(gone, 3);
+    assert_true(mapped(at[5]));
+    cio__stack_pool_put(&pool, &s[5]);
+    for (int i = 0; i < 4; i++)
         assert_int_equal(cio__stack_pool_get(&pool, &s[i]), CIO_OK);
-    assert_int_equal(pool.reused, 2);
-    assert_int_equal(pool.created, 5);
-    for (int i = 0; i < 3; i++)
+    assert_int_equal(pool.reused, 3);
+    assert_int_equal(pool.created, 7);
+    for (int i = 0; i < 4; i++)
         cio__stack_pool_put(&pool, &s[i]);
     cio__stack_pool_destroy(&pool);
 }

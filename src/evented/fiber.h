@@ -113,13 +113,14 @@ typedef struct cio__stack_pool {
     size_t max_cached;
     size_t created;               /* stacks mmapped by get */
     size_t reused;                /* gets served from the list */
+    size_t trimmed;               /* stacks unmapped by trims */
     void *carve;                  /* the next stack of the current slab */
     size_t carve_left;            /* stacks left in it */
     size_t slab_next;             /* stacks in the next slab */
 } cio__stack_pool;
 void cio__stack_pool_init(cio__stack_pool *p, size_t stack_size, size_t max_cached);
 cio_err cio__stack_pool_get(cio__stack_pool *p, cio__stack *out);
-/* Gives `s` back (cached, or freed when the list is full); *s is zeroed. */
+/* Gives `s` back (cached; past 2 * max_cached cached, the list is trimmed to max_cached); *s is zeroed. */
 void cio__stack_pool_put(cio__stack_pool *p, cio__stack *s);
 /* Frees every cached stack. Stacks still out must be given to cio__stack_free, not to the pool. */
 void cio__stack_pool_destroy(cio__stack_pool *p);
