@@ -181,7 +181,7 @@ static void wake_loop(struct cio__e_loop *l)
 void cio__e_wake_drained(struct cio__e_loop *l)
 {
     uint64_t v;
-    while (read(l->wakefd, &v, sizeof v) > 0) {
+    while (l->wakefd >= 0 && read(l->wakefd, &v, sizeof v) > 0) {
     }
     atomic_store_explicit(&l->woken, 0, memory_order_seq_cst);
 }
@@ -599,21 +599,7 @@ static unsigned cpu_count(void)
     return n > 0 ? (unsigned)n : 1u;
 }
 
-static cio_evented_flavour flavour_from_env(cio_evented_flavour requested)
-{
-    if (requested != CIO_EVENTED_AUTO)
-        return requested;
-    const char *v = getenv("CIO_EVENTED_BACKEND");
-    if (v == NULL)
-        return CIO_EVENTED_AUTO;
-    if (strcmp(v, "io_uring") == 0)
-        return CIO_EVENTED_IO_URING;
-    if (strcmp(v, "epoll") == 0)
-        return CIO_EVENTED_EPOLL;
-    return CIO_EVENTED_AUTO; /* unknown values are ignored, as if unset */
-}
-
-static cio_err init_pollers(struct cio_evented *e, const struct cio__e_poller_ops *ops)
+cio_err cio__e_init_pollers(struct cio_evented *e, const struct cio__e_poller_ops *ops)
 {
     e->poller = ops;
     for (unsigned i = 0; i < e->nloops; i++) {
@@ -652,7 +638,7 @@ cio_err cio_evented_create(const cio_evented_options *options, cio_evented **out
     memset(&o, 0, sizeof o);
     if (options != NULL)
         o = *options;
-    if (out == NULL || (unsigned)o.flavour > (unsigned)CIO_EVENTED_EPOLL)
+    if (out == NULL || (unsigned)o.flavour > (unsigned)CIO_EVENTED_KQUEUE)
         return CIO_E_INVALID_ARGUMENT;
     struct cio_evented *e = (struct cio_evented *)calloc(1, sizeof *e);
     if (e == NULL)
@@ -677,23 +663,11 @@ cio_err cio_evented_create(const cio_evented_options *options, cio_evented **out
         pthread_mutex_init(&l->inbox_mu, NULL);
         pthread_mutex_init(&l->spawn_mu, NULL);
     }
-    cio_evented_flavour fl = flavour_from_env(o.flavour);
-    cio_err err;
-    if (fl == CIO_EVENTED_EPOLL) {
-        err = init_pollers(e, &cio__e_epoll_ops);
-    } else {
-        err = init_pollers(e, &cio__e_uring_ops);
-        fl = CIO_EVENTED_IO_URING;
-        if (err != CIO_OK && o.flavour == CIO_EVENTED_AUTO && fl != CIO_EVENTED_EPOLL) {
-            fl = CIO_EVENTED_EPOLL;
-            err = init_pollers(e, &cio__e_epoll_ops);
-        }
-    }
+    cio_err err = cio__e_choose_poller(e, o.flavour); /* flavour_<os>.c */
     if (err != CIO_OK) {
         free_instance(e);
         return err;
     }
-    e->flavour = fl;
     cio_threaded_options ho;
     memset(&ho, 0, sizeof ho);
     ho.async_limit = 0;

@@ -3,7 +3,7 @@
 
 /*
  * Link-time stand-in for freebsd's libc.so.7: one symbol per function cio may call there
- * (106), each a single byte that is never executed. build.py assembles this into a
+ * (105), each a single byte that is never executed. build.py assembles this into a
  * shared object named libc.so.7 with the version script c.map, so that
  * ld.lld records DT_NEEDED libc.so.7 and the version of every symbol as linking against the real one would.
  */
@@ -453,11 +453,6 @@ munmap:
 mprotect:
 	.byte 0
 	.size mprotect, 1
-	.globl getenv
-	.type getenv, %function
-getenv:
-	.byte 0
-	.size getenv, 1
 	.globl exit
 	.type exit, %function
 exit:

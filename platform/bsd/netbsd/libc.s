@@ -3,7 +3,7 @@
 
 /*
  * Link-time stand-in for netbsd's libc.so.12: one symbol per function cio may call there
- * (121), each a single byte that is never executed. build.py assembles this into a
+ * (120), each a single byte that is never executed. build.py assembles this into a
  * shared object named libc.so.12, so that
  * ld.lld records DT_NEEDED libc.so.12 as linking against the real one would.
  */
@@ -528,11 +528,6 @@ munmap:
 mprotect:
 	.byte 0
 	.size mprotect, 1
-	.globl getenv
-	.type getenv, %function
-getenv:
-	.byte 0
-	.size getenv, 1
 	.globl exit
 	.type exit, %function
 exit:

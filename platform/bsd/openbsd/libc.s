@@ -3,7 +3,7 @@
 
 /*
  * Link-time stand-in for openbsd's libc.so.100.0: one symbol per function cio may call there
- * (97), each a single byte that is never executed. build.py assembles this into a
+ * (96), each a single byte that is never executed. build.py assembles this into a
  * shared object named libc.so.100.0, so that
  * ld.lld records DT_NEEDED libc.so.100.0 as linking against the real one would.
  */
@@ -413,11 +413,6 @@ munmap:
 mprotect:
 	.byte 0
 	.size mprotect, 1
-	.globl getenv
-	.type getenv, %function
-getenv:
-	.byte 0
-	.size getenv, 1
 	.globl exit
 	.type exit, %function
 exit:
