@@ -126,7 +126,7 @@ struct cio__e_poller_ops {
     /* Home loop, fiber running: start waiting for `events` (POLLIN/POLLOUT bits) on w->fd. */
     cio_err (*arm_fd)(struct cio__e_loop *loop, struct cio__e_wait *w);
     /* Home loop thread, fiber suspended: stop w early (cancel or timeout); the completion follows
-     * (now for epoll, from the kernel for io_uring). */
+     * (now for epoll and kqueue, from the kernel for io_uring). */
     void (*cancel)(struct cio__e_loop *loop, struct cio__e_wait *w);
 };
 
@@ -206,7 +206,8 @@ void cio__e_make_ready(struct cio_any_future *f);
 void cio__e_timer_add(struct cio__e_loop *loop, struct cio__e_timer *t);
 void cio__e_timer_remove(struct cio__e_loop *loop, struct cio__e_timer *t);
 int64_t cio__e_now_ns(void);
-/* Called by a poller on the loop thread when its wake-up descriptor (eventfd) fired: drains it, then
+/* Called by a poller on the loop thread when its wake-up fired: drains its descriptor (eventfd, pipe;
+ * kqueue's EVFILT_USER has none: wakefd -1), then
  * clears `woken` so the next waker writes again. (A drained descriptor with `woken` still set would
  * make every later waker skip its write: a lost wake-up.) */
 void cio__e_wake_drained(struct cio__e_loop *loop);
