@@ -55,15 +55,23 @@ static cio_test_backend cio_test_backend_threaded = {"threaded", {NULL, NULL}, N
 #if CIO_HAVE_EVENTED
 /* The Evented flavours. A flavour this machine cannot run (io_uring under qemu-user, or disabled by
  * the kernel) leaves `io` empty, and every test of it skips with the reason create gave. */
+/* The readiness flavour is epoll on Linux and kqueue on the BSDs (where io_uring skips). */
+#if defined(CIO_OS_LINUX)
+#define CIO_TEST_READINESS "evented/epoll"
+#define CIO_TEST_READINESS_FLAVOUR CIO_EVENTED_EPOLL
+#else
+#define CIO_TEST_READINESS "evented/kqueue"
+#define CIO_TEST_READINESS_FLAVOUR CIO_EVENTED_KQUEUE
+#endif
 static cio_test_backend cio_test_backend_uring = {"evented/io_uring", {NULL, NULL}, NULL};
-static cio_test_backend cio_test_backend_epoll = {"evented/epoll", {NULL, NULL}, NULL};
+static cio_test_backend cio_test_backend_epoll = {CIO_TEST_READINESS, {NULL, NULL}, NULL};
 static cio_err cio_test_evented_err;
 
 static inline int cio_test_setup_evented(void **state)
 {
     cio_test_backend *b = (cio_test_backend *)*state;
     cio_evented_options o = {0};
-    o.flavour = b == &cio_test_backend_uring ? CIO_EVENTED_IO_URING : CIO_EVENTED_EPOLL;
+    o.flavour = b == &cio_test_backend_uring ? CIO_EVENTED_IO_URING : CIO_TEST_READINESS_FLAVOUR;
     cio_evented *e = NULL;
     cio_test_evented_err = cio_evented_create(&o, &e);
     b->instance = e;
@@ -87,7 +95,7 @@ static inline int cio_test_teardown_evented(void **state)
 
 #define CIO_TESTS_EVENTED(f)                                                                             \
     , {"evented/io_uring: " #f, f, cio_test_setup_evented, cio_test_teardown_evented, &cio_test_backend_uring}, \
-    {"evented/epoll: " #f, f, cio_test_setup_evented, cio_test_teardown_evented, &cio_test_backend_epoll}
+    {CIO_TEST_READINESS ": " #f, f, cio_test_setup_evented, cio_test_teardown_evented, &cio_test_backend_epoll}
 #else
 #define CIO_TESTS_EVENTED(f)
 #endif

@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -382,9 +383,59 @@ static void test_adopted_thread_outlives_instance(void **state)
     pthread_mutex_destroy(&c.mu);
 }
 
+/* Which flavours create accepts on this OS (include/cio/evented.h): an unknown value is
+ * InvalidArgument, a flavour the OS lacks OperationUnsupported, and the auto flavour (with and
+ * without CIO_EVENTED_BACKEND) is one the OS has. */
+static void test_flavour_choice(void **state)
+{
+    (void)state;
+    cio_evented *e = NULL;
+    cio_evented_options o = {0};
+    o.threads = 1;
+    o.flavour = (cio_evented_flavour)(CIO_EVENTED_KQUEUE + 1);
+    assert_int_equal(cio_evented_create(&o, &e), CIO_E_INVALID_ARGUMENT);
+    const char *env = getenv("CIO_EVENTED_BACKEND");
+    char saved[64] = {0};
+    if (env != NULL)
+        snprintf(saved, sizeof saved, "%s", env);
+#if defined(CIO_OS_LINUX)
+    o.flavour = CIO_EVENTED_KQUEUE;
+    assert_int_equal(cio_evented_create(&o, &e), CIO_E_OPERATION_UNSUPPORTED);
+    o.flavour = CIO_EVENTED_EPOLL;
+    assert_int_equal(cio_evented_create(&o, &e), CIO_OK);
+    assert_int_equal(cio_evented_flavour_of(e), CIO_EVENTED_EPOLL);
+    cio_evented_destroy(e);
+    o.flavour = CIO_EVENTED_AUTO;
+    assert_int_equal(setenv("CIO_EVENTED_BACKEND", "epoll", 1), 0);
+    assert_int_equal(cio_evented_create(&o, &e), CIO_OK);
+    assert_int_equal(cio_evented_flavour_of(e), CIO_EVENTED_EPOLL);
+    cio_evented_destroy(e);
+    assert_int_equal(unsetenv("CIO_EVENTED_BACKEND"), 0);
+    assert_int_equal(cio_evented_create(&o, &e), CIO_OK);
+    cio_evented_flavour fl = cio_evented_flavour_of(e);
+    assert_true(fl == CIO_EVENTED_IO_URING || fl == CIO_EVENTED_EPOLL);
+    cio_evented_destroy(e);
+#else
+    o.flavour = CIO_EVENTED_EPOLL;
+    assert_int_equal(cio_evented_create(&o, &e), CIO_E_OPERATION_UNSUPPORTED);
+    o.flavour = CIO_EVENTED_IO_URING;
+    assert_int_equal(cio_evented_create(&o, &e), CIO_E_OPERATION_UNSUPPORTED);
+    const cio_evented_flavour kq[] = {CIO_EVENTED_AUTO, CIO_EVENTED_KQUEUE};
+    for (size_t i = 0; i < 2; i++) {
+        o.flavour = kq[i];
+        assert_int_equal(cio_evented_create(&o, &e), CIO_OK);
+        assert_int_equal(cio_evented_flavour_of(e), CIO_EVENTED_KQUEUE);
+        cio_evented_destroy(e);
+    }
+#endif
+    if (saved[0] != 0)
+        setenv("CIO_EVENTED_BACKEND", saved, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_flavour_choice),
         CIO_TESTS(test_many_sleeping_fibers), CIO_TESTS(test_many_sleeping_fibers_foreign_spawner),
         CIO_TESTS(test_cancel_storm_blocked_reads), CIO_TESTS(test_thread_becomes_fiber),
         CIO_TESTS(test_adopted_thread_outlives_instance),

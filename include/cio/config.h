@@ -1,9 +1,10 @@
 /*
  * cio/config.h — what this build of cio has, as macros user code can test with #if.
  *
- *   CIO_HAVE_EVENTED   1 when the Evented backend (io_uring or epoll on Linux) exists for this
- *                      target: Linux on x86_64, aarch64 and riscv64, where its fiber switch is
- *                      written (src/evented/fiber_<arch>.c). 0 everywhere else. Zig's
+ *   CIO_HAVE_EVENTED   1 when the Evented backend exists for this target: where its fiber switch
+ *                      is written (src/evented/fiber_<arch>.c) and the OS has a poller for it —
+ *                      Linux (io_uring, epoll) on x86_64, aarch64 and riscv64, and FreeBSD, NetBSD
+ *                      and OpenBSD (kqueue) on x86_64 and aarch64. 0 everywhere else. Zig's
  *                      std.Io.Evented is `void` where unimplemented, for the same kind of check:
  *                          #if CIO_HAVE_EVENTED
  *                              ... use the Evented backend ...
@@ -18,6 +19,9 @@
 #include "cio/target.h"
 
 #if defined(CIO_OS_LINUX) && (defined(CIO_ARCH_X86_64) || defined(CIO_ARCH_AARCH64) || defined(CIO_ARCH_RISCV64))
+#define CIO_HAVE_EVENTED 1
+#elif (defined(CIO_OS_FREEBSD) || defined(CIO_OS_NETBSD) || defined(CIO_OS_OPENBSD)) && \
+    (defined(CIO_ARCH_X86_64) || defined(CIO_ARCH_AARCH64))
 #define CIO_HAVE_EVENTED 1
 #else
 #define CIO_HAVE_EVENTED 0

@@ -1,8 +1,8 @@
 /*
  * The Evented backend: tasks are fibers (small stacks, switched in user space) run by a few event-loop
- * threads; I/O is submitted to the kernel's completion interface (io_uring on Linux) or, as the
- * "epoll" flavour, driven by readiness (epoll on Linux; kqueue is the same core on the BSDs), with
- * regular-file work on a small helper pool. async and concurrent both create a fiber, so concurrent
+ * threads; I/O is submitted to the kernel's completion interface (io_uring on Linux) or driven by
+ * readiness (the epoll flavour on Linux, the kqueue flavour on FreeBSD, NetBSD and OpenBSD: one
+ * core over two pollers), with regular-file work on a small helper pool. async and concurrent both create a fiber, so concurrent
  * only fails (CIO_E_CONCURRENCY_UNAVAILABLE) when memory for one runs out.
  *
  * Exists where CIO_HAVE_EVENTED is 1 (cio/config.h); elsewhere this header declares nothing, as
@@ -28,11 +28,14 @@ extern "C" {
 
 typedef struct cio_evented cio_evented;
 
+/* Each OS has its own flavours; forcing one the OS lacks fails with CIO_E_OPERATION_UNSUPPORTED. */
 typedef enum cio_evented_flavour {
-    CIO_EVENTED_AUTO = 0,   /* io_uring when the kernel allows it, else epoll; CIO_EVENTED_BACKEND
-                               (io_uring | epoll) in the environment overrides, read at create time */
-    CIO_EVENTED_IO_URING,   /* io_uring or fail with CIO_E_SYSTEM_RESOURCES / CIO_E_UNEXPECTED */
-    CIO_EVENTED_EPOLL       /* readiness: epoll (Linux) / kqueue (BSDs) */
+    CIO_EVENTED_AUTO = 0,   /* Linux: io_uring when the kernel allows it, else epoll;
+                               CIO_EVENTED_BACKEND (io_uring | epoll) in the environment overrides,
+                               read at create time. The BSDs: kqueue (the variable is not read). */
+    CIO_EVENTED_IO_URING,   /* Linux: io_uring, or fail (OperationUnsupported / SystemResources) */
+    CIO_EVENTED_EPOLL,      /* Linux: readiness through epoll */
+    CIO_EVENTED_KQUEUE      /* FreeBSD, NetBSD, OpenBSD: readiness through kqueue */
 } cio_evented_flavour;
 
 /* All-zero (or NULL) gives the defaults. */
@@ -44,7 +47,8 @@ typedef struct cio_evented_options {
     unsigned ring_entries;    /* io_uring submission queue size per loop; 0: 256 */
 } cio_evented_options;
 
-/* Errors: SystemResources (memory, threads, ring), Unexpected (forced flavour unavailable). */
+/* Errors: SystemResources (memory, threads, ring), OperationUnsupported (a forced flavour this OS
+ * or kernel does not offer), InvalidArgument (out NULL, an unknown flavour). */
 cio_err cio_evented_create(const cio_evented_options *options, cio_evented **out);
 /* Waits for every fiber still running, then stops the loops and frees everything. */
 void cio_evented_destroy(cio_evented *evented);

@@ -303,6 +303,7 @@ extern void * malloc(size_t size);
 extern void * calloc(size_t nmemb, size_t size);
 extern void * realloc(void *ptr, size_t size);
 extern void free(void *ptr);
+extern void qsort(void *base, size_t nmemb, size_t size, int (*compar)(const void *, const void *));
 extern void * memcpy(void *dst, const void *src, size_t n);
 extern void * memmove(void *dst, const void *src, size_t n);
 extern void * memset(void *dst, int c, size_t n);
@@ -408,6 +409,9 @@ extern size_t strnlen(const char *s, size_t maxlen);
 extern int strcmp(const char *a, const char *b);
 extern void * memchr(const void *s, int c, size_t n);
 extern int posix_memalign(void **memptr, size_t alignment, size_t size);
+extern void * mmap(void *addr, size_t len, int prot, int flags, int fd, cio_c_off_t offset);
+extern int munmap(void *addr, size_t len);
+extern int mprotect(void *addr, size_t len, int prot);
 extern void exit(int status);
 extern void _exit(int status);
 extern int atexit(void (*fn)(void));
@@ -527,6 +531,16 @@ extern int pthread_setspecific(cio_c_pthread_key_t key, const void *value);
 #define CIO_C_NOTE_NSECONDS 8
 #define CIO_C_NOTE_ABSTIME 16
 #define CIO_C_KQUEUE_CLOEXEC 1
+#define CIO_C_PROT_NONE 0
+#define CIO_C_PROT_READ 1
+#define CIO_C_PROT_WRITE 2
+#define CIO_C_PROT_EXEC 4
+#define CIO_C_MAP_SHARED 1
+#define CIO_C_MAP_PRIVATE 2
+#define CIO_C_MAP_FIXED 16
+#define CIO_C_MAP_ANON 4096
+#define CIO_C_MAP_ANONYMOUS 4096
+#define CIO_C_MAP_STACK 1024
 #define CIO_C_UMTX_OP_WAIT 2
 #define CIO_C_UMTX_OP_WAKE 3
 #define CIO_C_UMTX_OP_WAIT_UINT 11
@@ -951,6 +965,7 @@ extern void * malloc(size_t size);
 extern void * calloc(size_t nmemb, size_t size);
 extern void * realloc(void *ptr, size_t size);
 extern void free(void *ptr);
+extern void qsort(void *base, size_t nmemb, size_t size, int (*compar)(const void *, const void *));
 extern void * memcpy(void *dst, const void *src, size_t n);
 extern void * memmove(void *dst, const void *src, size_t n);
 extern void * memset(void *dst, int c, size_t n);
@@ -1058,6 +1073,9 @@ extern size_t strnlen(const char *s, size_t maxlen);
 extern int strcmp(const char *a, const char *b);
 extern void * memchr(const void *s, int c, size_t n);
 extern int posix_memalign(void **memptr, size_t alignment, size_t size);
+extern void * mmap(void *addr, size_t len, int prot, int flags, int fd, cio_c_off_t offset);
+extern int munmap(void *addr, size_t len);
+extern int mprotect(void *addr, size_t len, int prot);
 extern void exit(int status);
 extern void _exit(int status);
 extern int atexit(void (*fn)(void));
@@ -1172,6 +1190,16 @@ extern int pthread_setspecific(cio_c_pthread_key_t key, const void *value);
 #define CIO_C_NOTE_USECONDS 2
 #define CIO_C_NOTE_NSECONDS 3
 #define CIO_C_NOTE_ABSTIME 16
+#define CIO_C_PROT_NONE 0
+#define CIO_C_PROT_READ 1
+#define CIO_C_PROT_WRITE 2
+#define CIO_C_PROT_EXEC 4
+#define CIO_C_MAP_SHARED 1
+#define CIO_C_MAP_PRIVATE 2
+#define CIO_C_MAP_FIXED 16
+#define CIO_C_MAP_ANON 4096
+#define CIO_C_MAP_ANONYMOUS 4096
+#define CIO_C_MAP_STACK 8192
 #define CIO_C_FUTEX_WAIT 0
 #define CIO_C_FUTEX_WAKE 1
 #define CIO_C_FUTEX_REQUEUE 3
@@ -1509,6 +1537,7 @@ extern void * malloc(size_t size);
 extern void * calloc(size_t nmemb, size_t size);
 extern void * realloc(void *ptr, size_t size);
 extern void free(void *ptr);
+extern void qsort(void *base, size_t nmemb, size_t size, int (*compar)(const void *, const void *));
 extern void * memcpy(void *dst, const void *src, size_t n);
 extern void * memmove(void *dst, const void *src, size_t n);
 extern void * memset(void *dst, int c, size_t n);
@@ -1605,6 +1634,9 @@ extern size_t strnlen(const char *s, size_t maxlen);
 extern int strcmp(const char *a, const char *b);
 extern void * memchr(const void *s, int c, size_t n);
 extern int posix_memalign(void **memptr, size_t alignment, size_t size);
+extern void * mmap(void *addr, size_t len, int prot, int flags, int fd, cio_c_off_t offset);
+extern int munmap(void *addr, size_t len);
+extern int mprotect(void *addr, size_t len, int prot);
 extern void exit(int status);
 extern void _exit(int status);
 extern int atexit(void (*fn)(void));
@@ -1688,7 +1720,6 @@ extern int pthread_setspecific(cio_c_pthread_key_t key, const void *value);
 #define CIO_C_EVFILT_PROC -5
 #define CIO_C_EVFILT_SIGNAL -6
 #define CIO_C_EVFILT_TIMER -7
-#define CIO_C_EVFILT_USER -10
 #define CIO_C_EVFILT_EXCEPT -9
 #define CIO_C_EV_ADD 1
 #define CIO_C_EV_DELETE 2
@@ -1701,14 +1732,17 @@ extern int pthread_setspecific(cio_c_pthread_key_t key, const void *value);
 #define CIO_C_EV_ERROR 16384
 #define CIO_C_EV_EOF 32768
 #define CIO_C_NOTE_LOWAT 1
-#define CIO_C_NOTE_FFNOP 0
-#define CIO_C_NOTE_FFAND 1073741824
-#define CIO_C_NOTE_FFOR 2147483648ULL
-#define CIO_C_NOTE_FFCOPY 3221225472ULL
-#define CIO_C_NOTE_FFCTRLMASK 3221225472ULL
-#define CIO_C_NOTE_FFLAGSMASK 16777215
-#define CIO_C_NOTE_TRIGGER 16777216
 #define CIO_C_NOTE_EXIT 2147483648ULL
+#define CIO_C_PROT_NONE 0
+#define CIO_C_PROT_READ 1
+#define CIO_C_PROT_WRITE 2
+#define CIO_C_PROT_EXEC 4
+#define CIO_C_MAP_SHARED 1
+#define CIO_C_MAP_PRIVATE 2
+#define CIO_C_MAP_FIXED 16
+#define CIO_C_MAP_ANON 4096
+#define CIO_C_MAP_ANONYMOUS 4096
+#define CIO_C_MAP_STACK 16384
 #define CIO_C_FUTEX_WAIT 1
 #define CIO_C_FUTEX_WAKE 2
 #define CIO_C_FUTEX_REQUEUE 3

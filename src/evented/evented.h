@@ -3,7 +3,10 @@
  *   sched.c       instances, loop threads, run queues, inboxes, spawning and stealing, suspend/ready,
  *                 timers, the bridge for threads that are not fibers
  *   tasks.c       async/concurrent/await/cancel, groups, cancel state, the futex table, sleep
- *   poll_epoll.c  the readiness poller on epoll (poll_kqueue.c: the same contract on kqueue)
+ *   poll_epoll.c  the readiness poller on epoll (Linux)
+ *   poll_kqueue.c the same contract on kqueue (the BSDs), woken through poll_kqueue_user.c
+ *                 (EVFILT_USER) or poll_kqueue_pipe.c (a pipe, where EVFILT_USER is missing)
+ *   flavour_linux.c, flavour_kqueue.c   which pollers an OS has and how a flavour is chosen
  *   poll_uring.c  the io_uring poller: readiness through POLL_ADD, native read/write/fsync, cancel
  *   helper.c      operations with no asynchronous form, on a blocking helper pool
  *   fs.c, net.c   the file/directory and socket slots;  io.c  the vtable
@@ -124,12 +127,13 @@ struct cio__e_poller_ops {
     /* Home loop, fiber running: start waiting for `events` (POLLIN/POLLOUT bits) on w->fd. */
     cio_err (*arm_fd)(struct cio__e_loop *loop, struct cio__e_wait *w);
     /* Home loop thread, fiber suspended: stop w early (cancel or timeout); the completion follows
-     * (now for epoll, from the kernel for io_uring). */
+     * (now for epoll and kqueue, from the kernel for io_uring). */
     void (*cancel)(struct cio__e_loop *loop, struct cio__e_wait *w);
 };
 
 extern const struct cio__e_poller_ops cio__e_epoll_ops;
 extern const struct cio__e_poller_ops cio__e_uring_ops;
+extern const struct cio__e_poller_ops cio__e_kqueue_ops;
 
 /* ---- a loop ------------------------------------------------------------------------------------------ */
 struct cio__e_loop {
@@ -166,9 +170,9 @@ struct cio__e_loop {
     struct cio_any_future *main_fiber; /* the thread itself */
     cio__stack sched_stack;           /* where its scheduler context runs */
     /* poller state */
-    int epfd;
-    int wakefd;
-    void *ring;                       /* poll_uring.c's */
+    int epfd;                         /* epoll or kqueue descriptor */
+    int wakefd;                       /* eventfd or pipe read end; -1 when the wake-up has none */
+    void *ring;                       /* poll_uring.c's ring, or poll_kqueue.c's registrations */
 };
 
 /* ---- an instance -------------------------------------------------------------------------------------- */
@@ -233,10 +237,13 @@ void cio__e_make_ready(struct cio_any_future *f);
 void cio__e_timer_add(struct cio__e_loop *loop, struct cio__e_timer *t);
 void cio__e_timer_remove(struct cio__e_loop *loop, struct cio__e_timer *t);
 int64_t cio__e_now_ns(void);
-/* Called by a poller on the loop thread when its wake-up descriptor (eventfd) fired: drains it, then
+/* Called by a poller on the loop thread when its wake-up fired: drains its descriptor (eventfd, pipe;
+ * kqueue's EVFILT_USER has none: wakefd -1), then
  * clears `woken` so the next waker writes again. (A drained descriptor with `woken` still set would
  * make every later waker skip its write: a lost wake-up.) */
 void cio__e_wake_drained(struct cio__e_loop *loop);
+/* Initialises ops on every loop (all or none); sets e->poller. */
+cio_err cio__e_init_pollers(struct cio_evented *e, const struct cio__e_poller_ops *ops);
 /* Called by a poller on the home loop thread when w's operation completed. */
 void cio__e_poller_complete(struct cio__e_wait *w, int32_t res);
 /* Runs fn(arg) as a fiber of e and waits for it when the caller is not one of e's fibers; calls it
@@ -268,6 +275,18 @@ void cio__e_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters);
  * Returns CIO_OK (ready: *revents), CIO_E_TIMEOUT, CIO_E_CANCELED (acknowledged). */
 cio_err cio__e_wait_fd(struct cio_evented *e, int fd, uint32_t events, int64_t deadline_ns, bool cancelable,
                        uint32_t *revents);
+
+/* ---- flavour_<os>.c ----------------------------------------------------------------------------------------- */
+/* Chooses and initialises the poller for `requested` (CIO_EVENTED_BACKEND applies to AUTO) on every
+ * loop; sets e->poller and e->flavour. Errors: OperationUnsupported (a flavour this OS lacks, or a
+ * forced one the kernel refuses), SystemResources. */
+cio_err cio__e_choose_poller(struct cio_evented *e, cio_evented_flavour requested);
+
+/* ---- fs_nowait_<os>.c ----------------------------------------------------------------------------------------- */
+/* One non-blocking attempt at a (positional when off >= 0) vectored read or write that must not wait
+ * for the disk: the count, or -1 with errno (EAGAIN: would block or not cached; EOPNOTSUPP: this
+ * file or this OS cannot say, use the helper pool). */
+long cio__e_file_try_rw(int fd, const void *iov, int iovcnt, int64_t off, bool writing);
 
 /* ---- poll_uring.c: native operations (io_uring flavour only) ------------------------------------------------ */
 enum cio__e_uring_op { CIO__E_U_READV, CIO__E_U_WRITEV, CIO__E_U_FSYNC };

@@ -2,9 +2,10 @@
  * The Evented backend's file and directory slots.
  *
  * Reads, writes and fsync are native: on the io_uring flavour one ring operation each (pipes, sockets
- * and regular files alike, canceled with ASYNC_CANCEL); on the epoll flavour a non-blocking attempt
- * (preadv2/pwritev2 with RWF_NOWAIT), then either a readiness wait (pipes, terminals, sockets) or,
- * for data that is not cached or a file that cannot say (regular files), the helper pool. Every
+ * and regular files alike, canceled with ASYNC_CANCEL); on the readiness flavours a non-blocking
+ * attempt (Linux: preadv2/pwritev2 with RWF_NOWAIT, fs_nowait_linux.c), then either a readiness wait
+ * (pipes, terminals, sockets) or, for data that is not cached or a file that cannot say (regular
+ * files; every file on the BSDs, fs_nowait_none.c), the helper pool. Every
  * other slot has no asynchronous form worth the name and runs the Threaded implementation on the
  * helper pool (helper.c); closing and seeking never block and run where they are called.
  * Invariants: a slot called by a thread that is not one of this instance's fibers runs the read and
@@ -407,8 +408,7 @@ static cio_err rw_readiness(struct rw *a)
         cio_err c = cio__e_check_cancel(a->e);
         if (c != CIO_OK)
             return c;
-        ssize_t n = writing ? pwritev2(a->fd, (const struct iovec *)a->iov, a->iovcnt, off, RWF_NOWAIT)
-                            : preadv2(a->fd, (const struct iovec *)a->iov, a->iovcnt, off, RWF_NOWAIT);
+        long n = cio__e_file_try_rw(a->fd, a->iov, a->iovcnt, (int64_t)off, writing); /* fs_nowait_<os>.c */
         if (n >= 0) {
             *a->n = (size_t)n;
             return CIO_OK;

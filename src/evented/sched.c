@@ -219,7 +219,7 @@ static void wake_loop(struct cio__e_loop *l)
 void cio__e_wake_drained(struct cio__e_loop *l)
 {
     uint64_t v;
-    while (read(l->wakefd, &v, sizeof v) > 0) {
+    while (l->wakefd >= 0 && read(l->wakefd, &v, sizeof v) > 0) {
     }
     atomic_store_explicit(&l->woken, 0, memory_order_seq_cst);
 }
@@ -715,9 +715,8 @@ static void *loop_main(void *arg)
 #define ADOPT_SCHED_STACK (128u * 1024u)
 
 static pthread_mutex_t adopt_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_once_t adopt_once = PTHREAD_ONCE_INIT;
 static pthread_key_t adopt_key;
-static bool adopt_key_ok;
+static _Atomic(int) adopt_key_state; /* 0: not made, 1: being made, 2: made, 3: failed */
 
 /* adopt_mu held, l->ev alive: give back what the loop holds of its instance; l becomes an orphan. */
 static void adopted_release(struct cio__e_loop *l)
@@ -769,9 +768,21 @@ static void adopt_thread_exit(void *p)
     adopted_free(l);
 }
 
-static void adopt_key_init(void)
+/* The thread-exit key, made once (by hand: the BSD stand-in headers have no pthread_once). */
+static bool adopt_key_ready(void)
 {
-    adopt_key_ok = pthread_key_create(&adopt_key, adopt_thread_exit) == 0;
+    int s = atomic_load_explicit(&adopt_key_state, memory_order_acquire);
+    if (s == 0) {
+        int expected = 0;
+        if (atomic_compare_exchange_strong_explicit(&adopt_key_state, &expected, 1, memory_order_acq_rel,
+                                                    memory_order_acquire)) {
+            s = pthread_key_create(&adopt_key, adopt_thread_exit) == 0 ? 2 : 3;
+            atomic_store_explicit(&adopt_key_state, s, memory_order_release);
+        }
+    }
+    while ((s = atomic_load_explicit(&adopt_key_state, memory_order_acquire)) == 1)
+        cio__cpu_relax();
+    return s == 2;
 }
 
 /* The adopted loop's scheduler context: entered by the thread fiber's first suspend. */
@@ -785,8 +796,7 @@ static void adopted_main(void *arg)
 
 static struct cio_any_future *adopt(struct cio_evented *e)
 {
-    pthread_once(&adopt_once, adopt_key_init);
-    if (!adopt_key_ok)
+    if (!adopt_key_ready())
         return NULL;
     struct cio__e_loop *l = (struct cio__e_loop *)calloc(1, sizeof *l);
     struct cio_any_future *f = (struct cio_any_future *)calloc(1, sizeof *f);
@@ -882,21 +892,7 @@ static unsigned cpu_count(void)
     return n < 1024 ? (unsigned)n : 1024u;
 }
 
-static cio_evented_flavour flavour_from_env(cio_evented_flavour requested)
-{
-    if (requested != CIO_EVENTED_AUTO)
-        return requested;
-    const char *v = getenv("CIO_EVENTED_BACKEND");
-    if (v == NULL)
-        return CIO_EVENTED_AUTO;
-    if (strcmp(v, "io_uring") == 0)
-        return CIO_EVENTED_IO_URING;
-    if (strcmp(v, "epoll") == 0)
-        return CIO_EVENTED_EPOLL;
-    return CIO_EVENTED_AUTO; /* unknown values are ignored, as if unset */
-}
-
-static cio_err init_pollers(struct cio_evented *e, const struct cio__e_poller_ops *ops)
+cio_err cio__e_init_pollers(struct cio_evented *e, const struct cio__e_poller_ops *ops)
 {
     e->poller = ops;
     for (unsigned i = 0; i < e->nloops; i++) {
@@ -943,7 +939,7 @@ cio_err cio_evented_create(const cio_evented_options *options, cio_evented **out
     memset(&o, 0, sizeof o);
     if (options != NULL)
         o = *options;
-    if (out == NULL || (unsigned)o.flavour > (unsigned)CIO_EVENTED_EPOLL)
+    if (out == NULL || (unsigned)o.flavour > (unsigned)CIO_EVENTED_KQUEUE)
         return CIO_E_INVALID_ARGUMENT;
     struct cio_evented *e = (struct cio_evented *)calloc(1, sizeof *e);
     if (e == NULL)
@@ -968,23 +964,11 @@ cio_err cio_evented_create(const cio_evented_options *options, cio_evented **out
         pthread_mutex_init(&l->inbox_mu, NULL);
         pthread_mutex_init(&l->spawn_mu, NULL);
     }
-    cio_evented_flavour fl = flavour_from_env(o.flavour);
-    cio_err err;
-    if (fl == CIO_EVENTED_EPOLL) {
-        err = init_pollers(e, &cio__e_epoll_ops);
-    } else {
-        err = init_pollers(e, &cio__e_uring_ops);
-        fl = CIO_EVENTED_IO_URING;
-        if (err != CIO_OK && o.flavour == CIO_EVENTED_AUTO && fl != CIO_EVENTED_EPOLL) {
-            fl = CIO_EVENTED_EPOLL;
-            err = init_pollers(e, &cio__e_epoll_ops);
-        }
-    }
+    cio_err err = cio__e_choose_poller(e, o.flavour); /* flavour_<os>.c */
     if (err != CIO_OK) {
         free_instance(e);
         return err;
     }
-    e->flavour = fl;
     cio_threaded_options ho;
     memset(&ho, 0, sizeof ho);
     ho.async_limit = 0;

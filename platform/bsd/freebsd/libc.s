@@ -3,7 +3,7 @@
 
 /*
  * Link-time stand-in for freebsd's libc.so.7: one symbol per function cio may call there
- * (102), each a single byte that is never executed. build.py assembles this into a
+ * (106), each a single byte that is never executed. build.py assembles this into a
  * shared object named libc.so.7 with the version script c.map, so that
  * ld.lld records DT_NEEDED libc.so.7 and the version of every symbol as linking against the real one would.
  */
@@ -33,6 +33,11 @@ realloc:
 free:
 	.byte 0
 	.size free, 1
+	.globl qsort
+	.type qsort, %function
+qsort:
+	.byte 0
+	.size qsort, 1
 	.globl memcpy
 	.type memcpy, %function
 memcpy:
@@ -438,6 +443,21 @@ memchr:
 posix_memalign:
 	.byte 0
 	.size posix_memalign, 1
+	.globl mmap
+	.type mmap, %function
+mmap:
+	.byte 0
+	.size mmap, 1
+	.globl munmap
+	.type munmap, %function
+munmap:
+	.byte 0
+	.size munmap, 1
+	.globl mprotect
+	.type mprotect, %function
+mprotect:
+	.byte 0
+	.size mprotect, 1
 	.globl exit
 	.type exit, %function
 exit:

@@ -308,6 +308,7 @@ extern void * malloc(size_t size);
 extern void * calloc(size_t nmemb, size_t size);
 extern void * realloc(void *ptr, size_t size);
 extern void free(void *ptr);
+extern void qsort(void *base, size_t nmemb, size_t size, int (*compar)(const void *, const void *));
 extern void * memcpy(void *dst, const void *src, size_t n);
 extern void * memmove(void *dst, const void *src, size_t n);
 extern void * memset(void *dst, int c, size_t n);
@@ -413,6 +414,9 @@ extern size_t strnlen(const char *s, size_t maxlen);
 extern int strcmp(const char *a, const char *b);
 extern void * memchr(const void *s, int c, size_t n);
 extern int posix_memalign(void **memptr, size_t alignment, size_t size);
+extern void * mmap(void *addr, size_t len, int prot, int flags, int fd, off_t offset);
+extern int munmap(void *addr, size_t len);
+extern int mprotect(void *addr, size_t len, int prot);
 extern void exit(int status);
 extern void _exit(int status);
 extern int atexit(void (*fn)(void));
@@ -532,6 +536,16 @@ extern int pthread_setspecific(pthread_key_t key, const void *value);
 #define NOTE_NSECONDS 8
 #define NOTE_ABSTIME 16
 #define KQUEUE_CLOEXEC 1
+#define PROT_NONE 0
+#define PROT_READ 1
+#define PROT_WRITE 2
+#define PROT_EXEC 4
+#define MAP_SHARED 1
+#define MAP_PRIVATE 2
+#define MAP_FIXED 16
+#define MAP_ANON 4096
+#define MAP_ANONYMOUS 4096
+#define MAP_STACK 1024
 #define UMTX_OP_WAIT 2
 #define UMTX_OP_WAKE 3
 #define UMTX_OP_WAIT_UINT 11
@@ -757,6 +771,7 @@ extern int pthread_setspecific(pthread_key_t key, const void *value);
 #define assert(e) ((e) ? (void)0 : __assert(__func__, __FILE__, __LINE__, #e))
 #endif
 #define static_assert _Static_assert
+#define MAP_FAILED ((void *)-1)
 #define SIG_DFL ((void *)0)
 #define SIG_IGN ((void *)1)
 #define SIG_ERR ((void *)-1)
@@ -1111,6 +1126,7 @@ extern void * malloc(size_t size);
 extern void * calloc(size_t nmemb, size_t size);
 extern void * realloc(void *ptr, size_t size);
 extern void free(void *ptr);
+extern void qsort(void *base, size_t nmemb, size_t size, int (*compar)(const void *, const void *));
 extern void * memcpy(void *dst, const void *src, size_t n);
 extern void * memmove(void *dst, const void *src, size_t n);
 extern void * memset(void *dst, int c, size_t n);
@@ -1218,6 +1234,9 @@ extern size_t strnlen(const char *s, size_t maxlen);
 extern int strcmp(const char *a, const char *b);
 extern void * memchr(const void *s, int c, size_t n);
 extern int posix_memalign(void **memptr, size_t alignment, size_t size);
+extern void * mmap(void *addr, size_t len, int prot, int flags, int fd, off_t offset);
+extern int munmap(void *addr, size_t len);
+extern int mprotect(void *addr, size_t len, int prot);
 extern void exit(int status);
 extern void _exit(int status);
 extern int atexit(void (*fn)(void));
@@ -1332,6 +1351,16 @@ extern int pthread_setspecific(pthread_key_t key, const void *value);
 #define NOTE_USECONDS 2
 #define NOTE_NSECONDS 3
 #define NOTE_ABSTIME 16
+#define PROT_NONE 0
+#define PROT_READ 1
+#define PROT_WRITE 2
+#define PROT_EXEC 4
+#define MAP_SHARED 1
+#define MAP_PRIVATE 2
+#define MAP_FIXED 16
+#define MAP_ANON 4096
+#define MAP_ANONYMOUS 4096
+#define MAP_STACK 8192
 #define FUTEX_WAIT 0
 #define FUTEX_WAKE 1
 #define FUTEX_REQUEUE 3
@@ -1555,6 +1584,7 @@ extern int pthread_setspecific(pthread_key_t key, const void *value);
 #define assert(e) ((e) ? (void)0 : __assert13(__FILE__, __LINE__, __func__, #e))
 #endif
 #define static_assert _Static_assert
+#define MAP_FAILED ((void *)-1)
 #define SIG_DFL ((void *)0)
 #define SIG_IGN ((void *)1)
 #define SIG_ERR ((void *)-1)
@@ -1822,6 +1852,7 @@ extern void * malloc(size_t size);
 extern void * calloc(size_t nmemb, size_t size);
 extern void * realloc(void *ptr, size_t size);
 extern void free(void *ptr);
+extern void qsort(void *base, size_t nmemb, size_t size, int (*compar)(const void *, const void *));
 extern void * memcpy(void *dst, const void *src, size_t n);
 extern void * memmove(void *dst, const void *src, size_t n);
 extern void * memset(void *dst, int c, size_t n);
@@ -1918,6 +1949,9 @@ extern size_t strnlen(const char *s, size_t maxlen);
 extern int strcmp(const char *a, const char *b);
 extern void * memchr(const void *s, int c, size_t n);
 extern int posix_memalign(void **memptr, size_t alignment, size_t size);
+extern void * mmap(void *addr, size_t len, int prot, int flags, int fd, off_t offset);
+extern int munmap(void *addr, size_t len);
+extern int mprotect(void *addr, size_t len, int prot);
 extern void exit(int status);
 extern void _exit(int status);
 extern int atexit(void (*fn)(void));
@@ -2001,7 +2035,6 @@ extern int pthread_setspecific(pthread_key_t key, const void *value);
 #define EVFILT_PROC -5
 #define EVFILT_SIGNAL -6
 #define EVFILT_TIMER -7
-#define EVFILT_USER -10
 #define EVFILT_EXCEPT -9
 #define EV_ADD 1
 #define EV_DELETE 2
@@ -2014,14 +2047,17 @@ extern int pthread_setspecific(pthread_key_t key, const void *value);
 #define EV_ERROR 16384
 #define EV_EOF 32768
 #define NOTE_LOWAT 1
-#define NOTE_FFNOP 0
-#define NOTE_FFAND 1073741824
-#define NOTE_FFOR 2147483648ULL
-#define NOTE_FFCOPY 3221225472ULL
-#define NOTE_FFCTRLMASK 3221225472ULL
-#define NOTE_FFLAGSMASK 16777215
-#define NOTE_TRIGGER 16777216
 #define NOTE_EXIT 2147483648ULL
+#define PROT_NONE 0
+#define PROT_READ 1
+#define PROT_WRITE 2
+#define PROT_EXEC 4
+#define MAP_SHARED 1
+#define MAP_PRIVATE 2
+#define MAP_FIXED 16
+#define MAP_ANON 4096
+#define MAP_ANONYMOUS 4096
+#define MAP_STACK 16384
 #define FUTEX_WAIT 1
 #define FUTEX_WAKE 2
 #define FUTEX_REQUEUE 3
@@ -2236,6 +2272,7 @@ extern int pthread_setspecific(pthread_key_t key, const void *value);
 #define assert(e) ((e) ? (void)0 : __assert2(__FILE__, __LINE__, __func__, #e))
 #endif
 #define static_assert _Static_assert
+#define MAP_FAILED ((void *)-1)
 #define SIG_DFL ((void *)0)
 #define SIG_IGN ((void *)1)
 #define SIG_ERR ((void *)-1)

@@ -3,7 +3,7 @@
 
 /*
  * Link-time stand-in for netbsd's libc.so.12: one symbol per function cio may call there
- * (117), each a single byte that is never executed. build.py assembles this into a
+ * (121), each a single byte that is never executed. build.py assembles this into a
  * shared object named libc.so.12, so that
  * ld.lld records DT_NEEDED libc.so.12 as linking against the real one would.
  */
@@ -33,6 +33,11 @@ realloc:
 free:
 	.byte 0
 	.size free, 1
+	.globl qsort
+	.type qsort, %function
+qsort:
+	.byte 0
+	.size qsort, 1
 	.globl memcpy
 	.type memcpy, %function
 memcpy:
@@ -513,6 +518,21 @@ memchr:
 posix_memalign:
 	.byte 0
 	.size posix_memalign, 1
+	.globl mmap
+	.type mmap, %function
+mmap:
+	.byte 0
+	.size mmap, 1
+	.globl munmap
+	.type munmap, %function
+munmap:
+	.byte 0
+	.size munmap, 1
+	.globl mprotect
+	.type mprotect, %function
+mprotect:
+	.byte 0
+	.size mprotect, 1
 	.globl exit
 	.type exit, %function
 exit:

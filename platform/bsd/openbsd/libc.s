@@ -3,7 +3,7 @@
 
 /*
  * Link-time stand-in for openbsd's libc.so.100.0: one symbol per function cio may call there
- * (93), each a single byte that is never executed. build.py assembles this into a
+ * (97), each a single byte that is never executed. build.py assembles this into a
  * shared object named libc.so.100.0, so that
  * ld.lld records DT_NEEDED libc.so.100.0 as linking against the real one would.
  */
@@ -33,6 +33,11 @@ realloc:
 free:
 	.byte 0
 	.size free, 1
+	.globl qsort
+	.type qsort, %function
+qsort:
+	.byte 0
+	.size qsort, 1
 	.globl memcpy
 	.type memcpy, %function
 memcpy:
@@ -398,6 +403,21 @@ memchr:
 posix_memalign:
 	.byte 0
 	.size posix_memalign, 1
+	.globl mmap
+	.type mmap, %function
+mmap:
+	.byte 0
+	.size mmap, 1
+	.globl munmap
+	.type munmap, %function
+munmap:
+	.byte 0
+	.size munmap, 1
+	.globl mprotect
+	.type mprotect, %function
+mprotect:
+	.byte 0
+	.size mprotect, 1
 	.globl exit
 	.type exit, %function
 exit:

@@ -1,0 +1,43 @@
+/*
+ * Which poller the Evented backend uses on Linux: io_uring, or epoll (the readiness flavour).
+ *
+ * The auto flavour tries io_uring and falls back to epoll when the kernel refuses it (too old,
+ * seccomp, kernel.io_uring_disabled, qemu-user). CIO_EVENTED_BACKEND=io_uring|epoll in the
+ * environment replaces the auto flavour only (a forced io_uring from there still falls back, so the
+ * variable never makes a create fail); any other value is ignored. kqueue does not exist here.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "evented.h"
+
+static cio_evented_flavour from_env(void)
+{
+    const char *v = getenv("CIO_EVENTED_BACKEND");
+    if (v != NULL && strcmp(v, "io_uring") == 0)
+        return CIO_EVENTED_IO_URING;
+    if (v != NULL && strcmp(v, "epoll") == 0)
+        return CIO_EVENTED_EPOLL;
+    return CIO_EVENTED_AUTO;
+}
+
+cio_err cio__e_choose_poller(struct cio_evented *e, cio_evented_flavour requested)
+{
+    if (requested == CIO_EVENTED_KQUEUE)
+        return CIO_E_OPERATION_UNSUPPORTED;
+    cio_evented_flavour fl = requested == CIO_EVENTED_AUTO ? from_env() : requested;
+    cio_err err;
+    if (fl == CIO_EVENTED_EPOLL) {
+        err = cio__e_init_pollers(e, &cio__e_epoll_ops);
+    } else {
+        fl = CIO_EVENTED_IO_URING;
+        err = cio__e_init_pollers(e, &cio__e_uring_ops);
+        if (err != CIO_OK && requested == CIO_EVENTED_AUTO) {
+            fl = CIO_EVENTED_EPOLL;
+            err = cio__e_init_pollers(e, &cio__e_epoll_ops);
+        }
+    }
+    if (err == CIO_OK)
+        e->flavour = fl;
+    return err;
+}
