@@ -432,13 +432,83 @@ static void test_flavour_choice(void **state)
         setenv("CIO_EVENTED_BACKEND", saved, 1);
 }
 
+
+/* ---- descriptors reused and canceled waits (the readiness pollers keep registrations) ------------- */
+
+typedef struct {
+    cio_io io;
+    int fd;
+    char got;
+    size_t n;
+} read1_ctx;
+
+static cio_err read1(void *ctx)
+{
+    read1_ctx *c = *(read1_ctx **)ctx;
+    return cio_file_read_streaming(c->io, (cio_file){c->fd}, &c->got, 1, &c->n);
+}
+
+/* A blocked read on fd, then a byte written: the read returns it. */
+static void blocked_read_gets(cio_io io, int rfd, int wfd, char byte)
+{
+    read1_ctx c = {io, rfd, 0, 0};
+    read1_ctx *cp = &c;
+    cio_future f;
+    assert_int_equal(cio_concurrent(io, read1, &cp, sizeof cp, &f), CIO_OK);
+    assert_int_equal(cio_sleep(io, cio_timeout_ms(20)), CIO_OK); /* let it block */
+    assert_int_equal(write(wfd, &byte, 1), 1);
+    assert_int_equal(cio_await(io, &f), CIO_OK);
+    assert_int_equal(c.n, 1);
+    assert_int_equal(c.got, byte);
+}
+
+/* A descriptor number closed and handed out again still gets its readiness (a poller that keeps a
+ * registration per number must notice the old one is gone), and a canceled wait consumes nothing. */
+static void test_reused_descriptor_and_canceled_wait(void **state)
+{
+    cio_io io = cio_test_io(state);
+    int p[2], q[2];
+    assert_int_equal(pipe(p), 0);
+    blocked_read_gets(io, p[0], p[1], 'a');
+    int old = p[0];
+    close(p[0]);
+    close(p[1]);
+    assert_int_equal(pipe(q), 0);
+    if (q[0] != old && q[1] != old)
+        print_message("      note: the new pipe did not reuse descriptor %d\n", old);
+    blocked_read_gets(io, q[0], q[1], 'b');
+    /* a read canceled while it waits; then the next byte goes to the next read */
+    read1_ctx c = {io, q[0], 0, 0};
+    read1_ctx *cp = &c;
+    cio_future f;
+    assert_int_equal(cio_concurrent(io, read1, &cp, sizeof cp, &f), CIO_OK);
+    assert_int_equal(cio_sleep(io, cio_timeout_ms(20)), CIO_OK);
+    assert_int_equal(cio_cancel(io, &f), CIO_E_CANCELED);
+    assert_int_equal(c.n, 0);
+    blocked_read_gets(io, q[0], q[1], 'c');
+    /* two readers of one pipe at once (one direction waited for twice): both get a byte */
+    read1_ctx c1 = {io, q[0], 0, 0}, c2 = {io, q[0], 0, 0};
+    read1_ctx *c1p = &c1, *c2p = &c2;
+    cio_future f1, f2;
+    assert_int_equal(cio_concurrent(io, read1, &c1p, sizeof c1p, &f1), CIO_OK);
+    assert_int_equal(cio_concurrent(io, read1, &c2p, sizeof c2p, &f2), CIO_OK);
+    assert_int_equal(cio_sleep(io, cio_timeout_ms(20)), CIO_OK);
+    assert_int_equal(write(q[1], "de", 2), 2);
+    assert_int_equal(cio_await(io, &f1), CIO_OK);
+    assert_int_equal(cio_await(io, &f2), CIO_OK);
+    assert_int_equal(c1.n + c2.n, 2);
+    assert_true((c1.got == 'd' && c2.got == 'e') || (c1.got == 'e' && c2.got == 'd'));
+    close(q[0]);
+    close(q[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flavour_choice),
         CIO_TESTS(test_many_sleeping_fibers), CIO_TESTS(test_many_sleeping_fibers_foreign_spawner),
         CIO_TESTS(test_cancel_storm_blocked_reads), CIO_TESTS(test_thread_becomes_fiber),
-        CIO_TESTS(test_adopted_thread_outlives_instance),
+        CIO_TESTS(test_adopted_thread_outlives_instance), CIO_TESTS(test_reused_descriptor_and_canceled_wait),
     };
     return cmocka_run_group_tests_name("evented", tests, NULL, NULL);
 }
