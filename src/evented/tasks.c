@@ -75,8 +75,16 @@ static void request_cancel(struct cio_any_future *f)
                                                   memory_order_seq_cst))
             break;
     }
-    if (atomic_load_explicit(&f->home, memory_order_seq_cst) != NULL)
-        cio__e_post_cancel(f);
+    struct cio__e_loop *home = atomic_load_explicit(&f->home, memory_order_seq_cst);
+    if (home == NULL)
+        return; /* not started: its first cancellation point sees the request */
+    if (cio__e_tls_loop == home && home->current != f) {
+        /* On f's home loop, f switched out: interrupt its wait now instead of posting the request
+         * to this very loop (which would deliver it only after the caller suspends). */
+        cio__e_deliver_cancel(home, f);
+        return;
+    }
+    cio__e_post_cancel(f);
 }
 
 static void helper_resignal_fire(struct cio__e_loop *l, struct cio__e_timer *t)
