@@ -281,7 +281,8 @@ cio_err cio_stream_read_v(cio_io io, const cio_stream *stream, const cio_iovec *
 cio_err cio_stream_write(cio_io io, const cio_stream *stream, const void *buf, size_t len, size_t *nwritten);
 cio_err cio_stream_write_v(cio_io io, const cio_stream *stream, const cio_const_iovec *iov, size_t iovcnt,
                            size_t *nwritten);
-/* Writes every byte (retrying short writes). */
+/* Writes every byte, retrying short writes. Set: net.WriteError. As cio_file_write_all: a second
+ * 0-byte write in a row is CIO_E_UNEXPECTED, never an endless loop. */
 cio_err cio_stream_write_all(cio_io io, const cio_stream *stream, const void *buf, size_t len);
 /* Set: net.ShutdownError. */
 cio_err cio_stream_shutdown(cio_io io, const cio_stream *stream, cio_shutdown_how how);
