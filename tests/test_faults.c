@@ -1026,6 +1026,25 @@ static void test_resolve_memory_fails(void **state)
     assert_ok(cio_queue_get_one(f.io, &q, &r));
     assert_int_equal(r.kind, CIO_LOOKUP_ADDRESS);
     assert_int_equal(r.address.bytes[3], 9);
+    /* no hosts file, and resolv.conf cannot be read into memory: SystemResources as well, not
+     * ResolvConfParseFailed (the file is fine; memory is what ran out) */
+    assert_ok(cio_dir_create_file(f.io, f.dir, "g", NULL, &h)); /* a name fx_close removes */
+    static const char conf[] = "nameserver 127.0.0.1\noptions timeout:1 attempts:1\n";
+    assert_ok(cio_file_write_all(f.io, h, conf, sizeof conf - 1));
+    cio_file_close(f.io, h);
+    char resolv[96];
+    snprintf(resolv, sizeof resolv, "%s/g", f.path);
+    o.hosts_file = "/nonexistent/hosts";
+    o.resolv_conf = resolv;
+    cio_queue_init(&q, results, sizeof results[0], 16);
+    cio__fault_reset();
+    assert_true(cio__fault_errno("malloc@resolve_read_file", ENOMEM, 0, -1) == 1);
+    err = cio_hostname_lookup(f.io, "box.test", &o, &q);
+    unsigned hits = cio__fault_hits("malloc@resolve_read_file");
+    cio__sys_reset();
+    assert_err(err, CIO_E_SYSTEM_RESOURCES);
+    assert_int_equal(hits, 1);
+    assert_int_equal(fd_count(), fds);
     fx_close(&f);
 }
 

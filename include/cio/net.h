@@ -208,6 +208,9 @@ typedef struct cio_lookup_result {
  * resend every timeout/attempts, SERVFAIL retries that server, NXDOMAIN is UnknownHostName, a name
  * with no address of the family is NoAddressReturned, no usable answer in time NameServerFailure.
  * Packets from other addresses, with another id or question, or malformed, are dropped.
+ * Out of memory while reading the hosts file or resolv.conf is SystemResources (LookupError has no
+ * OutOfMemory; the lookup stops rather than answer without the file); any other failure to read
+ * resolv.conf is ResolvConfParseFailed (a missing one means the defaults).
  * Cancelable. Set: LookupError.
  */
 cio_err cio_hostname_lookup(cio_io io, const char *name, const cio_lookup_options *options, cio_queue *results);
