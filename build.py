@@ -17,7 +17,10 @@
 
 Options: --sanitize address,undefined | thread (host only), --valgrind (host suites under memcheck),
 --soak (host suites with a random CIO_SOAK_SEED, printed, and CIO_SOAK_SECONDS=60), --jobs N,
---no-install (never apt-get).
+--no-install (never apt-get), --no-wait (fail at once instead of waiting for another run).
+Every command but cflags, libs and targets holds build/.lock (flock) while it runs: a second run in
+the same checkout waits for the first (saying so), and the lock goes when the run ends, however it
+ends (Ctrl-C, kill).
 On Debian, run as root, missing packages are installed with apt-get; otherwise their names are
 printed and the targets that need them are reported as not buildable.
 """
@@ -37,6 +40,7 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 BUILD = os.path.join(ROOT, "build")
 DEPS = os.path.join(BUILD, "deps")
 RESULTS = os.path.join(BUILD, "results.json")
+LOCK = os.path.join(BUILD, ".lock")
 
 def detect_host():
     """The target this machine is: linux-x86_64 on the Debian machine the project is developed on;
@@ -104,6 +108,72 @@ def ensure_python_modules(allow_install):
             os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON] + sys.argv)
     sys.exit("build.py: Python modules jinja2 and yaml are missing: install the Debian packages "
              "python3-jinja2 python3-yaml (or run as root to have them installed)")
+
+
+# ---- one run at a time per checkout ------------------------------------------------------------
+
+
+def build_lock(path=LOCK, wait=True, quiet=False):
+    """Takes an exclusive flock on path and returns the open file (keep it: the lock lasts as long as
+    the file is open, and the OS drops it when this process ends, however it ends). When another
+    process holds it: waits, saying who (as that process wrote into the file), or with wait=False
+    returns None at once. Python opens the file close-on-exec, so the tools this run starts never
+    inherit the lock. Where there is no fcntl module, no lock (returns True)."""
+    try:
+        import fcntl
+    except ImportError:
+        return True
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    f = open(path, "a+")
+    try:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.seek(0)
+        holder = f.read().strip() or "another build.py run"
+        if not wait:
+            f.close()
+            if not quiet:
+                say(f"build.py: {os.path.relpath(path, ROOT)} is held by {holder}")
+            return None
+        say(f"build.py: waiting for {holder} to finish (it holds {os.path.relpath(path, ROOT)})")
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+    f.seek(0)
+    f.truncate()
+    f.write(f"pid {os.getpid()} (build.py {' '.join(sys.argv[1:])})\n")
+    f.flush()
+    return f
+
+
+def lock_checks(tally):
+    """The lock: while this run holds build/.lock a second `build.py ... --no-wait` refuses; a process
+    holding a lock that is interrupted (Ctrl-C) leaves it free."""
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "build.py"), "gen", "--check", "--no-wait"],
+                       capture_output=True, text=True, timeout=120)
+    ok = r.returncode != 0 and f"pid {os.getpid()} " in r.stdout + r.stderr
+    detail = None if ok else f"a second run did not refuse (exit {r.returncode}): {(r.stdout + r.stderr)[-1500:]}"
+    if ok:
+        import signal
+        path = os.path.join(BUILD, "checks", "lock-selftest")
+        script = ("import sys, time; sys.path.insert(0, sys.argv[1]); import build; "
+                  "f = build.build_lock(sys.argv[2]); print('held', flush=True); time.sleep(120)")
+        child = subprocess.Popen([sys.executable, "-c", script, ROOT, path], stdout=subprocess.PIPE,
+                                 stderr=subprocess.DEVNULL, text=True)
+        try:
+            held = child.stdout.readline().strip() == "held"
+            refused = held and build_lock(path, wait=False, quiet=True) is None
+            child.send_signal(signal.SIGINT)
+            child.wait(timeout=60)
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+        mine = build_lock(path, wait=False, quiet=True) if refused else None
+        ok = held and refused and mine is not None
+        detail = None if ok else f"held {held}, refused while held {refused}, free after Ctrl-C {mine is not None}"
+        if mine is not None:
+            mine.close()
+    tally.add(HOST, "build lock", int(ok), int(not ok), 0, detail)
+    say(f"  {'build.py':16} {'build lock':28} {'ok' if ok else 'FAILED: ' + detail}")
 
 
 # ---- packages ---------------------------------------------------------------------------------
@@ -1118,6 +1188,7 @@ def cmd_test(targets, names, args):
     if not args.target or args.target == "all" or args.target == HOST:
         bench_map_count("test")
         gen_selftests(tally)
+        lock_checks(tally)
         if not args.sanitize:
             misuse_checks(tally)
         if args.fuzz:
@@ -1223,6 +1294,8 @@ def main():
     ap.add_argument("--sanitize", help="address,undefined | thread (host only)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--no-install", action="store_true", help="never run apt-get")
+    ap.add_argument("--no-wait", action="store_true",
+                    help="fail at once when another build.py run holds build/.lock (default: wait for it)")
     ap.add_argument("--fuzz", action="store_true", help="test: also run the DNS parser fuzzer (libFuzzer)")
     ap.add_argument("--fuzz-seconds", type=int, default=60, help="--fuzz: how long (default 60)")
     ap.add_argument("--valgrind", action="store_true", help="test: the host suites under valgrind memcheck")
@@ -1242,6 +1315,10 @@ def main():
         sys.exit("build.py: --valgrind runs the plain build; it does not mix with --sanitize")
 
     ensure_python_modules(not args.no_install)
+    if args.command not in ("cflags", "libs", "targets"):
+        lock = build_lock(wait=not args.no_wait)  # held until this process ends
+        if lock is None:
+            sys.exit("build.py: another run is using this checkout's build/ (--no-wait: not waiting)")
     if args.command == "gen":
         return cmd_gen(args.check)
     if args.command in ("all", "build", "test") and not args.check:
