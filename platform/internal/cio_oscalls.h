@@ -513,13 +513,13 @@ struct cio__sys_table {
     _Atomic(cio__sys_clock_gettime_fn) clock_gettime__now; /* src/threaded/time_posix.c: cio__t_now */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_clock_nanosleep_fn) clock_nanosleep__sleep; /* src/threaded/time_posix.c: cio__t_sleep */
+    _Atomic(cio__sys_clock_nanosleep_fn) clock_nanosleep__sleep; /* src/threaded/time_getrandom.c: cio__t_sleep_step */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_getrandom_fn) getrandom__os_seed; /* src/threaded/time_posix.c: cio__t_os_seed */
+    _Atomic(cio__sys_getrandom_fn) getrandom__os_seed; /* src/threaded/time_getrandom.c: cio__t_os_seed */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_getrandom_fn) getrandom__random_secure; /* src/threaded/time_posix.c: cio__t_random_secure */
+    _Atomic(cio__sys_getrandom_fn) getrandom__random_secure; /* src/threaded/time_getrandom.c: cio__t_random_secure */
 #endif
 #if defined(CIO_OS_WASI)
     _Atomic(cio__sys_clock_gettime_fn) clock_gettime__wasi_now; /* src/threaded/time_wasi.c: cio__t_now */
