@@ -534,7 +534,7 @@ struct cio__sys_table {
     _Atomic(cio__sys_getentropy_fn) getentropy__wasi_random_secure; /* src/threaded/time_wasi.c: cio__t_random_secure */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_futex_fn) futex__futex_wait; /* src/threaded/futex_linux.c: cio__t_futex_wait */
+    _Atomic(cio__sys_futex_fn) futex__futex_wait; /* src/threaded/futex_linux.c: wait_once */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_futex_fn) futex__futex_wake; /* src/threaded/futex_linux.c: cio__t_futex_wake */

@@ -8,7 +8,8 @@
  * - A timeout is handed to the kernel as an absolute deadline (struct _umtx_time with UMTX_ABSTIME,
  *   passed as uaddr = its size, uaddr2 = its address), computed once up front, so EINTR retries never
  *   extend it: CLOCK_REALTIME for a CIO_CLOCK_REAL deadline, CLOCK_MONOTONIC otherwise. The
- *   deadline, the bracket and the outcome are wait_posix.c's loop; only the syscall is here.
+ *   deadline, the bracket and the outcome are wait_posix.c's loop; only the syscall (wait_once)
+ *   is here.
  * - A word that already differs returns at once with success (the kernel compares under its own
  *   lock); so does a wake-up that may be spurious: callers re-check their condition.
  * - A cancelable wait is a bracketed syscall (cancel.c): the cancel signal, installed without
@@ -28,25 +29,21 @@
 #include "threaded.h"
 #include "wait_posix.h"
 
-cio_err cio__t_futex_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout, _Bool cancelable)
+static int wait_once(const _Atomic(uint32_t) *ptr, uint32_t expected, const cio__t_deadline *d)
 {
-    cio__t_wait w;
-    cio_err result = cio__t_wait_begin(&w, timeout, cancelable);
-    if (result != CIO_OK)
-        return result;
     struct _umtx_time deadline;
     deadline._flags = UMTX_ABSTIME;
-    deadline._timeout = cio__t_timespec(w.deadline.ns);
-    deadline._clockid = (uint32_t)cio__t_deadline_clockid(&w.deadline);
-    _Bool timed = w.deadline.timed;
+    deadline._timeout = cio__t_timespec(d->ns);
+    deadline._clockid = (uint32_t)cio__t_deadline_clockid(d);
     void *obj = (void *)(uintptr_t)(const volatile void *)ptr;
-    int err;
-    do {
-        int rc = _umtx_op(obj, UMTX_OP_WAIT_UINT_PRIVATE, (unsigned long)expected,
-                          timed ? (void *)(uintptr_t)sizeof deadline : NULL, timed ? &deadline : NULL);
-        err = rc == 0 ? 0 : errno;
-    } while (!cio__t_wait_done(&w, err, &result));
-    return result;
+    int rc = _umtx_op(obj, UMTX_OP_WAIT_UINT_PRIVATE, (unsigned long)expected,
+                      d->timed ? (void *)(uintptr_t)sizeof deadline : NULL, d->timed ? &deadline : NULL);
+    return rc == 0 ? 0 : errno;
+}
+
+cio_err cio__t_futex_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout, _Bool cancelable)
+{
+    return cio__t_futex_wait_loop(ptr, expected, timeout, cancelable, wait_once);
 }
 
 void cio__t_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters)

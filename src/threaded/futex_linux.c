@@ -6,7 +6,8 @@
  * - Waits are private (FUTEX_PRIVATE_FLAG): cio futex words never live in shared memory.
  * - A timeout becomes an absolute CLOCK_MONOTONIC deadline once, up front (FUTEX_WAIT_BITSET), so
  *   EINTR retries never extend it; a CIO_CLOCK_REAL deadline uses FUTEX_CLOCK_REALTIME. The
- *   deadline, the bracket and the outcome are wait_posix.c's loop; only the syscall is here.
+ *   deadline, the bracket and the outcome are wait_posix.c's loop; only the syscall (wait_once)
+ *   is here.
  * - A cancelable wait is a bracketed syscall (cancel.c): the cancel signal makes it return EINTR.
  */
 #define _GNU_SOURCE 1
@@ -35,27 +36,24 @@
 #define FUTEX_NR CIO_SYS_FUTEX
 #endif
 
+static int wait_once(const _Atomic(uint32_t) *ptr, uint32_t expected, const cio__t_deadline *d)
+{
+    long rc;
+    if (d->timed) {
+        struct timespec abs = cio__t_timespec(d->ns);
+        int clock_flag = d->clock == CIO_CLOCK_REAL ? FUTEX_CLOCK_REALTIME : 0;
+        rc = CIO__SYS(futex, futex_wait)(FUTEX_NR, (const void *)ptr, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG | clock_flag,
+                                         expected, &abs, NULL, FUTEX_BITSET_MATCH_ANY);
+    } else {
+        rc = CIO__SYS(futex, futex_wait)(FUTEX_NR, (const void *)ptr, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, expected, NULL,
+                                         NULL, 0);
+    }
+    return rc == 0 ? 0 : errno;
+}
+
 cio_err cio__t_futex_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout, _Bool cancelable)
 {
-    cio__t_wait w;
-    cio_err result = cio__t_wait_begin(&w, timeout, cancelable);
-    if (result != CIO_OK)
-        return result;
-    int clock_flag = w.deadline.clock == CIO_CLOCK_REAL ? FUTEX_CLOCK_REALTIME : 0;
-    struct timespec abs = cio__t_timespec(w.deadline.ns);
-    int err;
-    do {
-        long rc;
-        if (w.deadline.timed)
-            rc = CIO__SYS(futex, futex_wait)(FUTEX_NR, (const void *)ptr,
-                                             FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG | clock_flag, expected, &abs, NULL,
-                                             FUTEX_BITSET_MATCH_ANY);
-        else
-            rc = CIO__SYS(futex, futex_wait)(FUTEX_NR, (const void *)ptr, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, expected, NULL,
-                                             NULL, 0);
-        err = rc == 0 ? 0 : errno;
-    } while (!cio__t_wait_done(&w, err, &result));
-    return result;
+    return cio__t_futex_wait_loop(ptr, expected, timeout, cancelable, wait_once);
 }
 
 void cio__t_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters)

@@ -7,7 +7,8 @@
  * - OpenBSD's FUTEX_WAIT timeout is relative. The deadline is fixed once, up front (on the clock the
  *   caller named: CLOCK_REALTIME for a CIO_CLOCK_REAL deadline, CLOCK_MONOTONIC otherwise), and each
  *   retry after EINTR/ECANCELED waits only for what is left of it, so retries never extend it
- *   (wait_posix.c's loop: the deadline, the bracket and the outcome; only the syscall is here).
+ *   (wait_posix.c's loop: the deadline, the bracket and the outcome; only the syscall, wait_once,
+ *   is here).
  * - EAGAIN (the word already differed) is success; so is a wake-up that may be spurious: callers
  *   re-check their condition.
  * - ECANCELED is OpenBSD's EINTR for a signal whose handler has SA_RESTART; both are a retry (or,
@@ -26,26 +27,20 @@
 #include "threaded.h"
 #include "wait_posix.h"
 
+static int wait_once(const _Atomic(uint32_t) *ptr, uint32_t expected, const cio__t_deadline *d)
+{
+    struct timespec left;
+    if (d->timed && !cio__t_deadline_left(d, &left))
+        return ETIMEDOUT;
+    volatile uint32_t *word = (volatile uint32_t *)(uintptr_t)(const volatile void *)ptr;
+    int rc = futex(word, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, (int)expected, d->timed ? &left : NULL, NULL);
+    int err = rc == 0 ? 0 : errno;
+    return err == ECANCELED ? EINTR : err; /* ECANCELED: a signal whose handler has SA_RESTART */
+}
+
 cio_err cio__t_futex_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout, _Bool cancelable)
 {
-    cio__t_wait w;
-    cio_err result = cio__t_wait_begin(&w, timeout, cancelable);
-    if (result != CIO_OK)
-        return result;
-    volatile uint32_t *word = (volatile uint32_t *)(uintptr_t)(const volatile void *)ptr;
-    int err;
-    do {
-        struct timespec left;
-        if (w.deadline.timed && !cio__t_deadline_left(&w.deadline, &left)) {
-            err = ETIMEDOUT;
-            continue;
-        }
-        int rc = futex(word, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, (int)expected, w.deadline.timed ? &left : NULL, NULL);
-        err = rc == 0 ? 0 : errno;
-        if (err == ECANCELED)
-            err = EINTR; /* a signal whose handler has SA_RESTART */
-    } while (!cio__t_wait_done(&w, err, &result));
-    return result;
+    return cio__t_futex_wait_loop(ptr, expected, timeout, cancelable, wait_once);
 }
 
 void cio__t_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters)

@@ -5,8 +5,8 @@
  * Invariants:
  * - A deadline is read from the clocks once, in cio__t_deadline_of; cio__t_deadline_left measures
  *   what is left against the same clock, so waiting again never moves the deadline.
- * - cio__t_wait_done closes the bracket exactly once, on every path that returns true; on EINTR
- *   with a cancel request pending, cio__t_syscall_interrupted has closed it already.
+ * - The wait loop closes the bracket exactly once on every path out of it; on EINTR with a cancel
+ *   request pending, cio__t_syscall_interrupted has closed it already.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -62,30 +62,32 @@ bool cio__t_deadline_left(const cio__t_deadline *d, struct timespec *left)
     return true;
 }
 
-cio_err cio__t_wait_begin(cio__t_wait *w, cio_timeout timeout, bool cancelable)
+cio_err cio__t_futex_wait_loop(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout,
+                               bool cancelable, cio__t_wait_once_fn once)
 {
-    w->deadline = cio__t_deadline_of(timeout);
-    w->cancelable = cancelable;
-    return cancelable ? cio__t_syscall_begin() : CIO_OK;
-}
-
-bool cio__t_wait_done(cio__t_wait *w, int err, cio_err *result)
-{
-    if (err == EINTR) {
-        if (!w->cancelable)
-            return false;
-        *result = cio__t_syscall_interrupted();
-        return *result != CIO_OK; /* CIO_E_CANCELED: the bracket is closed */
+    cio__t_deadline d = cio__t_deadline_of(timeout);
+    if (cancelable) {
+        cio_err e = cio__t_syscall_begin();
+        if (e != CIO_OK)
+            return e;
     }
-    if (w->cancelable)
-        cio__t_syscall_end();
-    if (err == 0 || err == EAGAIN) {
-        *result = CIO_OK; /* woken (re-check), or the value already differed */
-    } else if (err == ETIMEDOUT) {
-        *result = CIO_E_TIMEOUT;
-    } else {
+    for (;;) {
+        int err = once(ptr, expected, &d);
+        if (err == EINTR) {
+            if (cancelable) {
+                cio_err e = cio__t_syscall_interrupted();
+                if (e != CIO_OK)
+                    return e; /* CIO_E_CANCELED: the bracket is closed */
+            }
+            continue;
+        }
+        if (cancelable)
+            cio__t_syscall_end();
+        if (err == 0 || err == EAGAIN)
+            return CIO_OK; /* woken (re-check), or the value already differed */
+        if (err == ETIMEDOUT)
+            return CIO_E_TIMEOUT;
         cio__mapped m = cio__errno_futex_wait(err);
-        *result = m.action == CIO__MAP_BUG ? CIO__BUG("futex wait") : m.err;
+        return m.action == CIO__MAP_BUG ? CIO__BUG("futex wait") : m.err;
     }
-    return true;
 }

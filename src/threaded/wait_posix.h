@@ -7,17 +7,8 @@
  * never extend it: a CIO_CLOCK_REAL deadline stays on the real-time clock (CLOCK_REALTIME), every
  * other timeout becomes an absolute time on CIO_CLOCK_AWAKE (CLOCK_MONOTONIC).
  *
- * The futex wait loop, with the OS call in the middle written by each futex_<os>.c:
- *
- *     cio__t_wait w;
- *     cio_err result = cio__t_wait_begin(&w, timeout, cancelable);  // the deadline, the bracket
- *     if (result != CIO_OK)
- *         return result;                                            // canceled before waiting
- *     int err;
- *     do {
- *         err = <one OS wait toward w.deadline> ? errno : 0;
- *     } while (!cio__t_wait_done(&w, err, &result));              // EINTR: again (or canceled)
- *     return result;
+ * The futex wait loop (cio__t_futex_wait_loop) fixes the deadline, opens the syscall bracket and
+ * calls the OS piece's one wait until it is over; each futex_<os>.c supplies only that one wait.
  */
 #ifndef CIO_THREADED_WAIT_POSIX_H
 #define CIO_THREADED_WAIT_POSIX_H
@@ -42,18 +33,15 @@ struct timespec cio__t_timespec(int64_t ns);
 /* What is left of a timed deadline as a relative timespec; false once it has passed. */
 bool cio__t_deadline_left(const cio__t_deadline *d, struct timespec *left);
 
-typedef struct cio__t_wait {
-    cio__t_deadline deadline;
-    bool cancelable;
-} cio__t_wait;
+/* One OS wait on *ptr while it holds `expected`, toward d: 0 (woken, possibly spuriously), or an
+ * errno: EINTR a signal, EAGAIN the word already differed, ETIMEDOUT, anything else goes through
+ * the futex_wait error map. */
+typedef int (*cio__t_wait_once_fn)(const _Atomic(uint32_t) *ptr, uint32_t expected, const cio__t_deadline *d);
 
-/* Fixes the deadline, then (cancelable) opens the syscall bracket: CIO_OK, or CIO_E_CANCELED with
- * nothing to close. */
-cio_err cio__t_wait_begin(cio__t_wait *w, cio_timeout timeout, bool cancelable);
-/* After one OS wait that gave `err` (0 woken, possibly spuriously; EINTR a signal; EAGAIN the word
- * already differed; ETIMEDOUT; anything else through the futex_wait error map): false to wait again
- * (a signal with no cancel request), or true with *result (CIO_OK, CIO_E_TIMEOUT, CIO_E_CANCELED, a
- * mapped error) and the bracket closed. */
-bool cio__t_wait_done(cio__t_wait *w, int err, cio_err *result);
+/* cio__t_futex_wait over `once`: CIO_OK (woken or the value differed: re-check), CIO_E_TIMEOUT,
+ * CIO_E_CANCELED (cancelable, in the bracket), or a mapped error. A signal with no cancel request
+ * waits again, toward the same deadline. */
+cio_err cio__t_futex_wait_loop(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout,
+                               bool cancelable, cio__t_wait_once_fn once);
 
 #endif /* CIO_THREADED_WAIT_POSIX_H */
