@@ -423,7 +423,7 @@ struct cio__sys_table {
     _Atomic(cio__sys_futimens_fn) futimens__file_set_timestamps; /* src/threaded/fs_posix.c: cio__t_file_set_timestamps */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_getdents64_fn) getdents64__read_dents; /* src/threaded/fs_linux.c: read_dents */
+    _Atomic(cio__sys_getdents64_fn) getdents64__read_dents; /* src/threaded/fs_linux.c: cio__t_fs_read_dents */
 #endif
 #if defined(CIO_OS_WASI)
     _Atomic(cio__sys_wasi_fd_readdir_fn) wasi_fd_readdir__readdir_call; /* src/threaded/fs_wasi.c: readdir_call */
