@@ -17,7 +17,10 @@
 
 Options: --sanitize address,undefined | thread (host only), --valgrind (host suites under memcheck),
 --soak (host suites with a random CIO_SOAK_SEED, printed, and CIO_SOAK_SECONDS=60), --jobs N,
---no-install (never apt-get).
+--no-install (never apt-get), --no-wait (fail at once instead of waiting for another run).
+Every command but cflags, libs and targets holds build/.lock (flock) while it runs: a second run in
+the same checkout waits for the first (saying so), and the lock goes when the run ends, however it
+ends (Ctrl-C, kill).
 On Debian, run as root, missing packages are installed with apt-get; otherwise their names are
 printed and the targets that need them are reported as not buildable.
 """
@@ -37,6 +40,7 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 BUILD = os.path.join(ROOT, "build")
 DEPS = os.path.join(BUILD, "deps")
 RESULTS = os.path.join(BUILD, "results.json")
+LOCK = os.path.join(BUILD, ".lock")
 
 def detect_host():
     """The target this machine is: linux-x86_64 on the Debian machine the project is developed on;
@@ -104,6 +108,72 @@ def ensure_python_modules(allow_install):
             os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON] + sys.argv)
     sys.exit("build.py: Python modules jinja2 and yaml are missing: install the Debian packages "
              "python3-jinja2 python3-yaml (or run as root to have them installed)")
+
+
+# ---- one run at a time per checkout ------------------------------------------------------------
+
+
+def build_lock(path=LOCK, wait=True, quiet=False):
+    """Takes an exclusive flock on path and returns the open file (keep it: the lock lasts as long as
+    the file is open, and the OS drops it when this process ends, however it ends). When another
+    process holds it: waits, saying who (as that process wrote into the file), or with wait=False
+    returns None at once. Python opens the file close-on-exec, so the tools this run starts never
+    inherit the lock. Where there is no fcntl module, no lock (returns True)."""
+    try:
+        import fcntl
+    except ImportError:
+        return True
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    f = open(path, "a+")
+    try:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.seek(0)
+        holder = f.read().strip() or "another build.py run"
+        if not wait:
+            f.close()
+            if not quiet:
+                say(f"build.py: {os.path.relpath(path, ROOT)} is held by {holder}")
+            return None
+        say(f"build.py: waiting for {holder} to finish (it holds {os.path.relpath(path, ROOT)})")
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+    f.seek(0)
+    f.truncate()
+    f.write(f"pid {os.getpid()} (build.py {' '.join(sys.argv[1:])})\n")
+    f.flush()
+    return f
+
+
+def lock_checks(tally):
+    """The lock: while this run holds build/.lock a second `build.py ... --no-wait` refuses; a process
+    holding a lock that is interrupted (Ctrl-C) leaves it free."""
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "build.py"), "gen", "--check", "--no-wait"],
+                       capture_output=True, text=True, timeout=120)
+    ok = r.returncode != 0 and f"pid {os.getpid()} " in r.stdout + r.stderr
+    detail = None if ok else f"a second run did not refuse (exit {r.returncode}): {(r.stdout + r.stderr)[-1500:]}"
+    if ok:
+        import signal
+        path = os.path.join(BUILD, "checks", "lock-selftest")
+        script = ("import sys, time; sys.path.insert(0, sys.argv[1]); import build; "
+                  "f = build.build_lock(sys.argv[2]); print('held', flush=True); time.sleep(120)")
+        child = subprocess.Popen([sys.executable, "-c", script, ROOT, path], stdout=subprocess.PIPE,
+                                 stderr=subprocess.DEVNULL, text=True)
+        try:
+            held = child.stdout.readline().strip() == "held"
+            refused = held and build_lock(path, wait=False, quiet=True) is None
+            child.send_signal(signal.SIGINT)
+            child.wait(timeout=60)
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+        mine = build_lock(path, wait=False, quiet=True) if refused else None
+        ok = held and refused and mine is not None
+        detail = None if ok else f"held {held}, refused while held {refused}, free after Ctrl-C {mine is not None}"
+        if mine is not None:
+            mine.close()
+    tally.add(HOST, "build lock", int(ok), int(not ok), 0, detail)
+    say(f"  {'build.py':16} {'build lock':28} {'ok' if ok else 'FAILED: ' + detail}")
 
 
 # ---- packages ---------------------------------------------------------------------------------
@@ -358,15 +428,25 @@ def build_full(t, sanitize, allow_install, jobs):
     return True, bdir
 
 
+def bsd_no_sysroot(t):
+    """A BSD target cross-built here: the generated stand-in headers and libc stubs, no sysroot."""
+    return t["os"] in ("freebsd", "netbsd", "openbsd") and t["runner"] == "none"
+
+
 def cflags(t, for_clang=True):
     """Flags for compiling a file that includes <cio.h> for t: with clang (the public `cflags`
-    command, --target=<triple>) or with the target's own gcc (for_clang=False)."""
+    command, --target=<triple>) or with the target's own gcc (for_clang=False). For a BSD with no
+    sysroot, the flags its toolchain file (platform/cmake/T.cmake) builds the library with: only the
+    stand-in system headers (never the host's), no stack protector, PIE; cflags_check compares."""
     inc = [f"-I{os.path.join(ROOT, 'include')}", f"-I{os.path.join(ROOT, 'platform')}"]
     flags = []
     if t["compiler"] == "clang" or for_clang:
         flags.append(f"--target={t['triple']}")
         if t["os"] == "wasi":
             flags.append("--sysroot=/usr")
+        elif bsd_no_sysroot(t):
+            flags += ["-nostdlibinc", "-isystem", os.path.join(ROOT, "platform", "bsd", "include"),
+                      "-fno-stack-protector", "-fPIE"]
         elif t["runner"] == "none":
             flags += ["-ffreestanding", "-DCIO_NO_SYSROOT=1"]
     return flags + t["cflags"] + inc
@@ -375,7 +455,12 @@ def cflags(t, for_clang=True):
 def libs(t, sanitize=None):
     bdir = build_dir(t, sanitize)
     out = [f"-L{bdir}", "-lcio"]
-    if t["os"] == "windows":
+    if bsd_no_sysroot(t):
+        # the libc stubs `build` makes from spec/libc.yaml (libc, and libthr or libpthread), which
+        # is what the smoke program links with (bsd_build uses this list)
+        libc = load_model().libc[t["os"]]
+        out += [f"-L{os.path.join(bdir, 'stubs')}"] + ["-l" + lib["name"] for lib in libc["libraries"]]
+    elif t["os"] == "windows":
         out += ["-lws2_32", "-lntdll", "-lsynchronization", "-lbcrypt", "-lpthread"]
     elif t["os"] == "wasi":
         out.append("-lwasi-emulated-signal")  # cio_sig_* on wasi-libc's signal emulation
@@ -634,9 +719,7 @@ def bsd_build(t, jobs, log):
         if os.path.lexists(alias):
             os.unlink(alias)
         os.symlink(lib["soname"], alias)
-    flags = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-nostdlibinc", "-isystem",
-             os.path.join(ROOT, "platform", "bsd", "include"), "-I", os.path.join(ROOT, "platform"),
-             "-I", os.path.join(ROOT, "include"), "-fno-stack-protector", "-fPIE"] + t["cflags"]
+    flags = cflags(t)[1:] + ["-std=c11", "-Wall", "-Wextra", "-Werror"]  # [0] is --target, in cc
     srcs = [os.path.join(ROOT, "tests", "bsd", "smoke.c"), os.path.join(ROOT, "tests", "bsd", f"crt0_{os_}.c")]
     if os_ == "openbsd":
         srcs.append(os.path.join(ROOT, "tests", "bsd", "emutls_openbsd.c"))  # libcompiler_rt's part
@@ -652,9 +735,7 @@ def bsd_build(t, jobs, log):
     abi = m.libc[os_]["abi"]
     exe = os.path.join(bdir, "cio_smoke")
     link = ["ld.lld", "-pie", "--dynamic-linker", abi["interp"], "-z", "now", "-o", exe, note] + inputs + \
-        [os.path.join(bdir, "libcio.a"), "-L", stubs] + \
-        ["-l" + lib["name"] for lib in m.libc[os_]["libraries"]] + \
-        [f"--export-dynamic-symbol={d}" for d in abi["defines"]]
+        libs(t) + [f"--export-dynamic-symbol={d}" for d in abi["defines"]]
     if not run_step(link, log):
         return None
     return bdir, exe
@@ -771,11 +852,39 @@ def cflags_check(t, tally):
     cmd = ["clang"] + cflags(t) + ["-std=c11", "-Wall", "-Wextra", "-Werror", "-c",
                                    os.path.join(ROOT, "tests", "cflags_probe.c"), "-o", obj]
     r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode == 0:
+    why = r.stderr[-2000:] if r.returncode != 0 else toolchain_drift(t)
+    if not why:
         tally.add(t["name"], "cflags contract", 1, 0)
     else:
-        tally.fail(t["name"], "cflags contract", r.stderr[-2000:])
-        say(f"  {t['name']:16} {'cflags contract':28} FAILED\n{r.stderr[-2000:]}")
+        tally.fail(t["name"], "cflags contract", why)
+        say(f"  {t['name']:16} {'cflags contract':28} FAILED\n{why}")
+
+
+def toolchain_drift(t):
+    """For a BSD with no sysroot: the flags its toolchain file builds the library with
+    (CMAKE_C_FLAGS_INIT) that `cflags` leaves out, as a message; None when there are none."""
+    if not bsd_no_sysroot(t):
+        return None
+    tc_dir = os.path.join(ROOT, "platform", "cmake")
+    text = open(os.path.join(tc_dir, t["name"] + ".cmake")).read()
+    m = re.search(r'^set\(CMAKE_C_FLAGS_INIT "([^"]*)"\)', text, re.M)
+    if m is None:
+        return f"platform/cmake/{t['name']}.cmake sets no CMAKE_C_FLAGS_INIT"
+
+    def norm(flags):  # -Ipath / -isystem path as ('-I', normalised path); others as they are
+        out, it = [], iter(flags)
+        for f in it:
+            if f == "-isystem":
+                out.append(("-isystem", os.path.normpath(next(it, ""))))
+            elif f.startswith("-I"):
+                out.append(("-I", os.path.normpath(f[2:] or next(it, ""))))
+            else:
+                out.append((f, None))
+        return out
+    want = norm(m.group(1).replace("${CMAKE_CURRENT_LIST_DIR}", tc_dir).split())
+    have = norm(cflags(t))
+    missing = [" ".join(x for x in f if x) for f in want if f not in have]
+    return ("`build.py cflags` lacks what the library is built with: " + " ".join(missing)) if missing else None
 
 
 def install_checks(bdir, tally, jobs):
@@ -1079,6 +1188,7 @@ def cmd_test(targets, names, args):
     if not args.target or args.target == "all" or args.target == HOST:
         bench_map_count("test")
         gen_selftests(tally)
+        lock_checks(tally)
         if not args.sanitize:
             misuse_checks(tally)
         if args.fuzz:
@@ -1184,6 +1294,8 @@ def main():
     ap.add_argument("--sanitize", help="address,undefined | thread (host only)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--no-install", action="store_true", help="never run apt-get")
+    ap.add_argument("--no-wait", action="store_true",
+                    help="fail at once when another build.py run holds build/.lock (default: wait for it)")
     ap.add_argument("--fuzz", action="store_true", help="test: also run the DNS parser fuzzer (libFuzzer)")
     ap.add_argument("--fuzz-seconds", type=int, default=60, help="--fuzz: how long (default 60)")
     ap.add_argument("--valgrind", action="store_true", help="test: the host suites under valgrind memcheck")
@@ -1203,6 +1315,10 @@ def main():
         sys.exit("build.py: --valgrind runs the plain build; it does not mix with --sanitize")
 
     ensure_python_modules(not args.no_install)
+    if args.command not in ("cflags", "libs", "targets"):
+        lock = build_lock(wait=not args.no_wait)  # held until this process ends
+        if lock is None:
+            sys.exit("build.py: another run is using this checkout's build/ (--no-wait: not waiting)")
     if args.command == "gen":
         return cmd_gen(args.check)
     if args.command in ("all", "build", "test") and not args.check:

@@ -869,7 +869,8 @@ static void test_inline_copy_fails(void **state)
 }
 
 /* cio_select: no memory for a large context (async runs inline on the caller's context, concurrent
- * is unavailable) or for a large result (the task posts nothing; cancel finds nothing). */
+ * is unavailable) or for a large result (the task cannot run; the select fails: await reports
+ * CIO_E_OUT_OF_MEMORY instead of waiting forever, after canceling and awaiting every other task). */
 typedef struct big_result {
     int value;
     char pad[400];
@@ -884,6 +885,40 @@ static cio_err select_fn(void *context, void *result)
 {
     big_ctx *c = (big_ctx *)context;
     ((big_result *)result)->value = c->value;
+    return CIO_OK;
+}
+
+/* A select task that announces it runs, then sleeps until canceled; `finished` says it returned. */
+typedef struct select_blocker {
+    cio_io io;
+    _Atomic(uint32_t) *started, *finished;
+} select_blocker;
+
+static cio_err select_blocker_fn(void *context, void *result)
+{
+    select_blocker *b = (select_blocker *)context;
+    ((big_result *)result)->value = -1;
+    atomic_store(b->started, 1);
+    cio_futex_wake(b->io, b->started, 1);
+    cio_err err = cio_sleep(b->io, CIO_TIMEOUT_NONE);
+    atomic_store(b->finished, 1);
+    return err;
+}
+
+typedef struct select_awaiter {
+    cio_io io;
+    cio_select *sel;
+    big_result *r;
+    cio_err *err;
+    _Atomic(uint32_t) *done;
+} select_awaiter;
+
+static cio_err select_await_task(void *context)
+{
+    select_awaiter *a = (select_awaiter *)context;
+    *a->err = cio_select_await(a->io, a->sel, a->r);
+    atomic_store(a->done, 1);
+    cio_futex_wake(a->io, a->done, 1);
     return CIO_OK;
 }
 
@@ -913,6 +948,48 @@ static void test_select_memory_fails(void **state)
     assert_false(cio_select_cancel(io, &sel, &r)); /* nothing was posted */
     cio__sys_reset();
     covered("malloc@select_result", "ENOMEM");
+
+    /* The select fails: a task blocked until canceled, then one whose result finds no memory. The
+     * await (in a task of its own, so that a hang fails the test rather than stopping it) reports
+     * OutOfMemory, and by then the blocked task has been canceled and has returned. */
+    cio_select_init(&sel, buf, sizeof buf[0], 4);
+    static _Atomic(uint32_t) started, finished, done;
+    atomic_store(&started, 0);
+    atomic_store(&finished, 0);
+    atomic_store(&done, 0);
+    select_blocker b = {io, &started, &finished};
+    cio_err err = cio_select_concurrent(io, &sel, select_blocker_fn, &b, sizeof b);
+    if (err == CIO_E_CONCURRENCY_UNAVAILABLE) { /* single-threaded: the failure alone, inline */
+        assert_true(cio__fault_errno("malloc@select_result", ENOMEM, 0, -1) == 1);
+        cio_select_async(io, &sel, select_fn, &c, sizeof c);
+        cio__sys_reset();
+        assert_err(cio_select_await(io, &sel, &r), CIO_E_OUT_OF_MEMORY);
+        assert_false(cio_select_cancel(io, &sel, &r));
+        return;
+    }
+    assert_ok(err);
+    while (atomic_load(&started) == 0) /* past its result's malloc */
+        (void)cio_futex_wait(io, &started, 0, cio_timeout_ms(100));
+    assert_true(cio__fault_errno("malloc@select_result", ENOMEM, 0, -1) == 1);
+    cio_select_async(io, &sel, select_fn, &c, sizeof c);
+    cio_err await_err = CIO_E_UNEXPECTED;
+    select_awaiter a = {io, &sel, &r, &await_err, &done};
+    cio_future fa;
+    assert_ok(cio_concurrent(io, select_await_task, &a, sizeof a, &fa));
+    cio_timestamp until = {cio_now(io, CIO_CLOCK_AWAKE).ns + 20 * (int64_t)1000000000};
+    while (atomic_load(&done) == 0 && cio_now(io, CIO_CLOCK_AWAKE).ns < until.ns)
+        (void)cio_futex_wait(io, &done, 0, cio_timeout_ms(100));
+    cio__sys_reset();
+    if (atomic_load(&done) == 0) {
+        (void)cio_cancel(io, &fa);
+        cio_select_cancel_discard(io, &sel);
+        fail_msg("cio_select_await still waits 20 s after a task found no memory for its result");
+    }
+    assert_ok(cio_await(io, &fa));
+    assert_err(await_err, CIO_E_OUT_OF_MEMORY);
+    assert_int_equal(atomic_load(&finished), 1); /* canceled and awaited before await returned */
+    assert_false(cio_select_cancel(io, &sel, &r)); /* the blocker's late result was dropped */
+    assert_err(cio_select_await(io, &sel, &r), CIO_E_OUT_OF_MEMORY); /* the select stays failed */
 }
 
 /* The hosts file cannot be read into memory: the lookup says SystemResources (rather than asking
@@ -949,6 +1026,25 @@ static void test_resolve_memory_fails(void **state)
     assert_ok(cio_queue_get_one(f.io, &q, &r));
     assert_int_equal(r.kind, CIO_LOOKUP_ADDRESS);
     assert_int_equal(r.address.bytes[3], 9);
+    /* no hosts file, and resolv.conf cannot be read into memory: SystemResources as well, not
+     * ResolvConfParseFailed (the file is fine; memory is what ran out) */
+    assert_ok(cio_dir_create_file(f.io, f.dir, "g", NULL, &h)); /* a name fx_close removes */
+    static const char conf[] = "nameserver 127.0.0.1\noptions timeout:1 attempts:1\n";
+    assert_ok(cio_file_write_all(f.io, h, conf, sizeof conf - 1));
+    cio_file_close(f.io, h);
+    char resolv[96];
+    snprintf(resolv, sizeof resolv, "%s/g", f.path);
+    o.hosts_file = "/nonexistent/hosts";
+    o.resolv_conf = resolv;
+    cio_queue_init(&q, results, sizeof results[0], 16);
+    cio__fault_reset();
+    assert_true(cio__fault_errno("malloc@resolve_read_file", ENOMEM, 0, -1) == 1);
+    err = cio_hostname_lookup(f.io, "box.test", &o, &q);
+    unsigned hits = cio__fault_hits("malloc@resolve_read_file");
+    cio__sys_reset();
+    assert_err(err, CIO_E_SYSTEM_RESOURCES);
+    assert_int_equal(hits, 1);
+    assert_int_equal(fd_count(), fds);
     fx_close(&f);
 }
 

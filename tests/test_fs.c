@@ -26,6 +26,7 @@
 #include "backends.h"
 #include "null_arg.h"
 #include "os_helpers.h"
+#include "zero_write.h"
 #if !defined(CIO_OS_WINDOWS)
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -203,6 +204,37 @@ static void test_write_read_delete(void **state)
     assert_ok(cio_dir_delete_file(io, fx.dir, name));
     cio_stat st;
     assert_err(cio_dir_stat_file(io, fx.dir, name, 0, &st), CIO_E_FILE_NOT_FOUND);
+    fx_close(&fx);
+}
+
+/* cio_file_write_all over a sink that takes nothing (tests/zero_write.h wraps the backend's write
+ * slot): one 0-byte write is retried and the data still arrives whole; a sink that keeps taking 0
+ * bytes is CIO_E_UNEXPECTED after the second such write (not an endless loop), as is one that
+ * claims more bytes than it was given. */
+static void test_write_all_zero_writes(void **state)
+{
+    fixture fx;
+    fx_open(state, &fx);
+    cio_io io = fx.io;
+    cio_file f = create_rw(io, fx.dir, "zero");
+
+    cio_io once = zero_write_io(io, 1, false);
+    assert_ok(cio_file_write_all(once, f, "0123456789", 10));
+    assert_int_equal(zero_write.calls, 2);
+    assert_int_equal(length(io, f), 10);
+
+    cio_io stuck = zero_write_io(io, UINT32_MAX, false);
+    assert_err(cio_file_write_all(stuck, f, "abc", 3), CIO_E_UNEXPECTED);
+    assert_int_equal(zero_write.calls, 2);
+    assert_ok(cio_file_write_all(stuck, f, "", 0)); /* nothing to write: the slot is not asked */
+    assert_int_equal(zero_write.calls, 2);
+
+    cio_io over = zero_write_io(io, 0, true);
+    assert_err(cio_file_write_all(over, f, "abc", 3), CIO_E_UNEXPECTED);
+    assert_int_equal(zero_write.calls, 1);
+
+    assert_int_equal(length(io, f), 10); /* the refused writes wrote nothing */
+    cio_file_close(io, f);
     fx_close(&fx);
 }
 
@@ -1042,6 +1074,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         CIO_TESTS(test_write_read_delete),
+        CIO_TESTS(test_write_all_zero_writes),
         CIO_TESTS(test_seek_to),
         CIO_TESTS(test_discard),
         CIO_TESTS(test_set_length),

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "backends.h"
+#include "zero_write.h"
 #include "null_arg.h"
 #include "os_helpers.h"
 #if defined(CIO_OS_WINDOWS)
@@ -223,6 +224,27 @@ static void test_tcp_echo_ip6(void **state)
 }
 
 /* Two listeners on one port: AddressInUse; with reuse_port on both, Zig's test 12 (both succeed). */
+/* cio_stream_write_all over a sink that takes nothing (tests/zero_write.h wraps the backend's
+ * net_write): one 0-byte write is retried and the peer reads every byte; a sink that keeps taking 0
+ * bytes is CIO_E_UNEXPECTED after the second such write, as is one that claims more than it got. */
+static void test_write_all_zero_writes(void **state)
+{
+    cio_io io = cio_test_io(state);
+    cio_stream c, s;
+    tcp_pair(io, &c, &s);
+    assert_ok(cio_stream_write_all(zero_write_io(io, 1, false), &c, "hello", 5));
+    assert_int_equal(zero_write.calls, 2);
+    char buf[5];
+    read_exactly(io, &s, buf, 5);
+    assert_memory_equal(buf, "hello", 5);
+    assert_err(cio_stream_write_all(zero_write_io(io, UINT32_MAX, false), &c, "abc", 3), CIO_E_UNEXPECTED);
+    assert_int_equal(zero_write.calls, 2);
+    assert_err(cio_stream_write_all(zero_write_io(io, 0, true), &c, "abc", 3), CIO_E_UNEXPECTED);
+    assert_int_equal(zero_write.calls, 1);
+    cio_stream_close(io, &c);
+    cio_stream_close(io, &s);
+}
+
 static void test_listen_in_use(void **state)
 {
     cio_io io = cio_test_io(state);
@@ -834,6 +856,7 @@ int main(void)
         CIO_TESTS(test_tcp_echo_ip4),
         CIO_TESTS(test_tcp_echo_ip6),
         CIO_TESTS(test_listen_in_use),
+        CIO_TESTS(test_write_all_zero_writes),
         CIO_TESTS(test_cancel_accept),
         CIO_TESTS(test_cancel_read),
         CIO_TESTS(test_connect_refused),

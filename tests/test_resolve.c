@@ -41,9 +41,27 @@ static void write_text(const char *path, const char *text)
     fclose(f);
 }
 
+/* Every path tmp_path hands out, removed when the program ends (atexit), whatever became of the
+ * test that wrote it: a failed assertion leaves its test halfway, before its own remove(). */
+#define TMP_FILES_MAX 32
+static char tmp_files[TMP_FILES_MAX][128];
+static size_t tmp_count;
+
+static void remove_tmp_files(void)
+{
+    for (size_t i = 0; i < tmp_count; i++)
+        (void)remove(tmp_files[i]);
+    tmp_count = 0;
+}
+
 static void tmp_path(char *buf, size_t len, const char *what)
 {
     snprintf(buf, len, "%scio_test_resolve_%ld_%s", cio_test_tmp_root(), OWN_PID, what);
+    for (size_t i = 0; i < tmp_count; i++)
+        if (strcmp(tmp_files[i], buf) == 0)
+            return;
+    assert_true(tmp_count < TMP_FILES_MAX && strlen(buf) < sizeof tmp_files[0]);
+    strcpy(tmp_files[tmp_count++], buf);
 }
 
 /* Writes a resolv.conf with `text` and an empty hosts file (both named after `what`) so that a lookup
@@ -703,6 +721,7 @@ int main(void)
 #if !defined(CIO_OS_WINDOWS) /* no SIGPIPE there */
     signal(SIGPIPE, SIG_IGN);
 #endif
+    atexit(remove_tmp_files);
     const struct CMUnitTest tests[] = {
         CIO_TESTS(test_numeric_and_validation),
         CIO_TESTS(test_localhost_and_hosts_file),

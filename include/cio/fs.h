@@ -141,7 +141,10 @@ cio_err cio_file_read_streaming_v(cio_io io, cio_file file, const cio_iovec *iov
 cio_err cio_file_write_streaming(cio_io io, cio_file file, const void *buf, size_t len, size_t *nwritten);
 cio_err cio_file_write_streaming_v(cio_io io, cio_file file, const cio_const_iovec *iov, size_t iovcnt,
                                    size_t *nwritten);
-/* Writes every byte (retrying short writes). */
+/* Writes every byte, retrying short writes. Set: File.WriteStreamingError. A write that takes 0 bytes
+ * is retried once (as in Zig's Writer, 0 is not the end of a sink); a second one in a row returns
+ * CIO_E_UNEXPECTED (the sink makes no progress and names no reason; Zig's writeAll would call it
+ * forever), as does a backend that reports more bytes than it was given. */
 cio_err cio_file_write_all(cio_io io, cio_file file, const void *buf, size_t len);
 /* Reads until buf is full or the end; *nread may be less than len only at the end. */
 cio_err cio_file_read_all(cio_io io, cio_file file, void *buf, size_t len, size_t *nread);

@@ -208,6 +208,9 @@ typedef struct cio_lookup_result {
  * resend every timeout/attempts, SERVFAIL retries that server, NXDOMAIN is UnknownHostName, a name
  * with no address of the family is NoAddressReturned, no usable answer in time NameServerFailure.
  * Packets from other addresses, with another id or question, or malformed, are dropped.
+ * Out of memory while reading the hosts file or resolv.conf is SystemResources (LookupError has no
+ * OutOfMemory; the lookup stops rather than answer without the file); any other failure to read
+ * resolv.conf is ResolvConfParseFailed (a missing one means the defaults).
  * Cancelable. Set: LookupError.
  */
 cio_err cio_hostname_lookup(cio_io io, const char *name, const cio_lookup_options *options, cio_queue *results);
@@ -281,7 +284,8 @@ cio_err cio_stream_read_v(cio_io io, const cio_stream *stream, const cio_iovec *
 cio_err cio_stream_write(cio_io io, const cio_stream *stream, const void *buf, size_t len, size_t *nwritten);
 cio_err cio_stream_write_v(cio_io io, const cio_stream *stream, const cio_const_iovec *iov, size_t iovcnt,
                            size_t *nwritten);
-/* Writes every byte (retrying short writes). */
+/* Writes every byte, retrying short writes. Set: net.WriteError. As cio_file_write_all: a second
+ * 0-byte write in a row is CIO_E_UNEXPECTED, never an endless loop. */
 cio_err cio_stream_write_all(cio_io io, const cio_stream *stream, const void *buf, size_t len);
 /* Set: net.ShutdownError. */
 cio_err cio_stream_shutdown(cio_io io, const cio_stream *stream, cio_shutdown_how how);

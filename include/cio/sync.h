@@ -137,14 +137,21 @@ typedef cio_err (*cio_select_fn)(void *context, void *result);
 typedef struct cio_select {
     cio_group group;
     cio_queue queue;
+    _Atomic(uint32_t) failed; /* 0, or the cio_err of a task that could not deliver its result */
 } cio_select;
 
 void cio_select_init(cio_select *sel, void *buffer, size_t elem_size, size_t capacity);
 void cio_select_async(cio_io io, cio_select *sel, cio_select_fn fn, const void *context, size_t context_size);
 cio_err cio_select_concurrent(cio_io io, cio_select *sel, cio_select_fn fn, const void *context,
                               size_t context_size); /* ConcurrentError */
-/* The next result. Set: Cancelable (CIO_E_CLOSED cannot happen before cancel). */
+/* The next result. Set: Cancelable (CIO_E_CLOSED cannot happen before cancel), and
+ * CIO_E_OUT_OF_MEMORY when a task found no memory for its result (elem_size over 256 bytes is
+ * allocated per task): that task's fn did not run, the select has failed, and the results posted
+ * before the failure come out first. By the time await reports it, every other task has been
+ * canceled and awaited (their later results are dropped); cancel the select as usual afterwards. */
 cio_err cio_select_await(cio_io io, cio_select *sel, void *result);
+/* As cio_select_await for up to n results, at least min (fewer only when the select failed: then
+ * CIO_OK with what there was, and the next call reports the failure). */
 cio_err cio_select_await_many(cio_io io, cio_select *sel, void *results, size_t n, size_t min, size_t *got);
 /* Cancels and waits for every task, closes the queue, then hands out one remaining result per call:
  * true with *result filled, false when none is left. The buffer must be able to hold every result

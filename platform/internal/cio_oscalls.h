@@ -430,7 +430,7 @@ struct cio__sys_table {
     _Atomic(cio__sys_futimens_fn) futimens__file_set_timestamps; /* src/threaded/fs_posix.c: cio__t_file_set_timestamps */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_getdents64_fn) getdents64__read_dents; /* src/threaded/fs_linux.c: read_dents */
+    _Atomic(cio__sys_getdents64_fn) getdents64__read_dents; /* src/threaded/fs_linux.c: cio__t_fs_read_dents */
 #endif
 #if defined(CIO_OS_WASI)
     _Atomic(cio__sys_wasi_fd_readdir_fn) wasi_fd_readdir__readdir_call; /* src/threaded/fs_wasi.c: readdir_call */
@@ -520,13 +520,13 @@ struct cio__sys_table {
     _Atomic(cio__sys_clock_gettime_fn) clock_gettime__now; /* src/threaded/time_posix.c: cio__t_now */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_clock_nanosleep_fn) clock_nanosleep__sleep; /* src/threaded/time_posix.c: cio__t_sleep */
+    _Atomic(cio__sys_clock_nanosleep_fn) clock_nanosleep__sleep; /* src/threaded/time_getrandom.c: cio__t_sleep_step */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_getrandom_fn) getrandom__os_seed; /* src/threaded/time_posix.c: cio__t_os_seed */
+    _Atomic(cio__sys_getrandom_fn) getrandom__os_seed; /* src/threaded/time_getrandom.c: cio__t_os_seed */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_getrandom_fn) getrandom__random_secure; /* src/threaded/time_posix.c: cio__t_random_secure */
+    _Atomic(cio__sys_getrandom_fn) getrandom__random_secure; /* src/threaded/time_getrandom.c: cio__t_random_secure */
 #endif
 #if defined(CIO_OS_WASI)
     _Atomic(cio__sys_clock_gettime_fn) clock_gettime__wasi_now; /* src/threaded/time_wasi.c: cio__t_now */
@@ -541,7 +541,7 @@ struct cio__sys_table {
     _Atomic(cio__sys_getentropy_fn) getentropy__wasi_random_secure; /* src/threaded/time_wasi.c: cio__t_random_secure */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_futex_fn) futex__futex_wait; /* src/threaded/futex_linux.c: cio__t_futex_wait */
+    _Atomic(cio__sys_futex_fn) futex__futex_wait; /* src/threaded/futex_linux.c: wait_once */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_futex_fn) futex__futex_wake; /* src/threaded/futex_linux.c: cio__t_futex_wake */

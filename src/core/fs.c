@@ -13,8 +13,10 @@
  *   debug builds check here as well (CIO__IN_SET), so a backend that strays is caught at the boundary.
  * - The non-vectored forms describe (buf, len) as one iovec; a NULL buf with len > 0 is
  *   InvalidArgument before the backend is asked.
- * - write_all retries short and 0-byte writes until every byte is written or an error; read_all
- *   reads until the buffer is full or a read returns 0 (the end).
+ * - write_all (cio__write_all, shared with cio_stream_write_all) retries short writes until every
+ *   byte is written or an error; one 0-byte write is retried, a second in a row is Unexpected (a
+ *   sink that takes nothing and says nothing would otherwise be called forever). read_all reads
+ *   until the buffer is full or a read returns 0 (the end).
  * - The only target-specific code is the handle value of the current directory and the standard
  *   streams (the #if below).
  */
@@ -262,20 +264,34 @@ cio_err cio_file_write_streaming(cio_io io, cio_file file, const void *buf, size
     return cio_file_write_streaming_v(io, file, &iov, 1, nwritten);
 }
 
+cio_err cio__write_all(cio_io io, const void *target, cio__write_fn write, const void *buf, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)buf;
+    size_t done = 0;
+    bool stalled = false; /* the previous write took 0 bytes */
+    while (done < len) {
+        size_t n = 0;
+        cio_err err = write(io, target, p + done, len - done, &n);
+        if (err != CIO_OK)
+            return err;
+        if (n > len - done || (n == 0 && stalled))
+            return CIO_E_UNEXPECTED;
+        stalled = n == 0;
+        done += n; /* a short write: go again */
+    }
+    return CIO_OK;
+}
+
+static cio_err write_file(cio_io io, const void *target, const void *buf, size_t len, size_t *n)
+{
+    return cio_file_write_streaming(io, *(const cio_file *)target, buf, len, n);
+}
+
 cio_err cio_file_write_all(cio_io io, cio_file file, const void *buf, size_t len)
 {
     if (buf == NULL && len > 0)
         return CIO__NULL_ARG("buf");
-    const unsigned char *p = (const unsigned char *)buf;
-    size_t done = 0;
-    while (done < len) {
-        size_t n = 0;
-        cio_err err = cio_file_write_streaming(io, file, p + done, len - done, &n);
-        if (err != CIO_OK)
-            return err;
-        done += n; /* a short or 0-byte write: go again */
-    }
-    return CIO_OK;
+    return cio__write_all(io, &file, write_file, buf, len);
 }
 
 cio_err cio_file_read_all(cio_io io, cio_file file, void *buf, size_t len, size_t *nread)

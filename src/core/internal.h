@@ -67,4 +67,11 @@ static inline int64_t cio__deadline_after(int64_t now, int64_t ns)
  * with no memory for a large copy, on the caller's own bytes. Returns fn's result (io.c). */
 cio_err cio__run_inline(cio_task_fn fn, const void *ctx, size_t ctx_size);
 
+/* The loop of cio_file_write_all and cio_stream_write_all over one write (fs.c): calls `write`
+ * until len bytes are written or it fails. A short write goes again; so does one 0-byte write (as in
+ * Zig's Writer, 0 is not the end of a sink), but a second 0-byte write in a row, or a count larger
+ * than what was asked, is CIO_E_UNEXPECTED: the sink makes no progress and names no reason. */
+typedef cio_err (*cio__write_fn)(cio_io io, const void *target, const void *buf, size_t len, size_t *n);
+cio_err cio__write_all(cio_io io, const void *target, cio__write_fn write, const void *buf, size_t len);
+
 #endif /* CIO_CORE_INTERNAL_H */

@@ -14,10 +14,11 @@
  * - Formatting writes the whole text into a local buffer of CIO_IP_FORMAT_MAX bytes first, then
  *   copies what fits; the result is always NUL-terminated when len > 0.
  * - Every socket wrapper calls exactly the slot it is named after (write_all calls net_write
- *   repeatedly; the receive forms all call net_receive) and returns its result unchanged: CIO_OK,
- *   CIO_E_INVALID_ARGUMENT (bad arguments, checked here before the slot), or a member of the
- *   function's error set, checked with CIO__IN_SET in debug builds. A NULL where the API forbids
- *   one is CIO__NULL_ARG: an assertion in debug builds, CIO_E_INVALID_ARGUMENT in release ones.
+ *   repeatedly, through fs.c's cio__write_all; the receive forms all call net_receive) and returns
+ *   its result unchanged: CIO_OK, CIO_E_INVALID_ARGUMENT (bad arguments, checked here before the
+ *   slot), or a member of the function's error set, checked with CIO__IN_SET in debug builds. A
+ *   NULL where the API forbids one is CIO__NULL_ARG: an assertion in debug builds,
+ *   CIO_E_INVALID_ARGUMENT in release ones.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -658,20 +659,18 @@ cio_err cio_stream_write(cio_io io, const cio_stream *stream, const void *buf, s
     return cio_stream_write_v(io, stream, &iov, 1, nwritten);
 }
 
+static cio_err write_stream(cio_io io, const void *target, const void *buf, size_t len, size_t *n)
+{
+    return cio_stream_write(io, (const cio_stream *)target, buf, len, n);
+}
+
 cio_err cio_stream_write_all(cio_io io, const cio_stream *stream, const void *buf, size_t len)
 {
+    if (stream == NULL)
+        return CIO__NULL_ARG("stream");
     if (buf == NULL && len > 0)
         return CIO__NULL_ARG("buf");
-    const unsigned char *p = (const unsigned char *)buf;
-    size_t done = 0;
-    while (done < len) {
-        size_t n = 0;
-        cio_err err = cio_stream_write(io, stream, p + done, len - done, &n);
-        if (err != CIO_OK)
-            return err;
-        done += n; /* a short write: go again */
-    }
-    return CIO_OK;
+    return cio__write_all(io, stream, write_stream, buf, len);
 }
 
 cio_err cio_stream_shutdown(cio_io io, const cio_stream *stream, cio_shutdown_how how)

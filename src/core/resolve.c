@@ -274,8 +274,8 @@ static cio_err parse_resolv_conf(lookup *l, resolv_conf *rc)
     size_t len = 0;
     const char *path = l->opt.resolv_conf != NULL ? l->opt.resolv_conf : "/etc/resolv.conf";
     cio_err err = read_file(l->io, path, &buf, &len);
-    if (err == CIO_E_CANCELED)
-        return err;
+    if (err == CIO_E_CANCELED || err == CIO_E_SYSTEM_RESOURCES)
+        return err; /* out of memory (or descriptors) is not a file we could not parse */
     if (err == CIO_OK) {
         const char *p = buf;
         while (*p != '\0') {

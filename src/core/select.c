@@ -15,6 +15,13 @@
  *     cio_queue_put_one_uncancelable: posting is never a cancellation point, and a result posted
  *     after the queue closed is dropped (CIO_E_CLOSED ignored). The fn's own cio_err goes to the
  *     group, which discards it (a group is a cancellation boundary).
+ *   - a task with no memory for its result buffer cannot run its fn, and nothing it could post would
+ *     tell the awaiter: it records CIO_E_OUT_OF_MEMORY in sel->failed (first failure wins) and
+ *     closes the queue, which wakes every get. Results already queued still come out; then the
+ *     get's CIO_E_CLOSED plus `failed` is the failure: await cancels the group (every task is
+ *     canceled and awaited, their later posts dropped by the closed queue) and returns the error.
+ *     The store to `failed` comes before the close, and the get sees the close under the queue's
+ *     mutex, so it sees the store.
  *   - await/await_many are gets on the queue.
  *   - cancel: cancel the group (waits for every task, so every result that will ever be posted has
  *     been), close the queue, then hand out one remaining result per call. The queue must be big
@@ -56,8 +63,13 @@ static cio_err select_task(void *context)
     unsigned char *result = local;
     if (elem_size > RESULT_INLINE) {
         result = (unsigned char *)CIO__SYS(malloc, select_result)(elem_size);
-        if (result == NULL)
-            return CIO_E_OUT_OF_MEMORY; /* no room for a result: nothing is posted */
+        if (result == NULL) {
+            /* no room for a result: fail the select (the awaiter would otherwise wait forever) */
+            uint32_t none = 0;
+            (void)atomic_compare_exchange_strong(&h.sel->failed, &none, (uint32_t)CIO_E_OUT_OF_MEMORY);
+            cio_queue_close(h.io, &h.sel->queue);
+            return CIO_E_OUT_OF_MEMORY;
+        }
     }
     memset(result, 0, elem_size);
     cio_err err = h.fn(user, result);
@@ -107,6 +119,7 @@ void cio_select_init(cio_select *sel, void *buffer, size_t elem_size, size_t cap
     atomic_init(&sel->group.token, 0);
     sel->group.state = 0;
     cio_queue_init(&sel->queue, buffer, elem_size, capacity);
+    atomic_init(&sel->failed, 0);
 }
 
 void cio_select_async(cio_io io, cio_select *sel, cio_select_fn fn, const void *context, size_t context_size)
@@ -121,16 +134,26 @@ cio_err cio_select_concurrent(cio_io io, cio_select *sel, cio_select_fn fn, cons
     return CIO__IN_SET(concurrent, err);
 }
 
+/* A get's CIO_E_CLOSED before cancel means a task failed: cancel and await every task, report it. */
+static cio_err failed(cio_io io, cio_select *sel, cio_err err)
+{
+    uint32_t f = atomic_load(&sel->failed);
+    if (err != CIO_E_CLOSED || f == 0)
+        return err;
+    cio_group_cancel(io, &sel->group);
+    return (cio_err)f;
+}
+
 cio_err cio_select_await(cio_io io, cio_select *sel, void *result)
 {
-    cio_err err = cio_queue_get_one(io, &sel->queue, result);
-    return err == CIO_E_INVALID_ARGUMENT ? err : CIO__IN_SET(queue, err);
+    cio_err err = failed(io, sel, cio_queue_get_one(io, &sel->queue, result));
+    return err == CIO_E_INVALID_ARGUMENT || err == CIO_E_OUT_OF_MEMORY ? err : CIO__IN_SET(queue, err);
 }
 
 cio_err cio_select_await_many(cio_io io, cio_select *sel, void *results, size_t n, size_t min, size_t *got)
 {
-    cio_err err = cio_queue_get(io, &sel->queue, results, n, min, got);
-    return err == CIO_E_INVALID_ARGUMENT ? err : CIO__IN_SET(queue, err);
+    cio_err err = failed(io, sel, cio_queue_get(io, &sel->queue, results, n, min, got));
+    return err == CIO_E_INVALID_ARGUMENT || err == CIO_E_OUT_OF_MEMORY ? err : CIO__IN_SET(queue, err);
 }
 
 bool cio_select_cancel(cio_io io, cio_select *sel, void *result)

@@ -1,6 +1,7 @@
 /*
  * Shared by the POSIX files-and-directories sources of the Threaded backend: fs_posix.c (every slot
- * but dir_read) and the OS half, fs_linux.c or fs_wasi.c (dir_read and the hooks below).
+ * but dir_read) and the OS half (dir_read and the hooks below): fs_dirent.c with fs_linux.c or
+ * fs_bsd.c, or fs_wasi.c.
  * Include after <errno.h>, "cio/errmap.h" and "threaded.h".
  */
 #ifndef CIO_THREADED_FS_POSIX_H
@@ -11,7 +12,7 @@
 
 #include "cio/fs.h"
 
-/* ---- the OS half (fs_linux.c / fs_wasi.c) -------------------------------------------------------- */
+/* ---- the OS half (fs_dirent.c / fs_wasi.c) -------------------------------------------------------- */
 
 /* faccessat's flags for "would open work": AT_EACCESS in set-id programs (Linux), 0 where there are
  * no user ids (WASI). */

@@ -7,7 +7,9 @@
  *   shared memory, and private waits are hashed by address without an object lookup.
  * - A timeout is handed to the kernel as an absolute deadline (struct _umtx_time with UMTX_ABSTIME,
  *   passed as uaddr = its size, uaddr2 = its address), computed once up front, so EINTR retries never
- *   extend it: CLOCK_REALTIME for a CIO_CLOCK_REAL deadline, CLOCK_MONOTONIC otherwise.
+ *   extend it: CLOCK_REALTIME for a CIO_CLOCK_REAL deadline, CLOCK_MONOTONIC otherwise. The
+ *   deadline, the bracket and the outcome are wait_posix.c's loop; only the syscall (wait_once)
+ *   is here.
  * - A word that already differs returns at once with success (the kernel compares under its own
  *   lock); so does a wake-up that may be spurious: callers re-check their condition.
  * - A cancelable wait is a bracketed syscall (cancel.c): the cancel signal, installed without
@@ -25,72 +27,23 @@
 #include "internal.h"
 #include "task.h"
 #include "threaded.h"
+#include "wait_posix.h"
 
-#define NS_PER_S 1000000000LL
-
-static struct timespec to_timespec(int64_t ns)
+static int wait_once(const _Atomic(uint32_t) *ptr, uint32_t expected, const cio__t_deadline *d)
 {
-    struct timespec ts;
-    if (ns < 0)
-        ns = 0;
-    ts.tv_sec = (time_t)(ns / NS_PER_S);
-    ts.tv_nsec = (long)(ns % NS_PER_S);
-    return ts;
-}
-
-/* Fills `t` with the absolute deadline of `timeout`; false for CIO_TIMEOUT_KIND_NONE. */
-static _Bool deadline_of(cio_timeout timeout, struct _umtx_time *t)
-{
-    if (timeout.kind == CIO_TIMEOUT_KIND_NONE)
-        return 0;
-    t->_flags = UMTX_ABSTIME;
-    if (timeout.kind == CIO_TIMEOUT_KIND_DEADLINE && timeout.clock == CIO_CLOCK_REAL) {
-        t->_timeout = to_timespec(timeout.ns);
-        t->_clockid = CLOCK_REALTIME;
-        return 1;
-    }
-    int64_t remaining = timeout.ns;
-    if (timeout.kind == CIO_TIMEOUT_KIND_DEADLINE)
-        remaining = timeout.ns - cio__t_now(NULL, timeout.clock).ns;
-    t->_timeout = to_timespec(cio__deadline_after(cio__t_now(NULL, CIO_CLOCK_AWAKE).ns, remaining));
-    t->_clockid = CLOCK_MONOTONIC;
-    return 1;
+    struct _umtx_time deadline;
+    deadline._flags = UMTX_ABSTIME;
+    deadline._timeout = cio__t_timespec(d->ns);
+    deadline._clockid = (uint32_t)cio__t_deadline_clockid(d);
+    void *obj = (void *)(uintptr_t)(const volatile void *)ptr;
+    int rc = _umtx_op(obj, UMTX_OP_WAIT_UINT_PRIVATE, (unsigned long)expected,
+                      d->timed ? (void *)(uintptr_t)sizeof deadline : NULL, d->timed ? &deadline : NULL);
+    return rc == 0 ? 0 : errno;
 }
 
 cio_err cio__t_futex_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout, _Bool cancelable)
 {
-    struct _umtx_time deadline;
-    _Bool timed = deadline_of(timeout, &deadline);
-    void *obj = (void *)(uintptr_t)(const volatile void *)ptr;
-    if (cancelable) {
-        cio_err e = cio__t_syscall_begin();
-        if (e != CIO_OK)
-            return e;
-    }
-    for (;;) {
-        int rc = _umtx_op(obj, UMTX_OP_WAIT_UINT_PRIVATE, (unsigned long)expected,
-                          timed ? (void *)(uintptr_t)sizeof deadline : NULL, timed ? &deadline : NULL);
-        if (rc == 0)
-            break;
-        int err = errno;
-        if (err == EINTR) {
-            if (cancelable) {
-                cio_err e = cio__t_syscall_interrupted();
-                if (e != CIO_OK)
-                    return e;
-            }
-            continue;
-        }
-        if (cancelable)
-            cio__t_syscall_end();
-        if (err == ETIMEDOUT)
-            return CIO_E_TIMEOUT;
-        cio__mapped m = cio__errno_futex_wait(err);
-        return m.action == CIO__MAP_BUG ? CIO__BUG("_umtx_op wait") : m.err;
-    }
-    if (cancelable)
-        cio__t_syscall_end();
-    return CIO_OK;
+    return cio__t_futex_wait_loop(ptr, expected, timeout, cancelable, wait_once);
 }
 
 void cio__t_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters)

@@ -27,7 +27,8 @@
  *   unpark aimed at a waiter that already left (timed out, canceled) wakes that LWP's next park
  *   early. Every user of _lwp_park (ours and libpthread's) treats that as a spurious wake-up.
  * - Timeouts are absolute (TIMER_ABSTIME) on CLOCK_MONOTONIC, or CLOCK_REALTIME for a
- *   CIO_CLOCK_REAL deadline, computed once: EINTR retries never extend them.
+ *   CIO_CLOCK_REAL deadline, computed once (wait_posix.c): EINTR retries never extend them. The
+ *   wait loop is this file's own (the queue), not wait_posix.c's.
  * - Bucket locks are leaves: nothing else is locked or called while one is held.
  */
 #include <errno.h>
@@ -42,8 +43,8 @@
 #include "internal.h"
 #include "task.h"
 #include "threaded.h"
+#include "wait_posix.h"
 
-#define NS_PER_S 1000000000LL
 #define BUCKETS 64       /* a power of two */
 #define WAKE_BATCH 32    /* LWPs unparked per pass over a bucket */
 
@@ -94,34 +95,6 @@ static void unlink_locked(struct bucket *b, waiter *w)
     w->prev = w->next = NULL;
 }
 
-static struct timespec to_timespec(int64_t ns)
-{
-    struct timespec ts;
-    if (ns < 0)
-        ns = 0;
-    ts.tv_sec = (time_t)(ns / NS_PER_S);
-    ts.tv_nsec = (long)(ns % NS_PER_S);
-    return ts;
-}
-
-/* The absolute deadline of `timeout` and its clock; false for CIO_TIMEOUT_KIND_NONE. */
-static _Bool deadline_of(cio_timeout timeout, struct timespec *abs, clockid_t *clk)
-{
-    if (timeout.kind == CIO_TIMEOUT_KIND_NONE)
-        return 0;
-    if (timeout.kind == CIO_TIMEOUT_KIND_DEADLINE && timeout.clock == CIO_CLOCK_REAL) {
-        *abs = to_timespec(timeout.ns);
-        *clk = CLOCK_REALTIME;
-        return 1;
-    }
-    int64_t remaining = timeout.ns;
-    if (timeout.kind == CIO_TIMEOUT_KIND_DEADLINE)
-        remaining = timeout.ns - cio__t_now(NULL, timeout.clock).ns;
-    *abs = to_timespec(cio__deadline_after(cio__t_now(NULL, CIO_CLOCK_AWAKE).ns, remaining));
-    *clk = CLOCK_MONOTONIC;
-    return 1;
-}
-
 /* Leaves the queue if still on it; true if a waker took us off (a real wake-up). */
 static _Bool leave(struct bucket *b, waiter *self)
 {
@@ -135,9 +108,10 @@ static _Bool leave(struct bucket *b, waiter *self)
 
 cio_err cio__t_futex_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout, _Bool cancelable)
 {
-    struct timespec abs;
-    clockid_t clk = CLOCK_MONOTONIC;
-    _Bool timed = deadline_of(timeout, &abs, &clk);
+    cio__t_deadline d = cio__t_deadline_of(timeout);
+    struct timespec abs = cio__t_timespec(d.ns);
+    clockid_t clk = cio__t_deadline_clockid(&d);
+    _Bool timed = d.timed;
     if (cancelable) {
         cio_err e = cio__t_syscall_begin();
         if (e != CIO_OK)

@@ -3,7 +3,8 @@
  *   pool.c       workers, the run queue, async/concurrent/await/cancel, groups
  *   cancel.c     per-thread cancel state, cancellation points around syscalls, signalling
  *   futex_linux.c / futex_*.c   futex wait/wake for the OS
- *   time_posix.c clocks, sleep, random_secure, the seed;  random_chacha.c  cio_random
+ *   time_posix.c clocks, sleep (its OS piece time_getrandom.c / time_openbsd.c: a sleep step,
+ *                random_secure, the seed);  random_chacha.c  cio_random
  *   fs_posix.c   files and directories (the OS half: fs_linux.c, fs_wasi.c)
  *   process_posix.c  the executable
  *   net_posix.c  sockets: TCP, UDP, Unix-domain streams (Linux)
