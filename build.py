@@ -154,7 +154,10 @@ def lock_checks(tally):
     if ok:
         import signal
         path = os.path.join(BUILD, "checks", "lock-selftest")
-        script = ("import sys, time; sys.path.insert(0, sys.argv[1]); import build; "
+        # The child restores Python's own Ctrl-C handler: a shell starts background jobs (`cmd &`)
+        # with SIGINT ignored, and that is inherited.
+        script = ("import signal, sys, time; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                  "sys.path.insert(0, sys.argv[1]); import build; "
                   "f = build.build_lock(sys.argv[2]); print('held', flush=True); time.sleep(120)")
         child = subprocess.Popen([sys.executable, "-c", script, ROOT, path], stdout=subprocess.PIPE,
                                  stderr=subprocess.DEVNULL, text=True)
@@ -162,7 +165,10 @@ def lock_checks(tally):
             held = child.stdout.readline().strip() == "held"
             refused = held and build_lock(path, wait=False, quiet=True) is None
             child.send_signal(signal.SIGINT)
-            child.wait(timeout=60)
+            try:
+                child.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                refused = False  # reported below: the interrupted holder did not go away
         finally:
             if child.poll() is None:
                 child.kill()
