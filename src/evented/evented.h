@@ -4,7 +4,9 @@
  *                 timers, the bridge for threads that are not fibers
  *   tasks.c       async/concurrent/await/cancel, groups, cancel state, the futex table, sleep
  *   poll_epoll.c  the readiness poller on epoll (poll_kqueue.c: the same contract on kqueue)
- *   poll_uring.c  the io_uring poller: readiness through POLL_ADD, native read/write/fsync, cancel
+ *   poll_uring.c  the io_uring poller: readiness through POLL_ADD, ring operations (one submission,
+ *                 optionally with a linked timeout), the opcode probe, cancel
+ *   fs_uring.c, net_uring.c   the slots the io_uring flavour runs as ring operations (uring.h)
  *   helper.c      operations with no asynchronous form, on a blocking helper pool
  *   fs.c, net.c   the file/directory and socket slots;  io.c  the vtable
  *   fiber*.c, stack.c   context switch and fiber stacks (fiber.h)
@@ -125,6 +127,9 @@ struct cio__e_poller_ops {
     /* Home loop thread, fiber suspended: stop w early (cancel or timeout); the completion follows
      * (now for epoll, from the kernel for io_uring). */
     void (*cancel)(struct cio__e_loop *loop, struct cio__e_wait *w);
+    /* Optional (NULL: none), at create once the loops' pollers are up: replaces in vt the slots this
+     * poller runs natively (the io_uring flavour's ring operations, per probed opcode). */
+    void (*override)(struct cio_evented *e, struct cio_vtable *vt);
 };
 
 extern const struct cio__e_poller_ops cio__e_epoll_ops;
@@ -167,6 +172,7 @@ struct cio_evented {
     size_t stack_size;
     unsigned ring_entries;
     cio_threaded *helper;             /* the blocking helper pool */
+    struct cio_vtable vtable;         /* cio__e_vtable, with the poller's native slots (override) */
     _Atomic(size_t) live;             /* fibers created and not finished */
     _Atomic(uint32_t) live_seq;       /* futex word bumped when live drops to 0 */
     _Atomic(uint32_t) next_loop;      /* round robin for spawns from foreign threads */
@@ -175,6 +181,9 @@ struct cio_evented {
     struct cio_any_future *free_list;
     size_t free_count;
 };
+
+/* ---- io.c: the slots every flavour shares ---- */
+extern const struct cio_vtable cio__e_vtable;
 
 /* ---- sched.c -------------------------------------------------------------------------------------------- */
 extern _Thread_local struct cio__e_loop *cio__e_tls_loop;

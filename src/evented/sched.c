@@ -694,6 +694,9 @@ cio_err cio_evented_create(const cio_evented_options *options, cio_evented **out
         return err;
     }
     e->flavour = fl;
+    e->vtable = cio__e_vtable;
+    if (e->poller->override != NULL)
+        e->poller->override(e, &e->vtable);
     cio_threaded_options ho;
     memset(&ho, 0, sizeof ho);
     ho.async_limit = 0;
