@@ -56,7 +56,8 @@ struct ring {
     unsigned pending;    /* published to the kernel's tail but not yet submitted */
     uint64_t wake_value;
     bool has[PROBE_OPS]; /* opcodes the kernel has (probe) */
-    _Atomic(uint64_t) count[COUNTED_OPS]; /* cio__e_uring_op submissions per opcode (relaxed) */
+    _Atomic(uint64_t) count[COUNTED_OPS]; /* submissions for fibers per opcode (relaxed): ring
+                                             operations, their linked timeouts, readiness polls */
 };
 
 static int sys_setup(unsigned entries, struct io_uring_params *p)
@@ -308,6 +309,7 @@ static cio_err ur_arm(struct cio__e_loop *l, struct cio__e_wait *w)
     sqe->fd = w->fd;
     sqe->poll32_events = w->events;
     sqe->user_data = (uint64_t)(uintptr_t)w;
+    atomic_fetch_add_explicit(&((struct ring *)l->ring)->count[IORING_OP_POLL_ADD], 1, memory_order_relaxed);
     return CIO_OK;
 }
 
@@ -397,6 +399,8 @@ int32_t cio__e_uring_op(struct cio_evented *e, const struct io_uring_sqe *op, in
     }
     if (op->opcode < COUNTED_OPS)
         atomic_fetch_add_explicit(&r->count[op->opcode], 1, memory_order_relaxed);
+    if (deadline_ns >= 0)
+        atomic_fetch_add_explicit(&r->count[IORING_OP_LINK_TIMEOUT], 1, memory_order_relaxed);
     w.in_flight = true;
     l->armed++;
     f->wait = &w;

@@ -42,7 +42,9 @@ int32_t cio__e_uring_op(struct cio_evented *e, const struct io_uring_sqe *sqe, i
 cio_err cio__e_uring_call(struct cio_evented *e, const struct io_uring_sqe *sqe, int64_t deadline_ns, bool cancelable,
                           cio__mapped (*map)(int), int32_t *res);
 
-/* Submissions of `opcode` made by cio__e_uring_op on e's rings so far (tests check what ran natively). */
+/* Submissions of `opcode` made for fibers on e's rings so far: ring operations, their linked
+ * timeouts (IORING_OP_LINK_TIMEOUT) and readiness waits (IORING_OP_POLL_ADD). Tests check with it
+ * what ran natively. */
 uint64_t cio__e_uring_count(const struct cio_evented *e, unsigned opcode);
 
 /* The slots fs_uring.c and net_uring.c run on the ring, put into vt for the opcodes e has. */
