@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "backends.h"
+#include "cio/sysnum.h"
 #include "evented.h"
 #include "uring.h"
 
@@ -44,7 +45,8 @@ static struct cio_evented *uring_instance(void **state, cio_io *io)
 
 enum { OPS = 8 };
 static const unsigned file_ops[OPS] = {IORING_OP_OPENAT, IORING_OP_STATX, IORING_OP_MKDIRAT, IORING_OP_RENAMEAT,
-                                       IORING_OP_UNLINKAT, IORING_OP_CLOSE, IORING_OP_POLL_ADD, IORING_OP_NOP};
+                                       IORING_OP_UNLINKAT, IORING_OP_CLOSE, IORING_OP_POLL_ADD,
+                                       CIO_IORING_OP_FTRUNCATE};
 static const unsigned net_ops[OPS] = {IORING_OP_SOCKET,  IORING_OP_CONNECT, IORING_OP_ACCEPT, IORING_OP_SENDMSG,
                                       IORING_OP_RECVMSG, IORING_OP_CLOSE,   IORING_OP_POLL_ADD, IORING_OP_LINK_TIMEOUT};
 
@@ -83,6 +85,10 @@ static cio_err fs_body(void *context)
     assert_ok(cio_file_stat(io, f, &st));                                           /* STATX */
     assert_int_equal(st.size, 5);
     assert_int_equal(st.kind, CIO_FILE_KIND_FILE);
+    assert_ok(cio_file_set_length(io, f, 3));                                       /* FTRUNCATE */
+    assert_ok(cio_file_stat(io, f, &st));                                           /* STATX */
+    assert_int_equal(st.size, 3);
+    assert_ok(cio_file_set_length(io, f, 5));                                       /* FTRUNCATE */
     cio_file_close(io, f);                                                          /* CLOSE */
     assert_ok(cio_dir_stat_file(io, d, "f", 0, &st));                               /* STATX */
     assert_int_equal(st.size, 5);
@@ -117,10 +123,10 @@ static void test_file_ops_run_on_the_ring(void **state)
     uint64_t before[OPS];
     snapshot(e, file_ops, before);
     run_fs_body(io);
-    /* opens: the dir, create, missing, the directory refused = 4; stat 2 (+1 for the refusal);
+    /* opens: the dir, create, missing, the directory refused = 4; stat 3 (+1 for the refusal);
      * mkdir 2; rename 1; unlink 3; close: the file, the dir (the refused directory is closed
-     * directly on its error path). */
-    static const uint64_t want[OPS] = {4, 3, 2, 1, 3, 2, 0, 0};
+     * directly on its error path); no readiness poll; ftruncate 2. */
+    static const uint64_t want[OPS] = {4, 4, 2, 1, 3, 2, 0, 2};
     for (int i = 0; i < OPS; i++) {
         uint64_t got = delta(e, file_ops, before, i);
         if (cio__e_uring_has(e, file_ops[i]) || want[i] == 0)

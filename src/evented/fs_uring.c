@@ -1,11 +1,11 @@
 /*
  * The file and directory slots the io_uring flavour runs as ring operations (Linux): opening files
  * and directories (OPENAT), stat by path and of an open file (STATX), mkdir (MKDIRAT), rename
- * (RENAMEAT), deleting files and directories (UNLINKAT), and closing (CLOSE). cio__e_uring_fs_override
- * puts each into the instance's vtable only when the probe found its opcode; the others stay on the
+ * (RENAMEAT), deleting files and directories (UNLINKAT), set_length (FTRUNCATE, 6.9: its opcode
+ * comes from spec/syscalls.yaml, cio/sysnum.h) and closing (CLOSE). cio__e_uring_fs_override puts
+ * each into the instance's vtable only when the probe found its opcode; the others stay on the
  * helper pool (fs.c), as do the slots no opcode covers (create_dir_path walks, access, dir_read,
- * set_timestamps, set_length: IORING_OP_FTRUNCATE is 6.9's and not in the system headers the
- * library is built against).
+ * set_timestamps, the executable).
  *
  * Invariants:
  * - Semantics are the Threaded backend's (fs_posix.c): the same path checks, open(2) flags and
@@ -27,13 +27,14 @@
 #include <sys/stat.h>
 
 #include "cio/errmap.h"
+#include "cio/sysnum.h"
 #include "evented.h"
 #include "fs_posix.h"
 #include "internal.h"
 #include "threaded.h"
 #include "uring.h"
 
-enum fs_kind { K_OPEN_FILE, K_OPEN_DIR, K_MKDIR, K_RENAME, K_UNLINK, K_RMDIR, K_STAT_PATH, K_STAT_FD };
+enum fs_kind { K_OPEN_FILE, K_OPEN_DIR, K_MKDIR, K_RENAME, K_UNLINK, K_RMDIR, K_STAT_PATH, K_STAT_FD, K_TRUNCATE };
 
 struct fsop {
     struct cio_evented *e;
@@ -45,6 +46,7 @@ struct fsop {
     bool forbid_directory;
     int dirfd2;              /* rename's target */
     const char *path2;
+    uint64_t length;         /* ftruncate's */
     int *fd_out;
     cio_stat *stat_out;
 };
@@ -157,6 +159,10 @@ static cio_err fs_run(void *p)
         return ring_statx(a->e, a->dirfd, a->path, a->flags, cio__errno_fstatat, a->stat_out);
     case K_STAT_FD:
         return ring_statx(a->e, a->dirfd, "", 0, cio__errno_fstat, a->stat_out);
+    case K_TRUNCATE:
+        sqe = sqe_for(CIO_IORING_OP_FTRUNCATE, a->dirfd, NULL);
+        sqe.off = a->length;
+        return cio__e_uring_call(a->e, &sqe, -1, true, cio__errno_ftruncate, &res);
     }
     return CIO_E_UNEXPECTED;
 }
@@ -274,6 +280,14 @@ static cio_err u_file_stat(void *ud, cio_file file, cio_stat *out)
     return CIO__IN_SET(file_stat, fs_op(ud, &a));
 }
 
+static cio_err u_file_set_length(void *ud, cio_file file, uint64_t length)
+{
+    if (length > (uint64_t)INT64_MAX)
+        return CIO__IN_SET(file_set_length, CIO_E_FILE_TOO_BIG);
+    struct fsop a = {.kind = K_TRUNCATE, .dirfd = file.handle, .length = length};
+    return CIO__IN_SET(file_set_length, fs_op(ud, &a)); /* never moves the offset */
+}
+
 /* close: on the ring from one of the instance's fibers (not cancelable: the descriptor is always
  * gone afterwards, as with close(2)); directly from any other thread. */
 static void ring_close(void *ud, int fd)
@@ -317,6 +331,8 @@ void cio__e_uring_fs_override(struct cio_evented *e, struct cio_vtable *vt)
         vt->dir_stat_file = u_dir_stat_file;
         vt->file_stat = u_file_stat;
     }
+    if (cio__e_uring_has(e, CIO_IORING_OP_FTRUNCATE))
+        vt->file_set_length = u_file_set_length;
     if (cio__e_uring_has(e, IORING_OP_CLOSE)) {
         vt->file_close = u_file_close;
         vt->dir_close = u_dir_close;
