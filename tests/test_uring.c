@@ -2,7 +2,8 @@
  * The io_uring flavour's native ring operations (issue 6): that the file, directory and socket
  * slots really run on the ring where the kernel has their opcodes (the ring's per-opcode submission
  * counters, src/evented/uring.h), that a timed receive is one RECVMSG with a linked timeout (no
- * readiness poll, no timer), and that with the native operations turned off
+ * readiness poll, no timer), that loops wake each other with MSG_RING, and that with the native
+ * operations turned off
  * (CIO_EVENTED_URING_NATIVE=0, read at create) the same calls take the helper pool / readiness
  * paths and still give the same answers. What the operations do is checked on every backend by
  * test_fs.c and test_net.c; this suite is about where they run, so on the other backends it skips.
@@ -14,6 +15,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,6 +232,62 @@ static void test_receive_linked_timeout(void **state)
     cio_socket_close(io, &b);
 }
 
+/* ---- wake-ups between loops: MSG_RING ------------------------------------------------------------------ */
+
+typedef struct pong_ctx {
+    cio_io io;
+    _Atomic(uint32_t) *word;
+    uint32_t me;
+    uint32_t rounds;
+} pong_ctx;
+
+/* The word counts 0, 1, 2, ...: side 0 moves it from even to odd, side 1 from odd to even. */
+static cio_err pong_side(void *context)
+{
+    pong_ctx *c = (pong_ctx *)context;
+    for (uint32_t i = 0; i < c->rounds; i++) {
+        uint32_t want = 2 * i + c->me, v;
+        while ((v = atomic_load(c->word)) != want)
+            cio_futex_wait_uncancelable(c->io, c->word, v);
+        atomic_store(c->word, want + 1);
+        cio_futex_wake(c->io, c->word, 1);
+    }
+    return CIO_OK;
+}
+
+/* Two fibers on two loops wake each other through MSG_RING (one loop's ring posts a completion to
+ * the other's): a ping-pong of 2,000 hops completes. Which loop a fiber starts on is the scheduler's
+ * choice, so pairs are started until one lands on different loops (the MSG_RING counter moves). */
+static void test_cross_loop_wakes(void **state)
+{
+    cio_io unused;
+    struct cio_evented *probe = uring_instance(state, &unused);
+    if (!cio__e_uring_has(probe, IORING_OP_MSG_RING))
+        CIO_SKIP("this kernel has no MSG_RING: loops wake each other through their eventfd");
+    cio_evented_options o = {0};
+    o.flavour = CIO_EVENTED_IO_URING;
+    o.threads = 2;
+    cio_evented *e = NULL;
+    assert_ok(cio_evented_create(&o, &e));
+    cio_io io = cio_evented_io(e);
+    bool crossed = false;
+    for (int attempt = 0; attempt < 50 && !crossed; attempt++) {
+        _Atomic(uint32_t) word = 0;
+        uint64_t before = cio__e_uring_count(e, IORING_OP_MSG_RING);
+        pong_ctx a = {io, &word, 0, 1000}, b = {io, &word, 1, 1000};
+        cio_future fa, fb;
+        assert_ok(cio_concurrent(io, pong_side, &a, sizeof a, &fa));
+        assert_ok(cio_concurrent(io, pong_side, &b, sizeof b, &fb));
+        assert_ok(cio_await(io, &fa));
+        assert_ok(cio_await(io, &fb));
+        assert_int_equal(atomic_load(&word), 2000);
+        crossed = cio__e_uring_count(e, IORING_OP_MSG_RING) - before >= 100;
+    }
+    cio_evented_destroy(e);
+    if (!crossed)
+        CIO_SKIP("the scheduler kept every pair on one loop: no wake-up crossed");
+}
+
 /* ---- the fallback paths ------------------------------------------------------------------------------ */
 
 /* With CIO_EVENTED_URING_NATIVE=0 an io_uring instance keeps only the opcodes the flavour cannot do
@@ -267,6 +325,7 @@ int main(void)
         CIO_TESTS(test_file_ops_run_on_the_ring),
         CIO_TESTS(test_socket_ops_run_on_the_ring),
         CIO_TESTS(test_receive_linked_timeout),
+        CIO_TESTS(test_cross_loop_wakes),
         CIO_TESTS(test_fallback_without_native_ops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,8 +8,14 @@
  * Invariants: the submission queue is filled and submitted, and the completion queue reaped, only by
  * the loop thread (fibers running on it included); a request's user_data is its wait record, which
  * lives on the waiting fiber's stack until that completion arrives (the fiber cannot resume before).
- * Three tags are not records: TAG_WAKE (the eventfd poll), TAG_CANCEL (ASYNC_CANCEL's own result)
- * and TAG_LTIMEOUT (a linked timeout's own result, which may come after its operation's).
+ * Some tags are not records: TAG_WAKE (the eventfd poll), TAG_CANCEL (ASYNC_CANCEL's own result),
+ * TAG_LTIMEOUT (a linked timeout's own result, which may come after its operation's), TAG_MSG_WAKE
+ * (a wake-up another loop posted with MSG_RING) and TAG_MSG_SENT + i (the sender's own result of
+ * that message to loop i). No record is at an address that small (the first page is never mapped).
+ * Wake-ups: a loop thread of the same instance wakes another loop by a MSG_RING from its own ring,
+ * submitted at once (the target's blocked io_uring_enter returns with that completion: no eventfd
+ * write, read or re-arm); a message the kernel refuses falls back to the eventfd, which is also what
+ * every other thread (not a loop of this instance) writes.
  * create probes: io_uring_setup (ENOSYS under qemu-user and old kernels, EPERM under seccomp or
  * kernel.io_uring_disabled), IORING_FEAT_EXT_ARG (5.11: timed waits) and the opcodes the flavour
  * needs; any failure makes the flavour unavailable (the auto flavour then falls back to epoll). The
@@ -40,6 +46,9 @@
 #define TAG_WAKE 1u
 #define TAG_CANCEL 2u
 #define TAG_LTIMEOUT 3u
+#define TAG_MSG_WAKE 4u
+#define TAG_MSG_SENT 16u
+#define MSG_LOOPS 4096u /* loops reachable by MSG_RING (their index < this); others: the eventfd */
 #define PROBE_OPS 256u
 #define COUNTED_OPS 64u
 
@@ -234,6 +243,13 @@ static void ur_deinit(struct cio__e_loop *l)
     l->wakefd = -1;
 }
 
+static void wake_eventfd(struct cio__e_loop *l)
+{
+    uint64_t one = 1;
+    ssize_t n = write(l->wakefd, &one, sizeof one);
+    (void)n;
+}
+
 /* Reaps every completion; true if there was any (a wake-up included). */
 static bool reap(struct cio__e_loop *l, struct ring *r)
 {
@@ -250,6 +266,12 @@ static bool reap(struct cio__e_loop *l, struct ring *r)
         if (ud == TAG_WAKE) {
             cio__e_wake_drained(l);
             rearm = true;
+        } else if (ud == TAG_MSG_WAKE) {
+            /* The message is the wake-up, and reaping it drains it (cio__e_wake_drained's rule). */
+            atomic_store_explicit(&l->woken, 0, memory_order_seq_cst);
+        } else if (ud >= TAG_MSG_SENT && ud < TAG_MSG_SENT + MSG_LOOPS) {
+            if (res < 0) /* not delivered (the target's ring is full or going): the eventfd then */
+                wake_eventfd(&l->ev->loops[ud - TAG_MSG_SENT]);
         } else if (ud != TAG_CANCEL && ud != TAG_LTIMEOUT && ud != 0) {
             atomic_store_explicit(r->cq_head, head, memory_order_release);
             cio__e_poller_complete((struct cio__e_wait *)(uintptr_t)ud, res);
@@ -295,9 +317,28 @@ static void ur_wait(struct cio__e_loop *l, int64_t timeout_ns)
 
 static void ur_wake(struct cio__e_loop *l)
 {
-    uint64_t one = 1;
-    ssize_t n = write(l->wakefd, &one, sizeof one);
-    (void)n;
+    struct cio__e_loop *self = cio__e_tls_loop;
+    if (self != NULL && self != l && self->ev == l->ev && l->index < MSG_LOOPS &&
+        cio__e_uring_has(l->ev, IORING_OP_MSG_RING)) {
+        struct ring *mine = (struct ring *)self->ring;
+        struct io_uring_sqe *sqe = get_sqe(mine);
+        if (sqe != NULL) {
+            sqe->opcode = IORING_OP_MSG_RING;
+            sqe->fd = ((struct ring *)l->ring)->fd;
+            sqe->off = TAG_MSG_WAKE; /* the target's user_data; its res is sqe->len, 0 */
+            sqe->user_data = TAG_MSG_SENT + l->index;
+            atomic_fetch_add_explicit(&mine->count[IORING_OP_MSG_RING], 1, memory_order_relaxed);
+            /* At once: the target may be asleep in io_uring_enter. */
+            int rc = sys_enter(mine->fd, mine->pending, 0, 0, NULL, 0);
+            if (rc > 0)
+                mine->pending -= (unsigned)rc;
+            if (rc >= 0 && mine->pending == 0)
+                return;
+            /* Not submitted yet (EINTR, EBUSY): it will be, with this loop's next submission; the
+             * eventfd wakes the target now (a second wake-up is harmless). */
+        }
+    }
+    wake_eventfd(l);
 }
 
 static cio_err ur_arm(struct cio__e_loop *l, struct cio__e_wait *w)
