@@ -15,14 +15,16 @@
  *   a cancel was requested returns that descriptor (success), and the request stays pending for the
  *   next cancellation point: a Threaded openat that returned before its signal does the same. Only
  *   a completion with -ECANCELED/-EINTR is the cancel (no descriptor exists then), so none leaks.
- * - A caller that is not one of the instance's fibers runs the operation as a fiber (cio__e_run),
- *   except close, which it makes directly (close does not wait for the loop's sake).
+ * - A caller that is not one of the instance's fibers runs the operation as a fiber (cio__e_run) or,
+ *   when no fiber can be had for it, makes the Threaded call itself (fs_direct), as the helper path
+ *   does for such callers; close it always makes directly.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -49,6 +51,10 @@ struct fsop {
     uint64_t length;         /* ftruncate's */
     int *fd_out;
     cio_stat *stat_out;
+    bool ran;                /* fs_run started (cio__e_run found a fiber for it) */
+    const void *options;     /* the slot's own options, for the direct call (fs_direct) */
+    unsigned stat_flags;     /* the slot's CIO_STAT_* flags */
+    uint32_t permissions;    /* dir_create_dir's */
 };
 
 static cio_timestamp ts_from_statx(struct statx_timestamp t)
@@ -112,6 +118,7 @@ static cio_err is_directory(struct cio_evented *e, int fd, bool *dir)
 static cio_err fs_run(void *p)
 {
     struct fsop *a = (struct fsop *)p;
+    a->ran = true;
     struct io_uring_sqe sqe;
     int32_t res = 0;
     cio_err err;
@@ -167,10 +174,48 @@ static cio_err fs_run(void *p)
     return CIO_E_UNEXPECTED;
 }
 
+/* fd_out is &out->handle, the first member of the slot's cio_file / cio_dir: the same address. */
+_Static_assert(offsetof(cio_file, handle) == 0 && offsetof(cio_dir, handle) == 0, "handle first");
+
+/* The Threaded slot, on the calling thread: for a thread that is not a fiber of e when no fiber could
+ * be made for it (memory), as the helper path does for such threads. */
+static cio_err fs_direct(struct fsop *a)
+{
+    cio_dir dir = {a->dirfd};
+    switch (a->kind) {
+    case K_OPEN_FILE:
+        return (a->flags & O_CREAT)
+                   ? cio__t_dir_create_file(NULL, dir, a->path, (const cio_create_file_options *)a->options,
+                                            (cio_file *)(void *)a->fd_out)
+                   : cio__t_dir_open_file(NULL, dir, a->path, (const cio_open_file_options *)a->options,
+                                          (cio_file *)(void *)a->fd_out);
+    case K_OPEN_DIR:
+        return cio__t_dir_open_dir(NULL, dir, a->path, (const cio_open_dir_options *)a->options,
+                                   (cio_dir *)(void *)a->fd_out);
+    case K_MKDIR:
+        return cio__t_dir_create_dir(NULL, dir, a->path, a->permissions);
+    case K_RENAME:
+        return cio__t_dir_rename(NULL, dir, a->path, (cio_dir){a->dirfd2}, a->path2);
+    case K_UNLINK:
+        return cio__t_dir_delete_file(NULL, dir, a->path);
+    case K_RMDIR:
+        return cio__t_dir_delete_dir(NULL, dir, a->path);
+    case K_STAT_PATH:
+        return cio__t_dir_stat_file(NULL, dir, a->path, a->stat_flags, a->stat_out);
+    case K_STAT_FD:
+        return cio__t_file_stat(NULL, (cio_file){a->dirfd}, a->stat_out);
+    case K_TRUNCATE:
+        return cio__t_file_set_length(NULL, (cio_file){a->dirfd}, a->length);
+    }
+    return CIO_E_UNEXPECTED;
+}
+
 static cio_err fs_op(void *ud, struct fsop *a)
 {
     a->e = (struct cio_evented *)ud;
-    return cio__e_run(a->e, fs_run, a);
+    a->ran = false;
+    cio_err err = cio__e_run(a->e, fs_run, a);
+    return a->ran ? err : fs_direct(a);
 }
 
 /* ---- the slots --------------------------------------------------------------------------------------------- */
@@ -183,7 +228,8 @@ static cio_err u_dir_open_file(void *ud, cio_dir dir, const char *path, const ci
     cio_err err = cio__t_fs_check_path(path);
     if (err != CIO_OK)
         return CIO__IN_SET(file_open, err);
-    struct fsop a = {.kind = K_OPEN_FILE, .dirfd = dir.handle, .path = path, .fd_out = &out->handle};
+    struct fsop a = {.kind = K_OPEN_FILE, .dirfd = dir.handle, .path = path, .fd_out = &out->handle,
+                     .options = options};
     if (cio__t_fs_open_file_flags(options, &a.flags, &a.forbid_directory) != CIO_OK)
         return CIO_E_INVALID_ARGUMENT;
     if (a.flags & O_NOFOLLOW) {
@@ -202,7 +248,8 @@ static cio_err u_dir_create_file(void *ud, cio_dir dir, const char *path, const 
     cio_err err = cio__t_fs_check_path(path);
     if (err != CIO_OK)
         return CIO__IN_SET(file_open, err);
-    struct fsop a = {.kind = K_OPEN_FILE, .dirfd = dir.handle, .path = path, .fd_out = &out->handle};
+    struct fsop a = {.kind = K_OPEN_FILE, .dirfd = dir.handle, .path = path, .fd_out = &out->handle,
+                     .options = options};
     cio__t_fs_create_file_flags(options, &a.flags, &a.mode);
     return CIO__IN_SET(file_open, fs_op(ud, &a));
 }
@@ -212,7 +259,8 @@ static cio_err u_dir_open_dir(void *ud, cio_dir dir, const char *path, const cio
     if (out == NULL)
         return CIO_E_INVALID_ARGUMENT;
     cio_err err = cio__t_fs_check_path(path);
-    struct fsop a = {.kind = K_OPEN_DIR, .dirfd = dir.handle, .path = path, .fd_out = &out->handle};
+    struct fsop a = {.kind = K_OPEN_DIR, .dirfd = dir.handle, .path = path, .fd_out = &out->handle,
+                     .options = options};
     a.flags = cio__t_fs_open_dir_flags(options);
     if (err == CIO_OK && (a.flags & O_NOFOLLOW))
         err = cio__t_fs_check_no_follow(dir, path);
@@ -224,7 +272,8 @@ static cio_err u_dir_open_dir(void *ud, cio_dir dir, const char *path, const cio
 static cio_err u_dir_create_dir(void *ud, cio_dir dir, const char *path, uint32_t permissions)
 {
     cio_err err = cio__t_fs_check_path(path);
-    struct fsop a = {.kind = K_MKDIR, .dirfd = dir.handle, .path = path, .mode = cio__t_fs_dir_mode(permissions)};
+    struct fsop a = {.kind = K_MKDIR, .dirfd = dir.handle, .path = path, .mode = cio__t_fs_dir_mode(permissions),
+                     .permissions = permissions};
     if (err == CIO_OK)
         err = fs_op(ud, &a);
     return CIO__IN_SET(dir_create_dir, err);
@@ -266,7 +315,8 @@ static cio_err u_dir_stat_file(void *ud, cio_dir dir, const char *path, unsigned
         return CIO_E_INVALID_ARGUMENT;
     cio_err err = cio__t_fs_check_path(path);
     struct fsop a = {.kind = K_STAT_PATH, .dirfd = dir.handle, .path = path,
-                     .flags = (flags & CIO_STAT_NO_FOLLOW) ? AT_SYMLINK_NOFOLLOW : 0, .stat_out = out};
+                     .flags = (flags & CIO_STAT_NO_FOLLOW) ? AT_SYMLINK_NOFOLLOW : 0, .stat_out = out,
+                     .stat_flags = flags};
     if (err == CIO_OK)
         err = fs_op(ud, &a);
     return CIO__IN_SET(dir_stat_file, err);
