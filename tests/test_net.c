@@ -671,10 +671,11 @@ static void test_cancel_receive(void **state)
  * backend's socket read falls back to the plain read when the socket call says ENOTSOCK. */
 static void test_stream_read_on_pipe(void **state)
 {
-    cio_io io = cio_test_io(state);
 #if defined(CIO_OS_WINDOWS)
+    (void)cio_test_io(state);
     CIO_SKIP("a Windows pipe is not a socket handle");
 #else
+    cio_io io = cio_test_io(state);
     int fds[2];
     assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
     assert_int_equal(write(fds[1], "pipe", 4), 4);
