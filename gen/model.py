@@ -498,7 +498,7 @@ def build_wsa(m, doc, path):
 
 
 def build_syscalls(m, doc, path):
-    check_top(doc, path, ("abis", "syscalls"))
+    check_top(doc, path, ("abis", "syscalls", "io_uring"))
     abi_rows = rows_of(doc, "abis", path)
     unique(abi_rows)
     m.sysabis = []
@@ -542,6 +542,24 @@ def build_syscalls(m, doc, path):
                 raise SpecError(Where(path, 0), f"syscalls {c['name']} and {seen[c['value']]} have the same "
                                 f"number {c['value']} on {abi['name']}")
             seen[c["value"]] = c["name"]
+    # io_uring constants (Linux, the same on every architecture): opcodes and flags newer than the
+    # kernel headers the library is built against.
+    rows = rows_of(doc, "io_uring", path, required=False)
+    unique(rows)
+    m.io_uring = []
+    seen = {}
+    for row in rows:
+        check_keys(row, ("name", "value"))
+        name = get_str(row, "name", re.compile(r"^[A-Z][A-Z0-9_]*$"), "io_uring constant name")
+        value = get_int(row, "value", 0, 0xFFFFFFFF)
+        if name.startswith("IORING_OP_"):
+            if value > 255:
+                raise SpecError(row.key_where["value"], f"opcode {name} out of range (0..255)")
+            if value in seen:
+                raise SpecError(row.key_where["value"], f"opcodes {name} and {seen[value]} have the same "
+                                f"number {value}")
+            seen[value] = name
+        m.io_uring.append({"name": name, "macro": "CIO_" + name, "value": value})
 
 
 ACTIONS = {"retry": "RETRY", "bug": "BUG", "ok": "OK", "reinit": "REINIT"}

@@ -991,6 +991,90 @@ static void test_cancel_blocked_pipe_read(void **state)
 #endif
 }
 
+/* ---- opens that wait: a FIFO opened for reading waits for a writer (and is canceled there) ----- */
+
+#if !defined(CIO_OS_WASI) && !defined(CIO_OS_WINDOWS) /* no FIFOs */
+typedef struct fifo_ctx {
+    cio_io io;
+    cio_dir dir;
+    char *got; /* the task runs on a copy of the context */
+    size_t *n;
+} fifo_ctx;
+
+/* Opens the FIFO "fifo" for reading and reads a byte. */
+static cio_err fifo_reader(void *context)
+{
+    fifo_ctx *c = (fifo_ctx *)context;
+    cio_file f;
+    cio_err err = cio_dir_open_file(c->io, c->dir, "fifo", NULL, &f);
+    if (err != CIO_OK)
+        return err;
+    err = cio_file_read_streaming(c->io, f, c->got, 1, c->n);
+    cio_file_close(c->io, f);
+    return err;
+}
+#endif
+
+/* The open of a FIFO's read end blocks until a writer opens it, as open(2) does: the byte written
+ * afterwards is read (an open that did not wait would read the end of file at once). */
+static void test_fifo_open_waits_for_writer(void **state)
+{
+#if defined(CIO_OS_WASI) || defined(CIO_OS_WINDOWS)
+    (void)cio_test_io(state);
+    CIO_SKIP("no FIFOs on this target");
+#else
+    fixture fx;
+    fx_open(state, &fx);
+    cio_io io = fx.io;
+    char path[400];
+    snprintf(path, sizeof path, "%s/fifo", fx.path);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    char got = 0;
+    size_t n = 0;
+    fifo_ctx ctx = {io, fx.dir, &got, &n};
+    cio_future fut;
+    CIO_REQUIRE_CONCURRENT(cio_concurrent(io, fifo_reader, &ctx, sizeof ctx, &fut));
+    assert_ok(cio_sleep(io, cio_timeout_ms(30)));
+    cio_open_file_options wo = {CIO_OPEN_WRITE_ONLY, false, false};
+    cio_file w;
+    assert_ok(cio_dir_open_file(io, fx.dir, "fifo", &wo, &w));
+    assert_ok(cio_file_write_all(io, w, "z", 1));
+    assert_ok(cio_await(io, &fut));
+    cio_file_close(io, w);
+    assert_int_equal(n, 1);
+    assert_int_equal(got, 'z');
+    fx_close(&fx);
+#endif
+}
+
+/* An open blocked on a FIFO with no writer is canceled: Canceled promptly, no descriptor left. */
+static void test_cancel_blocked_fifo_open(void **state)
+{
+#if defined(CIO_OS_WASI) || defined(CIO_OS_WINDOWS)
+    (void)cio_test_io(state);
+    CIO_SKIP("no FIFOs on this target");
+#else
+    fixture fx;
+    fx_open(state, &fx);
+    cio_io io = fx.io;
+    char path[400];
+    snprintf(path, sizeof path, "%s/fifo", fx.path);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    int handles = cio_test_count_handles();
+    char got = 0;
+    size_t n = 0;
+    fifo_ctx ctx = {io, fx.dir, &got, &n};
+    cio_future fut;
+    CIO_REQUIRE_CONCURRENT(cio_concurrent(io, fifo_reader, &ctx, sizeof ctx, &fut));
+    assert_ok(cio_sleep(io, cio_timeout_ms(20)));
+    int64_t t0 = cio_now(io, CIO_CLOCK_AWAKE).ns;
+    assert_err(cio_cancel(io, &fut), CIO_E_CANCELED);
+    assert_true(cio_now(io, CIO_CLOCK_AWAKE).ns - t0 < INT64_C(1000000000));
+    assert_int_equal(cio_test_count_handles(), handles);
+    fx_close(&fx);
+#endif
+}
+
 #if defined(CIO_OS_WINDOWS)
 /* ---- NT specifics: sharing violations are retried, then SharingViolation; "." and ".." ---------- */
 
@@ -1096,6 +1180,8 @@ int main(void)
         CIO_TESTS(test_executable_open),
         CIO_TESTS(test_stdout),
         CIO_TESTS(test_cancel_blocked_pipe_read),
+        CIO_TESTS(test_fifo_open_waits_for_writer),
+        CIO_TESTS(test_cancel_blocked_fifo_open),
 #if defined(CIO_OS_WINDOWS)
         CIO_TESTS(test_windows_sharing_violation),
         CIO_TESTS(test_windows_dot_names),

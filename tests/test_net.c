@@ -25,6 +25,9 @@
 #include "os_helpers.h"
 #if defined(CIO_OS_WINDOWS)
 #include <winsock2.h>
+#else
+#include <fcntl.h>
+#include <unistd.h>
 #endif
 
 #define assert_err(expr, want)                                                                          \
@@ -686,6 +689,33 @@ static void test_cancel_receive(void **state)
     cio_socket_close(io, &b);
 }
 
+/* A stream read on a descriptor that is not a socket (a pipe) reads it, as read(2) would: each
+ * backend's socket read falls back to the plain read when the socket call says ENOTSOCK. */
+static void test_stream_read_on_pipe(void **state)
+{
+#if defined(CIO_OS_WINDOWS)
+    (void)cio_test_io(state);
+    CIO_SKIP("a Windows pipe is not a socket handle");
+#else
+    cio_io io = cio_test_io(state);
+    int fds[2];
+    assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
+    assert_int_equal(write(fds[1], "pipe", 4), 4);
+    cio_stream s;
+    memset(&s, 0, sizeof s);
+    s.handle = fds[0];
+    char buf[8];
+    size_t n = 0;
+    assert_ok(cio_stream_read(io, &s, buf, sizeof buf, &n));
+    assert_int_equal(n, 4);
+    assert_memory_equal(buf, "pipe", 4);
+    close(fds[1]);
+    assert_ok(cio_stream_read(io, &s, buf, sizeof buf, &n));
+    assert_int_equal(n, 0);
+    close(fds[0]);
+#endif
+}
+
 /* ---- Unix-domain sockets ------------------------------------------------------------------------------- */
 
 typedef struct unix_client_ctx {
@@ -869,6 +899,7 @@ int main(void)
         CIO_TESTS(test_udp_batch),
         CIO_TESTS(test_udp_concurrency_and_timeouts),
         CIO_TESTS(test_cancel_receive),
+        CIO_TESTS(test_stream_read_on_pipe),
         CIO_TESTS(test_unix_path),
         CIO_TESTS(test_unix_abstract),
         CIO_TESTS(test_no_fd_leaks),

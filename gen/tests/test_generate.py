@@ -145,6 +145,14 @@ class BadSpec(GenCase):
         self.edit("syscalls.yaml", "{name: _umtx_op, freebsd: 454}", "{name: _umtx_op, freebsd: -1}")
         self.assert_bad("syscalls.yaml", "_umtx_op", "out of range")
 
+    def test_io_uring_opcode_out_of_range(self):
+        self.edit("syscalls.yaml", "{name: IORING_OP_FTRUNCATE, value: 55}", "{name: IORING_OP_FTRUNCATE, value: 256}")
+        self.assert_bad("syscalls.yaml", "IORING_OP_FTRUNCATE, value: 256", "out of range")
+
+    def test_io_uring_opcode_twice(self):
+        self.edit("syscalls.yaml", "{name: IORING_OP_FTRUNCATE, value: 55}", "{name: IORING_OP_FTRUNCATE, value: 52}")
+        self.assert_bad("syscalls.yaml", "IORING_OP_FTRUNCATE, value: 52", "same number")
+
     def test_value_of_wrong_type(self):
         self.edit("errno.yaml", "{name: EPERM, linux: 1,", "{name: EPERM, linux: one,")
         self.assert_bad("errno.yaml", "linux: one", "must be an integer")

@@ -7,7 +7,9 @@
  *   poll_kqueue.c the same contract on kqueue (the BSDs), woken through poll_kqueue_user.c
  *                 (EVFILT_USER) or poll_kqueue_pipe.c (a pipe, where EVFILT_USER is missing)
  *   flavour_linux.c, flavour_kqueue.c   which pollers an OS has and how a flavour is chosen
- *   poll_uring.c  the io_uring poller: readiness through POLL_ADD, native read/write/fsync, cancel
+ *   poll_uring.c  the io_uring poller: readiness through POLL_ADD, ring operations (one submission,
+ *                 optionally with a linked timeout), the opcode probe, cancel
+ *   fs_uring.c, net_uring.c   the slots the io_uring flavour runs as ring operations (uring.h)
  *   helper.c      operations with no asynchronous form, on a blocking helper pool
  *   fs.c, net.c   the file/directory and socket slots;  io.c  the vtable
  *   fiber*.c, stack.c   context switch and fiber stacks (fiber.h)
@@ -129,6 +131,9 @@ struct cio__e_poller_ops {
     /* Home loop thread, fiber suspended: stop w early (cancel or timeout); the completion follows
      * (now for epoll and kqueue, from the kernel for io_uring). */
     void (*cancel)(struct cio__e_loop *loop, struct cio__e_wait *w);
+    /* Optional (NULL: none), at create once the loops' pollers are up: replaces in vt the slots this
+     * poller runs natively (the io_uring flavour's ring operations, per probed opcode). */
+    void (*override)(struct cio_evented *e, struct cio_vtable *vt);
 };
 
 extern const struct cio__e_poller_ops cio__e_epoll_ops;
@@ -185,6 +190,7 @@ struct cio_evented {
     size_t stack_size;
     unsigned ring_entries;
     cio_threaded *helper;             /* the blocking helper pool */
+    struct cio_vtable vtable;         /* cio__e_vtable, with the poller's native slots (override) */
     _Atomic(size_t) live;             /* fibers created and not finished */
     _Atomic(uint32_t) live_seq;       /* futex word bumped when live drops to 0 */
     _Atomic(uint32_t) next_loop;      /* round robin for spawns from foreign threads */
@@ -194,6 +200,9 @@ struct cio_evented {
     size_t free_count;
     struct cio__e_loop *adopted;      /* loops of adopted threads (sched.c adopt_mu) */
 };
+
+/* ---- io.c: the slots every flavour shares ---- */
+extern const struct cio_vtable cio__e_vtable;
 
 /* A spin-wait hint to the CPU (lets a sibling hyperthread run; no effect on correctness). */
 static inline void cio__cpu_relax(void)
@@ -220,6 +229,9 @@ static inline struct cio_any_future *cio__e_self(const struct cio_evented *e)
  * driven by the thread while it waits). NULL when that cannot be had (no memory, no ring) or the
  * thread is another instance's fiber: then the caller takes its foreign-thread path. */
 struct cio_any_future *cio__e_self_adopt(struct cio_evented *e);
+/* Calls fn(loop, arg) for every loop of e: its loop threads' and its adopted threads' (whose list
+ * is locked meanwhile: fn must not adopt or release). For statistics. */
+void cio__e_for_each_loop(const struct cio_evented *e, void (*fn)(const struct cio__e_loop *, void *), void *arg);
 
 /* A new fiber running fn on a copy of ctx; NULL when memory or a stack cannot be had. */
 struct cio_any_future *cio__e_fiber_new(struct cio_evented *e, cio_task_fn fn, const void *ctx, size_t ctx_size);

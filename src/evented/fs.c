@@ -7,7 +7,9 @@
  * (pipes, terminals, sockets) or, for data that is not cached or a file that cannot say (regular
  * files; every file on the BSDs, fs_nowait_none.c), the helper pool. Every
  * other slot has no asynchronous form worth the name and runs the Threaded implementation on the
- * helper pool (helper.c); closing and seeking never block and run where they are called.
+ * helper pool (helper.c); closing and seeking never block and run where they are called. (The
+ * io_uring flavour replaces the slots it has opcodes for, open/stat/mkdir/rename/delete/set_length/
+ * close, with ring operations: fs_uring.c.)
  * Invariants: a slot called by a thread that is not one of this instance's fibers runs the read and
  * write paths as a fiber (cio__e_run) and the helper paths directly on that thread.
  */

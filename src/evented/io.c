@@ -1,9 +1,10 @@
-/* The Evented backend's vtable: every slot, in the order of struct cio_vtable (cio/io.h). */
+/* The Evented backend's vtable: every slot, in the order of struct cio_vtable (cio/io.h). An instance
+ * uses a copy in which its poller may have replaced slots it runs natively (poller->override). */
 #include "evented.h"
 #include "slots.h"
 #include "threaded.h"
 
-static const struct cio_vtable evented_vtable = {
+const struct cio_vtable cio__e_vtable = {
     .async = cio__e_async,
     .concurrent = cio__e_concurrent,
     .await = cio__e_await,
@@ -63,5 +64,5 @@ static const struct cio_vtable evented_vtable = {
 
 cio_io cio_evented_io(cio_evented *evented)
 {
-    return (cio_io){evented, &evented_vtable};
+    return (cio_io){evented, &evented->vtable};
 }

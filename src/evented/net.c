@@ -4,7 +4,9 @@
  * first and, on WouldBlock, the fiber waits for readiness and tries again (libuv's pattern). The
  * system calls, their flags and the errno maps are the Threaded backend's (net_posix.c), called on a
  * non-blocking descriptor. connect runs on the helper pool (one blocking call with its own timeout
- * and cancellation), then its socket is made non-blocking.
+ * and cancellation), then its socket is made non-blocking. (The io_uring flavour replaces accept,
+ * TCP connect, read/write, send/receive and close with ring operations where the kernel has their
+ * opcodes: net_uring.c; this core stays its fallback.)
  * Invariants: descriptors handed in by the user that are not non-blocking are made so before the
  * first attempt of a stream or listener operation (a blocking call would stall the loop thread);
  * a thread that is not one of this instance's fibers runs the operation as a fiber (cio__e_run).

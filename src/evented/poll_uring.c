@@ -8,10 +8,22 @@
  * Invariants: the submission queue is filled and submitted, and the completion queue reaped, only by
  * the loop thread (fibers running on it included); a request's user_data is its wait record, which
  * lives on the waiting fiber's stack until that completion arrives (the fiber cannot resume before).
- * Two tags are not records: TAG_WAKE (the eventfd poll) and TAG_CANCEL (ASYNC_CANCEL's own result).
+ * Some tags are not records: TAG_WAKE (the eventfd poll), TAG_CANCEL (ASYNC_CANCEL's own result),
+ * TAG_LTIMEOUT (a linked timeout's own result, which may come after its operation's), TAG_MSG_WAKE
+ * (a wake-up another loop posted with MSG_RING) and TAG_MSG_SENT + i (the sender's own result of
+ * that message to loop i). No record is at an address that small (the first page is never mapped).
+ * Wake-ups: a loop thread of the same instance wakes another loop by a MSG_RING from its own ring,
+ * submitted at once (the target's blocked io_uring_enter returns with that completion: no eventfd
+ * write, read or re-arm); a message the kernel refuses falls back to the eventfd, which is also what
+ * every other thread (not a loop of this instance) writes.
  * create probes: io_uring_setup (ENOSYS under qemu-user and old kernels, EPERM under seccomp or
- * kernel.io_uring_disabled), IORING_FEAT_EXT_ARG (5.11: timed waits) and the opcodes used; any
- * failure makes the flavour unavailable (the auto flavour then falls back to epoll).
+ * kernel.io_uring_disabled), IORING_FEAT_EXT_ARG (5.11: timed waits) and the opcodes the flavour
+ * needs; any failure makes the flavour unavailable (the auto flavour then falls back to epoll). The
+ * other opcodes (openat, statx, accept, ...) are optional: the probe's answer is kept per ring
+ * (every ring of a process sees the same kernel) and the override puts a native slot in the
+ * instance's vtable only for those the kernel has; the rest keep the helper pool / readiness paths.
+ * A linked operation and its timeout are reserved together (get_sqes), so a submission made to
+ * free room never separates them.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -29,9 +41,16 @@
 #include "cio/sysnum.h"
 #include "evented.h"
 #include "internal.h"
+#include "uring.h"
 
 #define TAG_WAKE 1u
 #define TAG_CANCEL 2u
+#define TAG_LTIMEOUT 3u
+#define TAG_MSG_WAKE 4u
+#define TAG_MSG_SENT 16u
+#define MSG_LOOPS 4096u /* loops reachable by MSG_RING (their index < this); others: the eventfd */
+#define PROBE_OPS 256u
+#define COUNTED_OPS 64u
 
 struct ring {
     int fd;
@@ -45,6 +64,9 @@ struct ring {
     unsigned local_tail; /* next free SQE (not yet published) */
     unsigned pending;    /* published to the kernel's tail but not yet submitted */
     uint64_t wake_value;
+    bool has[PROBE_OPS]; /* opcodes the kernel has (probe) */
+    _Atomic(uint64_t) count[COUNTED_OPS]; /* submissions for fibers per opcode (relaxed): ring
+                                             operations, their linked timeouts, readiness polls */
 };
 
 static int sys_setup(unsigned entries, struct io_uring_params *p)
@@ -75,42 +97,64 @@ static void ring_free(struct ring *r)
     free(r);
 }
 
-static bool probe_ops(int fd)
+/* Fills r->has; false when an opcode the flavour cannot do without is missing. */
+static bool probe_ops(struct ring *r)
 {
-    size_t len = sizeof(struct io_uring_probe) + 256 * sizeof(struct io_uring_probe_op);
+    size_t len = sizeof(struct io_uring_probe) + PROBE_OPS * sizeof(struct io_uring_probe_op);
     struct io_uring_probe *pr = (struct io_uring_probe *)calloc(1, len);
     if (pr == NULL)
         return false;
-    bool ok = sys_register(fd, IORING_REGISTER_PROBE, pr, 256) == 0;
+    bool ok = sys_register(r->fd, IORING_REGISTER_PROBE, pr, PROBE_OPS) == 0;
+    for (unsigned op = 0; ok && op < PROBE_OPS && op <= pr->last_op && op < pr->ops_len; op++)
+        r->has[op] = (pr->ops[op].flags & IO_URING_OP_SUPPORTED) != 0;
+    free(pr);
     static const unsigned need[] = {IORING_OP_READV, IORING_OP_WRITEV, IORING_OP_FSYNC, IORING_OP_POLL_ADD,
                                     IORING_OP_ASYNC_CANCEL};
     for (size_t i = 0; ok && i < sizeof need / sizeof need[0]; i++)
-        ok = need[i] <= pr->last_op && (pr->ops[need[i]].flags & IO_URING_OP_SUPPORTED);
-    free(pr);
+        ok = r->has[need[i]];
+    /* The test knob: only what the flavour needs, so the fallback paths run on this kernel too. */
+    const char *native = getenv("CIO_EVENTED_URING_NATIVE");
+    if (ok && native != NULL && strcmp(native, "0") == 0) {
+        memset(r->has, 0, sizeof r->has);
+        for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
+            r->has[need[i]] = true;
+    }
     return ok;
 }
 
-/* The next SQE, zeroed; submits what is queued when the ring is full. */
-static struct io_uring_sqe *get_sqe(struct ring *r)
+/* The next n SQEs (n <= 2), zeroed, in out[]; submits what is queued when the ring is too full for
+ * all n, so they always go to the kernel in the same submission. false: the ring cannot submit. */
+static bool get_sqes(struct ring *r, unsigned n, struct io_uring_sqe **out)
 {
+    if (n > r->sq_entries)
+        return false;
     for (;;) {
         unsigned head = atomic_load_explicit(r->sq_head, memory_order_acquire);
-        if (r->local_tail - head < r->sq_entries) {
-            unsigned idx = r->local_tail & r->sq_mask;
-            struct io_uring_sqe *sqe = &r->sqes[idx];
-            memset(sqe, 0, sizeof *sqe);
-            r->sq_array[idx] = idx;
-            r->local_tail++;
+        if (r->local_tail - head + n <= r->sq_entries) {
+            for (unsigned i = 0; i < n; i++) {
+                unsigned idx = r->local_tail & r->sq_mask;
+                out[i] = &r->sqes[idx];
+                memset(out[i], 0, sizeof *out[i]);
+                r->sq_array[idx] = idx;
+                r->local_tail++;
+            }
             atomic_store_explicit(r->sq_tail, r->local_tail, memory_order_release);
-            r->pending++;
-            return sqe;
+            r->pending += n;
+            return true;
         }
         int rc = sys_enter(r->fd, r->pending, 0, 0, NULL, 0);
         if (rc > 0)
             r->pending -= (unsigned)rc;
         else if (rc < 0 && errno != EINTR && errno != EAGAIN && errno != EBUSY)
-            return NULL;
+            return false;
     }
+}
+
+/* The next SQE, zeroed (get_sqes); NULL when the ring cannot submit. */
+static struct io_uring_sqe *get_sqe(struct ring *r)
+{
+    struct io_uring_sqe *sqe;
+    return get_sqes(r, 1, &sqe) ? sqe : NULL;
 }
 
 static void arm_wake(struct cio__e_loop *l, struct ring *r)
@@ -140,7 +184,7 @@ static cio_err ur_init(struct cio__e_loop *l)
         return err == ENOMEM ? CIO_E_SYSTEM_RESOURCES : CIO_E_OPERATION_UNSUPPORTED;
     }
     if (!(p.features & IORING_FEAT_EXT_ARG) || !(p.features & IORING_FEAT_NODROP) ||
-        !(p.features & IORING_FEAT_RW_CUR_POS) || !probe_ops(r->fd)) {
+        !(p.features & IORING_FEAT_RW_CUR_POS) || !probe_ops(r)) {
         ring_free(r);
         return CIO_E_OPERATION_UNSUPPORTED;
     }
@@ -199,6 +243,13 @@ static void ur_deinit(struct cio__e_loop *l)
     l->wakefd = -1;
 }
 
+static void wake_eventfd(struct cio__e_loop *l)
+{
+    uint64_t one = 1;
+    ssize_t n = write(l->wakefd, &one, sizeof one);
+    (void)n;
+}
+
 /* Reaps every completion; true if there was any (a wake-up included). */
 static bool reap(struct cio__e_loop *l, struct ring *r)
 {
@@ -215,7 +266,13 @@ static bool reap(struct cio__e_loop *l, struct ring *r)
         if (ud == TAG_WAKE) {
             cio__e_wake_drained(l);
             rearm = true;
-        } else if (ud != TAG_CANCEL && ud != 0) {
+        } else if (ud == TAG_MSG_WAKE) {
+            /* The message is the wake-up, and reaping it drains it (cio__e_wake_drained's rule). */
+            atomic_store_explicit(&l->woken, 0, memory_order_seq_cst);
+        } else if (ud >= TAG_MSG_SENT && ud < TAG_MSG_SENT + MSG_LOOPS) {
+            if (res < 0) /* not delivered (the target's ring is full or going): the eventfd then */
+                wake_eventfd(&l->ev->loops[ud - TAG_MSG_SENT]);
+        } else if (ud != TAG_CANCEL && ud != TAG_LTIMEOUT && ud != 0) {
             atomic_store_explicit(r->cq_head, head, memory_order_release);
             cio__e_poller_complete((struct cio__e_wait *)(uintptr_t)ud, res);
         }
@@ -260,9 +317,28 @@ static void ur_wait(struct cio__e_loop *l, int64_t timeout_ns)
 
 static void ur_wake(struct cio__e_loop *l)
 {
-    uint64_t one = 1;
-    ssize_t n = write(l->wakefd, &one, sizeof one);
-    (void)n;
+    struct cio__e_loop *self = cio__e_tls_loop;
+    if (self != NULL && self != l && self->ev == l->ev && l->index < MSG_LOOPS &&
+        cio__e_uring_has(l->ev, IORING_OP_MSG_RING)) {
+        struct ring *mine = (struct ring *)self->ring;
+        struct io_uring_sqe *sqe = get_sqe(mine);
+        if (sqe != NULL) {
+            sqe->opcode = IORING_OP_MSG_RING;
+            sqe->fd = ((struct ring *)l->ring)->fd;
+            sqe->off = TAG_MSG_WAKE; /* the target's user_data; its res is sqe->len, 0 */
+            sqe->user_data = TAG_MSG_SENT + l->index;
+            atomic_fetch_add_explicit(&mine->count[IORING_OP_MSG_RING], 1, memory_order_relaxed);
+            /* At once: the target may be asleep in io_uring_enter. */
+            int rc = sys_enter(mine->fd, mine->pending, 0, 0, NULL, 0);
+            if (rc > 0)
+                mine->pending -= (unsigned)rc;
+            if (rc >= 0 && mine->pending == 0)
+                return;
+            /* Not submitted yet (EINTR, EBUSY): it will be, with this loop's next submission; the
+             * eventfd wakes the target now (a second wake-up is harmless). */
+        }
+    }
+    wake_eventfd(l);
 }
 
 static cio_err ur_arm(struct cio__e_loop *l, struct cio__e_wait *w)
@@ -274,6 +350,7 @@ static cio_err ur_arm(struct cio__e_loop *l, struct cio__e_wait *w)
     sqe->fd = w->fd;
     sqe->poll32_events = w->events;
     sqe->user_data = (uint64_t)(uintptr_t)w;
+    atomic_fetch_add_explicit(&((struct ring *)l->ring)->count[IORING_OP_POLL_ADD], 1, memory_order_relaxed);
     return CIO_OK;
 }
 
@@ -288,6 +365,12 @@ static void ur_cancel(struct cio__e_loop *l, struct cio__e_wait *w)
     sqe->user_data = TAG_CANCEL;
 }
 
+static void ur_override(struct cio_evented *e, struct cio_vtable *vt)
+{
+    cio__e_uring_fs_override(e, vt);
+    cio__e_uring_net_override(e, vt);
+}
+
 const struct cio__e_poller_ops cio__e_uring_ops = {
     .name = "io_uring",
     .init = ur_init,
@@ -296,56 +379,142 @@ const struct cio__e_poller_ops cio__e_uring_ops = {
     .wake = ur_wake,
     .arm_fd = ur_arm,
     .cancel = ur_cancel,
+    .override = ur_override,
 };
 
-int32_t cio__e_uring_rw(struct cio_evented *e, enum cio__e_uring_op op, int fd, const void *iov, unsigned iovcnt,
-                        uint64_t offset, bool cancelable, bool *canceled)
+/* ---- ring operations ---------------------------------------------------------------------------------------- */
+
+bool cio__e_uring_has(const struct cio_evented *e, unsigned opcode)
+{
+    const struct ring *r = e->nloops > 0 ? (const struct ring *)e->loops[0].ring : NULL;
+    return r != NULL && opcode < PROBE_OPS && r->has[opcode];
+}
+
+struct count_arg {
+    unsigned opcode;
+    uint64_t n;
+};
+
+static void count_loop(const struct cio__e_loop *l, void *arg)
+{
+    struct count_arg *c = (struct count_arg *)arg;
+    const struct ring *r = (const struct ring *)l->ring;
+    if (r != NULL)
+        c->n += atomic_load_explicit(&r->count[c->opcode], memory_order_relaxed);
+}
+
+uint64_t cio__e_uring_count(const struct cio_evented *e, unsigned opcode)
+{
+    struct count_arg c = {opcode, 0};
+    if (opcode < COUNTED_OPS)
+        cio__e_for_each_loop(e, count_loop, &c); /* loop threads and adopted threads */
+    return c.n;
+}
+
+int32_t cio__e_uring_op(struct cio_evented *e, const struct io_uring_sqe *op, int64_t deadline_ns, bool cancelable,
+                        enum cio__e_uring_end *end)
 {
     struct cio_any_future *f = cio__e_self(e);
     struct cio__e_loop *l = f->home;
-    *canceled = false;
+    struct ring *r = (struct ring *)l->ring;
+    *end = CIO__E_U_DONE;
     if (cancelable && cio__e_check_cancel(e) != CIO_OK) {
-        *canceled = true;
+        *end = CIO__E_U_CANCELED;
         return -ECANCELED;
     }
-    struct io_uring_sqe *sqe = get_sqe((struct ring *)l->ring);
-    if (sqe == NULL)
+    struct io_uring_sqe *sqe[2];
+    if (!get_sqes(r, deadline_ns >= 0 ? 2u : 1u, sqe))
         return -ENOMEM;
     struct cio__e_wait w;
     memset(&w, 0, sizeof w);
     w.fiber = f;
     w.kind = CIO__E_W_POLLER;
     w.cancelable = cancelable;
-    w.fd = fd;
+    w.fd = op->fd;
     w.timer.index = SIZE_MAX;
     w.resignal.index = SIZE_MAX;
-    sqe->fd = fd;
-    sqe->user_data = (uint64_t)(uintptr_t)&w;
-    switch (op) {
-    case CIO__E_U_READV:
-        sqe->opcode = IORING_OP_READV;
-        break;
-    case CIO__E_U_WRITEV:
-        sqe->opcode = IORING_OP_WRITEV;
-        break;
-    case CIO__E_U_FSYNC:
-        sqe->opcode = IORING_OP_FSYNC;
-        break;
+    *sqe[0] = *op;
+    sqe[0]->user_data = (uint64_t)(uintptr_t)&w;
+    /* Read by the kernel when the pair is submitted, which is before this fiber can resume. */
+    struct __kernel_timespec ts;
+    if (deadline_ns >= 0) {
+        ts.tv_sec = deadline_ns / 1000000000;
+        ts.tv_nsec = deadline_ns % 1000000000;
+        sqe[0]->flags |= IOSQE_IO_LINK;
+        sqe[1]->opcode = IORING_OP_LINK_TIMEOUT;
+        sqe[1]->fd = -1;
+        sqe[1]->addr = (uint64_t)(uintptr_t)&ts;
+        sqe[1]->len = 1;
+        sqe[1]->timeout_flags = IORING_TIMEOUT_ABS;
+        sqe[1]->user_data = TAG_LTIMEOUT;
     }
-    if (op != CIO__E_U_FSYNC) {
-        sqe->addr = (uint64_t)(uintptr_t)iov;
-        sqe->len = iovcnt;
-        sqe->off = offset;
-    }
+    if (op->opcode < COUNTED_OPS)
+        atomic_fetch_add_explicit(&r->count[op->opcode], 1, memory_order_relaxed);
+    if (deadline_ns >= 0)
+        atomic_fetch_add_explicit(&r->count[IORING_OP_LINK_TIMEOUT], 1, memory_order_relaxed);
     w.in_flight = true;
     l->armed++;
     f->wait = &w;
     cio__e_suspend(NULL, NULL);
     f->wait = NULL;
-    if ((w.res == -ECANCELED || w.res == -EINTR) && w.reason == CIO__E_R_CANCEL) {
-        cio__e_ack_cancel(f);
-        *canceled = true;
-        return -ECANCELED;
+    if (w.res == -ECANCELED || w.res == -EINTR) {
+        if (w.reason == CIO__E_R_CANCEL) {
+            cio__e_ack_cancel(f);
+            *end = CIO__E_U_CANCELED;
+            return -ECANCELED;
+        }
+        if (deadline_ns >= 0 && w.res == -ECANCELED)
+            *end = CIO__E_U_TIMED_OUT;
     }
     return w.res;
+}
+
+cio_err cio__e_uring_call(struct cio_evented *e, const struct io_uring_sqe *sqe, int64_t deadline_ns, bool cancelable,
+                          cio__mapped (*map)(int), int32_t *res)
+{
+    for (;;) {
+        enum cio__e_uring_end end;
+        int32_t rc = cio__e_uring_op(e, sqe, deadline_ns, cancelable, &end);
+        if (end == CIO__E_U_CANCELED)
+            return CIO_E_CANCELED;
+        if (end == CIO__E_U_TIMED_OUT)
+            return CIO_E_TIMEOUT;
+        *res = rc;
+        if (rc >= 0)
+            return CIO_OK;
+        cio__mapped m = map(-rc);
+        if (m.action == CIO__MAP_RETRY)
+            continue;
+        if (m.action == CIO__MAP_BUG)
+            return CIO__BUG("ring operation: an errno that means a bug");
+        return m.action == CIO__MAP_OK ? (cio_err)CIO_OK : m.err;
+    }
+}
+
+int32_t cio__e_uring_rw(struct cio_evented *e, enum cio__e_uring_op op, int fd, const void *iov, unsigned iovcnt,
+                        uint64_t offset, bool cancelable, bool *canceled)
+{
+    struct io_uring_sqe sqe;
+    memset(&sqe, 0, sizeof sqe);
+    sqe.fd = fd;
+    switch (op) {
+    case CIO__E_U_READV:
+        sqe.opcode = IORING_OP_READV;
+        break;
+    case CIO__E_U_WRITEV:
+        sqe.opcode = IORING_OP_WRITEV;
+        break;
+    case CIO__E_U_FSYNC:
+        sqe.opcode = IORING_OP_FSYNC;
+        break;
+    }
+    if (op != CIO__E_U_FSYNC) {
+        sqe.addr = (uint64_t)(uintptr_t)iov;
+        sqe.len = iovcnt;
+        sqe.off = offset;
+    }
+    enum cio__e_uring_end end;
+    int32_t res = cio__e_uring_op(e, &sqe, -1, cancelable, &end);
+    *canceled = end == CIO__E_U_CANCELED;
+    return res;
 }

@@ -866,6 +866,16 @@ struct cio_any_future *cio__e_self_adopt(struct cio_evented *e)
     return adopt(e);
 }
 
+void cio__e_for_each_loop(const struct cio_evented *e, void (*fn)(const struct cio__e_loop *, void *), void *arg)
+{
+    for (unsigned i = 0; i < e->nloops; i++)
+        fn(&e->loops[i], arg);
+    pthread_mutex_lock(&adopt_mu);
+    for (const struct cio__e_loop *l = e->adopted; l != NULL; l = l->anext)
+        fn(l, arg);
+    pthread_mutex_unlock(&adopt_mu);
+}
+
 /* cio_evented_destroy, after the last fiber finished: releases every adopted loop. */
 static void release_adopted(struct cio_evented *e)
 {
@@ -969,6 +979,9 @@ cio_err cio_evented_create(const cio_evented_options *options, cio_evented **out
         free_instance(e);
         return err;
     }
+    e->vtable = cio__e_vtable;
+    if (e->poller->override != NULL)
+        e->poller->override(e, &e->vtable); /* the io_uring flavour's ring-operation slots */
     cio_threaded_options ho;
     memset(&ho, 0, sizeof ho);
     ho.async_limit = 0;

@@ -67,7 +67,7 @@ _Static_assert(offsetof(cio_const_iovec, len) == offsetof(struct iovec, iov_len)
 
 /* NULL: InvalidArgument; PATH_MAX bytes or more: NameTooLong (the kernel's limit counts the NUL);
  * "": FileNotFound. */
-static cio_err check_path(const char *path)
+cio_err cio__t_fs_check_path(const char *path)
 {
     if (path == NULL)
         return CIO_E_INVALID_ARGUMENT;
@@ -86,9 +86,9 @@ static cio_timestamp ts_from_timespec(struct timespec t)
     return ts;
 }
 
-static cio_file_kind kind_from_mode(mode_t mode)
+cio_file_kind cio__t_fs_kind_from_mode(unsigned mode)
 {
-    switch (mode & S_IFMT) {
+    switch ((mode_t)mode & S_IFMT) {
     case S_IFREG: return CIO_FILE_KIND_FILE;
     case S_IFDIR: return CIO_FILE_KIND_DIRECTORY;
     case S_IFLNK: return CIO_FILE_KIND_SYM_LINK;
@@ -109,7 +109,7 @@ static void stat_from_os(const struct stat *st, cio_stat *out)
     out->size = st->st_size < 0 ? 0 : (uint64_t)st->st_size;
     out->nlink = (uint64_t)st->st_nlink;
     out->mode = (uint32_t)(st->st_mode & 07777);
-    out->kind = kind_from_mode(st->st_mode);
+    out->kind = cio__t_fs_kind_from_mode((unsigned)st->st_mode);
     out->has_atime = true;
     out->atime = ts_from_timespec(st->st_atim);
     out->mtime = ts_from_timespec(st->st_mtim);
@@ -136,30 +136,70 @@ static cio_err fstat_fd(int fd, struct stat *st)
     return err;
 }
 
+/* ---- flags and modes (fs_posix.h: shared with the Evented backend's ring operations) ----------- */
+
+cio_err cio__t_fs_open_file_flags(const cio_open_file_options *options, int *flags, bool *forbid_directory)
+{
+    static const cio_open_file_options defaults = {CIO_OPEN_READ_ONLY, false, false};
+    if (options == NULL)
+        options = &defaults;
+    int f = O_CLOEXEC | O_NOCTTY;
+    switch (options->mode) {
+    case CIO_OPEN_READ_ONLY: f |= O_RDONLY; break;
+    case CIO_OPEN_WRITE_ONLY: f |= O_WRONLY; break;
+    case CIO_OPEN_READ_WRITE: f |= O_RDWR; break;
+    default: return CIO_E_INVALID_ARGUMENT;
+    }
+    if (options->no_follow_symlinks)
+        f |= O_NOFOLLOW;
+    *flags = f;
+    *forbid_directory = options->forbid_directory;
+    return CIO_OK;
+}
+
+void cio__t_fs_create_file_flags(const cio_create_file_options *options, int *flags, unsigned *mode)
+{
+    static const cio_create_file_options defaults = {false, true, false, 0};
+    if (options == NULL)
+        options = &defaults;
+    int f = O_CREAT | O_CLOEXEC | O_NOCTTY | (options->read ? O_RDWR : O_WRONLY);
+    if (options->truncate)
+        f |= O_TRUNC;
+    if (options->exclusive)
+        f |= O_EXCL;
+    *flags = f;
+    *mode = options->permissions == 0 ? 0666u : (options->permissions & 07777u);
+}
+
+int cio__t_fs_open_dir_flags(const cio_open_dir_options *options)
+{
+    int f = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
+    if (options != NULL && options->no_follow_symlinks)
+        f |= O_NOFOLLOW;
+    return f;
+}
+
+unsigned cio__t_fs_dir_mode(uint32_t permissions)
+{
+    return permissions == 0 ? 0777u : (permissions & 07777u);
+}
+
 /* ---- directories ------------------------------------------------------------------------------ */
 
 cio_err cio__t_dir_open_file(void *ud, cio_dir dir, const char *path, const cio_open_file_options *options,
                              cio_file *out)
 {
     (void)ud;
-    static const cio_open_file_options defaults = {CIO_OPEN_READ_ONLY, false, false};
-    if (options == NULL)
-        options = &defaults;
     if (out == NULL)
         return CIO_E_INVALID_ARGUMENT;
-    cio_err err = check_path(path);
+    cio_err err = cio__t_fs_check_path(path);
     if (err != CIO_OK)
         return CIO__IN_SET(file_open, err);
-
-    int flags = O_CLOEXEC | O_NOCTTY;
-    switch (options->mode) {
-    case CIO_OPEN_READ_ONLY: flags |= O_RDONLY; break;
-    case CIO_OPEN_WRITE_ONLY: flags |= O_WRONLY; break;
-    case CIO_OPEN_READ_WRITE: flags |= O_RDWR; break;
-    default: return CIO_E_INVALID_ARGUMENT;
-    }
-    if (options->no_follow_symlinks) {
-        flags |= O_NOFOLLOW;
+    int flags;
+    bool forbid_directory;
+    if (cio__t_fs_open_file_flags(options, &flags, &forbid_directory) != CIO_OK)
+        return CIO_E_INVALID_ARGUMENT;
+    if (flags & O_NOFOLLOW) {
         err = cio__t_fs_check_no_follow(dir, path);
         if (err != CIO_OK)
             return CIO__IN_SET(file_open, err);
@@ -169,7 +209,7 @@ cio_err cio__t_dir_open_file(void *ud, cio_dir dir, const char *path, const cio_
     CIO__T_SYSCALL(err, fd, openat, CIO__SYS(openat, open_file)(dir.handle, path, flags, 0));
     if (err != CIO_OK)
         return CIO__IN_SET(file_open, err);
-    if (options->forbid_directory) {
+    if (forbid_directory) {
         /* Opening a directory for writing is EISDIR already; read-only needs a look. */
         struct stat st;
         err = fstat_fd(fd, &st);
@@ -188,21 +228,15 @@ cio_err cio__t_dir_create_file(void *ud, cio_dir dir, const char *path, const ci
                                cio_file *out)
 {
     (void)ud;
-    static const cio_create_file_options defaults = {false, true, false, 0};
-    if (options == NULL)
-        options = &defaults;
     if (out == NULL)
         return CIO_E_INVALID_ARGUMENT;
-    cio_err err = check_path(path);
+    cio_err err = cio__t_fs_check_path(path);
     if (err != CIO_OK)
         return CIO__IN_SET(file_open, err);
-
-    int flags = O_CREAT | O_CLOEXEC | O_NOCTTY | (options->read ? O_RDWR : O_WRONLY);
-    if (options->truncate)
-        flags |= O_TRUNC;
-    if (options->exclusive)
-        flags |= O_EXCL;
-    mode_t perms = (mode_t)(options->permissions == 0 ? 0666u : (options->permissions & 07777u));
+    int flags;
+    unsigned mode;
+    cio__t_fs_create_file_flags(options, &flags, &mode);
+    mode_t perms = (mode_t)mode;
 
     int fd;
     CIO__T_SYSCALL(err, fd, openat, CIO__SYS(openat, create_file)(dir.handle, path, flags, perms));
@@ -215,10 +249,9 @@ cio_err cio__t_dir_create_file(void *ud, cio_dir dir, const char *path, const ci
 /* The open behind open_dir and create_dir_path_open; errors unchecked (the callers' sets differ). */
 static cio_err open_dir(cio_dir dir, const char *path, const cio_open_dir_options *options, cio_dir *out)
 {
-    int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
+    int flags = cio__t_fs_open_dir_flags(options);
     cio_err err;
-    if (options != NULL && options->no_follow_symlinks) {
-        flags |= O_NOFOLLOW;
+    if (flags & O_NOFOLLOW) {
         err = cio__t_fs_check_no_follow(dir, path);
         if (err != CIO_OK)
             return err;
@@ -236,7 +269,7 @@ cio_err cio__t_dir_open_dir(void *ud, cio_dir dir, const char *path, const cio_o
     (void)ud;
     if (out == NULL)
         return CIO_E_INVALID_ARGUMENT;
-    cio_err err = check_path(path);
+    cio_err err = cio__t_fs_check_path(path);
     if (err == CIO_OK)
         err = open_dir(dir, path, options, out);
     return CIO__IN_SET(dir_open, err);
@@ -244,7 +277,7 @@ cio_err cio__t_dir_open_dir(void *ud, cio_dir dir, const char *path, const cio_o
 
 static cio_err mkdir_at(cio_dir dir, const char *path, uint32_t permissions)
 {
-    mode_t mode = (mode_t)(permissions == 0 ? 0777u : (permissions & 07777u));
+    mode_t mode = (mode_t)cio__t_fs_dir_mode(permissions);
     cio_err err;
     int r;
     CIO__T_SYSCALL(err, r, mkdirat, CIO__SYS(mkdirat, mkdir_at)(dir.handle, path, mode));
@@ -255,7 +288,7 @@ static cio_err mkdir_at(cio_dir dir, const char *path, uint32_t permissions)
 cio_err cio__t_dir_create_dir(void *ud, cio_dir dir, const char *path, uint32_t permissions)
 {
     (void)ud;
-    cio_err err = check_path(path);
+    cio_err err = cio__t_fs_check_path(path);
     if (err == CIO_OK)
         err = mkdir_at(dir, path, permissions);
     return CIO__IN_SET(dir_create_dir, err);
@@ -329,7 +362,7 @@ cio_err cio__t_dir_create_dir_path(void *ud, cio_dir dir, const char *path, uint
     (void)ud;
     if (created != NULL)
         *created = false;
-    cio_err err = check_path(path);
+    cio_err err = cio__t_fs_check_path(path);
     if (err == CIO_OK)
         err = make_path(dir, path, permissions, created);
     return CIO__IN_SET(dir_make_path, err);
@@ -341,7 +374,7 @@ cio_err cio__t_dir_create_dir_path_open(void *ud, cio_dir dir, const char *path,
     (void)ud;
     if (out == NULL)
         return CIO_E_INVALID_ARGUMENT;
-    cio_err err = check_path(path);
+    cio_err err = cio__t_fs_check_path(path);
     /* Open first (the common case: it exists); on FileNotFound create the path and open again. A
      * concurrent rmdir between the two can make the second open miss as well: try a few times.
      * make_path itself tolerates a concurrent mkdir of the same path. */
@@ -357,9 +390,9 @@ cio_err cio__t_dir_create_dir_path_open(void *ud, cio_dir dir, const char *path,
 cio_err cio__t_dir_rename(void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir, const char *new_path)
 {
     (void)ud;
-    cio_err err = check_path(old_path);
+    cio_err err = cio__t_fs_check_path(old_path);
     if (err == CIO_OK)
-        err = check_path(new_path);
+        err = cio__t_fs_check_path(new_path);
     if (err == CIO_OK) {
         int r;
         CIO__T_SYSCALL(err, r, renameat, CIO__SYS(renameat, rename)(old_dir.handle, old_path, new_dir.handle, new_path));
@@ -371,7 +404,7 @@ cio_err cio__t_dir_rename(void *ud, cio_dir old_dir, const char *old_path, cio_d
 cio_err cio__t_dir_delete_file(void *ud, cio_dir dir, const char *path)
 {
     (void)ud;
-    cio_err err = check_path(path);
+    cio_err err = cio__t_fs_check_path(path);
     if (err == CIO_OK) {
         int r;
         CIO__T_SYSCALL(err, r, unlinkat, CIO__SYS(unlinkat, delete_file)(dir.handle, path, 0));
@@ -383,7 +416,7 @@ cio_err cio__t_dir_delete_file(void *ud, cio_dir dir, const char *path)
 cio_err cio__t_dir_delete_dir(void *ud, cio_dir dir, const char *path)
 {
     (void)ud;
-    cio_err err = check_path(path);
+    cio_err err = cio__t_fs_check_path(path);
     if (err == CIO_OK) {
         int r;
         CIO__T_SYSCALL(err, r, unlinkat_dir, CIO__SYS(unlinkat, delete_dir)(dir.handle, path, AT_REMOVEDIR));
@@ -397,7 +430,7 @@ cio_err cio__t_dir_stat_file(void *ud, cio_dir dir, const char *path, unsigned f
     (void)ud;
     if (out == NULL || (flags & ~CIO_STAT_NO_FOLLOW) != 0)
         return CIO_E_INVALID_ARGUMENT;
-    cio_err err = check_path(path);
+    cio_err err = cio__t_fs_check_path(path);
     if (err == CIO_OK) {
         struct stat st;
         err = stat_at(dir, path, (flags & CIO_STAT_NO_FOLLOW) ? AT_SYMLINK_NOFOLLOW : 0, &st);
@@ -412,7 +445,7 @@ cio_err cio__t_dir_access(void *ud, cio_dir dir, const char *path, unsigned mode
     (void)ud;
     if ((mode & ~(CIO_ACCESS_READ | CIO_ACCESS_WRITE | CIO_ACCESS_EXECUTE)) != 0)
         return CIO_E_INVALID_ARGUMENT;
-    cio_err err = check_path(path);
+    cio_err err = cio__t_fs_check_path(path);
     if (err == CIO_OK) {
         int how = mode == 0 ? F_OK : 0;
         if (mode & CIO_ACCESS_READ)

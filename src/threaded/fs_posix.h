@@ -8,6 +8,7 @@
 #define CIO_THREADED_FS_POSIX_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <time.h>
 
 #include "cio/fs.h"
@@ -24,5 +25,22 @@ cio_err cio__t_fs_check_no_follow(cio_dir dir, const char *path);
 /* Rewrites futimens' two times (UTIME_NOW / UTIME_OMIT / a time) into what the host accepts;
  * false when there is nothing to set, and futimens is skipped. */
 bool cio__t_fs_adjust_times(struct timespec times[2]);
+
+/* ---- shared by fs_posix.c and the Evented backend's ring operations (evented/fs_uring.c) ------- */
+
+/* NULL: InvalidArgument; PATH_MAX bytes or more: NameTooLong; "": FileNotFound. */
+cio_err cio__t_fs_check_path(const char *path);
+/* open(2) flags of dir_open_file (options NULL: the defaults), O_NOFOLLOW included when asked (the
+ * caller runs cio__t_fs_check_no_follow first); InvalidArgument for a bad mode. *forbid_directory:
+ * whether a directory must be refused after the open. */
+cio_err cio__t_fs_open_file_flags(const cio_open_file_options *options, int *flags, bool *forbid_directory);
+/* open(2) flags and permission bits of dir_create_file (options NULL: the defaults). */
+void cio__t_fs_create_file_flags(const cio_create_file_options *options, int *flags, unsigned *mode);
+/* open(2) flags of dir_open_dir (options may be NULL). */
+int cio__t_fs_open_dir_flags(const cio_open_dir_options *options);
+/* mkdir's mode for dir_create_dir's permissions (0: 0777). */
+unsigned cio__t_fs_dir_mode(uint32_t permissions);
+/* The file kind of a st_mode / stx_mode value. */
+cio_file_kind cio__t_fs_kind_from_mode(unsigned mode);
 
 #endif /* CIO_THREADED_FS_POSIX_H */

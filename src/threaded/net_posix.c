@@ -46,6 +46,7 @@
 #include "cio/net.h"
 #include "internal.h"
 #include "internal/cio_oscalls.h"
+#include "net_posix.h"
 #include "threaded.h"
 
 /* recvmmsg takes its flags as unsigned int on NetBSD, as int elsewhere. */
@@ -646,4 +647,23 @@ cio_err cio__t_net_connect_unix(void *ud, const cio_unix_address *address, cio_s
     out->handle = fd;
     memset(&out->peer, 0, sizeof out->peer);
     return CIO_OK;
+}
+
+/* ---- net_posix.h: the conversions, for the Evented backend's ring operations --------------------------- */
+
+_Static_assert(sizeof(sockaddr_any) == sizeof(struct sockaddr_storage), "sockaddr_any is a sockaddr_storage");
+
+bool cio__t_sockaddr_from_ip(const cio_ip_address *a, struct sockaddr_storage *sa, socklen_t *len)
+{
+    return to_sockaddr(a, (sockaddr_any *)(void *)sa, len);
+}
+
+void cio__t_sockaddr_to_ip(const struct sockaddr_storage *sa, socklen_t len, cio_ip_address *out)
+{
+    from_sockaddr((const sockaddr_any *)(const void *)sa, len, out);
+}
+
+socklen_t cio__t_sockaddr_from_unix(const cio_unix_address *a, struct sockaddr_storage *sa)
+{
+    return to_sockaddr_un(a, (sockaddr_any *)(void *)sa);
 }

@@ -1,0 +1,428 @@
+/*
+ * The socket slots the io_uring flavour runs as ring operations (Linux): accept (ACCEPT), TCP
+ * connect (SOCKET where the kernel has it, then CONNECT), stream reads and writes (RECVMSG /
+ * SENDMSG), datagram send and receive (SENDMSG / RECVMSG), and close (CLOSE).
+ * cio__e_uring_net_override puts each into the instance's vtable only when the probe found its
+ * opcodes; the rest keep the readiness core (net.c). Unix-domain connect stays on the helper pool:
+ * a non-blocking Unix connect to a full backlog answers EAGAIN, and the ring would re-poll a socket
+ * that is always writable, spinning until room appears; the blocking call waits in the kernel.
+ *
+ * Invariants:
+ * - The system calls, flags and errno maps are the Threaded backend's (net_posix.c): sendmsg with
+ *   MSG_NOSIGNAL for writes and sends (net_write / sendmsg maps), recvmsg for reads (net_read map,
+ *   Threaded's readv on a socket), accept4 with SOCK_CLOEXEC, socket and connect maps. Sockets made
+ *   here are non-blocking as everywhere in Evented (so the readiness core can take them too).
+ * - Deadlines (connect's timeout, receive's) are one IORING_OP_LINK_TIMEOUT linked to the operation:
+ *   a timed receive is one submission; the timeout ending it is CIO_E_TIMEOUT.
+ * - Cancellation is ASYNC_CANCEL (poll_uring.c). An ACCEPT or SOCKET that completes with a
+ *   descriptor although a cancel was requested returns it (success; the request stays pending for
+ *   the next cancellation point, as in Threaded); a connect that then sees the request closes its
+ *   socket. No descriptor leaks.
+ * - A ring operation that answers EAGAIN anyway (a kernel that hands it back for a non-blocking
+ *   descriptor) waits for readiness and runs again; ENOTSOCK on a stream read/write (a pipe handed
+ *   in as a stream) goes to the readiness core, which uses readv/sendmsg like Threaded.
+ * - Receive takes its first datagram on the ring, then what else is already queued without waiting
+ *   (Threaded's non-blocking batch receive), so a batch never waits to fill up. An error the kernel
+ *   reports on that second, non-blocking call is dropped (the batch already has a datagram); Threaded's
+ *   single recvmmsg would keep it for the next call instead.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include "cio/errmap.h"
+#include "evented.h"
+#include "internal.h"
+#include "net_posix.h"
+#include "slots.h"
+#include "threaded.h"
+#include "uring.h"
+
+#ifdef IOV_MAX
+#define NET_IOV_MAX ((size_t)IOV_MAX)
+#else
+#define NET_IOV_MAX ((size_t)1024)
+#endif
+
+enum net_kind { N_ACCEPT, N_CONNECT, N_READ, N_WRITE, N_SEND, N_RECEIVE };
+
+struct netop {
+    struct cio_evented *e;
+    enum net_kind kind;
+    int fd;
+    const void *iov;
+    size_t iovcnt;
+    size_t *n;
+    cio_stream *stream;
+    const cio_ip_address *addr;     /* connect's peer, send's destination */
+    cio_message *msgs;
+    size_t max;
+    int64_t deadline;               /* CLOCK_MONOTONIC ns, -1: none */
+    bool not_socket;                /* a stream op met ENOTSOCK: the readiness core takes it */
+};
+
+static struct io_uring_sqe sqe_for(uint8_t opcode, int fd)
+{
+    struct io_uring_sqe sqe;
+    memset(&sqe, 0, sizeof sqe);
+    sqe.opcode = opcode;
+    sqe.fd = fd;
+    return sqe;
+}
+
+/* A cio_timeout as a CLOCK_MONOTONIC deadline in ns (-1: none). */
+static int64_t deadline_of(cio_timeout timeout)
+{
+    if (timeout.kind == CIO_TIMEOUT_KIND_NONE)
+        return -1;
+    int64_t remaining = timeout.ns;
+    if (timeout.kind == CIO_TIMEOUT_KIND_DEADLINE)
+        remaining = timeout.ns - cio__t_now(NULL, timeout.clock).ns;
+    return cio__deadline_after(cio__e_now_ns(), remaining);
+}
+
+/* The ring operation, mapped; a WouldBlock answer waits for readiness (events) and runs it again. */
+static cio_err call(struct netop *a, const struct io_uring_sqe *sqe, cio__mapped (*map)(int), uint32_t events,
+                    int32_t *res)
+{
+    for (;;) {
+        cio_err err = cio__e_uring_call(a->e, sqe, a->deadline, true, map, res);
+        if (err != CIO_E_WOULD_BLOCK)
+            return err;
+        uint32_t rev;
+        err = cio__e_wait_fd(a->e, sqe->fd, events, a->deadline, true, &rev);
+        if (err != CIO_OK)
+            return err;
+    }
+}
+
+static void close_quietly(int fd)
+{
+    cio__t_net_close(NULL, fd);
+}
+
+/* socket(2) on the ring where the kernel has IORING_OP_SOCKET, directly otherwise (it never blocks). */
+static cio_err make_socket(struct netop *a, int domain, int type, int protocol, cio__mapped (*map)(int), int *fd)
+{
+    if (cio__e_uring_has(a->e, IORING_OP_SOCKET)) {
+        struct io_uring_sqe sqe = sqe_for(IORING_OP_SOCKET, domain);
+        sqe.off = (uint64_t)(unsigned)type;
+        sqe.len = (uint32_t)protocol;
+        int32_t res = -1;
+        cio_err err = cio__e_uring_call(a->e, &sqe, -1, true, map, &res);
+        if (err == CIO_OK && res < 0)
+            err = CIO_E_UNEXPECTED;
+        if (err == CIO_OK)
+            *fd = res;
+        return err;
+    }
+    cio_err err = cio__e_check_cancel(a->e);
+    while (err == CIO_OK) {
+        int s = socket(domain, type, protocol);
+        if (s >= 0) {
+            *fd = s;
+            return CIO_OK;
+        }
+        cio__mapped m = map(errno);
+        if (m.action == CIO__MAP_RETRY) {
+            err = cio__e_check_cancel(a->e);
+            continue;
+        }
+        if (m.action == CIO__MAP_BUG)
+            return CIO__BUG("socket: an errno that means a bug");
+        err = m.action == CIO__MAP_OK ? (cio_err)CIO_E_UNEXPECTED : m.err;
+    }
+    return err;
+}
+
+/* TCP connect: CONNECT on a fresh non-blocking socket, the deadline linked to it. The ring waits for a
+ * connection in progress itself; should it answer EINPROGRESS/EALREADY anyway, the socket is waited
+ * on (POLLOUT) and asked again, where EISCONN is success (Threaded's connect_nonblocking). */
+static cio_err run_connect(struct netop *a)
+{
+    struct sockaddr_storage sa;
+    socklen_t salen;
+    if (!cio__t_sockaddr_from_ip(a->addr, &sa, &salen))
+        return CIO_E_INVALID_ARGUMENT;
+    int fd = -1;
+    cio_err err = make_socket(a, sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, IPPROTO_TCP,
+                              cio__errno_socket, &fd);
+    if (err != CIO_OK)
+        return err;
+    struct io_uring_sqe sqe = sqe_for(IORING_OP_CONNECT, fd);
+    sqe.addr = (uint64_t)(uintptr_t)&sa;
+    sqe.off = salen; /* addr2: the length */
+    bool started = false;
+    for (;;) {
+        enum cio__e_uring_end end;
+        int32_t res = cio__e_uring_op(a->e, &sqe, a->deadline, true, &end);
+        if (end == CIO__E_U_CANCELED) {
+            err = CIO_E_CANCELED;
+            break;
+        }
+        if (end == CIO__E_U_TIMED_OUT) {
+            err = CIO_E_TIMEOUT;
+            break;
+        }
+        if (res == 0 || (started && res == -EISCONN)) {
+            err = CIO_OK;
+            break;
+        }
+        if (res == -EINPROGRESS || res == -EALREADY || res == -EAGAIN) {
+            uint32_t rev;
+            err = cio__e_wait_fd(a->e, fd, POLLOUT, a->deadline, true, &rev);
+            if (err != CIO_OK)
+                break;
+            started = true;
+            continue;
+        }
+        cio__mapped m = cio__errno_connect(-res);
+        if (m.action == CIO__MAP_RETRY) {
+            started = true; /* the attempt may be under way: ask again */
+            continue;
+        }
+        err = m.action == CIO__MAP_BUG ? CIO__BUG("connect: an errno that means a bug")
+                                       : (m.action == CIO__MAP_OK ? (cio_err)CIO_OK : m.err);
+        break;
+    }
+    if (err != CIO_OK) {
+        close_quietly(fd);
+        return err;
+    }
+    a->stream->handle = fd;
+    a->stream->peer = *a->addr;
+    return CIO_OK;
+}
+
+static cio_err run_accept(struct netop *a)
+{
+    struct sockaddr_storage sa;
+    socklen_t len = (socklen_t)sizeof sa;
+    memset(&sa, 0, sizeof sa);
+    struct io_uring_sqe sqe = sqe_for(IORING_OP_ACCEPT, a->fd);
+    sqe.addr = (uint64_t)(uintptr_t)&sa;
+    sqe.off = (uint64_t)(uintptr_t)&len; /* addr2 */
+    sqe.accept_flags = SOCK_CLOEXEC | SOCK_NONBLOCK;
+    int32_t res = -1;
+    cio_err err = call(a, &sqe, cio__errno_accept4, POLLIN, &res);
+    if (err != CIO_OK)
+        return err;
+    if (res < 0)
+        return CIO_E_UNEXPECTED;
+    a->stream->handle = res;
+    cio__t_sockaddr_to_ip(&sa, len, &a->stream->peer);
+    return CIO_OK;
+}
+
+/* Stream read/write and datagram send: one RECVMSG/SENDMSG. */
+static cio_err run_msg(struct netop *a)
+{
+    struct sockaddr_storage sa;
+    socklen_t salen = 0;
+    if (a->kind == N_SEND && a->addr != NULL && !cio__t_sockaddr_from_ip(a->addr, &sa, &salen))
+        return CIO_E_INVALID_ARGUMENT;
+    struct msghdr msg;
+    memset(&msg, 0, sizeof msg);
+    msg.msg_name = salen > 0 ? &sa : NULL;
+    msg.msg_namelen = salen;
+    msg.msg_iov = (struct iovec *)(uintptr_t)a->iov; /* sendmsg does not write it */
+    msg.msg_iovlen = a->iovcnt > NET_IOV_MAX ? NET_IOV_MAX : a->iovcnt;
+    bool reading = a->kind == N_READ;
+    struct io_uring_sqe sqe = sqe_for(reading ? IORING_OP_RECVMSG : IORING_OP_SENDMSG, a->fd);
+    sqe.addr = (uint64_t)(uintptr_t)&msg;
+    sqe.len = 1;
+    sqe.msg_flags = reading ? 0u : (uint32_t)MSG_NOSIGNAL;
+    cio__mapped (*map)(int) = reading ? cio__errno_net_read
+                                      : (a->kind == N_WRITE ? cio__errno_net_write : cio__errno_sendmsg);
+    if (a->kind != N_SEND) {
+        /* A descriptor that is not a socket (a pipe used as a stream) is the readiness core's. */
+        enum cio__e_uring_end end;
+        int32_t res = cio__e_uring_op(a->e, &sqe, -1, true, &end);
+        if (end == CIO__E_U_CANCELED)
+            return CIO_E_CANCELED;
+        if (res == -ENOTSOCK) {
+            a->not_socket = true;
+            return CIO_OK;
+        }
+        if (res >= 0) {
+            *a->n = (size_t)res;
+            return CIO_OK;
+        }
+        cio__mapped m = map(-res);
+        if (m.action == CIO__MAP_BUG)
+            return CIO__BUG("net: an errno that means a bug");
+        if (m.action == CIO__MAP_ERROR && m.err != CIO_E_WOULD_BLOCK)
+            return m.err;
+        /* EINTR or EAGAIN: the general path below */
+    }
+    int32_t res = 0;
+    cio_err err = call(a, &sqe, map, reading ? POLLIN : POLLOUT, &res);
+    if (err == CIO_OK && res >= 0)
+        *a->n = (size_t)res;
+    return err;
+}
+
+static cio_err run_receive(struct netop *a)
+{
+    struct sockaddr_storage from;
+    memset(&from, 0, sizeof from);
+    struct iovec iov = {a->msgs[0].buf, a->msgs[0].cap};
+    struct msghdr msg;
+    memset(&msg, 0, sizeof msg);
+    msg.msg_name = &from;
+    msg.msg_namelen = (socklen_t)sizeof from;
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    struct io_uring_sqe sqe = sqe_for(IORING_OP_RECVMSG, a->fd);
+    sqe.addr = (uint64_t)(uintptr_t)&msg;
+    sqe.len = 1;
+    int32_t res = 0;
+    cio_err err = call(a, &sqe, cio__errno_recvmsg, POLLIN, &res);
+    if (err != CIO_OK)
+        return err;
+    if (res < 0)
+        return CIO_E_UNEXPECTED;
+    a->msgs[0].len = (size_t)res;
+    a->msgs[0].truncated = (msg.msg_flags & MSG_TRUNC) != 0;
+    cio__t_sockaddr_to_ip(&from, msg.msg_namelen, &a->msgs[0].from);
+    size_t count = 1;
+    if (a->max > 1) {
+        /* What else is queued, without waiting: Threaded's receive with a deadline already passed. */
+        size_t more = 0;
+        if (cio__t_net_receive(NULL, a->fd, a->msgs + 1, a->max - 1, cio_timeout_duration(CIO_CLOCK_AWAKE, 0), &more) ==
+            CIO_OK)
+            count += more;
+    }
+    *a->n = count;
+    return CIO_OK;
+}
+
+static cio_err net_run(void *p)
+{
+    struct netop *a = (struct netop *)p;
+    switch (a->kind) {
+    case N_ACCEPT:
+        return run_accept(a);
+    case N_CONNECT:
+        return run_connect(a);
+    case N_RECEIVE:
+        return run_receive(a);
+    default:
+        return run_msg(a);
+    }
+}
+
+static cio_err net_op(void *ud, struct netop *a)
+{
+    a->e = (struct cio_evented *)ud;
+    return cio__e_run(a->e, net_run, a);
+}
+
+/* ---- the slots --------------------------------------------------------------------------------------------- */
+
+static cio_err u_net_accept(void *ud, cio_handle listener, cio_stream *out)
+{
+    if (out == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    struct netop a = {.kind = N_ACCEPT, .fd = listener, .stream = out, .deadline = -1};
+    return CIO__IN_SET(net_accept, net_op(ud, &a));
+}
+
+static cio_err u_net_connect_ip(void *ud, const cio_ip_address *address, const cio_connect_options *options,
+                                cio_stream *out)
+{
+    struct sockaddr_storage sa;
+    socklen_t salen;
+    if (address == NULL || out == NULL || !cio__t_sockaddr_from_ip(address, &sa, &salen))
+        return CIO_E_INVALID_ARGUMENT;
+    struct netop a = {.kind = N_CONNECT, .stream = out, .addr = address,
+                      .deadline = deadline_of(options != NULL ? options->timeout : CIO_TIMEOUT_NONE)};
+    return CIO__IN_SET(net_connect, net_op(ud, &a));
+}
+
+static cio_err u_net_read(void *ud, cio_handle stream, const cio_iovec *iov, size_t iovcnt, size_t *nread)
+{
+    if (nread == NULL || (iov == NULL && iovcnt > 0))
+        return CIO_E_INVALID_ARGUMENT;
+    *nread = 0;
+    struct netop a = {.kind = N_READ, .fd = stream, .iov = iov, .iovcnt = iovcnt, .n = nread, .deadline = -1};
+    cio_err err = net_op(ud, &a);
+    if (err == CIO_OK && a.not_socket)
+        return cio__e_net_read(ud, stream, iov, iovcnt, nread);
+    return CIO__IN_SET(net_read, err);
+}
+
+static cio_err u_net_write(void *ud, cio_handle stream, const cio_const_iovec *iov, size_t iovcnt, size_t *nwritten)
+{
+    if (nwritten == NULL || (iov == NULL && iovcnt > 0))
+        return CIO_E_INVALID_ARGUMENT;
+    *nwritten = 0;
+    struct netop a = {.kind = N_WRITE, .fd = stream, .iov = iov, .iovcnt = iovcnt, .n = nwritten, .deadline = -1};
+    cio_err err = net_op(ud, &a);
+    if (err == CIO_OK && a.not_socket)
+        return cio__e_net_write(ud, stream, iov, iovcnt, nwritten);
+    return CIO__IN_SET(net_write, err);
+}
+
+static cio_err u_net_send(void *ud, cio_handle socket, const cio_ip_address *dest, const cio_const_iovec *iov,
+                          size_t iovcnt, size_t *nsent)
+{
+    if (nsent == NULL || (iov == NULL && iovcnt > 0))
+        return CIO_E_INVALID_ARGUMENT;
+    *nsent = 0;
+    struct sockaddr_storage sa;
+    socklen_t salen;
+    if (dest != NULL && !cio__t_sockaddr_from_ip(dest, &sa, &salen))
+        return CIO_E_INVALID_ARGUMENT;
+    struct netop a = {.kind = N_SEND, .fd = socket, .iov = iov, .iovcnt = iovcnt, .n = nsent, .addr = dest,
+                      .deadline = -1};
+    return CIO__IN_SET(net_send, net_op(ud, &a));
+}
+
+static cio_err u_net_receive(void *ud, cio_handle socket, cio_message *msgs, size_t max, cio_timeout timeout,
+                             size_t *count)
+{
+    if (msgs == NULL || max == 0 || count == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    *count = 0;
+    struct netop a = {.kind = N_RECEIVE, .fd = socket, .msgs = msgs, .max = max, .n = count,
+                      .deadline = deadline_of(timeout)};
+    return CIO__IN_SET(net_receive_timeout, net_op(ud, &a));
+}
+
+static void u_net_close(void *ud, cio_handle socket)
+{
+    struct cio_evented *e = (struct cio_evented *)ud;
+    if (cio__e_self(e) == NULL) {
+        cio__t_net_close(NULL, socket);
+        return;
+    }
+    struct io_uring_sqe sqe = sqe_for(IORING_OP_CLOSE, socket);
+    int32_t res;
+    (void)cio__e_uring_call(e, &sqe, -1, false, cio__errno_close, &res); /* EBADF: CIO__BUG */
+}
+
+void cio__e_uring_net_override(struct cio_evented *e, struct cio_vtable *vt)
+{
+    if (cio__e_uring_has(e, IORING_OP_ACCEPT))
+        vt->net_accept = u_net_accept;
+    if (cio__e_uring_has(e, IORING_OP_CONNECT))
+        vt->net_connect_ip = u_net_connect_ip;
+    if (cio__e_uring_has(e, IORING_OP_RECVMSG)) {
+        vt->net_read = u_net_read;
+        vt->net_receive = u_net_receive;
+    }
+    if (cio__e_uring_has(e, IORING_OP_SENDMSG)) {
+        vt->net_write = u_net_write;
+        vt->net_send = u_net_send;
+    }
+    if (cio__e_uring_has(e, IORING_OP_CLOSE))
+        vt->net_close = u_net_close;
+}

@@ -1,0 +1,332 @@
+/*
+ * The io_uring flavour's native ring operations (issue 6): that the file, directory and socket
+ * slots really run on the ring where the kernel has their opcodes (the ring's per-opcode submission
+ * counters, src/evented/uring.h), that a timed receive is one RECVMSG with a linked timeout (no
+ * readiness poll, no timer), that loops wake each other with MSG_RING, and that with the native
+ * operations turned off
+ * (CIO_EVENTED_URING_NATIVE=0, read at create) the same calls take the helper pool / readiness
+ * paths and still give the same answers. What the operations do is checked on every backend by
+ * test_fs.c and test_net.c; this suite is about where they run, so on the other backends it skips.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backends.h"
+#include "cio/sysnum.h"
+#include "evented.h"
+#include "uring.h"
+
+#define assert_err(expr, want)                                                                          \
+    do {                                                                                                \
+        cio_err got_ = (expr);                                                                          \
+        cio_err want_ = (want);                                                                         \
+        if (got_ != want_)                                                                              \
+            fail_msg("%s: got %s, want %s", #expr, cio_err_name(got_), cio_err_name(want_));            \
+    } while (0)
+#define assert_ok(expr) assert_err((expr), CIO_OK)
+
+/* The evented/io_uring instance of this test, or a skip. */
+static struct cio_evented *uring_instance(void **state, cio_io *io)
+{
+    *io = cio_test_io(state);
+    cio_test_backend *b = (cio_test_backend *)*state;
+    if (b != &cio_test_backend_uring)
+        CIO_SKIP("ring operations belong to the evented/io_uring backend");
+    return (struct cio_evented *)b->instance;
+}
+
+enum { OPS = 8 };
+static const unsigned file_ops[OPS] = {IORING_OP_OPENAT, IORING_OP_STATX, IORING_OP_MKDIRAT, IORING_OP_RENAMEAT,
+                                       IORING_OP_UNLINKAT, IORING_OP_CLOSE, IORING_OP_POLL_ADD,
+                                       CIO_IORING_OP_FTRUNCATE};
+static const unsigned net_ops[OPS] = {IORING_OP_SOCKET,  IORING_OP_CONNECT, IORING_OP_ACCEPT, IORING_OP_SENDMSG,
+                                      IORING_OP_RECVMSG, IORING_OP_CLOSE,   IORING_OP_POLL_ADD, IORING_OP_LINK_TIMEOUT};
+
+static void snapshot(struct cio_evented *e, const unsigned ops[OPS], uint64_t out[OPS])
+{
+    for (int i = 0; i < OPS; i++)
+        out[i] = cio__e_uring_count(e, ops[i]);
+}
+
+/* Submissions of ops[i] since `before`. */
+static uint64_t delta(struct cio_evented *e, const unsigned ops[OPS], const uint64_t before[OPS], int i)
+{
+    return cio__e_uring_count(e, ops[i]) - before[i];
+}
+
+/* ---- files and directories ------------------------------------------------------------------------ */
+
+typedef struct fs_ctx {
+    cio_io io;
+    const char *dir;
+} fs_ctx;
+
+/* Every native file slot once or more, from a fiber (so close runs on the ring too). */
+static cio_err fs_body(void *context)
+{
+    fs_ctx *c = (fs_ctx *)context;
+    cio_io io = c->io;
+    cio_dir d;
+    cio_err err = cio_dir_open_dir(io, cio_dir_cwd(), c->dir, NULL, &d);           /* OPENAT */
+    if (err != CIO_OK)
+        return err;
+    cio_file f;
+    assert_ok(cio_dir_create_file(io, d, "f", NULL, &f));                           /* OPENAT */
+    assert_ok(cio_file_write_all(io, f, "hello", 5));
+    cio_stat st;
+    assert_ok(cio_file_stat(io, f, &st));                                           /* STATX */
+    assert_int_equal(st.size, 5);
+    assert_int_equal(st.kind, CIO_FILE_KIND_FILE);
+    assert_ok(cio_file_set_length(io, f, 3));                                       /* FTRUNCATE */
+    assert_ok(cio_file_stat(io, f, &st));                                           /* STATX */
+    assert_int_equal(st.size, 3);
+    assert_ok(cio_file_set_length(io, f, 5));                                       /* FTRUNCATE */
+    cio_file_close(io, f);                                                          /* CLOSE */
+    assert_ok(cio_dir_stat_file(io, d, "f", 0, &st));                               /* STATX */
+    assert_int_equal(st.size, 5);
+    assert_ok(cio_dir_create_dir(io, d, "sub", 0));                                 /* MKDIRAT */
+    assert_err(cio_dir_create_dir(io, d, "sub", 0), CIO_E_PATH_ALREADY_EXISTS);     /* MKDIRAT */
+    assert_ok(cio_dir_rename(io, d, "f", d, "sub/g"));                              /* RENAMEAT */
+    assert_err(cio_dir_open_file(io, d, "f", NULL, &f), CIO_E_FILE_NOT_FOUND);      /* OPENAT */
+    cio_open_file_options no_dir = {CIO_OPEN_READ_ONLY, false, true};
+    assert_err(cio_dir_open_file(io, d, "sub", &no_dir, &f), CIO_E_IS_DIR);         /* OPENAT, STATX, CLOSE? */
+    assert_err(cio_dir_delete_dir(io, d, "sub"), CIO_E_DIR_NOT_EMPTY);              /* UNLINKAT */
+    assert_ok(cio_dir_delete_file(io, d, "sub/g"));                                 /* UNLINKAT */
+    assert_ok(cio_dir_delete_dir(io, d, "sub"));                                    /* UNLINKAT */
+    cio_dir_close(io, d);                                                           /* CLOSE */
+    return CIO_OK;
+}
+
+static void run_fs_body(cio_io io)
+{
+    char dir[] = "/tmp/cio-test-uring-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    fs_ctx ctx = {io, dir};
+    cio_future fut;
+    CIO_REQUIRE_CONCURRENT(cio_concurrent(io, fs_body, &ctx, sizeof ctx, &fut));
+    assert_ok(cio_await(io, &fut));
+    assert_int_equal(rmdir(dir), 0);
+}
+
+static void test_file_ops_run_on_the_ring(void **state)
+{
+    cio_io io;
+    struct cio_evented *e = uring_instance(state, &io);
+    uint64_t before[OPS];
+    snapshot(e, file_ops, before);
+    run_fs_body(io);
+    /* opens: the dir, create, missing, the directory refused = 4; stat 3 (+1 for the refusal);
+     * mkdir 2; rename 1; unlink 3; close: the file, the dir (the refused directory is closed
+     * directly on its error path); no readiness poll; ftruncate 2. */
+    static const uint64_t want[OPS] = {4, 4, 2, 1, 3, 2, 0, 2};
+    for (int i = 0; i < OPS; i++) {
+        uint64_t got = delta(e, file_ops, before, i);
+        if (cio__e_uring_has(e, file_ops[i]) || want[i] == 0)
+            assert_int_equal(got, want[i]);
+        else
+            assert_int_equal(got, 0); /* the kernel lacks it: the helper pool did it */
+    }
+}
+
+/* ---- sockets ---------------------------------------------------------------------------------------- */
+
+typedef struct net_ctx {
+    cio_io io;
+} net_ctx;
+
+static cio_err net_body(void *context)
+{
+    cio_io io = ((net_ctx *)context)->io;
+    cio_ip_address lo = cio_ip4_loopback(0);
+    cio_server srv;
+    cio_err err = cio_net_listen(io, &lo, NULL, &srv);
+    if (err != CIO_OK)
+        return err;
+    cio_stream c, s;
+    assert_ok(cio_net_connect(io, &srv.address, NULL, &c));                         /* SOCKET, CONNECT */
+    assert_ok(cio_server_accept(io, &srv, &s));                                     /* ACCEPT */
+    assert_ok(cio_stream_write_all(io, &c, "ping", 4));                             /* SENDMSG */
+    char buf[8];
+    size_t n = 0;
+    assert_ok(cio_stream_read(io, &s, buf, sizeof buf, &n));                        /* RECVMSG */
+    assert_int_equal(n, 4);
+    assert_memory_equal(buf, "ping", 4);
+    cio_stream_close(io, &s);                                                       /* CLOSE */
+    cio_stream_close(io, &c);                                                       /* CLOSE */
+    cio_server_close(io, &srv);                                                     /* CLOSE */
+    return CIO_OK;
+}
+
+static void test_socket_ops_run_on_the_ring(void **state)
+{
+    cio_io io;
+    struct cio_evented *e = uring_instance(state, &io);
+    uint64_t before[OPS];
+    snapshot(e, net_ops, before);
+    net_ctx ctx = {io};
+    cio_future fut;
+    CIO_REQUIRE_CONCURRENT(cio_concurrent(io, net_body, &ctx, sizeof ctx, &fut));
+    assert_ok(cio_await(io, &fut));
+    /* no readiness poll at all when every opcode is there */
+    static const uint64_t want[OPS] = {1, 1, 1, 1, 1, 3, 0, 0};
+    bool all = true;
+    for (int i = 0; i < 6; i++) {
+        uint64_t got = delta(e, net_ops, before, i);
+        if (cio__e_uring_has(e, net_ops[i]))
+            assert_int_equal(got, want[i]);
+        else
+            all = false;
+    }
+    if (all)
+        assert_int_equal(delta(e, net_ops, before, 6), 0);
+}
+
+/* A timed receive on an empty socket is one RECVMSG with a linked timeout, which ends it: Timeout,
+ * not before the deadline. Then a datagram that is there beats its (long) timeout at once, and the
+ * canceled timeout's late completion disturbs nothing after. */
+static void test_receive_linked_timeout(void **state)
+{
+    cio_io io;
+    struct cio_evented *e = uring_instance(state, &io);
+    if (!cio__e_uring_has(e, IORING_OP_RECVMSG) || !cio__e_uring_has(e, IORING_OP_LINK_TIMEOUT))
+        CIO_SKIP("this kernel has no RECVMSG/LINK_TIMEOUT: receive waits for readiness");
+    cio_ip_address lo = cio_ip4_loopback(0);
+    cio_socket a, b;
+    assert_ok(cio_net_bind(io, &lo, NULL, &a));
+    assert_ok(cio_net_bind(io, &lo, NULL, &b));
+    char buf[16];
+    cio_message m = {buf, sizeof buf, 0, {0}, false};
+    size_t count = 9;
+    uint64_t before[OPS];
+    snapshot(e, net_ops, before);
+    int64_t t0 = cio_now(io, CIO_CLOCK_AWAKE).ns;
+    assert_err(cio_socket_receive_batch(io, &b, &m, 1, cio_timeout_ms(50), &count), CIO_E_TIMEOUT);
+    int64_t waited = cio_now(io, CIO_CLOCK_AWAKE).ns - t0;
+    assert_int_equal(count, 0);
+    assert_true(waited >= INT64_C(50000000));
+    assert_true(waited < INT64_C(2000000000));
+    assert_int_equal(delta(e, net_ops, before, 4), 1); /* RECVMSG */
+    assert_int_equal(delta(e, net_ops, before, 7), 1); /* LINK_TIMEOUT */
+    assert_int_equal(delta(e, net_ops, before, 6), 0); /* no POLL_ADD */
+    for (int round = 0; round < 3; round++) {
+        assert_ok(cio_socket_send_to(io, &a, &b.address, "dgram", 5, NULL));
+        t0 = cio_now(io, CIO_CLOCK_AWAKE).ns;
+        assert_ok(cio_socket_receive_batch(io, &b, &m, 1, cio_timeout_ms(10000), &count));
+        assert_true(cio_now(io, CIO_CLOCK_AWAKE).ns - t0 < INT64_C(2000000000));
+        assert_int_equal(count, 1);
+        assert_int_equal(m.len, 5);
+        assert_memory_equal(buf, "dgram", 5);
+        assert_true(cio_ip_equal(&m.from, &a.address));
+    }
+    cio_socket_close(io, &a);
+    cio_socket_close(io, &b);
+}
+
+/* ---- wake-ups between loops: MSG_RING ------------------------------------------------------------------ */
+
+typedef struct pong_ctx {
+    cio_io io;
+    _Atomic(uint32_t) *word;
+    uint32_t me;
+    uint32_t rounds;
+} pong_ctx;
+
+/* The word counts 0, 1, 2, ...: side 0 moves it from even to odd, side 1 from odd to even. */
+static cio_err pong_side(void *context)
+{
+    pong_ctx *c = (pong_ctx *)context;
+    for (uint32_t i = 0; i < c->rounds; i++) {
+        uint32_t want = 2 * i + c->me, v;
+        while ((v = atomic_load(c->word)) != want)
+            cio_futex_wait_uncancelable(c->io, c->word, v);
+        atomic_store(c->word, want + 1);
+        cio_futex_wake(c->io, c->word, 1);
+    }
+    return CIO_OK;
+}
+
+/* Two fibers on two loops wake each other through MSG_RING (one loop's ring posts a completion to
+ * the other's): a ping-pong of 2,000 hops completes. Which loop a fiber starts on is the scheduler's
+ * choice, so pairs are started until one lands on different loops (the MSG_RING counter moves). */
+static void test_cross_loop_wakes(void **state)
+{
+    cio_io unused;
+    struct cio_evented *probe = uring_instance(state, &unused);
+    if (!cio__e_uring_has(probe, IORING_OP_MSG_RING))
+        CIO_SKIP("this kernel has no MSG_RING: loops wake each other through their eventfd");
+    cio_evented_options o = {0};
+    o.flavour = CIO_EVENTED_IO_URING;
+    o.threads = 2;
+    cio_evented *e = NULL;
+    assert_ok(cio_evented_create(&o, &e));
+    cio_io io = cio_evented_io(e);
+    bool crossed = false;
+    for (int attempt = 0; attempt < 50 && !crossed; attempt++) {
+        _Atomic(uint32_t) word = 0;
+        uint64_t before = cio__e_uring_count(e, IORING_OP_MSG_RING);
+        pong_ctx a = {io, &word, 0, 1000}, b = {io, &word, 1, 1000};
+        cio_future fa, fb;
+        assert_ok(cio_concurrent(io, pong_side, &a, sizeof a, &fa));
+        assert_ok(cio_concurrent(io, pong_side, &b, sizeof b, &fb));
+        assert_ok(cio_await(io, &fa));
+        assert_ok(cio_await(io, &fb));
+        assert_int_equal(atomic_load(&word), 2000);
+        crossed = cio__e_uring_count(e, IORING_OP_MSG_RING) - before >= 100;
+    }
+    cio_evented_destroy(e);
+    if (!crossed)
+        CIO_SKIP("the scheduler kept every pair on one loop: no wake-up crossed");
+}
+
+/* ---- the fallback paths ------------------------------------------------------------------------------ */
+
+/* With CIO_EVENTED_URING_NATIVE=0 an io_uring instance keeps only the opcodes the flavour cannot do
+ * without: the same calls work, none as a native file or socket operation. */
+static void test_fallback_without_native_ops(void **state)
+{
+    cio_io unused;
+    (void)uring_instance(state, &unused);
+    assert_int_equal(setenv("CIO_EVENTED_URING_NATIVE", "0", 1), 0);
+    cio_evented_options o = {0};
+    o.flavour = CIO_EVENTED_IO_URING;
+    o.threads = 1;
+    cio_evented *e = NULL;
+    cio_err err = cio_evented_create(&o, &e);
+    unsetenv("CIO_EVENTED_URING_NATIVE");
+    assert_ok(err);
+    cio_io io = cio_evented_io(e);
+    assert_false(cio__e_uring_has(e, IORING_OP_OPENAT));
+    assert_false(cio__e_uring_has(e, IORING_OP_ACCEPT));
+    run_fs_body(io);
+    net_ctx ctx = {io};
+    cio_future fut;
+    assert_ok(cio_concurrent(io, net_body, &ctx, sizeof ctx, &fut));
+    assert_ok(cio_await(io, &fut));
+    for (int i = 0; i < 6; i++) {
+        assert_int_equal(cio__e_uring_count(e, file_ops[i]), 0);
+        assert_int_equal(cio__e_uring_count(e, net_ops[i]), 0);
+    }
+    cio_evented_destroy(e);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        CIO_TESTS(test_file_ops_run_on_the_ring),
+        CIO_TESTS(test_socket_ops_run_on_the_ring),
+        CIO_TESTS(test_receive_linked_timeout),
+        CIO_TESTS(test_cross_loop_wakes),
+        CIO_TESTS(test_fallback_without_native_ops),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
