@@ -635,6 +635,25 @@ static void test_win_close_fails(void **state)
     }
 }
 
+/* The no-follow directory open whose reparse-tag query fails closes its handle (NtClose@open_dir_link,
+ * failing after the close too): the query's error comes back, no handle leaks. */
+static void test_win_open_dir_link_close(void **state)
+{
+    fx f;
+    fx_open(state, &f);
+    int handles = fd_count();
+    assert_int_equal(cio__fault_errno("NtQueryInformationFile@info_query", ST(ACCESS_DENIED), 0, 1), 1);
+    assert_int_equal(cio__fault_errno("NtClose@open_dir_link", ST(INVALID_HANDLE), 0, -1), 1);
+    assert_err(run_open_dir_no_follow(&f), CIO_E_ACCESS_DENIED);
+    unsigned closes = cio__fault_injected("NtClose@open_dir_link");
+    cio__sys_reset();
+    assert_int_equal(closes, 1);
+    assert_handles(handles);
+    covered("NtClose@open_dir_link", "STATUS_INVALID_HANDLE-after-close");
+    covered("NtQueryInformationFile@info_query", "STATUS_ACCESS_DENIED-reparse-tag");
+    fx_close(&f);
+}
+
 /* No memory in the file system half: SystemResources, nothing changed, nothing leaked; the
  * refinement of FileNotFound needs no memory to stay correct; the current directory is not needed
  * for a path relative to a directory handle. */
@@ -720,6 +739,7 @@ int main(void)
         CIO_TESTS(test_win_fs_short_transfers),
         CIO_TESTS(test_win_disk_full_mid_write_all),
         CIO_TESTS(test_win_close_fails),
+        CIO_TESTS(test_win_open_dir_link_close),
         CIO_TESTS(test_win_fs_memory),
         CIO_TESTS(test_win_cancel_during_storm),
     };

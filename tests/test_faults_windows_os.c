@@ -679,13 +679,95 @@ static void test_win_threaded_create_faults(void **state)
     assert_handles(handles);
 }
 
-int main(void)
+/* AF_UNIX listeners (Windows 10 1803 and later): bind and listen failing are AddressInUse, the
+ * socket is closed. Wine 8 has no AF_UNIX (socket() says WSAEAFNOSUPPORT): there these two sites
+ * cannot be reached, and the test says so. */
+static void test_win_unix_listen_faults(void **state)
 {
+    fx f;
+    fx_open(state, &f);
+    char p[256];
+    snprintf(p, sizeof p, "%s\\sock", f.path);
+    cio_unix_address a;
+    assert_ok(cio_unix_address_from_path(p, &a));
+    cio_server s;
+    cio_err err = cio_unix_listen(f.io, &a, NULL, &s);
+    if (err == CIO_E_ADDRESS_FAMILY_UNSUPPORTED) {
+        fx_close(&f);
+        CIO_SKIP("no AF_UNIX here (Wine 8): wsa_bind@listen_unix and wsa_listen@listen_unix are unreachable");
+    }
+    assert_ok(err);
+    cio_server_close(f.io, &s);
+    (void)DeleteFileA(p);
+    static const char *const sites[] = {"wsa_bind@listen_unix", "wsa_listen@listen_unix"};
+    for (size_t i = 0; i < 2; i++) {
+        int handles = fd_count();
+        assert_int_equal(cio__fault_errno(sites[i], WSAEADDRINUSE, 0, 1), 1);
+        assert_err(cio_unix_listen(f.io, &a, NULL, &s), CIO_E_ADDRESS_IN_USE);
+        cio__sys_reset();
+        (void)DeleteFileA(p);
+        assert_handles(handles);
+        covered(sites[i], "WSAEADDRINUSE");
+    }
+    fx_close(&f);
+}
+
+/* WSAStartup@wsa_start runs once per process (InitOnce), so its failure is tested in a child
+ * process (this program with "wsa-start-child"): its first socket call fails with NetworkDown. */
+static int wsa_start_child(void)
+{
+    cio__fault_reset();
+    if (cio__fault_errno("WSAStartup@wsa_start", WSASYSNOTREADY, 0, 1) != 1)
+        return 2;
+    cio_threaded *t = NULL;
+    if (cio_threaded_create(NULL, &t) != CIO_OK)
+        return 3;
+    cio_io io = cio_threaded_io(t);
+    cio_ip_address lo = cio_ip4_loopback(0);
+    cio_server s;
+    cio_err err = cio_net_listen(io, &lo, NULL, &s);
+    unsigned injected = cio__fault_injected("WSAStartup@wsa_start");
+    cio_threaded_destroy(t);
+    if (err != CIO_E_NETWORK_DOWN) {
+        fprintf(stderr, "child: listen with WSAStartup failing: %s\n", cio_err_name(err));
+        return 4;
+    }
+    return injected == 1 ? 0 : 5;
+}
+
+static void test_win_wsa_start_fails(void **state)
+{
+    (void)state;
+    char exe[MAX_PATH], cmd[MAX_PATH + 40];
+    DWORD n = GetModuleFileNameA(NULL, exe, MAX_PATH);
+    assert_true(n > 0 && n < MAX_PATH);
+    snprintf(cmd, sizeof cmd, "\"%s\" wsa-start-child", exe);
+    STARTUPINFOA si;
+    PROCESS_INFORMATION pi;
+    memset(&si, 0, sizeof si);
+    si.cb = sizeof si;
+    assert_true(CreateProcessA(NULL, cmd, NULL, NULL, FALSE, 0, NULL, NULL, &si, &pi));
+    assert_int_equal(WaitForSingleObject(pi.hProcess, 60000), WAIT_OBJECT_0);
+    DWORD code = 99;
+    assert_true(GetExitCodeProcess(pi.hProcess, &code));
+    CloseHandle(pi.hThread);
+    CloseHandle(pi.hProcess);
+    if (code != 0)
+        fail_msg("the child (WSAStartup failing) exited with %lu", (unsigned long)code);
+    print_message("fault-covered: WSAStartup@wsa_start WSASYSNOTREADY\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "wsa-start-child") == 0)
+        return wsa_start_child();
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_win_wsa_start_fails),
         CIO_TESTS(test_win_net_errors),
         CIO_TESTS(test_win_net_eintr_storms),
         CIO_TESTS(test_win_net_short_transfers),
         CIO_TESTS(test_win_net_reinit),
+        CIO_TESTS(test_win_unix_listen_faults),
         CIO_TESTS(test_win_net_close),
         CIO_TESTS(test_win_net_storm_cancel),
         CIO_TESTS(test_win_time_and_entropy),
