@@ -110,7 +110,9 @@ static inline char *win_mkdtemp(char *out, size_t cap)
     if (n == 0 || n >= MAX_PATH)
         return NULL;
     for (unsigned attempt = 0; attempt < 100; attempt++) {
-        snprintf(out, cap, "%scio-test-faults-%08lx%02x", tmp, (unsigned long)GetTickCount(), attempt);
+        int n = snprintf(out, cap, "%scio-test-faults-%08lx%02x", tmp, (unsigned long)GetTickCount(), attempt);
+        if (n < 0 || (size_t)n >= cap)
+            return NULL; /* %TEMP% too long for the fixture's buffer */
         if (CreateDirectoryA(out, NULL))
             return out;
     }
@@ -233,7 +235,11 @@ static unsigned char data[DATA_LEN];
 
 typedef struct fx {
     cio_io io;
-    char path[200];
+#if defined(CIO_OS_WINDOWS)
+    char path[128]; /* %TEMP%\cio-test-faults-... */
+#else
+    char path[64];
+#endif
     cio_dir dir;
     cio_file file; /* "f" opened read-write by cases that need it */
     bool file_open;

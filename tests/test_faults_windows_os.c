@@ -622,8 +622,10 @@ static void kick_fails(void **state, const char *site, int code, int count, cons
     warm_up(io);
     int handles = fd_count();
     cio_future f;
+    assert_int_equal(cio__fault_watch("SleepEx@sleep"), 1);
     CIO_REQUIRE_CONCURRENT(cio_concurrent(io, long_sleep_task, &io, sizeof io, &f));
-    pause_ms(20); /* into its SleepEx */
+    for (int i = 0; i < 5000 && cio__fault_hits("SleepEx@sleep") == 0; i++)
+        pause_ms(1); /* until the task is in (or entering) its SleepEx: a cancel must kick it */
     assert_int_equal(cio__fault_errno(site, code, 0, count), 1);
     int64_t t0 = cio_now(io, CIO_CLOCK_AWAKE).ns;
     assert_err(cio_cancel(io, &f), CIO_E_CANCELED);
