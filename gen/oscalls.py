@@ -12,7 +12,15 @@ import re
 from specload import Seq, SpecError
 from model import IDENT, check_keys, check_top, expect_row, get_bool, get_str, get_str_list, rows_of
 
-FAIL_KINDS = ("errno", "pointer", "code", "none")
+FAIL_KINDS = ("errno", "pointer", "code", "none", "ntstatus", "win32", "handle", "wsa")
+# The Windows kinds' failure return (`value`): win32 defaults to 0 (FALSE, a NULL pointer), wsa to
+# SOCKET_ERROR (INVALID_SOCKET for a SOCKET return); handle must say which of the two it uses.
+WIN_VALUE_KINDS = ("win32", "handle", "wsa")
+HANDLE_VALUES = ("NULL", "INVALID_HANDLE_VALUE")
+C_VALUE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*|-?[0-9]+|0[xX][0-9A-Fa-f]+[uUlL]*)$")
+# The errmaps.yaml map family a site's `map` names, by its call's fail kind (win32/handle: none).
+MAP_FAMILY = {"errno": "errno", "pointer": "errno", "code": "errno", "none": "errno", "ntstatus": "ntstatus",
+              "wsa": "wsa"}
 # "type name", with pointers and qualifiers; or a function pointer "ret (*name)(args)".
 ARG_PLAIN = re.compile(r"^(?P<type>[A-Za-z_][A-Za-z0-9_ ]*?[ *]+)(?P<name>[A-Za-z_][A-Za-z0-9_]*)$")
 ARG_FNPTR = re.compile(r"^(?P<ret>[A-Za-z_][A-Za-z0-9_ *]*)\(\s*\*\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*\)"
@@ -51,7 +59,7 @@ def parse_arg(text, where, call):
 def build_oscalls(m, doc, path):
     check_top(doc, path, ("includes", "files", "calls", "sites", "excluded"))
     os_names = [o["name"] for o in m.oses]
-    errmap_names = {mp["name"] for mp in m.maps["errno"]}
+    map_names = {fam: {mp["name"] for mp in m.maps[fam]} for fam in ("errno", "ntstatus", "wsa")}
 
     def os_list(row, allowed, what):
         oses = get_str_list(row, "os")
@@ -100,7 +108,7 @@ def build_oscalls(m, doc, path):
 
     calls = {}
     for row in rows_of(doc, "calls", path):
-        check_keys(row, ("name", "os", "ret", "args", "fail"), ("impl", "after", "short"))
+        check_keys(row, ("name", "os", "ret", "args", "fail"), ("impl", "after", "short", "value"))
         name = get_str(row, "name", IDENT, "call name")
         if name in calls:
             raise SpecError(row.key_where["name"],
@@ -125,8 +133,34 @@ def build_oscalls(m, doc, path):
         pointer_ret = ret.endswith("*")
         if fail == "pointer" and not pointer_ret:
             raise SpecError(row.key_where["fail"], f"call {name}: fail: pointer needs a pointer return type")
-        if fail in ("errno", "code") and (pointer_ret or ret == "void"):
+        if fail in ("errno", "code", "ntstatus") and (pointer_ret or ret == "void"):
             raise SpecError(row.key_where["fail"], f"call {name}: fail: {fail} needs an integer return type")
+        if fail in WIN_VALUE_KINDS and ret == "void":
+            raise SpecError(row.key_where["fail"], f"call {name}: fail: {fail} needs a return value to fail with")
+        value = None
+        if "value" in row:
+            raw = row["value"]
+            if raw is None or isinstance(raw, bool):
+                raise SpecError(row.key_where["value"], f"call {name}: value must be a C constant (quote it: YAML "
+                                "reads a bare NULL, TRUE or FALSE as null or a boolean)")
+            value = str(raw).strip() if isinstance(raw, int) else get_str(row, "value")
+        if value is not None:
+            value = value.strip()
+            if fail not in WIN_VALUE_KINDS:
+                raise SpecError(row.key_where["value"], f"call {name}: value is only for fail: "
+                                f"{', '.join(WIN_VALUE_KINDS)}")
+            if not C_VALUE.match(value):
+                raise SpecError(row.key_where["value"], f"call {name}: value {value!r} is not a C constant")
+        if fail == "handle":
+            if value not in HANDLE_VALUES:
+                raise SpecError(row.key_where["value"] if value is not None else row.key_where["fail"],
+                                f"call {name}: fail: handle needs value: NULL or INVALID_HANDLE_VALUE")
+        elif fail == "win32" and value is None:
+            value = "NULL" if pointer_ret else "0"
+        elif fail == "wsa" and value is None:
+            if pointer_ret:
+                raise SpecError(row.key_where["fail"], f"call {name}: fail: wsa on a pointer return needs a value")
+            value = "INVALID_SOCKET" if ret == "SOCKET" else "SOCKET_ERROR"
         impl = get_str(row, "impl", optional=True)
         bare = impl is None
         if impl is None:
@@ -138,17 +172,19 @@ def build_oscalls(m, doc, path):
         if "short" in row:
             sh = expect_row(row["short"], row.key_where["short"], "'short'")
             arg_names = {a["name"]: a for a in args}
-            kinds = {("len",): "len", ("cnt", "iov"): "iov", ("msg",): "msg"}
+            kinds = {("len",): "len", ("cnt", "iov"): "iov", ("msg",): "msg", ("cnt", "wsabuf"): "wsabuf"}
             kind = kinds.get(tuple(sorted(sh)))
             if kind is None:
                 raise SpecError(row.key_where["short"], f"call {name}: short must be {{len: arg}}, "
-                                "{iov: arg, cnt: arg} or {msg: arg}")
+                                "{iov: arg, cnt: arg}, {wsabuf: arg, cnt: arg} or {msg: arg}")
+            if fail == "none":
+                raise SpecError(row.key_where["short"], f"call {name}: short on a call that cannot fail")
             for k, v in sh.items():
                 if v not in arg_names:
                     raise SpecError(sh.key_where[k], f"call {name}: short names unknown argument {v!r}")
             short = {"kind": kind, **{k: sh[k] for k in sh}}
             repl = {"iov": {sh.get("iov"): "t_", sh.get("cnt"): "k_"}, "msg": {sh.get("msg"): "&mm_"},
-                    "len": {}}[kind]
+                    "wsabuf": {sh.get("wsabuf"): "t_", sh.get("cnt"): "k_"}, "len": {}}[kind]
             short["names"] = ", ".join(repl.get(a["name"], a["name"]) for a in args)
             if kind == "len":
                 short["type"] = arg_names[sh["len"]]["type"]
@@ -158,7 +194,9 @@ def build_oscalls(m, doc, path):
             for t in STRUCT_TAG.findall(text):
                 if t not in tags:
                     tags.append(t)
+        mo = re.match(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*\(", impl)
         calls[name] = {"name": name, "os": oses, "ret": ret, "args": args, "fail": fail, "impl": impl, "bare": bare,
+                       "value": value, "target": mo.group(1) if mo else None,
                        "after": after, "short": short, "tags": tags, "where": row.where,
                        "params": ", ".join(a["decl"] for a in args) or "void",
                        "types": ", ".join(a["type"] for a in args) or "void",
@@ -183,8 +221,12 @@ def build_oscalls(m, doc, path):
             raise SpecError(row.key_where["file"], f"site {call}@{site}: file '{f}' is not listed under `files`")
         func = get_str(row, "in", IDENT, "function name")
         emap = get_str(row, "map", IDENT, "map name", optional=True)
-        if emap is not None and emap not in errmap_names:
-            raise SpecError(row.key_where["map"], f"site {call}@{site}: unknown errno map '{emap}'")
+        family = MAP_FAMILY.get(calls[call]["fail"])
+        if emap is not None and family is None:
+            raise SpecError(row.key_where["map"], f"site {call}@{site}: a fail: {calls[call]['fail']} call has "
+                            "no error map (its errors are handled where it is called)")
+        if emap is not None and emap not in map_names[family]:
+            raise SpecError(row.key_where["map"], f"site {call}@{site}: unknown {family} map '{emap}'")
         common = [o for o in os_names if o in calls[call]["os"] and o in files[f]["os"]]
         if "os" in row:
             oses = os_list(row, table_oses, f"site {call}@{site}")
@@ -219,8 +261,13 @@ def build_oscalls(m, doc, path):
         for t in c["tags"]:
             if t not in tags:
                 tags.append(t)
+
+    def macros_of(kinds):
+        return [i["macro"] for i in includes
+                if any(c["short"] and c["short"]["kind"] in kinds and i["os"] in c["os"] for c in calls.values())]
     m.oscalls = {"includes": includes, "files": list(files.values()), "calls": list(calls.values()),
-                 "sites": sites, "excluded": excluded, "tags": tags}
+                 "sites": sites, "excluded": excluded, "tags": tags,
+                 "iov_macros": macros_of(("iov", "msg")), "wsabuf_macros": macros_of(("wsabuf",))}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -301,8 +348,12 @@ def check_sources(m, root):
             stripped = USE.sub("", line)
             for name in file_calls:
                 c = routed_calls[name]
-                if not c["impl"].startswith(name + "("):
-                    continue  # reached through another function (syscall(2), a WASI import)
-                for mo in re.finditer(rf"(?<![.>\w])\b{re.escape(name)}\s*\(", stripped):
-                    problems.append(f"{f['file']}:{i}: {name}() called directly; route it: CIO__SYS({name}, <site>)")
+                # the call's own name, and the function its default calls when that is another name
+                # (wsa_bind -> bind); not syscall(2) or a WASI import, which others reach too
+                targets = {name}
+                if c["target"] not in (None, "syscall") and not c["target"].startswith("__wasi_"):
+                    targets.add(c["target"])
+                for t in sorted(targets):
+                    for mo in re.finditer(rf"(?<![.>\w])\b{re.escape(t)}\s*\(", stripped):
+                        problems.append(f"{f['file']}:{i}: {t}() called directly; route it: CIO__SYS({name}, <site>)")
     return problems

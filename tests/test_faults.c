@@ -6,7 +6,8 @@
  * EMFILE/ENFILE (no descriptor leaks), ENOMEM and thread-creation failure (async degrades to
  * inline, concurrent says CIO_E_CONCURRENCY_UNAVAILABLE). This file: files and directories, clocks,
  * entropy, memory in the core, the table itself; tests/test_faults_os.c (Linux): sockets, futexes,
- * the worker pool, signals. Shared helpers: tests/faults.h.
+ * the worker pool, signals; tests/test_faults_windows.c: the Windows sites (on Windows the POSIX
+ * cases here are listed as skips). Shared helpers: tests/faults.h.
  *
  * Every case checks that the fault really reached its site (the injector's counters), the exact
  * error, the data (read back), and that the process has as many descriptors and threads afterwards
@@ -22,6 +23,7 @@
 #endif
 #include "faults.h"
 
+#if !defined(CIO_OS_WINDOWS) /* the POSIX sites' cases; Windows': tests/test_faults_windows.c */
 /* ---- file system cases: one operation per site ---------------------------------------------------
  * prep (no fault armed) -> arm -> run (the operation; returns its error) -> reset -> check (reads
  * back what run did; err is run's result). */
@@ -828,6 +830,7 @@ static void test_wasi_seed(void **state)
     covered("getentropy@wasi_os_seed", "EIO");
 }
 #endif
+#endif /* !CIO_OS_WINDOWS: the POSIX sites' cases */
 
 /* ---- tasks: ENOMEM and no threads ---------------------------------------------------------------- */
 
@@ -1060,11 +1063,19 @@ static void test_table(void **state)
         assert_non_null(strchr(cio__sys_site_name(i), '@'));
     assert_null(cio__sys_site_name(n));
     assert_int_equal(cio__sys_override("no_such_call", NULL), 0);
+#if defined(CIO_OS_WINDOWS)
+    assert_int_equal(cio__sys_override("wsa_bind@no_such_site", NULL), 0);
+    assert_int_equal(cio__sys_override("wsa_bind", NULL), 3);
+    assert_int_equal(cio__fault_errno("wsa_bind", WSAEADDRINUSE, 0, 1), 3);
+    cio__fault_reset();
+    assert_true(atomic_load(&cio__sys.wsa_bind__listen_ip) == cio__sys_default.wsa_bind);
+#else
     assert_int_equal(cio__sys_override("openat@no_such_site", NULL), 0);
     assert_int_equal(cio__sys_override("openat", NULL), 3);
     assert_int_equal(cio__fault_errno("openat", EMFILE, 0, 1), 3);
     cio__fault_reset();
     assert_true(atomic_load(&cio__sys.openat__open_file) == cio__sys_default.openat);
+#endif
 }
 
 /* The release forms of the argument and bug checks (tests/null_arg_release.c, built with NDEBUG):
@@ -1088,6 +1099,16 @@ int main(void)
 #endif
         cmocka_unit_test(test_table),
         cmocka_unit_test(test_release_checks),
+#if defined(CIO_OS_WINDOWS)
+        CIO_POSIX_ONLY(test_fs_eintr_storms),
+        CIO_POSIX_ONLY(test_fs_errors),
+        CIO_POSIX_ONLY(test_fs_short_transfers),
+        CIO_POSIX_ONLY(test_fs_enospc_mid_write_all),
+        CIO_POSIX_ONLY(test_fs_close),
+        CIO_POSIX_ONLY(test_cancel_during_eintr_storm),
+        CIO_TESTS(test_resolve_memory_fails),
+        CIO_POSIX_ONLY(test_time_and_entropy),
+#else
         CIO_TESTS(test_fs_eintr_storms),
         CIO_TESTS(test_fs_errors),
         CIO_TESTS(test_fs_short_transfers),
@@ -1096,6 +1117,7 @@ int main(void)
         CIO_TESTS(test_cancel_during_eintr_storm),
         CIO_TESTS(test_resolve_memory_fails),
         CIO_TESTS(test_time_and_entropy),
+#endif
         CIO_TESTS(test_inline_copy_fails),
         CIO_TESTS(test_select_memory_fails),
 #if defined(CIO_OS_WASI)

@@ -10,6 +10,7 @@
 #endif
 #include "faults.h"
 
+#if !defined(CIO_OS_WINDOWS) /* POSIX sites only; Windows': tests/test_faults_windows.c */
 /* ---- network (Linux) ------------------------------------------------------------------------------ */
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -731,3 +732,27 @@ int main(void)
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+#else
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        CIO_POSIX_ONLY(test_net_eintr_storms),
+        CIO_POSIX_ONLY(test_net_errors),
+        CIO_POSIX_ONLY(test_net_short_transfers),
+        CIO_POSIX_ONLY(test_net_storm_cancel),
+        CIO_POSIX_ONLY(test_net_close),
+        CIO_POSIX_ONLY(test_futex),
+        CIO_POSIX_ONLY(test_task_allocation_fails),
+        CIO_POSIX_ONLY(test_thread_creation_fails),
+        CIO_POSIX_ONLY(test_thread_attr_fails),
+        CIO_POSIX_ONLY(test_group_record_fails),
+        CIO_POSIX_ONLY(test_worker_clock_fails),
+        CIO_POSIX_ONLY(test_yield_clock_fails),
+        CIO_POSIX_ONLY(test_cancel_signal_fails),
+        CIO_POSIX_ONLY(test_worker_sigmask_fails),
+        CIO_POSIX_ONLY(test_signal_calls_fail),
+        CIO_POSIX_ONLY(test_threaded_create_faults),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
+#endif

@@ -297,6 +297,68 @@ class BadOsCalls(GenCase):
         self.edit("oscalls.yaml", "{name: close, os: [linux]", "{name: close, os: [linux, freebsd]")
         self.assert_bad("oscalls.yaml", "{name: close", "OS 'freebsd' has no `includes` row")
 
+    # ---- the Windows failure conventions
+    def test_unknown_fail_kind_lists_windows_kinds(self):
+        self.edit("oscalls.yaml", '["HANDLE h"], fail: win32', '["HANDLE h"], fail: lasterror')
+        self.assert_bad("oscalls.yaml", "{name: CloseHandle", "fail must be one of .*ntstatus, win32, handle, wsa")
+
+    def test_ntstatus_needs_integer_return(self):
+        self.edit("oscalls.yaml", '{name: NtReadFile, os: [windows], ret: int32_t,', '{name: NtReadFile, os: [windows], ret: "void *",')
+        self.assert_bad("oscalls.yaml", "{name: NtReadFile", "fail: ntstatus needs an integer return type")
+
+    def test_handle_needs_value(self):
+        self.edit("oscalls.yaml", 'fail: handle, value: "NULL"}', "fail: handle}")
+        self.assert_bad("oscalls.yaml", "{name: OpenThread", "fail: handle needs value: NULL or INVALID_HANDLE_VALUE")
+
+    def test_handle_value_bare_null_is_yaml_null(self):
+        self.edit("oscalls.yaml", 'fail: handle, value: "NULL"}', "fail: handle, value: NULL}")
+        self.assert_bad("oscalls.yaml", "{name: OpenThread", "value must be a C constant \\(quote it")
+
+    def test_handle_other_value(self):
+        self.edit("oscalls.yaml", 'fail: handle, value: "NULL"}', 'fail: handle, value: "FALSE"}')
+        self.assert_bad("oscalls.yaml", "{name: OpenThread", "fail: handle needs value: NULL or INVALID_HANDLE_VALUE")
+
+    def test_value_on_a_posix_kind(self):
+        self.edit("oscalls.yaml", '["int fd"], fail: errno, after: true}', '["int fd"], fail: errno, value: 0, after: true}')
+        self.assert_bad("oscalls.yaml", "{name: close", "value is only for fail: win32, handle, wsa")
+
+    def test_value_not_a_constant(self):
+        self.edit("oscalls.yaml", "value: WAIT_FAILED}", 'value: "WAIT_FAILED; abort()"}')
+        self.assert_bad("oscalls.yaml", "{name: WaitForSingleObjectEx", "is not a C constant")
+
+    def test_wsa_pointer_return_needs_value(self):
+        self.edit("oscalls.yaml", '{name: WSASocketW, os: [windows], ret: SOCKET,', '{name: WSASocketW, os: [windows], ret: "void *",')
+        self.assert_bad("oscalls.yaml", "{name: WSASocketW", "fail: wsa on a pointer return needs a value")
+
+    def test_win32_void_return(self):
+        self.edit("oscalls.yaml", '{name: CloseHandle, os: [windows], ret: BOOL,', '{name: CloseHandle, os: [windows], ret: void,')
+        self.assert_bad("oscalls.yaml", "{name: CloseHandle", "fail: win32 needs a return value to fail with")
+
+    def test_wsabuf_short_without_count(self):
+        self.edit("oscalls.yaml", "short: {wsabuf: bufs, cnt: count}", "short: {wsabuf: bufs}")
+        self.assert_bad("oscalls.yaml", "{name: WSARecv", r"short must be .*\{wsabuf: arg, cnt: arg\}")
+
+    def test_wsabuf_short_unknown_argument(self):
+        self.edit("oscalls.yaml", "short: {wsabuf: bufs, cnt: count}", "short: {wsabuf: buffers, cnt: count}")
+        self.assert_bad("oscalls.yaml", "short: {wsabuf: buffers", "short names unknown argument 'buffers'")
+
+    def test_win32_site_has_no_map(self):
+        self.edit("oscalls.yaml", "in: file_close}", "in: file_close, map: openat}")
+        self.assert_bad("oscalls.yaml", "in: file_close, map: openat", "a fail: win32 call has no error map")
+
+    def test_ntstatus_site_needs_ntstatus_map(self):
+        self.edit("oscalls.yaml", "in: file_read, map: nt_create_file}", "in: file_read, map: openat}")
+        self.assert_bad("oscalls.yaml", "in: file_read, map: openat", "unknown ntstatus map 'openat'")
+
+    def test_wsa_site_needs_wsa_map(self):
+        self.edit("oscalls.yaml", "in: new_socket, map: bind}", "in: new_socket, map: nt_create_file}")
+        self.assert_bad("oscalls.yaml", "in: new_socket, map: nt_create_file}", "unknown wsa map 'nt_create_file'")
+
+    def test_windows_call_on_linux_only_file(self):
+        self.edit("oscalls.yaml", "{call: WSARecv, site: read, file: src/threaded/net_windows.c",
+                  "{call: WSARecv, site: read, file: src/threaded/net_posix.c")
+        self.assert_bad("oscalls.yaml", "{call: WSARecv, site: read", "the call and its file share no OS")
+
     def test_call_without_site(self):
         self.edit("oscalls.yaml", "  - {call: pthread_create, site: spawn, file: src/threaded/net_posix.c, in: spawn}\n",
                   "")
@@ -343,6 +405,36 @@ static long file_read_at(int fd, void *b)
 static int spawn(void)
 {
     return CIO__SYS(pthread_create, spawn)(0, 0, 0, 0);
+}
+""",
+        "src/threaded/fs_windows.c": """static int file_read(void *h, void *b)
+{
+    void *p = CIO__SYS(malloc, win_alloc)(1);
+    (void)p;
+    return CIO__SYS(NtReadFile, read)(h, 0, 0, 0, 0, b, 1, 0, 0);
+}
+
+static void file_close(void *h)
+{
+    (void)CIO__SYS(CloseHandle, close)(h);
+}
+""",
+        "src/threaded/net_windows.c": """static void kick(unsigned id)
+{
+    void *t = CIO__SYS(OpenThread, kick)(0, 0, id);
+    (void)CIO__SYS(WaitForSingleObjectEx, wait)(t, 0, 0);
+}
+
+static unsigned long long new_socket(void)
+{
+    unsigned long long s = CIO__SYS(WSASocketW, new_socket)(2, 1, 6, 0, 0, 0);
+    (void)CIO__SYS(wsa_bind, listen)(s, 0, 0);
+    return s;
+}
+
+static int net_read(unsigned long long s, void *bufs)
+{
+    return CIO__SYS(WSARecv, read)(s, bufs, 1, 0, 0, 0, 0);
 }
 """,
     }
@@ -393,8 +485,46 @@ static int spawn(void)
         self.assertEqual(rc, 2)
         self.assertIn("src/threaded/net_posix.c:14: malloc() called directly", err)
 
+    def test_wsa_call_made_directly_by_its_bsd_name(self):
+        files = dict(self.GOOD_SRC)
+        files["src/threaded/net_windows.c"] += "static void rebind(unsigned long long s)\n{\n    (void)bind(s, 0, 0);\n}\n"
+        rc, err = self.run_src(files)
+        self.assertEqual(rc, 2)
+        self.assertIn("src/threaded/net_windows.c:20: bind() called directly; route it: CIO__SYS(wsa_bind, <site>)", err)
+
 
 class GoodSpec(GenCase):
+    def test_windows_fault_conventions_rendered(self):
+        rc, err = self.run_gen()
+        self.assertEqual(rc, 0, err)
+        fault = slurp(os.path.join(self.out, "internal", "cio_oscalls_fault.c"))
+        body = fault.split("cio__fi_OpenThread__kick(")[1].split("\n}\n")[0]
+        self.assertIn("SetLastError((DWORD)atomic_load(&p_->err));", body)
+        self.assertIn("return (HANDLE)NULL;", body)
+        body = fault.split("cio__fi_WSASocketW__new_socket(")[1].split("\n}\n")[0]
+        self.assertIn("WSASetLastError(atomic_load(&p_->err));", body)
+        self.assertIn("return (SOCKET)INVALID_SOCKET;", body)
+        body = fault.split("cio__fi_wsa_bind__listen(")[1].split("\n}\n")[0]
+        self.assertIn("return (int)SOCKET_ERROR;", body)
+        body = fault.split("cio__fi_WaitForSingleObjectEx__wait(")[1].split("\n}\n")[0]
+        self.assertIn("return (DWORD)WAIT_FAILED;", body)
+        body = fault.split("cio__fi_NtReadFile__read(")[1].split("\n}\n")[0]
+        self.assertIn("return (int32_t)atomic_load(&p_->err);", body)
+        self.assertIn("len = (uint32_t)max_;", body)
+        body = fault.split("cio__fi_CloseHandle__close(")[1].split("\n}\n")[0]
+        self.assertIn("(void)(cio__sys_default.CloseHandle)(h);", body)  # after: true
+        body = fault.split("cio__fi_WSARecv__read(")[1].split("\n}\n")[0]
+        self.assertIn("DWORD k_ = cio__fi_trim_wsa(bufs, (DWORD)count, max_, t_);", body)
+        self.assertIn("(cio__sys_default.WSARecv)(s, t_, k_, done, flags, ov, fn)", body)
+        self.assertIn("#if defined(CIO_OS_WINDOWS)\n/* The same over Winsock's WSABUF arrays. */", fault)
+        self.assertIn("#if defined(CIO_OS_LINUX)\n/* Copies the first iovecs", fault)
+        table = slurp(os.path.join(self.out, "internal", "cio_oscalls.h"))
+        self.assertIn("#if !defined(_WIN32_WINNT) || _WIN32_WINNT != 2560", table)
+        self.assertIn("#include <cio/ntapi.h>", table)
+        self.assertIn("_Atomic(cio__sys_malloc_fn) malloc__win_alloc;", table)
+        tsv = slurp(os.path.join(self.out, "internal", "callsites.tsv"))
+        self.assertIn("NtReadFile@read\tsrc/threaded/fs_windows.c\tfile_read\tnt_create_file\twindows\n", tsv)
+
     def test_deterministic_and_host_independent(self):
         rc, err = self.run_gen()
         self.assertEqual(rc, 0, err)

@@ -196,7 +196,7 @@ static int cio__sys_dflt_shutdown(int fd, int how)
     return shutdown(fd, how);
 }
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI) || defined(CIO_OS_WINDOWS)
 static int cio__sys_dflt_clock_gettime(clockid_t clock, struct timespec *ts)
 {
     return clock_gettime(clock, ts);
@@ -226,13 +226,13 @@ static long cio__sys_dflt_futex(long nr, const void *addr, int op, uint32_t val,
     return syscall(nr, addr, op, val, timeout, addr2, val3);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static int cio__sys_dflt_pthread_attr_init(pthread_attr_t *attr)
 {
     return pthread_attr_init(attr);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static int cio__sys_dflt_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg)
 {
     return pthread_create(thread, attr, start, arg);
@@ -286,16 +286,256 @@ static int cio__sys_dflt_posix_memalign(void **out, size_t align, size_t size)
     return posix_memalign(out, align, size);
 }
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI) || defined(CIO_OS_WINDOWS)
 static void * cio__sys_dflt_malloc(size_t size)
 {
     return malloc(size);
 }
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI) || defined(CIO_OS_WINDOWS)
 static void * cio__sys_dflt_calloc(size_t count, size_t size)
 {
     return calloc(count, size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__sys_dflt_NtCreateFile(void **handle, uint32_t access, cio_nt_object_attributes *attrs, cio_nt_io_status_block *iosb, int64_t *size, uint32_t attributes, uint32_t share, uint32_t disposition, uint32_t options, void *ea, uint32_t ea_len)
+{
+    return NtCreateFile(handle, access, attrs, iosb, size, attributes, share, disposition, options, ea, ea_len);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__sys_dflt_NtReadFile(void *h, void *event, void *apc, void *apc_context, cio_nt_io_status_block *iosb, void *buf, uint32_t len, int64_t *offset, uint32_t *key)
+{
+    return NtReadFile(h, event, apc, apc_context, iosb, buf, len, offset, key);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__sys_dflt_NtWriteFile(void *h, void *event, void *apc, void *apc_context, cio_nt_io_status_block *iosb, const void *buf, uint32_t len, int64_t *offset, uint32_t *key)
+{
+    return NtWriteFile(h, event, apc, apc_context, iosb, buf, len, offset, key);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__sys_dflt_NtQueryInformationFile(void *h, cio_nt_io_status_block *iosb, void *info, uint32_t len, uint32_t cls)
+{
+    return NtQueryInformationFile(h, iosb, info, len, cls);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__sys_dflt_NtSetInformationFile(void *h, cio_nt_io_status_block *iosb, void *info, uint32_t len, uint32_t cls)
+{
+    return NtSetInformationFile(h, iosb, info, len, cls);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__sys_dflt_NtQueryDirectoryFile(void *h, void *event, void *apc, void *apc_context, cio_nt_io_status_block *iosb, void *info, uint32_t len, uint32_t cls, uint8_t single, cio_nt_unicode_string *mask, uint8_t restart)
+{
+    return NtQueryDirectoryFile(h, event, apc, apc_context, iosb, info, len, cls, single, mask, restart);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__sys_dflt_NtFlushBuffersFile(void *h, cio_nt_io_status_block *iosb)
+{
+    return NtFlushBuffersFile(h, iosb);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__sys_dflt_NtClose(void *h)
+{
+    return NtClose(h);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static DWORD cio__sys_dflt_GetCurrentDirectoryW(DWORD len, WCHAR *buf)
+{
+    return GetCurrentDirectoryW(len, buf);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_WaitOnAddress(volatile void *addr, void *compare, SIZE_T size, DWORD ms)
+{
+    return WaitOnAddress(addr, compare, size, ms);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static DWORD cio__sys_dflt_SleepEx(DWORD ms, BOOL alertable)
+{
+    return SleepEx(ms, alertable);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_GetProcessTimes(HANDLE process, FILETIME *creation, FILETIME *exit_time, FILETIME *kernel, FILETIME *user)
+{
+    return GetProcessTimes(process, creation, exit_time, kernel, user);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_GetThreadTimes(HANDLE thread, FILETIME *creation, FILETIME *exit_time, FILETIME *kernel, FILETIME *user)
+{
+    return GetThreadTimes(thread, creation, exit_time, kernel, user);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static NTSTATUS cio__sys_dflt_BCryptGenRandom(BCRYPT_ALG_HANDLE alg, PUCHAR buf, ULONG len, ULONG flags)
+{
+    return BCryptGenRandom(alg, buf, len, flags);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static HANDLE cio__sys_dflt_OpenThread(DWORD access, BOOL inherit, DWORD id)
+{
+    return OpenThread(access, inherit, id);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static DWORD cio__sys_dflt_QueueUserAPC(PAPCFUNC fn, HANDLE thread, ULONG_PTR data)
+{
+    return QueueUserAPC(fn, thread, data);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_CancelSynchronousIo(HANDLE thread)
+{
+    return CancelSynchronousIo(thread);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_CloseHandle(HANDLE h)
+{
+    return CloseHandle(h);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static DWORD cio__sys_dflt_GetActiveProcessorCount(WORD group)
+{
+    return GetActiveProcessorCount(group);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void * cio__sys_dflt__aligned_malloc(size_t size, size_t align)
+{
+    return _aligned_malloc(size, align);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static DWORD cio__sys_dflt_WaitForSingleObjectEx(HANDLE h, DWORD ms, BOOL alertable)
+{
+    return WaitForSingleObjectEx(h, ms, alertable);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__sys_dflt_WSAStartup(WORD version, WSADATA *data)
+{
+    return WSAStartup(version, data);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static SOCKET cio__sys_dflt_WSASocketW(int af, int type, int protocol, WSAPROTOCOL_INFOW *info, GROUP g, DWORD flags)
+{
+    return WSASocketW(af, type, protocol, info, g, flags);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__sys_dflt_ioctlsocket(SOCKET s, long cmd, u_long *arg)
+{
+    return ioctlsocket(s, cmd, arg);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__sys_dflt_wsa_setsockopt(SOCKET s, int level, int name, const char *value, int len)
+{
+    return setsockopt(s, level, name, value, len);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__sys_dflt_wsa_getsockopt(SOCKET s, int level, int name, char *value, int *len)
+{
+    return getsockopt(s, level, name, value, len);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__sys_dflt_wsa_getsockname(SOCKET s, struct sockaddr *addr, int *len)
+{
+    return getsockname(s, addr, len);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__sys_dflt_wsa_getpeername(SOCKET s, struct sockaddr *addr, int *len)
+{
+    return getpeername(s, addr, len);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__sys_dflt_wsa_bind(SOCKET s, const struct sockaddr *addr, int len)
+{
+    return bind(s, addr, len);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__sys_dflt_wsa_listen(SOCKET s, int backlog)
+{
+    return listen(s, backlog);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static SOCKET cio__sys_dflt_wsa_accept(SOCKET s, struct sockaddr *addr, int *len)
+{
+    return accept(s, addr, len);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__sys_dflt_wsa_connect(SOCKET s, const struct sockaddr *addr, int len)
+{
+    return connect(s, addr, len);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__sys_dflt_wsa_shutdown(SOCKET s, int how)
+{
+    return shutdown(s, how);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__sys_dflt_wsa_recvfrom(SOCKET s, char *buf, int len, int flags, struct sockaddr *from, int *fromlen)
+{
+    return recvfrom(s, buf, len, flags, from, fromlen);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__sys_dflt_WSARecv(SOCKET s, WSABUF *bufs, DWORD count, DWORD *done, DWORD *flags, WSAOVERLAPPED *ov, LPWSAOVERLAPPED_COMPLETION_ROUTINE fn)
+{
+    return WSARecv(s, bufs, count, done, flags, ov, fn);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__sys_dflt_WSASend(SOCKET s, WSABUF *bufs, DWORD count, DWORD *done, DWORD flags, WSAOVERLAPPED *ov, LPWSAOVERLAPPED_COMPLETION_ROUTINE fn)
+{
+    return WSASend(s, bufs, count, done, flags, ov, fn);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__sys_dflt_WSASendTo(SOCKET s, WSABUF *bufs, DWORD count, DWORD *done, DWORD flags, const struct sockaddr *to, int tolen, WSAOVERLAPPED *ov, LPWSAOVERLAPPED_COMPLETION_ROUTINE fn)
+{
+    return WSASendTo(s, bufs, count, done, flags, to, tolen, ov, fn);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static WSAEVENT cio__sys_dflt_WSACreateEvent(void)
+{
+    return WSACreateEvent();
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__sys_dflt_WSAEventSelect(SOCKET s, WSAEVENT ev, long events)
+{
+    return WSAEventSelect(s, ev, events);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__sys_dflt_closesocket(SOCKET s)
+{
+    return closesocket(s);
 }
 #endif
 
@@ -393,7 +633,7 @@ const struct cio__sys_defaults cio__sys_default = {
 #if defined(CIO_OS_LINUX)
     .shutdown = cio__sys_dflt_shutdown,
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI) || defined(CIO_OS_WINDOWS)
     .clock_gettime = cio__sys_dflt_clock_gettime,
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
@@ -408,10 +648,10 @@ const struct cio__sys_defaults cio__sys_default = {
 #if defined(CIO_OS_LINUX)
     .futex = cio__sys_dflt_futex,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     .pthread_attr_init = cio__sys_dflt_pthread_attr_init,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     .pthread_create = cio__sys_dflt_pthread_create,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -438,11 +678,131 @@ const struct cio__sys_defaults cio__sys_default = {
 #if defined(CIO_OS_LINUX)
     .posix_memalign = cio__sys_dflt_posix_memalign,
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI) || defined(CIO_OS_WINDOWS)
     .malloc = cio__sys_dflt_malloc,
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI) || defined(CIO_OS_WINDOWS)
     .calloc = cio__sys_dflt_calloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtCreateFile = cio__sys_dflt_NtCreateFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtReadFile = cio__sys_dflt_NtReadFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtWriteFile = cio__sys_dflt_NtWriteFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtQueryInformationFile = cio__sys_dflt_NtQueryInformationFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtSetInformationFile = cio__sys_dflt_NtSetInformationFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtQueryDirectoryFile = cio__sys_dflt_NtQueryDirectoryFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtFlushBuffersFile = cio__sys_dflt_NtFlushBuffersFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtClose = cio__sys_dflt_NtClose,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .GetCurrentDirectoryW = cio__sys_dflt_GetCurrentDirectoryW,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WaitOnAddress = cio__sys_dflt_WaitOnAddress,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .SleepEx = cio__sys_dflt_SleepEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .GetProcessTimes = cio__sys_dflt_GetProcessTimes,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .GetThreadTimes = cio__sys_dflt_GetThreadTimes,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .BCryptGenRandom = cio__sys_dflt_BCryptGenRandom,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .OpenThread = cio__sys_dflt_OpenThread,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .QueueUserAPC = cio__sys_dflt_QueueUserAPC,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CancelSynchronousIo = cio__sys_dflt_CancelSynchronousIo,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CloseHandle = cio__sys_dflt_CloseHandle,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .GetActiveProcessorCount = cio__sys_dflt_GetActiveProcessorCount,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    ._aligned_malloc = cio__sys_dflt__aligned_malloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WaitForSingleObjectEx = cio__sys_dflt_WaitForSingleObjectEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WSAStartup = cio__sys_dflt_WSAStartup,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WSASocketW = cio__sys_dflt_WSASocketW,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .ioctlsocket = cio__sys_dflt_ioctlsocket,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_setsockopt = cio__sys_dflt_wsa_setsockopt,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_getsockopt = cio__sys_dflt_wsa_getsockopt,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_getsockname = cio__sys_dflt_wsa_getsockname,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_getpeername = cio__sys_dflt_wsa_getpeername,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_bind = cio__sys_dflt_wsa_bind,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_listen = cio__sys_dflt_wsa_listen,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_accept = cio__sys_dflt_wsa_accept,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_connect = cio__sys_dflt_wsa_connect,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_shutdown = cio__sys_dflt_wsa_shutdown,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_recvfrom = cio__sys_dflt_wsa_recvfrom,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WSARecv = cio__sys_dflt_WSARecv,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WSASend = cio__sys_dflt_WSASend,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WSASendTo = cio__sys_dflt_WSASendTo,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WSACreateEvent = cio__sys_dflt_WSACreateEvent,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WSAEventSelect = cio__sys_dflt_WSAEventSelect,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .closesocket = cio__sys_dflt_closesocket,
 #endif
 };
 
@@ -636,19 +996,19 @@ struct cio__sys_table cio__sys = {
 #if defined(CIO_OS_LINUX)
     .posix_memalign__task_alloc = cio__sys_dflt_posix_memalign,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     .clock_gettime__worker_idle = cio__sys_dflt_clock_gettime,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     .clock_gettime__yield_clock = cio__sys_dflt_clock_gettime,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     .pthread_attr_init__enqueue = cio__sys_dflt_pthread_attr_init,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     .pthread_create__enqueue = cio__sys_dflt_pthread_create,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     .calloc__group_get = cio__sys_dflt_calloc,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -657,7 +1017,7 @@ struct cio__sys_table cio__sys = {
 #if defined(CIO_OS_LINUX)
     .sysconf__cpu_count = cio__sys_dflt_sysconf,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     .calloc__threaded_create = cio__sys_dflt_calloc,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -666,16 +1026,16 @@ struct cio__sys_table cio__sys = {
 #if defined(CIO_OS_WASI)
     .calloc__wasi_threaded_create = cio__sys_dflt_calloc,
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
     .malloc__run_inline = cio__sys_dflt_malloc,
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
     .malloc__select_result = cio__sys_dflt_malloc,
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
     .malloc__select_blob = cio__sys_dflt_malloc,
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
     .malloc__resolve_read_file = cio__sys_dflt_malloc,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -689,6 +1049,195 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_LINUX)
     .pthread_sigmask__sig_mask = cio__sys_dflt_pthread_sigmask,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .GetCurrentDirectoryW__win_path_convert = cio__sys_dflt_GetCurrentDirectoryW,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .malloc__win_path_convert = cio__sys_dflt_malloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtCreateFile__win_open = cio__sys_dflt_NtCreateFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtSetInformationFile__info_set = cio__sys_dflt_NtSetInformationFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtQueryInformationFile__info_query = cio__sys_dflt_NtQueryInformationFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .malloc__win_refine_not_found = cio__sys_dflt_malloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .malloc__win_create_dir_path = cio__sys_dflt_malloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .calloc__win_rename_info = cio__sys_dflt_calloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtClose__open_file_link = cio__sys_dflt_NtClose,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtClose__open_dir_link = cio__sys_dflt_NtClose,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtClose__create_dir = cio__sys_dflt_NtClose,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtClose__is_directory = cio__sys_dflt_NtClose,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtClose__rename = cio__sys_dflt_NtClose,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtClose__delete_path = cio__sys_dflt_NtClose,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtClose__stat_file = cio__sys_dflt_NtClose,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtClose__access = cio__sys_dflt_NtClose,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtClose__dir_close = cio__sys_dflt_NtClose,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtClose__file_close = cio__sys_dflt_NtClose,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtReadFile__rw_once = cio__sys_dflt_NtReadFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtWriteFile__rw_once = cio__sys_dflt_NtWriteFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtQueryInformationFile__io_query = cio__sys_dflt_NtQueryInformationFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtSetInformationFile__io_set = cio__sys_dflt_NtSetInformationFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtFlushBuffersFile__file_sync = cio__sys_dflt_NtFlushBuffersFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtQueryDirectoryFile__dir_read = cio__sys_dflt_NtQueryDirectoryFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .GetCurrentDirectoryW__exe_open = cio__sys_dflt_GetCurrentDirectoryW,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .malloc__exe_open = cio__sys_dflt_malloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WSAStartup__wsa_start = cio__sys_dflt_WSAStartup,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WSAStartup__wsa_reinit = cio__sys_dflt_WSAStartup,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WSACreateEvent__wait_events = cio__sys_dflt_WSACreateEvent,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WSAEventSelect__wait_select = cio__sys_dflt_WSAEventSelect,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WSAEventSelect__wait_detach = cio__sys_dflt_WSAEventSelect,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WaitForSingleObjectEx__wait_events = cio__sys_dflt_WaitForSingleObjectEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .closesocket__close_socket = cio__sys_dflt_closesocket,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WSASocketW__new_socket = cio__sys_dflt_WSASocketW,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .ioctlsocket__new_socket = cio__sys_dflt_ioctlsocket,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_setsockopt__set_int_option = cio__sys_dflt_wsa_setsockopt,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_getsockname__local_address = cio__sys_dflt_wsa_getsockname,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_bind__listen_ip = cio__sys_dflt_wsa_bind,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_listen__listen_ip = cio__sys_dflt_wsa_listen,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_accept__accept_one = cio__sys_dflt_wsa_accept,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .ioctlsocket__accept_one = cio__sys_dflt_ioctlsocket,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_connect__connect_wait = cio__sys_dflt_wsa_connect,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_getsockopt__connect_wait = cio__sys_dflt_wsa_getsockopt,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_getpeername__connect_wait = cio__sys_dflt_wsa_getpeername,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WSARecv__net_read = cio__sys_dflt_WSARecv,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WSASend__net_write = cio__sys_dflt_WSASend,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_shutdown__net_shutdown = cio__sys_dflt_wsa_shutdown,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_bind__bind_ip = cio__sys_dflt_wsa_bind,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WSASendTo__net_send = cio__sys_dflt_WSASendTo,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_recvfrom__receive_one = cio__sys_dflt_wsa_recvfrom,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_bind__listen_unix = cio__sys_dflt_wsa_bind,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_listen__listen_unix = cio__sys_dflt_wsa_listen,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .GetProcessTimes__now_cpu_process = cio__sys_dflt_GetProcessTimes,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .GetThreadTimes__now_cpu_thread = cio__sys_dflt_GetThreadTimes,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .SleepEx__sleep = cio__sys_dflt_SleepEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .BCryptGenRandom__os_random = cio__sys_dflt_BCryptGenRandom,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WaitOnAddress__futex_wait = cio__sys_dflt_WaitOnAddress,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .OpenThread__kick = cio__sys_dflt_OpenThread,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .QueueUserAPC__kick = cio__sys_dflt_QueueUserAPC,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CancelSynchronousIo__kick = cio__sys_dflt_CancelSynchronousIo,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CloseHandle__kick = cio__sys_dflt_CloseHandle,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    ._aligned_malloc__task_alloc = cio__sys_dflt__aligned_malloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .GetActiveProcessorCount__cpu_count = cio__sys_dflt_GetActiveProcessorCount,
 #endif
 };
 
@@ -1133,35 +1682,35 @@ static void cio__sys_set_posix_memalign__task_alloc(cio__sys_any fn)
                           memory_order_relaxed);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void cio__sys_set_clock_gettime__worker_idle(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.clock_gettime__worker_idle, fn != NULL ? (cio__sys_clock_gettime_fn)fn : cio__sys_dflt_clock_gettime,
                           memory_order_relaxed);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void cio__sys_set_clock_gettime__yield_clock(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.clock_gettime__yield_clock, fn != NULL ? (cio__sys_clock_gettime_fn)fn : cio__sys_dflt_clock_gettime,
                           memory_order_relaxed);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void cio__sys_set_pthread_attr_init__enqueue(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.pthread_attr_init__enqueue, fn != NULL ? (cio__sys_pthread_attr_init_fn)fn : cio__sys_dflt_pthread_attr_init,
                           memory_order_relaxed);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void cio__sys_set_pthread_create__enqueue(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.pthread_create__enqueue, fn != NULL ? (cio__sys_pthread_create_fn)fn : cio__sys_dflt_pthread_create,
                           memory_order_relaxed);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void cio__sys_set_calloc__group_get(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.calloc__group_get, fn != NULL ? (cio__sys_calloc_fn)fn : cio__sys_dflt_calloc,
@@ -1182,7 +1731,7 @@ static void cio__sys_set_sysconf__cpu_count(cio__sys_any fn)
                           memory_order_relaxed);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void cio__sys_set_calloc__threaded_create(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.calloc__threaded_create, fn != NULL ? (cio__sys_calloc_fn)fn : cio__sys_dflt_calloc,
@@ -1203,28 +1752,28 @@ static void cio__sys_set_calloc__wasi_threaded_create(cio__sys_any fn)
                           memory_order_relaxed);
 }
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
 static void cio__sys_set_malloc__run_inline(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.malloc__run_inline, fn != NULL ? (cio__sys_malloc_fn)fn : cio__sys_dflt_malloc,
                           memory_order_relaxed);
 }
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
 static void cio__sys_set_malloc__select_result(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.malloc__select_result, fn != NULL ? (cio__sys_malloc_fn)fn : cio__sys_dflt_malloc,
                           memory_order_relaxed);
 }
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
 static void cio__sys_set_malloc__select_blob(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.malloc__select_blob, fn != NULL ? (cio__sys_malloc_fn)fn : cio__sys_dflt_malloc,
                           memory_order_relaxed);
 }
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
 static void cio__sys_set_malloc__resolve_read_file(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.malloc__resolve_read_file, fn != NULL ? (cio__sys_malloc_fn)fn : cio__sys_dflt_malloc,
@@ -1256,6 +1805,447 @@ static void cio__sys_set_kill__sig_kill(cio__sys_any fn)
 static void cio__sys_set_pthread_sigmask__sig_mask(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.pthread_sigmask__sig_mask, fn != NULL ? (cio__sys_pthread_sigmask_fn)fn : cio__sys_dflt_pthread_sigmask,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_GetCurrentDirectoryW__win_path_convert(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.GetCurrentDirectoryW__win_path_convert, fn != NULL ? (cio__sys_GetCurrentDirectoryW_fn)fn : cio__sys_dflt_GetCurrentDirectoryW,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_malloc__win_path_convert(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.malloc__win_path_convert, fn != NULL ? (cio__sys_malloc_fn)fn : cio__sys_dflt_malloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtCreateFile__win_open(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtCreateFile__win_open, fn != NULL ? (cio__sys_NtCreateFile_fn)fn : cio__sys_dflt_NtCreateFile,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtSetInformationFile__info_set(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtSetInformationFile__info_set, fn != NULL ? (cio__sys_NtSetInformationFile_fn)fn : cio__sys_dflt_NtSetInformationFile,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtQueryInformationFile__info_query(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtQueryInformationFile__info_query, fn != NULL ? (cio__sys_NtQueryInformationFile_fn)fn : cio__sys_dflt_NtQueryInformationFile,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_malloc__win_refine_not_found(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.malloc__win_refine_not_found, fn != NULL ? (cio__sys_malloc_fn)fn : cio__sys_dflt_malloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_malloc__win_create_dir_path(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.malloc__win_create_dir_path, fn != NULL ? (cio__sys_malloc_fn)fn : cio__sys_dflt_malloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_calloc__win_rename_info(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.calloc__win_rename_info, fn != NULL ? (cio__sys_calloc_fn)fn : cio__sys_dflt_calloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtClose__open_file_link(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtClose__open_file_link, fn != NULL ? (cio__sys_NtClose_fn)fn : cio__sys_dflt_NtClose,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtClose__open_dir_link(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtClose__open_dir_link, fn != NULL ? (cio__sys_NtClose_fn)fn : cio__sys_dflt_NtClose,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtClose__create_dir(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtClose__create_dir, fn != NULL ? (cio__sys_NtClose_fn)fn : cio__sys_dflt_NtClose,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtClose__is_directory(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtClose__is_directory, fn != NULL ? (cio__sys_NtClose_fn)fn : cio__sys_dflt_NtClose,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtClose__rename(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtClose__rename, fn != NULL ? (cio__sys_NtClose_fn)fn : cio__sys_dflt_NtClose,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtClose__delete_path(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtClose__delete_path, fn != NULL ? (cio__sys_NtClose_fn)fn : cio__sys_dflt_NtClose,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtClose__stat_file(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtClose__stat_file, fn != NULL ? (cio__sys_NtClose_fn)fn : cio__sys_dflt_NtClose,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtClose__access(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtClose__access, fn != NULL ? (cio__sys_NtClose_fn)fn : cio__sys_dflt_NtClose,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtClose__dir_close(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtClose__dir_close, fn != NULL ? (cio__sys_NtClose_fn)fn : cio__sys_dflt_NtClose,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtClose__file_close(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtClose__file_close, fn != NULL ? (cio__sys_NtClose_fn)fn : cio__sys_dflt_NtClose,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtReadFile__rw_once(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtReadFile__rw_once, fn != NULL ? (cio__sys_NtReadFile_fn)fn : cio__sys_dflt_NtReadFile,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtWriteFile__rw_once(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtWriteFile__rw_once, fn != NULL ? (cio__sys_NtWriteFile_fn)fn : cio__sys_dflt_NtWriteFile,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtQueryInformationFile__io_query(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtQueryInformationFile__io_query, fn != NULL ? (cio__sys_NtQueryInformationFile_fn)fn : cio__sys_dflt_NtQueryInformationFile,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtSetInformationFile__io_set(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtSetInformationFile__io_set, fn != NULL ? (cio__sys_NtSetInformationFile_fn)fn : cio__sys_dflt_NtSetInformationFile,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtFlushBuffersFile__file_sync(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtFlushBuffersFile__file_sync, fn != NULL ? (cio__sys_NtFlushBuffersFile_fn)fn : cio__sys_dflt_NtFlushBuffersFile,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtQueryDirectoryFile__dir_read(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtQueryDirectoryFile__dir_read, fn != NULL ? (cio__sys_NtQueryDirectoryFile_fn)fn : cio__sys_dflt_NtQueryDirectoryFile,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_GetCurrentDirectoryW__exe_open(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.GetCurrentDirectoryW__exe_open, fn != NULL ? (cio__sys_GetCurrentDirectoryW_fn)fn : cio__sys_dflt_GetCurrentDirectoryW,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_malloc__exe_open(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.malloc__exe_open, fn != NULL ? (cio__sys_malloc_fn)fn : cio__sys_dflt_malloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_WSAStartup__wsa_start(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.WSAStartup__wsa_start, fn != NULL ? (cio__sys_WSAStartup_fn)fn : cio__sys_dflt_WSAStartup,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_WSAStartup__wsa_reinit(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.WSAStartup__wsa_reinit, fn != NULL ? (cio__sys_WSAStartup_fn)fn : cio__sys_dflt_WSAStartup,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_WSACreateEvent__wait_events(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.WSACreateEvent__wait_events, fn != NULL ? (cio__sys_WSACreateEvent_fn)fn : cio__sys_dflt_WSACreateEvent,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_WSAEventSelect__wait_select(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.WSAEventSelect__wait_select, fn != NULL ? (cio__sys_WSAEventSelect_fn)fn : cio__sys_dflt_WSAEventSelect,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_WSAEventSelect__wait_detach(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.WSAEventSelect__wait_detach, fn != NULL ? (cio__sys_WSAEventSelect_fn)fn : cio__sys_dflt_WSAEventSelect,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_WaitForSingleObjectEx__wait_events(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.WaitForSingleObjectEx__wait_events, fn != NULL ? (cio__sys_WaitForSingleObjectEx_fn)fn : cio__sys_dflt_WaitForSingleObjectEx,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_closesocket__close_socket(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.closesocket__close_socket, fn != NULL ? (cio__sys_closesocket_fn)fn : cio__sys_dflt_closesocket,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_WSASocketW__new_socket(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.WSASocketW__new_socket, fn != NULL ? (cio__sys_WSASocketW_fn)fn : cio__sys_dflt_WSASocketW,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_ioctlsocket__new_socket(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.ioctlsocket__new_socket, fn != NULL ? (cio__sys_ioctlsocket_fn)fn : cio__sys_dflt_ioctlsocket,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_wsa_setsockopt__set_int_option(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.wsa_setsockopt__set_int_option, fn != NULL ? (cio__sys_wsa_setsockopt_fn)fn : cio__sys_dflt_wsa_setsockopt,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_wsa_getsockname__local_address(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.wsa_getsockname__local_address, fn != NULL ? (cio__sys_wsa_getsockname_fn)fn : cio__sys_dflt_wsa_getsockname,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_wsa_bind__listen_ip(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.wsa_bind__listen_ip, fn != NULL ? (cio__sys_wsa_bind_fn)fn : cio__sys_dflt_wsa_bind,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_wsa_listen__listen_ip(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.wsa_listen__listen_ip, fn != NULL ? (cio__sys_wsa_listen_fn)fn : cio__sys_dflt_wsa_listen,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_wsa_accept__accept_one(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.wsa_accept__accept_one, fn != NULL ? (cio__sys_wsa_accept_fn)fn : cio__sys_dflt_wsa_accept,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_ioctlsocket__accept_one(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.ioctlsocket__accept_one, fn != NULL ? (cio__sys_ioctlsocket_fn)fn : cio__sys_dflt_ioctlsocket,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_wsa_connect__connect_wait(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.wsa_connect__connect_wait, fn != NULL ? (cio__sys_wsa_connect_fn)fn : cio__sys_dflt_wsa_connect,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_wsa_getsockopt__connect_wait(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.wsa_getsockopt__connect_wait, fn != NULL ? (cio__sys_wsa_getsockopt_fn)fn : cio__sys_dflt_wsa_getsockopt,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_wsa_getpeername__connect_wait(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.wsa_getpeername__connect_wait, fn != NULL ? (cio__sys_wsa_getpeername_fn)fn : cio__sys_dflt_wsa_getpeername,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_WSARecv__net_read(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.WSARecv__net_read, fn != NULL ? (cio__sys_WSARecv_fn)fn : cio__sys_dflt_WSARecv,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_WSASend__net_write(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.WSASend__net_write, fn != NULL ? (cio__sys_WSASend_fn)fn : cio__sys_dflt_WSASend,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_wsa_shutdown__net_shutdown(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.wsa_shutdown__net_shutdown, fn != NULL ? (cio__sys_wsa_shutdown_fn)fn : cio__sys_dflt_wsa_shutdown,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_wsa_bind__bind_ip(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.wsa_bind__bind_ip, fn != NULL ? (cio__sys_wsa_bind_fn)fn : cio__sys_dflt_wsa_bind,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_WSASendTo__net_send(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.WSASendTo__net_send, fn != NULL ? (cio__sys_WSASendTo_fn)fn : cio__sys_dflt_WSASendTo,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_wsa_recvfrom__receive_one(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.wsa_recvfrom__receive_one, fn != NULL ? (cio__sys_wsa_recvfrom_fn)fn : cio__sys_dflt_wsa_recvfrom,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_wsa_bind__listen_unix(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.wsa_bind__listen_unix, fn != NULL ? (cio__sys_wsa_bind_fn)fn : cio__sys_dflt_wsa_bind,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_wsa_listen__listen_unix(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.wsa_listen__listen_unix, fn != NULL ? (cio__sys_wsa_listen_fn)fn : cio__sys_dflt_wsa_listen,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_GetProcessTimes__now_cpu_process(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.GetProcessTimes__now_cpu_process, fn != NULL ? (cio__sys_GetProcessTimes_fn)fn : cio__sys_dflt_GetProcessTimes,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_GetThreadTimes__now_cpu_thread(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.GetThreadTimes__now_cpu_thread, fn != NULL ? (cio__sys_GetThreadTimes_fn)fn : cio__sys_dflt_GetThreadTimes,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_SleepEx__sleep(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.SleepEx__sleep, fn != NULL ? (cio__sys_SleepEx_fn)fn : cio__sys_dflt_SleepEx,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_BCryptGenRandom__os_random(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.BCryptGenRandom__os_random, fn != NULL ? (cio__sys_BCryptGenRandom_fn)fn : cio__sys_dflt_BCryptGenRandom,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_WaitOnAddress__futex_wait(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.WaitOnAddress__futex_wait, fn != NULL ? (cio__sys_WaitOnAddress_fn)fn : cio__sys_dflt_WaitOnAddress,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_OpenThread__kick(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.OpenThread__kick, fn != NULL ? (cio__sys_OpenThread_fn)fn : cio__sys_dflt_OpenThread,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_QueueUserAPC__kick(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.QueueUserAPC__kick, fn != NULL ? (cio__sys_QueueUserAPC_fn)fn : cio__sys_dflt_QueueUserAPC,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_CancelSynchronousIo__kick(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.CancelSynchronousIo__kick, fn != NULL ? (cio__sys_CancelSynchronousIo_fn)fn : cio__sys_dflt_CancelSynchronousIo,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_CloseHandle__kick(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.CloseHandle__kick, fn != NULL ? (cio__sys_CloseHandle_fn)fn : cio__sys_dflt_CloseHandle,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set__aligned_malloc__task_alloc(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys._aligned_malloc__task_alloc, fn != NULL ? (cio__sys__aligned_malloc_fn)fn : cio__sys_dflt__aligned_malloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_GetActiveProcessorCount__cpu_count(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.GetActiveProcessorCount__cpu_count, fn != NULL ? (cio__sys_GetActiveProcessorCount_fn)fn : cio__sys_dflt_GetActiveProcessorCount,
                           memory_order_relaxed);
 }
 #endif
@@ -1455,19 +2445,19 @@ static const struct {
 #if defined(CIO_OS_LINUX)
     {"posix_memalign", "task_alloc", "posix_memalign@task_alloc", cio__sys_set_posix_memalign__task_alloc},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"clock_gettime", "worker_idle", "clock_gettime@worker_idle", cio__sys_set_clock_gettime__worker_idle},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"clock_gettime", "yield_clock", "clock_gettime@yield_clock", cio__sys_set_clock_gettime__yield_clock},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"pthread_attr_init", "enqueue", "pthread_attr_init@enqueue", cio__sys_set_pthread_attr_init__enqueue},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"pthread_create", "enqueue", "pthread_create@enqueue", cio__sys_set_pthread_create__enqueue},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"calloc", "group_get", "calloc@group_get", cio__sys_set_calloc__group_get},
 #endif
 #if defined(CIO_OS_LINUX)
@@ -1476,7 +2466,7 @@ static const struct {
 #if defined(CIO_OS_LINUX)
     {"sysconf", "cpu_count", "sysconf@cpu_count", cio__sys_set_sysconf__cpu_count},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"calloc", "threaded_create", "calloc@threaded_create", cio__sys_set_calloc__threaded_create},
 #endif
 #if defined(CIO_OS_LINUX)
@@ -1485,16 +2475,16 @@ static const struct {
 #if defined(CIO_OS_WASI)
     {"calloc", "wasi_threaded_create", "calloc@wasi_threaded_create", cio__sys_set_calloc__wasi_threaded_create},
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
     {"malloc", "run_inline", "malloc@run_inline", cio__sys_set_malloc__run_inline},
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
     {"malloc", "select_result", "malloc@select_result", cio__sys_set_malloc__select_result},
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
     {"malloc", "select_blob", "malloc@select_blob", cio__sys_set_malloc__select_blob},
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
     {"malloc", "resolve_read_file", "malloc@resolve_read_file", cio__sys_set_malloc__resolve_read_file},
 #endif
 #if defined(CIO_OS_LINUX)
@@ -1508,6 +2498,195 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX)
     {"pthread_sigmask", "sig_mask", "pthread_sigmask@sig_mask", cio__sys_set_pthread_sigmask__sig_mask},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"GetCurrentDirectoryW", "win_path_convert", "GetCurrentDirectoryW@win_path_convert", cio__sys_set_GetCurrentDirectoryW__win_path_convert},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "win_path_convert", "malloc@win_path_convert", cio__sys_set_malloc__win_path_convert},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtCreateFile", "win_open", "NtCreateFile@win_open", cio__sys_set_NtCreateFile__win_open},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtSetInformationFile", "info_set", "NtSetInformationFile@info_set", cio__sys_set_NtSetInformationFile__info_set},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtQueryInformationFile", "info_query", "NtQueryInformationFile@info_query", cio__sys_set_NtQueryInformationFile__info_query},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "win_refine_not_found", "malloc@win_refine_not_found", cio__sys_set_malloc__win_refine_not_found},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "win_create_dir_path", "malloc@win_create_dir_path", cio__sys_set_malloc__win_create_dir_path},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"calloc", "win_rename_info", "calloc@win_rename_info", cio__sys_set_calloc__win_rename_info},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtClose", "open_file_link", "NtClose@open_file_link", cio__sys_set_NtClose__open_file_link},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtClose", "open_dir_link", "NtClose@open_dir_link", cio__sys_set_NtClose__open_dir_link},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtClose", "create_dir", "NtClose@create_dir", cio__sys_set_NtClose__create_dir},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtClose", "is_directory", "NtClose@is_directory", cio__sys_set_NtClose__is_directory},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtClose", "rename", "NtClose@rename", cio__sys_set_NtClose__rename},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtClose", "delete_path", "NtClose@delete_path", cio__sys_set_NtClose__delete_path},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtClose", "stat_file", "NtClose@stat_file", cio__sys_set_NtClose__stat_file},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtClose", "access", "NtClose@access", cio__sys_set_NtClose__access},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtClose", "dir_close", "NtClose@dir_close", cio__sys_set_NtClose__dir_close},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtClose", "file_close", "NtClose@file_close", cio__sys_set_NtClose__file_close},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtReadFile", "rw_once", "NtReadFile@rw_once", cio__sys_set_NtReadFile__rw_once},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtWriteFile", "rw_once", "NtWriteFile@rw_once", cio__sys_set_NtWriteFile__rw_once},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtQueryInformationFile", "io_query", "NtQueryInformationFile@io_query", cio__sys_set_NtQueryInformationFile__io_query},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtSetInformationFile", "io_set", "NtSetInformationFile@io_set", cio__sys_set_NtSetInformationFile__io_set},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtFlushBuffersFile", "file_sync", "NtFlushBuffersFile@file_sync", cio__sys_set_NtFlushBuffersFile__file_sync},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtQueryDirectoryFile", "dir_read", "NtQueryDirectoryFile@dir_read", cio__sys_set_NtQueryDirectoryFile__dir_read},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"GetCurrentDirectoryW", "exe_open", "GetCurrentDirectoryW@exe_open", cio__sys_set_GetCurrentDirectoryW__exe_open},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "exe_open", "malloc@exe_open", cio__sys_set_malloc__exe_open},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSAStartup", "wsa_start", "WSAStartup@wsa_start", cio__sys_set_WSAStartup__wsa_start},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSAStartup", "wsa_reinit", "WSAStartup@wsa_reinit", cio__sys_set_WSAStartup__wsa_reinit},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSACreateEvent", "wait_events", "WSACreateEvent@wait_events", cio__sys_set_WSACreateEvent__wait_events},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSAEventSelect", "wait_select", "WSAEventSelect@wait_select", cio__sys_set_WSAEventSelect__wait_select},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSAEventSelect", "wait_detach", "WSAEventSelect@wait_detach", cio__sys_set_WSAEventSelect__wait_detach},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WaitForSingleObjectEx", "wait_events", "WaitForSingleObjectEx@wait_events", cio__sys_set_WaitForSingleObjectEx__wait_events},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"closesocket", "close_socket", "closesocket@close_socket", cio__sys_set_closesocket__close_socket},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSASocketW", "new_socket", "WSASocketW@new_socket", cio__sys_set_WSASocketW__new_socket},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"ioctlsocket", "new_socket", "ioctlsocket@new_socket", cio__sys_set_ioctlsocket__new_socket},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_setsockopt", "set_int_option", "wsa_setsockopt@set_int_option", cio__sys_set_wsa_setsockopt__set_int_option},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_getsockname", "local_address", "wsa_getsockname@local_address", cio__sys_set_wsa_getsockname__local_address},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_bind", "listen_ip", "wsa_bind@listen_ip", cio__sys_set_wsa_bind__listen_ip},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_listen", "listen_ip", "wsa_listen@listen_ip", cio__sys_set_wsa_listen__listen_ip},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_accept", "accept_one", "wsa_accept@accept_one", cio__sys_set_wsa_accept__accept_one},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"ioctlsocket", "accept_one", "ioctlsocket@accept_one", cio__sys_set_ioctlsocket__accept_one},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_connect", "connect_wait", "wsa_connect@connect_wait", cio__sys_set_wsa_connect__connect_wait},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_getsockopt", "connect_wait", "wsa_getsockopt@connect_wait", cio__sys_set_wsa_getsockopt__connect_wait},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_getpeername", "connect_wait", "wsa_getpeername@connect_wait", cio__sys_set_wsa_getpeername__connect_wait},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSARecv", "net_read", "WSARecv@net_read", cio__sys_set_WSARecv__net_read},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSASend", "net_write", "WSASend@net_write", cio__sys_set_WSASend__net_write},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_shutdown", "net_shutdown", "wsa_shutdown@net_shutdown", cio__sys_set_wsa_shutdown__net_shutdown},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_bind", "bind_ip", "wsa_bind@bind_ip", cio__sys_set_wsa_bind__bind_ip},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSASendTo", "net_send", "WSASendTo@net_send", cio__sys_set_WSASendTo__net_send},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_recvfrom", "receive_one", "wsa_recvfrom@receive_one", cio__sys_set_wsa_recvfrom__receive_one},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_bind", "listen_unix", "wsa_bind@listen_unix", cio__sys_set_wsa_bind__listen_unix},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_listen", "listen_unix", "wsa_listen@listen_unix", cio__sys_set_wsa_listen__listen_unix},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"GetProcessTimes", "now_cpu_process", "GetProcessTimes@now_cpu_process", cio__sys_set_GetProcessTimes__now_cpu_process},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"GetThreadTimes", "now_cpu_thread", "GetThreadTimes@now_cpu_thread", cio__sys_set_GetThreadTimes__now_cpu_thread},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"SleepEx", "sleep", "SleepEx@sleep", cio__sys_set_SleepEx__sleep},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"BCryptGenRandom", "os_random", "BCryptGenRandom@os_random", cio__sys_set_BCryptGenRandom__os_random},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WaitOnAddress", "futex_wait", "WaitOnAddress@futex_wait", cio__sys_set_WaitOnAddress__futex_wait},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"OpenThread", "kick", "OpenThread@kick", cio__sys_set_OpenThread__kick},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"QueueUserAPC", "kick", "QueueUserAPC@kick", cio__sys_set_QueueUserAPC__kick},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CancelSynchronousIo", "kick", "CancelSynchronousIo@kick", cio__sys_set_CancelSynchronousIo__kick},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CloseHandle", "kick", "CloseHandle@kick", cio__sys_set_CloseHandle__kick},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"_aligned_malloc", "task_alloc", "_aligned_malloc@task_alloc", cio__sys_set__aligned_malloc__task_alloc},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"GetActiveProcessorCount", "cpu_count", "GetActiveProcessorCount@cpu_count", cio__sys_set_GetActiveProcessorCount__cpu_count},
 #endif
 };
 

@@ -8,15 +8,16 @@
  *
  *     n = CIO__SYS(readv, file_read_streaming)(fd, iov, cnt);
  *
- * is one relaxed load and one indirect call (to a default that tail-calls the C library). On an OS
- * without a table CIO__SYS(call, site) is the plain call. Internal: never installed.
+ * is one relaxed load and one indirect call (to a default that tail-calls the C library, ntdll or
+ * Winsock). On an OS without a table CIO__SYS(call, site) is the plain call. Internal: never
+ * installed.
  */
 #ifndef CIO_OSCALLS_H
 #define CIO_OSCALLS_H
 
 #include "cio/target.h"
 
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI) || defined(CIO_OS_WINDOWS)
 #define CIO__SYS_TABLE 1
 
 #if defined(CIO_OS_LINUX)
@@ -61,6 +62,23 @@
 #include <time.h>
 #include <unistd.h>
 #include <wasi/api.h>
+#endif
+#if defined(CIO_OS_WINDOWS)
+#if !defined(WIN32_LEAN_AND_MEAN)
+#error "define WIN32_LEAN_AND_MEAN before any #include: the OS call table's prototypes depend on it"
+#endif
+#if !defined(_WIN32_WINNT) || _WIN32_WINNT != 2560
+#error "define _WIN32_WINNT as 2560 before any #include: the OS call table's prototypes depend on it"
+#endif
+#include <winsock2.h>
+#include <ws2tcpip.h>
+#include <windows.h>
+#include <bcrypt.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+#include <cio/ntapi.h>
 #endif
 #include <stdatomic.h>
 #include <stddef.h>
@@ -169,7 +187,7 @@ typedef int (*cio__sys_recvmmsg_fn)(int, struct mmsghdr *, unsigned int, int, st
 #if defined(CIO_OS_LINUX)
 typedef int (*cio__sys_shutdown_fn)(int, int);
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI) || defined(CIO_OS_WINDOWS)
 typedef int (*cio__sys_clock_gettime_fn)(clockid_t, struct timespec *);
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
@@ -184,10 +202,10 @@ typedef int (*cio__sys_getentropy_fn)(void *, size_t);
 #if defined(CIO_OS_LINUX)
 typedef long (*cio__sys_futex_fn)(long, const void *, int, uint32_t, const struct timespec *, void *, uint32_t);
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 typedef int (*cio__sys_pthread_attr_init_fn)(pthread_attr_t *);
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 typedef int (*cio__sys_pthread_create_fn)(pthread_t *, const pthread_attr_t *, void * (*)(void *), void *);
 #endif
 #if defined(CIO_OS_LINUX)
@@ -214,11 +232,131 @@ typedef int (*cio__sys_sched_getaffinity_fn)(pid_t, size_t, cpu_set_t *);
 #if defined(CIO_OS_LINUX)
 typedef int (*cio__sys_posix_memalign_fn)(void **, size_t, size_t);
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI) || defined(CIO_OS_WINDOWS)
 typedef void * (*cio__sys_malloc_fn)(size_t);
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI) || defined(CIO_OS_WINDOWS)
 typedef void * (*cio__sys_calloc_fn)(size_t, size_t);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef int32_t (*cio__sys_NtCreateFile_fn)(void **, uint32_t, cio_nt_object_attributes *, cio_nt_io_status_block *, int64_t *, uint32_t, uint32_t, uint32_t, uint32_t, void *, uint32_t);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef int32_t (*cio__sys_NtReadFile_fn)(void *, void *, void *, void *, cio_nt_io_status_block *, void *, uint32_t, int64_t *, uint32_t *);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef int32_t (*cio__sys_NtWriteFile_fn)(void *, void *, void *, void *, cio_nt_io_status_block *, const void *, uint32_t, int64_t *, uint32_t *);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef int32_t (*cio__sys_NtQueryInformationFile_fn)(void *, cio_nt_io_status_block *, void *, uint32_t, uint32_t);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef int32_t (*cio__sys_NtSetInformationFile_fn)(void *, cio_nt_io_status_block *, void *, uint32_t, uint32_t);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef int32_t (*cio__sys_NtQueryDirectoryFile_fn)(void *, void *, void *, void *, cio_nt_io_status_block *, void *, uint32_t, uint32_t, uint8_t, cio_nt_unicode_string *, uint8_t);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef int32_t (*cio__sys_NtFlushBuffersFile_fn)(void *, cio_nt_io_status_block *);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef int32_t (*cio__sys_NtClose_fn)(void *);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef DWORD (*cio__sys_GetCurrentDirectoryW_fn)(DWORD, WCHAR *);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_WaitOnAddress_fn)(volatile void *, void *, SIZE_T, DWORD);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef DWORD (*cio__sys_SleepEx_fn)(DWORD, BOOL);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_GetProcessTimes_fn)(HANDLE, FILETIME *, FILETIME *, FILETIME *, FILETIME *);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_GetThreadTimes_fn)(HANDLE, FILETIME *, FILETIME *, FILETIME *, FILETIME *);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef NTSTATUS (*cio__sys_BCryptGenRandom_fn)(BCRYPT_ALG_HANDLE, PUCHAR, ULONG, ULONG);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef HANDLE (*cio__sys_OpenThread_fn)(DWORD, BOOL, DWORD);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef DWORD (*cio__sys_QueueUserAPC_fn)(PAPCFUNC, HANDLE, ULONG_PTR);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_CancelSynchronousIo_fn)(HANDLE);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_CloseHandle_fn)(HANDLE);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef DWORD (*cio__sys_GetActiveProcessorCount_fn)(WORD);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef void * (*cio__sys__aligned_malloc_fn)(size_t, size_t);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef DWORD (*cio__sys_WaitForSingleObjectEx_fn)(HANDLE, DWORD, BOOL);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef int (*cio__sys_WSAStartup_fn)(WORD, WSADATA *);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef SOCKET (*cio__sys_WSASocketW_fn)(int, int, int, WSAPROTOCOL_INFOW *, GROUP, DWORD);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef int (*cio__sys_ioctlsocket_fn)(SOCKET, long, u_long *);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef int (*cio__sys_wsa_setsockopt_fn)(SOCKET, int, int, const char *, int);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef int (*cio__sys_wsa_getsockopt_fn)(SOCKET, int, int, char *, int *);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef int (*cio__sys_wsa_getsockname_fn)(SOCKET, struct sockaddr *, int *);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef int (*cio__sys_wsa_getpeername_fn)(SOCKET, struct sockaddr *, int *);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef int (*cio__sys_wsa_bind_fn)(SOCKET, const struct sockaddr *, int);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef int (*cio__sys_wsa_listen_fn)(SOCKET, int);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef SOCKET (*cio__sys_wsa_accept_fn)(SOCKET, struct sockaddr *, int *);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef int (*cio__sys_wsa_connect_fn)(SOCKET, const struct sockaddr *, int);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef int (*cio__sys_wsa_shutdown_fn)(SOCKET, int);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef int (*cio__sys_wsa_recvfrom_fn)(SOCKET, char *, int, int, struct sockaddr *, int *);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef int (*cio__sys_WSARecv_fn)(SOCKET, WSABUF *, DWORD, DWORD *, DWORD *, WSAOVERLAPPED *, LPWSAOVERLAPPED_COMPLETION_ROUTINE);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef int (*cio__sys_WSASend_fn)(SOCKET, WSABUF *, DWORD, DWORD *, DWORD, WSAOVERLAPPED *, LPWSAOVERLAPPED_COMPLETION_ROUTINE);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef int (*cio__sys_WSASendTo_fn)(SOCKET, WSABUF *, DWORD, DWORD *, DWORD, const struct sockaddr *, int, WSAOVERLAPPED *, LPWSAOVERLAPPED_COMPLETION_ROUTINE);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef WSAEVENT (*cio__sys_WSACreateEvent_fn)(void);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef int (*cio__sys_WSAEventSelect_fn)(SOCKET, WSAEVENT, long);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef int (*cio__sys_closesocket_fn)(SOCKET);
 #endif
 
 /* The defaults: the real calls. */
@@ -316,7 +454,7 @@ struct cio__sys_defaults {
 #if defined(CIO_OS_LINUX)
     cio__sys_shutdown_fn shutdown;
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI) || defined(CIO_OS_WINDOWS)
     cio__sys_clock_gettime_fn clock_gettime;
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
@@ -331,10 +469,10 @@ struct cio__sys_defaults {
 #if defined(CIO_OS_LINUX)
     cio__sys_futex_fn futex;
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     cio__sys_pthread_attr_init_fn pthread_attr_init;
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     cio__sys_pthread_create_fn pthread_create;
 #endif
 #if defined(CIO_OS_LINUX)
@@ -361,11 +499,131 @@ struct cio__sys_defaults {
 #if defined(CIO_OS_LINUX)
     cio__sys_posix_memalign_fn posix_memalign;
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI) || defined(CIO_OS_WINDOWS)
     cio__sys_malloc_fn malloc;
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI) || defined(CIO_OS_WINDOWS)
     cio__sys_calloc_fn calloc;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_NtCreateFile_fn NtCreateFile;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_NtReadFile_fn NtReadFile;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_NtWriteFile_fn NtWriteFile;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_NtQueryInformationFile_fn NtQueryInformationFile;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_NtSetInformationFile_fn NtSetInformationFile;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_NtQueryDirectoryFile_fn NtQueryDirectoryFile;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_NtFlushBuffersFile_fn NtFlushBuffersFile;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_NtClose_fn NtClose;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_GetCurrentDirectoryW_fn GetCurrentDirectoryW;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_WaitOnAddress_fn WaitOnAddress;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_SleepEx_fn SleepEx;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_GetProcessTimes_fn GetProcessTimes;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_GetThreadTimes_fn GetThreadTimes;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_BCryptGenRandom_fn BCryptGenRandom;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_OpenThread_fn OpenThread;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_QueueUserAPC_fn QueueUserAPC;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_CancelSynchronousIo_fn CancelSynchronousIo;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_CloseHandle_fn CloseHandle;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_GetActiveProcessorCount_fn GetActiveProcessorCount;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys__aligned_malloc_fn _aligned_malloc;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_WaitForSingleObjectEx_fn WaitForSingleObjectEx;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_WSAStartup_fn WSAStartup;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_WSASocketW_fn WSASocketW;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_ioctlsocket_fn ioctlsocket;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_wsa_setsockopt_fn wsa_setsockopt;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_wsa_getsockopt_fn wsa_getsockopt;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_wsa_getsockname_fn wsa_getsockname;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_wsa_getpeername_fn wsa_getpeername;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_wsa_bind_fn wsa_bind;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_wsa_listen_fn wsa_listen;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_wsa_accept_fn wsa_accept;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_wsa_connect_fn wsa_connect;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_wsa_shutdown_fn wsa_shutdown;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_wsa_recvfrom_fn wsa_recvfrom;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_WSARecv_fn WSARecv;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_WSASend_fn WSASend;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_WSASendTo_fn WSASendTo;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_WSACreateEvent_fn WSACreateEvent;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_WSAEventSelect_fn WSAEventSelect;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_closesocket_fn closesocket;
 #endif
 };
 extern const struct cio__sys_defaults cio__sys_default;
@@ -561,19 +819,19 @@ struct cio__sys_table {
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_posix_memalign_fn) posix_memalign__task_alloc; /* src/threaded/pool_posix.c: cio__t_block_alloc */
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_clock_gettime_fn) clock_gettime__worker_idle; /* src/threaded/pool.c: worker_main */
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_clock_gettime_fn) clock_gettime__yield_clock; /* src/threaded/pool.c: mono_ns */
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_pthread_attr_init_fn) pthread_attr_init__enqueue; /* src/threaded/pool.c: enqueue_locked */
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_pthread_create_fn) pthread_create__enqueue; /* src/threaded/pool.c: enqueue_locked */
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_calloc_fn) calloc__group_get; /* src/threaded/pool.c: group_get */
 #endif
 #if defined(CIO_OS_LINUX)
@@ -582,7 +840,7 @@ struct cio__sys_table {
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_sysconf_fn) sysconf__cpu_count; /* src/threaded/cpus_linux.c: cio__t_cpu_count */
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_calloc_fn) calloc__threaded_create; /* src/threaded/pool.c: cio_threaded_create */
 #endif
 #if defined(CIO_OS_LINUX)
@@ -591,16 +849,16 @@ struct cio__sys_table {
 #if defined(CIO_OS_WASI)
     _Atomic(cio__sys_calloc_fn) calloc__wasi_threaded_create; /* src/threaded/pool_single.c: cio_threaded_create */
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
     _Atomic(cio__sys_malloc_fn) malloc__run_inline; /* src/core/io.c: cio__run_inline */
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
     _Atomic(cio__sys_malloc_fn) malloc__select_result; /* src/core/select.c: select_task */
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
     _Atomic(cio__sys_malloc_fn) malloc__select_blob; /* src/core/select.c: submit */
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
     _Atomic(cio__sys_malloc_fn) malloc__resolve_read_file; /* src/core/resolve.c: read_file */
 #endif
 #if defined(CIO_OS_LINUX)
@@ -614,6 +872,195 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_pthread_sigmask_fn) pthread_sigmask__sig_mask; /* src/core/sig_posix.c: cio_sig_mask */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_GetCurrentDirectoryW_fn) GetCurrentDirectoryW__win_path_convert; /* src/threaded/fs_windows.c: cio__win_path_convert */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_malloc_fn) malloc__win_path_convert; /* src/threaded/fs_windows.c: cio__win_path_convert */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtCreateFile_fn) NtCreateFile__win_open; /* src/threaded/fs_windows.c: cio__win_open */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtSetInformationFile_fn) NtSetInformationFile__info_set; /* src/threaded/fs_windows.c: info_call */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtQueryInformationFile_fn) NtQueryInformationFile__info_query; /* src/threaded/fs_windows.c: info_call */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_malloc_fn) malloc__win_refine_not_found; /* src/threaded/fs_windows.c: refine_not_found */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_malloc_fn) malloc__win_create_dir_path; /* src/threaded/fs_windows.c: create_dir_path */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_calloc_fn) calloc__win_rename_info; /* src/threaded/fs_windows.c: cio__t_dir_rename */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtClose_fn) NtClose__open_file_link; /* src/threaded/fs_windows.c: cio__win_open_file */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtClose_fn) NtClose__open_dir_link; /* src/threaded/fs_windows.c: cio__t_dir_open_dir */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtClose_fn) NtClose__create_dir; /* src/threaded/fs_windows.c: create_dir */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtClose_fn) NtClose__is_directory; /* src/threaded/fs_windows.c: is_directory */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtClose_fn) NtClose__rename; /* src/threaded/fs_windows.c: cio__t_dir_rename */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtClose_fn) NtClose__delete_path; /* src/threaded/fs_windows.c: delete_path */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtClose_fn) NtClose__stat_file; /* src/threaded/fs_windows.c: cio__t_dir_stat_file */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtClose_fn) NtClose__access; /* src/threaded/fs_windows.c: cio__t_dir_access */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtClose_fn) NtClose__dir_close; /* src/threaded/fs_windows.c: cio__t_dir_close */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtClose_fn) NtClose__file_close; /* src/threaded/fs_windows.c: cio__t_file_close */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtReadFile_fn) NtReadFile__rw_once; /* src/threaded/fs_windows_io.c: rw_once */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtWriteFile_fn) NtWriteFile__rw_once; /* src/threaded/fs_windows_io.c: rw_once */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtQueryInformationFile_fn) NtQueryInformationFile__io_query; /* src/threaded/fs_windows_io.c: query */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtSetInformationFile_fn) NtSetInformationFile__io_set; /* src/threaded/fs_windows_io.c: set_info */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtFlushBuffersFile_fn) NtFlushBuffersFile__file_sync; /* src/threaded/fs_windows_io.c: cio__t_file_sync */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtQueryDirectoryFile_fn) NtQueryDirectoryFile__dir_read; /* src/threaded/fs_windows_io.c: cio__t_dir_read */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_GetCurrentDirectoryW_fn) GetCurrentDirectoryW__exe_open; /* src/threaded/process_windows.c: cio__t_process_executable_open */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_malloc_fn) malloc__exe_open; /* src/threaded/process_windows.c: cio__t_process_executable_open */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_WSAStartup_fn) WSAStartup__wsa_start; /* src/threaded/net_windows.c: wsa_start */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_WSAStartup_fn) WSAStartup__wsa_reinit; /* src/threaded/net_windows.c: wsa_failure */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_WSACreateEvent_fn) WSACreateEvent__wait_events; /* src/threaded/net_windows.c: wait_events */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_WSAEventSelect_fn) WSAEventSelect__wait_select; /* src/threaded/net_windows.c: wait_events */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_WSAEventSelect_fn) WSAEventSelect__wait_detach; /* src/threaded/net_windows.c: wait_events */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_WaitForSingleObjectEx_fn) WaitForSingleObjectEx__wait_events; /* src/threaded/net_windows.c: wait_events */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_closesocket_fn) closesocket__close_socket; /* src/threaded/net_windows.c: close_socket */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_WSASocketW_fn) WSASocketW__new_socket; /* src/threaded/net_windows.c: new_socket */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_ioctlsocket_fn) ioctlsocket__new_socket; /* src/threaded/net_windows.c: new_socket */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_wsa_setsockopt_fn) wsa_setsockopt__set_int_option; /* src/threaded/net_windows.c: set_int_option */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_wsa_getsockname_fn) wsa_getsockname__local_address; /* src/threaded/net_windows.c: local_address */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_wsa_bind_fn) wsa_bind__listen_ip; /* src/threaded/net_windows.c: cio__t_net_listen_ip */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_wsa_listen_fn) wsa_listen__listen_ip; /* src/threaded/net_windows.c: cio__t_net_listen_ip */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_wsa_accept_fn) wsa_accept__accept_one; /* src/threaded/net_windows.c: accept_one */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_ioctlsocket_fn) ioctlsocket__accept_one; /* src/threaded/net_windows.c: accept_one */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_wsa_connect_fn) wsa_connect__connect_wait; /* src/threaded/net_windows.c: connect_wait */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_wsa_getsockopt_fn) wsa_getsockopt__connect_wait; /* src/threaded/net_windows.c: connect_wait */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_wsa_getpeername_fn) wsa_getpeername__connect_wait; /* src/threaded/net_windows.c: connect_wait */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_WSARecv_fn) WSARecv__net_read; /* src/threaded/net_windows.c: cio__t_net_read */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_WSASend_fn) WSASend__net_write; /* src/threaded/net_windows.c: cio__t_net_write */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_wsa_shutdown_fn) wsa_shutdown__net_shutdown; /* src/threaded/net_windows.c: cio__t_net_shutdown */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_wsa_bind_fn) wsa_bind__bind_ip; /* src/threaded/net_windows.c: cio__t_net_bind_ip */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_WSASendTo_fn) WSASendTo__net_send; /* src/threaded/net_windows.c: cio__t_net_send */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_wsa_recvfrom_fn) wsa_recvfrom__receive_one; /* src/threaded/net_windows.c: receive_one */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_wsa_bind_fn) wsa_bind__listen_unix; /* src/threaded/net_windows.c: cio__t_net_listen_unix */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_wsa_listen_fn) wsa_listen__listen_unix; /* src/threaded/net_windows.c: cio__t_net_listen_unix */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_GetProcessTimes_fn) GetProcessTimes__now_cpu_process; /* src/threaded/time_windows.c: cio__t_now */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_GetThreadTimes_fn) GetThreadTimes__now_cpu_thread; /* src/threaded/time_windows.c: cio__t_now */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_SleepEx_fn) SleepEx__sleep; /* src/threaded/time_windows.c: cio__t_sleep */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_BCryptGenRandom_fn) BCryptGenRandom__os_random; /* src/threaded/time_windows.c: os_random */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_WaitOnAddress_fn) WaitOnAddress__futex_wait; /* src/threaded/futex_windows.c: cio__t_futex_wait */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_OpenThread_fn) OpenThread__kick; /* src/threaded/cancel_windows.c: cio__t_kick */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_QueueUserAPC_fn) QueueUserAPC__kick; /* src/threaded/cancel_windows.c: cio__t_kick */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_CancelSynchronousIo_fn) CancelSynchronousIo__kick; /* src/threaded/cancel_windows.c: cio__t_kick */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_CloseHandle_fn) CloseHandle__kick; /* src/threaded/cancel_windows.c: cio__t_kick */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys__aligned_malloc_fn) _aligned_malloc__task_alloc; /* src/threaded/pool_windows.c: cio__t_block_alloc */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_GetActiveProcessorCount_fn) GetActiveProcessorCount__cpu_count; /* src/threaded/pool_windows.c: cio__t_cpu_count */
 #endif
 };
 extern struct cio__sys_table cio__sys;

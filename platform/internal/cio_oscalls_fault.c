@@ -4,7 +4,10 @@
 /*
  * The generic fault injector over the OS call table (cio_oscalls_test.h): one wrapper per call site
  * that consults that site's plan, fakes the failure in the call's own convention or shortens the
- * transfer, and otherwise calls the default. Linked into test programs only.
+ * transfer, and otherwise calls the default. Linked into test programs only. The conventions
+ * (spec/oscalls.yaml `fail`): errno, pointer and code as POSIX has them; on Windows ntstatus (the
+ * status is returned), win32 and handle (the failure value, SetLastError), wsa (the failure value,
+ * WSASetLastError).
  */
 #include "internal/cio_oscalls_test.h"
 
@@ -46,6 +49,7 @@ static int cio__fi_take(cio__fi_plan *p)
     return mode;
 }
 
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
 /* Copies the first iovecs of iov into t (at most 16) so that they hold at most max bytes (at least
  * one byte when there is one); returns their count. */
 static int cio__fi_trim(const struct iovec *iov, int cnt, size_t max, struct iovec t[16])
@@ -63,6 +67,25 @@ static int cio__fi_trim(const struct iovec *iov, int cnt, size_t max, struct iov
     }
     return k;
 }
+#endif
+#if defined(CIO_OS_WINDOWS)
+/* The same over Winsock's WSABUF arrays. */
+static DWORD cio__fi_trim_wsa(const WSABUF *b, DWORD cnt, size_t max, WSABUF t[16])
+{
+    DWORD k = 0;
+    size_t left = max == 0 ? 1 : max;
+    for (DWORD i = 0; i < cnt && k < 16 && left > 0; i++) {
+        if (b[i].len == 0)
+            continue;
+        t[k] = b[i];
+        if (t[k].len > left)
+            t[k].len = (ULONG)left;
+        left -= t[k].len;
+        k++;
+    }
+    return k;
+}
+#endif
 
 enum {
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
@@ -254,19 +277,19 @@ enum {
 #if defined(CIO_OS_LINUX)
     CIO__FI_posix_memalign__task_alloc,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     CIO__FI_clock_gettime__worker_idle,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     CIO__FI_clock_gettime__yield_clock,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     CIO__FI_pthread_attr_init__enqueue,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     CIO__FI_pthread_create__enqueue,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     CIO__FI_calloc__group_get,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -275,7 +298,7 @@ enum {
 #if defined(CIO_OS_LINUX)
     CIO__FI_sysconf__cpu_count,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     CIO__FI_calloc__threaded_create,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -284,16 +307,16 @@ enum {
 #if defined(CIO_OS_WASI)
     CIO__FI_calloc__wasi_threaded_create,
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
     CIO__FI_malloc__run_inline,
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
     CIO__FI_malloc__select_result,
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
     CIO__FI_malloc__select_blob,
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
     CIO__FI_malloc__resolve_read_file,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -307,6 +330,195 @@ enum {
 #endif
 #if defined(CIO_OS_LINUX)
     CIO__FI_pthread_sigmask__sig_mask,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_GetCurrentDirectoryW__win_path_convert,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_malloc__win_path_convert,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtCreateFile__win_open,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtSetInformationFile__info_set,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtQueryInformationFile__info_query,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_malloc__win_refine_not_found,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_malloc__win_create_dir_path,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_calloc__win_rename_info,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtClose__open_file_link,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtClose__open_dir_link,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtClose__create_dir,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtClose__is_directory,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtClose__rename,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtClose__delete_path,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtClose__stat_file,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtClose__access,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtClose__dir_close,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtClose__file_close,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtReadFile__rw_once,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtWriteFile__rw_once,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtQueryInformationFile__io_query,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtSetInformationFile__io_set,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtFlushBuffersFile__file_sync,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtQueryDirectoryFile__dir_read,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_GetCurrentDirectoryW__exe_open,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_malloc__exe_open,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_WSAStartup__wsa_start,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_WSAStartup__wsa_reinit,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_WSACreateEvent__wait_events,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_WSAEventSelect__wait_select,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_WSAEventSelect__wait_detach,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_WaitForSingleObjectEx__wait_events,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_closesocket__close_socket,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_WSASocketW__new_socket,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_ioctlsocket__new_socket,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_wsa_setsockopt__set_int_option,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_wsa_getsockname__local_address,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_wsa_bind__listen_ip,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_wsa_listen__listen_ip,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_wsa_accept__accept_one,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_ioctlsocket__accept_one,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_wsa_connect__connect_wait,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_wsa_getsockopt__connect_wait,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_wsa_getpeername__connect_wait,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_WSARecv__net_read,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_WSASend__net_write,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_wsa_shutdown__net_shutdown,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_wsa_bind__bind_ip,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_WSASendTo__net_send,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_wsa_recvfrom__receive_one,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_wsa_bind__listen_unix,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_wsa_listen__listen_unix,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_GetProcessTimes__now_cpu_process,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_GetThreadTimes__now_cpu_thread,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_SleepEx__sleep,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_BCryptGenRandom__os_random,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_WaitOnAddress__futex_wait,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_OpenThread__kick,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_QueueUserAPC__kick,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_CancelSynchronousIo__kick,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_CloseHandle__kick,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI__aligned_malloc__task_alloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_GetActiveProcessorCount__cpu_count,
 #endif
     CIO__FI_COUNT
 };
@@ -1189,7 +1401,7 @@ static int cio__fi_posix_memalign__task_alloc(void **out, size_t align, size_t s
     return (cio__sys_default.posix_memalign)(out, align, size);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static int cio__fi_clock_gettime__worker_idle(clockid_t clock, struct timespec *ts)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_clock_gettime__worker_idle];
@@ -1202,7 +1414,7 @@ static int cio__fi_clock_gettime__worker_idle(clockid_t clock, struct timespec *
     return (cio__sys_default.clock_gettime)(clock, ts);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static int cio__fi_clock_gettime__yield_clock(clockid_t clock, struct timespec *ts)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_clock_gettime__yield_clock];
@@ -1215,7 +1427,7 @@ static int cio__fi_clock_gettime__yield_clock(clockid_t clock, struct timespec *
     return (cio__sys_default.clock_gettime)(clock, ts);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static int cio__fi_pthread_attr_init__enqueue(pthread_attr_t *attr)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_pthread_attr_init__enqueue];
@@ -1227,7 +1439,7 @@ static int cio__fi_pthread_attr_init__enqueue(pthread_attr_t *attr)
     return (cio__sys_default.pthread_attr_init)(attr);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static int cio__fi_pthread_create__enqueue(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_pthread_create__enqueue];
@@ -1239,7 +1451,7 @@ static int cio__fi_pthread_create__enqueue(pthread_t *thread, const pthread_attr
     return (cio__sys_default.pthread_create)(thread, attr, start, arg);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void * cio__fi_calloc__group_get(size_t count, size_t size)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_calloc__group_get];
@@ -1278,7 +1490,7 @@ static long cio__fi_sysconf__cpu_count(int name)
     return (cio__sys_default.sysconf)(name);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void * cio__fi_calloc__threaded_create(size_t count, size_t size)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_calloc__threaded_create];
@@ -1317,7 +1529,7 @@ static void * cio__fi_calloc__wasi_threaded_create(size_t count, size_t size)
     return (cio__sys_default.calloc)(count, size);
 }
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
 static void * cio__fi_malloc__run_inline(size_t size)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_malloc__run_inline];
@@ -1330,7 +1542,7 @@ static void * cio__fi_malloc__run_inline(size_t size)
     return (cio__sys_default.malloc)(size);
 }
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
 static void * cio__fi_malloc__select_result(size_t size)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_malloc__select_result];
@@ -1343,7 +1555,7 @@ static void * cio__fi_malloc__select_result(size_t size)
     return (cio__sys_default.malloc)(size);
 }
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
 static void * cio__fi_malloc__select_blob(size_t size)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_malloc__select_blob];
@@ -1356,7 +1568,7 @@ static void * cio__fi_malloc__select_blob(size_t size)
     return (cio__sys_default.malloc)(size);
 }
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
 static void * cio__fi_malloc__resolve_read_file(size_t size)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_malloc__resolve_read_file];
@@ -1418,6 +1630,836 @@ static int cio__fi_pthread_sigmask__sig_mask(int how, const sigset_t *set, sigse
     }
     (void)mode_;
     return (cio__sys_default.pthread_sigmask)(how, set, old);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static DWORD cio__fi_GetCurrentDirectoryW__win_path_convert(DWORD len, WCHAR *buf)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_GetCurrentDirectoryW__win_path_convert];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (DWORD)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.GetCurrentDirectoryW)(len, buf);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void * cio__fi_malloc__win_path_convert(size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_malloc__win_path_convert];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.malloc)(size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtCreateFile__win_open(void **handle, uint32_t access, cio_nt_object_attributes *attrs, cio_nt_io_status_block *iosb, int64_t *size, uint32_t attributes, uint32_t share, uint32_t disposition, uint32_t options, void *ea, uint32_t ea_len)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtCreateFile__win_open];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int32_t)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.NtCreateFile)(handle, access, attrs, iosb, size, attributes, share, disposition, options, ea, ea_len);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtSetInformationFile__info_set(void *h, cio_nt_io_status_block *iosb, void *info, uint32_t len, uint32_t cls)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtSetInformationFile__info_set];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int32_t)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.NtSetInformationFile)(h, iosb, info, len, cls);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtQueryInformationFile__info_query(void *h, cio_nt_io_status_block *iosb, void *info, uint32_t len, uint32_t cls)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtQueryInformationFile__info_query];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int32_t)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.NtQueryInformationFile)(h, iosb, info, len, cls);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void * cio__fi_malloc__win_refine_not_found(size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_malloc__win_refine_not_found];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.malloc)(size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void * cio__fi_malloc__win_create_dir_path(size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_malloc__win_create_dir_path];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.malloc)(size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void * cio__fi_calloc__win_rename_info(size_t count, size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_calloc__win_rename_info];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.calloc)(count, size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtClose__open_file_link(void *h)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtClose__open_file_link];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.NtClose)(h);
+        return (int32_t)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.NtClose)(h);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtClose__open_dir_link(void *h)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtClose__open_dir_link];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.NtClose)(h);
+        return (int32_t)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.NtClose)(h);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtClose__create_dir(void *h)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtClose__create_dir];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.NtClose)(h);
+        return (int32_t)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.NtClose)(h);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtClose__is_directory(void *h)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtClose__is_directory];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.NtClose)(h);
+        return (int32_t)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.NtClose)(h);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtClose__rename(void *h)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtClose__rename];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.NtClose)(h);
+        return (int32_t)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.NtClose)(h);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtClose__delete_path(void *h)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtClose__delete_path];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.NtClose)(h);
+        return (int32_t)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.NtClose)(h);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtClose__stat_file(void *h)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtClose__stat_file];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.NtClose)(h);
+        return (int32_t)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.NtClose)(h);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtClose__access(void *h)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtClose__access];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.NtClose)(h);
+        return (int32_t)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.NtClose)(h);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtClose__dir_close(void *h)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtClose__dir_close];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.NtClose)(h);
+        return (int32_t)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.NtClose)(h);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtClose__file_close(void *h)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtClose__file_close];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.NtClose)(h);
+        return (int32_t)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.NtClose)(h);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtReadFile__rw_once(void *h, void *event, void *apc, void *apc_context, cio_nt_io_status_block *iosb, void *buf, uint32_t len, int64_t *offset, uint32_t *key)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtReadFile__rw_once];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int32_t)atomic_load(&p_->err);
+    }
+    if (mode_ == CIO__FI_SHORT) {
+        size_t max_ = atomic_load(&p_->max);
+        if ((size_t)len > max_)
+            len = (uint32_t)max_;
+    }
+    (void)mode_;
+    return (cio__sys_default.NtReadFile)(h, event, apc, apc_context, iosb, buf, len, offset, key);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtWriteFile__rw_once(void *h, void *event, void *apc, void *apc_context, cio_nt_io_status_block *iosb, const void *buf, uint32_t len, int64_t *offset, uint32_t *key)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtWriteFile__rw_once];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int32_t)atomic_load(&p_->err);
+    }
+    if (mode_ == CIO__FI_SHORT) {
+        size_t max_ = atomic_load(&p_->max);
+        if ((size_t)len > max_)
+            len = (uint32_t)max_;
+    }
+    (void)mode_;
+    return (cio__sys_default.NtWriteFile)(h, event, apc, apc_context, iosb, buf, len, offset, key);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtQueryInformationFile__io_query(void *h, cio_nt_io_status_block *iosb, void *info, uint32_t len, uint32_t cls)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtQueryInformationFile__io_query];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int32_t)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.NtQueryInformationFile)(h, iosb, info, len, cls);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtSetInformationFile__io_set(void *h, cio_nt_io_status_block *iosb, void *info, uint32_t len, uint32_t cls)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtSetInformationFile__io_set];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int32_t)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.NtSetInformationFile)(h, iosb, info, len, cls);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtFlushBuffersFile__file_sync(void *h, cio_nt_io_status_block *iosb)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtFlushBuffersFile__file_sync];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int32_t)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.NtFlushBuffersFile)(h, iosb);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtQueryDirectoryFile__dir_read(void *h, void *event, void *apc, void *apc_context, cio_nt_io_status_block *iosb, void *info, uint32_t len, uint32_t cls, uint8_t single, cio_nt_unicode_string *mask, uint8_t restart)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtQueryDirectoryFile__dir_read];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int32_t)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.NtQueryDirectoryFile)(h, event, apc, apc_context, iosb, info, len, cls, single, mask, restart);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static DWORD cio__fi_GetCurrentDirectoryW__exe_open(DWORD len, WCHAR *buf)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_GetCurrentDirectoryW__exe_open];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (DWORD)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.GetCurrentDirectoryW)(len, buf);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void * cio__fi_malloc__exe_open(size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_malloc__exe_open];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.malloc)(size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_WSAStartup__wsa_start(WORD version, WSADATA *data)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_WSAStartup__wsa_start];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.WSAStartup)(version, data);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_WSAStartup__wsa_reinit(WORD version, WSADATA *data)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_WSAStartup__wsa_reinit];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.WSAStartup)(version, data);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static WSAEVENT cio__fi_WSACreateEvent__wait_events(void)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_WSACreateEvent__wait_events];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (WSAEVENT)WSA_INVALID_EVENT;
+    }
+    (void)mode_;
+    return (cio__sys_default.WSACreateEvent)();
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_WSAEventSelect__wait_select(SOCKET s, WSAEVENT ev, long events)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_WSAEventSelect__wait_select];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.WSAEventSelect)(s, ev, events);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_WSAEventSelect__wait_detach(SOCKET s, WSAEVENT ev, long events)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_WSAEventSelect__wait_detach];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.WSAEventSelect)(s, ev, events);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static DWORD cio__fi_WaitForSingleObjectEx__wait_events(HANDLE h, DWORD ms, BOOL alertable)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_WaitForSingleObjectEx__wait_events];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (DWORD)WAIT_FAILED;
+    }
+    (void)mode_;
+    return (cio__sys_default.WaitForSingleObjectEx)(h, ms, alertable);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_closesocket__close_socket(SOCKET s)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_closesocket__close_socket];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.closesocket)(s);
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.closesocket)(s);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static SOCKET cio__fi_WSASocketW__new_socket(int af, int type, int protocol, WSAPROTOCOL_INFOW *info, GROUP g, DWORD flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_WSASocketW__new_socket];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (SOCKET)INVALID_SOCKET;
+    }
+    (void)mode_;
+    return (cio__sys_default.WSASocketW)(af, type, protocol, info, g, flags);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_ioctlsocket__new_socket(SOCKET s, long cmd, u_long *arg)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_ioctlsocket__new_socket];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.ioctlsocket)(s, cmd, arg);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_wsa_setsockopt__set_int_option(SOCKET s, int level, int name, const char *value, int len)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_wsa_setsockopt__set_int_option];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.wsa_setsockopt)(s, level, name, value, len);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_wsa_getsockname__local_address(SOCKET s, struct sockaddr *addr, int *len)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_wsa_getsockname__local_address];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.wsa_getsockname)(s, addr, len);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_wsa_bind__listen_ip(SOCKET s, const struct sockaddr *addr, int len)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_wsa_bind__listen_ip];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.wsa_bind)(s, addr, len);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_wsa_listen__listen_ip(SOCKET s, int backlog)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_wsa_listen__listen_ip];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.wsa_listen)(s, backlog);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static SOCKET cio__fi_wsa_accept__accept_one(SOCKET s, struct sockaddr *addr, int *len)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_wsa_accept__accept_one];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (SOCKET)INVALID_SOCKET;
+    }
+    (void)mode_;
+    return (cio__sys_default.wsa_accept)(s, addr, len);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_ioctlsocket__accept_one(SOCKET s, long cmd, u_long *arg)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_ioctlsocket__accept_one];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.ioctlsocket)(s, cmd, arg);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_wsa_connect__connect_wait(SOCKET s, const struct sockaddr *addr, int len)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_wsa_connect__connect_wait];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.wsa_connect)(s, addr, len);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_wsa_getsockopt__connect_wait(SOCKET s, int level, int name, char *value, int *len)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_wsa_getsockopt__connect_wait];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.wsa_getsockopt)(s, level, name, value, len);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_wsa_getpeername__connect_wait(SOCKET s, struct sockaddr *addr, int *len)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_wsa_getpeername__connect_wait];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.wsa_getpeername)(s, addr, len);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_WSARecv__net_read(SOCKET s, WSABUF *bufs, DWORD count, DWORD *done, DWORD *flags, WSAOVERLAPPED *ov, LPWSAOVERLAPPED_COMPLETION_ROUTINE fn)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_WSARecv__net_read];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    if (mode_ == CIO__FI_SHORT) {
+        size_t max_ = atomic_load(&p_->max);
+        WSABUF t_[16];
+        DWORD k_ = cio__fi_trim_wsa(bufs, (DWORD)count, max_, t_);
+        return (cio__sys_default.WSARecv)(s, t_, k_, done, flags, ov, fn);
+    }
+    (void)mode_;
+    return (cio__sys_default.WSARecv)(s, bufs, count, done, flags, ov, fn);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_WSASend__net_write(SOCKET s, WSABUF *bufs, DWORD count, DWORD *done, DWORD flags, WSAOVERLAPPED *ov, LPWSAOVERLAPPED_COMPLETION_ROUTINE fn)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_WSASend__net_write];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    if (mode_ == CIO__FI_SHORT) {
+        size_t max_ = atomic_load(&p_->max);
+        WSABUF t_[16];
+        DWORD k_ = cio__fi_trim_wsa(bufs, (DWORD)count, max_, t_);
+        return (cio__sys_default.WSASend)(s, t_, k_, done, flags, ov, fn);
+    }
+    (void)mode_;
+    return (cio__sys_default.WSASend)(s, bufs, count, done, flags, ov, fn);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_wsa_shutdown__net_shutdown(SOCKET s, int how)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_wsa_shutdown__net_shutdown];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.wsa_shutdown)(s, how);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_wsa_bind__bind_ip(SOCKET s, const struct sockaddr *addr, int len)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_wsa_bind__bind_ip];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.wsa_bind)(s, addr, len);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_WSASendTo__net_send(SOCKET s, WSABUF *bufs, DWORD count, DWORD *done, DWORD flags, const struct sockaddr *to, int tolen, WSAOVERLAPPED *ov, LPWSAOVERLAPPED_COMPLETION_ROUTINE fn)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_WSASendTo__net_send];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.WSASendTo)(s, bufs, count, done, flags, to, tolen, ov, fn);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_wsa_recvfrom__receive_one(SOCKET s, char *buf, int len, int flags, struct sockaddr *from, int *fromlen)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_wsa_recvfrom__receive_one];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.wsa_recvfrom)(s, buf, len, flags, from, fromlen);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_wsa_bind__listen_unix(SOCKET s, const struct sockaddr *addr, int len)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_wsa_bind__listen_unix];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.wsa_bind)(s, addr, len);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_wsa_listen__listen_unix(SOCKET s, int backlog)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_wsa_listen__listen_unix];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.wsa_listen)(s, backlog);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_GetProcessTimes__now_cpu_process(HANDLE process, FILETIME *creation, FILETIME *exit_time, FILETIME *kernel, FILETIME *user)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_GetProcessTimes__now_cpu_process];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.GetProcessTimes)(process, creation, exit_time, kernel, user);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_GetThreadTimes__now_cpu_thread(HANDLE thread, FILETIME *creation, FILETIME *exit_time, FILETIME *kernel, FILETIME *user)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_GetThreadTimes__now_cpu_thread];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.GetThreadTimes)(thread, creation, exit_time, kernel, user);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static DWORD cio__fi_SleepEx__sleep(DWORD ms, BOOL alertable)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_SleepEx__sleep];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (DWORD)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.SleepEx)(ms, alertable);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static NTSTATUS cio__fi_BCryptGenRandom__os_random(BCRYPT_ALG_HANDLE alg, PUCHAR buf, ULONG len, ULONG flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_BCryptGenRandom__os_random];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (NTSTATUS)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.BCryptGenRandom)(alg, buf, len, flags);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_WaitOnAddress__futex_wait(volatile void *addr, void *compare, SIZE_T size, DWORD ms)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_WaitOnAddress__futex_wait];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.WaitOnAddress)(addr, compare, size, ms);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static HANDLE cio__fi_OpenThread__kick(DWORD access, BOOL inherit, DWORD id)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_OpenThread__kick];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (HANDLE)NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.OpenThread)(access, inherit, id);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static DWORD cio__fi_QueueUserAPC__kick(PAPCFUNC fn, HANDLE thread, ULONG_PTR data)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_QueueUserAPC__kick];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (DWORD)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.QueueUserAPC)(fn, thread, data);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_CancelSynchronousIo__kick(HANDLE thread)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_CancelSynchronousIo__kick];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.CancelSynchronousIo)(thread);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_CloseHandle__kick(HANDLE h)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_CloseHandle__kick];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.CloseHandle)(h);
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.CloseHandle)(h);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void * cio__fi__aligned_malloc__task_alloc(size_t size, size_t align)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI__aligned_malloc__task_alloc];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default._aligned_malloc)(size, align);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static DWORD cio__fi_GetActiveProcessorCount__cpu_count(WORD group)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_GetActiveProcessorCount__cpu_count];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (DWORD)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.GetActiveProcessorCount)(group);
 }
 #endif
 
@@ -1617,19 +2659,19 @@ static const struct {
 #if defined(CIO_OS_LINUX)
     {"posix_memalign", "task_alloc", 1, 0, (cio__sys_any)cio__fi_posix_memalign__task_alloc},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"clock_gettime", "worker_idle", 1, 0, (cio__sys_any)cio__fi_clock_gettime__worker_idle},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"clock_gettime", "yield_clock", 1, 0, (cio__sys_any)cio__fi_clock_gettime__yield_clock},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"pthread_attr_init", "enqueue", 1, 0, (cio__sys_any)cio__fi_pthread_attr_init__enqueue},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"pthread_create", "enqueue", 1, 0, (cio__sys_any)cio__fi_pthread_create__enqueue},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"calloc", "group_get", 1, 0, (cio__sys_any)cio__fi_calloc__group_get},
 #endif
 #if defined(CIO_OS_LINUX)
@@ -1638,7 +2680,7 @@ static const struct {
 #if defined(CIO_OS_LINUX)
     {"sysconf", "cpu_count", 1, 0, (cio__sys_any)cio__fi_sysconf__cpu_count},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"calloc", "threaded_create", 1, 0, (cio__sys_any)cio__fi_calloc__threaded_create},
 #endif
 #if defined(CIO_OS_LINUX)
@@ -1647,16 +2689,16 @@ static const struct {
 #if defined(CIO_OS_WASI)
     {"calloc", "wasi_threaded_create", 1, 0, (cio__sys_any)cio__fi_calloc__wasi_threaded_create},
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
     {"malloc", "run_inline", 1, 0, (cio__sys_any)cio__fi_malloc__run_inline},
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
     {"malloc", "select_result", 1, 0, (cio__sys_any)cio__fi_malloc__select_result},
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
     {"malloc", "select_blob", 1, 0, (cio__sys_any)cio__fi_malloc__select_blob},
 #endif
-#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
     {"malloc", "resolve_read_file", 1, 0, (cio__sys_any)cio__fi_malloc__resolve_read_file},
 #endif
 #if defined(CIO_OS_LINUX)
@@ -1670,6 +2712,195 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX)
     {"pthread_sigmask", "sig_mask", 1, 0, (cio__sys_any)cio__fi_pthread_sigmask__sig_mask},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"GetCurrentDirectoryW", "win_path_convert", 1, 0, (cio__sys_any)cio__fi_GetCurrentDirectoryW__win_path_convert},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "win_path_convert", 1, 0, (cio__sys_any)cio__fi_malloc__win_path_convert},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtCreateFile", "win_open", 1, 0, (cio__sys_any)cio__fi_NtCreateFile__win_open},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtSetInformationFile", "info_set", 1, 0, (cio__sys_any)cio__fi_NtSetInformationFile__info_set},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtQueryInformationFile", "info_query", 1, 0, (cio__sys_any)cio__fi_NtQueryInformationFile__info_query},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "win_refine_not_found", 1, 0, (cio__sys_any)cio__fi_malloc__win_refine_not_found},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "win_create_dir_path", 1, 0, (cio__sys_any)cio__fi_malloc__win_create_dir_path},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"calloc", "win_rename_info", 1, 0, (cio__sys_any)cio__fi_calloc__win_rename_info},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtClose", "open_file_link", 1, 0, (cio__sys_any)cio__fi_NtClose__open_file_link},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtClose", "open_dir_link", 1, 0, (cio__sys_any)cio__fi_NtClose__open_dir_link},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtClose", "create_dir", 1, 0, (cio__sys_any)cio__fi_NtClose__create_dir},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtClose", "is_directory", 1, 0, (cio__sys_any)cio__fi_NtClose__is_directory},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtClose", "rename", 1, 0, (cio__sys_any)cio__fi_NtClose__rename},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtClose", "delete_path", 1, 0, (cio__sys_any)cio__fi_NtClose__delete_path},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtClose", "stat_file", 1, 0, (cio__sys_any)cio__fi_NtClose__stat_file},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtClose", "access", 1, 0, (cio__sys_any)cio__fi_NtClose__access},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtClose", "dir_close", 1, 0, (cio__sys_any)cio__fi_NtClose__dir_close},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtClose", "file_close", 1, 0, (cio__sys_any)cio__fi_NtClose__file_close},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtReadFile", "rw_once", 1, 1, (cio__sys_any)cio__fi_NtReadFile__rw_once},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtWriteFile", "rw_once", 1, 1, (cio__sys_any)cio__fi_NtWriteFile__rw_once},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtQueryInformationFile", "io_query", 1, 0, (cio__sys_any)cio__fi_NtQueryInformationFile__io_query},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtSetInformationFile", "io_set", 1, 0, (cio__sys_any)cio__fi_NtSetInformationFile__io_set},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtFlushBuffersFile", "file_sync", 1, 0, (cio__sys_any)cio__fi_NtFlushBuffersFile__file_sync},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtQueryDirectoryFile", "dir_read", 1, 0, (cio__sys_any)cio__fi_NtQueryDirectoryFile__dir_read},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"GetCurrentDirectoryW", "exe_open", 1, 0, (cio__sys_any)cio__fi_GetCurrentDirectoryW__exe_open},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "exe_open", 1, 0, (cio__sys_any)cio__fi_malloc__exe_open},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSAStartup", "wsa_start", 1, 0, (cio__sys_any)cio__fi_WSAStartup__wsa_start},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSAStartup", "wsa_reinit", 1, 0, (cio__sys_any)cio__fi_WSAStartup__wsa_reinit},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSACreateEvent", "wait_events", 1, 0, (cio__sys_any)cio__fi_WSACreateEvent__wait_events},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSAEventSelect", "wait_select", 1, 0, (cio__sys_any)cio__fi_WSAEventSelect__wait_select},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSAEventSelect", "wait_detach", 1, 0, (cio__sys_any)cio__fi_WSAEventSelect__wait_detach},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WaitForSingleObjectEx", "wait_events", 1, 0, (cio__sys_any)cio__fi_WaitForSingleObjectEx__wait_events},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"closesocket", "close_socket", 1, 0, (cio__sys_any)cio__fi_closesocket__close_socket},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSASocketW", "new_socket", 1, 0, (cio__sys_any)cio__fi_WSASocketW__new_socket},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"ioctlsocket", "new_socket", 1, 0, (cio__sys_any)cio__fi_ioctlsocket__new_socket},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_setsockopt", "set_int_option", 1, 0, (cio__sys_any)cio__fi_wsa_setsockopt__set_int_option},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_getsockname", "local_address", 1, 0, (cio__sys_any)cio__fi_wsa_getsockname__local_address},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_bind", "listen_ip", 1, 0, (cio__sys_any)cio__fi_wsa_bind__listen_ip},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_listen", "listen_ip", 1, 0, (cio__sys_any)cio__fi_wsa_listen__listen_ip},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_accept", "accept_one", 1, 0, (cio__sys_any)cio__fi_wsa_accept__accept_one},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"ioctlsocket", "accept_one", 1, 0, (cio__sys_any)cio__fi_ioctlsocket__accept_one},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_connect", "connect_wait", 1, 0, (cio__sys_any)cio__fi_wsa_connect__connect_wait},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_getsockopt", "connect_wait", 1, 0, (cio__sys_any)cio__fi_wsa_getsockopt__connect_wait},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_getpeername", "connect_wait", 1, 0, (cio__sys_any)cio__fi_wsa_getpeername__connect_wait},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSARecv", "net_read", 1, 1, (cio__sys_any)cio__fi_WSARecv__net_read},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSASend", "net_write", 1, 1, (cio__sys_any)cio__fi_WSASend__net_write},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_shutdown", "net_shutdown", 1, 0, (cio__sys_any)cio__fi_wsa_shutdown__net_shutdown},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_bind", "bind_ip", 1, 0, (cio__sys_any)cio__fi_wsa_bind__bind_ip},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSASendTo", "net_send", 1, 0, (cio__sys_any)cio__fi_WSASendTo__net_send},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_recvfrom", "receive_one", 1, 0, (cio__sys_any)cio__fi_wsa_recvfrom__receive_one},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_bind", "listen_unix", 1, 0, (cio__sys_any)cio__fi_wsa_bind__listen_unix},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_listen", "listen_unix", 1, 0, (cio__sys_any)cio__fi_wsa_listen__listen_unix},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"GetProcessTimes", "now_cpu_process", 1, 0, (cio__sys_any)cio__fi_GetProcessTimes__now_cpu_process},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"GetThreadTimes", "now_cpu_thread", 1, 0, (cio__sys_any)cio__fi_GetThreadTimes__now_cpu_thread},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"SleepEx", "sleep", 1, 0, (cio__sys_any)cio__fi_SleepEx__sleep},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"BCryptGenRandom", "os_random", 1, 0, (cio__sys_any)cio__fi_BCryptGenRandom__os_random},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WaitOnAddress", "futex_wait", 1, 0, (cio__sys_any)cio__fi_WaitOnAddress__futex_wait},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"OpenThread", "kick", 1, 0, (cio__sys_any)cio__fi_OpenThread__kick},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"QueueUserAPC", "kick", 1, 0, (cio__sys_any)cio__fi_QueueUserAPC__kick},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CancelSynchronousIo", "kick", 1, 0, (cio__sys_any)cio__fi_CancelSynchronousIo__kick},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CloseHandle", "kick", 1, 0, (cio__sys_any)cio__fi_CloseHandle__kick},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"_aligned_malloc", "task_alloc", 1, 0, (cio__sys_any)cio__fi__aligned_malloc__task_alloc},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"GetActiveProcessorCount", "cpu_count", 1, 0, (cio__sys_any)cio__fi_GetActiveProcessorCount__cpu_count},
 #endif
     {NULL, NULL, 0, 0, NULL},
 };

@@ -35,8 +35,10 @@ const char *cio__sys_site_name(size_t i);
 
 /* ---- the fault injector (cio_oscalls_fault.c) ---------------------------------------------------
  * Arming a site installs its injector. The injector lets `skip` calls through, then fakes a failure
- * (errno `err` in the call's own convention: -1 and errno, NULL and errno, or the returned error
- * number) for `count` calls (-1: every call), then lets calls through again. A call marked `after`
+ * (error `err` in the call's own convention: -1 and errno, NULL and errno, or the returned error
+ * number; on Windows the NTSTATUS returned (pass it as (int)0xC...), or the call's failure value
+ * with `err` as GetLastError (win32, handle) or WSAGetLastError (wsa)) for `count` calls (-1: every
+ * call), then lets calls through again. A call marked `after`
  * in the spec (close) really runs before its failure is reported. Short transfers cap the bytes
  * one call moves at `max` (iovec arrays, msghdr, byte counts). Calls that cannot fail refuse to be
  * armed. Each returns how many sites it armed. */

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "internal/cio_oscalls.h"
 #include "task.h"
 #include "threaded.h"
 
@@ -42,12 +43,12 @@ void cio__t_kick(struct cio_any_future *task)
     }
     /* winpthreads keeps no handle of a detached thread: open the worker by its id (alive: see
      * above), for the two rights the kick needs. */
-    HANDLE thread = OpenThread(THREAD_SET_CONTEXT | THREAD_TERMINATE, FALSE, (DWORD)task->os_thread_id);
+    HANDLE thread = CIO__SYS(OpenThread, kick)(THREAD_SET_CONTEXT | THREAD_TERMINATE, FALSE, (DWORD)task->os_thread_id);
     if (thread == NULL)
         return;
-    (void)QueueUserAPC(cancel_apc, thread, 0);
-    (void)CancelSynchronousIo(thread);
-    CloseHandle(thread);
+    (void)CIO__SYS(QueueUserAPC, kick)(cancel_apc, thread, 0);
+    (void)CIO__SYS(CancelSynchronousIo, kick)(thread);
+    CIO__SYS(CloseHandle, kick)(thread);
 }
 
 cio_err cio__t_signals_acquire(void)

@@ -44,6 +44,7 @@
 #include "cio/ntapi.h"
 #include "fs_windows.h"
 #include "internal.h"
+#include "internal/cio_oscalls.h"
 #include "path_windows.h"
 #include "task.h"
 #include "threaded.h"
@@ -75,10 +76,10 @@ cio_err cio__win_path_convert(cio_dir dir, const char *path, struct cio__win_pat
     size_t len = strnlen(path, PATH_BYTES_MAX + 1);
     if (len > PATH_BYTES_MAX)
         return CIO_E_NAME_TOO_LONG;
-    struct cio__win_path *p = (struct cio__win_path *)malloc(sizeof *p);
+    struct cio__win_path *p = (struct cio__win_path *)CIO__SYS(malloc, win_path_convert)(sizeof *p);
     if (p == NULL)
         return CIO_E_SYSTEM_RESOURCES;
-    DWORD cwd_len = GetCurrentDirectoryW(CIO__WIN_NT_PATH_MAX, (WCHAR *)p->cwd);
+    DWORD cwd_len = CIO__SYS(GetCurrentDirectoryW, win_path_convert)(CIO__WIN_NT_PATH_MAX, (WCHAR *)p->cwd);
     if (cwd_len >= CIO__WIN_NT_PATH_MAX)
         cwd_len = 0;
     cio__win_nt_path_options opts = {cwd_len ? p->cwd : NULL, cwd_len, dir.handle != NULL};
@@ -135,7 +136,8 @@ cio_err cio__win_open(void *root, cio_nt_unicode_string *name, uint32_t access, 
     for (;;) {
         cio_nt_io_status_block iosb;
         void *h = NULL;
-        int32_t st = NtCreateFile(&h, access, &oa, &iosb, NULL, attributes, share, disposition, options, NULL, 0);
+        int32_t st = CIO__SYS(NtCreateFile, win_open)(&h, access, &oa, &iosb, NULL, attributes, share, disposition,
+                                                      options, NULL, 0);
         if (NT_SUCCESS(st)) {
             cio__t_syscall_end();
             *out = h;
@@ -182,7 +184,8 @@ static cio_err info_call(bool set, void *h, void *buf, uint32_t len, uint32_t cl
         return e;
     for (;;) {
         cio_nt_io_status_block iosb;
-        int32_t st = set ? NtSetInformationFile(h, &iosb, buf, len, cls) : NtQueryInformationFile(h, &iosb, buf, len, cls);
+        int32_t st = set ? CIO__SYS(NtSetInformationFile, info_set)(h, &iosb, buf, len, cls)
+                         : CIO__SYS(NtQueryInformationFile, info_query)(h, &iosb, buf, len, cls);
         if (NT_SUCCESS(st)) {
             cio__t_syscall_end();
             return CIO_OK;
@@ -231,7 +234,7 @@ static cio_err refine_not_found(cio_dir dir, const char *path, cio_err e)
     if (e != CIO_E_FILE_NOT_FOUND || path == NULL)
         return e;
     size_t len = strlen(path);
-    char *copy = (char *)malloc(len + 1);
+    char *copy = (char *)CIO__SYS(malloc, win_refine_not_found)(len + 1);
     if (copy == NULL)
         return e;
     memcpy(copy, path, len + 1);
@@ -294,7 +297,7 @@ cio_err cio__win_open_file(void *root, cio_nt_unicode_string *name, const cio_op
         e = cio__win_open(link, &self, access, 0, SHARE_ALL, CIO_NT_FILE_OPEN,
                           kind | CIO_NT_FILE_SYNCHRONOUS_IO_NONALERT, cio__ntstatus_nt_create_file, out);
     }
-    NtClose(link);
+    CIO__SYS(NtClose, open_file_link)(link);
     return e;
 }
 
@@ -374,7 +377,7 @@ cio_err cio__t_dir_open_dir(void *ud, cio_dir dir, const char *path, const cio_o
         if (e == CIO_OK && tag == CIO_NT_IO_REPARSE_TAG_SYMLINK)
             e = CIO_E_SYM_LINK_LOOP;
         if (e != CIO_OK)
-            NtClose(h);
+            CIO__SYS(NtClose, open_dir_link)(h);
     }
     if (e == CIO_OK)
         out->handle = h;
@@ -392,7 +395,7 @@ static cio_err create_dir(cio_dir dir, const char *path)
                       CIO_NT_FILE_DIRECTORY_FILE | CIO_NT_FILE_SYNCHRONOUS_IO_NONALERT, cio__ntstatus_nt_create_dir, &h);
     cio__win_path_free(p);
     if (e == CIO_OK)
-        NtClose(h);
+        CIO__SYS(NtClose, create_dir)(h);
     return e;
 }
 
@@ -410,7 +413,7 @@ static cio_err is_directory(cio_dir dir, const char *path)
     cio_err e = open_path(dir, path, DIR_ACCESS, CIO_NT_FILE_DIRECTORY_FILE | CIO_NT_FILE_SYNCHRONOUS_IO_NONALERT,
                           cio__ntstatus_nt_open_dir, &h);
     if (e == CIO_OK)
-        NtClose(h);
+        CIO__SYS(NtClose, is_directory)(h);
     return e;
 }
 
@@ -467,7 +470,7 @@ static cio_err create_dir_path(cio_dir dir, const char *path, bool *created)
     size_t len = strnlen(path, PATH_BYTES_MAX + 1);
     if (len > PATH_BYTES_MAX)
         return CIO_E_NAME_TOO_LONG;
-    char *copy = (char *)malloc(len + 1);
+    char *copy = (char *)CIO__SYS(malloc, win_create_dir_path)(len + 1);
     if (copy == NULL)
         return CIO_E_SYSTEM_RESOURCES;
     memcpy(copy, path, len + 1);
@@ -513,7 +516,7 @@ cio_err cio__t_dir_rename(void *ud, cio_dir old_dir, const char *old_path, cio_d
     e = cio__win_path_convert(new_dir, new_path, &p);
     if (e == CIO_OK) {
         size_t size = offsetof(cio_nt_file_rename_information, FileName) + p->name.Length;
-        cio_nt_file_rename_information *info = (cio_nt_file_rename_information *)calloc(1, size + 2);
+        cio_nt_file_rename_information *info = (cio_nt_file_rename_information *)CIO__SYS(calloc, win_rename_info)(1, size + 2);
         if (info == NULL) {
             e = CIO_E_SYSTEM_RESOURCES;
         } else {
@@ -527,7 +530,7 @@ cio_err cio__t_dir_rename(void *ud, cio_dir old_dir, const char *old_path, cio_d
         }
         cio__win_path_free(p);
     }
-    NtClose(h);
+    CIO__SYS(NtClose, rename)(h);
     return CIO__IN_SET(dir_rename, e);
 }
 
@@ -559,7 +562,7 @@ static cio_err delete_path(cio_dir dir, const char *path, bool directory)
                               cio__ntstatus_nt_set_disposition);
         }
     }
-    NtClose(h);
+    CIO__SYS(NtClose, delete_path)(h);
     return e;
 }
 
@@ -645,7 +648,7 @@ cio_err cio__t_dir_stat_file(void *ud, cio_dir dir, const char *path, unsigned f
                           cio__ntstatus_nt_create_file, &h);
     if (e == CIO_OK) {
         e = stat_handle(h, out);
-        NtClose(h);
+        CIO__SYS(NtClose, stat_file)(h);
     }
     return CIO__IN_SET(dir_stat_file, e);
 }
@@ -673,7 +676,7 @@ cio_err cio__t_dir_access(void *ud, cio_dir dir, const char *path, unsigned mode
             (basic.FileAttributes & (CIO_NT_FILE_ATTRIBUTE_READONLY | CIO_NT_FILE_ATTRIBUTE_DIRECTORY)) ==
                 CIO_NT_FILE_ATTRIBUTE_READONLY)
             e = CIO_E_ACCESS_DENIED;
-        NtClose(h);
+        CIO__SYS(NtClose, access)(h);
     }
     if (e == CIO_E_IS_DIR || e == CIO_E_SHARING_VIOLATION)
         e = CIO_E_ACCESS_DENIED;
@@ -684,12 +687,12 @@ void cio__t_dir_close(void *ud, cio_dir dir)
 {
     (void)ud;
     if (dir.handle != NULL)
-        NtClose(dir.handle);
+        CIO__SYS(NtClose, dir_close)(dir.handle);
 }
 
 void cio__t_file_close(void *ud, cio_file file)
 {
     (void)ud;
     if (file.handle != NULL)
-        NtClose(file.handle);
+        CIO__SYS(NtClose, file_close)(file.handle);
 }

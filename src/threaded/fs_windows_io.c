@@ -24,6 +24,7 @@
 #include "cio/ntapi.h"
 #include "fs_windows.h"
 #include "internal.h"
+#include "internal/cio_oscalls.h"
 #include "path_windows.h"
 #include "task.h"
 #include "threaded.h"
@@ -46,8 +47,9 @@ static cio_err rw_once(bool write, void *h, void *buf, size_t len, int64_t *offs
     for (;;) {
         cio_nt_io_status_block iosb = {0, 0, 0};
         int64_t off = offset != NULL ? *offset : 0;
-        int32_t st = write ? NtWriteFile(h, NULL, NULL, NULL, &iosb, buf, n, offset != NULL ? &off : NULL, NULL)
-                           : NtReadFile(h, NULL, NULL, NULL, &iosb, buf, n, offset != NULL ? &off : NULL, NULL);
+        int64_t *at = offset != NULL ? &off : NULL;
+        int32_t st = write ? CIO__SYS(NtWriteFile, rw_once)(h, NULL, NULL, NULL, &iosb, buf, n, at, NULL)
+                           : CIO__SYS(NtReadFile, rw_once)(h, NULL, NULL, NULL, &iosb, buf, n, at, NULL);
         if (st == STATUS_PENDING_) {
             (void)NtWaitForSingleObject(h, 0, NULL);
             st = iosb.Status;
@@ -75,7 +77,7 @@ static cio_err query(void *h, void *buf, uint32_t len, uint32_t cls, cio__mapped
 {
     for (;;) {
         cio_nt_io_status_block iosb;
-        int32_t st = NtQueryInformationFile(h, &iosb, buf, len, cls);
+        int32_t st = CIO__SYS(NtQueryInformationFile, io_query)(h, &iosb, buf, len, cls);
         if (NT_SUCCESS(st))
             return CIO_OK;
         cio__mapped m = map(st);
@@ -95,7 +97,7 @@ static cio_err set_info(void *h, void *buf, uint32_t len, uint32_t cls, cio__map
 {
     for (;;) {
         cio_nt_io_status_block iosb;
-        int32_t st = NtSetInformationFile(h, &iosb, buf, len, cls);
+        int32_t st = CIO__SYS(NtSetInformationFile, io_set)(h, &iosb, buf, len, cls);
         if (NT_SUCCESS(st))
             return CIO_OK;
         cio__mapped m = map(st);
@@ -254,7 +256,7 @@ cio_err cio__t_file_sync(void *ud, cio_file file)
         return CIO__IN_SET(file_sync, e);
     for (;;) {
         cio_nt_io_status_block iosb;
-        int32_t st = NtFlushBuffersFile(file.handle, &iosb);
+        int32_t st = CIO__SYS(NtFlushBuffersFile, file_sync)(file.handle, &iosb);
         if (NT_SUCCESS(st))
             break;
         cio__mapped m = cio__ntstatus_nt_flush_buffers_file(st);
@@ -327,7 +329,7 @@ cio_err cio__t_dir_read(void *ud, cio_dir_reader *reader, cio_dir_entry *entries
             return CIO__IN_SET(dir_iterate, e);
         int32_t st;
         for (;;) {
-            st = NtQueryDirectoryFile(reader->dir.handle, NULL, NULL, NULL, &iosb, &rec, sizeof rec,
+            st = CIO__SYS(NtQueryDirectoryFile, dir_read)(reader->dir.handle, NULL, NULL, NULL, &iosb, &rec, sizeof rec,
                                       CIO_NT_FileIdFullDirectoryInformation, 1, NULL, 0);
             if (NT_SUCCESS(st))
                 break;

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "internal/cio_oscalls.h"
 #include "task.h"
 #include "threaded.h"
 
@@ -79,7 +80,7 @@ cio_err cio__t_futex_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_t
         }
         uint32_t want = expected;
         waited = true;
-        if (WaitOnAddress((volatile void *)ptr, &want, sizeof want, ms))
+        if (CIO__SYS(WaitOnAddress, futex_wait)((volatile void *)ptr, &want, sizeof want, ms))
             break; /* woken, spuriously, or the value already differed */
         if (GetLastError() != ERROR_TIMEOUT) {
             result = CIO__BUG("WaitOnAddress");

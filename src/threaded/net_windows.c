@@ -37,6 +37,7 @@
 #include "cio/errmap.h"
 #include "cio/net.h"
 #include "internal.h"
+#include "internal/cio_oscalls.h"
 #include "task.h"
 #include "threaded.h"
 
@@ -57,7 +58,7 @@ static BOOL CALLBACK wsa_start(PINIT_ONCE once, PVOID param, PVOID *ctx)
     (void)param;
     (void)ctx;
     WSADATA data;
-    wsa_start_error = WSAStartup(MAKEWORD(2, 2), &data);
+    wsa_start_error = CIO__SYS(WSAStartup, wsa_start)(MAKEWORD(2, 2), &data);
     return TRUE;
 }
 
@@ -85,7 +86,7 @@ static cio_err wsa_failure(cio__mapped m, bool *again, bool *reinit_done)
     if (m.action == CIO__MAP_REINIT && !*reinit_done) {
         WSADATA data;
         *reinit_done = true;
-        if (WSAStartup(MAKEWORD(2, 2), &data) == 0) {
+        if (CIO__SYS(WSAStartup, wsa_reinit)(MAKEWORD(2, 2), &data) == 0) {
             *again = true;
             return CIO_OK;
         }
@@ -205,11 +206,11 @@ static cio_err wait_events(SOCKET s, long events, const deadline *d)
         if (m < (int64_t)ms)
             ms = (DWORD)m;
     }
-    WSAEVENT ev = WSACreateEvent();
+    WSAEVENT ev = CIO__SYS(WSACreateEvent, wait_events)();
     if (ev == WSA_INVALID_EVENT)
         return CIO_E_SYSTEM_RESOURCES;
     cio_err err = CIO_OK;
-    if (WSAEventSelect(s, ev, events) == SOCKET_ERROR) {
+    if (CIO__SYS(WSAEventSelect, wait_select)(s, ev, events) == SOCKET_ERROR) {
         bool again = false, reinit = true;
         err = wsa_failure(cio__wsa_wsa_recv(WSAGetLastError()), &again, &reinit);
         WSACloseEvent(ev);
@@ -218,7 +219,7 @@ static cio_err wait_events(SOCKET s, long events, const deadline *d)
     err = cio__t_syscall_begin();
     if (err == CIO_OK) {
         for (;;) {
-            DWORD r = WaitForSingleObjectEx(ev, ms, TRUE);
+            DWORD r = CIO__SYS(WaitForSingleObjectEx, wait_events)(ev, ms, TRUE);
             if (r == WAIT_IO_COMPLETION) {
                 err = cio__t_syscall_interrupted();
                 if (err != CIO_OK)
@@ -231,7 +232,7 @@ static cio_err wait_events(SOCKET s, long events, const deadline *d)
             break;
         }
     }
-    (void)WSAEventSelect(s, NULL, 0);
+    (void)CIO__SYS(WSAEventSelect, wait_detach)(s, NULL, 0);
     WSACloseEvent(ev);
     if (err == CIO_OK && !d->none && d->ns - cio__t_now(NULL, d->clock).ns <= 0)
         err = CIO_E_TIMEOUT;
@@ -242,7 +243,7 @@ static cio_err wait_events(SOCKET s, long events, const deadline *d)
 
 static void close_socket(SOCKET s)
 {
-    (void)closesocket(s);
+    (void)CIO__SYS(closesocket, close_socket)(s);
 }
 
 /* A fresh non-blocking, non-inheritable socket. `op_unix` picks the Unix socket map. */
@@ -255,7 +256,8 @@ static cio_err new_socket(int family, int type, int protocol, bool op_unix, SOCK
     SOCKET s = INVALID_SOCKET;
     while (again) {
         again = false;
-        s = WSASocketW(family, type, protocol, NULL, 0, WSA_FLAG_OVERLAPPED | WSA_FLAG_NO_HANDLE_INHERIT);
+        s = CIO__SYS(WSASocketW, new_socket)(family, type, protocol, NULL, 0,
+                                             WSA_FLAG_OVERLAPPED | WSA_FLAG_NO_HANDLE_INHERIT);
         if (s != INVALID_SOCKET)
             break;
         int code = WSAGetLastError();
@@ -266,7 +268,7 @@ static cio_err new_socket(int family, int type, int protocol, bool op_unix, SOCK
     if (s == INVALID_SOCKET)
         return CIO_E_UNEXPECTED;
     u_long on = 1;
-    if (ioctlsocket(s, (long)FIONBIO, &on) == SOCKET_ERROR) {
+    if (CIO__SYS(ioctlsocket, new_socket)(s, (long)FIONBIO, &on) == SOCKET_ERROR) {
         close_socket(s);
         return CIO_E_UNEXPECTED;
     }
@@ -278,7 +280,8 @@ static cio_err set_int_option(SOCKET s, int level, int name, int value)
 {
     cio_err err;
     int r;
-    WSA_CALL(err, r, wsa_setsockopt, setsockopt(s, level, name, (const char *)&value, (int)sizeof value));
+    WSA_CALL(err, r, wsa_setsockopt,
+             CIO__SYS(wsa_setsockopt, set_int_option)(s, level, name, (const char *)&value, (int)sizeof value));
     (void)r;
     return err;
 }
@@ -288,7 +291,7 @@ static cio_err local_address(SOCKET s, cio_ip_address *out)
     sockaddr_any sa;
     int len = (int)sizeof sa;
     memset(&sa, 0, sizeof sa);
-    if (getsockname(s, &sa.sa, &len) == SOCKET_ERROR)
+    if (CIO__SYS(wsa_getsockname, local_address)(s, &sa.sa, &len) == SOCKET_ERROR)
         return CIO_E_SYSTEM_RESOURCES;
     from_sockaddr(&sa, len, out);
     return CIO_OK;
@@ -329,9 +332,9 @@ cio_err cio__t_net_listen_ip(void *ud, const cio_ip_address *address, const cio_
     if (options->reuse_port)
         err = set_int_option(s, SOL_SOCKET, SO_REUSEADDR, 1);
     if (err == CIO_OK)
-        WSA_CALL(err, r, wsa_bind, bind(s, &sa.sa, salen));
+        WSA_CALL(err, r, wsa_bind, CIO__SYS(wsa_bind, listen_ip)(s, &sa.sa, salen));
     if (err == CIO_OK)
-        WSA_CALL(err, r, wsa_listen, listen(s, backlog_of(options)));
+        WSA_CALL(err, r, wsa_listen, CIO__SYS(wsa_listen, listen_ip)(s, backlog_of(options)));
     if (err == CIO_OK)
         err = local_address(s, &out->address);
     if (err != CIO_OK) {
@@ -352,11 +355,11 @@ static cio_err accept_one(SOCKET listener, sockaddr_any *sa, int *len, SOCKET *o
     for (;;) {
         *len = (int)sizeof *sa;
         memset(sa, 0, sizeof *sa);
-        SOCKET s = accept(listener, &sa->sa, len);
+        SOCKET s = CIO__SYS(wsa_accept, accept_one)(listener, &sa->sa, len);
         if (s != INVALID_SOCKET) {
             u_long on = 1;
             (void)SetHandleInformation((HANDLE)s, HANDLE_FLAG_INHERIT, 0);
-            (void)ioctlsocket(s, (long)FIONBIO, &on);
+            (void)CIO__SYS(ioctlsocket, accept_one)(s, (long)FIONBIO, &on);
             *out = s;
             return CIO_OK;
         }
@@ -400,7 +403,7 @@ static cio_err connect_wait(SOCKET s, const sockaddr_any *sa, int salen, const d
         return err;
     bool reinit = false;
     for (;;) {
-        if (connect(s, &sa->sa, salen) == 0)
+        if (CIO__SYS(wsa_connect, connect_wait)(s, &sa->sa, salen) == 0)
             return CIO_OK;
         int code = WSAGetLastError();
         if (code == WSAEWOULDBLOCK)
@@ -415,7 +418,7 @@ static cio_err connect_wait(SOCKET s, const sockaddr_any *sa, int salen, const d
         if (err != CIO_OK)
             return err;
         int so_error = 0, optlen = (int)sizeof so_error;
-        if (getsockopt(s, SOL_SOCKET, SO_ERROR, (char *)&so_error, &optlen) == SOCKET_ERROR)
+        if (CIO__SYS(wsa_getsockopt, connect_wait)(s, SOL_SOCKET, SO_ERROR, (char *)&so_error, &optlen) == SOCKET_ERROR)
             return CIO_E_UNEXPECTED;
         if (so_error != 0) {
             bool again = false;
@@ -425,7 +428,7 @@ static cio_err connect_wait(SOCKET s, const sockaddr_any *sa, int salen, const d
         /* connected once the peer's address is known */
         sockaddr_any peer;
         int plen = (int)sizeof peer;
-        if (getpeername(s, &peer.sa, &plen) == 0)
+        if (CIO__SYS(wsa_getpeername, connect_wait)(s, &peer.sa, &plen) == 0)
             return CIO_OK;
     }
 }
@@ -480,7 +483,7 @@ cio_err cio__t_net_read(void *ud, cio_handle stream, const cio_iovec *iov, size_
     bool reinit = false;
     while (err == CIO_OK) {
         DWORD got = 0, flags = 0;
-        if (WSARecv(s, bufs, nb, &got, &flags, NULL, NULL) == 0) {
+        if (CIO__SYS(WSARecv, net_read)(s, bufs, nb, &got, &flags, NULL, NULL) == 0) {
             *nread = got;
             break;
         }
@@ -510,7 +513,7 @@ cio_err cio__t_net_write(void *ud, cio_handle stream, const cio_const_iovec *iov
     bool reinit = false;
     while (err == CIO_OK) {
         DWORD sent = 0;
-        if (WSASend(s, bufs, nb, &sent, 0, NULL, NULL) == 0) {
+        if (CIO__SYS(WSASend, net_write)(s, bufs, nb, &sent, 0, NULL, NULL) == 0) {
             *nwritten = sent;
             break;
         }
@@ -541,7 +544,7 @@ cio_err cio__t_net_shutdown(void *ud, cio_handle socket, int how)
     if (err != CIO_OK)
         return CIO__IN_SET(net_shutdown, err);
     int r;
-    WSA_CALL(err, r, wsa_shutdown, shutdown((SOCKET)(uintptr_t)socket, os_how));
+    WSA_CALL(err, r, wsa_shutdown, CIO__SYS(wsa_shutdown, net_shutdown)((SOCKET)(uintptr_t)socket, os_how));
     (void)r;
     return CIO__IN_SET(net_shutdown, err);
 }
@@ -579,7 +582,7 @@ cio_err cio__t_net_bind_ip(void *ud, const cio_ip_address *address, const cio_bi
         err = set_int_option(s, SOL_SOCKET, SO_BROADCAST, 1);
     int r;
     if (err == CIO_OK)
-        WSA_CALL(err, r, wsa_bind, bind(s, &sa.sa, salen));
+        WSA_CALL(err, r, wsa_bind, CIO__SYS(wsa_bind, bind_ip)(s, &sa.sa, salen));
     if (err == CIO_OK)
         err = local_address(s, &out->address);
     if (err != CIO_OK) {
@@ -608,7 +611,7 @@ cio_err cio__t_net_send(void *ud, cio_handle socket, const cio_ip_address *dest,
     bool reinit = false;
     while (err == CIO_OK) {
         DWORD sent = 0;
-        if (WSASendTo(s, bufs, nb, &sent, 0, dest != NULL ? &sa.sa : NULL, salen, NULL, NULL) == 0) {
+        if (CIO__SYS(WSASendTo, net_send)(s, bufs, nb, &sent, 0, dest != NULL ? &sa.sa : NULL, salen, NULL, NULL) == 0) {
             *nsent = sent;
             break;
         }
@@ -634,7 +637,7 @@ static cio_err receive_one(SOCKET s, cio_message *m)
         int flen = (int)sizeof from;
         memset(&from, 0, sizeof from);
         int cap = m->cap > (size_t)INT_MAX ? INT_MAX : (int)m->cap;
-        int n = recvfrom(s, (char *)m->buf, cap, 0, &from.sa, &flen);
+        int n = CIO__SYS(wsa_recvfrom, receive_one)(s, (char *)m->buf, cap, 0, &from.sa, &flen);
         int code = n == SOCKET_ERROR ? WSAGetLastError() : 0;
         if (n != SOCKET_ERROR || code == WSAEMSGSIZE) {
             m->len = n == SOCKET_ERROR ? (size_t)cap : (size_t)n;
@@ -702,9 +705,9 @@ cio_err cio__t_net_listen_unix(void *ud, const cio_unix_address *address, const 
     if (err != CIO_OK)
         return CIO__IN_SET(net_unix_address_listen, err);
     int r;
-    WSA_CALL(err, r, wsa_bind_unix, bind(s, &sa.sa, salen));
+    WSA_CALL(err, r, wsa_bind_unix, CIO__SYS(wsa_bind, listen_unix)(s, &sa.sa, salen));
     if (err == CIO_OK)
-        WSA_CALL(err, r, wsa_listen_unix, listen(s, backlog_of(options)));
+        WSA_CALL(err, r, wsa_listen_unix, CIO__SYS(wsa_listen, listen_unix)(s, backlog_of(options)));
     if (err != CIO_OK) {
         close_socket(s);
         return CIO__IN_SET(net_unix_address_listen, err);

@@ -4,13 +4,14 @@
 #include <windows.h>
 #include <malloc.h>
 
+#include "internal/cio_oscalls.h"
 #include "task.h"
 
 #define MIN_STACK (64u * 1024u)
 
 void *cio__t_block_alloc(size_t size)
 {
-    return _aligned_malloc(size, CIO_CONTEXT_ALIGN);
+    return CIO__SYS(_aligned_malloc, task_alloc)(size, CIO_CONTEXT_ALIGN);
 }
 
 void cio__t_block_free(void *block)
@@ -20,7 +21,7 @@ void cio__t_block_free(void *block)
 
 size_t cio__t_cpu_count(void)
 {
-    DWORD n = GetActiveProcessorCount(ALL_PROCESSOR_GROUPS);
+    DWORD n = CIO__SYS(GetActiveProcessorCount, cpu_count)(ALL_PROCESSOR_GROUPS);
     return n > 0 ? (size_t)n : 1;
 }
 

@@ -21,6 +21,7 @@
 #include "cio/ntapi.h"
 #include "fs_windows.h"
 #include "internal.h"
+#include "internal/cio_oscalls.h"
 #include "path_windows.h"
 #include "threaded.h"
 
@@ -72,10 +73,10 @@ cio_err cio__t_process_executable_open(void *ud, const cio_open_file_options *op
     const cio_nt_unicode_string *img = image_path();
     if (img == NULL || img->Buffer == NULL || img->Length == 0)
         return CIO__IN_SET(process_executable_open, CIO_E_FILE_NOT_FOUND);
-    exe_path *p = (exe_path *)malloc(sizeof *p);
+    exe_path *p = (exe_path *)CIO__SYS(malloc, exe_open)(sizeof *p);
     if (p == NULL)
         return CIO__IN_SET(process_executable_open, CIO_E_SYSTEM_RESOURCES);
-    DWORD cwd_len = GetCurrentDirectoryW(CIO__WIN_NT_PATH_MAX, (WCHAR *)p->cwd);
+    DWORD cwd_len = CIO__SYS(GetCurrentDirectoryW, exe_open)(CIO__WIN_NT_PATH_MAX, (WCHAR *)p->cwd);
     if (cwd_len >= CIO__WIN_NT_PATH_MAX)
         cwd_len = 0;
     cio__win_nt_path_options po = {cwd_len ? p->cwd : NULL, cwd_len, false};

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "internal/cio_oscalls.h"
 #include "task.h"
 #include "threaded.h"
 
@@ -56,11 +57,11 @@ cio_timestamp cio__t_now(void *ud, cio_clock clock)
         return (cio_timestamp){(filetime_100ns(ft) - UNIX_EPOCH_AS_FILETIME) * 100};
     }
     case CIO_CLOCK_CPU_PROCESS:
-        if (!GetProcessTimes(GetCurrentProcess(), &a, &b, &kernel, &user))
+        if (!CIO__SYS(GetProcessTimes, now_cpu_process)(GetCurrentProcess(), &a, &b, &kernel, &user))
             return (cio_timestamp){0};
         return (cio_timestamp){(filetime_100ns(kernel) + filetime_100ns(user)) * 100};
     case CIO_CLOCK_CPU_THREAD:
-        if (!GetThreadTimes(GetCurrentThread(), &a, &b, &kernel, &user))
+        if (!CIO__SYS(GetThreadTimes, now_cpu_thread)(GetCurrentThread(), &a, &b, &kernel, &user))
             return (cio_timestamp){0};
         return (cio_timestamp){(filetime_100ns(kernel) + filetime_100ns(user)) * 100};
     default:
@@ -95,7 +96,7 @@ cio_err cio__t_sleep(void *ud, cio_timeout timeout)
             int64_t m = (left + 999999) / 1000000;
             ms = m >= (int64_t)INFINITE ? INFINITE - 1 : (DWORD)m;
         }
-        if (SleepEx(ms, TRUE) == WAIT_IO_COMPLETION) {
+        if (CIO__SYS(SleepEx, sleep)(ms, TRUE) == WAIT_IO_COMPLETION) {
             e = cio__t_syscall_interrupted();
             if (e != CIO_OK)
                 return CIO__IN_SET(sleep, e);
@@ -112,7 +113,7 @@ static bool os_random(void *buf, size_t len)
     unsigned char *p = (unsigned char *)buf;
     while (len > 0) {
         ULONG n = len > 0x40000000u ? 0x40000000u : (ULONG)len;
-        if (!BCRYPT_SUCCESS(BCryptGenRandom(NULL, p, n, BCRYPT_USE_SYSTEM_PREFERRED_RNG)))
+        if (!BCRYPT_SUCCESS(CIO__SYS(BCryptGenRandom, os_random)(NULL, p, n, BCRYPT_USE_SYSTEM_PREFERRED_RNG)))
             return false;
         p += n;
         len -= n;

@@ -1,0 +1,747 @@
+/*
+ * Fault injection through the OS call table, Windows files half (tests/test_faults.c explains the
+ * method; its OS-neutral cases run on Windows too, its POSIX ones are skips there; the sockets,
+ * clocks, futex, cancel and pool sites are in tests/test_faults_windows_os.c): every Windows call site
+ * of spec/oscalls.yaml gets its faults here, in the call's own convention (an NTSTATUS returned by
+ * ntdll, a Win32 error behind FALSE/NULL, a WSA error behind SOCKET_ERROR/INVALID_SOCKET):
+ * STATUS_CANCELLED / WSAEINTR storms (retried; a cancel during an endless one still cancels), the
+ * errors the OS gives at each site (the exact mapped cio error; the data read back), short
+ * transfers, STATUS_DISK_FULL in the middle of cio_file_write_all, SHARING_VIOLATION retried with
+ * backoff and then SharingViolation, too many open files and sockets, no memory and no thread (async
+ * runs inline, concurrent is CIO_E_CONCURRENCY_UNAVAILABLE), a cancel whose kick fails.
+ *
+ * Leaks: GetProcessHandleCount answers 0 under Wine 8, so tests/faults.h counts the open handles by
+ * probing handle values (fd_count) and the threads with a toolhelp snapshot (thread_count). Worker
+ * threads may be born or retire during a case, so handle and thread counts are compared after the
+ * pool has settled (settled_equal).
+ */
+#include "faults.h"
+
+#include "cio/ntstatus.h"
+
+#define ST(x) ((int)(CIO_NTSTATUS_##x))
+
+/* ---- file system: the cases --------------------------------------------------------------------- */
+
+typedef struct win_case {
+    const char *name;
+    void (*prep)(fx *f);
+    cio_err (*run)(fx *f);
+    void (*check)(fx *f, cio_err err);
+} win_case;
+
+static void prep_open_rw(fx *f)
+{
+    static const cio_open_file_options rw = {CIO_OPEN_READ_WRITE, false, false};
+    assert_ok(cio_dir_open_file(f->io, f->dir, "f", &rw, &f->file));
+    f->file_open = true;
+}
+
+static void check_none(fx *f, cio_err err)
+{
+    (void)f;
+    (void)err;
+}
+
+static cio_err run_open_file(fx *f)
+{
+    cio_file h;
+    cio_err err = cio_dir_open_file(f->io, f->dir, "f", NULL, &h);
+    if (err == CIO_OK)
+        cio_file_close(f->io, h);
+    return err;
+}
+
+static cio_err run_open_no_follow(fx *f)
+{
+    static const cio_open_file_options o = {CIO_OPEN_READ_ONLY, true, false};
+    cio_file h;
+    cio_err err = cio_dir_open_file(f->io, f->dir, "f", &o, &h);
+    if (err == CIO_OK)
+        cio_file_close(f->io, h);
+    return err;
+}
+
+static cio_err run_open_missing(fx *f)
+{
+    cio_file h;
+    return cio_dir_open_file(f->io, f->dir, "no/such", NULL, &h);
+}
+
+static cio_err run_create_file(fx *f)
+{
+    cio_file h;
+    cio_err err = cio_dir_create_file(f->io, f->dir, "new", NULL, &h);
+    if (err == CIO_OK)
+        cio_file_close(f->io, h);
+    return err;
+}
+
+static void check_created(fx *f, cio_err err)
+{
+    cio_stat st;
+    assert_err(cio_dir_stat_file(f->io, f->dir, "new", 0, &st), err == CIO_OK ? CIO_OK : CIO_E_FILE_NOT_FOUND);
+}
+
+static cio_err run_open_dir(fx *f)
+{
+    cio_dir d;
+    cio_err err = cio_dir_open_dir(f->io, f->dir, "d", NULL, &d);
+    if (err == CIO_OK)
+        cio_dir_close(f->io, d);
+    return err;
+}
+
+static cio_err run_open_dir_no_follow(fx *f)
+{
+    static const cio_open_dir_options o = {true, true};
+    cio_dir d;
+    cio_err err = cio_dir_open_dir(f->io, f->dir, "d", &o, &d);
+    if (err == CIO_OK)
+        cio_dir_close(f->io, d);
+    return err;
+}
+
+static cio_err run_create_dir(fx *f)
+{
+    return cio_dir_create_dir(f->io, f->dir, "e", 0);
+}
+
+static void check_dir_made(fx *f, cio_err err)
+{
+    cio_stat st;
+    assert_err(cio_dir_stat_file(f->io, f->dir, "e", 0, &st), err == CIO_OK ? CIO_OK : CIO_E_FILE_NOT_FOUND);
+}
+
+static cio_err run_make_path(fx *f)
+{
+    bool created = false;
+    cio_err err = cio_dir_create_dir_path(f->io, f->dir, "d/e", 0, &created);
+    if (err == CIO_OK)
+        assert_true(created);
+    if (err == CIO_OK) /* again: it exists (is_directory checks it) */
+        err = cio_dir_create_dir_path(f->io, f->dir, "d/e", 0, &created);
+    return err;
+}
+
+static cio_err run_stat_file(fx *f)
+{
+    cio_stat st;
+    cio_err err = cio_dir_stat_file(f->io, f->dir, "f", 0, &st);
+    if (err == CIO_OK && st.size != 1000)
+        fail_msg("stat: size %llu, want 1000", (unsigned long long)st.size);
+    return err;
+}
+
+static cio_err run_rename(fx *f)
+{
+    return cio_dir_rename(f->io, f->dir, "f", f->dir, "moved");
+}
+
+static void check_renamed(fx *f, cio_err err)
+{
+    cio_stat st;
+    assert_err(cio_dir_stat_file(f->io, f->dir, "moved", 0, &st), err == CIO_OK ? CIO_OK : CIO_E_FILE_NOT_FOUND);
+    assert_err(cio_dir_stat_file(f->io, f->dir, "f", 0, &st), err == CIO_OK ? CIO_E_FILE_NOT_FOUND : CIO_OK);
+}
+
+static cio_err run_delete_file(fx *f)
+{
+    return cio_dir_delete_file(f->io, f->dir, "f");
+}
+
+static void check_deleted(fx *f, cio_err err)
+{
+    cio_stat st;
+    assert_err(cio_dir_stat_file(f->io, f->dir, "f", 0, &st), err == CIO_OK ? CIO_E_FILE_NOT_FOUND : CIO_OK);
+}
+
+static cio_err run_delete_dir(fx *f)
+{
+    return cio_dir_delete_dir(f->io, f->dir, "d");
+}
+
+static void check_dir_deleted(fx *f, cio_err err)
+{
+    cio_stat st;
+    assert_err(cio_dir_stat_file(f->io, f->dir, "d", 0, &st), err == CIO_OK ? CIO_E_FILE_NOT_FOUND : CIO_OK);
+}
+
+static cio_err run_access(fx *f)
+{
+    return cio_dir_access(f->io, f->dir, "f", CIO_ACCESS_READ);
+}
+
+static cio_err run_read_all(fx *f)
+{
+    unsigned char buf[1200];
+    size_t n = 0;
+    cio_err err = cio_file_read_all(f->io, f->file, buf, sizeof buf, &n);
+    if (err == CIO_OK && (n != 1000 || memcmp(buf, data, 1000) != 0))
+        fail_msg("read_all: %lu bytes or different data", (unsigned long)n);
+    return err;
+}
+
+static cio_err run_write_all(fx *f)
+{
+    return cio_file_write_all(f->io, f->file, data, DATA_LEN);
+}
+
+static void check_written(fx *f, cio_err err)
+{
+    static unsigned char buf[DATA_LEN + 100];
+    size_t n = read_back(f, "f", buf, sizeof buf);
+    assert_int_equal(n, err == CIO_OK ? DATA_LEN : 1000); /* nothing of a failed write */
+    assert_memory_equal(buf, data, n);
+}
+
+static cio_err run_read_positional(fx *f)
+{
+    unsigned char buf[600];
+    size_t done = 0;
+    while (done < sizeof buf) {
+        size_t n = 0;
+        cio_err err = cio_file_read_positional(f->io, f->file, buf + done, sizeof buf - done, 100 + done, &n);
+        if (err != CIO_OK)
+            return err;
+        if (n == 0)
+            fail_msg("read_positional: end of file at %lu", (unsigned long)done);
+        done += n;
+    }
+    assert_memory_equal(buf, data + 100, sizeof buf);
+    return CIO_OK;
+}
+
+static cio_err run_write_positional(fx *f)
+{
+    size_t done = 0;
+    while (done < DATA_LEN) {
+        size_t n = 0;
+        cio_err err = cio_file_write_positional(f->io, f->file, data + done, DATA_LEN - done, done, &n);
+        if (err != CIO_OK)
+            return err;
+        done += n;
+    }
+    return CIO_OK;
+}
+
+static cio_err run_seek(fx *f)
+{
+    cio_err err = cio_file_seek_to(f->io, f->file, 500);
+    if (err != CIO_OK)
+        return err;
+    unsigned char b;
+    size_t n;
+    assert_ok(cio_file_read_streaming(f->io, f->file, &b, 1, &n));
+    assert_int_equal(n, 1);
+    assert_int_equal(b, data[500]);
+    return CIO_OK;
+}
+
+static cio_err run_set_length(fx *f)
+{
+    return cio_file_set_length(f->io, f->file, 10);
+}
+
+static void check_length(fx *f, cio_err err)
+{
+    cio_stat st;
+    assert_ok(cio_dir_stat_file(f->io, f->dir, "f", 0, &st));
+    assert_int_equal(st.size, err == CIO_OK ? 10 : 1000);
+}
+
+static cio_err run_sync(fx *f)
+{
+    return cio_file_sync(f->io, f->file);
+}
+
+static cio_err run_file_stat(fx *f)
+{
+    cio_stat st;
+    cio_err err = cio_file_stat(f->io, f->file, &st);
+    if (err == CIO_OK)
+        assert_int_equal(st.size, 1000);
+    return err;
+}
+
+#define TS_MTIME (INT64_C(1000000000) * 2000000)
+
+static cio_err run_set_timestamps(fx *f)
+{
+    cio_set_timestamps ts;
+    memset(&ts, 0, sizeof ts);
+    ts.access_action = CIO_TIMESTAMP_SET;
+    ts.access.ns = INT64_C(1000000000) * 1000000;
+    ts.modify_action = CIO_TIMESTAMP_SET;
+    ts.modify.ns = TS_MTIME;
+    return cio_file_set_timestamps(f->io, f->file, &ts);
+}
+
+static void check_timestamps(fx *f, cio_err err)
+{
+    cio_stat st;
+    assert_ok(cio_dir_stat_file(f->io, f->dir, "f", 0, &st));
+    assert_true((st.mtime.ns == TS_MTIME) == (err == CIO_OK));
+}
+
+static void prep_many(fx *f)
+{
+    char name[16];
+    for (int i = 0; i < 20; i++) {
+        snprintf(name, sizeof name, "d/x%02d", i);
+        write_file(f, name, 1);
+    }
+}
+
+static cio_err run_iterate(fx *f)
+{
+    cio_dir d;
+    cio_err err = cio_dir_open_dir(f->io, f->dir, "d", &iterate_opts, &d);
+    if (err != CIO_OK)
+        return err;
+    _Alignas(8) unsigned char buf[1024];
+    cio_dir_reader r;
+    cio_dir_reader_init(&r, d, buf, sizeof buf);
+    unsigned seen = 0;
+    for (;;) {
+        cio_dir_entry e[4];
+        size_t n = 0;
+        err = cio_dir_read(f->io, &r, e, 4, &n);
+        if (err != CIO_OK || n == 0)
+            break;
+        for (size_t i = 0; i < n; i++) {
+            unsigned k = (unsigned)atoi(e[i].name + 1);
+            if (e[i].name[0] != 'x' || k >= 20 || (seen & (1u << k)))
+                fail_msg("dir_read: unexpected or repeated entry %s", e[i].name);
+            seen |= 1u << k;
+        }
+    }
+    cio_dir_close(f->io, d);
+    if (err == CIO_OK && seen != (1u << 20) - 1)
+        fail_msg("dir_read: saw %#x, want every entry once", seen);
+    return err;
+}
+
+static void check_many_cleanup(fx *f, cio_err err)
+{
+    (void)err;
+    char name[16];
+    for (int i = 0; i < 20; i++) {
+        snprintf(name, sizeof name, "d/x%02d", i);
+        assert_ok(cio_dir_delete_file(f->io, f->dir, name));
+    }
+}
+
+static cio_err run_exe_open(fx *f)
+{
+    cio_file h;
+    cio_err err = cio_process_executable_open(f->io, NULL, &h);
+    if (err == CIO_OK) {
+        unsigned char mz[2];
+        size_t n = 0;
+        assert_ok(cio_file_read_all(f->io, h, mz, 2, &n));
+        assert_true(n == 2 && mz[0] == 'M' && mz[1] == 'Z');
+        cio_file_close(f->io, h);
+    }
+    return err;
+}
+
+static const win_case cases[] = {
+    {"open_file", NULL, run_open_file, check_none},
+    {"open_no_follow", NULL, run_open_no_follow, check_none},
+    {"open_missing", NULL, run_open_missing, check_none},
+    {"create_file", NULL, run_create_file, check_created},
+    {"open_dir", NULL, run_open_dir, check_none},
+    {"open_dir_no_follow", NULL, run_open_dir_no_follow, check_none},
+    {"create_dir", NULL, run_create_dir, check_dir_made},
+    {"make_path", NULL, run_make_path, check_none},
+    {"stat_file", NULL, run_stat_file, check_none},
+    {"rename", NULL, run_rename, check_renamed},
+    {"delete_file", NULL, run_delete_file, check_deleted},
+    {"delete_dir", NULL, run_delete_dir, check_dir_deleted},
+    {"access", NULL, run_access, check_none},
+    {"read_all", prep_open_rw, run_read_all, check_none},
+    {"write_all", prep_open_rw, run_write_all, check_written},
+    {"read_positional", prep_open_rw, run_read_positional, check_none},
+    {"write_positional", prep_open_rw, run_write_positional, check_written},
+    {"seek", prep_open_rw, run_seek, check_none},
+    {"set_length", prep_open_rw, run_set_length, check_length},
+    {"sync", prep_open_rw, run_sync, check_none},
+    {"file_stat", prep_open_rw, run_file_stat, check_none},
+    {"set_timestamps", prep_open_rw, run_set_timestamps, check_timestamps},
+    {"iterate", prep_many, run_iterate, check_many_cleanup},
+    {"exe_open", NULL, run_exe_open, check_none},
+};
+
+static const win_case *case_of(const char *name)
+{
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        if (strcmp(cases[i].name, name) == 0)
+            return &cases[i];
+    fail_msg("no case %s", name);
+    return NULL;
+}
+
+/* One case with one fault at `site`: 'e' the error `code` (count times, -1 forever), 's' transfers of
+ * at most `max` bytes. The exact result, the data (check), no handle leaked. */
+static void win_fault(void **state, const char *site, const char *what, char mode, int code, int count, size_t max,
+                      cio_err want, const char *fault)
+{
+    fx f;
+    fx_open(state, &f);
+    const win_case *c = case_of(what);
+    if (c->prep != NULL)
+        c->prep(&f);
+    int handles = fd_count();
+    if (mode == 'e')
+        assert_int_equal(cio__fault_errno(site, code, 0, count), 1);
+    else
+        assert_int_equal(cio__fault_short(site, max, 0, count), 1);
+    cio_err got = c->run(&f);
+    unsigned injected = cio__fault_injected(site);
+    cio__sys_reset();
+    if (got != want)
+        fail_msg("%s (%s) with %s: got %s, want %s", site, what, fault, cio_err_name(got), cio_err_name(want));
+    if (mode == 'e' && count > 0 && injected != (unsigned)count)
+        fail_msg("%s (%s): %u faults injected, want %d", site, what, injected, count);
+    c->check(&f, got);
+    if (!settled_at_most(fd_count, handles))
+        fail_msg("%s (%s) with %s: %d handles open, %d before", site, what, fault, fd_count(), handles);
+    covered(site, fault);
+    fx_close(&f);
+}
+
+typedef struct win_error {
+    const char *site;
+    const char *what;
+    int code;
+    const char *name;
+    cio_err want;
+} win_error;
+
+#define W(site, what, code, want) {site, what, ST(code), "STATUS_" #code, want}
+
+/* STATUS_CANCELLED is the NT call's EINTR (a cancel's CancelSynchronousIo, or a stray one): 50 in a
+ * row are retried and the operation completes. */
+static void test_win_fs_cancelled_storms(void **state)
+{
+    static const struct {
+        const char *site, *what;
+    } storms[] = {
+        {"NtCreateFile@win_open", "open_file"},  {"NtCreateFile@win_open", "create_file"},
+        {"NtCreateFile@win_open", "open_dir"},   {"NtReadFile@rw_once", "read_all"},
+        {"NtWriteFile@rw_once", "write_all"},     {"NtReadFile@rw_once", "read_positional"},
+        {"NtWriteFile@rw_once", "write_positional"}, {"NtQueryInformationFile@info_query", "stat_file"},
+        {"NtSetInformationFile@info_set", "rename"}, {"NtSetInformationFile@info_set", "delete_file"},
+        {"NtQueryInformationFile@io_query", "read_positional"}, {"NtSetInformationFile@io_set", "seek"},
+        {"NtSetInformationFile@io_set", "set_length"}, {"NtFlushBuffersFile@file_sync", "sync"},
+        {"NtQueryDirectoryFile@dir_read", "iterate"},
+    };
+    for (size_t i = 0; i < sizeof storms / sizeof storms[0]; i++)
+        win_fault(state, storms[i].site, storms[i].what, 'e', ST(CANCELLED), 50, 0, CIO_OK, "STATUS_CANCELLED");
+}
+
+static const win_error fs_errors[] = {
+    W("NtCreateFile@win_open", "open_file", TOO_MANY_OPENED_FILES, CIO_E_PROCESS_FD_QUOTA_EXCEEDED),
+    W("NtCreateFile@win_open", "open_file", ACCESS_DENIED, CIO_E_ACCESS_DENIED),
+    W("NtCreateFile@win_open", "open_file", INSUFFICIENT_RESOURCES, CIO_E_SYSTEM_RESOURCES),
+    W("NtCreateFile@win_open", "create_file", DISK_FULL, CIO_E_NO_SPACE_LEFT),
+    W("NtCreateFile@win_open", "create_file", TOO_MANY_OPENED_FILES, CIO_E_PROCESS_FD_QUOTA_EXCEEDED),
+    W("NtCreateFile@win_open", "create_file", MEDIA_WRITE_PROTECTED, CIO_E_READ_ONLY_FILE_SYSTEM),
+    W("NtCreateFile@win_open", "open_dir", TOO_MANY_OPENED_FILES, CIO_E_PROCESS_FD_QUOTA_EXCEEDED),
+    W("NtCreateFile@win_open", "create_dir", DISK_FULL, CIO_E_NO_SPACE_LEFT),
+    W("NtReadFile@rw_once", "read_all", ACCESS_DENIED, CIO_E_ACCESS_DENIED),
+    W("NtReadFile@rw_once", "read_all", INSUFFICIENT_RESOURCES, CIO_E_SYSTEM_RESOURCES),
+    W("NtWriteFile@rw_once", "write_all", DISK_FULL, CIO_E_NO_SPACE_LEFT),
+    W("NtWriteFile@rw_once", "write_all", FILE_LOCK_CONFLICT, CIO_E_LOCK_VIOLATION),
+    W("NtReadFile@rw_once", "read_positional", ACCESS_DENIED, CIO_E_ACCESS_DENIED),
+    W("NtWriteFile@rw_once", "write_positional", DISK_FULL, CIO_E_NO_SPACE_LEFT),
+    W("NtQueryInformationFile@io_query", "read_positional", ACCESS_DENIED, CIO_E_UNSEEKABLE),
+    W("NtSetInformationFile@io_set", "seek", ACCESS_DENIED, CIO_E_ACCESS_DENIED),
+    W("NtSetInformationFile@io_set", "set_length", DISK_FULL, CIO_E_FILE_TOO_BIG),
+    W("NtSetInformationFile@io_set", "set_timestamps", ACCESS_DENIED, CIO_E_ACCESS_DENIED),
+    W("NtFlushBuffersFile@file_sync", "sync", DISK_FULL, CIO_E_NO_SPACE_LEFT),
+    W("NtFlushBuffersFile@file_sync", "sync", UNEXPECTED_NETWORK_ERROR, CIO_E_INPUT_OUTPUT),
+    W("NtQueryDirectoryFile@dir_read", "iterate", ACCESS_DENIED, CIO_E_ACCESS_DENIED),
+    W("NtQueryDirectoryFile@dir_read", "iterate", INSUFFICIENT_RESOURCES, CIO_E_SYSTEM_RESOURCES),
+    W("NtQueryInformationFile@info_query", "stat_file", ACCESS_DENIED, CIO_E_ACCESS_DENIED),
+    W("NtQueryInformationFile@info_query", "file_stat", ACCESS_DENIED, CIO_E_ACCESS_DENIED),
+    W("NtSetInformationFile@info_set", "rename", NOT_SAME_DEVICE, CIO_E_CROSS_DEVICE),
+    W("NtSetInformationFile@info_set", "rename", ACCESS_DENIED, CIO_E_ACCESS_DENIED),
+    W("NtSetInformationFile@info_set", "delete_file", SHARING_VIOLATION, CIO_E_FILE_BUSY),
+    W("NtSetInformationFile@info_set", "delete_dir", DIRECTORY_NOT_EMPTY, CIO_E_DIR_NOT_EMPTY),
+};
+
+static void test_win_fs_errors(void **state)
+{
+    for (size_t i = 0; i < sizeof fs_errors / sizeof fs_errors[0]; i++) {
+        const win_error *e = &fs_errors[i];
+        win_fault(state, e->site, e->what, 'e', e->code, 1, 0, e->want, e->name);
+    }
+    /* the end of the file (or a pipe's writer gone) is not an error: the read is the end */
+    fx f;
+    fx_open(state, &f);
+    prep_open_rw(&f);
+    static const int ends[] = {ST(END_OF_FILE), ST(PIPE_BROKEN)};
+    static const char *const names[] = {"STATUS_END_OF_FILE", "STATUS_PIPE_BROKEN"};
+    for (size_t i = 0; i < 2; i++) {
+        assert_int_equal(cio__fault_errno("NtReadFile@rw_once", ends[i], 0, 1), 1);
+        unsigned char buf[64];
+        size_t n = 99;
+        assert_ok(cio_file_read_streaming(f.io, f.file, buf, sizeof buf, &n));
+        cio__sys_reset();
+        assert_int_equal(n, 0);
+        covered("NtReadFile@rw_once", names[i]);
+    }
+    fx_close(&f);
+}
+
+/* SHARING_VIOLATION and DELETE_PENDING on an open are retried with backoff (1, 2, 4 ... ms, nine
+ * tries), then SharingViolation; a violation that clears in time is not an error at all. */
+static void test_win_sharing_violation_backoff(void **state)
+{
+    fx f;
+    fx_open(state, &f);
+    cio_io io = f.io;
+    int handles = fd_count();
+    assert_int_equal(cio__fault_errno("NtCreateFile@win_open", ST(SHARING_VIOLATION), 0, -1), 1);
+    int64_t t0 = cio_now(io, CIO_CLOCK_AWAKE).ns;
+    assert_err(run_open_file(&f), CIO_E_SHARING_VIOLATION);
+    int64_t ms = (cio_now(io, CIO_CLOCK_AWAKE).ns - t0) / 1000000;
+    unsigned tries = cio__fault_injected("NtCreateFile@win_open");
+    cio__sys_reset();
+    assert_int_equal(tries, 9);
+    if (ms < 255)
+        fail_msg("backoff: gave up after %lld ms, want at least 1 + 2 + ... + 128 = 255", (long long)ms);
+    covered("NtCreateFile@win_open", "STATUS_SHARING_VIOLATION-backoff");
+    cio__fault_reset();
+
+    assert_int_equal(cio__fault_errno("NtCreateFile@win_open", ST(DELETE_PENDING), 0, -1), 1);
+    assert_err(run_create_file(&f), CIO_E_SHARING_VIOLATION);
+    cio__sys_reset();
+    check_created(&f, CIO_E_SHARING_VIOLATION);
+    covered("NtCreateFile@win_open", "STATUS_DELETE_PENDING-backoff");
+    cio__fault_reset();
+
+    assert_int_equal(cio__fault_errno("NtCreateFile@win_open", ST(SHARING_VIOLATION), 0, 3), 1);
+    assert_ok(run_open_file(&f));
+    assert_int_equal(cio__fault_injected("NtCreateFile@win_open"), 3);
+    cio__sys_reset();
+    covered("NtCreateFile@win_open", "STATUS_SHARING_VIOLATION-cleared");
+    assert_handles(handles);
+    fx_close(&f);
+}
+
+/* Short transfers (7 bytes a call): the loops above the slots complete with the right data. */
+static void test_win_fs_short_transfers(void **state)
+{
+    win_fault(state, "NtReadFile@rw_once", "read_all", 's', 0, -1, 7, CIO_OK, "short");
+    win_fault(state, "NtWriteFile@rw_once", "write_all", 's', 0, -1, 7, CIO_OK, "short");
+    win_fault(state, "NtReadFile@rw_once", "read_positional", 's', 0, -1, 7, CIO_OK, "short");
+    win_fault(state, "NtWriteFile@rw_once", "write_positional", 's', 0, -1, 7, CIO_OK, "short");
+}
+
+/* STATUS_DISK_FULL in the middle of cio_file_write_all: three writes of 4000 bytes get through, the
+ * fourth fails. NoSpaceLeft comes back, and the file holds those 12000 bytes exactly once; the same
+ * through positional writes at an offset. */
+static _Atomic int disk_full_calls;
+
+static int32_t write_then_disk_full(void *h, void *event, void *apc, void *apc_context, cio_nt_io_status_block *iosb,
+                                    const void *buf, uint32_t len, int64_t *offset, uint32_t *key)
+{
+    if (atomic_fetch_add(&disk_full_calls, 1) >= 3)
+        return (int32_t)CIO_NTSTATUS_DISK_FULL;
+    return (cio__sys_default.NtWriteFile)(h, event, apc, apc_context, iosb, buf, len > 4000 ? 4000 : len, offset, key);
+}
+
+static void test_win_disk_full_mid_write_all(void **state)
+{
+    fx f;
+    fx_open(state, &f);
+    int handles = fd_count();
+    static unsigned char buf[DATA_LEN + 200];
+    cio_file h;
+    assert_ok(cio_dir_create_file(f.io, f.dir, "g", NULL, &h));
+    atomic_store(&disk_full_calls, 0);
+    cio__sys_set(NtWriteFile__rw_once, write_then_disk_full);
+    assert_err(cio_file_write_all(f.io, h, data, DATA_LEN), CIO_E_NO_SPACE_LEFT);
+    cio__sys_reset();
+    assert_int_equal(atomic_load(&disk_full_calls), 4);
+    cio_file_close(f.io, h);
+    size_t n = read_back(&f, "g", buf, sizeof buf);
+    assert_int_equal(n, 12000);
+    assert_memory_equal(buf, data, 12000);
+    print_message("fault-covered: NtWriteFile@rw_once STATUS_DISK_FULL-mid-write_all\n");
+
+    assert_ok(cio_dir_create_file(f.io, f.dir, "h", NULL, &h));
+    atomic_store(&disk_full_calls, 0);
+    cio__sys_set(NtWriteFile__rw_once, write_then_disk_full);
+    size_t done = 0;
+    cio_err err = CIO_OK;
+    while (done < DATA_LEN && err == CIO_OK) {
+        size_t w = 0;
+        err = cio_file_write_positional(f.io, h, data + done, DATA_LEN - done, 100 + done, &w);
+        done += w;
+    }
+    cio__sys_reset();
+    assert_err(err, CIO_E_NO_SPACE_LEFT);
+    assert_int_equal(done, 12000);
+    cio_file_close(f.io, h);
+    n = read_back(&f, "h", buf, sizeof buf);
+    assert_int_equal(n, 12100);
+    for (size_t i = 0; i < 100; i++)
+        assert_int_equal(buf[i], 0);
+    assert_memory_equal(buf + 100, data, 12000);
+    print_message("fault-covered: NtWriteFile@rw_once STATUS_DISK_FULL-mid-write_positional\n");
+    assert_handles(handles);
+    fx_close(&f);
+}
+
+/* NtClose reports a failure after the handle is gone (fail: ntstatus, after: true): every operation
+ * still completes, nothing retries the close, no handle leaks. Covers each site an operation
+ * reaches. */
+static void test_win_close_fails(void **state)
+{
+    static const char *const sites[] = {
+        "NtClose@open_file_link", "NtClose@open_dir_link", "NtClose@create_dir", "NtClose@is_directory",
+        "NtClose@rename",         "NtClose@delete_path",   "NtClose@stat_file",  "NtClose@access",
+        "NtClose@dir_close",      "NtClose@file_close",
+    };
+    static const char *const ops[] = {
+        "open_no_follow", "open_dir_no_follow", "create_dir", "make_path", "rename", "delete_file",
+        "delete_dir", "stat_file", "access", "open_dir", "open_file", "iterate",
+    };
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+        fx f;
+        fx_open(state, &f);
+        const win_case *c = case_of(ops[i]);
+        if (c->prep != NULL)
+            c->prep(&f);
+        int handles = fd_count();
+        assert_int_equal(cio__fault_errno("NtClose", ST(INVALID_HANDLE), 0, -1), 10);
+        cio_err err = c->run(&f);
+        unsigned injected[10];
+        for (size_t k = 0; k < 10; k++)
+            injected[k] = cio__fault_injected(sites[k]);
+        cio__sys_reset();
+        if (err != CIO_OK)
+            fail_msg("%s with every NtClose failing: %s", ops[i], cio_err_name(err));
+        c->check(&f, err);
+        assert_handles(handles);
+        for (size_t k = 0; k < 10; k++)
+            if (injected[k] > 0)
+                print_message("fault-covered: %s STATUS_INVALID_HANDLE-after-close\n", sites[k]);
+        fx_close(&f);
+    }
+}
+
+/* The no-follow directory open whose reparse-tag query fails closes its handle (NtClose@open_dir_link,
+ * failing after the close too): the query's error comes back, no handle leaks. */
+static void test_win_open_dir_link_close(void **state)
+{
+    fx f;
+    fx_open(state, &f);
+    int handles = fd_count();
+    assert_int_equal(cio__fault_errno("NtQueryInformationFile@info_query", ST(ACCESS_DENIED), 0, 1), 1);
+    assert_int_equal(cio__fault_errno("NtClose@open_dir_link", ST(INVALID_HANDLE), 0, -1), 1);
+    assert_err(run_open_dir_no_follow(&f), CIO_E_ACCESS_DENIED);
+    unsigned closes = cio__fault_injected("NtClose@open_dir_link");
+    cio__sys_reset();
+    assert_int_equal(closes, 1);
+    assert_handles(handles);
+    covered("NtClose@open_dir_link", "STATUS_INVALID_HANDLE-after-close");
+    covered("NtQueryInformationFile@info_query", "STATUS_ACCESS_DENIED-reparse-tag");
+    fx_close(&f);
+}
+
+/* No memory in the file system half: SystemResources, nothing changed, nothing leaked; the
+ * refinement of FileNotFound needs no memory to stay correct; the current directory is not needed
+ * for a path relative to a directory handle. */
+static void test_win_fs_memory(void **state)
+{
+    win_fault(state, "malloc@win_path_convert", "open_file", 'e', ENOMEM, 1, 0, CIO_E_SYSTEM_RESOURCES, "ENOMEM");
+    win_fault(state, "malloc@win_refine_not_found", "open_missing", 'e', ENOMEM, 1, 0, CIO_E_FILE_NOT_FOUND,
+              "ENOMEM");
+    win_fault(state, "malloc@win_create_dir_path", "make_path", 'e', ENOMEM, 1, 0, CIO_E_SYSTEM_RESOURCES, "ENOMEM");
+    win_fault(state, "calloc@win_rename_info", "rename", 'e', ENOMEM, 1, 0, CIO_E_SYSTEM_RESOURCES, "ENOMEM");
+    win_fault(state, "malloc@exe_open", "exe_open", 'e', ENOMEM, 1, 0, CIO_E_SYSTEM_RESOURCES, "ENOMEM");
+    win_fault(state, "GetCurrentDirectoryW@win_path_convert", "open_file", 'e', ERROR_NOT_ENOUGH_MEMORY, 1, 0,
+              CIO_OK, "ERROR_NOT_ENOUGH_MEMORY");
+    win_fault(state, "GetCurrentDirectoryW@exe_open", "exe_open", 'e', ERROR_NOT_ENOUGH_MEMORY, 1, 0, CIO_OK,
+              "ERROR_NOT_ENOUGH_MEMORY");
+}
+
+/* A cancel during an endless STATUS_CANCELLED storm still cancels (the storm never hides the
+ * request), and leaves no handle behind. */
+typedef struct storm_run_w {
+    cio_err (*run)(fx *f);
+    fx *f;
+} storm_run_w;
+
+static cio_err storm_task(void *p)
+{
+    storm_run_w *s = (storm_run_w *)p;
+    return s->run(s->f);
+}
+
+static void storm_cancel(void **state, const char *site, const char *what, int code, unsigned need, const char *fault)
+{
+    fx f;
+    fx_open(state, &f);
+    CIO_REQUIRE_THREADS(f.io);
+    const win_case *c = case_of(what);
+    if (c->prep != NULL)
+        c->prep(&f);
+    warm_up(f.io);
+    int handles = fd_count();
+    assert_int_equal(cio__fault_errno(site, code, 0, -1), 1);
+    storm_run_w s = {c->run, &f};
+    cio_future fut;
+    cio_err err = cio_concurrent(f.io, storm_task, &s, sizeof s, &fut);
+    if (err != CIO_OK)
+        cio__sys_reset();
+    CIO_REQUIRE_CONCURRENT(err);
+    for (int waited = 0; cio__fault_injected(site) < need && waited < 10000; waited++)
+        pause_ms(1);
+    err = cio_cancel(f.io, &fut);
+    unsigned n = cio__fault_injected(site);
+    cio__sys_reset();
+    if (n < need)
+        fail_msg("%s: the storm did not reach the site (%u)", site, n);
+    if (err != CIO_E_CANCELED)
+        fail_msg("%s: canceled during a storm: got %s, want Canceled", site, cio_err_name(err));
+    c->check(&f, CIO_E_CANCELED);
+    if (!settled_at_most(fd_count, handles))
+        fail_msg("%s (%s): %d handles open, %d before", site, what, fd_count(), handles);
+    covered(site, fault);
+    fx_close(&f);
+}
+
+static void test_win_cancel_during_storm(void **state)
+{
+    static const char *const storm = "STATUS_CANCELLED-storm+cancel";
+    storm_cancel(state, "NtReadFile@rw_once", "read_all", ST(CANCELLED), 100, storm);
+    storm_cancel(state, "NtWriteFile@rw_once", "write_all", ST(CANCELLED), 100, storm);
+    storm_cancel(state, "NtCreateFile@win_open", "open_file", ST(CANCELLED), 100, storm);
+    storm_cancel(state, "NtFlushBuffersFile@file_sync", "sync", ST(CANCELLED), 100, storm);
+    storm_cancel(state, "NtQueryDirectoryFile@dir_read", "iterate", ST(CANCELLED), 100, storm);
+    /* a cancel during the sharing violation's backoff (its sleeps are cancelable) */
+    storm_cancel(state, "NtCreateFile@win_open", "create_file", ST(SHARING_VIOLATION), 3,
+                 "STATUS_SHARING_VIOLATION-backoff+cancel");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        CIO_TESTS(test_win_fs_cancelled_storms),
+        CIO_TESTS(test_win_fs_errors),
+        CIO_TESTS(test_win_sharing_violation_backoff),
+        CIO_TESTS(test_win_fs_short_transfers),
+        CIO_TESTS(test_win_disk_full_mid_write_all),
+        CIO_TESTS(test_win_close_fails),
+        CIO_TESTS(test_win_open_dir_link_close),
+        CIO_TESTS(test_win_fs_memory),
+        CIO_TESTS(test_win_cancel_during_storm),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

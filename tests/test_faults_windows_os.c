@@ -1,0 +1,784 @@
+/*
+ * Fault injection through the OS call table, Windows: sockets (Winsock), clocks, entropy, the
+ * futex, the cancel kick and the worker pool (tests/test_faults_windows.c has the files and the
+ * method). Winsock faults are WSA errors behind SOCKET_ERROR / INVALID_SOCKET; WSAEINTR is retried
+ * (and a cancel during an endless storm still cancels), WSANOTINITIALISED runs WSAStartup again.
+ * Every case checks the exact cio error, the data that crossed, and that no handle (socket) or
+ * thread is left behind (tests/faults.h counts them).
+ */
+#include "faults.h"
+
+#include "cio/ntstatus.h"
+
+/* ---- sockets ---------------------------------------------------------------------------------------- */
+
+static void net_pair(fx *f)
+{
+    cio_ip_address lo = cio_ip4_loopback(0);
+    assert_ok(cio_net_listen(f->io, &lo, NULL, &f->server));
+    assert_ok(cio_net_connect(f->io, &f->server.address, NULL, &f->a));
+    assert_ok(cio_server_accept(f->io, &f->server, &f->b));
+}
+
+typedef struct net_case {
+    const char *name;
+    void (*prep)(fx *f);
+    cio_err (*run)(fx *f);
+    void (*done)(fx *f);
+} net_case;
+
+static cio_err run_listen(fx *f)
+{
+    cio_ip_address lo = cio_ip4_loopback(0);
+    cio_server s;
+    cio_err err = cio_net_listen(f->io, &lo, NULL, &s);
+    if (err == CIO_OK)
+        cio_server_close(f->io, &s);
+    return err;
+}
+
+static void prep_listener(fx *f)
+{
+    cio_ip_address lo = cio_ip4_loopback(0);
+    assert_ok(cio_net_listen(f->io, &lo, NULL, &f->server));
+}
+
+static void done_listener(fx *f)
+{
+    cio_server_close(f->io, &f->server);
+}
+
+static cio_err run_connect(fx *f)
+{
+    cio_stream s;
+    cio_connect_options o;
+    memset(&o, 0, sizeof o);
+    o.timeout = cio_timeout_ms(5000);
+    cio_err err = cio_net_connect(f->io, &f->server.address, &o, &s);
+    if (err == CIO_OK) {
+        cio_stream peer;
+        assert_ok(cio_server_accept(f->io, &f->server, &peer));
+        cio_stream_close(f->io, &peer);
+        cio_stream_close(f->io, &s);
+    }
+    return err;
+}
+
+static void prep_pending(fx *f)
+{
+    prep_listener(f);
+    assert_ok(cio_net_connect(f->io, &f->server.address, NULL, &f->a));
+}
+
+static void done_pending(fx *f)
+{
+    cio_stream_close(f->io, &f->a);
+    cio_server_close(f->io, &f->server);
+}
+
+static cio_err run_accept(fx *f)
+{
+    cio_stream s;
+    cio_err err = cio_server_accept(f->io, &f->server, &s);
+    if (err == CIO_OK)
+        cio_stream_close(f->io, &s);
+    return err;
+}
+
+/* accept on a listener nobody connects to yet: the accept waits (WSAEventSelect, an alertable
+ * wait), and a connection made 30 ms later by a concurrent task ends the wait. */
+typedef struct later_ctx {
+    cio_io io;
+    cio_ip_address to;
+    cio_stream s;
+} later_ctx;
+
+static cio_err connect_later(void *p)
+{
+    later_ctx *c = *(later_ctx **)p;
+    pause_ms(30);
+    return cio_net_connect(c->io, &c->to, NULL, &c->s);
+}
+
+static cio_err run_accept_waiting(fx *f)
+{
+    later_ctx c;
+    memset(&c, 0, sizeof c);
+    c.io = f->io;
+    c.to = f->server.address;
+    later_ctx *p = &c;
+    cio_future fut;
+    CIO_REQUIRE_CONCURRENT(cio_concurrent(f->io, connect_later, &p, sizeof p, &fut));
+    cio_stream s;
+    cio_err err = cio_server_accept(f->io, &f->server, &s);
+    if (err == CIO_OK)
+        cio_stream_close(f->io, &s);
+    cio_err cerr = cio_await(f->io, &fut);
+    if (cerr == CIO_OK)
+        cio_stream_close(f->io, &c.s);
+    return err;
+}
+
+static cio_err run_bind(fx *f)
+{
+    cio_ip_address lo = cio_ip4_loopback(0);
+    cio_socket s;
+    cio_bind_options o = {true, false, false, true}; /* allow_broadcast: one setsockopt */
+    cio_err err = cio_net_bind(f->io, &lo, &o, &s);
+    if (err == CIO_OK)
+        cio_socket_close(f->io, &s);
+    return err;
+}
+
+static void prep_pair(fx *f)
+{
+    net_pair(f);
+}
+
+static void done_pair(fx *f)
+{
+    cio_stream_close(f->io, &f->a);
+    cio_stream_close(f->io, &f->b);
+    cio_server_close(f->io, &f->server);
+}
+
+static cio_err run_stream_write(fx *f)
+{
+    cio_err err = cio_stream_write_all(f->io, &f->a, data, DATA_LEN);
+    if (err != CIO_OK)
+        return err;
+    static unsigned char buf[DATA_LEN];
+    size_t done = 0;
+    while (done < DATA_LEN) {
+        size_t n = 0;
+        assert_ok(cio_stream_read(f->io, &f->b, buf + done, DATA_LEN - done, &n));
+        assert_true(n > 0);
+        done += n;
+    }
+    assert_memory_equal(buf, data, DATA_LEN);
+    return CIO_OK;
+}
+
+static cio_err run_stream_read(fx *f)
+{
+    assert_ok(cio_stream_write_all(f->io, &f->a, data, 5000));
+    static unsigned char buf[5000];
+    size_t done = 0;
+    while (done < 5000) {
+        size_t n = 0;
+        cio_err err = cio_stream_read(f->io, &f->b, buf + done, 5000 - done, &n);
+        if (err != CIO_OK)
+            return err;
+        assert_true(n > 0);
+        done += n;
+    }
+    assert_memory_equal(buf, data, 5000);
+    return CIO_OK;
+}
+
+static cio_err run_shutdown(fx *f)
+{
+    cio_err err = cio_stream_shutdown(f->io, &f->a, CIO_SHUTDOWN_SEND);
+    if (err == CIO_OK) {
+        unsigned char b;
+        size_t n = 1;
+        assert_ok(cio_stream_read(f->io, &f->b, &b, 1, &n));
+        assert_int_equal(n, 0);
+    }
+    return err;
+}
+
+static void prep_udp(fx *f)
+{
+    cio_ip_address lo = cio_ip4_loopback(0);
+    assert_ok(cio_net_bind(f->io, &lo, NULL, &f->udp1));
+    assert_ok(cio_net_bind(f->io, &lo, NULL, &f->udp2));
+}
+
+static void done_udp(fx *f)
+{
+    cio_socket_close(f->io, &f->udp1);
+    cio_socket_close(f->io, &f->udp2);
+}
+
+static cio_err run_send(fx *f)
+{
+    size_t n = 0;
+    cio_err err = cio_socket_send_to(f->io, &f->udp1, &f->udp2.address, data, 100, &n);
+    if (err != CIO_OK)
+        return err;
+    assert_int_equal(n, 100);
+    unsigned char buf[200];
+    size_t got = 0;
+    assert_ok(cio_socket_receive_timeout(f->io, &f->udp2, buf, sizeof buf, &got, NULL, cio_timeout_ms(5000)));
+    assert_int_equal(got, 100);
+    assert_memory_equal(buf, data, 100);
+    return CIO_OK;
+}
+
+static cio_err run_receive(fx *f)
+{
+    size_t n = 0;
+    assert_ok(cio_socket_send_to(f->io, &f->udp1, &f->udp2.address, data, 100, &n));
+    unsigned char buf[200];
+    size_t got = 0;
+    cio_err err = cio_socket_receive_timeout(f->io, &f->udp2, buf, sizeof buf, &got, NULL, cio_timeout_ms(5000));
+    if (err == CIO_OK) {
+        assert_int_equal(got, 100);
+        assert_memory_equal(buf, data, 100);
+    }
+    return err;
+}
+
+static const net_case net_cases[] = {
+    {"listen", NULL, run_listen, NULL},
+    {"accept", prep_pending, run_accept, done_pending},
+    {"accept_waiting", prep_listener, run_accept_waiting, done_listener},
+    {"connect", prep_listener, run_connect, done_listener},
+    {"bind", NULL, run_bind, NULL},
+    {"read", prep_pair, run_stream_read, done_pair},
+    {"write", prep_pair, run_stream_write, done_pair},
+    {"shutdown", prep_pair, run_shutdown, done_pair},
+    {"send", prep_udp, run_send, done_udp},
+    {"receive", prep_udp, run_receive, done_udp},
+};
+
+static const net_case *net_case_of(const char *name)
+{
+    for (size_t i = 0; i < sizeof net_cases / sizeof net_cases[0]; i++)
+        if (strcmp(net_cases[i].name, name) == 0)
+            return &net_cases[i];
+    fail_msg("no network case %s", name);
+    return NULL;
+}
+
+static void net_fault(void **state, const char *site, const char *what, char mode, int code, int count, size_t max,
+                      cio_err want, const char *fault)
+{
+    fx f;
+    fx_open(state, &f);
+    warm_up(f.io);
+    int handles = fd_count(); /* before prep; compared after done: everything the case made is gone */
+    const net_case *c = net_case_of(what);
+    if (c->prep != NULL)
+        c->prep(&f);
+    if (mode == 'e')
+        assert_int_equal(cio__fault_errno(site, code, 0, count), 1);
+    else
+        assert_int_equal(cio__fault_short(site, max, 0, count), 1);
+    cio_err got = c->run(&f);
+    unsigned injected = cio__fault_injected(site);
+    cio__sys_reset();
+    if (got != want)
+        fail_msg("%s (%s) with %s: got %s, want %s", site, what, fault, cio_err_name(got), cio_err_name(want));
+    if (injected == 0)
+        fail_msg("%s (%s): the fault was never injected", site, what);
+    if (c->done != NULL)
+        c->done(&f);
+    if (!settled_at_most(fd_count, handles))
+        fail_msg("%s (%s) with %s: %d handles open, %d before", site, what, fault, fd_count(), handles);
+    covered(site, fault);
+    fx_close(&f);
+}
+
+typedef struct net_error {
+    const char *site;
+    const char *what;
+    int code;
+    const char *name;
+    cio_err want;
+} net_error;
+
+#define N(site, what, code, want) {site, what, code, #code, want}
+
+static const net_error net_errors[] = {
+    N("WSASocketW@new_socket", "listen", WSAEMFILE, CIO_E_PROCESS_FD_QUOTA_EXCEEDED),
+    N("WSASocketW@new_socket", "listen", WSAENOBUFS, CIO_E_SYSTEM_RESOURCES),
+    N("WSASocketW@new_socket", "connect", WSAEMFILE, CIO_E_PROCESS_FD_QUOTA_EXCEEDED),
+    N("WSASocketW@new_socket", "bind", WSAEMFILE, CIO_E_PROCESS_FD_QUOTA_EXCEEDED),
+    N("ioctlsocket@new_socket", "listen", WSAENETDOWN, CIO_E_UNEXPECTED), /* the fresh socket is closed */
+    N("wsa_setsockopt@set_int_option", "bind", WSAENOBUFS, CIO_E_SYSTEM_RESOURCES),
+    N("wsa_getsockname@local_address", "listen", WSAENOBUFS, CIO_E_SYSTEM_RESOURCES),
+    N("wsa_bind@listen_ip", "listen", WSAEADDRINUSE, CIO_E_ADDRESS_IN_USE),
+    N("wsa_bind@listen_ip", "listen", WSAEACCES, CIO_E_ACCESS_DENIED),
+    N("wsa_listen@listen_ip", "listen", WSAEADDRINUSE, CIO_E_ADDRESS_IN_USE),
+    N("wsa_listen@listen_ip", "listen", WSAEMFILE, CIO_E_SYSTEM_RESOURCES),
+    N("wsa_bind@bind_ip", "bind", WSAEADDRINUSE, CIO_E_ADDRESS_IN_USE),
+    N("wsa_accept@accept_one", "accept", WSAEMFILE, CIO_E_PROCESS_FD_QUOTA_EXCEEDED),
+    N("wsa_accept@accept_one", "accept", WSAECONNRESET, CIO_E_CONNECTION_ABORTED),
+    N("wsa_accept@accept_one", "accept", WSAENOBUFS, CIO_E_SYSTEM_RESOURCES),
+    N("ioctlsocket@accept_one", "accept", WSAENETDOWN, CIO_OK), /* ignored: the socket is still usable */
+    N("wsa_connect@connect_wait", "connect", WSAECONNREFUSED, CIO_E_CONNECTION_REFUSED),
+    N("wsa_connect@connect_wait", "connect", WSAENETUNREACH, CIO_E_NETWORK_UNREACHABLE),
+    N("wsa_connect@connect_wait", "connect", WSAETIMEDOUT, CIO_E_TIMEOUT),
+    N("wsa_getsockopt@connect_wait", "connect", WSAENETDOWN, CIO_E_UNEXPECTED),
+    N("wsa_getpeername@connect_wait", "connect", WSAENOTCONN, CIO_OK), /* not yet: wait again */
+    N("WSARecv@net_read", "read", WSAECONNRESET, CIO_E_CONNECTION_RESET_BY_PEER),
+    N("WSARecv@net_read", "read", WSAENETDOWN, CIO_E_NETWORK_DOWN),
+    N("WSASend@net_write", "write", WSAECONNABORTED, CIO_E_CONNECTION_RESET_BY_PEER),
+    N("WSASend@net_write", "write", WSAESHUTDOWN, CIO_E_BROKEN_PIPE),
+    N("wsa_shutdown@net_shutdown", "shutdown", WSAENOTCONN, CIO_E_SOCKET_UNCONNECTED),
+    N("WSASendTo@net_send", "send", WSAEMSGSIZE, CIO_E_MESSAGE_OVERSIZE),
+    N("WSASendTo@net_send", "send", WSAENOBUFS, CIO_E_SYSTEM_RESOURCES),
+    N("wsa_recvfrom@receive_one", "receive", WSAENETRESET, CIO_E_CONNECTION_RESET_BY_PEER),
+    N("WSACreateEvent@wait_events", "accept_waiting", WSA_NOT_ENOUGH_MEMORY, CIO_E_SYSTEM_RESOURCES),
+    N("WSAEventSelect@wait_select", "accept_waiting", WSAENETDOWN, CIO_E_NETWORK_DOWN),
+    N("WSAEventSelect@wait_detach", "accept_waiting", WSAENETDOWN, CIO_OK), /* ignored */
+    N("WaitForSingleObjectEx@wait_events", "accept_waiting", ERROR_INVALID_HANDLE, CIO_E_UNEXPECTED),
+};
+
+static void test_win_net_errors(void **state)
+{
+    CIO_REQUIRE_THREADS(cio_test_io(state));
+    for (size_t i = 0; i < sizeof net_errors / sizeof net_errors[0]; i++) {
+        const net_error *e = &net_errors[i];
+        net_fault(state, e->site, e->what, 'e', e->code, 1, 0, e->want, e->name);
+    }
+    /* a datagram not there yet after all (WSAEWOULDBLOCK three times): the receive waits again */
+    net_fault(state, "wsa_recvfrom@receive_one", "receive", 'e', WSAEWOULDBLOCK, 3, 0, CIO_OK, "WSAEWOULDBLOCK");
+}
+
+/* WSAEINTR: 50 in a row are retried at every site that retries, and the operation completes. */
+static void test_win_net_eintr_storms(void **state)
+{
+    static const struct {
+        const char *site, *what;
+    } storms[] = {
+        {"WSASocketW@new_socket", "listen"},    {"wsa_setsockopt@set_int_option", "bind"},
+        {"wsa_bind@listen_ip", "listen"},       {"wsa_listen@listen_ip", "listen"},
+        {"wsa_bind@bind_ip", "bind"},           {"wsa_accept@accept_one", "accept"},
+        {"wsa_connect@connect_wait", "connect"}, {"WSARecv@net_read", "read"},
+        {"WSASend@net_write", "write"},         {"wsa_shutdown@net_shutdown", "shutdown"},
+        {"WSASendTo@net_send", "send"},         {"wsa_recvfrom@receive_one", "receive"},
+    };
+    for (size_t i = 0; i < sizeof storms / sizeof storms[0]; i++)
+        net_fault(state, storms[i].site, storms[i].what, 'e', WSAEINTR, 50, 0, CIO_OK, "WSAEINTR");
+}
+
+/* Streams move what Winsock took: 7 bytes a call still delivers every byte in order. */
+static void test_win_net_short_transfers(void **state)
+{
+    net_fault(state, "WSARecv@net_read", "read", 's', 0, -1, 7, CIO_OK, "short");
+    net_fault(state, "WSASend@net_write", "write", 's', 0, -1, 7, CIO_OK, "short");
+}
+
+/* WSANOTINITIALISED (the program called WSACleanup): WSAStartup once more and the call again; if
+ * that WSAStartup fails too, NetworkDown. */
+static void test_win_net_reinit(void **state)
+{
+    net_fault(state, "WSASocketW@new_socket", "listen", 'e', WSANOTINITIALISED, 1, 0, CIO_OK, "WSANOTINITIALISED");
+    fx f;
+    fx_open(state, &f);
+    int handles = fd_count();
+    assert_int_equal(cio__fault_errno("WSASocketW@new_socket", WSANOTINITIALISED, 0, 1), 1);
+    assert_int_equal(cio__fault_errno("WSAStartup@wsa_reinit", WSASYSNOTREADY, 0, 1), 1);
+    assert_err(run_listen(&f), CIO_E_NETWORK_DOWN);
+    cio__sys_reset();
+    assert_handles(handles);
+    covered("WSAStartup@wsa_reinit", "WSASYSNOTREADY");
+    /* and the network works again afterwards */
+    assert_ok(run_listen(&f));
+    fx_close(&f);
+}
+
+/* closesocket reporting a failure after closing (after: true): nothing retries it, nothing leaks. */
+static void test_win_net_close(void **state)
+{
+    fx f;
+    fx_open(state, &f);
+    warm_up(f.io);
+    int handles = fd_count();
+    prep_pair(&f);
+    assert_int_equal(cio__fault_errno("closesocket@close_socket", WSAENETDOWN, 0, -1), 1);
+    done_pair(&f);
+    unsigned hits = cio__fault_hits("closesocket@close_socket");
+    cio__sys_reset();
+    assert_int_equal(hits, 3); /* one each, none retried */
+    assert_handles(handles);
+    covered("closesocket@close_socket", "WSAENETDOWN-after-close");
+    fx_close(&f);
+}
+
+/* A cancel during an endless WSAEINTR storm at a read still cancels, and nothing leaks. */
+typedef struct storm_ctx {
+    fx *f;
+} storm_ctx;
+
+static cio_err storm_read(void *p)
+{
+    fx *f = ((storm_ctx *)p)->f;
+    unsigned char b[16];
+    size_t n = 0;
+    return cio_stream_read(f->io, &f->b, b, sizeof b, &n);
+}
+
+static void test_win_net_storm_cancel(void **state)
+{
+    fx f;
+    fx_open(state, &f);
+    CIO_REQUIRE_THREADS(f.io);
+    warm_up(f.io);
+    prep_pair(&f);
+    int handles = fd_count();
+    assert_int_equal(cio__fault_errno("WSARecv@net_read", WSAEINTR, 0, -1), 1);
+    storm_ctx c = {&f};
+    cio_future fut;
+    cio_err err = cio_concurrent(f.io, storm_read, &c, sizeof c, &fut);
+    if (err != CIO_OK)
+        cio__sys_reset();
+    CIO_REQUIRE_CONCURRENT(err);
+    for (int waited = 0; cio__fault_injected("WSARecv@net_read") < 100 && waited < 10000; waited++)
+        pause_ms(1);
+    err = cio_cancel(f.io, &fut);
+    unsigned n = cio__fault_injected("WSARecv@net_read");
+    cio__sys_reset();
+    assert_true(n >= 100);
+    assert_err(err, CIO_E_CANCELED);
+    assert_handles(handles);
+    covered("WSARecv@net_read", "WSAEINTR-storm+cancel");
+    done_pair(&f);
+    fx_close(&f);
+}
+
+/* ---- clocks, sleep, entropy, futex ---------------------------------------------------------------- */
+
+typedef struct seed_ctx {
+    cio_io io;
+    unsigned char out[32];
+} seed_ctx;
+
+static cio_err seed_task(void *p)
+{
+    seed_ctx *c = *(seed_ctx **)p;
+    cio_random(c->io, c->out, sizeof c->out);
+    return CIO_OK;
+}
+
+static void test_win_time_and_entropy(void **state)
+{
+    cio_io io = cio_test_io(state);
+    cio__fault_reset();
+    /* the CPU clocks read 0 when the OS refuses (cio_now has no error) */
+    assert_int_equal(cio__fault_errno("GetProcessTimes@now_cpu_process", ERROR_ACCESS_DENIED, 0, 1), 1);
+    assert_true(cio_now(io, CIO_CLOCK_CPU_PROCESS).ns == 0);
+    covered("GetProcessTimes@now_cpu_process", "ERROR_ACCESS_DENIED");
+    assert_int_equal(cio__fault_errno("GetThreadTimes@now_cpu_thread", ERROR_ACCESS_DENIED, 0, 1), 1);
+    assert_true(cio_now(io, CIO_CLOCK_CPU_THREAD).ns == 0);
+    covered("GetThreadTimes@now_cpu_thread", "ERROR_ACCESS_DENIED");
+    cio__sys_reset();
+
+    /* stray APCs end the alertable sleep 20 times: it still sleeps its whole time, no longer */
+    assert_int_equal(cio__fault_errno("SleepEx@sleep", WAIT_IO_COMPLETION, 0, 20), 1);
+    int64_t t0 = cio_now(io, CIO_CLOCK_AWAKE).ns;
+    assert_ok(cio_sleep(io, cio_timeout_ms(20)));
+    int64_t ms = (cio_now(io, CIO_CLOCK_AWAKE).ns - t0) / 1000000;
+    cio__sys_reset();
+    assert_true(ms >= 20 && ms < 5000);
+    covered("SleepEx@sleep", "WAIT_IO_COMPLETION");
+
+    /* no OS entropy: random_secure says so; cio_random's seed falls back (on a fresh worker) */
+    unsigned char buf[64];
+    assert_int_equal(cio__fault_errno("BCryptGenRandom@os_random", (int)CIO_NTSTATUS_NO_MEMORY, 0, 1), 1);
+    assert_err(cio_random_secure(io, buf, sizeof buf), CIO_E_ENTROPY_UNAVAILABLE);
+    cio__sys_reset();
+    covered("BCryptGenRandom@os_random", "STATUS_NO_MEMORY");
+    if (CIO_HAVE_THREADS) {
+        seed_ctx sc;
+        memset(&sc, 0, sizeof sc);
+        sc.io = io;
+        seed_ctx *p = &sc;
+        assert_true(cio__fault_errno("BCryptGenRandom@os_random", (int)CIO_NTSTATUS_NO_MEMORY, 0, -1) == 1);
+        cio_future fut;
+        CIO_REQUIRE_CONCURRENT(cio_concurrent(io, seed_task, &p, sizeof p, &fut));
+        assert_ok(cio_await(io, &fut));
+        cio__sys_reset();
+        size_t z = 0;
+        for (size_t i = 0; i < sizeof sc.out; i++)
+            z += sc.out[i] == 0;
+        assert_true(z < 8);
+    }
+
+    /* WaitOnAddress timing out early 20 times: a timed futex wait still ends at its deadline */
+    _Atomic(uint32_t) word = 0;
+    assert_int_equal(cio__fault_errno("WaitOnAddress@futex_wait", ERROR_TIMEOUT, 0, 20), 1);
+    t0 = cio_now(io, CIO_CLOCK_AWAKE).ns;
+    assert_err(cio_futex_wait(io, &word, 0, cio_timeout_ms(30)), CIO_E_TIMEOUT);
+    ms = (cio_now(io, CIO_CLOCK_AWAKE).ns - t0) / 1000000;
+    cio__sys_reset();
+    assert_true(ms >= 29 && ms < 5000);
+    covered("WaitOnAddress@futex_wait", "ERROR_TIMEOUT");
+}
+
+/* ---- tasks: no memory, no thread -------------------------------------------------------------------- */
+
+static void tasks_degrade(void **state, const char *site, int code, const char *fault)
+{
+    cio_io io = cio_test_io(state);
+    CIO_REQUIRE_THREADS(io);
+    cio__fault_reset(); /* no warm-up: the fresh pool has no idle worker to hand the task to */
+    int handles = fd_count(), threads = thread_count();
+    assert_true(cio__fault_errno(site, code, 0, -1) >= 1);
+    int out = 0;
+    sum_ctx c;
+    memset(&c, 0, sizeof c);
+    c.a = 2;
+    c.b = 3;
+    c.out = &out;
+    cio_future f = cio_async(io, sum_task, &c, sizeof c);
+    assert_ok(cio_await(io, &f));
+    assert_int_equal(out, 5);
+    cio_future g;
+    assert_err(cio_concurrent(io, sum_task, &c, sizeof c, &g), CIO_E_CONCURRENCY_UNAVAILABLE);
+    cio_group grp = CIO_GROUP_INIT;
+    out = 0;
+    cio_group_async(io, &grp, sum_task, &c, sizeof c);
+    assert_int_equal(out, 5); /* inline, before group_async returned */
+    assert_err(cio_group_concurrent(io, &grp, sum_task, &c, sizeof c), CIO_E_CONCURRENCY_UNAVAILABLE);
+    assert_ok(cio_group_await(io, &grp));
+    unsigned injected = cio__fault_injected(site);
+    cio__sys_reset();
+    if (injected == 0)
+        fail_msg("%s: never reached", site);
+    assert_handles(handles);
+    if (!settled_at_most(thread_count, threads))
+        fail_msg("threads: %d, %d before", thread_count(), threads);
+    covered(site, fault);
+}
+
+static void test_win_task_allocation_fails(void **state)
+{
+    tasks_degrade(state, "_aligned_malloc@task_alloc", ENOMEM, "ENOMEM");
+}
+
+static void test_win_thread_creation_fails(void **state)
+{
+    tasks_degrade(state, "pthread_create@enqueue", EAGAIN, "EAGAIN");
+    tasks_degrade(state, "pthread_attr_init@enqueue", ENOMEM, "ENOMEM");
+}
+
+static void test_win_group_record_fails(void **state)
+{
+    cio_io io = cio_test_io(state);
+    CIO_REQUIRE_THREADS(io);
+    cio__fault_reset();
+    int out = 0;
+    sum_ctx c;
+    memset(&c, 0, sizeof c);
+    c.a = 2;
+    c.b = 3;
+    c.out = &out;
+    assert_true(cio__fault_errno("calloc@group_get", ENOMEM, 0, -1) == 1);
+    cio_group grp = CIO_GROUP_INIT;
+    cio_group_async(io, &grp, sum_task, &c, sizeof c);
+    assert_int_equal(out, 5);
+    assert_err(cio_group_concurrent(io, &grp, sum_task, &c, sizeof c), CIO_E_CONCURRENCY_UNAVAILABLE);
+    assert_ok(cio_group_await(io, &grp));
+    cio__sys_reset();
+    covered("calloc@group_get", "ENOMEM");
+}
+
+/* The pool's clocks fail (winpthreads' clock_gettime): workers retire at once / nobody yields;
+ * every task still completes. */
+static void test_win_pool_clocks_fail(void **state)
+{
+    cio_io io = cio_test_io(state);
+    CIO_REQUIRE_THREADS(io);
+    static const char *const sites[] = {"clock_gettime@worker_idle", "clock_gettime@yield_clock"};
+    for (size_t k = 0; k < 2; k++) {
+        cio__fault_reset();
+        assert_true(cio__fault_errno(sites[k], EINVAL, 0, -1) == 1);
+        for (int i = 0; i < 10; i++) {
+            int out = 0;
+            sum_ctx c;
+            memset(&c, 0, sizeof c);
+            c.a = 2;
+            c.b = 3;
+            c.out = &out;
+            cio_future f;
+            CIO_REQUIRE_CONCURRENT(cio_concurrent(io, sum_task, &c, sizeof c, &f));
+            assert_ok(cio_await(io, &f));
+            assert_int_equal(out, 5);
+        }
+        for (int i = 0; i < 200 && cio__fault_injected(sites[k]) == 0; i++)
+            pause_ms(5);
+        cio__sys_reset();
+        covered(sites[k], "EINVAL");
+    }
+}
+
+/* The cancel kick fails a few times (no thread handle, no APC queued, CancelSynchronousIo refused,
+ * CloseHandle reporting a failure after closing): the canceler kicks again with backoff, the task
+ * ends Canceled, no handle leaks. */
+static cio_err long_sleep_task(void *p)
+{
+    cio_io io = *(cio_io *)p;
+    return cio_sleep(io, cio_timeout_ms(60000));
+}
+
+static void kick_fails(void **state, const char *site, int code, int count, const char *fault)
+{
+    cio_io io = cio_test_io(state);
+    CIO_REQUIRE_THREADS(io);
+    warm_up(io);
+    int handles = fd_count();
+    cio_future f;
+    assert_int_equal(cio__fault_watch("SleepEx@sleep"), 1);
+    CIO_REQUIRE_CONCURRENT(cio_concurrent(io, long_sleep_task, &io, sizeof io, &f));
+    for (int i = 0; i < 5000 && cio__fault_hits("SleepEx@sleep") == 0; i++)
+        pause_ms(1); /* until the task is in (or entering) its SleepEx: a cancel must kick it */
+    assert_int_equal(cio__fault_errno(site, code, 0, count), 1);
+    int64_t t0 = cio_now(io, CIO_CLOCK_AWAKE).ns;
+    assert_err(cio_cancel(io, &f), CIO_E_CANCELED);
+    assert_true((cio_now(io, CIO_CLOCK_AWAKE).ns - t0) / 1000000 < 5000);
+    unsigned injected = cio__fault_injected(site);
+    cio__sys_reset();
+    if (injected == 0)
+        fail_msg("%s: the kick never reached it", site);
+    assert_handles(handles);
+    covered(site, fault);
+}
+
+static void test_win_cancel_kick_fails(void **state)
+{
+    kick_fails(state, "OpenThread@kick", ERROR_ACCESS_DENIED, 3, "ERROR_ACCESS_DENIED");
+    kick_fails(state, "QueueUserAPC@kick", ERROR_NOT_ENOUGH_MEMORY, 3, "ERROR_NOT_ENOUGH_MEMORY");
+    kick_fails(state, "CancelSynchronousIo@kick", ERROR_NOT_FOUND, -1, "ERROR_NOT_FOUND");
+    kick_fails(state, "CloseHandle@kick", ERROR_INVALID_HANDLE, -1, "ERROR_INVALID_HANDLE-after-close");
+}
+
+/* cio_threaded_create on its own: no memory; no processor count (one worker assumed, the pool
+ * works). */
+static void test_win_threaded_create_faults(void **state)
+{
+    (void)state;
+    cio__fault_reset();
+    int handles = fd_count();
+    cio_threaded *t = NULL;
+    assert_true(cio__fault_errno("calloc@threaded_create", ENOMEM, 0, 1) == 1);
+    assert_err(cio_threaded_create(NULL, &t), CIO_E_SYSTEM_RESOURCES);
+    assert_null(t);
+    covered("calloc@threaded_create", "ENOMEM");
+    cio__fault_reset();
+    assert_true(cio__fault_errno("GetActiveProcessorCount@cpu_count", ERROR_INVALID_PARAMETER, 0, -1) == 1);
+    assert_ok(cio_threaded_create(NULL, &t));
+    cio__sys_reset();
+    cio_io io = cio_threaded_io(t);
+    int out = 0;
+    sum_ctx c;
+    memset(&c, 0, sizeof c);
+    c.a = 2;
+    c.b = 3;
+    c.out = &out;
+    cio_future f;
+    assert_ok(cio_concurrent(io, sum_task, &c, sizeof c, &f));
+    assert_ok(cio_await(io, &f));
+    assert_int_equal(out, 5);
+    cio_threaded_destroy(t);
+    if (cio__fault_injected("GetActiveProcessorCount@cpu_count") == 0)
+        fail_msg("GetActiveProcessorCount@cpu_count: never asked");
+    covered("GetActiveProcessorCount@cpu_count", "ERROR_INVALID_PARAMETER");
+    cio__fault_reset();
+    assert_handles(handles);
+}
+
+/* AF_UNIX listeners (Windows 10 1803 and later): bind and listen failing are AddressInUse, the
+ * socket is closed. Wine 8 has no AF_UNIX (socket() says WSAEAFNOSUPPORT): there these two sites
+ * cannot be reached, and the test says so. */
+static void test_win_unix_listen_faults(void **state)
+{
+    fx f;
+    fx_open(state, &f);
+    char p[256];
+    snprintf(p, sizeof p, "%s\\sock", f.path);
+    cio_unix_address a;
+    assert_ok(cio_unix_address_from_path(p, &a));
+    cio_server s;
+    cio_err err = cio_unix_listen(f.io, &a, NULL, &s);
+    if (err == CIO_E_ADDRESS_FAMILY_UNSUPPORTED) {
+        fx_close(&f);
+        CIO_SKIP("no AF_UNIX here (Wine 8): wsa_bind@listen_unix and wsa_listen@listen_unix are unreachable");
+    }
+    assert_ok(err);
+    cio_server_close(f.io, &s);
+    (void)DeleteFileA(p);
+    static const char *const sites[] = {"wsa_bind@listen_unix", "wsa_listen@listen_unix"};
+    for (size_t i = 0; i < 2; i++) {
+        int handles = fd_count();
+        assert_int_equal(cio__fault_errno(sites[i], WSAEADDRINUSE, 0, 1), 1);
+        assert_err(cio_unix_listen(f.io, &a, NULL, &s), CIO_E_ADDRESS_IN_USE);
+        cio__sys_reset();
+        (void)DeleteFileA(p);
+        assert_handles(handles);
+        covered(sites[i], "WSAEADDRINUSE");
+    }
+    fx_close(&f);
+}
+
+/* WSAStartup@wsa_start runs once per process (InitOnce), so its failure is tested in a child
+ * process (this program with "wsa-start-child"): its first socket call fails with NetworkDown. */
+static int wsa_start_child(void)
+{
+    cio__fault_reset();
+    if (cio__fault_errno("WSAStartup@wsa_start", WSASYSNOTREADY, 0, 1) != 1)
+        return 2;
+    cio_threaded *t = NULL;
+    if (cio_threaded_create(NULL, &t) != CIO_OK)
+        return 3;
+    cio_io io = cio_threaded_io(t);
+    cio_ip_address lo = cio_ip4_loopback(0);
+    cio_server s;
+    cio_err err = cio_net_listen(io, &lo, NULL, &s);
+    unsigned injected = cio__fault_injected("WSAStartup@wsa_start");
+    cio_threaded_destroy(t);
+    if (err != CIO_E_NETWORK_DOWN) {
+        fprintf(stderr, "child: listen with WSAStartup failing: %s\n", cio_err_name(err));
+        return 4;
+    }
+    return injected == 1 ? 0 : 5;
+}
+
+static void test_win_wsa_start_fails(void **state)
+{
+    (void)state;
+    char exe[MAX_PATH], cmd[MAX_PATH + 40];
+    DWORD n = GetModuleFileNameA(NULL, exe, MAX_PATH);
+    assert_true(n > 0 && n < MAX_PATH);
+    snprintf(cmd, sizeof cmd, "\"%s\" wsa-start-child", exe);
+    STARTUPINFOA si;
+    PROCESS_INFORMATION pi;
+    memset(&si, 0, sizeof si);
+    si.cb = sizeof si;
+    assert_true(CreateProcessA(NULL, cmd, NULL, NULL, FALSE, 0, NULL, NULL, &si, &pi));
+    assert_int_equal(WaitForSingleObject(pi.hProcess, 60000), WAIT_OBJECT_0);
+    DWORD code = 99;
+    assert_true(GetExitCodeProcess(pi.hProcess, &code));
+    CloseHandle(pi.hThread);
+    CloseHandle(pi.hProcess);
+    if (code != 0)
+        fail_msg("the child (WSAStartup failing) exited with %lu", (unsigned long)code);
+    print_message("fault-covered: WSAStartup@wsa_start WSASYSNOTREADY\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "wsa-start-child") == 0)
+        return wsa_start_child();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_win_wsa_start_fails),
+        CIO_TESTS(test_win_net_errors),
+        CIO_TESTS(test_win_net_eintr_storms),
+        CIO_TESTS(test_win_net_short_transfers),
+        CIO_TESTS(test_win_net_reinit),
+        CIO_TESTS(test_win_unix_listen_faults),
+        CIO_TESTS(test_win_net_close),
+        CIO_TESTS(test_win_net_storm_cancel),
+        CIO_TESTS(test_win_time_and_entropy),
+        CIO_TESTS(test_win_task_allocation_fails),
+        CIO_TESTS(test_win_thread_creation_fails),
+        CIO_TESTS(test_win_group_record_fails),
+        CIO_TESTS(test_win_pool_clocks_fail),
+        CIO_TESTS(test_win_cancel_kick_fails),
+        cmocka_unit_test(test_win_threaded_create_faults),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
