@@ -601,11 +601,11 @@ static bool inbox_empty(struct cio__e_loop *l)
     return empty;
 }
 
-/* A loop that just ran fibers looks for more for a short while before it sleeps: a burst of
- * spawns from a fiber on another loop (one every few microseconds) is then taken without an eventfd
- * write and a sleep/wake per fiber. Only spawn queues and the inbox flag are watched (no syscall);
- * the poller is not (an I/O completion waits for the spin to end, at most SPIN_NS). There is
- * nothing to spin for with one loop, or one CPU (the loop count follows the affinity mask). */
+/* A loop that just ran fibers, with no I/O in flight, looks for more for a short while before it
+ * sleeps: a burst of spawns from a fiber on another loop (one every few microseconds) is then taken
+ * without an eventfd write and a sleep/wake per fiber. Only spawn queues and the inbox flag are
+ * watched (no syscall). There is nothing to spin for with one loop, or one CPU (the loop count
+ * follows the affinity mask). */
 #define SPIN_NS 30000
 static bool spin_for_work(struct cio__e_loop *l)
 {
@@ -645,15 +645,20 @@ static void loop_run(struct cio__e_loop *l)
         }
         drain_inbox(l);
         fire_timers(l);
-        if (l->armed > 0 && ran > 0)
+        /* With more to run, reap (and submit: io_uring) without blocking so I/O is not starved;
+         * with nothing, the blocking wait below submits and waits in one system call. */
+        bool more = l->run_head != NULL || l->lifo != NULL;
+        if (l->armed > 0 && ran > 0 && more)
             e->poller->wait(l, 0);
-        if (l->run_head != NULL || l->lifo != NULL)
+        if (more)
             continue;
         if (!adopted) {
             f = take_spawn(l);
             if (f == NULL)
                 f = steal(l);
             if (f != NULL) {
+                if (l->armed > 0 && ran > 0)
+                    e->poller->wait(l, 0); /* what the fibers that ran submitted goes in first */
                 run_fiber(l, f);
                 busy = true;
                 continue;
@@ -662,7 +667,9 @@ static void loop_run(struct cio__e_loop *l)
                 busy = true;
             if (atomic_load_explicit(&e->shutdown, memory_order_acquire))
                 break;
-            if (busy && spin_for_work(l)) {
+            /* Spin only with no I/O in flight: completions are not watched while spinning, and an
+             * io_uring submission would wait for the spin to end. */
+            if (busy && l->armed == 0 && spin_for_work(l)) {
                 busy = false; /* spin again only after this round found work */
                 continue;
             }
