@@ -73,9 +73,11 @@ static long b12_count(const bench_opts *o)
     return o->smoke ? 1000 : o->param > 0 ? o->param : 100000;
 }
 
-/* Every fiber stack is two mappings (the stack and its guard page): the kernel's vm.max_map_count
- * (65530 by default; `build.py bench` raises it to 262144 when it runs as root) caps the fibers
- * that can exist at once. Returns how many tasks fit beside the process's other mappings. */
+/* A fiber stack is at most two mappings (the stack and its guard page, where the kernel has no guard
+ * regions; with them a slab of up to 64 stacks is one mapping): the kernel's vm.max_map_count
+ * (65530 by default; `build.py bench` raises it to 262144 when it runs as root) caps the fibers that
+ * can exist at once. Returns how many tasks fit beside the process's other mappings, counting two per
+ * stack. */
 static long b12_fitting(long want)
 {
     FILE *f = fopen("/proc/sys/vm/max_map_count", "r");
