@@ -12,7 +12,7 @@ import re
 from specload import Seq, SpecError
 from model import IDENT, check_keys, check_top, expect_row, get_bool, get_str, get_str_list, rows_of
 
-FAIL_KINDS = ("errno", "pointer", "code", "none")
+FAIL_KINDS = ("errno", "pointer", "mapfailed", "code", "none")
 # "type name", with pointers and qualifiers; or a function pointer "ret (*name)(args)".
 ARG_PLAIN = re.compile(r"^(?P<type>[A-Za-z_][A-Za-z0-9_ ]*?[ *]+)(?P<name>[A-Za-z_][A-Za-z0-9_]*)$")
 ARG_FNPTR = re.compile(r"^(?P<ret>[A-Za-z_][A-Za-z0-9_ *]*)\(\s*\*\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*\)"
@@ -123,8 +123,8 @@ def build_oscalls(m, doc, path):
         if fail not in FAIL_KINDS:
             raise SpecError(row.key_where["fail"], f"call {name}: fail must be one of {', '.join(FAIL_KINDS)}")
         pointer_ret = ret.endswith("*")
-        if fail == "pointer" and not pointer_ret:
-            raise SpecError(row.key_where["fail"], f"call {name}: fail: pointer needs a pointer return type")
+        if fail in ("pointer", "mapfailed") and not pointer_ret:
+            raise SpecError(row.key_where["fail"], f"call {name}: fail: {fail} needs a pointer return type")
         if fail in ("errno", "code") and (pointer_ret or ret == "void"):
             raise SpecError(row.key_where["fail"], f"call {name}: fail: {fail} needs an integer return type")
         impl = get_str(row, "impl", optional=True)

@@ -22,6 +22,7 @@
 #include "cio/errmap.h"
 #include "evented.h"
 #include "internal.h"
+#include "internal/cio_oscalls.h"
 #include "slots.h"
 #include "threaded.h"
 
@@ -407,8 +408,8 @@ static cio_err rw_readiness(struct rw *a)
         cio_err c = cio__e_check_cancel(a->e);
         if (c != CIO_OK)
             return c;
-        ssize_t n = writing ? pwritev2(a->fd, (const struct iovec *)a->iov, a->iovcnt, off, RWF_NOWAIT)
-                            : preadv2(a->fd, (const struct iovec *)a->iov, a->iovcnt, off, RWF_NOWAIT);
+        ssize_t n = writing ? CIO__SYS(pwritev2, nowait_write)(a->fd, (const struct iovec *)a->iov, a->iovcnt, off, RWF_NOWAIT)
+                            : CIO__SYS(preadv2, nowait_read)(a->fd, (const struct iovec *)a->iov, a->iovcnt, off, RWF_NOWAIT);
         if (n >= 0) {
             *a->n = (size_t)n;
             return CIO_OK;

@@ -23,22 +23,23 @@
 
 #include "evented.h"
 #include "internal.h"
+#include "internal/cio_oscalls.h"
 
 #define BATCH 64
 
 static cio_err ep_init(struct cio__e_loop *l)
 {
-    l->epfd = epoll_create1(EPOLL_CLOEXEC);
+    l->epfd = CIO__SYS(epoll_create1, epoll_init)(EPOLL_CLOEXEC);
     if (l->epfd < 0)
         return CIO_E_SYSTEM_RESOURCES;
-    l->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    l->wakefd = CIO__SYS(eventfd, epoll_init)(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (l->wakefd < 0) {
         close(l->epfd);
         l->epfd = -1;
         return CIO_E_SYSTEM_RESOURCES;
     }
     struct epoll_event ev = {.events = EPOLLIN, .data = {.ptr = NULL}};
-    if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, l->wakefd, &ev) != 0) {
+    if (CIO__SYS(epoll_ctl, epoll_init)(l->epfd, EPOLL_CTL_ADD, l->wakefd, &ev) != 0) {
         close(l->wakefd);
         close(l->epfd);
         l->epfd = l->wakefd = -1;
@@ -65,7 +66,7 @@ static int reg_fd(const struct cio__e_wait *w)
 static void deregister(struct cio__e_loop *l, struct cio__e_wait *w)
 {
     int fd = reg_fd(w);
-    (void)epoll_ctl(l->epfd, EPOLL_CTL_DEL, fd, NULL);
+    (void)CIO__SYS(epoll_ctl, epoll_deregister)(l->epfd, EPOLL_CTL_DEL, fd, NULL);
     if (w->htask != NULL) {
         close(fd);
         w->htask = NULL;
@@ -82,7 +83,7 @@ static void ep_wait(struct cio__e_loop *l, int64_t timeout_ns)
     else
         ms = (int)((timeout_ns + 999999) / 1000000);
     struct epoll_event evs[BATCH];
-    int n = epoll_wait(l->epfd, evs, BATCH, ms);
+    int n = CIO__SYS(epoll_wait, epoll_wait)(l->epfd, evs, BATCH, ms);
     for (int i = 0; i < n; i++) {
         struct cio__e_wait *w = (struct cio__e_wait *)evs[i].data.ptr;
         if (w == NULL) {
@@ -98,7 +99,7 @@ static void ep_wait(struct cio__e_loop *l, int64_t timeout_ns)
 static void ep_wake(struct cio__e_loop *l)
 {
     uint64_t one = 1;
-    ssize_t r = write(l->wakefd, &one, sizeof one);
+    ssize_t r = CIO__SYS(write, epoll_wake)(l->wakefd, &one, sizeof one);
     (void)r; /* EAGAIN: the counter is already non-zero, the loop will wake */
 }
 
@@ -108,14 +109,14 @@ static cio_err ep_arm(struct cio__e_loop *l, struct cio__e_wait *w)
     ev.events = w->events | EPOLLONESHOT;
     ev.data.ptr = w;
     w->htask = NULL;
-    if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, w->fd, &ev) == 0)
+    if (CIO__SYS(epoll_ctl, epoll_arm)(l->epfd, EPOLL_CTL_ADD, w->fd, &ev) == 0)
         return CIO_OK;
     int err = errno;
     if (err == EEXIST) {
         int dup_fd = fcntl(w->fd, F_DUPFD_CLOEXEC, 0);
         if (dup_fd < 0)
             return errno == EMFILE ? CIO_E_PROCESS_FD_QUOTA_EXCEEDED : CIO_E_SYSTEM_RESOURCES;
-        if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, dup_fd, &ev) == 0) {
+        if (CIO__SYS(epoll_ctl, epoll_arm_dup)(l->epfd, EPOLL_CTL_ADD, dup_fd, &ev) == 0) {
             w->htask = (void *)(intptr_t)(dup_fd + 1);
             return CIO_OK;
         }

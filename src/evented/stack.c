@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "fiber.h"
+#include "internal/cio_oscalls.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
@@ -62,12 +63,12 @@ cio_err cio__stack_alloc(size_t size, cio__stack *out)
         return CIO_E_SYSTEM_RESOURCES;
     size_t usable = (size + page - 1) / page * page;
     size_t total = usable + page;
-    void *map = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    void *map = CIO__SYS(mmap, fiber_stack)(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
     if (map == MAP_FAILED)
         return CIO_E_SYSTEM_RESOURCES; /* ENOMEM, or EAGAIN/EINVAL for an absurd size */
-    if (mprotect(map, page, PROT_NONE) != 0) {
+    if (CIO__SYS(mprotect, stack_guard)(map, page, PROT_NONE) != 0) {
         /* ENOMEM: splitting the mapping would exceed vm.max_map_count. */
-        munmap(map, total);
+        CIO__SYS(munmap, stack_undo)(map, total);
         return CIO_E_SYSTEM_RESOURCES;
     }
     out->map = map;
@@ -83,7 +84,7 @@ void cio__stack_free(cio__stack *s)
         /* Frames that died on the stack may have left ASan redzones in the shadow memory; a later
          * mapping at the same address must not inherit them. */
         CIO__STACK_UNPOISON(s->lo, s->size);
-        munmap(s->map, s->map_size);
+        CIO__SYS(munmap, stack_free)(s->map, s->map_size);
     }
     memset(s, 0, sizeof *s);
 }
