@@ -31,7 +31,7 @@ typedef struct cio_evented cio_evented;
 typedef enum cio_evented_flavour {
     CIO_EVENTED_AUTO = 0,   /* io_uring when the kernel allows it, else epoll; CIO_EVENTED_BACKEND
                                (io_uring | epoll) in the environment overrides, read at create time */
-    CIO_EVENTED_IO_URING,   /* io_uring or fail with CIO_E_SYSTEM_RESOURCES / CIO_E_UNEXPECTED */
+    CIO_EVENTED_IO_URING,   /* io_uring or fail (CIO_E_OPERATION_UNSUPPORTED: no usable io_uring) */
     CIO_EVENTED_EPOLL       /* readiness: epoll (Linux) / kqueue (BSDs) */
 } cio_evented_flavour;
 
@@ -44,7 +44,9 @@ typedef struct cio_evented_options {
     unsigned ring_entries;    /* io_uring submission queue size per loop; 0: 256 */
 } cio_evented_options;
 
-/* Errors: SystemResources (memory, threads, ring), Unexpected (forced flavour unavailable). */
+/* Errors (Evented.CreateError): SystemResources (memory, threads, ring), ProcessFdQuotaExceeded /
+ * SystemFdQuotaExceeded (the pollers' descriptors), OperationUnsupported (a forced io_uring flavour the
+ * kernel does not offer: ENOSYS, EPERM, missing features). */
 cio_err cio_evented_create(const cio_evented_options *options, cio_evented **out);
 /* Waits for every fiber still running, then stops the loops and frees everything. */
 void cio_evented_destroy(cio_evented *evented);

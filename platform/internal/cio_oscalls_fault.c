@@ -1602,6 +1602,7 @@ static int cio__fi_munmap__stack_undo(void *addr, size_t length)
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_munmap__stack_undo];
     int mode_ = cio__fi_take(p_);
     if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.munmap)(addr, length);
         errno = atomic_load(&p_->err);
         return (int)-1;
     }
@@ -1615,6 +1616,7 @@ static int cio__fi_munmap__stack_free(void *addr, size_t length)
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_munmap__stack_free];
     int mode_ = cio__fi_take(p_);
     if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.munmap)(addr, length);
         errno = atomic_load(&p_->err);
         return (int)-1;
     }

@@ -127,6 +127,8 @@ struct cio__e_poller_ops {
     void (*cancel)(struct cio__e_loop *loop, struct cio__e_wait *w);
 };
 
+/* A poller descriptor that could not be made at init (epoll_create1, eventfd, ...): its mapped error. */
+cio_err cio__e_fd_error(int err);
 extern const struct cio__e_poller_ops cio__e_epoll_ops;
 extern const struct cio__e_poller_ops cio__e_uring_ops;
 

@@ -21,29 +21,38 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "cio/errmap.h"
 #include "evented.h"
 #include "internal.h"
 #include "internal/cio_oscalls.h"
 
 #define BATCH 64
 
+cio_err cio__e_fd_error(int err)
+{
+    cio__mapped m = cio__errno_evented_fd(err);
+    return m.action == CIO__MAP_BUG ? CIO__BUG("a poller descriptor: an errno that means a bug") : m.err;
+}
+
 static cio_err ep_init(struct cio__e_loop *l)
 {
     l->epfd = CIO__SYS(epoll_create1, epoll_init)(EPOLL_CLOEXEC);
     if (l->epfd < 0)
-        return CIO_E_SYSTEM_RESOURCES;
+        return cio__e_fd_error(errno);
     l->wakefd = CIO__SYS(eventfd, epoll_init)(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (l->wakefd < 0) {
+        int err = errno;
         close(l->epfd);
         l->epfd = -1;
-        return CIO_E_SYSTEM_RESOURCES;
+        return cio__e_fd_error(err);
     }
     struct epoll_event ev = {.events = EPOLLIN, .data = {.ptr = NULL}};
     if (CIO__SYS(epoll_ctl, epoll_init)(l->epfd, EPOLL_CTL_ADD, l->wakefd, &ev) != 0) {
+        int err = errno;
         close(l->wakefd);
         close(l->epfd);
         l->epfd = l->wakefd = -1;
-        return CIO_E_SYSTEM_RESOURCES;
+        return cio__e_fd_error(err);
     }
     return CIO_OK;
 }

@@ -182,8 +182,9 @@ static cio_err ur_init(struct cio__e_loop *l)
     r->local_tail = atomic_load_explicit(r->sq_tail, memory_order_relaxed);
     l->wakefd = CIO__SYS(eventfd, uring_init)(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (l->wakefd < 0) {
+        int err = errno;
         ring_free(r);
-        return CIO_E_SYSTEM_RESOURCES;
+        return cio__e_fd_error(err);
     }
     l->ring = r;
     arm_wake(l, r);
