@@ -478,6 +478,45 @@ static void test_epoll_readiness_faults(void **state)
     same_fds(before, "epoll readiness");
 }
 
+/* Two fibers of one loop wait on one descriptor: the second registers a duplicate (EEXIST). No
+ * memory for that registration: the second read says so, its duplicate is closed, the first read
+ * gets the data. */
+static void test_epoll_arm_dup_fails(void **state)
+{
+    (void)state;
+    cio__fault_reset();
+    snapshot before = snap();
+    cio_evented *e;
+    assert_ok(make(CIO_EVENTED_EPOLL, 1, &e));
+    cio_io io = cio_evented_io(e);
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    pipe_ctx c1, c2;
+    memset(&c1, 0, sizeof c1);
+    memset(&c2, 0, sizeof c2);
+    c1.io = c2.io = io;
+    c1.fd = c2.fd = p[0];
+    pipe_ctx *cp1 = &c1, *cp2 = &c2;
+    assert_true(cio__fault_errno("epoll_ctl@epoll_arm_dup", ENOMEM, 0, 1) == 1);
+    cio_future f1, f2;
+    assert_ok(cio_concurrent(io, pipe_reader, &cp1, sizeof cp1, &f1));
+    pause_ms(20); /* the first reader is registered */
+    assert_ok(cio_concurrent(io, pipe_reader, &cp2, sizeof cp2, &f2));
+    assert_err(cio_await(io, &f2), CIO_E_SYSTEM_RESOURCES);
+    unsigned injected = cio__fault_injected("epoll_ctl@epoll_arm_dup");
+    cio__fault_reset();
+    assert_int_equal(write(p[1], "dup", 3), 3);
+    assert_ok(cio_await(io, &f1));
+    assert_int_equal(c1.n, 3);
+    assert_memory_equal(c1.buf, "dup", 3);
+    assert_int_equal(injected, 1u);
+    close(p[0]);
+    close(p[1]);
+    cio_evented_destroy(e);
+    same_as(before, "epoll_ctl@epoll_arm_dup");
+    print_message("fault-covered: epoll_ctl@epoll_arm_dup ENOMEM\n");
+}
+
 /* The loop's eventfd drain fails a few times (the count stays): the poller reports the eventfd
  * again and the next drain takes it; cross-thread wake-ups (helper-pool completions) still arrive. */
 static cio_err stat_many(void *p)
@@ -552,6 +591,7 @@ int main(void)
         cmocka_unit_test(test_uring_setup_refused),
         cmocka_unit_test(test_uring_init_fails),
         cmocka_unit_test(test_create_fails),
+        cmocka_unit_test(test_epoll_arm_dup_fails),
         cmocka_unit_test(test_stack_free_fails) CIO_TESTS_EVENTED(test_fiber_stack_fails)
             CIO_TESTS_EVENTED(test_fiber_block_fails) CIO_TESTS_EVENTED(test_uring_enter)
                 CIO_TESTS_EVENTED(test_epoll_wait) CIO_TESTS_EVENTED(test_epoll_readiness)
