@@ -1231,6 +1231,8 @@ def cmd_test(targets, names, args):
         env = dict(os.environ)
         if t["runner"] == "wine":
             env = wine_env()
+        if args.valgrind:  # tests/backends.h, test_evented.c: what valgrind cannot run, and caps
+            env["CIO_TEST_VALGRIND"] = "1"
         if args.soak and n == HOST:  # tests/test_soak.c: a random seed, the 60 s cap
             env.update(CIO_SOAK_SEED=str(soak_seed), CIO_SOAK_SECONDS="60")
         if n == HOST and not args.sanitize:

@@ -12,14 +12,14 @@ import re
 from specload import Seq, SpecError
 from model import IDENT, check_keys, check_top, expect_row, get_bool, get_str, get_str_list, rows_of
 
-FAIL_KINDS = ("errno", "pointer", "code", "none", "ntstatus", "win32", "handle", "wsa")
+FAIL_KINDS = ("errno", "pointer", "mapfailed", "code", "none", "ntstatus", "win32", "handle", "wsa")
 # The Windows kinds' failure return (`value`): win32 defaults to 0 (FALSE, a NULL pointer), wsa to
 # SOCKET_ERROR (INVALID_SOCKET for a SOCKET return); handle must say which of the two it uses.
 WIN_VALUE_KINDS = ("win32", "handle", "wsa")
 HANDLE_VALUES = ("NULL", "INVALID_HANDLE_VALUE")
 C_VALUE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*|-?[0-9]+|0[xX][0-9A-Fa-f]+[uUlL]*)$")
 # The errmaps.yaml map family a site's `map` names, by its call's fail kind (win32/handle: none).
-MAP_FAMILY = {"errno": "errno", "pointer": "errno", "code": "errno", "none": "errno", "ntstatus": "ntstatus",
+MAP_FAMILY = {"errno": "errno", "pointer": "errno", "mapfailed": "errno", "code": "errno", "none": "errno", "ntstatus": "ntstatus",
               "wsa": "wsa"}
 # "type name", with pointers and qualifiers; or a function pointer "ret (*name)(args)".
 ARG_PLAIN = re.compile(r"^(?P<type>[A-Za-z_][A-Za-z0-9_ ]*?[ *]+)(?P<name>[A-Za-z_][A-Za-z0-9_]*)$")
@@ -131,8 +131,8 @@ def build_oscalls(m, doc, path):
         if fail not in FAIL_KINDS:
             raise SpecError(row.key_where["fail"], f"call {name}: fail must be one of {', '.join(FAIL_KINDS)}")
         pointer_ret = ret.endswith("*")
-        if fail == "pointer" and not pointer_ret:
-            raise SpecError(row.key_where["fail"], f"call {name}: fail: pointer needs a pointer return type")
+        if fail in ("pointer", "mapfailed") and not pointer_ret:
+            raise SpecError(row.key_where["fail"], f"call {name}: fail: {fail} needs a pointer return type")
         if fail in ("errno", "code", "ntstatus") and (pointer_ret or ret == "void"):
             raise SpecError(row.key_where["fail"], f"call {name}: fail: {fail} needs an integer return type")
         if fail in WIN_VALUE_KINDS and ret == "void":

@@ -276,6 +276,10 @@ class BadOsCalls(GenCase):
         self.edit("oscalls.yaml", 'args: ["size_t size"], fail: pointer', 'args: ["size_t size"], fail: errno')
         self.assert_bad("oscalls.yaml", "{name: malloc", "fail: errno needs an integer return type")
 
+    def test_mapfailed_needs_pointer_return(self):
+        self.edit("oscalls.yaml", '["int fd"], fail: errno', '["int fd"], fail: mapfailed')
+        self.assert_bad("oscalls.yaml", "{name: close", "fail: mapfailed needs a pointer return type")
+
     def test_unknown_fail_kind(self):
         self.edit("oscalls.yaml", '["int fd"], fail: errno', '["int fd"], fail: sometimes')
         self.assert_bad("oscalls.yaml", "{name: close", "fail must be one of")

@@ -47,8 +47,10 @@ typedef struct cio_evented_options {
     unsigned ring_entries;    /* io_uring submission queue size per loop; 0: 256 */
 } cio_evented_options;
 
-/* Errors: SystemResources (memory, threads, ring), OperationUnsupported (a forced flavour this OS
- * or kernel does not offer), InvalidArgument (out NULL, an unknown flavour). */
+/* Errors (Evented.CreateError): SystemResources (memory, threads, ring), ProcessFdQuotaExceeded /
+ * SystemFdQuotaExceeded (the pollers' descriptors), OperationUnsupported (a forced flavour this OS or
+ * kernel does not offer: no kqueue on Linux, io_uring refused with ENOSYS or EPERM or missing
+ * features), InvalidArgument (out NULL, an unknown flavour). */
 cio_err cio_evented_create(const cio_evented_options *options, cio_evented **out);
 /* Waits for every fiber still running, then stops the loops and frees everything. */
 void cio_evented_destroy(cio_evented *evented);

@@ -353,6 +353,22 @@ static inline cio__mapped cio__errno_pipe2(int code)
     }
 }
 
+/* evented_fd: Evented.CreateError */
+static inline cio__mapped cio__errno_evented_fd(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
+    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
+    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOSPC: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NODEV: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
 /* mkdirat: Dir.CreateDirError */
 static inline cio__mapped cio__errno_mkdirat(int code)
 {
@@ -1601,6 +1617,22 @@ static inline cio__mapped cio__errno_pipe2(int code)
     case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
     case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* evented_fd: Evented.CreateError */
+static inline cio__mapped cio__errno_evented_fd(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
+    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
+    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOSPC: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NODEV: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -2868,6 +2900,22 @@ static inline cio__mapped cio__errno_pipe2(int code)
     case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
     case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* evented_fd: Evented.CreateError */
+static inline cio__mapped cio__errno_evented_fd(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
+    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
+    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOSPC: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NODEV: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -4522,6 +4570,7 @@ static inline cio__mapped cio__wsa_wsa_connect_unix(int code)
     X(close, unexpected) \
     X(fcntl, unexpected) \
     X(pipe2, pipe) \
+    X(evented_fd, evented_create) \
     X(mkdirat, dir_create_dir) \
     X(unlinkat, dir_delete_file) \
     X(unlinkat_dir, dir_delete_dir) \

@@ -441,6 +441,21 @@ static inline bool cio_errset_pipe_contains(cio_err err)
     }
 }
 
+/* Evented.CreateError */
+static inline bool cio_errset_evented_create_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_UNEXPECTED:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_PROCESS_FD_QUOTA_EXCEEDED:
+    case CIO_E_SYSTEM_FD_QUOTA_EXCEEDED:
+    case CIO_E_OPERATION_UNSUPPORTED:
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* File.OpenError */
 static inline bool cio_errset_file_open_contains(cio_err err)
 {
@@ -1842,6 +1857,7 @@ static inline bool cio_errset_abi_and_dynamic_linker_from_file_contains(cio_err 
     X(random_secure, "RandomSecureError") \
     X(signal, "SignalError") \
     X(pipe, "PipeError") \
+    X(evented_create, "Evented.CreateError") \
     X(file_open, "File.OpenError") \
     X(file_reader, "File.Reader.Error") \
     X(file_read_streaming, "File.ReadStreamingError") \

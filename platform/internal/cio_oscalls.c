@@ -298,6 +298,96 @@ static void * cio__sys_dflt_calloc(size_t count, size_t size)
     return calloc(count, size);
 }
 #endif
+#if defined(CIO_OS_LINUX)
+static void * cio__sys_dflt_mmap(void *addr, size_t length, int prot, int flags, int fd, off_t offset)
+{
+    return mmap(addr, length, prot, flags, fd, offset);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_mprotect(void *addr, size_t length, int prot)
+{
+    return mprotect(addr, length, prot);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_madvise(void *addr, size_t length, int advice)
+{
+    return madvise(addr, length, advice);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_munmap(void *addr, size_t length)
+{
+    return munmap(addr, length);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_io_uring_setup(unsigned int entries, struct io_uring_params *params)
+{
+    return (int)syscall(CIO_SYS_IO_URING_SETUP, entries, params);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_io_uring_enter(int fd, unsigned int to_submit, unsigned int min_complete, unsigned int flags, const void *arg, size_t argsz)
+{
+    return (int)syscall(CIO_SYS_IO_URING_ENTER, fd, to_submit, min_complete, flags, arg, argsz);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_io_uring_register(int fd, unsigned int op, void *arg, unsigned int nr_args)
+{
+    return (int)syscall(CIO_SYS_IO_URING_REGISTER, fd, op, arg, nr_args);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_epoll_create1(int flags)
+{
+    return epoll_create1(flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_epoll_ctl(int epfd, int op, int fd, struct epoll_event *event)
+{
+    return epoll_ctl(epfd, op, fd, event);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_epoll_wait(int epfd, struct epoll_event *events, int maxevents, int timeout)
+{
+    return epoll_wait(epfd, events, maxevents, timeout);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_eventfd(unsigned int initval, int flags)
+{
+    return eventfd(initval, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static ssize_t cio__sys_dflt_read(int fd, void *buf, size_t count)
+{
+    return read(fd, buf, count);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static ssize_t cio__sys_dflt_write(int fd, const void *buf, size_t count)
+{
+    return write(fd, buf, count);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static ssize_t cio__sys_dflt_preadv2(int fd, const struct iovec *iov, int iovcnt, off_t offset, int flags)
+{
+    return preadv2(fd, iov, iovcnt, offset, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static ssize_t cio__sys_dflt_pwritev2(int fd, const struct iovec *iov, int iovcnt, off_t offset, int flags)
+{
+    return pwritev2(fd, iov, iovcnt, offset, flags);
+}
+#endif
 #if defined(CIO_OS_WINDOWS)
 static int32_t cio__sys_dflt_NtCreateFile(void **handle, uint32_t access, cio_nt_object_attributes *attrs, cio_nt_io_status_block *iosb, int64_t *size, uint32_t attributes, uint32_t share, uint32_t disposition, uint32_t options, void *ea, uint32_t ea_len)
 {
@@ -684,6 +774,51 @@ const struct cio__sys_defaults cio__sys_default = {
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI) || defined(CIO_OS_WINDOWS)
     .calloc = cio__sys_dflt_calloc,
 #endif
+#if defined(CIO_OS_LINUX)
+    .mmap = cio__sys_dflt_mmap,
+#endif
+#if defined(CIO_OS_LINUX)
+    .mprotect = cio__sys_dflt_mprotect,
+#endif
+#if defined(CIO_OS_LINUX)
+    .madvise = cio__sys_dflt_madvise,
+#endif
+#if defined(CIO_OS_LINUX)
+    .munmap = cio__sys_dflt_munmap,
+#endif
+#if defined(CIO_OS_LINUX)
+    .io_uring_setup = cio__sys_dflt_io_uring_setup,
+#endif
+#if defined(CIO_OS_LINUX)
+    .io_uring_enter = cio__sys_dflt_io_uring_enter,
+#endif
+#if defined(CIO_OS_LINUX)
+    .io_uring_register = cio__sys_dflt_io_uring_register,
+#endif
+#if defined(CIO_OS_LINUX)
+    .epoll_create1 = cio__sys_dflt_epoll_create1,
+#endif
+#if defined(CIO_OS_LINUX)
+    .epoll_ctl = cio__sys_dflt_epoll_ctl,
+#endif
+#if defined(CIO_OS_LINUX)
+    .epoll_wait = cio__sys_dflt_epoll_wait,
+#endif
+#if defined(CIO_OS_LINUX)
+    .eventfd = cio__sys_dflt_eventfd,
+#endif
+#if defined(CIO_OS_LINUX)
+    .read = cio__sys_dflt_read,
+#endif
+#if defined(CIO_OS_LINUX)
+    .write = cio__sys_dflt_write,
+#endif
+#if defined(CIO_OS_LINUX)
+    .preadv2 = cio__sys_dflt_preadv2,
+#endif
+#if defined(CIO_OS_LINUX)
+    .pwritev2 = cio__sys_dflt_pwritev2,
+#endif
 #if defined(CIO_OS_WINDOWS)
     .NtCreateFile = cio__sys_dflt_NtCreateFile,
 #endif
@@ -1049,6 +1184,126 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_LINUX)
     .pthread_sigmask__sig_mask = cio__sys_dflt_pthread_sigmask,
+#endif
+#if defined(CIO_OS_LINUX)
+    .calloc__evented_create = cio__sys_dflt_calloc,
+#endif
+#if defined(CIO_OS_LINUX)
+    .calloc__evented_loops = cio__sys_dflt_calloc,
+#endif
+#if defined(CIO_OS_LINUX)
+    .pthread_create__loop_start = cio__sys_dflt_pthread_create,
+#endif
+#if defined(CIO_OS_LINUX)
+    .posix_memalign__fiber_alloc = cio__sys_dflt_posix_memalign,
+#endif
+#if defined(CIO_OS_LINUX)
+    .read__wake_drain = cio__sys_dflt_read,
+#endif
+#if defined(CIO_OS_LINUX)
+    .calloc__adopt_loop = cio__sys_dflt_calloc,
+#endif
+#if defined(CIO_OS_LINUX)
+    .calloc__adopt_fiber = cio__sys_dflt_calloc,
+#endif
+#if defined(CIO_OS_LINUX)
+    .calloc__evented_group = cio__sys_dflt_calloc,
+#endif
+#if defined(CIO_OS_LINUX)
+    .mmap__guard_probe = cio__sys_dflt_mmap,
+#endif
+#if defined(CIO_OS_LINUX)
+    .madvise__guard_probe = cio__sys_dflt_madvise,
+#endif
+#if defined(CIO_OS_LINUX)
+    .getrandom__guard_probe = cio__sys_dflt_getrandom,
+#endif
+#if defined(CIO_OS_LINUX)
+    .munmap__guard_probe = cio__sys_dflt_munmap,
+#endif
+#if defined(CIO_OS_LINUX)
+    .madvise__stack_guard = cio__sys_dflt_madvise,
+#endif
+#if defined(CIO_OS_LINUX)
+    .mprotect__stack_guard = cio__sys_dflt_mprotect,
+#endif
+#if defined(CIO_OS_LINUX)
+    .mmap__fiber_stack = cio__sys_dflt_mmap,
+#endif
+#if defined(CIO_OS_LINUX)
+    .munmap__stack_alloc_undo = cio__sys_dflt_munmap,
+#endif
+#if defined(CIO_OS_LINUX)
+    .munmap__stack_undo = cio__sys_dflt_munmap,
+#endif
+#if defined(CIO_OS_LINUX)
+    .munmap__stack_trim = cio__sys_dflt_munmap,
+#endif
+#if defined(CIO_OS_LINUX)
+    .munmap__slab_left = cio__sys_dflt_munmap,
+#endif
+#if defined(CIO_OS_LINUX)
+    .munmap__stack_free = cio__sys_dflt_munmap,
+#endif
+#if defined(CIO_OS_LINUX)
+    .epoll_create1__epoll_init = cio__sys_dflt_epoll_create1,
+#endif
+#if defined(CIO_OS_LINUX)
+    .eventfd__epoll_init = cio__sys_dflt_eventfd,
+#endif
+#if defined(CIO_OS_LINUX)
+    .epoll_ctl__epoll_init = cio__sys_dflt_epoll_ctl,
+#endif
+#if defined(CIO_OS_LINUX)
+    .epoll_ctl__epoll_deregister = cio__sys_dflt_epoll_ctl,
+#endif
+#if defined(CIO_OS_LINUX)
+    .epoll_wait__epoll_wait = cio__sys_dflt_epoll_wait,
+#endif
+#if defined(CIO_OS_LINUX)
+    .write__epoll_wake = cio__sys_dflt_write,
+#endif
+#if defined(CIO_OS_LINUX)
+    .epoll_ctl__epoll_arm = cio__sys_dflt_epoll_ctl,
+#endif
+#if defined(CIO_OS_LINUX)
+    .epoll_ctl__epoll_arm_dup = cio__sys_dflt_epoll_ctl,
+#endif
+#if defined(CIO_OS_LINUX)
+    .io_uring_setup__ring_setup = cio__sys_dflt_io_uring_setup,
+#endif
+#if defined(CIO_OS_LINUX)
+    .io_uring_enter__ring_enter = cio__sys_dflt_io_uring_enter,
+#endif
+#if defined(CIO_OS_LINUX)
+    .io_uring_register__ring_probe = cio__sys_dflt_io_uring_register,
+#endif
+#if defined(CIO_OS_LINUX)
+    .calloc__ring_probe = cio__sys_dflt_calloc,
+#endif
+#if defined(CIO_OS_LINUX)
+    .calloc__ring = cio__sys_dflt_calloc,
+#endif
+#if defined(CIO_OS_LINUX)
+    .mmap__ring_sq = cio__sys_dflt_mmap,
+#endif
+#if defined(CIO_OS_LINUX)
+    .mmap__ring_cq = cio__sys_dflt_mmap,
+#endif
+#if defined(CIO_OS_LINUX)
+    .mmap__ring_sqes = cio__sys_dflt_mmap,
+#endif
+#if defined(CIO_OS_LINUX)
+    .eventfd__uring_init = cio__sys_dflt_eventfd,
+#endif
+#if defined(CIO_OS_LINUX)
+    .write__uring_wake = cio__sys_dflt_write,
+#endif
+#if defined(CIO_OS_LINUX)
+    .preadv2__nowait_read = cio__sys_dflt_preadv2,
+#endif
+#if defined(CIO_OS_LINUX)
+    .pwritev2__nowait_write = cio__sys_dflt_pwritev2,
 #endif
 #if defined(CIO_OS_WINDOWS)
     .GetCurrentDirectoryW__win_path_convert = cio__sys_dflt_GetCurrentDirectoryW,
@@ -1808,6 +2063,286 @@ static void cio__sys_set_pthread_sigmask__sig_mask(cio__sys_any fn)
                           memory_order_relaxed);
 }
 #endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_calloc__evented_create(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.calloc__evented_create, fn != NULL ? (cio__sys_calloc_fn)fn : cio__sys_dflt_calloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_calloc__evented_loops(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.calloc__evented_loops, fn != NULL ? (cio__sys_calloc_fn)fn : cio__sys_dflt_calloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_pthread_create__loop_start(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.pthread_create__loop_start, fn != NULL ? (cio__sys_pthread_create_fn)fn : cio__sys_dflt_pthread_create,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_posix_memalign__fiber_alloc(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.posix_memalign__fiber_alloc, fn != NULL ? (cio__sys_posix_memalign_fn)fn : cio__sys_dflt_posix_memalign,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_read__wake_drain(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.read__wake_drain, fn != NULL ? (cio__sys_read_fn)fn : cio__sys_dflt_read,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_calloc__adopt_loop(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.calloc__adopt_loop, fn != NULL ? (cio__sys_calloc_fn)fn : cio__sys_dflt_calloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_calloc__adopt_fiber(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.calloc__adopt_fiber, fn != NULL ? (cio__sys_calloc_fn)fn : cio__sys_dflt_calloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_calloc__evented_group(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.calloc__evented_group, fn != NULL ? (cio__sys_calloc_fn)fn : cio__sys_dflt_calloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_mmap__guard_probe(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.mmap__guard_probe, fn != NULL ? (cio__sys_mmap_fn)fn : cio__sys_dflt_mmap,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_madvise__guard_probe(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.madvise__guard_probe, fn != NULL ? (cio__sys_madvise_fn)fn : cio__sys_dflt_madvise,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_getrandom__guard_probe(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.getrandom__guard_probe, fn != NULL ? (cio__sys_getrandom_fn)fn : cio__sys_dflt_getrandom,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_munmap__guard_probe(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.munmap__guard_probe, fn != NULL ? (cio__sys_munmap_fn)fn : cio__sys_dflt_munmap,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_madvise__stack_guard(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.madvise__stack_guard, fn != NULL ? (cio__sys_madvise_fn)fn : cio__sys_dflt_madvise,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_mprotect__stack_guard(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.mprotect__stack_guard, fn != NULL ? (cio__sys_mprotect_fn)fn : cio__sys_dflt_mprotect,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_mmap__fiber_stack(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.mmap__fiber_stack, fn != NULL ? (cio__sys_mmap_fn)fn : cio__sys_dflt_mmap,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_munmap__stack_alloc_undo(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.munmap__stack_alloc_undo, fn != NULL ? (cio__sys_munmap_fn)fn : cio__sys_dflt_munmap,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_munmap__stack_undo(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.munmap__stack_undo, fn != NULL ? (cio__sys_munmap_fn)fn : cio__sys_dflt_munmap,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_munmap__stack_trim(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.munmap__stack_trim, fn != NULL ? (cio__sys_munmap_fn)fn : cio__sys_dflt_munmap,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_munmap__slab_left(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.munmap__slab_left, fn != NULL ? (cio__sys_munmap_fn)fn : cio__sys_dflt_munmap,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_munmap__stack_free(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.munmap__stack_free, fn != NULL ? (cio__sys_munmap_fn)fn : cio__sys_dflt_munmap,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_epoll_create1__epoll_init(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.epoll_create1__epoll_init, fn != NULL ? (cio__sys_epoll_create1_fn)fn : cio__sys_dflt_epoll_create1,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_eventfd__epoll_init(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.eventfd__epoll_init, fn != NULL ? (cio__sys_eventfd_fn)fn : cio__sys_dflt_eventfd,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_epoll_ctl__epoll_init(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.epoll_ctl__epoll_init, fn != NULL ? (cio__sys_epoll_ctl_fn)fn : cio__sys_dflt_epoll_ctl,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_epoll_ctl__epoll_deregister(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.epoll_ctl__epoll_deregister, fn != NULL ? (cio__sys_epoll_ctl_fn)fn : cio__sys_dflt_epoll_ctl,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_epoll_wait__epoll_wait(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.epoll_wait__epoll_wait, fn != NULL ? (cio__sys_epoll_wait_fn)fn : cio__sys_dflt_epoll_wait,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_write__epoll_wake(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.write__epoll_wake, fn != NULL ? (cio__sys_write_fn)fn : cio__sys_dflt_write,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_epoll_ctl__epoll_arm(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.epoll_ctl__epoll_arm, fn != NULL ? (cio__sys_epoll_ctl_fn)fn : cio__sys_dflt_epoll_ctl,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_epoll_ctl__epoll_arm_dup(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.epoll_ctl__epoll_arm_dup, fn != NULL ? (cio__sys_epoll_ctl_fn)fn : cio__sys_dflt_epoll_ctl,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_io_uring_setup__ring_setup(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.io_uring_setup__ring_setup, fn != NULL ? (cio__sys_io_uring_setup_fn)fn : cio__sys_dflt_io_uring_setup,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_io_uring_enter__ring_enter(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.io_uring_enter__ring_enter, fn != NULL ? (cio__sys_io_uring_enter_fn)fn : cio__sys_dflt_io_uring_enter,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_io_uring_register__ring_probe(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.io_uring_register__ring_probe, fn != NULL ? (cio__sys_io_uring_register_fn)fn : cio__sys_dflt_io_uring_register,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_calloc__ring_probe(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.calloc__ring_probe, fn != NULL ? (cio__sys_calloc_fn)fn : cio__sys_dflt_calloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_calloc__ring(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.calloc__ring, fn != NULL ? (cio__sys_calloc_fn)fn : cio__sys_dflt_calloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_mmap__ring_sq(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.mmap__ring_sq, fn != NULL ? (cio__sys_mmap_fn)fn : cio__sys_dflt_mmap,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_mmap__ring_cq(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.mmap__ring_cq, fn != NULL ? (cio__sys_mmap_fn)fn : cio__sys_dflt_mmap,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_mmap__ring_sqes(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.mmap__ring_sqes, fn != NULL ? (cio__sys_mmap_fn)fn : cio__sys_dflt_mmap,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_eventfd__uring_init(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.eventfd__uring_init, fn != NULL ? (cio__sys_eventfd_fn)fn : cio__sys_dflt_eventfd,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_write__uring_wake(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.write__uring_wake, fn != NULL ? (cio__sys_write_fn)fn : cio__sys_dflt_write,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_preadv2__nowait_read(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.preadv2__nowait_read, fn != NULL ? (cio__sys_preadv2_fn)fn : cio__sys_dflt_preadv2,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_pwritev2__nowait_write(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.pwritev2__nowait_write, fn != NULL ? (cio__sys_pwritev2_fn)fn : cio__sys_dflt_pwritev2,
+                          memory_order_relaxed);
+}
+#endif
 #if defined(CIO_OS_WINDOWS)
 static void cio__sys_set_GetCurrentDirectoryW__win_path_convert(cio__sys_any fn)
 {
@@ -2498,6 +3033,126 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX)
     {"pthread_sigmask", "sig_mask", "pthread_sigmask@sig_mask", cio__sys_set_pthread_sigmask__sig_mask},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"calloc", "evented_create", "calloc@evented_create", cio__sys_set_calloc__evented_create},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"calloc", "evented_loops", "calloc@evented_loops", cio__sys_set_calloc__evented_loops},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"pthread_create", "loop_start", "pthread_create@loop_start", cio__sys_set_pthread_create__loop_start},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"posix_memalign", "fiber_alloc", "posix_memalign@fiber_alloc", cio__sys_set_posix_memalign__fiber_alloc},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"read", "wake_drain", "read@wake_drain", cio__sys_set_read__wake_drain},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"calloc", "adopt_loop", "calloc@adopt_loop", cio__sys_set_calloc__adopt_loop},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"calloc", "adopt_fiber", "calloc@adopt_fiber", cio__sys_set_calloc__adopt_fiber},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"calloc", "evented_group", "calloc@evented_group", cio__sys_set_calloc__evented_group},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"mmap", "guard_probe", "mmap@guard_probe", cio__sys_set_mmap__guard_probe},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"madvise", "guard_probe", "madvise@guard_probe", cio__sys_set_madvise__guard_probe},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"getrandom", "guard_probe", "getrandom@guard_probe", cio__sys_set_getrandom__guard_probe},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"munmap", "guard_probe", "munmap@guard_probe", cio__sys_set_munmap__guard_probe},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"madvise", "stack_guard", "madvise@stack_guard", cio__sys_set_madvise__stack_guard},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"mprotect", "stack_guard", "mprotect@stack_guard", cio__sys_set_mprotect__stack_guard},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"mmap", "fiber_stack", "mmap@fiber_stack", cio__sys_set_mmap__fiber_stack},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"munmap", "stack_alloc_undo", "munmap@stack_alloc_undo", cio__sys_set_munmap__stack_alloc_undo},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"munmap", "stack_undo", "munmap@stack_undo", cio__sys_set_munmap__stack_undo},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"munmap", "stack_trim", "munmap@stack_trim", cio__sys_set_munmap__stack_trim},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"munmap", "slab_left", "munmap@slab_left", cio__sys_set_munmap__slab_left},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"munmap", "stack_free", "munmap@stack_free", cio__sys_set_munmap__stack_free},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"epoll_create1", "epoll_init", "epoll_create1@epoll_init", cio__sys_set_epoll_create1__epoll_init},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"eventfd", "epoll_init", "eventfd@epoll_init", cio__sys_set_eventfd__epoll_init},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"epoll_ctl", "epoll_init", "epoll_ctl@epoll_init", cio__sys_set_epoll_ctl__epoll_init},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"epoll_ctl", "epoll_deregister", "epoll_ctl@epoll_deregister", cio__sys_set_epoll_ctl__epoll_deregister},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"epoll_wait", "epoll_wait", "epoll_wait@epoll_wait", cio__sys_set_epoll_wait__epoll_wait},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"write", "epoll_wake", "write@epoll_wake", cio__sys_set_write__epoll_wake},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"epoll_ctl", "epoll_arm", "epoll_ctl@epoll_arm", cio__sys_set_epoll_ctl__epoll_arm},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"epoll_ctl", "epoll_arm_dup", "epoll_ctl@epoll_arm_dup", cio__sys_set_epoll_ctl__epoll_arm_dup},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"io_uring_setup", "ring_setup", "io_uring_setup@ring_setup", cio__sys_set_io_uring_setup__ring_setup},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"io_uring_enter", "ring_enter", "io_uring_enter@ring_enter", cio__sys_set_io_uring_enter__ring_enter},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"io_uring_register", "ring_probe", "io_uring_register@ring_probe", cio__sys_set_io_uring_register__ring_probe},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"calloc", "ring_probe", "calloc@ring_probe", cio__sys_set_calloc__ring_probe},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"calloc", "ring", "calloc@ring", cio__sys_set_calloc__ring},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"mmap", "ring_sq", "mmap@ring_sq", cio__sys_set_mmap__ring_sq},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"mmap", "ring_cq", "mmap@ring_cq", cio__sys_set_mmap__ring_cq},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"mmap", "ring_sqes", "mmap@ring_sqes", cio__sys_set_mmap__ring_sqes},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"eventfd", "uring_init", "eventfd@uring_init", cio__sys_set_eventfd__uring_init},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"write", "uring_wake", "write@uring_wake", cio__sys_set_write__uring_wake},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"preadv2", "nowait_read", "preadv2@nowait_read", cio__sys_set_preadv2__nowait_read},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"pwritev2", "nowait_write", "pwritev2@nowait_write", cio__sys_set_pwritev2__nowait_write},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"GetCurrentDirectoryW", "win_path_convert", "GetCurrentDirectoryW@win_path_convert", cio__sys_set_GetCurrentDirectoryW__win_path_convert},

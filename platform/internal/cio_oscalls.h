@@ -47,6 +47,10 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/futex.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <cio/sysnum.h>
 #endif
 #if defined(CIO_OS_WASI)
 #if !defined(_GNU_SOURCE)
@@ -92,6 +96,8 @@ struct pollfd;
 struct msghdr;
 struct mmsghdr;
 struct sigaction;
+struct io_uring_params;
+struct epoll_event;
 
 /* One function type per call. */
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
@@ -237,6 +243,51 @@ typedef void * (*cio__sys_malloc_fn)(size_t);
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI) || defined(CIO_OS_WINDOWS)
 typedef void * (*cio__sys_calloc_fn)(size_t, size_t);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef void * (*cio__sys_mmap_fn)(void *, size_t, int, int, int, off_t);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_mprotect_fn)(void *, size_t, int);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_madvise_fn)(void *, size_t, int);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_munmap_fn)(void *, size_t);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_io_uring_setup_fn)(unsigned int, struct io_uring_params *);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_io_uring_enter_fn)(int, unsigned int, unsigned int, unsigned int, const void *, size_t);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_io_uring_register_fn)(int, unsigned int, void *, unsigned int);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_epoll_create1_fn)(int);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_epoll_ctl_fn)(int, int, int, struct epoll_event *);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_epoll_wait_fn)(int, struct epoll_event *, int, int);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_eventfd_fn)(unsigned int, int);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef ssize_t (*cio__sys_read_fn)(int, void *, size_t);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef ssize_t (*cio__sys_write_fn)(int, const void *, size_t);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef ssize_t (*cio__sys_preadv2_fn)(int, const struct iovec *, int, off_t, int);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef ssize_t (*cio__sys_pwritev2_fn)(int, const struct iovec *, int, off_t, int);
 #endif
 #if defined(CIO_OS_WINDOWS)
 typedef int32_t (*cio__sys_NtCreateFile_fn)(void **, uint32_t, cio_nt_object_attributes *, cio_nt_io_status_block *, int64_t *, uint32_t, uint32_t, uint32_t, uint32_t, void *, uint32_t);
@@ -504,6 +555,51 @@ struct cio__sys_defaults {
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI) || defined(CIO_OS_WINDOWS)
     cio__sys_calloc_fn calloc;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_mmap_fn mmap;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_mprotect_fn mprotect;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_madvise_fn madvise;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_munmap_fn munmap;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_io_uring_setup_fn io_uring_setup;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_io_uring_enter_fn io_uring_enter;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_io_uring_register_fn io_uring_register;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_epoll_create1_fn epoll_create1;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_epoll_ctl_fn epoll_ctl;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_epoll_wait_fn epoll_wait;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_eventfd_fn eventfd;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_read_fn read;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_write_fn write;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_preadv2_fn preadv2;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_pwritev2_fn pwritev2;
 #endif
 #if defined(CIO_OS_WINDOWS)
     cio__sys_NtCreateFile_fn NtCreateFile;
@@ -872,6 +968,126 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_pthread_sigmask_fn) pthread_sigmask__sig_mask; /* src/core/sig_posix.c: cio_sig_mask */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_calloc_fn) calloc__evented_create; /* src/evented/sched.c: cio_evented_create */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_calloc_fn) calloc__evented_loops; /* src/evented/sched.c: cio_evented_create */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_pthread_create_fn) pthread_create__loop_start; /* src/evented/sched.c: cio_evented_create */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_posix_memalign_fn) posix_memalign__fiber_alloc; /* src/evented/sched.c: block_alloc */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_read_fn) read__wake_drain; /* src/evented/sched.c: cio__e_wake_drained */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_calloc_fn) calloc__adopt_loop; /* src/evented/sched.c: adopt */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_calloc_fn) calloc__adopt_fiber; /* src/evented/sched.c: adopt */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_calloc_fn) calloc__evented_group; /* src/evented/tasks.c: group_get */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_mmap_fn) mmap__guard_probe; /* src/evented/stack.c: probe_guard_regions */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_madvise_fn) madvise__guard_probe; /* src/evented/stack.c: probe_guard_regions */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_getrandom_fn) getrandom__guard_probe; /* src/evented/stack.c: probe_guard_regions */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_munmap_fn) munmap__guard_probe; /* src/evented/stack.c: probe_guard_regions */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_madvise_fn) madvise__stack_guard; /* src/evented/stack.c: install_guard */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_mprotect_fn) mprotect__stack_guard; /* src/evented/stack.c: install_guard */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_mmap_fn) mmap__fiber_stack; /* src/evented/stack.c: map_stacks */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_munmap_fn) munmap__stack_alloc_undo; /* src/evented/stack.c: cio__stack_alloc */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_munmap_fn) munmap__stack_undo; /* src/evented/stack.c: carve */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_munmap_fn) munmap__stack_trim; /* src/evented/stack.c: unmap_list */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_munmap_fn) munmap__slab_left; /* src/evented/stack.c: cio__stack_pool_destroy */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_munmap_fn) munmap__stack_free; /* src/evented/stack.c: cio__stack_free */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_epoll_create1_fn) epoll_create1__epoll_init; /* src/evented/poll_epoll.c: ep_init */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_eventfd_fn) eventfd__epoll_init; /* src/evented/poll_epoll.c: ep_init */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_epoll_ctl_fn) epoll_ctl__epoll_init; /* src/evented/poll_epoll.c: ep_init */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_epoll_ctl_fn) epoll_ctl__epoll_deregister; /* src/evented/poll_epoll.c: dup_deregister */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_epoll_wait_fn) epoll_wait__epoll_wait; /* src/evented/poll_epoll.c: ep_wait */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_write_fn) write__epoll_wake; /* src/evented/poll_epoll.c: ep_wake */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_epoll_ctl_fn) epoll_ctl__epoll_arm; /* src/evented/poll_epoll.c: rearm */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_epoll_ctl_fn) epoll_ctl__epoll_arm_dup; /* src/evented/poll_epoll.c: dup_arm */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_io_uring_setup_fn) io_uring_setup__ring_setup; /* src/evented/poll_uring.c: sys_setup */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_io_uring_enter_fn) io_uring_enter__ring_enter; /* src/evented/poll_uring.c: sys_enter */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_io_uring_register_fn) io_uring_register__ring_probe; /* src/evented/poll_uring.c: sys_register */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_calloc_fn) calloc__ring_probe; /* src/evented/poll_uring.c: probe_ops */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_calloc_fn) calloc__ring; /* src/evented/poll_uring.c: ur_init */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_mmap_fn) mmap__ring_sq; /* src/evented/poll_uring.c: ur_init */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_mmap_fn) mmap__ring_cq; /* src/evented/poll_uring.c: ur_init */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_mmap_fn) mmap__ring_sqes; /* src/evented/poll_uring.c: ur_init */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_eventfd_fn) eventfd__uring_init; /* src/evented/poll_uring.c: ur_init */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_write_fn) write__uring_wake; /* src/evented/poll_uring.c: wake_eventfd */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_preadv2_fn) preadv2__nowait_read; /* src/evented/fs_nowait_linux.c: cio__e_file_try_rw */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_pwritev2_fn) pwritev2__nowait_write; /* src/evented/fs_nowait_linux.c: cio__e_file_try_rw */
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_GetCurrentDirectoryW_fn) GetCurrentDirectoryW__win_path_convert; /* src/threaded/fs_windows.c: cio__win_path_convert */

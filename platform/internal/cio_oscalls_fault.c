@@ -331,6 +331,126 @@ enum {
 #if defined(CIO_OS_LINUX)
     CIO__FI_pthread_sigmask__sig_mask,
 #endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_calloc__evented_create,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_calloc__evented_loops,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_pthread_create__loop_start,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_posix_memalign__fiber_alloc,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_read__wake_drain,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_calloc__adopt_loop,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_calloc__adopt_fiber,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_calloc__evented_group,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_mmap__guard_probe,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_madvise__guard_probe,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_getrandom__guard_probe,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_munmap__guard_probe,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_madvise__stack_guard,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_mprotect__stack_guard,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_mmap__fiber_stack,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_munmap__stack_alloc_undo,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_munmap__stack_undo,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_munmap__stack_trim,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_munmap__slab_left,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_munmap__stack_free,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_epoll_create1__epoll_init,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_eventfd__epoll_init,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_epoll_ctl__epoll_init,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_epoll_ctl__epoll_deregister,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_epoll_wait__epoll_wait,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_write__epoll_wake,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_epoll_ctl__epoll_arm,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_epoll_ctl__epoll_arm_dup,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_io_uring_setup__ring_setup,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_io_uring_enter__ring_enter,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_io_uring_register__ring_probe,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_calloc__ring_probe,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_calloc__ring,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_mmap__ring_sq,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_mmap__ring_cq,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_mmap__ring_sqes,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_eventfd__uring_init,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_write__uring_wake,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_preadv2__nowait_read,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_pwritev2__nowait_write,
+#endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_GetCurrentDirectoryW__win_path_convert,
 #endif
@@ -1632,6 +1752,547 @@ static int cio__fi_pthread_sigmask__sig_mask(int how, const sigset_t *set, sigse
     return (cio__sys_default.pthread_sigmask)(how, set, old);
 }
 #endif
+#if defined(CIO_OS_LINUX)
+static void * cio__fi_calloc__evented_create(size_t count, size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_calloc__evented_create];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.calloc)(count, size);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void * cio__fi_calloc__evented_loops(size_t count, size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_calloc__evented_loops];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.calloc)(count, size);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_pthread_create__loop_start(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_pthread_create__loop_start];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.pthread_create)(thread, attr, start, arg);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_posix_memalign__fiber_alloc(void **out, size_t align, size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_posix_memalign__fiber_alloc];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.posix_memalign)(out, align, size);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static ssize_t cio__fi_read__wake_drain(int fd, void *buf, size_t count)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_read__wake_drain];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (ssize_t)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.read)(fd, buf, count);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void * cio__fi_calloc__adopt_loop(size_t count, size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_calloc__adopt_loop];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.calloc)(count, size);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void * cio__fi_calloc__adopt_fiber(size_t count, size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_calloc__adopt_fiber];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.calloc)(count, size);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void * cio__fi_calloc__evented_group(size_t count, size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_calloc__evented_group];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.calloc)(count, size);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void * cio__fi_mmap__guard_probe(void *addr, size_t length, int prot, int flags, int fd, off_t offset)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_mmap__guard_probe];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return MAP_FAILED;
+    }
+    (void)mode_;
+    return (cio__sys_default.mmap)(addr, length, prot, flags, fd, offset);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_madvise__guard_probe(void *addr, size_t length, int advice)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_madvise__guard_probe];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.madvise)(addr, length, advice);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static ssize_t cio__fi_getrandom__guard_probe(void *buf, size_t len, unsigned int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_getrandom__guard_probe];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (ssize_t)-1;
+    }
+    if (mode_ == CIO__FI_SHORT) {
+        size_t max_ = atomic_load(&p_->max);
+        if ((size_t)len > max_)
+            len = (size_t)max_;
+    }
+    (void)mode_;
+    return (cio__sys_default.getrandom)(buf, len, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_munmap__guard_probe(void *addr, size_t length)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_munmap__guard_probe];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.munmap)(addr, length);
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.munmap)(addr, length);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_madvise__stack_guard(void *addr, size_t length, int advice)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_madvise__stack_guard];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.madvise)(addr, length, advice);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_mprotect__stack_guard(void *addr, size_t length, int prot)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_mprotect__stack_guard];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.mprotect)(addr, length, prot);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void * cio__fi_mmap__fiber_stack(void *addr, size_t length, int prot, int flags, int fd, off_t offset)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_mmap__fiber_stack];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return MAP_FAILED;
+    }
+    (void)mode_;
+    return (cio__sys_default.mmap)(addr, length, prot, flags, fd, offset);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_munmap__stack_alloc_undo(void *addr, size_t length)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_munmap__stack_alloc_undo];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.munmap)(addr, length);
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.munmap)(addr, length);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_munmap__stack_undo(void *addr, size_t length)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_munmap__stack_undo];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.munmap)(addr, length);
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.munmap)(addr, length);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_munmap__stack_trim(void *addr, size_t length)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_munmap__stack_trim];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.munmap)(addr, length);
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.munmap)(addr, length);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_munmap__slab_left(void *addr, size_t length)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_munmap__slab_left];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.munmap)(addr, length);
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.munmap)(addr, length);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_munmap__stack_free(void *addr, size_t length)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_munmap__stack_free];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.munmap)(addr, length);
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.munmap)(addr, length);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_epoll_create1__epoll_init(int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_epoll_create1__epoll_init];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.epoll_create1)(flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_eventfd__epoll_init(unsigned int initval, int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_eventfd__epoll_init];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.eventfd)(initval, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_epoll_ctl__epoll_init(int epfd, int op, int fd, struct epoll_event *event)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_epoll_ctl__epoll_init];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.epoll_ctl)(epfd, op, fd, event);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_epoll_ctl__epoll_deregister(int epfd, int op, int fd, struct epoll_event *event)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_epoll_ctl__epoll_deregister];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.epoll_ctl)(epfd, op, fd, event);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_epoll_wait__epoll_wait(int epfd, struct epoll_event *events, int maxevents, int timeout)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_epoll_wait__epoll_wait];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.epoll_wait)(epfd, events, maxevents, timeout);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static ssize_t cio__fi_write__epoll_wake(int fd, const void *buf, size_t count)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_write__epoll_wake];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (ssize_t)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.write)(fd, buf, count);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_epoll_ctl__epoll_arm(int epfd, int op, int fd, struct epoll_event *event)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_epoll_ctl__epoll_arm];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.epoll_ctl)(epfd, op, fd, event);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_epoll_ctl__epoll_arm_dup(int epfd, int op, int fd, struct epoll_event *event)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_epoll_ctl__epoll_arm_dup];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.epoll_ctl)(epfd, op, fd, event);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_io_uring_setup__ring_setup(unsigned int entries, struct io_uring_params *params)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_io_uring_setup__ring_setup];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.io_uring_setup)(entries, params);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_io_uring_enter__ring_enter(int fd, unsigned int to_submit, unsigned int min_complete, unsigned int flags, const void *arg, size_t argsz)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_io_uring_enter__ring_enter];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.io_uring_enter)(fd, to_submit, min_complete, flags, arg, argsz);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_io_uring_register__ring_probe(int fd, unsigned int op, void *arg, unsigned int nr_args)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_io_uring_register__ring_probe];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.io_uring_register)(fd, op, arg, nr_args);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void * cio__fi_calloc__ring_probe(size_t count, size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_calloc__ring_probe];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.calloc)(count, size);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void * cio__fi_calloc__ring(size_t count, size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_calloc__ring];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.calloc)(count, size);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void * cio__fi_mmap__ring_sq(void *addr, size_t length, int prot, int flags, int fd, off_t offset)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_mmap__ring_sq];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return MAP_FAILED;
+    }
+    (void)mode_;
+    return (cio__sys_default.mmap)(addr, length, prot, flags, fd, offset);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void * cio__fi_mmap__ring_cq(void *addr, size_t length, int prot, int flags, int fd, off_t offset)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_mmap__ring_cq];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return MAP_FAILED;
+    }
+    (void)mode_;
+    return (cio__sys_default.mmap)(addr, length, prot, flags, fd, offset);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void * cio__fi_mmap__ring_sqes(void *addr, size_t length, int prot, int flags, int fd, off_t offset)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_mmap__ring_sqes];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return MAP_FAILED;
+    }
+    (void)mode_;
+    return (cio__sys_default.mmap)(addr, length, prot, flags, fd, offset);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_eventfd__uring_init(unsigned int initval, int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_eventfd__uring_init];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.eventfd)(initval, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static ssize_t cio__fi_write__uring_wake(int fd, const void *buf, size_t count)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_write__uring_wake];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (ssize_t)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.write)(fd, buf, count);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static ssize_t cio__fi_preadv2__nowait_read(int fd, const struct iovec *iov, int iovcnt, off_t offset, int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_preadv2__nowait_read];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (ssize_t)-1;
+    }
+    if (mode_ == CIO__FI_SHORT) {
+        size_t max_ = atomic_load(&p_->max);
+        struct iovec t_[16];
+        int k_ = cio__fi_trim(iov, (int)iovcnt, max_, t_);
+        return (cio__sys_default.preadv2)(fd, t_, k_, offset, flags);
+    }
+    (void)mode_;
+    return (cio__sys_default.preadv2)(fd, iov, iovcnt, offset, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static ssize_t cio__fi_pwritev2__nowait_write(int fd, const struct iovec *iov, int iovcnt, off_t offset, int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_pwritev2__nowait_write];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (ssize_t)-1;
+    }
+    if (mode_ == CIO__FI_SHORT) {
+        size_t max_ = atomic_load(&p_->max);
+        struct iovec t_[16];
+        int k_ = cio__fi_trim(iov, (int)iovcnt, max_, t_);
+        return (cio__sys_default.pwritev2)(fd, t_, k_, offset, flags);
+    }
+    (void)mode_;
+    return (cio__sys_default.pwritev2)(fd, iov, iovcnt, offset, flags);
+}
+#endif
 #if defined(CIO_OS_WINDOWS)
 static DWORD cio__fi_GetCurrentDirectoryW__win_path_convert(DWORD len, WCHAR *buf)
 {
@@ -2712,6 +3373,126 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX)
     {"pthread_sigmask", "sig_mask", 1, 0, (cio__sys_any)cio__fi_pthread_sigmask__sig_mask},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"calloc", "evented_create", 1, 0, (cio__sys_any)cio__fi_calloc__evented_create},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"calloc", "evented_loops", 1, 0, (cio__sys_any)cio__fi_calloc__evented_loops},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"pthread_create", "loop_start", 1, 0, (cio__sys_any)cio__fi_pthread_create__loop_start},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"posix_memalign", "fiber_alloc", 1, 0, (cio__sys_any)cio__fi_posix_memalign__fiber_alloc},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"read", "wake_drain", 1, 0, (cio__sys_any)cio__fi_read__wake_drain},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"calloc", "adopt_loop", 1, 0, (cio__sys_any)cio__fi_calloc__adopt_loop},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"calloc", "adopt_fiber", 1, 0, (cio__sys_any)cio__fi_calloc__adopt_fiber},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"calloc", "evented_group", 1, 0, (cio__sys_any)cio__fi_calloc__evented_group},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"mmap", "guard_probe", 1, 0, (cio__sys_any)cio__fi_mmap__guard_probe},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"madvise", "guard_probe", 1, 0, (cio__sys_any)cio__fi_madvise__guard_probe},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"getrandom", "guard_probe", 1, 1, (cio__sys_any)cio__fi_getrandom__guard_probe},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"munmap", "guard_probe", 1, 0, (cio__sys_any)cio__fi_munmap__guard_probe},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"madvise", "stack_guard", 1, 0, (cio__sys_any)cio__fi_madvise__stack_guard},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"mprotect", "stack_guard", 1, 0, (cio__sys_any)cio__fi_mprotect__stack_guard},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"mmap", "fiber_stack", 1, 0, (cio__sys_any)cio__fi_mmap__fiber_stack},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"munmap", "stack_alloc_undo", 1, 0, (cio__sys_any)cio__fi_munmap__stack_alloc_undo},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"munmap", "stack_undo", 1, 0, (cio__sys_any)cio__fi_munmap__stack_undo},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"munmap", "stack_trim", 1, 0, (cio__sys_any)cio__fi_munmap__stack_trim},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"munmap", "slab_left", 1, 0, (cio__sys_any)cio__fi_munmap__slab_left},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"munmap", "stack_free", 1, 0, (cio__sys_any)cio__fi_munmap__stack_free},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"epoll_create1", "epoll_init", 1, 0, (cio__sys_any)cio__fi_epoll_create1__epoll_init},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"eventfd", "epoll_init", 1, 0, (cio__sys_any)cio__fi_eventfd__epoll_init},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"epoll_ctl", "epoll_init", 1, 0, (cio__sys_any)cio__fi_epoll_ctl__epoll_init},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"epoll_ctl", "epoll_deregister", 1, 0, (cio__sys_any)cio__fi_epoll_ctl__epoll_deregister},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"epoll_wait", "epoll_wait", 1, 0, (cio__sys_any)cio__fi_epoll_wait__epoll_wait},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"write", "epoll_wake", 1, 0, (cio__sys_any)cio__fi_write__epoll_wake},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"epoll_ctl", "epoll_arm", 1, 0, (cio__sys_any)cio__fi_epoll_ctl__epoll_arm},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"epoll_ctl", "epoll_arm_dup", 1, 0, (cio__sys_any)cio__fi_epoll_ctl__epoll_arm_dup},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"io_uring_setup", "ring_setup", 1, 0, (cio__sys_any)cio__fi_io_uring_setup__ring_setup},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"io_uring_enter", "ring_enter", 1, 0, (cio__sys_any)cio__fi_io_uring_enter__ring_enter},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"io_uring_register", "ring_probe", 1, 0, (cio__sys_any)cio__fi_io_uring_register__ring_probe},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"calloc", "ring_probe", 1, 0, (cio__sys_any)cio__fi_calloc__ring_probe},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"calloc", "ring", 1, 0, (cio__sys_any)cio__fi_calloc__ring},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"mmap", "ring_sq", 1, 0, (cio__sys_any)cio__fi_mmap__ring_sq},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"mmap", "ring_cq", 1, 0, (cio__sys_any)cio__fi_mmap__ring_cq},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"mmap", "ring_sqes", 1, 0, (cio__sys_any)cio__fi_mmap__ring_sqes},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"eventfd", "uring_init", 1, 0, (cio__sys_any)cio__fi_eventfd__uring_init},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"write", "uring_wake", 1, 0, (cio__sys_any)cio__fi_write__uring_wake},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"preadv2", "nowait_read", 1, 1, (cio__sys_any)cio__fi_preadv2__nowait_read},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"pwritev2", "nowait_write", 1, 1, (cio__sys_any)cio__fi_pwritev2__nowait_write},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"GetCurrentDirectoryW", "win_path_convert", 1, 0, (cio__sys_any)cio__fi_GetCurrentDirectoryW__win_path_convert},

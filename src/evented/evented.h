@@ -136,6 +136,8 @@ struct cio__e_poller_ops {
     void (*override)(struct cio_evented *e, struct cio_vtable *vt);
 };
 
+/* A poller descriptor that could not be made at init (epoll_create1, eventfd, ...): its mapped error. */
+cio_err cio__e_fd_error(int err);
 extern const struct cio__e_poller_ops cio__e_epoll_ops;
 extern const struct cio__e_poller_ops cio__e_uring_ops;
 extern const struct cio__e_poller_ops cio__e_kqueue_ops;

@@ -10,10 +10,12 @@
 #include <sys/uio.h>
 
 #include "evented.h"
+#include "internal/cio_oscalls.h"
 
 long cio__e_file_try_rw(int fd, const void *iov, int iovcnt, int64_t off, bool writing)
 {
     const struct iovec *v = (const struct iovec *)iov;
     off_t o = off < 0 ? (off_t)-1 : (off_t)off;
-    return writing ? (long)pwritev2(fd, v, iovcnt, o, RWF_NOWAIT) : (long)preadv2(fd, v, iovcnt, o, RWF_NOWAIT);
+    return writing ? (long)CIO__SYS(pwritev2, nowait_write)(fd, v, iovcnt, o, RWF_NOWAIT)
+                   : (long)CIO__SYS(preadv2, nowait_read)(fd, v, iovcnt, o, RWF_NOWAIT);
 }

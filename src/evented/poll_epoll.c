@@ -34,8 +34,10 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "cio/errmap.h"
 #include "evented.h"
 #include "internal.h"
+#include "internal/cio_oscalls.h"
 
 #define BATCH 64
 #define TAG_FD ((uint64_t)1 << 63)  /* data.u64 of a slot registration: TAG_FD | fd */
@@ -58,33 +60,43 @@ static struct ep *ep_of(struct cio__e_loop *l)
     return (struct ep *)l->ring; /* the poller's own state (poll_uring.c keeps its ring there) */
 }
 
+cio_err cio__e_fd_error(int err)
+{
+    cio__mapped m = cio__errno_evented_fd(err);
+    return m.action == CIO__MAP_BUG ? CIO__BUG("a poller descriptor: an errno that means a bug") : m.err;
+}
+
 static cio_err ep_init(struct cio__e_loop *l)
 {
     struct ep *ep = (struct ep *)calloc(1, sizeof *ep);
     if (ep == NULL)
         return CIO_E_SYSTEM_RESOURCES;
-    l->epfd = epoll_create1(EPOLL_CLOEXEC);
+    int err = 0;
+    l->epfd = CIO__SYS(epoll_create1, epoll_init)(EPOLL_CLOEXEC);
     if (l->epfd < 0) {
-        free(ep);
-        return CIO_E_SYSTEM_RESOURCES;
+        err = errno;
+        goto fail;
     }
-    l->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    l->wakefd = CIO__SYS(eventfd, epoll_init)(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (l->wakefd < 0) {
-        close(l->epfd);
-        l->epfd = -1;
-        free(ep);
-        return CIO_E_SYSTEM_RESOURCES;
+        err = errno;
+        goto fail;
     }
     struct epoll_event ev = {.events = EPOLLIN, .data = {.u64 = WAKE_DATA}};
-    if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, l->wakefd, &ev) != 0) {
-        close(l->wakefd);
-        close(l->epfd);
-        l->epfd = l->wakefd = -1;
-        free(ep);
-        return CIO_E_SYSTEM_RESOURCES;
+    if (CIO__SYS(epoll_ctl, epoll_init)(l->epfd, EPOLL_CTL_ADD, l->wakefd, &ev) != 0) {
+        err = errno;
+        goto fail;
     }
     l->ring = ep;
     return CIO_OK;
+fail:
+    if (l->wakefd >= 0)
+        close(l->wakefd);
+    if (l->epfd >= 0)
+        close(l->epfd);
+    l->epfd = l->wakefd = -1;
+    free(ep);
+    return cio__e_fd_error(err);
 }
 
 static void ep_deinit(struct cio__e_loop *l)
@@ -126,7 +138,7 @@ static struct slot *slot_of(struct ep *ep, int fd)
 static void dup_deregister(struct cio__e_loop *l, struct cio__e_wait *w)
 {
     int fd = (int)(intptr_t)w->htask - 1;
-    (void)epoll_ctl(l->epfd, EPOLL_CTL_DEL, fd, NULL);
+    (void)CIO__SYS(epoll_ctl, epoll_deregister)(l->epfd, EPOLL_CTL_DEL, fd, NULL);
     close(fd);
     w->htask = NULL;
 }
@@ -148,7 +160,7 @@ static cio_err dup_arm(struct cio__e_loop *l, struct cio__e_wait *w)
     struct epoll_event ev;
     ev.events = w->events | EPOLLONESHOT;
     ev.data.ptr = w;
-    if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, dup_fd, &ev) != 0) {
+    if (CIO__SYS(epoll_ctl, epoll_arm_dup)(l->epfd, EPOLL_CTL_ADD, dup_fd, &ev) != 0) {
         int err = errno;
         close(dup_fd);
         return map_ctl_error(err);
@@ -170,7 +182,7 @@ static cio_err rearm(struct cio__e_loop *l, int fd, struct slot *s)
     ev.data.u64 = TAG_FD | (uint64_t)(uint32_t)fd;
     int op = s->registered ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
     for (int tries = 0; tries < 3; tries++) {
-        if (epoll_ctl(l->epfd, op, fd, &ev) == 0) {
+        if (CIO__SYS(epoll_ctl, epoll_arm)(l->epfd, op, fd, &ev) == 0) {
             s->registered = true;
             return CIO_OK;
         }
@@ -198,7 +210,7 @@ static void ep_wait(struct cio__e_loop *l, int64_t timeout_ns)
         ms = (int)((timeout_ns + 999999) / 1000000);
     struct ep *ep = ep_of(l);
     struct epoll_event evs[BATCH];
-    int n = epoll_wait(l->epfd, evs, BATCH, ms);
+    int n = CIO__SYS(epoll_wait, epoll_wait)(l->epfd, evs, BATCH, ms);
     for (int i = 0; i < n; i++) {
         uint64_t data = evs[i].data.u64;
         uint32_t re = evs[i].events & (EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP | EPOLLPRI | EPOLLRDHUP);
@@ -246,7 +258,7 @@ static void ep_wait(struct cio__e_loop *l, int64_t timeout_ns)
 static void ep_wake(struct cio__e_loop *l)
 {
     uint64_t one = 1;
-    ssize_t r = write(l->wakefd, &one, sizeof one);
+    ssize_t r = CIO__SYS(write, epoll_wake)(l->wakefd, &one, sizeof one);
     (void)r; /* EAGAIN: the counter is already non-zero, the loop will wake */
 }
 

@@ -42,6 +42,7 @@
 #include "evented.h"
 #include "internal.h"
 #include "uring.h"
+#include "internal/cio_oscalls.h"
 
 #define TAG_WAKE 1u
 #define TAG_CANCEL 2u
@@ -71,17 +72,17 @@ struct ring {
 
 static int sys_setup(unsigned entries, struct io_uring_params *p)
 {
-    return (int)syscall(CIO_SYS_IO_URING_SETUP, entries, p);
+    return CIO__SYS(io_uring_setup, ring_setup)(entries, p);
 }
 
 static int sys_enter(int fd, unsigned to_submit, unsigned min_complete, unsigned flags, const void *arg, size_t argsz)
 {
-    return (int)syscall(CIO_SYS_IO_URING_ENTER, fd, to_submit, min_complete, flags, arg, argsz);
+    return CIO__SYS(io_uring_enter, ring_enter)(fd, to_submit, min_complete, flags, arg, argsz);
 }
 
 static int sys_register(int fd, unsigned op, void *arg, unsigned n)
 {
-    return (int)syscall(CIO_SYS_IO_URING_REGISTER, fd, op, arg, n);
+    return CIO__SYS(io_uring_register, ring_probe)(fd, op, arg, n);
 }
 
 static void ring_free(struct ring *r)
@@ -101,7 +102,7 @@ static void ring_free(struct ring *r)
 static bool probe_ops(struct ring *r)
 {
     size_t len = sizeof(struct io_uring_probe) + PROBE_OPS * sizeof(struct io_uring_probe_op);
-    struct io_uring_probe *pr = (struct io_uring_probe *)calloc(1, len);
+    struct io_uring_probe *pr = (struct io_uring_probe *)CIO__SYS(calloc, ring_probe)(1, len);
     if (pr == NULL)
         return false;
     bool ok = sys_register(r->fd, IORING_REGISTER_PROBE, pr, PROBE_OPS) == 0;
@@ -170,7 +171,7 @@ static void arm_wake(struct cio__e_loop *l, struct ring *r)
 
 static cio_err ur_init(struct cio__e_loop *l)
 {
-    struct ring *r = (struct ring *)calloc(1, sizeof *r);
+    struct ring *r = (struct ring *)CIO__SYS(calloc, ring)(1, sizeof *r);
     if (r == NULL)
         return CIO_E_SYSTEM_RESOURCES;
     r->fd = -1;
@@ -195,7 +196,7 @@ static cio_err ur_init(struct cio__e_loop *l)
             r->sq_map_len = r->cq_map_len;
         r->cq_map_len = r->sq_map_len;
     }
-    r->sq_map = mmap(NULL, r->sq_map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, r->fd, IORING_OFF_SQ_RING);
+    r->sq_map = CIO__SYS(mmap, ring_sq)(NULL, r->sq_map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, r->fd, IORING_OFF_SQ_RING);
     if (r->sq_map == MAP_FAILED) {
         ring_free(r);
         return CIO_E_SYSTEM_RESOURCES;
@@ -203,10 +204,10 @@ static cio_err ur_init(struct cio__e_loop *l)
     if (p.features & IORING_FEAT_SINGLE_MMAP)
         r->cq_map = r->sq_map;
     else
-        r->cq_map = mmap(NULL, r->cq_map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, r->fd,
+        r->cq_map = CIO__SYS(mmap, ring_cq)(NULL, r->cq_map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, r->fd,
                          IORING_OFF_CQ_RING);
     r->sqes_len = p.sq_entries * sizeof(struct io_uring_sqe);
-    r->sqes = (struct io_uring_sqe *)mmap(NULL, r->sqes_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, r->fd,
+    r->sqes = (struct io_uring_sqe *)CIO__SYS(mmap, ring_sqes)(NULL, r->sqes_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, r->fd,
                                           IORING_OFF_SQES);
     if (r->cq_map == MAP_FAILED || r->sqes == MAP_FAILED) {
         ring_free(r);
@@ -223,10 +224,11 @@ static cio_err ur_init(struct cio__e_loop *l)
     r->cq_mask = *(unsigned *)(void *)(cq + p.cq_off.ring_mask);
     r->cqes = (struct io_uring_cqe *)(void *)(cq + p.cq_off.cqes);
     r->local_tail = atomic_load_explicit(r->sq_tail, memory_order_relaxed);
-    l->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    l->wakefd = CIO__SYS(eventfd, uring_init)(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (l->wakefd < 0) {
+        int err = errno;
         ring_free(r);
-        return CIO_E_SYSTEM_RESOURCES;
+        return cio__e_fd_error(err);
     }
     l->ring = r;
     arm_wake(l, r);
@@ -246,7 +248,7 @@ static void ur_deinit(struct cio__e_loop *l)
 static void wake_eventfd(struct cio__e_loop *l)
 {
     uint64_t one = 1;
-    ssize_t n = write(l->wakefd, &one, sizeof one);
+    ssize_t n = CIO__SYS(write, uring_wake)(l->wakefd, &one, sizeof one);
     (void)n;
 }
 

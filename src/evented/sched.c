@@ -27,6 +27,7 @@
 #include "bridge.h"
 #include "evented.h"
 #include "internal.h"
+#include "internal/cio_oscalls.h"
 
 #define BLOCK_CTX 256u
 #define FREE_MAX 256u
@@ -75,7 +76,7 @@ static struct cio_any_future *block_alloc(struct cio_evented *e, size_t ctx_size
         if (cap > SIZE_MAX - header)
             return NULL;
         void *mem = NULL;
-        if (posix_memalign(&mem, CIO_CONTEXT_ALIGN, header + cap) != 0)
+        if (CIO__SYS(posix_memalign, fiber_alloc)(&mem, CIO_CONTEXT_ALIGN, header + cap) != 0)
             return NULL;
         f = (struct cio_any_future *)mem;
         f->capacity = cap;
@@ -219,7 +220,7 @@ static void wake_loop(struct cio__e_loop *l)
 void cio__e_wake_drained(struct cio__e_loop *l)
 {
     uint64_t v;
-    while (l->wakefd >= 0 && read(l->wakefd, &v, sizeof v) > 0) {
+    while (l->wakefd >= 0 && CIO__SYS(read, wake_drain)(l->wakefd, &v, sizeof v) > 0) {
     }
     atomic_store_explicit(&l->woken, 0, memory_order_seq_cst);
 }
@@ -805,8 +806,8 @@ static struct cio_any_future *adopt(struct cio_evented *e)
 {
     if (!adopt_key_ready())
         return NULL;
-    struct cio__e_loop *l = (struct cio__e_loop *)calloc(1, sizeof *l);
-    struct cio_any_future *f = (struct cio_any_future *)calloc(1, sizeof *f);
+    struct cio__e_loop *l = (struct cio__e_loop *)CIO__SYS(calloc, adopt_loop)(1, sizeof *l);
+    struct cio_any_future *f = (struct cio_any_future *)CIO__SYS(calloc, adopt_fiber)(1, sizeof *f);
     if (l == NULL || f == NULL) {
         free(l);
         free(f);
@@ -958,7 +959,7 @@ cio_err cio_evented_create(const cio_evented_options *options, cio_evented **out
         o = *options;
     if (out == NULL || (unsigned)o.flavour > (unsigned)CIO_EVENTED_KQUEUE)
         return CIO_E_INVALID_ARGUMENT;
-    struct cio_evented *e = (struct cio_evented *)calloc(1, sizeof *e);
+    struct cio_evented *e = (struct cio_evented *)CIO__SYS(calloc, evented_create)(1, sizeof *e);
     if (e == NULL)
         return CIO_E_SYSTEM_RESOURCES;
     e->nloops = o.threads != 0 ? o.threads : cpu_count();
@@ -966,7 +967,7 @@ cio_err cio_evented_create(const cio_evented_options *options, cio_evented **out
     e->ring_entries = o.ring_entries != 0 ? o.ring_entries : 256u;
     pthread_mutex_init(&e->free_mu, NULL);
     cio__stack_pool_init(&e->stacks, e->stack_size, STACKS_CACHED);
-    e->loops = (struct cio__e_loop *)calloc(e->nloops, sizeof *e->loops);
+    e->loops = (struct cio__e_loop *)CIO__SYS(calloc, evented_loops)(e->nloops, sizeof *e->loops);
     if (e->loops == NULL) {
         e->nloops = 0;
         free_instance(e);
@@ -1003,7 +1004,7 @@ cio_err cio_evented_create(const cio_evented_options *options, cio_evented **out
     if (o.helper_threads != 0)
         cio_threaded_set_concurrent_limit(e->helper, o.helper_threads);
     for (unsigned i = 0; i < e->nloops; i++) {
-        if (pthread_create(&e->loops[i].thread, NULL, loop_main, &e->loops[i]) != 0) {
+        if (CIO__SYS(pthread_create, loop_start)(&e->loops[i].thread, NULL, loop_main, &e->loops[i]) != 0) {
             atomic_store(&e->shutdown, 1);
             for (unsigned j = 0; j < i; j++) {
                 atomic_store(&e->loops[j].sleeping, 1);

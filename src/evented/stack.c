@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "fiber.h"
+#include "internal/cio_oscalls.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
@@ -87,14 +88,14 @@ static bool guard_regions;
 static void probe_guard_regions(void)
 {
     size_t page = page_size();
-    void *map = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *map = CIO__SYS(mmap, guard_probe)(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (map == MAP_FAILED)
         return;
-    if (madvise(map, page, MADV_GUARD_INSTALL) == 0) {
-        ssize_t n = getrandom(map, 1, GRND_NONBLOCK);
+    if (CIO__SYS(madvise, guard_probe)(map, page, MADV_GUARD_INSTALL) == 0) {
+        ssize_t n = CIO__SYS(getrandom, guard_probe)(map, 1, GRND_NONBLOCK);
         guard_regions = n == -1 && errno == EFAULT;
     }
-    munmap(map, page);
+    CIO__SYS(munmap, guard_probe)(map, page);
 }
 #endif
 
@@ -103,11 +104,11 @@ static bool install_guard(void *guard, size_t page)
 {
 #ifdef MADV_GUARD_INSTALL
     pthread_once(&guard_once, probe_guard_regions);
-    if (guard_regions && madvise(guard, page, MADV_GUARD_INSTALL) == 0)
+    if (guard_regions && CIO__SYS(madvise, stack_guard)(guard, page, MADV_GUARD_INSTALL) == 0)
         return true;
 #endif
     /* ENOMEM: splitting the mapping would exceed vm.max_map_count. */
-    return mprotect(guard, page, PROT_NONE) == 0;
+    return CIO__SYS(mprotect, stack_guard)(guard, page, PROT_NONE) == 0;
 }
 
 /* The usable size for a requested size, and the stride (guard + usable); false if absurd. */
@@ -122,7 +123,7 @@ static bool stack_geometry(size_t size, size_t page, size_t *usable, size_t *str
 
 static void *map_stacks(size_t bytes)
 {
-    void *map = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    void *map = CIO__SYS(mmap, fiber_stack)(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
     return map == MAP_FAILED ? NULL : map; /* ENOMEM, or EAGAIN/EINVAL for an absurd size */
 }
 
@@ -150,7 +151,7 @@ cio_err cio__stack_alloc(size_t size, cio__stack *out)
     if (map == NULL)
         return CIO_E_SYSTEM_RESOURCES;
     if (!stack_at(map, page, usable, out)) {
-        munmap(map, stride);
+        CIO__SYS(munmap, stack_alloc_undo)(map, stride);
         memset(out, 0, sizeof *out);
         return CIO_E_SYSTEM_RESOURCES;
     }
@@ -163,7 +164,7 @@ void cio__stack_free(cio__stack *s)
         /* Frames that died on the stack may have left ASan redzones in the shadow memory; a later
          * mapping at the same address must not inherit them. */
         CIO__STACK_UNPOISON(s->lo, s->size);
-        munmap(s->map, s->map_size);
+        CIO__SYS(munmap, stack_free)(s->map, s->map_size);
     }
     memset(s, 0, sizeof *s);
 }
@@ -205,7 +206,7 @@ static cio_err carve(cio__stack_pool *p, cio__stack *out)
     char *map = (char *)p->carve;
     if (!stack_at(map, page, usable, out)) {
         /* The mapping count is exhausted: give the rest of the slab back. */
-        munmap(map, p->carve_left * stride);
+        CIO__SYS(munmap, stack_undo)(map, p->carve_left * stride);
         p->carve = NULL;
         p->carve_left = 0;
         memset(out, 0, sizeof *out);
@@ -266,7 +267,7 @@ static void unmap_list(struct cio__stack_node *list, size_t n)
             len += v[j].map_size;
             j++;
         }
-        munmap(start, len);
+        CIO__SYS(munmap, stack_trim)(start, len);
         i = j;
     }
     free(v);
@@ -316,7 +317,7 @@ void cio__stack_pool_destroy(cio__stack_pool *p)
     if (p->carve_left > 0) {
         size_t page = page_size(), usable, stride;
         if (stack_geometry(p->stack_size, page, &usable, &stride))
-            munmap(p->carve, p->carve_left * stride);
+            CIO__SYS(munmap, slab_left)(p->carve, p->carve_left * stride);
         p->carve = NULL;
         p->carve_left = 0;
     }

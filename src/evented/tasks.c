@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "evented.h"
+#include "internal/cio_oscalls.h"
 #include "internal.h"
 #include "slots.h"
 #include "bridge.h" /* the OS futex and helper-task cancellation of the Threaded backend */
@@ -463,7 +464,7 @@ static struct cio__e_group *group_get(cio_group *g, bool create)
     struct cio__e_group *gr = (struct cio__e_group *)atomic_load_explicit(&g->token, memory_order_acquire);
     if (gr != NULL || !create)
         return gr;
-    struct cio__e_group *fresh = (struct cio__e_group *)calloc(1, sizeof *fresh);
+    struct cio__e_group *fresh = (struct cio__e_group *)CIO__SYS(calloc, evented_group)(1, sizeof *fresh);
     if (fresh == NULL)
         return NULL;
     pthread_mutex_init(&fresh->mu, NULL);

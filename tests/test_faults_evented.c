@@ -1,0 +1,621 @@
+/*
+ * Fault injection at the Evented backend's own call sites (spec/oscalls.yaml, src/evented/): creating
+ * an instance (io_uring setup and its probe, the ring's mappings, epoll, the eventfd, the loop threads,
+ * memory), the fibers' stacks and blocks, the pollers' waits (io_uring_enter, epoll_wait/epoll_ctl), the
+ * eventfd drain, and the epoll flavour's RWF_NOWAIT attempts on a pipe. The operations the Evented
+ * backend runs through the Threaded slots are covered by tests/test_faults.c and test_faults_os.c, which
+ * run on both flavours.
+ *
+ * Every case checks the exact error, the data, and that the process has as many descriptors and
+ * threads afterwards as before (heap blocks: LeakSanitizer and valgrind). A create that fails must
+ * leave nothing behind: a loop already started is joined, every ring, epoll and eventfd closed.
+ * Under valgrind no io_uring loop is started (tests/backends.h says why): the io_uring cases that
+ * would start one are left out, saying so.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "faults.h"
+
+#include <sys/syscall.h>
+
+#include "cio/sysnum.h"
+
+/* ---- helpers ------------------------------------------------------------------------------------------ */
+
+typedef struct snapshot {
+    int fds, threads;
+} snapshot;
+
+static snapshot snap(void)
+{
+    snapshot s = {fd_count(), thread_count()};
+    return s;
+}
+
+/* Threads may take a moment to be gone from /proc after their join. */
+static void same_as(snapshot before, const char *what)
+{
+    snapshot now = snap();
+    for (int i = 0; i < 200 && now.threads > before.threads; i++) {
+        pause_ms(5);
+        now = snap();
+    }
+    if (now.fds != before.fds || now.threads != before.threads)
+        fail_msg("%s: %d descriptors and %d threads, %d and %d before", what, now.fds, now.threads, before.fds,
+                 before.threads);
+}
+
+/* Inside a live instance: its helper pool's workers come and go (2 s idle timeout), so only the
+ * descriptors are compared (the create cases compare threads once the instance is gone). */
+static void same_fds(snapshot before, const char *what)
+{
+    int now = fd_count();
+    if (now != before.fds)
+        fail_msg("%s: %d descriptors, %d before", what, now, before.fds);
+}
+
+/* Whether this kernel lets this process set up a ring (asked without the table). */
+static bool uring_here(void)
+{
+    unsigned char params[120]; /* struct io_uring_params */
+    memset(params, 0, sizeof params);
+    long fd = syscall(CIO_SYS_IO_URING_SETUP, 2, params);
+    if (fd < 0)
+        return false;
+    close((int)fd);
+    return true;
+}
+
+static cio_err make(cio_evented_flavour fl, unsigned threads, cio_evented **out)
+{
+    cio_evented_options o;
+    memset(&o, 0, sizeof o);
+    o.flavour = fl;
+    o.threads = threads;
+    *out = NULL;
+    return cio_evented_create(&o, out);
+}
+
+static cio_err add_task(void *p)
+{
+    sum_ctx *c = (sum_ctx *)p;
+    *c->out = c->a + c->b;
+    return CIO_OK;
+}
+
+/* Real work on an instance: a file written and read back, tasks on fibers, a sleep. */
+static void workload(cio_io io)
+{
+    char path[] = "/tmp/cio-test-faults-ev-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    unlink(path);
+    static unsigned char buf[DATA_LEN];
+    for (size_t i = 0; i < DATA_LEN; i++)
+        data[i] = (unsigned char)(i * 13 + 1);
+    cio_file f = {fd};
+    assert_ok(cio_file_write_all(io, f, data, DATA_LEN));
+    size_t n = 0;
+    assert_ok(cio_file_read_positional(io, f, buf, sizeof buf, 0, &n));
+    assert_true(n > 0);
+    assert_memory_equal(buf, data, n);
+    close(fd);
+    for (int i = 0; i < 4; i++) {
+        int out = 0;
+        sum_ctx c;
+        memset(&c, 0, sizeof c);
+        c.a = i;
+        c.b = 5;
+        c.out = &out;
+        cio_future fut;
+        assert_ok(cio_concurrent(io, add_task, &c, sizeof c, &fut));
+        assert_ok(cio_await(io, &fut));
+        assert_int_equal(out, i + 5);
+    }
+    assert_ok(cio_sleep(io, cio_timeout_ms(2)));
+}
+
+/* ---- create: io_uring refused, the ring cannot be made ---------------------------------------------------- */
+
+/* io_uring_setup says ENOSYS (qemu-user, old kernels) or EPERM (seccomp, io_uring_disabled): the
+ * automatic flavour is epoll and works; a forced io_uring says OperationUnsupported. */
+static void test_uring_setup_refused(void **state)
+{
+    (void)state;
+    static const int errs[] = {ENOSYS, EPERM, ENOMEM};
+    static const char *const names[] = {"ENOSYS", "EPERM", "ENOMEM"};
+    static const cio_err forced_want[] = {CIO_E_OPERATION_UNSUPPORTED, CIO_E_OPERATION_UNSUPPORTED,
+                                          CIO_E_SYSTEM_RESOURCES};
+    for (size_t i = 0; i < 3; i++) {
+        cio__fault_reset();
+        snapshot before = snap();
+        assert_true(cio__fault_errno("io_uring_setup@ring_setup", errs[i], 0, -1) == 1);
+        cio_evented *e;
+        assert_ok(make(CIO_EVENTED_AUTO, 2, &e));
+        assert_int_equal(cio_evented_flavour_of(e), CIO_EVENTED_EPOLL);
+        workload(cio_evented_io(e));
+        cio_evented_destroy(e);
+        assert_err(make(CIO_EVENTED_IO_URING, 2, &e), forced_want[i]);
+        assert_null(e);
+        covered("io_uring_setup@ring_setup", names[i]);
+        cio__fault_reset();
+        same_as(before, names[i]);
+    }
+}
+
+typedef struct uring_case {
+    const char *site;
+    int err;
+    const char *name;
+    int skip; /* calls let through first (1: the second loop's ring fails) */
+    cio_err want;
+} uring_case;
+
+/* The rest of a ring's setup fails (a forced io_uring: the error; auto: epoll instead). */
+static void test_uring_init_fails(void **state)
+{
+    (void)state;
+    if (!uring_here())
+        CIO_SKIP("io_uring_setup is refused on this machine: no ring to fail part-way");
+    static const uring_case cases[] = {
+        {"io_uring_register@ring_probe", EINVAL, "EINVAL", 0, CIO_E_OPERATION_UNSUPPORTED},
+        {"calloc@ring_probe", ENOMEM, "ENOMEM", 0, CIO_E_OPERATION_UNSUPPORTED},
+        {"calloc@ring", ENOMEM, "ENOMEM", 0, CIO_E_SYSTEM_RESOURCES},
+        {"mmap@ring_sq", ENOMEM, "ENOMEM", 0, CIO_E_SYSTEM_RESOURCES},
+        {"mmap@ring_cq", ENOMEM, "ENOMEM", 0, CIO_E_SYSTEM_RESOURCES},
+        {"mmap@ring_sqes", ENOMEM, "ENOMEM", 0, CIO_E_SYSTEM_RESOURCES},
+        {"eventfd@uring_init", EMFILE, "EMFILE", 0, CIO_E_PROCESS_FD_QUOTA_EXCEEDED},
+        {"eventfd@uring_init", ENFILE, "ENFILE", 0, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED},
+        {"io_uring_setup@ring_setup", ENOMEM, "ENOMEM-second-loop", 1, CIO_E_SYSTEM_RESOURCES},
+        {"mmap@ring_sqes", ENOMEM, "ENOMEM-second-loop", 1, CIO_E_SYSTEM_RESOURCES},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const uring_case *c = &cases[i];
+        if (strcmp(c->site, "mmap@ring_cq") == 0 && cio_test_under_valgrind()) {
+            /* not reached on kernels with IORING_FEAT_SINGLE_MMAP: create would start io_uring loops */
+            print_message("      not here: %s (under valgrind no io_uring loop may start)\n", c->site);
+            continue;
+        }
+        cio__fault_reset();
+        snapshot before = snap();
+        assert_true(cio__fault_errno(c->site, c->err, c->skip, c->skip > 0 ? 1 : -1) == 1);
+        cio_evented *e;
+        cio_err err = make(CIO_EVENTED_IO_URING, 2, &e);
+        unsigned injected = cio__fault_injected(c->site);
+        cio__fault_reset();
+        if (injected == 0) {
+            /* mmap@ring_cq: only kernels without IORING_FEAT_SINGLE_MMAP (before 5.4) map it */
+            if (err == CIO_OK)
+                cio_evented_destroy(e);
+            print_message("      not here: %s (this kernel never makes that call)\n", c->site);
+            same_as(before, c->site);
+            continue;
+        }
+        if (err != c->want)
+            fail_msg("%s with %s: got %s, want %s", c->site, c->name, cio_err_name(err), cio_err_name(c->want));
+        assert_null(e);
+        same_as(before, c->site);
+        /* auto: the same fault sends it to epoll, which works */
+        assert_true(cio__fault_errno(c->site, c->err, c->skip, c->skip > 0 ? 1 : -1) == 1);
+        assert_ok(make(CIO_EVENTED_AUTO, 2, &e));
+        assert_int_equal(cio_evented_flavour_of(e), CIO_EVENTED_EPOLL);
+        cio__fault_reset();
+        workload(cio_evented_io(e));
+        cio_evented_destroy(e);
+        same_as(before, c->site);
+        print_message("fault-covered: %s %s\n", c->site, c->name);
+    }
+}
+
+/* ---- create: epoll, the eventfd, memory, the loop threads -------------------------------------------------- */
+
+typedef struct create_case {
+    const char *site;
+    int err;
+    const char *name;
+    int skip;
+    cio_err want;
+} create_case;
+
+static void test_create_fails(void **state)
+{
+    (void)state;
+    static const create_case cases[] = {
+        {"epoll_create1@epoll_init", EMFILE, "EMFILE", 0, CIO_E_PROCESS_FD_QUOTA_EXCEEDED},
+        {"epoll_create1@epoll_init", ENFILE, "ENFILE", 0, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED},
+        {"epoll_create1@epoll_init", ENOMEM, "ENOMEM", 0, CIO_E_SYSTEM_RESOURCES},
+        {"epoll_create1@epoll_init", EMFILE, "EMFILE-second-loop", 1, CIO_E_PROCESS_FD_QUOTA_EXCEEDED},
+        {"eventfd@epoll_init", EMFILE, "EMFILE", 0, CIO_E_PROCESS_FD_QUOTA_EXCEEDED},
+        {"eventfd@epoll_init", ENFILE, "ENFILE", 0, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED},
+        {"eventfd@epoll_init", EMFILE, "EMFILE-second-loop", 1, CIO_E_PROCESS_FD_QUOTA_EXCEEDED},
+        {"epoll_ctl@epoll_init", ENOMEM, "ENOMEM", 0, CIO_E_SYSTEM_RESOURCES},
+        {"epoll_ctl@epoll_init", ENOSPC, "ENOSPC", 1, CIO_E_SYSTEM_RESOURCES},
+        {"calloc@evented_create", ENOMEM, "ENOMEM", 0, CIO_E_SYSTEM_RESOURCES},
+        {"calloc@evented_loops", ENOMEM, "ENOMEM", 0, CIO_E_SYSTEM_RESOURCES},
+        {"pthread_create@loop_start", EAGAIN, "EAGAIN", 0, CIO_E_SYSTEM_RESOURCES},
+        {"pthread_create@loop_start", EAGAIN, "EAGAIN-second-loop", 1, CIO_E_SYSTEM_RESOURCES},
+        {"pthread_create@loop_start", EAGAIN, "EAGAIN-third-loop", 2, CIO_E_SYSTEM_RESOURCES},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const create_case *c = &cases[i];
+        cio__fault_reset();
+        snapshot before = snap();
+        assert_true(cio__fault_errno(c->site, c->err, c->skip, c->skip > 0 ? 1 : -1) == 1);
+        cio_evented *e;
+        cio_err err = make(CIO_EVENTED_EPOLL, 3, &e);
+        unsigned injected = cio__fault_injected(c->site);
+        cio__fault_reset();
+        if (err != c->want)
+            fail_msg("%s with %s: got %s, want %s", c->site, c->name, cio_err_name(err), cio_err_name(c->want));
+        assert_null(e);
+        assert_int_equal(injected, 1u);
+        same_as(before, c->site);
+        print_message("fault-covered: %s %s\n", c->site, c->name);
+    }
+    /* both flavours out of descriptors: the automatic one reports it */
+    snapshot before = snap();
+    assert_true(cio__fault_errno("eventfd", EMFILE, 0, -1) == 2);
+    cio_evented *e;
+    assert_err(make(CIO_EVENTED_AUTO, 2, &e), CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
+    cio__fault_reset();
+    assert_null(e);
+    same_as(before, "eventfd (auto)");
+}
+
+/* ---- fibers: no stack, no block ------------------------------------------------------------------------------ */
+
+/* With `site` failing: async runs inline, concurrent is unavailable, groups likewise; nothing leaks. */
+static void no_fibers(cio_io io, const char *site, int err, const char *fault)
+{
+    snapshot before = snap();
+    assert_true(cio__fault_errno(site, err, 0, -1) == 1);
+    int out = 0;
+    sum_ctx c;
+    memset(&c, 0, sizeof c);
+    c.a = 2;
+    c.b = 3;
+    c.out = &out;
+    cio_future f = cio_async(io, sum_task, &c, sizeof c);
+    assert_ok(cio_await(io, &f));
+    assert_int_equal(out, 5);
+    cio_future g;
+    assert_err(cio_concurrent(io, sum_task, &c, sizeof c, &g), CIO_E_CONCURRENCY_UNAVAILABLE);
+    cio_group grp = CIO_GROUP_INIT;
+    out = 0;
+    cio_group_async(io, &grp, sum_task, &c, sizeof c);
+    assert_int_equal(out, 5);
+    assert_err(cio_group_concurrent(io, &grp, sum_task, &c, sizeof c), CIO_E_CONCURRENCY_UNAVAILABLE);
+    assert_ok(cio_group_await(io, &grp));
+    unsigned injected = cio__fault_injected(site);
+    cio__fault_reset();
+    if (injected == 0)
+        fail_msg("%s: never reached", site);
+    same_fds(before, site);
+    print_message("fault-covered: %s %s\n", site, fault);
+}
+
+static void test_fiber_stack_fails(void **state)
+{
+    cio_io io = cio_test_io(state);
+    cio__fault_reset();
+    /* a fresh instance has no stack cached: every fiber maps one */
+    no_fibers(io, "mmap@fiber_stack", ENOMEM, "ENOMEM");
+    /* no guard region (a kernel before 6.13 refuses the advice: EINVAL), then no PROT_NONE page */
+    assert_true(cio__fault_errno("madvise@stack_guard", EINVAL, 0, -1) == 1);
+    no_fibers(io, "mprotect@stack_guard", ENOMEM, "ENOMEM");
+    print_message("fault-covered: madvise@stack_guard EINVAL\n");
+    /* the rest of a slab whose guard failed is unmapped; that munmap failing is ignored */
+    assert_true(cio__fault_errno("madvise@stack_guard", EINVAL, 0, -1) == 1);
+    assert_true(cio__fault_errno("mprotect@stack_guard", ENOMEM, 0, 1) == 1);
+    assert_true(cio__fault_errno("munmap@stack_undo", EINVAL, 0, 1) == 1);
+    cio_future g;
+    int out = 0;
+    sum_ctx c;
+    memset(&c, 0, sizeof c);
+    c.a = 2;
+    c.b = 3;
+    c.out = &out;
+    assert_err(cio_concurrent(io, sum_task, &c, sizeof c, &g), CIO_E_CONCURRENCY_UNAVAILABLE);
+    assert_int_equal(cio__fault_injected("munmap@stack_undo"), 1u);
+    cio__fault_reset();
+    print_message("fault-covered: munmap@stack_undo EINVAL\n");
+    /* and then fibers work again */
+    assert_ok(cio_concurrent(io, sum_task, &c, sizeof c, &g));
+    assert_ok(cio_await(io, &g));
+    assert_int_equal(out, 5);
+}
+
+static void test_fiber_block_fails(void **state)
+{
+    cio_io io = cio_test_io(state);
+    cio__fault_reset();
+    no_fibers(io, "posix_memalign@fiber_alloc", ENOMEM, "ENOMEM");
+}
+
+/* Stacks are unmapped when the instance goes (the pool's cache); a failing munmap is ignored. */
+static void test_stack_free_fails(void **state)
+{
+    (void)state;
+    cio__fault_reset();
+    snapshot before = snap();
+    cio_evented *e;
+    assert_ok(make(CIO_EVENTED_EPOLL, 2, &e));
+    workload(cio_evented_io(e));
+    assert_true(cio__fault_errno("munmap@stack_free", EINVAL, 0, -1) == 1);
+    cio_evented_destroy(e);
+    unsigned injected = cio__fault_injected("munmap@stack_free");
+    cio__fault_reset();
+    assert_true(injected > 0);
+    same_as(before, "munmap@stack_free");
+    print_message("fault-covered: munmap@stack_free EINVAL\n");
+}
+
+/* ---- the pollers' waits -------------------------------------------------------------------------------------- */
+
+/* io_uring_enter interrupted (EINTR) or busy (EBUSY, EAGAIN: the completion queue is full) 100
+ * times: the loop submits and waits again; no completion is lost (the data is right, every task
+ * and sleep returns). */
+static void test_ring_enter_interrupted(void **state)
+{
+    cio_io io = cio_test_io(state);
+    static const int errs[] = {EINTR, EBUSY, EAGAIN};
+    static const char *const names[] = {"EINTR", "EBUSY", "EAGAIN"};
+    for (size_t i = 0; i < 3; i++) {
+        cio__fault_reset();
+        snapshot before = snap();
+        assert_true(cio__fault_errno("io_uring_enter@ring_enter", errs[i], 0, 100) == 1);
+        for (int round = 0; round < 200 && cio__fault_injected("io_uring_enter@ring_enter") < 100; round++)
+            workload(io);
+        unsigned injected = cio__fault_injected("io_uring_enter@ring_enter");
+        cio__fault_reset();
+        if (injected < 100)
+            fail_msg("io_uring_enter: %u of 100 faults injected", injected);
+        workload(io);
+        same_fds(before, names[i]);
+        print_message("fault-covered: io_uring_enter@ring_enter %s\n", names[i]);
+    }
+}
+
+/* epoll_wait interrupted 50 times: the loop waits again, sleeps and readiness waits still end. */
+static void test_epoll_wait_interrupted(void **state)
+{
+    cio_io io = cio_test_io(state);
+    cio__fault_reset();
+    snapshot before = snap();
+    assert_true(cio__fault_errno("epoll_wait@epoll_wait", EINTR, 0, 50) == 1);
+    for (int round = 0; round < 200 && cio__fault_injected("epoll_wait@epoll_wait") < 50; round++)
+        workload(io);
+    unsigned injected = cio__fault_injected("epoll_wait@epoll_wait");
+    cio__fault_reset();
+    assert_int_equal(injected, 50u);
+    same_fds(before, "epoll_wait");
+    print_message("fault-covered: epoll_wait@epoll_wait EINTR\n");
+}
+
+/* A pipe read as a fiber on the epoll flavour: the RWF_NOWAIT attempt (preadv2) says EAGAIN, the
+ * fiber waits for readiness (epoll_ctl), the writer's bytes arrive. */
+typedef struct pipe_ctx {
+    cio_io io;
+    int fd;
+    unsigned char buf[64];
+    size_t n;
+} pipe_ctx;
+
+static cio_err pipe_reader(void *p)
+{
+    pipe_ctx *c = *(pipe_ctx **)p;
+    return cio_file_read_streaming(c->io, (cio_file){c->fd}, c->buf, sizeof c->buf, &c->n);
+}
+
+static cio_err pipe_read_after(cio_io io, int p[2], pipe_ctx *c)
+{
+    c->io = io;
+    c->fd = p[0];
+    c->n = 0;
+    pipe_ctx *cp = c;
+    cio_future f;
+    cio_err err = cio_concurrent(io, pipe_reader, &cp, sizeof cp, &f);
+    if (err != CIO_OK)
+        return err;
+    pause_ms(20);
+    assert_int_equal(write(p[1], "hello, pipe", 11), 11);
+    return cio_await(io, &f);
+}
+
+static void test_epoll_readiness_faults(void **state)
+{
+    cio_io io = cio_test_io(state);
+    cio__fault_reset();
+    snapshot before = snap();
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    pipe_ctx c;
+    /* EAGAIN from the first attempt: wait, then the data */
+    assert_true(cio__fault_errno("preadv2@nowait_read", EAGAIN, 0, 2) == 1);
+    assert_ok(pipe_read_after(io, p, &c));
+    assert_int_equal(c.n, 11);
+    assert_memory_equal(c.buf, "hello, pipe", 11);
+    covered("preadv2@nowait_read", "EAGAIN-then-readiness");
+    cio__fault_reset();
+    /* short reads: 3 bytes per call */
+    assert_true(cio__fault_short("preadv2@nowait_read", 3, 0, -1) == 1);
+    assert_ok(pipe_read_after(io, p, &c));
+    assert_int_equal(c.n, 3);
+    assert_memory_equal(c.buf, "hel", 3);
+    unsigned char rest[16];
+    size_t n = 0;
+    cio__fault_reset();
+    assert_ok(cio_file_read_streaming(io, (cio_file){p[0]}, rest, sizeof rest, &n));
+    assert_int_equal(n, 8);
+    assert_memory_equal(rest, "lo, pipe", 8);
+    print_message("fault-covered: preadv2@nowait_read short-pipe\n");
+    /* no memory to register the wait: the read says so, nothing is lost */
+    assert_true(cio__fault_errno("epoll_ctl@epoll_arm", ENOMEM, 0, 1) == 1);
+    assert_err(pipe_read_after(io, p, &c), CIO_E_SYSTEM_RESOURCES);
+    covered("epoll_ctl@epoll_arm", "ENOMEM");
+    cio__fault_reset();
+    n = 0;
+    assert_ok(cio_file_read_streaming(io, (cio_file){p[0]}, rest, sizeof rest, &n));
+    assert_int_equal(n, 11);
+    /* the registration's re-arm finding the descriptor gone (ENOENT: closed and reused) adds it again */
+    assert_true(cio__fault_errno("epoll_ctl@epoll_arm", ENOENT, 0, 1) == 1);
+    assert_ok(pipe_read_after(io, p, &c));
+    assert_int_equal(c.n, 11);
+    covered("epoll_ctl@epoll_arm", "ENOENT");
+    cio__fault_reset();
+    /* RWF_NOWAIT writes to a pipe: short ones complete with write_all; EAGAIN waits */
+    assert_true(cio__fault_short("pwritev2@nowait_write", 4, 0, -1) == 1);
+    assert_ok(cio_file_write_all(io, (cio_file){p[1]}, "abcdefghij", 10));
+    covered("pwritev2@nowait_write", "short-pipe");
+    cio__fault_reset();
+    assert_true(cio__fault_errno("pwritev2@nowait_write", EAGAIN, 0, 1) == 1);
+    assert_ok(cio_file_write_all(io, (cio_file){p[1]}, "klm", 3));
+    covered("pwritev2@nowait_write", "EAGAIN-then-readiness");
+    cio__fault_reset();
+    n = 0;
+    assert_ok(cio_file_read_streaming(io, (cio_file){p[0]}, rest, sizeof rest, &n));
+    assert_int_equal(n, 13);
+    assert_memory_equal(rest, "abcdefghijklm", 13);
+    close(p[0]);
+    close(p[1]);
+    same_fds(before, "epoll readiness");
+}
+
+/* Two fibers of one loop wait on one descriptor: the second registers a duplicate (EEXIST). No
+ * memory for that registration: the second read says so, its duplicate is closed, the first read
+ * gets the data. */
+static void test_epoll_arm_dup_fails(void **state)
+{
+    (void)state;
+    cio__fault_reset();
+    snapshot before = snap();
+    cio_evented *e;
+    assert_ok(make(CIO_EVENTED_EPOLL, 1, &e));
+    cio_io io = cio_evented_io(e);
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    pipe_ctx c1, c2;
+    memset(&c1, 0, sizeof c1);
+    memset(&c2, 0, sizeof c2);
+    c1.io = c2.io = io;
+    c1.fd = c2.fd = p[0];
+    pipe_ctx *cp1 = &c1, *cp2 = &c2;
+    assert_true(cio__fault_errno("epoll_ctl@epoll_arm_dup", ENOMEM, 0, 1) == 1);
+    cio_future f1, f2;
+    assert_ok(cio_concurrent(io, pipe_reader, &cp1, sizeof cp1, &f1));
+    pause_ms(20); /* the first reader is registered */
+    assert_ok(cio_concurrent(io, pipe_reader, &cp2, sizeof cp2, &f2));
+    assert_err(cio_await(io, &f2), CIO_E_SYSTEM_RESOURCES);
+    unsigned injected = cio__fault_injected("epoll_ctl@epoll_arm_dup");
+    cio__fault_reset();
+    assert_int_equal(write(p[1], "dup", 3), 3);
+    assert_ok(cio_await(io, &f1));
+    assert_int_equal(c1.n, 3);
+    assert_memory_equal(c1.buf, "dup", 3);
+    assert_int_equal(injected, 1u);
+    print_message("fault-covered: epoll_ctl@epoll_arm_dup ENOMEM\n");
+    /* again with the duplicate registered: deleting it when its wait completes fails (ignored; the
+     * duplicate descriptor is closed all the same), both readers get their bytes */
+    assert_true(cio__fault_errno("epoll_ctl@epoll_deregister", ENOENT, 0, -1) == 1);
+    c1.n = c2.n = 0;
+    assert_ok(cio_concurrent(io, pipe_reader, &cp1, sizeof cp1, &f1));
+    pause_ms(20);
+    assert_ok(cio_concurrent(io, pipe_reader, &cp2, sizeof cp2, &f2));
+    pause_ms(20);
+    assert_int_equal(write(p[1], "a", 1), 1);
+    pause_ms(20);
+    assert_int_equal(write(p[1], "b", 1), 1);
+    assert_ok(cio_await(io, &f1));
+    assert_ok(cio_await(io, &f2));
+    assert_int_equal(c1.n + c2.n, 2);
+    covered("epoll_ctl@epoll_deregister", "ENOENT");
+    cio__fault_reset();
+    close(p[0]);
+    close(p[1]);
+    cio_evented_destroy(e);
+    same_as(before, "epoll_ctl@epoll_arm_dup");
+}
+
+/* The loop's eventfd drain fails a few times (the count stays): the poller reports the eventfd
+ * again and the next drain takes it; cross-thread wake-ups (helper-pool completions) still arrive. */
+static cio_err stat_many(void *p)
+{
+    cio_io io = *(cio_io *)p;
+    for (int i = 0; i < 20; i++) {
+        cio_stat st;
+        cio_err err = cio_dir_stat_file(io, cio_dir_cwd(), "/tmp", 0, &st);
+        if (err != CIO_OK)
+            return err;
+    }
+    return CIO_OK;
+}
+
+static void test_wake_drain_fails(void **state)
+{
+    cio_io io = cio_test_io(state);
+    cio__fault_reset();
+    assert_true(cio__fault_errno("read@wake_drain", EINTR, 0, 3) == 1);
+    for (int round = 0; round < 100 && cio__fault_injected("read@wake_drain") < 3; round++) {
+        cio_future f;
+        assert_ok(cio_concurrent(io, stat_many, &io, sizeof io, &f));
+        assert_ok(cio_await(io, &f));
+    }
+    unsigned injected = cio__fault_injected("read@wake_drain");
+    cio__fault_reset();
+    assert_int_equal(injected, 3u);
+    print_message("fault-covered: read@wake_drain EINTR\n");
+}
+
+/* Per flavour: the io_uring cases skip on epoll and the other way round. */
+static void only_uring(void **state, void (*fn)(void **))
+{
+    (void)cio_test_io(state);
+    if (fx_backend_of(state) != FX_URING)
+        CIO_SKIP("an io_uring poller site (the epoll flavour makes no such call)");
+    fn(state);
+}
+
+static void only_epoll(void **state, void (*fn)(void **))
+{
+    (void)cio_test_io(state);
+    if (fx_backend_of(state) != FX_EPOLL)
+        CIO_SKIP("an epoll poller site (the io_uring flavour makes no such call)");
+    fn(state);
+}
+
+static void test_uring_enter(void **state)
+{
+    only_uring(state, test_ring_enter_interrupted);
+}
+
+static void test_epoll_wait(void **state)
+{
+    only_epoll(state, test_epoll_wait_interrupted);
+}
+
+static void test_epoll_readiness(void **state)
+{
+    only_epoll(state, test_epoll_readiness_faults);
+}
+
+int main(void)
+{
+    unsetenv("CIO_EVENTED_BACKEND"); /* the automatic flavour is under test */
+    /* one instance made and gone first: a runtime's own lazily started threads (ThreadSanitizer's
+     * background thread) are then in every "before" count */
+    cio_evented *warm = NULL;
+    if (make(CIO_EVENTED_EPOLL, 1, &warm) == CIO_OK)
+        cio_evented_destroy(warm);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_uring_setup_refused),
+        cmocka_unit_test(test_uring_init_fails),
+        cmocka_unit_test(test_create_fails),
+        cmocka_unit_test(test_epoll_arm_dup_fails),
+        cmocka_unit_test(test_stack_free_fails) CIO_TESTS_EVENTED(test_fiber_stack_fails)
+            CIO_TESTS_EVENTED(test_fiber_block_fails) CIO_TESTS_EVENTED(test_uring_enter)
+                CIO_TESTS_EVENTED(test_epoll_wait) CIO_TESTS_EVENTED(test_epoll_readiness)
+                    CIO_TESTS_EVENTED(test_wake_drain_fails),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
