@@ -312,18 +312,6 @@ static inline void prep_none(fx *f)
 
 #define E(site, e, want) {site, e, #e, want}
 
-/* The entry called `name` in a table of `count` cases of `size` bytes whose first member is the case's
- * name (const char *); fails the test if there is none. */
-static inline const void *case_named(const void *table, size_t count, size_t size, const char *name)
-{
-    const char *entry = (const char *)table;
-    for (size_t i = 0; i < count; i++, entry += size)
-        if (strcmp(*(const char *const *)(const void *)entry, name) == 0)
-            return entry;
-    fail_msg("no case %s", name);
-    return NULL;
-}
-
 /* An endless EINTR storm at `site` while run(f) runs in a concurrent task; once 100 interruptions
  * went by, a cancel must end the task with CIO_E_CANCELED (a storm never hides a cancel request).
  * Returns false (after skipping) where there is no concurrency. */

@@ -291,6 +291,19 @@ static inline cio_err run_open_no_follow(fx *f)
     return err;
 }
 
+/* cio_file_write_all of data to `h` (the file `name`, empty) with a fault armed that fills the disk after
+ * 12000 bytes: NoSpaceLeft (the fault is reset then), and `h` is closed; the file holds the 12000 bytes. */
+static inline void write_all_until_full(fx *f, cio_file h, const char *name)
+{
+    assert_err(cio_file_write_all(f->io, h, data, DATA_LEN), CIO_E_NO_SPACE_LEFT);
+    cio__sys_reset();
+    cio_file_close(f->io, h);
+    static unsigned char buf[DATA_LEN + 100];
+    size_t n = read_back(f, name, buf, sizeof buf);
+    assert_int_equal(n, 12000);
+    assert_memory_equal(buf, data, 12000);
+}
+
 /* Writes data at offset 100 of `h` (the file `name`) in positional writes while they succeed, with a
  * fault armed that fills the disk after 12000 bytes: the last write fails with NoSpaceLeft (the fault
  * is reset then), and `h` is closed; the file holds 100 zero bytes, then the 12000 bytes written. */

@@ -296,14 +296,8 @@ static void test_fs_enospc_mid_write_all(void **state)
     assert_ok(cio_dir_create_file(f.io, f.dir, "g", NULL, &h));
     atomic_store(&enospc_calls, 0);
     cio__sys_set(writev__file_write_streaming, writev_then_enospc);
-    assert_err(cio_file_write_all(f.io, h, data, DATA_LEN), CIO_E_NO_SPACE_LEFT);
-    cio__sys_reset();
+    write_all_until_full(&f, h, "g");
     assert_int_equal(atomic_load(&enospc_calls), 4);
-    cio_file_close(f.io, h);
-    static unsigned char buf[DATA_LEN + 100];
-    size_t n = read_back(&f, "g", buf, sizeof buf);
-    assert_int_equal(n, 12000);
-    assert_memory_equal(buf, data, 12000);
     print_message("fault-covered: writev@file_write_streaming ENOSPC-mid-write_all\n");
 
     /* the same through positional writes at an offset: bytes before the fault are where they belong */

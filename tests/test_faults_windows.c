@@ -16,6 +16,7 @@
  * pool has settled (settled_equal).
  */
 #include "faults.h"
+#include "faults_windows.h"
 #include "faults_fs.h"
 
 #include "cio/ntstatus.h"
@@ -115,22 +116,11 @@ static void win_fault(void **state, const char *site, const char *what, char mod
     if (c->prep != NULL)
         c->prep(&f);
     int handles = fd_count();
-    if (mode == 'e')
-        assert_int_equal(cio__fault_errno(site, code, 0, count), 1);
-    else
-        assert_int_equal(cio__fault_short(site, max, 0, count), 1);
-    cio_err got = c->run(&f);
-    unsigned injected = cio__fault_injected(site);
-    cio__sys_reset();
-    if (got != want)
-        fail_msg("%s (%s) with %s: got %s, want %s", site, what, fault, cio_err_name(got), cio_err_name(want));
+    unsigned injected = run_with_fault(&f, c->run, site, what, mode, code, count, max, want, fault);
     if (mode == 'e' && count > 0 && injected != (unsigned)count)
         fail_msg("%s (%s): %u faults injected, want %d", site, what, injected, count);
-    c->check(&f, got);
-    if (!settled_at_most(fd_count, handles))
-        fail_msg("%s (%s) with %s: %d handles open, %d before", site, what, fault, fd_count(), handles);
-    covered(site, fault);
-    fx_close(&f);
+    c->check(&f, want);
+    case_done(&f, handles, site, what, fault);
 }
 
 typedef struct win_error {
@@ -281,18 +271,12 @@ static void test_win_disk_full_mid_write_all(void **state)
     fx f;
     fx_open(state, &f);
     int handles = fd_count();
-    static unsigned char buf[DATA_LEN + 200];
     cio_file h;
     assert_ok(cio_dir_create_file(f.io, f.dir, "g", NULL, &h));
     atomic_store(&disk_full_calls, 0);
     cio__sys_set(NtWriteFile__rw_once, write_then_disk_full);
-    assert_err(cio_file_write_all(f.io, h, data, DATA_LEN), CIO_E_NO_SPACE_LEFT);
-    cio__sys_reset();
+    write_all_until_full(&f, h, "g");
     assert_int_equal(atomic_load(&disk_full_calls), 4);
-    cio_file_close(f.io, h);
-    size_t n = read_back(&f, "g", buf, sizeof buf);
-    assert_int_equal(n, 12000);
-    assert_memory_equal(buf, data, 12000);
     print_message("fault-covered: NtWriteFile@rw_once STATUS_DISK_FULL-mid-write_all\n");
 
     assert_ok(cio_dir_create_file(f.io, f.dir, "h", NULL, &h));

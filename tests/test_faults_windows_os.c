@@ -7,6 +7,7 @@
  * thread is left behind (tests/faults.h counts them).
  */
 #include "faults.h"
+#include "faults_windows.h"
 #include "faults_net.h"
 
 #include "cio/ntstatus.h"
@@ -82,23 +83,12 @@ static void net_fault(void **state, const char *site, const char *what, char mod
     const net_case *c = net_case_of(what);
     if (c->prep != NULL)
         c->prep(&f);
-    if (mode == 'e')
-        assert_int_equal(cio__fault_errno(site, code, 0, count), 1);
-    else
-        assert_int_equal(cio__fault_short(site, max, 0, count), 1);
-    cio_err got = c->run(&f);
-    unsigned injected = cio__fault_injected(site);
-    cio__sys_reset();
-    if (got != want)
-        fail_msg("%s (%s) with %s: got %s, want %s", site, what, fault, cio_err_name(got), cio_err_name(want));
+    unsigned injected = run_with_fault(&f, c->run, site, what, mode, code, count, max, want, fault);
     if (injected == 0)
         fail_msg("%s (%s): the fault was never injected", site, what);
     if (c->done != NULL)
         c->done(&f);
-    if (!settled_at_most(fd_count, handles))
-        fail_msg("%s (%s) with %s: %d handles open, %d before", site, what, fault, fd_count(), handles);
-    covered(site, fault);
-    fx_close(&f);
+    case_done(&f, handles, site, what, fault);
 }
 
 typedef struct net_error {
