@@ -28,14 +28,8 @@
 #include "backends.h"
 #include "internal/cio_oscalls_test.h"
 
-#define assert_err(expr, want)                                                                          \
-    do {                                                                                                \
-        cio_err got_ = (expr);                                                                          \
-        cio_err want_ = (want);                                                                         \
-        if (got_ != want_)                                                                              \
-            fail_msg("%s: got %s, want %s", #expr, cio_err_name(got_), cio_err_name(want_));            \
-    } while (0)
-#define assert_ok(expr) assert_err((expr), CIO_OK)
+#include "asserts.h"
+#include "os_helpers.h"
 
 /* ---- counting descriptors and threads --------------------------------------------------------- */
 
@@ -62,7 +56,6 @@ static inline int count_dir(const char *path)
 /* Windows: the process's open handles. GetProcessHandleCount answers 0 under Wine 8 (not
  * implemented), so the handle values are probed instead: NT hands out the lowest free value, so the
  * table is dense and the probe stops 256 free values after the last open one. */
-#include <tlhelp32.h>
 static inline int fd_count(void)
 {
     int n = 0, gap = 0;
@@ -81,20 +74,7 @@ static inline int fd_count(void)
 /* The process's threads (a toolhelp snapshot; Wine has it). */
 static inline int thread_count(void)
 {
-    HANDLE snap = CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0);
-    if (snap == INVALID_HANDLE_VALUE)
-        return -1;
-    THREADENTRY32 te;
-    te.dwSize = sizeof te;
-    int n = 0;
-    DWORD self = GetCurrentProcessId();
-    if (Thread32First(snap, &te)) {
-        do {
-            n += te.th32OwnerProcessID == self;
-        } while (Thread32Next(snap, &te));
-    }
-    CloseHandle(snap);
-    return n;
+    return cio_test_count_threads();
 }
 
 static inline void pause_ms(long ms)
@@ -472,6 +452,92 @@ static inline cio_err sum_task(void *p)
     sum_ctx *c = (sum_ctx *)p;
     *c->out = c->a + c->b;
     return (cio_err)(c->a + c->b == 5 ? CIO_OK : CIO_E_UNEXPECTED);
+}
+
+/* 2 + 3 in a concurrent task: its error (CIO_E_CONCURRENCY_UNAVAILABLE where the pool cannot
+ * start one); when it started, it must complete with 5. */
+static inline cio_err concurrent_sum(cio_io io)
+{
+    int out = 0;
+    sum_ctx c = {.a = 2, .b = 3, .out = &out};
+    cio_future f;
+    cio_err err = cio_concurrent(io, sum_task, &c, sizeof c, &f);
+    if (err != CIO_OK)
+        return err;
+    assert_ok(cio_await(io, &f));
+    assert_int_equal(out, 5);
+    return CIO_OK;
+}
+
+/* A group that cannot get a record or start a task: group_async runs the task inline (done before
+ * it returns), group_concurrent is unavailable, the group's await succeeds. */
+static inline void group_runs_inline(cio_io io)
+{
+    int out = 0;
+    sum_ctx c = {.a = 2, .b = 3, .out = &out};
+    cio_group grp = CIO_GROUP_INIT;
+    cio_group_async(io, &grp, sum_task, &c, sizeof c);
+    assert_int_equal(out, 5); /* it ran inline, before group_async returned */
+    assert_err(cio_group_concurrent(io, &grp, sum_task, &c, sizeof c), CIO_E_CONCURRENCY_UNAVAILABLE);
+    assert_ok(cio_group_await(io, &grp));
+}
+
+/* A pool that cannot start a task (no memory for it, no thread): async runs it inline, concurrent is
+ * CIO_E_CONCURRENCY_UNAVAILABLE, and so for a group's tasks. */
+static inline void tasks_run_inline(cio_io io)
+{
+    int out = 0;
+    sum_ctx c = {.a = 2, .b = 3, .out = &out};
+    cio_future f = cio_async(io, sum_task, &c, sizeof c);
+    assert_ok(cio_await(io, &f));
+    assert_int_equal(out, 5);
+    cio_future g;
+    assert_err(cio_concurrent(io, sum_task, &c, sizeof c, &g), CIO_E_CONCURRENCY_UNAVAILABLE);
+    group_runs_inline(io);
+}
+
+/* A task that fills 32 bytes from cio_random (its context is a pointer to the record). */
+typedef struct seed_ctx {
+    cio_io io;
+    unsigned char out[32];
+} seed_ctx;
+
+static inline cio_err seed_task(void *p)
+{
+    seed_ctx *c = *(seed_ctx **)p;
+    cio_random(c->io, c->out, sizeof c->out);
+    return CIO_OK;
+}
+
+/* cio_random in a concurrent task (a fresh worker, not seeded yet) while the seed's source fails for
+ * good at `site` (the error `code`): the task still gets bytes, not zeros (fewer than 8 of 32 zero). */
+static inline void random_in_task_despite(cio_io io, const char *site, int code)
+{
+    seed_ctx sc;
+    memset(&sc, 0, sizeof sc);
+    sc.io = io;
+    seed_ctx *p = &sc;
+    assert_true(cio__fault_errno(site, code, 0, -1) == 1);
+    cio_future fut;
+    CIO_REQUIRE_CONCURRENT(cio_concurrent(io, seed_task, &p, sizeof p, &fut));
+    assert_ok(cio_await(io, &fut));
+    cio__sys_reset();
+    size_t z = 0;
+    for (size_t i = 0; i < sizeof sc.out; i++)
+        z += sc.out[i] == 0;
+    assert_true(z < 8);
+}
+
+/* A group whose record cannot be allocated: its tasks run inline (group_runs_inline). */
+static inline void group_record_fails(void **state)
+{
+    cio_io io = cio_test_io(state);
+    CIO_REQUIRE_THREADS(io);
+    cio__fault_reset();
+    assert_true(cio__fault_errno("calloc@group_get", ENOMEM, 0, -1) == 1);
+    group_runs_inline(io);
+    cio__sys_reset();
+    covered("calloc@group_get", "ENOMEM");
 }
 
 #endif

@@ -22,6 +22,7 @@
 #define _GNU_SOURCE
 #endif
 #include "faults.h"
+#include "faults_fs.h"
 
 #if !defined(CIO_OS_WINDOWS) /* the POSIX sites' cases; Windows': tests/test_faults_windows.c */
 /* ---- file system cases: one operation per site ---------------------------------------------------
@@ -35,28 +36,6 @@ typedef struct fs_case {
     void (*check)(fx *f, cio_err err);
 } fs_case;
 
-static void prep_open_rw(fx *f)
-{
-    static const cio_open_file_options rw = {CIO_OPEN_READ_WRITE, false, false};
-    assert_ok(cio_dir_open_file(f->io, f->dir, "f", &rw, &f->file));
-    f->file_open = true;
-}
-
-static void check_none(fx *f, cio_err err)
-{
-    (void)f;
-    (void)err;
-}
-
-static cio_err run_open_file(fx *f)
-{
-    cio_file h;
-    cio_err err = cio_dir_open_file(f->io, f->dir, "f", NULL, &h);
-    if (err == CIO_OK)
-        cio_file_close(f->io, h);
-    return err;
-}
-
 static cio_err run_open_file_no_dir(fx *f)
 {
     static const cio_open_file_options o = {CIO_OPEN_READ_ONLY, false, true}; /* forbid_directory: fstat */
@@ -65,270 +44,6 @@ static cio_err run_open_file_no_dir(fx *f)
     if (err == CIO_OK)
         cio_file_close(f->io, h);
     return err;
-}
-
-static cio_err run_create_file(fx *f)
-{
-    cio_file h;
-    cio_err err = cio_dir_create_file(f->io, f->dir, "new", NULL, &h);
-    if (err == CIO_OK)
-        cio_file_close(f->io, h);
-    return err;
-}
-
-static void check_created(fx *f, cio_err err)
-{
-    cio_stat st;
-    assert_err(cio_dir_stat_file(f->io, f->dir, "new", 0, &st), err == CIO_OK ? CIO_OK : CIO_E_FILE_NOT_FOUND);
-}
-
-static cio_err run_open_dir(fx *f)
-{
-    cio_dir d;
-    cio_err err = cio_dir_open_dir(f->io, f->dir, "d", NULL, &d);
-    if (err == CIO_OK)
-        cio_dir_close(f->io, d);
-    return err;
-}
-
-static cio_err run_create_dir(fx *f)
-{
-    return cio_dir_create_dir(f->io, f->dir, "e", 0);
-}
-
-static void check_dir_made(fx *f, cio_err err)
-{
-    cio_stat st;
-    assert_err(cio_dir_stat_file(f->io, f->dir, "e", 0, &st), err == CIO_OK ? CIO_OK : CIO_E_FILE_NOT_FOUND);
-}
-
-static cio_err run_stat_file(fx *f)
-{
-    cio_stat st;
-    cio_err err = cio_dir_stat_file(f->io, f->dir, "f", 0, &st);
-    if (err == CIO_OK && st.size != 1000)
-        fail_msg("stat: size %llu, want 1000", (unsigned long long)st.size);
-    return err;
-}
-
-static cio_err run_rename(fx *f)
-{
-    return cio_dir_rename(f->io, f->dir, "f", f->dir, "moved");
-}
-
-static void check_renamed(fx *f, cio_err err)
-{
-    cio_stat st;
-    assert_err(cio_dir_stat_file(f->io, f->dir, "moved", 0, &st), err == CIO_OK ? CIO_OK : CIO_E_FILE_NOT_FOUND);
-    assert_err(cio_dir_stat_file(f->io, f->dir, "f", 0, &st), err == CIO_OK ? CIO_E_FILE_NOT_FOUND : CIO_OK);
-}
-
-static cio_err run_delete_file(fx *f)
-{
-    return cio_dir_delete_file(f->io, f->dir, "f");
-}
-
-static void check_deleted(fx *f, cio_err err)
-{
-    cio_stat st;
-    assert_err(cio_dir_stat_file(f->io, f->dir, "f", 0, &st), err == CIO_OK ? CIO_E_FILE_NOT_FOUND : CIO_OK);
-}
-
-static cio_err run_delete_dir(fx *f)
-{
-    return cio_dir_delete_dir(f->io, f->dir, "d");
-}
-
-static void check_dir_deleted(fx *f, cio_err err)
-{
-    cio_stat st;
-    assert_err(cio_dir_stat_file(f->io, f->dir, "d", 0, &st), err == CIO_OK ? CIO_E_FILE_NOT_FOUND : CIO_OK);
-}
-
-static cio_err run_access(fx *f)
-{
-    return cio_dir_access(f->io, f->dir, "f", CIO_ACCESS_READ);
-}
-
-static cio_err run_read_all(fx *f)
-{
-    unsigned char buf[1200];
-    size_t n = 0;
-    cio_err err = cio_file_read_all(f->io, f->file, buf, sizeof buf, &n);
-    if (err == CIO_OK && (n != 1000 || memcmp(buf, data, 1000) != 0))
-        fail_msg("read_all: %zu bytes or different data", n);
-    return err;
-}
-
-static cio_err run_write_all(fx *f)
-{
-    return cio_file_write_all(f->io, f->file, data, DATA_LEN);
-}
-
-static void check_written(fx *f, cio_err err)
-{
-    static unsigned char buf[DATA_LEN + 100];
-    size_t n = read_back(f, "f", buf, sizeof buf);
-    if (err == CIO_OK) {
-        assert_int_equal(n, DATA_LEN);
-        assert_memory_equal(buf, data, DATA_LEN);
-    } else {
-        assert_int_equal(n, 1000); /* nothing of it: the 1000 bytes of before */
-        assert_memory_equal(buf, data, 1000);
-    }
-}
-
-static cio_err run_read_positional(fx *f)
-{
-    unsigned char buf[600];
-    size_t done = 0;
-    while (done < sizeof buf) {
-        size_t n = 0;
-        cio_err err = cio_file_read_positional(f->io, f->file, buf + done, sizeof buf - done, 100 + done, &n);
-        if (err != CIO_OK)
-            return err;
-        if (n == 0)
-            fail_msg("read_positional: end of file at %zu", done);
-        done += n;
-    }
-    assert_memory_equal(buf, data + 100, sizeof buf);
-    return CIO_OK;
-}
-
-static cio_err run_write_positional(fx *f)
-{
-    size_t done = 0;
-    while (done < DATA_LEN) {
-        size_t n = 0;
-        cio_err err = cio_file_write_positional(f->io, f->file, data + done, DATA_LEN - done, done, &n);
-        if (err != CIO_OK)
-            return err;
-        done += n;
-    }
-    return CIO_OK;
-}
-
-static void check_written_positional(fx *f, cio_err err)
-{
-    static unsigned char buf[DATA_LEN + 100];
-    size_t n = read_back(f, "f", buf, sizeof buf);
-    assert_int_equal(n, err == CIO_OK ? DATA_LEN : 1000);
-    assert_memory_equal(buf, data, n);
-}
-
-static cio_err run_seek(fx *f)
-{
-    cio_err err = cio_file_seek_to(f->io, f->file, 500);
-    if (err != CIO_OK)
-        return err;
-    unsigned char b;
-    size_t n;
-    assert_ok(cio_file_read_streaming(f->io, f->file, &b, 1, &n));
-    assert_int_equal(n, 1);
-    assert_int_equal(b, data[500]);
-    return CIO_OK;
-}
-
-static cio_err run_set_length(fx *f)
-{
-    return cio_file_set_length(f->io, f->file, 10);
-}
-
-static void check_length(fx *f, cio_err err)
-{
-    cio_stat st;
-    assert_ok(cio_dir_stat_file(f->io, f->dir, "f", 0, &st));
-    assert_int_equal(st.size, err == CIO_OK ? 10 : 1000);
-}
-
-static cio_err run_sync(fx *f)
-{
-    return cio_file_sync(f->io, f->file);
-}
-
-static cio_err run_file_stat(fx *f)
-{
-    cio_stat st;
-    cio_err err = cio_file_stat(f->io, f->file, &st);
-    if (err == CIO_OK)
-        assert_int_equal(st.size, 1000);
-    return err;
-}
-
-static cio_err run_set_timestamps(fx *f)
-{
-    cio_set_timestamps ts;
-    memset(&ts, 0, sizeof ts);
-    ts.access_action = CIO_TIMESTAMP_SET;
-    ts.access.ns = INT64_C(1000000000) * 1000000;
-    ts.modify_action = CIO_TIMESTAMP_SET;
-    ts.modify.ns = INT64_C(1000000000) * 2000000;
-    return cio_file_set_timestamps(f->io, f->file, &ts);
-}
-
-static void check_timestamps(fx *f, cio_err err)
-{
-    cio_stat st;
-    assert_ok(cio_dir_stat_file(f->io, f->dir, "f", 0, &st));
-    if (err == CIO_OK)
-        assert_true(st.mtime.ns == INT64_C(1000000000) * 2000000);
-    else
-        assert_true(st.mtime.ns != INT64_C(1000000000) * 2000000);
-}
-
-static void prep_many(fx *f)
-{
-    char name[16];
-    for (int i = 0; i < 20; i++) {
-        snprintf(name, sizeof name, "d/x%02d", i);
-        write_file(f, name, 1);
-    }
-}
-
-static cio_err iterate(fx *f, unsigned *seen)
-{
-    cio_dir d;
-    cio_err err = cio_dir_open_dir(f->io, f->dir, "d", &iterate_opts, &d);
-    if (err != CIO_OK)
-        return err;
-    _Alignas(8) unsigned char buf[1024];
-    cio_dir_reader r;
-    cio_dir_reader_init(&r, d, buf, sizeof buf);
-    *seen = 0;
-    for (;;) {
-        cio_dir_entry e[4];
-        size_t n = 0;
-        err = cio_dir_read(f->io, &r, e, 4, &n);
-        if (err != CIO_OK || n == 0)
-            break;
-        for (size_t i = 0; i < n; i++) {
-            unsigned k = (unsigned)atoi(e[i].name + 1);
-            if (e[i].name[0] != 'x' || k >= 20 || (*seen & (1u << k)))
-                fail_msg("dir_read: unexpected or repeated entry %s", e[i].name);
-            *seen |= 1u << k;
-        }
-    }
-    cio_dir_close(f->io, d);
-    return err;
-}
-
-static cio_err run_iterate(fx *f)
-{
-    unsigned seen = 0;
-    cio_err err = iterate(f, &seen);
-    if (err == CIO_OK && seen != (1u << 20) - 1)
-        fail_msg("dir_read: saw %#x, want every entry once", seen);
-    return err;
-}
-
-static void check_many_cleanup(fx *f, cio_err err)
-{
-    (void)err;
-    char name[16];
-    for (int i = 0; i < 20; i++) {
-        snprintf(name, sizeof name, "d/x%02d", i);
-        assert_ok(cio_dir_delete_file(f->io, f->dir, name));
-    }
 }
 
 #if defined(CIO_OS_LINUX)
@@ -347,15 +62,6 @@ static void fs_fault(void **state, const char *site, char mode, int err, int cou
                      const char *fault);
 
 #if defined(CIO_OS_WASI)
-static cio_err run_open_no_follow(fx *f)
-{
-    static const cio_open_file_options o = {CIO_OPEN_READ_ONLY, true, false}; /* no_follow_symlinks */
-    cio_file h;
-    cio_err err = cio_dir_open_file(f->io, f->dir, "f", &o, &h);
-    if (err == CIO_OK)
-        cio_file_close(f->io, h);
-    return err;
-}
 
 static cio_err run_set_now(fx *f)
 {
@@ -414,7 +120,7 @@ static const fs_case fs_cases[] = {
     {"readv@file_read_streaming", prep_open_rw, run_read_all, check_none},
     {"writev@file_write_streaming", prep_open_rw, run_write_all, check_written},
     {"preadv@file_read_positional", prep_open_rw, run_read_positional, check_none},
-    {"pwritev@file_write_positional", prep_open_rw, run_write_positional, check_written_positional},
+    {"pwritev@file_write_positional", prep_open_rw, run_write_positional, check_written},
     {"lseek@file_seek", prep_open_rw, run_seek, check_none},
     {"ftruncate@file_set_length", prep_open_rw, run_set_length, check_length},
     {"fsync@file_sync", prep_open_rw, run_sync, check_none},
@@ -781,18 +487,6 @@ static void test_cancel_during_eintr_storm(void **state)
 
 /* ---- clocks, sleep, entropy, futex -------------------------------------------------------------- */
 
-typedef struct seed_ctx {
-    cio_io io;
-    unsigned char out[32];
-} seed_ctx;
-
-static cio_err seed_task(void *p)
-{
-    seed_ctx *c = *(seed_ctx **)p;
-    cio_random(c->io, c->out, sizeof c->out);
-    return CIO_OK;
-}
-
 static void test_time_and_entropy(void **state)
 {
     fx f;
@@ -855,19 +549,7 @@ static void test_time_and_entropy(void **state)
     /* cio_random's seed: with no OS entropy it falls back and still produces output (on a thread
      * that has not seeded yet: a fresh worker) */
     if (CIO_HAVE_THREADS) {
-        seed_ctx sc;
-        memset(&sc, 0, sizeof sc);
-        sc.io = io;
-        seed_ctx *p = &sc;
-        assert_true(cio__fault_errno(seed_site, EAGAIN, 0, -1) == 1);
-        cio_future fut;
-        CIO_REQUIRE_CONCURRENT(cio_concurrent(io, seed_task, &p, sizeof p, &fut));
-        assert_ok(cio_await(io, &fut));
-        cio__sys_reset();
-        size_t z = 0;
-        for (size_t i = 0; i < sizeof sc.out; i++)
-            z += sc.out[i] == 0;
-        assert_true(z < 8);
+        random_in_task_despite(io, seed_site, EAGAIN);
         covered(seed_site, "EAGAIN");
     }
     fx_close(&f);

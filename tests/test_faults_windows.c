@@ -16,6 +16,8 @@
  * pool has settled (settled_equal).
  */
 #include "faults.h"
+#include "faults_windows.h"
+#include "faults_fs.h"
 
 #include "cio/ntstatus.h"
 
@@ -30,66 +32,10 @@ typedef struct win_case {
     void (*check)(fx *f, cio_err err);
 } win_case;
 
-static void prep_open_rw(fx *f)
-{
-    static const cio_open_file_options rw = {CIO_OPEN_READ_WRITE, false, false};
-    assert_ok(cio_dir_open_file(f->io, f->dir, "f", &rw, &f->file));
-    f->file_open = true;
-}
-
-static void check_none(fx *f, cio_err err)
-{
-    (void)f;
-    (void)err;
-}
-
-static cio_err run_open_file(fx *f)
-{
-    cio_file h;
-    cio_err err = cio_dir_open_file(f->io, f->dir, "f", NULL, &h);
-    if (err == CIO_OK)
-        cio_file_close(f->io, h);
-    return err;
-}
-
-static cio_err run_open_no_follow(fx *f)
-{
-    static const cio_open_file_options o = {CIO_OPEN_READ_ONLY, true, false};
-    cio_file h;
-    cio_err err = cio_dir_open_file(f->io, f->dir, "f", &o, &h);
-    if (err == CIO_OK)
-        cio_file_close(f->io, h);
-    return err;
-}
-
 static cio_err run_open_missing(fx *f)
 {
     cio_file h;
     return cio_dir_open_file(f->io, f->dir, "no/such", NULL, &h);
-}
-
-static cio_err run_create_file(fx *f)
-{
-    cio_file h;
-    cio_err err = cio_dir_create_file(f->io, f->dir, "new", NULL, &h);
-    if (err == CIO_OK)
-        cio_file_close(f->io, h);
-    return err;
-}
-
-static void check_created(fx *f, cio_err err)
-{
-    cio_stat st;
-    assert_err(cio_dir_stat_file(f->io, f->dir, "new", 0, &st), err == CIO_OK ? CIO_OK : CIO_E_FILE_NOT_FOUND);
-}
-
-static cio_err run_open_dir(fx *f)
-{
-    cio_dir d;
-    cio_err err = cio_dir_open_dir(f->io, f->dir, "d", NULL, &d);
-    if (err == CIO_OK)
-        cio_dir_close(f->io, d);
-    return err;
 }
 
 static cio_err run_open_dir_no_follow(fx *f)
@@ -102,17 +48,6 @@ static cio_err run_open_dir_no_follow(fx *f)
     return err;
 }
 
-static cio_err run_create_dir(fx *f)
-{
-    return cio_dir_create_dir(f->io, f->dir, "e", 0);
-}
-
-static void check_dir_made(fx *f, cio_err err)
-{
-    cio_stat st;
-    assert_err(cio_dir_stat_file(f->io, f->dir, "e", 0, &st), err == CIO_OK ? CIO_OK : CIO_E_FILE_NOT_FOUND);
-}
-
 static cio_err run_make_path(fx *f)
 {
     bool created = false;
@@ -122,214 +57,6 @@ static cio_err run_make_path(fx *f)
     if (err == CIO_OK) /* again: it exists (is_directory checks it) */
         err = cio_dir_create_dir_path(f->io, f->dir, "d/e", 0, &created);
     return err;
-}
-
-static cio_err run_stat_file(fx *f)
-{
-    cio_stat st;
-    cio_err err = cio_dir_stat_file(f->io, f->dir, "f", 0, &st);
-    if (err == CIO_OK && st.size != 1000)
-        fail_msg("stat: size %llu, want 1000", (unsigned long long)st.size);
-    return err;
-}
-
-static cio_err run_rename(fx *f)
-{
-    return cio_dir_rename(f->io, f->dir, "f", f->dir, "moved");
-}
-
-static void check_renamed(fx *f, cio_err err)
-{
-    cio_stat st;
-    assert_err(cio_dir_stat_file(f->io, f->dir, "moved", 0, &st), err == CIO_OK ? CIO_OK : CIO_E_FILE_NOT_FOUND);
-    assert_err(cio_dir_stat_file(f->io, f->dir, "f", 0, &st), err == CIO_OK ? CIO_E_FILE_NOT_FOUND : CIO_OK);
-}
-
-static cio_err run_delete_file(fx *f)
-{
-    return cio_dir_delete_file(f->io, f->dir, "f");
-}
-
-static void check_deleted(fx *f, cio_err err)
-{
-    cio_stat st;
-    assert_err(cio_dir_stat_file(f->io, f->dir, "f", 0, &st), err == CIO_OK ? CIO_E_FILE_NOT_FOUND : CIO_OK);
-}
-
-static cio_err run_delete_dir(fx *f)
-{
-    return cio_dir_delete_dir(f->io, f->dir, "d");
-}
-
-static void check_dir_deleted(fx *f, cio_err err)
-{
-    cio_stat st;
-    assert_err(cio_dir_stat_file(f->io, f->dir, "d", 0, &st), err == CIO_OK ? CIO_E_FILE_NOT_FOUND : CIO_OK);
-}
-
-static cio_err run_access(fx *f)
-{
-    return cio_dir_access(f->io, f->dir, "f", CIO_ACCESS_READ);
-}
-
-static cio_err run_read_all(fx *f)
-{
-    unsigned char buf[1200];
-    size_t n = 0;
-    cio_err err = cio_file_read_all(f->io, f->file, buf, sizeof buf, &n);
-    if (err == CIO_OK && (n != 1000 || memcmp(buf, data, 1000) != 0))
-        fail_msg("read_all: %lu bytes or different data", (unsigned long)n);
-    return err;
-}
-
-static cio_err run_write_all(fx *f)
-{
-    return cio_file_write_all(f->io, f->file, data, DATA_LEN);
-}
-
-static void check_written(fx *f, cio_err err)
-{
-    static unsigned char buf[DATA_LEN + 100];
-    size_t n = read_back(f, "f", buf, sizeof buf);
-    assert_int_equal(n, err == CIO_OK ? DATA_LEN : 1000); /* nothing of a failed write */
-    assert_memory_equal(buf, data, n);
-}
-
-static cio_err run_read_positional(fx *f)
-{
-    unsigned char buf[600];
-    size_t done = 0;
-    while (done < sizeof buf) {
-        size_t n = 0;
-        cio_err err = cio_file_read_positional(f->io, f->file, buf + done, sizeof buf - done, 100 + done, &n);
-        if (err != CIO_OK)
-            return err;
-        if (n == 0)
-            fail_msg("read_positional: end of file at %lu", (unsigned long)done);
-        done += n;
-    }
-    assert_memory_equal(buf, data + 100, sizeof buf);
-    return CIO_OK;
-}
-
-static cio_err run_write_positional(fx *f)
-{
-    size_t done = 0;
-    while (done < DATA_LEN) {
-        size_t n = 0;
-        cio_err err = cio_file_write_positional(f->io, f->file, data + done, DATA_LEN - done, done, &n);
-        if (err != CIO_OK)
-            return err;
-        done += n;
-    }
-    return CIO_OK;
-}
-
-static cio_err run_seek(fx *f)
-{
-    cio_err err = cio_file_seek_to(f->io, f->file, 500);
-    if (err != CIO_OK)
-        return err;
-    unsigned char b;
-    size_t n;
-    assert_ok(cio_file_read_streaming(f->io, f->file, &b, 1, &n));
-    assert_int_equal(n, 1);
-    assert_int_equal(b, data[500]);
-    return CIO_OK;
-}
-
-static cio_err run_set_length(fx *f)
-{
-    return cio_file_set_length(f->io, f->file, 10);
-}
-
-static void check_length(fx *f, cio_err err)
-{
-    cio_stat st;
-    assert_ok(cio_dir_stat_file(f->io, f->dir, "f", 0, &st));
-    assert_int_equal(st.size, err == CIO_OK ? 10 : 1000);
-}
-
-static cio_err run_sync(fx *f)
-{
-    return cio_file_sync(f->io, f->file);
-}
-
-static cio_err run_file_stat(fx *f)
-{
-    cio_stat st;
-    cio_err err = cio_file_stat(f->io, f->file, &st);
-    if (err == CIO_OK)
-        assert_int_equal(st.size, 1000);
-    return err;
-}
-
-#define TS_MTIME (INT64_C(1000000000) * 2000000)
-
-static cio_err run_set_timestamps(fx *f)
-{
-    cio_set_timestamps ts;
-    memset(&ts, 0, sizeof ts);
-    ts.access_action = CIO_TIMESTAMP_SET;
-    ts.access.ns = INT64_C(1000000000) * 1000000;
-    ts.modify_action = CIO_TIMESTAMP_SET;
-    ts.modify.ns = TS_MTIME;
-    return cio_file_set_timestamps(f->io, f->file, &ts);
-}
-
-static void check_timestamps(fx *f, cio_err err)
-{
-    cio_stat st;
-    assert_ok(cio_dir_stat_file(f->io, f->dir, "f", 0, &st));
-    assert_true((st.mtime.ns == TS_MTIME) == (err == CIO_OK));
-}
-
-static void prep_many(fx *f)
-{
-    char name[16];
-    for (int i = 0; i < 20; i++) {
-        snprintf(name, sizeof name, "d/x%02d", i);
-        write_file(f, name, 1);
-    }
-}
-
-static cio_err run_iterate(fx *f)
-{
-    cio_dir d;
-    cio_err err = cio_dir_open_dir(f->io, f->dir, "d", &iterate_opts, &d);
-    if (err != CIO_OK)
-        return err;
-    _Alignas(8) unsigned char buf[1024];
-    cio_dir_reader r;
-    cio_dir_reader_init(&r, d, buf, sizeof buf);
-    unsigned seen = 0;
-    for (;;) {
-        cio_dir_entry e[4];
-        size_t n = 0;
-        err = cio_dir_read(f->io, &r, e, 4, &n);
-        if (err != CIO_OK || n == 0)
-            break;
-        for (size_t i = 0; i < n; i++) {
-            unsigned k = (unsigned)atoi(e[i].name + 1);
-            if (e[i].name[0] != 'x' || k >= 20 || (seen & (1u << k)))
-                fail_msg("dir_read: unexpected or repeated entry %s", e[i].name);
-            seen |= 1u << k;
-        }
-    }
-    cio_dir_close(f->io, d);
-    if (err == CIO_OK && seen != (1u << 20) - 1)
-        fail_msg("dir_read: saw %#x, want every entry once", seen);
-    return err;
-}
-
-static void check_many_cleanup(fx *f, cio_err err)
-{
-    (void)err;
-    char name[16];
-    for (int i = 0; i < 20; i++) {
-        snprintf(name, sizeof name, "d/x%02d", i);
-        assert_ok(cio_dir_delete_file(f->io, f->dir, name));
-    }
 }
 
 static cio_err run_exe_open(fx *f)
@@ -375,11 +102,7 @@ static const win_case cases[] = {
 
 static const win_case *case_of(const char *name)
 {
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        if (strcmp(cases[i].name, name) == 0)
-            return &cases[i];
-    fail_msg("no case %s", name);
-    return NULL;
+    return (const win_case *)case_named(cases, sizeof cases / sizeof cases[0], sizeof cases[0], name);
 }
 
 /* One case with one fault at `site`: 'e' the error `code` (count times, -1 forever), 's' transfers of
@@ -393,22 +116,11 @@ static void win_fault(void **state, const char *site, const char *what, char mod
     if (c->prep != NULL)
         c->prep(&f);
     int handles = fd_count();
-    if (mode == 'e')
-        assert_int_equal(cio__fault_errno(site, code, 0, count), 1);
-    else
-        assert_int_equal(cio__fault_short(site, max, 0, count), 1);
-    cio_err got = c->run(&f);
-    unsigned injected = cio__fault_injected(site);
-    cio__sys_reset();
-    if (got != want)
-        fail_msg("%s (%s) with %s: got %s, want %s", site, what, fault, cio_err_name(got), cio_err_name(want));
+    unsigned injected = run_with_fault(&f, c->run, site, what, mode, code, count, max, want, fault);
     if (mode == 'e' && count > 0 && injected != (unsigned)count)
         fail_msg("%s (%s): %u faults injected, want %d", site, what, injected, count);
-    c->check(&f, got);
-    if (!settled_at_most(fd_count, handles))
-        fail_msg("%s (%s) with %s: %d handles open, %d before", site, what, fault, fd_count(), handles);
-    covered(site, fault);
-    fx_close(&f);
+    c->check(&f, want);
+    case_done(&f, handles, site, what, fault);
 }
 
 typedef struct win_error {
@@ -559,39 +271,18 @@ static void test_win_disk_full_mid_write_all(void **state)
     fx f;
     fx_open(state, &f);
     int handles = fd_count();
-    static unsigned char buf[DATA_LEN + 200];
     cio_file h;
     assert_ok(cio_dir_create_file(f.io, f.dir, "g", NULL, &h));
     atomic_store(&disk_full_calls, 0);
     cio__sys_set(NtWriteFile__rw_once, write_then_disk_full);
-    assert_err(cio_file_write_all(f.io, h, data, DATA_LEN), CIO_E_NO_SPACE_LEFT);
-    cio__sys_reset();
+    write_all_until_full(&f, h, "g");
     assert_int_equal(atomic_load(&disk_full_calls), 4);
-    cio_file_close(f.io, h);
-    size_t n = read_back(&f, "g", buf, sizeof buf);
-    assert_int_equal(n, 12000);
-    assert_memory_equal(buf, data, 12000);
     print_message("fault-covered: NtWriteFile@rw_once STATUS_DISK_FULL-mid-write_all\n");
 
     assert_ok(cio_dir_create_file(f.io, f.dir, "h", NULL, &h));
     atomic_store(&disk_full_calls, 0);
     cio__sys_set(NtWriteFile__rw_once, write_then_disk_full);
-    size_t done = 0;
-    cio_err err = CIO_OK;
-    while (done < DATA_LEN && err == CIO_OK) {
-        size_t w = 0;
-        err = cio_file_write_positional(f.io, h, data + done, DATA_LEN - done, 100 + done, &w);
-        done += w;
-    }
-    cio__sys_reset();
-    assert_err(err, CIO_E_NO_SPACE_LEFT);
-    assert_int_equal(done, 12000);
-    cio_file_close(f.io, h);
-    n = read_back(&f, "h", buf, sizeof buf);
-    assert_int_equal(n, 12100);
-    for (size_t i = 0; i < 100; i++)
-        assert_int_equal(buf[i], 0);
-    assert_memory_equal(buf + 100, data, 12000);
+    write_positional_until_full(&f, h, "h");
     print_message("fault-covered: NtWriteFile@rw_once STATUS_DISK_FULL-mid-write_positional\n");
     assert_handles(handles);
     fx_close(&f);

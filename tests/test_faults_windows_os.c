@@ -7,18 +7,12 @@
  * thread is left behind (tests/faults.h counts them).
  */
 #include "faults.h"
+#include "faults_windows.h"
+#include "faults_net.h"
 
 #include "cio/ntstatus.h"
 
 /* ---- sockets ---------------------------------------------------------------------------------------- */
-
-static void net_pair(fx *f)
-{
-    cio_ip_address lo = cio_ip4_loopback(0);
-    assert_ok(cio_net_listen(f->io, &lo, NULL, &f->server));
-    assert_ok(cio_net_connect(f->io, &f->server.address, NULL, &f->a));
-    assert_ok(cio_server_accept(f->io, &f->server, &f->b));
-}
 
 typedef struct net_case {
     const char *name;
@@ -26,64 +20,6 @@ typedef struct net_case {
     cio_err (*run)(fx *f);
     void (*done)(fx *f);
 } net_case;
-
-static cio_err run_listen(fx *f)
-{
-    cio_ip_address lo = cio_ip4_loopback(0);
-    cio_server s;
-    cio_err err = cio_net_listen(f->io, &lo, NULL, &s);
-    if (err == CIO_OK)
-        cio_server_close(f->io, &s);
-    return err;
-}
-
-static void prep_listener(fx *f)
-{
-    cio_ip_address lo = cio_ip4_loopback(0);
-    assert_ok(cio_net_listen(f->io, &lo, NULL, &f->server));
-}
-
-static void done_listener(fx *f)
-{
-    cio_server_close(f->io, &f->server);
-}
-
-static cio_err run_connect(fx *f)
-{
-    cio_stream s;
-    cio_connect_options o;
-    memset(&o, 0, sizeof o);
-    o.timeout = cio_timeout_ms(5000);
-    cio_err err = cio_net_connect(f->io, &f->server.address, &o, &s);
-    if (err == CIO_OK) {
-        cio_stream peer;
-        assert_ok(cio_server_accept(f->io, &f->server, &peer));
-        cio_stream_close(f->io, &peer);
-        cio_stream_close(f->io, &s);
-    }
-    return err;
-}
-
-static void prep_pending(fx *f)
-{
-    prep_listener(f);
-    assert_ok(cio_net_connect(f->io, &f->server.address, NULL, &f->a));
-}
-
-static void done_pending(fx *f)
-{
-    cio_stream_close(f->io, &f->a);
-    cio_server_close(f->io, &f->server);
-}
-
-static cio_err run_accept(fx *f)
-{
-    cio_stream s;
-    cio_err err = cio_server_accept(f->io, &f->server, &s);
-    if (err == CIO_OK)
-        cio_stream_close(f->io, &s);
-    return err;
-}
 
 /* accept on a listener nobody connects to yet: the accept waits (WSAEventSelect, an alertable
  * wait), and a connection made 30 ms later by a concurrent task ends the wait. */
@@ -119,117 +55,6 @@ static cio_err run_accept_waiting(fx *f)
     return err;
 }
 
-static cio_err run_bind(fx *f)
-{
-    cio_ip_address lo = cio_ip4_loopback(0);
-    cio_socket s;
-    cio_bind_options o = {true, false, false, true}; /* allow_broadcast: one setsockopt */
-    cio_err err = cio_net_bind(f->io, &lo, &o, &s);
-    if (err == CIO_OK)
-        cio_socket_close(f->io, &s);
-    return err;
-}
-
-static void prep_pair(fx *f)
-{
-    net_pair(f);
-}
-
-static void done_pair(fx *f)
-{
-    cio_stream_close(f->io, &f->a);
-    cio_stream_close(f->io, &f->b);
-    cio_server_close(f->io, &f->server);
-}
-
-static cio_err run_stream_write(fx *f)
-{
-    cio_err err = cio_stream_write_all(f->io, &f->a, data, DATA_LEN);
-    if (err != CIO_OK)
-        return err;
-    static unsigned char buf[DATA_LEN];
-    size_t done = 0;
-    while (done < DATA_LEN) {
-        size_t n = 0;
-        assert_ok(cio_stream_read(f->io, &f->b, buf + done, DATA_LEN - done, &n));
-        assert_true(n > 0);
-        done += n;
-    }
-    assert_memory_equal(buf, data, DATA_LEN);
-    return CIO_OK;
-}
-
-static cio_err run_stream_read(fx *f)
-{
-    assert_ok(cio_stream_write_all(f->io, &f->a, data, 5000));
-    static unsigned char buf[5000];
-    size_t done = 0;
-    while (done < 5000) {
-        size_t n = 0;
-        cio_err err = cio_stream_read(f->io, &f->b, buf + done, 5000 - done, &n);
-        if (err != CIO_OK)
-            return err;
-        assert_true(n > 0);
-        done += n;
-    }
-    assert_memory_equal(buf, data, 5000);
-    return CIO_OK;
-}
-
-static cio_err run_shutdown(fx *f)
-{
-    cio_err err = cio_stream_shutdown(f->io, &f->a, CIO_SHUTDOWN_SEND);
-    if (err == CIO_OK) {
-        unsigned char b;
-        size_t n = 1;
-        assert_ok(cio_stream_read(f->io, &f->b, &b, 1, &n));
-        assert_int_equal(n, 0);
-    }
-    return err;
-}
-
-static void prep_udp(fx *f)
-{
-    cio_ip_address lo = cio_ip4_loopback(0);
-    assert_ok(cio_net_bind(f->io, &lo, NULL, &f->udp1));
-    assert_ok(cio_net_bind(f->io, &lo, NULL, &f->udp2));
-}
-
-static void done_udp(fx *f)
-{
-    cio_socket_close(f->io, &f->udp1);
-    cio_socket_close(f->io, &f->udp2);
-}
-
-static cio_err run_send(fx *f)
-{
-    size_t n = 0;
-    cio_err err = cio_socket_send_to(f->io, &f->udp1, &f->udp2.address, data, 100, &n);
-    if (err != CIO_OK)
-        return err;
-    assert_int_equal(n, 100);
-    unsigned char buf[200];
-    size_t got = 0;
-    assert_ok(cio_socket_receive_timeout(f->io, &f->udp2, buf, sizeof buf, &got, NULL, cio_timeout_ms(5000)));
-    assert_int_equal(got, 100);
-    assert_memory_equal(buf, data, 100);
-    return CIO_OK;
-}
-
-static cio_err run_receive(fx *f)
-{
-    size_t n = 0;
-    assert_ok(cio_socket_send_to(f->io, &f->udp1, &f->udp2.address, data, 100, &n));
-    unsigned char buf[200];
-    size_t got = 0;
-    cio_err err = cio_socket_receive_timeout(f->io, &f->udp2, buf, sizeof buf, &got, NULL, cio_timeout_ms(5000));
-    if (err == CIO_OK) {
-        assert_int_equal(got, 100);
-        assert_memory_equal(buf, data, 100);
-    }
-    return err;
-}
-
 static const net_case net_cases[] = {
     {"listen", NULL, run_listen, NULL},
     {"accept", prep_pending, run_accept, done_pending},
@@ -240,16 +65,12 @@ static const net_case net_cases[] = {
     {"write", prep_pair, run_stream_write, done_pair},
     {"shutdown", prep_pair, run_shutdown, done_pair},
     {"send", prep_udp, run_send, done_udp},
-    {"receive", prep_udp, run_receive, done_udp},
+    {"receive", prep_udp, run_receive_timeout, done_udp},
 };
 
 static const net_case *net_case_of(const char *name)
 {
-    for (size_t i = 0; i < sizeof net_cases / sizeof net_cases[0]; i++)
-        if (strcmp(net_cases[i].name, name) == 0)
-            return &net_cases[i];
-    fail_msg("no network case %s", name);
-    return NULL;
+    return (const net_case *)case_named(net_cases, sizeof net_cases / sizeof net_cases[0], sizeof net_cases[0], name);
 }
 
 static void net_fault(void **state, const char *site, const char *what, char mode, int code, int count, size_t max,
@@ -262,23 +83,12 @@ static void net_fault(void **state, const char *site, const char *what, char mod
     const net_case *c = net_case_of(what);
     if (c->prep != NULL)
         c->prep(&f);
-    if (mode == 'e')
-        assert_int_equal(cio__fault_errno(site, code, 0, count), 1);
-    else
-        assert_int_equal(cio__fault_short(site, max, 0, count), 1);
-    cio_err got = c->run(&f);
-    unsigned injected = cio__fault_injected(site);
-    cio__sys_reset();
-    if (got != want)
-        fail_msg("%s (%s) with %s: got %s, want %s", site, what, fault, cio_err_name(got), cio_err_name(want));
+    unsigned injected = run_with_fault(&f, c->run, site, what, mode, code, count, max, want, fault);
     if (injected == 0)
         fail_msg("%s (%s): the fault was never injected", site, what);
     if (c->done != NULL)
         c->done(&f);
-    if (!settled_at_most(fd_count, handles))
-        fail_msg("%s (%s) with %s: %d handles open, %d before", site, what, fault, fd_count(), handles);
-    covered(site, fault);
-    fx_close(&f);
+    case_done(&f, handles, site, what, fault);
 }
 
 typedef struct net_error {
@@ -442,18 +252,6 @@ static void test_win_net_storm_cancel(void **state)
 
 /* ---- clocks, sleep, entropy, futex ---------------------------------------------------------------- */
 
-typedef struct seed_ctx {
-    cio_io io;
-    unsigned char out[32];
-} seed_ctx;
-
-static cio_err seed_task(void *p)
-{
-    seed_ctx *c = *(seed_ctx **)p;
-    cio_random(c->io, c->out, sizeof c->out);
-    return CIO_OK;
-}
-
 static void test_win_time_and_entropy(void **state)
 {
     cio_io io = cio_test_io(state);
@@ -483,19 +281,7 @@ static void test_win_time_and_entropy(void **state)
     cio__sys_reset();
     covered("BCryptGenRandom@os_random", "STATUS_NO_MEMORY");
     if (CIO_HAVE_THREADS) {
-        seed_ctx sc;
-        memset(&sc, 0, sizeof sc);
-        sc.io = io;
-        seed_ctx *p = &sc;
-        assert_true(cio__fault_errno("BCryptGenRandom@os_random", (int)CIO_NTSTATUS_NO_MEMORY, 0, -1) == 1);
-        cio_future fut;
-        CIO_REQUIRE_CONCURRENT(cio_concurrent(io, seed_task, &p, sizeof p, &fut));
-        assert_ok(cio_await(io, &fut));
-        cio__sys_reset();
-        size_t z = 0;
-        for (size_t i = 0; i < sizeof sc.out; i++)
-            z += sc.out[i] == 0;
-        assert_true(z < 8);
+        random_in_task_despite(io, "BCryptGenRandom@os_random", (int)CIO_NTSTATUS_NO_MEMORY);
     }
 
     /* WaitOnAddress timing out early 20 times: a timed futex wait still ends at its deadline */
@@ -518,23 +304,7 @@ static void tasks_degrade(void **state, const char *site, int code, const char *
     cio__fault_reset(); /* no warm-up: the fresh pool has no idle worker to hand the task to */
     int handles = fd_count(), threads = thread_count();
     assert_true(cio__fault_errno(site, code, 0, -1) >= 1);
-    int out = 0;
-    sum_ctx c;
-    memset(&c, 0, sizeof c);
-    c.a = 2;
-    c.b = 3;
-    c.out = &out;
-    cio_future f = cio_async(io, sum_task, &c, sizeof c);
-    assert_ok(cio_await(io, &f));
-    assert_int_equal(out, 5);
-    cio_future g;
-    assert_err(cio_concurrent(io, sum_task, &c, sizeof c, &g), CIO_E_CONCURRENCY_UNAVAILABLE);
-    cio_group grp = CIO_GROUP_INIT;
-    out = 0;
-    cio_group_async(io, &grp, sum_task, &c, sizeof c);
-    assert_int_equal(out, 5); /* inline, before group_async returned */
-    assert_err(cio_group_concurrent(io, &grp, sum_task, &c, sizeof c), CIO_E_CONCURRENCY_UNAVAILABLE);
-    assert_ok(cio_group_await(io, &grp));
+    tasks_run_inline(io);
     unsigned injected = cio__fault_injected(site);
     cio__sys_reset();
     if (injected == 0)
@@ -558,23 +328,7 @@ static void test_win_thread_creation_fails(void **state)
 
 static void test_win_group_record_fails(void **state)
 {
-    cio_io io = cio_test_io(state);
-    CIO_REQUIRE_THREADS(io);
-    cio__fault_reset();
-    int out = 0;
-    sum_ctx c;
-    memset(&c, 0, sizeof c);
-    c.a = 2;
-    c.b = 3;
-    c.out = &out;
-    assert_true(cio__fault_errno("calloc@group_get", ENOMEM, 0, -1) == 1);
-    cio_group grp = CIO_GROUP_INIT;
-    cio_group_async(io, &grp, sum_task, &c, sizeof c);
-    assert_int_equal(out, 5);
-    assert_err(cio_group_concurrent(io, &grp, sum_task, &c, sizeof c), CIO_E_CONCURRENCY_UNAVAILABLE);
-    assert_ok(cio_group_await(io, &grp));
-    cio__sys_reset();
-    covered("calloc@group_get", "ENOMEM");
+    group_record_fails(state);
 }
 
 /* The pool's clocks fail (winpthreads' clock_gettime): workers retire at once / nobody yields;
@@ -587,18 +341,8 @@ static void test_win_pool_clocks_fail(void **state)
     for (size_t k = 0; k < 2; k++) {
         cio__fault_reset();
         assert_true(cio__fault_errno(sites[k], EINVAL, 0, -1) == 1);
-        for (int i = 0; i < 10; i++) {
-            int out = 0;
-            sum_ctx c;
-            memset(&c, 0, sizeof c);
-            c.a = 2;
-            c.b = 3;
-            c.out = &out;
-            cio_future f;
-            CIO_REQUIRE_CONCURRENT(cio_concurrent(io, sum_task, &c, sizeof c, &f));
-            assert_ok(cio_await(io, &f));
-            assert_int_equal(out, 5);
-        }
+        for (int i = 0; i < 10; i++)
+            CIO_REQUIRE_CONCURRENT(concurrent_sum(io));
         for (int i = 0; i < 200 && cio__fault_injected(sites[k]) == 0; i++)
             pause_ms(5);
         cio__sys_reset();
@@ -663,16 +407,7 @@ static void test_win_threaded_create_faults(void **state)
     assert_ok(cio_threaded_create(NULL, &t));
     cio__sys_reset();
     cio_io io = cio_threaded_io(t);
-    int out = 0;
-    sum_ctx c;
-    memset(&c, 0, sizeof c);
-    c.a = 2;
-    c.b = 3;
-    c.out = &out;
-    cio_future f;
-    assert_ok(cio_concurrent(io, sum_task, &c, sizeof c, &f));
-    assert_ok(cio_await(io, &f));
-    assert_int_equal(out, 5);
+    assert_ok(concurrent_sum(io));
     cio_threaded_destroy(t);
     if (cio__fault_injected("GetActiveProcessorCount@cpu_count") == 0)
         fail_msg("GetActiveProcessorCount@cpu_count: never asked");

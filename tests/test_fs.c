@@ -33,14 +33,7 @@
 #include <unistd.h>
 #endif
 
-#define assert_err(expr, want)                                                                          \
-    do {                                                                                                \
-        cio_err got_ = (expr);                                                                          \
-        cio_err want_ = (want);                                                                         \
-        if (got_ != want_)                                                                              \
-            fail_msg("%s: got %s, want %s", #expr, cio_err_name(got_), cio_err_name(want_));            \
-    } while (0)
-#define assert_ok(expr) assert_err((expr), CIO_OK)
+#include "asserts.h"
 
 /* ---- fixture: a fresh temporary directory --------------------------------------------------- */
 
@@ -1013,6 +1006,26 @@ static cio_err fifo_reader(void *context)
     cio_file_close(c->io, f);
     return err;
 }
+
+/* A reader of the FIFO running in a concurrent task: the byte it read and the count. */
+typedef struct fifo_read {
+    char got;
+    size_t n;
+    cio_future fut;
+} fifo_read;
+
+/* Makes the FIFO "fifo" in the fixture's directory and starts fifo_reader on it in a concurrent task
+ * (a skip where there is none). */
+static void start_fifo_reader(fixture *fx, fifo_read *r)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/fifo", fx->path);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    r->got = 0;
+    r->n = 0;
+    fifo_ctx ctx = {fx->io, fx->dir, &r->got, &r->n};
+    CIO_REQUIRE_CONCURRENT(cio_concurrent(fx->io, fifo_reader, &ctx, sizeof ctx, &r->fut));
+}
 #endif
 
 /* The open of a FIFO's read end blocks until a writer opens it, as open(2) does: the byte written
@@ -1026,23 +1039,17 @@ static void test_fifo_open_waits_for_writer(void **state)
     fixture fx;
     fx_open(state, &fx);
     cio_io io = fx.io;
-    char path[400];
-    snprintf(path, sizeof path, "%s/fifo", fx.path);
-    assert_int_equal(mkfifo(path, 0600), 0);
-    char got = 0;
-    size_t n = 0;
-    fifo_ctx ctx = {io, fx.dir, &got, &n};
-    cio_future fut;
-    CIO_REQUIRE_CONCURRENT(cio_concurrent(io, fifo_reader, &ctx, sizeof ctx, &fut));
+    fifo_read r;
+    start_fifo_reader(&fx, &r);
     assert_ok(cio_sleep(io, cio_timeout_ms(30)));
     cio_open_file_options wo = {CIO_OPEN_WRITE_ONLY, false, false};
     cio_file w;
     assert_ok(cio_dir_open_file(io, fx.dir, "fifo", &wo, &w));
     assert_ok(cio_file_write_all(io, w, "z", 1));
-    assert_ok(cio_await(io, &fut));
+    assert_ok(cio_await(io, &r.fut));
     cio_file_close(io, w);
-    assert_int_equal(n, 1);
-    assert_int_equal(got, 'z');
+    assert_int_equal(r.n, 1);
+    assert_int_equal(r.got, 'z');
     fx_close(&fx);
 #endif
 }
@@ -1057,18 +1064,12 @@ static void test_cancel_blocked_fifo_open(void **state)
     fixture fx;
     fx_open(state, &fx);
     cio_io io = fx.io;
-    char path[400];
-    snprintf(path, sizeof path, "%s/fifo", fx.path);
-    assert_int_equal(mkfifo(path, 0600), 0);
     int handles = cio_test_count_handles();
-    char got = 0;
-    size_t n = 0;
-    fifo_ctx ctx = {io, fx.dir, &got, &n};
-    cio_future fut;
-    CIO_REQUIRE_CONCURRENT(cio_concurrent(io, fifo_reader, &ctx, sizeof ctx, &fut));
+    fifo_read r;
+    start_fifo_reader(&fx, &r);
     assert_ok(cio_sleep(io, cio_timeout_ms(20)));
     int64_t t0 = cio_now(io, CIO_CLOCK_AWAKE).ns;
-    assert_err(cio_cancel(io, &fut), CIO_E_CANCELED);
+    assert_err(cio_cancel(io, &r.fut), CIO_E_CANCELED);
     assert_true(cio_now(io, CIO_CLOCK_AWAKE).ns - t0 < INT64_C(1000000000));
     assert_int_equal(cio_test_count_handles(), handles);
     fx_close(&fx);

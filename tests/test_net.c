@@ -30,14 +30,7 @@
 #include <unistd.h>
 #endif
 
-#define assert_err(expr, want)                                                                          \
-    do {                                                                                                \
-        cio_err got_ = (expr);                                                                          \
-        cio_err want_ = (want);                                                                         \
-        if (got_ != want_)                                                                              \
-            fail_msg("%s: got %s, want %s", #expr, cio_err_name(got_), cio_err_name(want_));            \
-    } while (0)
-#define assert_ok(expr) assert_err((expr), CIO_OK)
+#include "asserts.h"
 
 /* ---- socket helpers --------------------------------------------------------------------------------- */
 

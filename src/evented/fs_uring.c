@@ -291,22 +291,24 @@ static cio_err u_dir_rename(void *ud, cio_dir old_dir, const char *old_path, cio
     return CIO__IN_SET(dir_rename, err);
 }
 
-static cio_err u_dir_delete_file(void *ud, cio_dir dir, const char *path)
+/* An operation on `path` in `dir` that takes nothing else (K_UNLINK, K_RMDIR). */
+static cio_err path_op(void *ud, enum fs_kind kind, cio_dir dir, const char *path)
 {
     cio_err err = cio__t_fs_check_path(path);
-    struct fsop a = {.kind = K_UNLINK, .dirfd = dir.handle, .path = path};
+    struct fsop a = {.kind = kind, .dirfd = dir.handle, .path = path};
     if (err == CIO_OK)
         err = fs_op(ud, &a);
-    return CIO__IN_SET(dir_delete_file, err);
+    return err;
+}
+
+static cio_err u_dir_delete_file(void *ud, cio_dir dir, const char *path)
+{
+    return CIO__IN_SET(dir_delete_file, path_op(ud, K_UNLINK, dir, path));
 }
 
 static cio_err u_dir_delete_dir(void *ud, cio_dir dir, const char *path)
 {
-    cio_err err = cio__t_fs_check_path(path);
-    struct fsop a = {.kind = K_RMDIR, .dirfd = dir.handle, .path = path};
-    if (err == CIO_OK)
-        err = fs_op(ud, &a);
-    return CIO__IN_SET(dir_delete_dir, err);
+    return CIO__IN_SET(dir_delete_dir, path_op(ud, K_RMDIR, dir, path));
 }
 
 static cio_err u_dir_stat_file(void *ud, cio_dir dir, const char *path, unsigned flags, cio_stat *out)
