@@ -187,7 +187,7 @@ static cio_err rearm(struct cio__e_loop *l, int fd, struct slot *s)
             return CIO_OK;
         }
         int err = errno;
-        if (op == EPOLL_CTL_MOD && err == ENOENT)
+        if (err == ENOENT)
             op = EPOLL_CTL_ADD; /* closed (and maybe reused) since: not in the set any more */
         else if (op == EPOLL_CTL_ADD && err == EEXIST)
             op = EPOLL_CTL_MOD;
