@@ -2,7 +2,11 @@
  * Fault injection at the Evented backend's own call sites (spec/oscalls.yaml, src/evented/): creating
  * an instance (io_uring setup and its probe, the ring's mappings, epoll, the eventfd, the loop threads,
  * memory), the fibers' stacks and blocks, the pollers' waits (io_uring_enter, epoll_wait/epoll_ctl), the
- * eventfd drain, and the epoll flavour's RWF_NOWAIT attempts on a pipe. The operations the Evented
+ * eventfd drain, and the epoll flavour's RWF_NOWAIT attempts on a pipe; a thread's adoption failing
+ * (it then works as a foreign thread), the stack pool's trim and last slab, the once-per-process guard
+ * probe (each case in a fresh process: the program runs itself with PROBE_ARG), and, through
+ * hand-written overrides, a saturated wake-up eventfd and a ring without IORING_FEAT_SINGLE_MMAP.
+ * The operations the Evented
  * backend runs through the Threaded slots are covered by tests/test_faults.c and test_faults_os.c, which
  * run on both flavours.
  *
