@@ -6,9 +6,8 @@
  * (it then works as a foreign thread), the stack pool's trim and last slab, the once-per-process guard
  * probe (each case in a fresh process: the program runs itself with PROBE_ARG), and, through
  * hand-written overrides, a saturated wake-up eventfd and a ring without IORING_FEAT_SINGLE_MMAP.
- * The operations the Evented
- * backend runs through the Threaded slots are covered by tests/test_faults.c and test_faults_os.c, which
- * run on both flavours.
+ * The operations the Evented backend runs through the Threaded slots are covered by tests/test_faults.c
+ * and test_faults_os.c, which run on both flavours.
  *
  * Every case checks the exact error, the data, and that the process has as many descriptors and
  * threads afterwards as before (heap blocks: LeakSanitizer and valgrind). A create that fails must
