@@ -2,9 +2,12 @@
  * Fault injection at the Evented backend's own call sites (spec/oscalls.yaml, src/evented/): creating
  * an instance (io_uring setup and its probe, the ring's mappings, epoll, the eventfd, the loop threads,
  * memory), the fibers' stacks and blocks, the pollers' waits (io_uring_enter, epoll_wait/epoll_ctl), the
- * eventfd drain, and the epoll flavour's RWF_NOWAIT attempts on a pipe. The operations the Evented
- * backend runs through the Threaded slots are covered by tests/test_faults.c and test_faults_os.c, which
- * run on both flavours.
+ * eventfd drain, and the epoll flavour's RWF_NOWAIT attempts on a pipe; a thread's adoption failing
+ * (it then works as a foreign thread), the stack pool's trim and last slab, the once-per-process guard
+ * probe (each case in a fresh process: the program runs itself with PROBE_ARG), and, through
+ * hand-written overrides, a saturated wake-up eventfd and a ring without IORING_FEAT_SINGLE_MMAP.
+ * The operations the Evented backend runs through the Threaded slots are covered by tests/test_faults.c
+ * and test_faults_os.c, which run on both flavours.
  *
  * Every case checks the exact error, the data, and that the process has as many descriptors and
  * threads afterwards as before (heap blocks: LeakSanitizer and valgrind). A create that fails must
@@ -17,7 +20,11 @@
 #endif
 #include "faults.h"
 
+#include <pthread.h>
+#include <linux/io_uring.h>
+#include <sys/epoll.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include "cio/sysnum.h"
 
@@ -423,6 +430,21 @@ static cio_err pipe_read_after(cio_io io, int p[2], pipe_ctx *c)
     return cio_await(io, &f);
 }
 
+/* The first re-arm (EPOLL_CTL_MOD) finds the descriptor gone: it is really taken out of the set (as
+ * its close would), and the MOD says ENOENT. */
+static _Atomic(unsigned) mod_gone;
+
+static int epoll_mod_gone(int epfd, int op, int fd, struct epoll_event *ev)
+{
+    unsigned zero = 0;
+    if (op == EPOLL_CTL_MOD && atomic_compare_exchange_strong(&mod_gone, &zero, 1)) {
+        (void)(cio__sys_default.epoll_ctl)(epfd, EPOLL_CTL_DEL, fd, NULL);
+        errno = ENOENT;
+        return -1;
+    }
+    return (cio__sys_default.epoll_ctl)(epfd, op, fd, ev);
+}
+
 static void test_epoll_readiness_faults(void **state)
 {
     cio_io io = cio_test_io(state);
@@ -458,11 +480,19 @@ static void test_epoll_readiness_faults(void **state)
     n = 0;
     assert_ok(cio_file_read_streaming(io, (cio_file){p[0]}, rest, sizeof rest, &n));
     assert_int_equal(n, 11);
-    /* the registration's re-arm finding the descriptor gone (ENOENT: closed and reused) adds it again */
-    assert_true(cio__fault_errno("epoll_ctl@epoll_arm", ENOENT, 0, 1) == 1);
-    assert_ok(pipe_read_after(io, p, &c));
-    assert_int_equal(c.n, 11);
-    covered("epoll_ctl@epoll_arm", "ENOENT");
+    /* the registration's re-arm finding the descriptor gone (ENOENT: closed and reused) adds it again.
+     * A hand-written override, not the injector: ENOENT is a MOD's answer only, and the descriptor
+     * must really be out of the set (an ADD failing ENOENT, which no kernel says, is a bug to cio) */
+    atomic_store(&mod_gone, 0);
+    cio__sys_set(epoll_ctl__epoll_arm, epoll_mod_gone);
+    for (int round = 0; round < 20 && atomic_load(&mod_gone) == 0; round++) {
+        assert_ok(pipe_read_after(io, p, &c));
+        assert_int_equal(c.n, 11);
+    }
+    cio__sys_reset();
+    if (atomic_load(&mod_gone) == 0)
+        fail_msg("epoll_ctl@epoll_arm: no re-arm (EPOLL_CTL_MOD) in 20 reads");
+    print_message("fault-covered: epoll_ctl@epoll_arm ENOENT\n");
     cio__fault_reset();
     /* RWF_NOWAIT writes to a pipe: short ones complete with write_all; EAGAIN waits */
     assert_true(cio__fault_short("pwritev2@nowait_write", 4, 0, -1) == 1);
@@ -591,6 +621,389 @@ static void test_wake_drain_fails(void **state)
     print_message("fault-covered: read@wake_drain EINTR\n");
 }
 
+/* ---- adopted threads: adoption fails, the thread works as a foreign thread ----------------------------------- */
+
+/* A thread of the test's own (not a loop thread): its first wait through the instance would make it
+ * a fiber of the instance (sched.c adopt). With adoption failing it takes the foreign-thread path
+ * (its operations run as fibers on a loop thread): a sleep and a pipe round trip still work. No
+ * cmocka assertion runs on that thread: it records what it saw and the test thread checks. */
+typedef struct foreign_ctx {
+    cio_io io;
+    cio_err sleep_err, write_err, read_err;
+    unsigned char buf[32];
+    size_t n;
+} foreign_ctx;
+
+static void *foreign_thread(void *p)
+{
+    foreign_ctx *c = (foreign_ctx *)p;
+    c->sleep_err = cio_sleep(c->io, cio_timeout_ms(2));
+    int fds[2];
+    if (pipe(fds) != 0) {
+        c->write_err = CIO_E_UNEXPECTED;
+        return NULL;
+    }
+    c->write_err = cio_file_write_all(c->io, (cio_file){fds[1]}, "foreign", 7);
+    c->read_err = cio_file_read_streaming(c->io, (cio_file){fds[0]}, c->buf, sizeof c->buf, &c->n);
+    close(fds[0]);
+    close(fds[1]);
+    return NULL;
+}
+
+static void run_foreign(cio_io io)
+{
+    foreign_ctx c;
+    memset(&c, 0, sizeof c);
+    c.io = io;
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, foreign_thread, &c), 0);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_ok(c.sleep_err);
+    assert_ok(c.write_err);
+    assert_ok(c.read_err);
+    assert_int_equal(c.n, 7);
+    assert_memory_equal(c.buf, "foreign", 7);
+}
+
+/* The flavours to make fresh instances of (io_uring where this process may start one). */
+static size_t fresh_flavours(cio_evented_flavour out[2])
+{
+    size_t n = 0;
+    out[n++] = CIO_EVENTED_EPOLL;
+    if (uring_here() && !cio_test_under_valgrind())
+        out[n++] = CIO_EVENTED_IO_URING;
+    return n;
+}
+
+static void test_adopt_fails(void **state)
+{
+    (void)state;
+    static const char *const sites[] = {"calloc@adopt_loop", "calloc@adopt_fiber"};
+    cio_evented_flavour fl[2];
+    size_t nfl = fresh_flavours(fl);
+    for (size_t k = 0; k < nfl; k++)
+        for (size_t i = 0; i < 2; i++) {
+            cio__fault_reset();
+            snapshot before = snap();
+            cio_evented *e;
+            assert_ok(make(fl[k], 2, &e));
+            assert_true(cio__fault_errno(sites[i], ENOMEM, 0, -1) == 1);
+            run_foreign(cio_evented_io(e));
+            covered(sites[i], "ENOMEM");
+            cio__fault_reset();
+            /* and a thread that can be adopted works too */
+            run_foreign(cio_evented_io(e));
+            cio_evented_destroy(e);
+            same_as(before, sites[i]);
+        }
+}
+
+/* The adopted thread's scheduler stack cannot get its guard (no guard region, no PROT_NONE page):
+ * the stack is unmapped again (stack_alloc_undo; that munmap failing is ignored) and the thread
+ * works as a foreign thread. */
+static void test_adopt_stack_fails(void **state)
+{
+    (void)state;
+    cio__fault_reset();
+    snapshot before = snap();
+    cio_evented *e;
+    assert_ok(make(CIO_EVENTED_EPOLL, 2, &e));
+    assert_true(cio__fault_errno("madvise@stack_guard", EINVAL, 0, -1) == 1);
+    assert_true(cio__fault_errno("mprotect@stack_guard", ENOMEM, 0, 1) == 1);
+    assert_true(cio__fault_errno("munmap@stack_alloc_undo", EINVAL, 0, 1) == 1);
+    run_foreign(cio_evented_io(e));
+    unsigned undo = cio__fault_injected("munmap@stack_alloc_undo");
+    unsigned guard = cio__fault_injected("mprotect@stack_guard");
+    cio__fault_reset();
+    assert_int_equal(guard, 1u);
+    assert_int_equal(undo, 1u);
+    print_message("fault-covered: munmap@stack_alloc_undo EINVAL\n");
+    cio_evented_destroy(e);
+    same_as(before, "munmap@stack_alloc_undo");
+}
+
+/* ---- the stack pool: trimming its cache, the last slab's rest ------------------------------------------------- */
+
+#define TRIM_FIBERS 2600 /* past 2 x 1024 cached in the pool, plus the loop's own 256 */
+
+/* Every fiber waits at a gate until all of them run, then sleeps 1 ms: all stacks are in use at once
+ * and go back to the pool together. */
+typedef struct gate_ctx {
+    cio_io io;
+    _Atomic(uint32_t) *gate;
+} gate_ctx;
+
+static cio_err gated_sleep(void *p)
+{
+    gate_ctx *c = (gate_ctx *)p;
+    while (atomic_load(c->gate) == 0) {
+        cio_err err = cio_futex_wait(c->io, c->gate, 0, CIO_TIMEOUT_NONE);
+        if (err != CIO_OK)
+            return err;
+    }
+    return cio_sleep(c->io, cio_timeout_ms(1));
+}
+
+static void many_fibers(cio_io io, int n)
+{
+    static _Atomic(uint32_t) gate;
+    atomic_store(&gate, 0);
+    gate_ctx c = {io, &gate};
+    cio_group g = CIO_GROUP_INIT;
+    for (int i = 0; i < n; i++)
+        assert_ok(cio_group_concurrent(io, &g, gated_sleep, &c, sizeof c));
+    atomic_store(&gate, 1);
+    cio_futex_wake(io, &gate, UINT32_MAX);
+    assert_ok(cio_group_await(io, &g));
+}
+
+static void test_stack_trim_fails(void **state)
+{
+    (void)state;
+    cio__fault_reset();
+    snapshot before = snap();
+    cio_evented *e;
+    assert_ok(make(CIO_EVENTED_EPOLL, 1, &e));
+    cio_io io = cio_evented_io(e);
+    assert_true(cio__fault_errno("munmap@stack_trim", EINVAL, 0, -1) == 1);
+    many_fibers(io, TRIM_FIBERS);
+    unsigned injected = cio__fault_injected("munmap@stack_trim");
+    cio__fault_reset();
+    if (injected == 0)
+        fail_msg("munmap@stack_trim: %d fibers at once did not make the pool trim its cache", TRIM_FIBERS);
+    print_message("fault-covered: munmap@stack_trim EINVAL\n");
+    /* the stacks were unmapped all the same (after: true); fibers still work */
+    many_fibers(io, 50);
+    workload(io);
+    cio_evented_destroy(e);
+    same_as(before, "munmap@stack_trim");
+}
+
+static void test_slab_left_fails(void **state)
+{
+    (void)state;
+    cio__fault_reset();
+    snapshot before = snap();
+    cio_evented *e;
+    assert_ok(make(CIO_EVENTED_EPOLL, 1, &e));
+    /* one fiber at a time: the first slab (4 stacks) keeps an unused rest */
+    for (int i = 0; i < 3; i++)
+        assert_ok(concurrent_sum(cio_evented_io(e)));
+    assert_true(cio__fault_errno("munmap@slab_left", EINVAL, 0, -1) == 1);
+    cio_evented_destroy(e);
+    unsigned injected = cio__fault_injected("munmap@slab_left");
+    cio__fault_reset();
+    assert_true(injected > 0);
+    same_as(before, "munmap@slab_left");
+    print_message("fault-covered: munmap@slab_left EINVAL\n");
+}
+
+/* ---- the guard-region probe (once per process: each case in a fresh process) ------------------------------- */
+
+typedef struct probe_case {
+    const char *site;
+    int err;
+    const char *name;
+} probe_case;
+
+static const probe_case probe_cases[] = {
+    {"mmap@guard_probe", ENOMEM, "ENOMEM"},
+    {"madvise@guard_probe", EINVAL, "EINVAL"},
+    {"getrandom@guard_probe", EAGAIN, "EAGAIN"}, /* not EFAULT: the probe decides there is no guard */
+    {"munmap@guard_probe", EINVAL, "EINVAL"},
+};
+
+#define PROBE_ARG "--guard-probe-case"
+#define PROBE_NOT_REACHED 3
+
+/* In the child (a fresh process image, so the probe has not run): the fault armed, an instance, a
+ * fiber and its data, the covered line. Exit 0: covered; PROBE_NOT_REACHED: the probe never made
+ * that call here (no guard regions: getrandom is not reached); anything else: a failure (said why). */
+static int probe_child(const char *which)
+{
+    const probe_case *c = NULL;
+    for (size_t i = 0; i < sizeof probe_cases / sizeof probe_cases[0]; i++)
+        if (strcmp(probe_cases[i].site, which) == 0)
+            c = &probe_cases[i];
+    if (c == NULL) {
+        fprintf(stderr, "guard probe child: no case %s\n", which);
+        return 1;
+    }
+    if (cio__fault_errno(c->site, c->err, 0, -1) != 1) {
+        fprintf(stderr, "guard probe child: %s is not a site\n", c->site);
+        return 1;
+    }
+    cio_evented *e;
+    cio_err err = make(CIO_EVENTED_EPOLL, 1, &e);
+    if (err != CIO_OK) {
+        fprintf(stderr, "guard probe child: create: %s\n", cio_err_name(err));
+        return 1;
+    }
+    cio_io io = cio_evented_io(e);
+    int out = 0;
+    sum_ctx s;
+    memset(&s, 0, sizeof s);
+    s.a = 2;
+    s.b = 3;
+    s.out = &out;
+    cio_future f;
+    err = cio_concurrent(io, sum_task, &s, sizeof s, &f);
+    if (err == CIO_OK)
+        err = cio_await(io, &f);
+    if (err == CIO_OK)
+        err = cio_sleep(io, cio_timeout_ms(1));
+    unsigned injected = cio__fault_injected(c->site);
+    cio__fault_reset();
+    cio_evented_destroy(e);
+    if (err != CIO_OK || out != 5) {
+        fprintf(stderr, "guard probe child: %s %s: a fiber failed: %s (out %d)\n", c->site, c->name,
+                cio_err_name(err), out);
+        return 1;
+    }
+    if (injected == 0) {
+        printf("      not here: %s (the probe never made that call in this process)\n", c->site);
+        fflush(stdout);
+        return PROBE_NOT_REACHED;
+    }
+    printf("fault-covered: %s %s\n", c->site, c->name);
+    fflush(stdout);
+    return 0;
+}
+
+static void test_guard_probe_fails(void **state)
+{
+    (void)state;
+    /* the program's path (under valgrind readlink names the program, not the tool: the child then
+     * runs natively) */
+    static char self[4096];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0 || (size_t)len >= sizeof self - 1)
+        CIO_SKIP("the test program's own path is unknown (/proc/self/exe): no fresh process for the probe");
+    self[len] = '\0';
+    for (size_t i = 0; i < sizeof probe_cases / sizeof probe_cases[0]; i++) {
+        const probe_case *c = &probe_cases[i];
+        fflush(stdout);
+        fflush(stderr);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            execl(self, self, PROBE_ARG, c->site, (char *)NULL);
+            _exit(127);
+        }
+        int status = 0;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        if (!WIFEXITED(status))
+            fail_msg("%s: the child died (status %#x)", c->site, (unsigned)status);
+        int code = WEXITSTATUS(status);
+        if (code == 127)
+            CIO_SKIP("the test program cannot run itself again: no fresh process for the probe");
+        if (code == PROBE_NOT_REACHED)
+            continue;
+        if (code != 0)
+            fail_msg("%s %s: the child exited with %d", c->site, c->name, code);
+    }
+}
+
+/* ---- cross-thread wake-ups: the eventfd counter already set ------------------------------------------------ */
+
+/* The wake-up write lands, then says EAGAIN, which is what a saturated eventfd counter reports (a
+ * wake-up is already pending): the loop must wake all the same. (An injected failure would skip the
+ * write: a lost wake-up no kernel produces.) */
+static _Atomic(unsigned) wake_writes;
+
+static ssize_t write_then_eagain(int fd, const void *buf, size_t n)
+{
+    ssize_t r = (cio__sys_default.write)(fd, buf, n);
+    (void)r;
+    atomic_fetch_add(&wake_writes, 1);
+    errno = EAGAIN;
+    return -1;
+}
+
+static void test_wake_saturated(void **state)
+{
+    cio_io io = cio_test_io(state);
+    cio__fault_reset();
+    const char *site = fx_backend_of(state) == FX_URING ? "write@uring_wake" : "write@epoll_wake";
+    atomic_store(&wake_writes, 0);
+    cio__sys_set(write__epoll_wake, write_then_eagain);
+    cio__sys_set(write__uring_wake, write_then_eagain);
+    /* helper-pool completions and the task's completion wake loops from other threads */
+    for (int round = 0; round < 20; round++) {
+        cio_future f;
+        assert_ok(cio_concurrent(io, stat_many, &io, sizeof io, &f));
+        assert_ok(cio_await(io, &f));
+    }
+    /* the test thread (its own adopted loop) wakes a fiber's futex wait on a loop thread */
+    static _Atomic(uint32_t) gate;
+    atomic_store(&gate, 0);
+    gate_ctx c = {io, &gate};
+    cio_future f;
+    assert_ok(cio_concurrent(io, gated_sleep, &c, sizeof c, &f));
+    pause_ms(10);
+    atomic_store(&gate, 1);
+    cio_futex_wake(io, &gate, UINT32_MAX);
+    assert_ok(cio_await(io, &f));
+    unsigned n = atomic_load(&wake_writes);
+    cio__sys_reset();
+    if (n == 0)
+        fail_msg("%s: no cross-thread wake-up went through the eventfd", site);
+    print_message("fault-covered: %s EAGAIN-after-write\n", site);
+}
+
+/* ---- io_uring: the completion ring mapped on its own -------------------------------------------------------- */
+
+/* The real setup, with IORING_FEAT_SINGLE_MMAP hidden (a kernel before 5.4): ur_init then maps the
+ * completion ring separately (mmap@ring_cq). */
+static int setup_no_single_mmap(unsigned int entries, struct io_uring_params *p)
+{
+    int fd = (cio__sys_default.io_uring_setup)(entries, p);
+    if (fd >= 0)
+        p->features &= ~(unsigned)IORING_FEAT_SINGLE_MMAP;
+    return fd;
+}
+
+static void test_ring_cq_separate(void **state)
+{
+    (void)state;
+    if (!uring_here())
+        CIO_SKIP("io_uring_setup is refused on this machine: no ring to map");
+    if (cio_test_under_valgrind())
+        CIO_SKIP("under valgrind no io_uring loop may start");
+    cio__fault_reset();
+    snapshot before = snap();
+    cio__sys_set(io_uring_setup__ring_setup, setup_no_single_mmap);
+    assert_true(cio__fault_watch("mmap@ring_cq") == 1);
+    cio_evented *e;
+    assert_ok(make(CIO_EVENTED_IO_URING, 2, &e));
+    assert_true(cio__fault_hits("mmap@ring_cq") >= 1);
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    pipe_ctx c;
+    assert_ok(pipe_read_after(cio_evented_io(e), p, &c));
+    assert_int_equal(c.n, 11);
+    assert_memory_equal(c.buf, "hello, pipe", 11);
+    close(p[0]);
+    close(p[1]);
+    workload(cio_evented_io(e));
+    cio_evented_destroy(e);
+    same_as(before, "io_uring without IORING_FEAT_SINGLE_MMAP");
+    /* the separate mapping fails: a forced io_uring says so, auto is epoll */
+    cio__fault_reset();
+    cio__sys_set(io_uring_setup__ring_setup, setup_no_single_mmap);
+    assert_true(cio__fault_errno("mmap@ring_cq", ENOMEM, 0, -1) == 1);
+    assert_err(make(CIO_EVENTED_IO_URING, 2, &e), CIO_E_SYSTEM_RESOURCES);
+    assert_null(e);
+    covered("mmap@ring_cq", "ENOMEM");
+    same_as(before, "mmap@ring_cq");
+    assert_ok(make(CIO_EVENTED_AUTO, 2, &e));
+    assert_int_equal(cio_evented_flavour_of(e), CIO_EVENTED_EPOLL);
+    cio__fault_reset();
+    workload(cio_evented_io(e));
+    cio_evented_destroy(e);
+    same_as(before, "mmap@ring_cq (auto)");
+}
+
 /* Per flavour: the io_uring cases skip on epoll and the other way round. */
 static void only_uring(void **state, void (*fn)(void **))
 {
@@ -624,8 +1037,10 @@ static void test_epoll_readiness(void **state)
     only_epoll(state, test_epoll_readiness_faults);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc == 3 && strcmp(argv[1], PROBE_ARG) == 0)
+        return probe_child(argv[2]);
     unsetenv("CIO_EVENTED_BACKEND"); /* the automatic flavour is under test */
     /* one instance made and gone first: a runtime's own lazily started threads (ThreadSanitizer's
      * background thread) are then in every "before" count */
@@ -637,10 +1052,16 @@ int main(void)
         cmocka_unit_test(test_uring_init_fails),
         cmocka_unit_test(test_create_fails),
         cmocka_unit_test(test_epoll_arm_dup_fails),
+        cmocka_unit_test(test_adopt_fails),
+        cmocka_unit_test(test_adopt_stack_fails),
+        cmocka_unit_test(test_stack_trim_fails),
+        cmocka_unit_test(test_slab_left_fails),
+        cmocka_unit_test(test_guard_probe_fails),
+        cmocka_unit_test(test_ring_cq_separate),
         cmocka_unit_test(test_stack_free_fails) CIO_TESTS_EVENTED(test_fiber_stack_fails)
             CIO_TESTS_EVENTED(test_fiber_block_fails) CIO_TESTS_EVENTED(test_uring_enter)
                 CIO_TESTS_EVENTED(test_epoll_wait) CIO_TESTS_EVENTED(test_epoll_readiness)
-                    CIO_TESTS_EVENTED(test_wake_drain_fails),
+                    CIO_TESTS_EVENTED(test_wake_drain_fails) CIO_TESTS_EVENTED(test_wake_saturated),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
