@@ -532,7 +532,7 @@ def test_executables(bdir):
 
 
 VALGRIND = ["valgrind", "-q", "--error-exitcode=99", "--leak-check=full", "--errors-for-leak-kinds=definite",
-            "--show-leak-kinds=definite"]
+            "--show-leak-kinds=definite", "--suppressions=" + os.path.join(ROOT, "tests", "valgrind.supp")]
 
 
 def run_suite(t, exe, tally, env, verbose, prefix=()):
