@@ -354,19 +354,9 @@ static void test_group_record_fails(void **state)
     cio_io io = cio_test_io(state);
     CIO_REQUIRE_THREADS(io);
     cio__fault_reset();
-    int out = 0;
-    sum_ctx c;
-    memset(&c, 0, sizeof c);
-    c.a = 2;
-    c.b = 3;
-    c.out = &out;
     const char *site = fx_backend_of(state) == FX_THREADED ? "calloc@group_get" : "calloc@evented_group";
     assert_true(cio__fault_errno(site, ENOMEM, 0, -1) == 1);
-    cio_group grp = CIO_GROUP_INIT;
-    cio_group_async(io, &grp, sum_task, &c, sizeof c);
-    assert_int_equal(out, 5);
-    assert_err(cio_group_concurrent(io, &grp, sum_task, &c, sizeof c), CIO_E_CONCURRENCY_UNAVAILABLE);
-    assert_ok(cio_group_await(io, &grp));
+    group_runs_inline(io);
     cio__sys_reset();
     covered(site, "ENOMEM");
 }
@@ -381,16 +371,7 @@ static void test_worker_clock_fails(void **state)
     cio__fault_reset();
     assert_true(cio__fault_errno("clock_gettime@worker_idle", EINVAL, 0, -1) == 1);
     for (int i = 0; i < 5; i++) {
-        int out = 0;
-        sum_ctx c;
-        memset(&c, 0, sizeof c);
-        c.a = 2;
-        c.b = 3;
-        c.out = &out;
-        cio_future f;
-        CIO_REQUIRE_CONCURRENT(cio_concurrent(io, sum_task, &c, sizeof c, &f));
-        assert_ok(cio_await(io, &f));
-        assert_int_equal(out, 5);
+        CIO_REQUIRE_CONCURRENT(concurrent_sum(io));
     }
     /* let the workers reach their idle wait (and fail the clock) */
     for (int i = 0; i < 200 && cio__fault_injected("clock_gettime@worker_idle") == 0; i++)
@@ -409,16 +390,7 @@ static void test_yield_clock_fails(void **state)
     cio__fault_reset();
     assert_true(cio__fault_errno("clock_gettime@yield_clock", EINVAL, 0, -1) == 1);
     for (int i = 0; i < 20; i++) {
-        int out = 0;
-        sum_ctx c;
-        memset(&c, 0, sizeof c);
-        c.a = 2;
-        c.b = 3;
-        c.out = &out;
-        cio_future f;
-        CIO_REQUIRE_CONCURRENT(cio_concurrent(io, sum_task, &c, sizeof c, &f));
-        assert_ok(cio_await(io, &f));
-        assert_int_equal(out, 5);
+        CIO_REQUIRE_CONCURRENT(concurrent_sum(io));
     }
     cio__sys_reset();
     covered("clock_gettime@yield_clock", "EINVAL");
@@ -457,16 +429,7 @@ static void test_worker_sigmask_fails(void **state)
     CIO_REQUIRE_THREADS(io);
     cio__fault_reset();
     assert_true(cio__fault_errno("pthread_sigmask@signals_unblock", EINVAL, 0, -1) == 1);
-    int out = 0;
-    sum_ctx c;
-    memset(&c, 0, sizeof c);
-    c.a = 2;
-    c.b = 3;
-    c.out = &out;
-    cio_future f;
-    CIO_REQUIRE_CONCURRENT(cio_concurrent(io, sum_task, &c, sizeof c, &f));
-    assert_ok(cio_await(io, &f));
-    assert_int_equal(out, 5);
+    CIO_REQUIRE_CONCURRENT(concurrent_sum(io));
     cio__sys_reset();
     covered("pthread_sigmask@signals_unblock", "EINVAL");
 }
@@ -494,16 +457,7 @@ static void test_threaded_create_faults(void **state)
     assert_ok(cio_threaded_create(NULL, &t));
     cio__sys_reset();
     cio_io io = cio_threaded_io(t);
-    int out = 0;
-    sum_ctx c;
-    memset(&c, 0, sizeof c);
-    c.a = 2;
-    c.b = 3;
-    c.out = &out;
-    cio_future f;
-    assert_ok(cio_concurrent(io, sum_task, &c, sizeof c, &f));
-    assert_ok(cio_await(io, &f));
-    assert_int_equal(out, 5);
+    assert_ok(concurrent_sum(io));
     covered("sched_getaffinity@cpu_count", "EINVAL");
     covered("sysconf@cpu_count", "EINVAL");
     covered("sysconf@page_size", "EINVAL");
