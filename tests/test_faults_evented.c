@@ -151,13 +151,36 @@ static void test_uring_setup_refused(void **state)
     }
 }
 
-typedef struct uring_case {
+/* A fault at create: the site, its errno (and name in the report), how many calls are let through
+ * first (1: the second loop's fails), and the error create must return. */
+typedef struct create_case {
     const char *site;
     int err;
     const char *name;
-    int skip; /* calls let through first (1: the second loop's ring fails) */
+    int skip;
     cio_err want;
-} uring_case;
+} create_case;
+
+/* Creates an instance with c's fault armed (once past `skip` calls, else every call); *injected: how
+ * often it hit. The fault is disarmed again. */
+static cio_err create_with_fault(const create_case *c, cio_evented_flavour fl, unsigned loops, cio_evented **e,
+                                 unsigned *injected)
+{
+    cio__fault_reset();
+    assert_true(cio__fault_errno(c->site, c->err, c->skip, c->skip > 0 ? 1 : -1) == 1);
+    cio_err err = make(fl, loops, e);
+    *injected = cio__fault_injected(c->site);
+    cio__fault_reset();
+    return err;
+}
+
+/* The create failed as c says, with nothing made. */
+static void create_failed_as(const create_case *c, cio_err err, const cio_evented *e)
+{
+    if (err != c->want)
+        fail_msg("%s with %s: got %s, want %s", c->site, c->name, cio_err_name(err), cio_err_name(c->want));
+    assert_null(e);
+}
 
 /* The rest of a ring's setup fails (a forced io_uring: the error; auto: epoll instead). */
 static void test_uring_init_fails(void **state)
@@ -165,7 +188,7 @@ static void test_uring_init_fails(void **state)
     (void)state;
     if (!uring_here())
         CIO_SKIP("io_uring_setup is refused on this machine: no ring to fail part-way");
-    static const uring_case cases[] = {
+    static const create_case cases[] = {
         {"io_uring_register@ring_probe", EINVAL, "EINVAL", 0, CIO_E_OPERATION_UNSUPPORTED},
         {"calloc@ring_probe", ENOMEM, "ENOMEM", 0, CIO_E_OPERATION_UNSUPPORTED},
         {"calloc@ring", ENOMEM, "ENOMEM", 0, CIO_E_SYSTEM_RESOURCES},
@@ -178,19 +201,16 @@ static void test_uring_init_fails(void **state)
         {"mmap@ring_sqes", ENOMEM, "ENOMEM-second-loop", 1, CIO_E_SYSTEM_RESOURCES},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const uring_case *c = &cases[i];
+        const create_case *c = &cases[i];
         if (strcmp(c->site, "mmap@ring_cq") == 0 && cio_test_under_valgrind()) {
             /* not reached on kernels with IORING_FEAT_SINGLE_MMAP: create would start io_uring loops */
             print_message("      not here: %s (under valgrind no io_uring loop may start)\n", c->site);
             continue;
         }
-        cio__fault_reset();
         snapshot before = snap();
-        assert_true(cio__fault_errno(c->site, c->err, c->skip, c->skip > 0 ? 1 : -1) == 1);
         cio_evented *e;
-        cio_err err = make(CIO_EVENTED_IO_URING, 2, &e);
-        unsigned injected = cio__fault_injected(c->site);
-        cio__fault_reset();
+        unsigned injected;
+        cio_err err = create_with_fault(c, CIO_EVENTED_IO_URING, 2, &e, &injected);
         if (injected == 0) {
             /* mmap@ring_cq: only kernels without IORING_FEAT_SINGLE_MMAP (before 5.4) map it */
             if (err == CIO_OK)
@@ -199,15 +219,11 @@ static void test_uring_init_fails(void **state)
             same_as(before, c->site);
             continue;
         }
-        if (err != c->want)
-            fail_msg("%s with %s: got %s, want %s", c->site, c->name, cio_err_name(err), cio_err_name(c->want));
-        assert_null(e);
+        create_failed_as(c, err, e);
         same_as(before, c->site);
         /* auto: the same fault sends it to epoll, which works */
-        assert_true(cio__fault_errno(c->site, c->err, c->skip, c->skip > 0 ? 1 : -1) == 1);
-        assert_ok(make(CIO_EVENTED_AUTO, 2, &e));
+        assert_ok(create_with_fault(c, CIO_EVENTED_AUTO, 2, &e, &injected));
         assert_int_equal(cio_evented_flavour_of(e), CIO_EVENTED_EPOLL);
-        cio__fault_reset();
         workload(cio_evented_io(e));
         cio_evented_destroy(e);
         same_as(before, c->site);
@@ -216,14 +232,6 @@ static void test_uring_init_fails(void **state)
 }
 
 /* ---- create: epoll, the eventfd, memory, the loop threads -------------------------------------------------- */
-
-typedef struct create_case {
-    const char *site;
-    int err;
-    const char *name;
-    int skip;
-    cio_err want;
-} create_case;
 
 static void test_create_fails(void **state)
 {
@@ -246,16 +254,11 @@ static void test_create_fails(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const create_case *c = &cases[i];
-        cio__fault_reset();
         snapshot before = snap();
-        assert_true(cio__fault_errno(c->site, c->err, c->skip, c->skip > 0 ? 1 : -1) == 1);
         cio_evented *e;
-        cio_err err = make(CIO_EVENTED_EPOLL, 3, &e);
-        unsigned injected = cio__fault_injected(c->site);
-        cio__fault_reset();
-        if (err != c->want)
-            fail_msg("%s with %s: got %s, want %s", c->site, c->name, cio_err_name(err), cio_err_name(c->want));
-        assert_null(e);
+        unsigned injected;
+        cio_err err = create_with_fault(c, CIO_EVENTED_EPOLL, 3, &e, &injected);
+        create_failed_as(c, err, e);
         assert_int_equal(injected, 1u);
         same_as(before, c->site);
         print_message("fault-covered: %s %s\n", c->site, c->name);
@@ -286,14 +289,8 @@ static void no_fibers(cio_io io, const char *site, int err, const char *fault)
     cio_future f = cio_async(io, sum_task, &c, sizeof c);
     assert_ok(cio_await(io, &f));
     assert_int_equal(out, 5);
-    cio_future g;
-    assert_err(cio_concurrent(io, sum_task, &c, sizeof c, &g), CIO_E_CONCURRENCY_UNAVAILABLE);
-    cio_group grp = CIO_GROUP_INIT;
-    out = 0;
-    cio_group_async(io, &grp, sum_task, &c, sizeof c);
-    assert_int_equal(out, 5);
-    assert_err(cio_group_concurrent(io, &grp, sum_task, &c, sizeof c), CIO_E_CONCURRENCY_UNAVAILABLE);
-    assert_ok(cio_group_await(io, &grp));
+    assert_err(concurrent_sum(io), CIO_E_CONCURRENCY_UNAVAILABLE);
+    group_runs_inline(io);
     unsigned injected = cio__fault_injected(site);
     cio__fault_reset();
     if (injected == 0)
