@@ -251,6 +251,8 @@ void cio__e_make_ready(struct cio_any_future *f);
 void cio__e_timer_add(struct cio__e_loop *loop, struct cio__e_timer *t);
 void cio__e_timer_remove(struct cio__e_loop *loop, struct cio__e_timer *t);
 int64_t cio__e_now_ns(void);
+/* A timeout as a CLOCK_MONOTONIC deadline in ns (-1: none), the clock of loop timers. */
+int64_t cio__e_mono_deadline(cio_timeout timeout);
 /* Called by a poller on the loop thread when its wake-up fired: drains its descriptor (eventfd, pipe;
  * kqueue's EVFILT_USER has none: wakefd -1), then
  * clears `woken` so the next waker writes again. (A drained descriptor with `woken` still set would

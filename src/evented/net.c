@@ -216,13 +216,7 @@ cio_err cio__e_net_receive(void *ud, cio_handle socket, cio_message *msgs, size_
     if (msgs == NULL || max == 0 || count == NULL)
         return CIO_E_INVALID_ARGUMENT;
     *count = 0;
-    int64_t deadline = -1;
-    if (timeout.kind != CIO_TIMEOUT_KIND_NONE) {
-        int64_t remaining = timeout.ns;
-        if (timeout.kind == CIO_TIMEOUT_KIND_DEADLINE)
-            remaining = timeout.ns - cio__t_now(NULL, timeout.clock).ns;
-        deadline = cio__deadline_after(cio__e_now_ns(), remaining);
-    }
+    int64_t deadline = cio__e_mono_deadline(timeout);
     struct net_args a = {.e = (struct cio_evented *)ud, .op = OP_RECEIVE, .fd = socket, .msgs = msgs, .max = max,
                          .n = count, .deadline = deadline};
     return CIO__IN_SET(net_receive_timeout, net_slot(&a));

@@ -77,17 +77,6 @@ static struct io_uring_sqe sqe_for(uint8_t opcode, int fd)
     return sqe;
 }
 
-/* A cio_timeout as a CLOCK_MONOTONIC deadline in ns (-1: none). */
-static int64_t deadline_of(cio_timeout timeout)
-{
-    if (timeout.kind == CIO_TIMEOUT_KIND_NONE)
-        return -1;
-    int64_t remaining = timeout.ns;
-    if (timeout.kind == CIO_TIMEOUT_KIND_DEADLINE)
-        remaining = timeout.ns - cio__t_now(NULL, timeout.clock).ns;
-    return cio__deadline_after(cio__e_now_ns(), remaining);
-}
-
 /* The ring operation, mapped; a WouldBlock answer waits for readiness (events) and runs it again. */
 static cio_err call(struct netop *a, const struct io_uring_sqe *sqe, cio__mapped (*map)(int), uint32_t events,
                     int32_t *res)
@@ -343,7 +332,7 @@ static cio_err u_net_connect_ip(void *ud, const cio_ip_address *address, const c
     if (address == NULL || out == NULL || !cio__t_sockaddr_from_ip(address, &sa, &salen))
         return CIO_E_INVALID_ARGUMENT;
     struct netop a = {.kind = N_CONNECT, .stream = out, .addr = address,
-                      .deadline = deadline_of(options != NULL ? options->timeout : CIO_TIMEOUT_NONE)};
+                      .deadline = cio__e_mono_deadline(options != NULL ? options->timeout : CIO_TIMEOUT_NONE)};
     return CIO__IN_SET(net_connect, net_op(ud, &a));
 }
 
@@ -393,7 +382,7 @@ static cio_err u_net_receive(void *ud, cio_handle socket, cio_message *msgs, siz
         return CIO_E_INVALID_ARGUMENT;
     *count = 0;
     struct netop a = {.kind = N_RECEIVE, .fd = socket, .msgs = msgs, .max = max, .n = count,
-                      .deadline = deadline_of(timeout)};
+                      .deadline = cio__e_mono_deadline(timeout)};
     return CIO__IN_SET(net_receive_timeout, net_op(ud, &a));
 }
 

@@ -28,6 +28,7 @@
 #include "evented.h"
 #include "internal.h"
 #include "internal/cio_oscalls.h"
+#include "threaded.h" /* cio__t_now */
 
 #define BLOCK_CTX 256u
 #define FREE_MAX 256u
@@ -36,6 +37,16 @@
 #define STACKS_CACHED 1024u
 
 _Thread_local struct cio__e_loop *cio__e_tls_loop;
+
+int64_t cio__e_mono_deadline(cio_timeout timeout)
+{
+    if (timeout.kind == CIO_TIMEOUT_KIND_NONE)
+        return -1;
+    int64_t remaining = timeout.ns;
+    if (timeout.kind == CIO_TIMEOUT_KIND_DEADLINE)
+        remaining = timeout.ns - cio__t_now(NULL, timeout.clock).ns;
+    return cio__deadline_after(cio__e_now_ns(), remaining);
+}
 
 int64_t cio__e_now_ns(void)
 {

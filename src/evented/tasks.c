@@ -206,17 +206,6 @@ static void unlock_after(void *arg)
     bucket_unlock((struct bucket *)arg);
 }
 
-/* Monotonic deadline in ns for a timeout, -1 for none. */
-static int64_t mono_deadline(cio_timeout t)
-{
-    if (t.kind == CIO_TIMEOUT_KIND_NONE)
-        return -1;
-    int64_t remaining = t.ns;
-    if (t.kind == CIO_TIMEOUT_KIND_DEADLINE)
-        remaining = t.ns - cio__t_now(NULL, t.clock).ns;
-    return cio__deadline_after(cio__e_now_ns(), remaining);
-}
-
 static void futex_timer_fire(struct cio__e_loop *l, struct cio__e_timer *t)
 {
     (void)l;
@@ -279,7 +268,7 @@ cio_err cio__e_futex_wait(struct cio_evented *e, const _Atomic(uint32_t) *ptr, u
     w.addr = ptr;
     w.timer.index = SIZE_MAX;
     w.resignal.index = SIZE_MAX;
-    int64_t deadline = mono_deadline(timeout);
+    int64_t deadline = cio__e_mono_deadline(timeout);
     struct bucket *b = bucket_of(ptr);
     bucket_lock(b);
     if (atomic_load_explicit(ptr, memory_order_acquire) != expected) {
@@ -361,7 +350,7 @@ cio_err cio__e_sleep(void *ud, cio_timeout timeout)
     w.cancelable = true;
     w.timer.index = SIZE_MAX;
     w.resignal.index = SIZE_MAX;
-    int64_t deadline = mono_deadline(timeout);
+    int64_t deadline = cio__e_mono_deadline(timeout);
     if (deadline >= 0) {
         if (deadline <= cio__e_now_ns())
             return CIO_OK;
