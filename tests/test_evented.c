@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "backends.h"
+#include "asserts.h"
 
 /* ThreadSanitizer counts every fiber as a thread and dies past 8128 of them. */
 #if defined(__SANITIZE_THREAD__)
@@ -510,6 +511,159 @@ static void test_reused_descriptor_and_canceled_wait(void **state)
     close(q[1]);
 }
 
+/* ---- the scheduler's direct switches and spawn rings ------------------------------------------------- */
+
+#define PP_DONE UINT32_MAX
+
+typedef struct {
+    cio_io io;
+    _Atomic(uint32_t) word;   /* even: side 0 moves it, odd: side 1; PP_DONE: over */
+    _Atomic(int) stop;        /* set by the sleeper */
+    double t0, slept;
+    _Atomic(long) hops;
+    int stopped_by_sleeper;
+} pingpong;
+
+typedef struct {
+    pingpong *pp;
+    uint32_t me;
+} side_ctx;
+
+static cio_err pp_side(void *ctx)
+{
+    side_ctx *c = (side_ctx *)ctx;
+    pingpong *pp = c->pp;
+    for (;;) {
+        uint32_t v = atomic_load(&pp->word);
+        if (v == PP_DONE)
+            return CIO_OK;
+        if (v % 2 != c->me) {
+            cio_futex_wait_uncancelable(pp->io, &pp->word, v);
+            continue;
+        }
+        if (atomic_load(&pp->stop) || now_s() - pp->t0 > 3.0) {
+            pp->stopped_by_sleeper = atomic_load(&pp->stop);
+            atomic_store(&pp->word, PP_DONE);
+            cio_futex_wake(pp->io, &pp->word, UINT32_MAX);
+            return CIO_OK;
+        }
+        atomic_fetch_add(&pp->hops, 1);
+        atomic_store(&pp->word, v + 1);
+        cio_futex_wake(pp->io, &pp->word, 1);
+    }
+}
+
+static cio_err pp_sleeper(void *ctx)
+{
+    pingpong *pp = *(pingpong **)ctx;
+    cio_err err = cio_sleep(pp->io, cio_timeout_ms(10));
+    pp->slept = now_s() - pp->t0;
+    atomic_store(&pp->stop, 1);
+    return err;
+}
+
+static cio_err pp_main(void *ctx)
+{
+    pingpong *pp = *(pingpong **)ctx;
+    side_ctx a = {pp, 0}, b = {pp, 1};
+    cio_future fa, fb, fs;
+    cio_err err = cio_concurrent(pp->io, pp_sleeper, &pp, sizeof pp, &fs);
+    if (err == CIO_OK)
+        err = cio_concurrent(pp->io, pp_side, &a, sizeof a, &fa);
+    if (err == CIO_OK)
+        err = cio_concurrent(pp->io, pp_side, &b, sizeof b, &fb);
+    assert_ok(err);
+    assert_ok(cio_await(pp->io, &fa));
+    assert_ok(cio_await(pp->io, &fb));
+    return cio_await(pp->io, &fs);
+}
+
+/* Two fibers of one loop that wake each other forever switch straight from one to the other: the
+ * scheduler still gets its turn (timers, inbox, I/O), so a third fiber's 10 ms sleep ends on time
+ * and stops them. */
+static void test_direct_switches_leave_room_for_timers(void **state)
+{
+    struct cio_evented *t = test_evented(state);
+    if (t == NULL)
+        CIO_SKIP("Threaded has no loop to starve");
+    cio_evented_options o = {0};
+    o.flavour = cio_evented_flavour_of(t);
+    o.threads = 1;
+    cio_evented *e = NULL;
+    assert_ok(cio_evented_create(&o, &e));
+    pingpong pp;
+    memset(&pp, 0, sizeof pp);
+    pp.io = cio_evented_io(e);
+    pp.t0 = now_s();
+    pingpong *ppp = &pp;
+    cio_future f;
+    assert_ok(cio_concurrent(pp.io, pp_main, &ppp, sizeof ppp, &f));
+    assert_ok(cio_await(pp.io, &f));
+    cio_evented_destroy(e);
+    print_message("      %ld hops; the sleeper woke after %.3f s\n", atomic_load(&pp.hops), pp.slept);
+    assert_true(atomic_load(&pp.hops) > 0);
+    assert_true(pp.stopped_by_sleeper);
+    assert_true(pp.slept < 2.0);
+}
+
+#define BURST 5000
+
+typedef struct {
+    pthread_t spawner;
+    _Atomic(long) ran, elsewhere;
+} burst;
+
+static cio_err burst_task(void *ctx)
+{
+    burst *b = *(burst **)ctx;
+    double t0 = now_s();
+    while (now_s() - t0 < 2e-6) {
+    }
+    atomic_fetch_add(&b->ran, 1);
+    if (!pthread_equal(pthread_self(), b->spawner))
+        atomic_fetch_add(&b->elsewhere, 1);
+    return CIO_OK;
+}
+
+typedef struct {
+    cio_io io;
+    burst *b;
+} burst_ctx;
+
+static cio_err burst_spawner(void *ctx)
+{
+    burst_ctx *c = (burst_ctx *)ctx;
+    c->b->spawner = pthread_self();
+    cio_group g = CIO_GROUP_INIT;
+    for (int i = 0; i < BURST; i++)
+        cio_group_async(c->io, &g, burst_task, &c->b, sizeof c->b);
+    return cio_group_await(c->io, &g);
+}
+
+/* A fiber spawning far more than its loop's spawn ring holds: every task runs once, and the other
+ * loop takes a share (from the ring, or the spawn queue it overflowed into). */
+static void test_spawn_burst_is_shared(void **state)
+{
+    struct cio_evented *t = test_evented(state);
+    if (t == NULL)
+        CIO_SKIP("Threaded has no spawn rings");
+    cio_evented_options o = {0};
+    o.flavour = cio_evented_flavour_of(t);
+    o.threads = 2;
+    cio_evented *e = NULL;
+    assert_ok(cio_evented_create(&o, &e));
+    burst b;
+    memset(&b, 0, sizeof b);
+    burst_ctx c = {cio_evented_io(e), &b};
+    cio_future f;
+    assert_ok(cio_concurrent(c.io, burst_spawner, &c, sizeof c, &f));
+    assert_ok(cio_await(c.io, &f));
+    cio_evented_destroy(e);
+    print_message("      %d tasks: %ld ran on the other loop\n", BURST, atomic_load(&b.elsewhere));
+    assert_int_equal(atomic_load(&b.ran), BURST);
+    assert_true(atomic_load(&b.elsewhere) > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -517,6 +671,7 @@ int main(void)
         CIO_TESTS(test_many_sleeping_fibers), CIO_TESTS(test_many_sleeping_fibers_foreign_spawner),
         CIO_TESTS(test_cancel_storm_blocked_reads), CIO_TESTS(test_thread_becomes_fiber),
         CIO_TESTS(test_adopted_thread_outlives_instance), CIO_TESTS(test_reused_descriptor_and_canceled_wait),
+        CIO_TESTS(test_direct_switches_leave_room_for_timers), CIO_TESTS(test_spawn_burst_is_shared),
     };
     return cmocka_run_group_tests_name("evented", tests, NULL, NULL);
 }

@@ -721,7 +721,7 @@ static void test_adopt_stack_fails(void **state)
 
 /* ---- the stack pool: trimming its cache, the last slab's rest ------------------------------------------------- */
 
-#define TRIM_FIBERS 2600 /* past 2 x 1024 cached in the pool, plus the loop's own 256 */
+#define TRIM_FIBERS 3400 /* past 2 x 1024 cached in the pool, plus the loop's own 1024 */
 
 /* Every fiber waits at a gate until all of them run, then sleeps 1 ms: all stacks are in use at once
  * and go back to the pool together. */

@@ -21,9 +21,14 @@
  *   registered there, and every wake-up goes to that loop's run queue (local) or inbox (from other
  *   threads). So everything a waiting fiber left in loop state (timers, poller registrations,
  *   in-flight ring operations) is touched by the home loop thread only.
- * - A fiber suspends with cio__e_suspend(); the loop runs the `after` callback once the fiber's
- *   context is saved, so a waker that needs a lock the fiber held (a futex bucket) can only see the
- *   fiber once it is really switched out.
+ * - A fiber suspends with cio__e_suspend(); the `after` callback runs once the fiber's context is
+ *   saved, so a waker that needs a lock the fiber held (a futex bucket) can only see the fiber once
+ *   it is really switched out. A suspending or exiting fiber switches straight to the next fiber of
+ *   its loop when one is ready (LIFO slot, run queue, the loop's spawn ring), which then runs the
+ *   `after` first thing; else to the loop's scheduler, which runs it. A budget per round bounds the
+ *   direct switches, so the scheduler's inbox, timers and I/O polling are never starved.
+ * - Awaiting a future parks the awaiter in the future (f->awaiter, done = AWAITED) instead of the
+ *   futex table; the finishing fiber wakes it, or switches straight to it when both share a loop.
  * - Waits a fiber can be woken from by another thread (futex, sleep) end by a CAS on wait->state:
  *   exactly one waker (futex wake, timer, cancel) wins and makes the fiber ready. Poller waits (fd
  *   readiness, ring operations, helper jobs) end only when the poller/helper reports the completion;
@@ -51,8 +56,9 @@
 #include "fiber.h"
 
 #define CIO__E_REQ 1u
-#define CIO__E_LOCAL_STACKS 256u
+#define CIO__E_LOCAL_STACKS 1024u
 #define CIO__E_ACK 2u
+#define CIO__E_RING 256u
 
 struct cio__e_loop;
 struct cio__e_group;
@@ -77,9 +83,11 @@ struct cio_any_future {
     cio_err result;
     cio_cancel_protection protection;
     _Atomic(uint32_t) cancel;         /* CIO__E_REQ / CIO__E_ACK */
-    _Atomic(uint32_t) done;           /* futex word: 1 when finished (result valid) */
+    _Atomic(uint32_t) done;           /* CIO__E_DONE_*: running / finished (result valid) / awaited */
+    struct cio_any_future *awaiter;   /* the fiber parked in an await of this future (DONE_AWAITED) */
+    bool handed_off;                  /* exiting: switched straight to its awaiter (home loop only) */
     bool cancel_posted;               /* on home's cancel list (home inbox mu) */
-    bool exited;                      /* finished; no more cancel posts (home inbox mu) */
+    _Atomic(bool) exited;             /* finished; no more cancel posts (read under home inbox mu) */
     struct cio__e_wait *wait;         /* the wait it is suspended in (home loop reads it) */
     cio__fiber_ctx ctx;
     cio__stack stack;
@@ -88,8 +96,17 @@ struct cio_any_future {
     unsigned char *ctxbuf;            /* CIO_CONTEXT_ALIGN-aligned */
 };
 
+/* f->done: a future's state word. Only the owner awaits (or cancels) a future, so at most one waiter:
+ * a fiber parks itself in f->awaiter (RUNNING → AWAITED, in its suspend's `after`, once it is
+ * switched out); a thread that is no fiber sleeps on the futex table (RUNNING → TABLE). The fiber
+ * that finishes swaps in DONE and wakes whichever it finds. */
+#define CIO__E_DONE_RUNNING 0u
+#define CIO__E_DONE 1u
+#define CIO__E_DONE_AWAITED 2u
+#define CIO__E_DONE_TABLE 3u
+
 /* ---- a wait ------------------------------------------------------------------------------------------ */
-enum cio__e_wait_kind { CIO__E_W_FUTEX = 1, CIO__E_W_SLEEP, CIO__E_W_POLLER, CIO__E_W_HELPER };
+enum cio__e_wait_kind { CIO__E_W_FUTEX = 1, CIO__E_W_SLEEP, CIO__E_W_POLLER, CIO__E_W_HELPER, CIO__E_W_AWAIT };
 enum cio__e_reason { CIO__E_R_NONE = 0, CIO__E_R_EVENT, CIO__E_R_TIMEOUT, CIO__E_R_CANCEL };
 
 struct cio__e_wait {
@@ -110,6 +127,8 @@ struct cio__e_wait {
     int32_t res;                      /* completion result (readiness mask or -errno / count) */
     bool in_flight;                   /* ring: submitted, completion not yet seen */
     bool cancel_sent;
+    /* await: the future awaited (a cancel is forwarded to it; the wait ends only when it finishes) */
+    struct cio_any_future *awaited;
     /* helper */
     void *htask;
     struct cio__e_timer resignal;
@@ -129,7 +148,8 @@ struct cio__e_poller_ops {
     /* Home loop, fiber running: start waiting for `events` (POLLIN/POLLOUT bits) on w->fd. */
     cio_err (*arm_fd)(struct cio__e_loop *loop, struct cio__e_wait *w);
     /* Home loop thread, fiber suspended: stop w early (cancel or timeout); the completion follows
-     * (now for epoll and kqueue, from the kernel for io_uring). */
+     * (now for epoll and kqueue, and for an io_uring request still in the submission queue; from
+     * the kernel for one it has). */
     void (*cancel)(struct cio__e_loop *loop, struct cio__e_wait *w);
     /* Optional (NULL: none), at create once the loops' pollers are up: replaces in vt the slots this
      * poller runs natively (the io_uring flavour's ring operations, per probed opcode). */
@@ -156,8 +176,13 @@ struct cio__e_loop {
     struct cio_any_future *in_head, *in_tail;     /* made ready by other threads */
     struct cio_any_future *cancels;               /* cancel requests to deliver */
     _Atomic(uint32_t) inbox_flag;                 /* set with in_head/cancels, cleared on drain */
+    /* Not started yet, anyone may take them: the ring (pushed by this loop's thread only, taken by
+     * any loop with a CAS on rq_head), and behind it the spawn queue (spawns from other threads,
+     * and the ring's overflow). */
+    _Atomic(uint32_t) rq_head, rq_tail;
+    _Atomic(struct cio_any_future *) rq[CIO__E_RING];
     pthread_mutex_t spawn_mu;
-    struct cio_any_future *sp_head, *sp_tail;     /* not started yet: anyone may take them */
+    struct cio_any_future *sp_head, *sp_tail;
     _Atomic(size_t) sp_count;
     struct cio__e_timer **heap;
     size_t heap_len, heap_cap;
@@ -166,6 +191,8 @@ struct cio__e_loop {
     size_t armed;                     /* poller waits in flight */
     /* this thread only: */
     struct cio_any_future *lifo;      /* spawned by this loop's fibers, runs next; never stolen */
+    unsigned budget;                  /* direct fiber-to-fiber switches left before the scheduler
+                                         must run (refilled by it each round; 0 on adopted loops) */
     struct cio_any_future *blk_cache; /* free fiber blocks (BLOCK_CTX capacity) */
     unsigned blk_count;
     unsigned stk_count;
@@ -241,7 +268,8 @@ struct cio_any_future *cio__e_fiber_new(struct cio_evented *e, cio_task_fn fn, c
 void cio__e_spawn(struct cio_evented *e, struct cio_any_future *f);
 /* Frees a finished future's block (after `done`). */
 void cio__e_fiber_free(struct cio_evented *e, struct cio_any_future *f);
-/* Switches the current fiber out; `after(arg)` runs on the loop once it is. Returns when woken. */
+/* Switches the current fiber out; `after(arg)` runs on the loop once it is (in the scheduler, or
+ * first thing in the fiber switched to directly). Returns when woken. */
 void cio__e_suspend(void (*after)(void *), void *arg);
 /* Puts the current fiber at the back of its loop's run queue and switches out. */
 void cio__e_yield(void);
@@ -269,6 +297,10 @@ cio_err cio__e_run(struct cio_evented *e, cio_err (*fn)(void *), void *arg);
 void cio__e_post_cancel(struct cio_any_future *f);
 /* Called when a fiber finishes (tasks.c): publish the result, wake awaiters / leave the group. */
 void cio__e_finish(struct cio_any_future *f);
+/* Waits until future f finished (tasks.c). cancelable: a cancel request of the calling fiber is
+ * forwarded to f (the wait still lasts until f finishes); returns whether one was (then acknowledged
+ * by the caller's fiber). From a thread that is no fiber of e: waits on the futex table. */
+bool cio__e_join(struct cio_evented *e, struct cio_any_future *f, bool cancelable);
 
 /* ---- tasks.c ------------------------------------------------------------------------------------------ */
 /* Cancellation point for the current fiber: CIO_E_CANCELED (acknowledged) when a request is pending

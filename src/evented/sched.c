@@ -103,9 +103,11 @@ static struct cio_any_future *block_alloc(struct cio_evented *e, size_t ctx_size
     f->result = CIO_OK;
     f->protection = CIO_CANCEL_UNBLOCKED;
     atomic_store_explicit(&f->cancel, 0, memory_order_relaxed);
-    atomic_store_explicit(&f->done, 0, memory_order_relaxed);
+    atomic_store_explicit(&f->done, CIO__E_DONE_RUNNING, memory_order_relaxed);
+    f->awaiter = NULL;
+    f->handed_off = false;
     f->cancel_posted = false;
-    f->exited = false;
+    atomic_store_explicit(&f->exited, false, memory_order_relaxed);
     f->wait = NULL;
     f->ctx_size = 0;
     return f;
@@ -134,14 +136,42 @@ void cio__e_fiber_free(struct cio_evented *e, struct cio_any_future *f)
 }
 
 static void fiber_exit_after(void *arg);
+static struct cio_any_future *next_direct(struct cio__e_loop *l);
+
+/* In a context just switched to (a fiber, or the scheduler): runs what the context that switched
+ * out left to do once it is saved. */
+static void run_after(struct cio__e_loop *l)
+{
+    void (*after)(void *) = l->after;
+    if (after != NULL) {
+        l->after = NULL;
+        after(l->after_arg);
+    }
+}
 
 static void fiber_entry(void *arg)
 {
     struct cio_any_future *f = (struct cio_any_future *)arg;
+    struct cio__e_loop *l = atomic_load_explicit(&f->home, memory_order_relaxed); /* set by whoever started f */
+    run_after(l);
     f->result = f->fn(f->ctxbuf);
-    struct cio__e_loop *l = cio__e_tls_loop;
     l->after = fiber_exit_after;
     l->after_arg = f;
+    /* An awaiter parked on this loop is the one to run next: switch straight to it (it cannot be
+     * woken by anything else while parked, so nothing else will make it ready). */
+    struct cio_any_future *next = NULL;
+    if (atomic_load_explicit(&f->done, memory_order_acquire) == CIO__E_DONE_AWAITED && l->budget > 0 &&
+        atomic_load_explicit(&f->awaiter->home, memory_order_relaxed) == l) {
+        next = f->awaiter;
+        f->handed_off = true;
+        l->budget--;
+    } else {
+        next = next_direct(l);
+    }
+    if (next != NULL) {
+        l->current = next;
+        cio__fiber_exit(&f->ctx, &next->ctx);
+    }
     cio__fiber_exit(&f->ctx, &l->sched);
 }
 
@@ -166,23 +196,34 @@ struct cio_any_future *cio__e_fiber_new(struct cio_evented *e, cio_task_fn fn, c
     return f;
 }
 
-/* Loop thread, the fiber has switched out for good. */
+/* Home loop thread, the fiber has switched out for good. */
 static void fiber_exit_after(void *arg)
 {
     struct cio_any_future *f = (struct cio_any_future *)arg;
     struct cio_evented *e = f->owner;
     struct cio__e_loop *l = f->home;
-    pthread_mutex_lock(&l->inbox_mu);
-    f->exited = true;
-    if (f->cancel_posted) {
-        struct cio_any_future **pp = &l->cancels;
-        while (*pp != NULL && *pp != f)
-            pp = &(*pp)->cnext;
-        if (*pp == f)
-            *pp = f->cnext;
-        f->cancel_posted = false;
+    /* No more cancel posts: a canceler sets REQ before it posts (under inbox_mu, where it reads
+     * `exited`); both sides are seq_cst, so either it sees `exited` and does not post, or this sees
+     * the request and takes f off the cancel list if it was posted. */
+    if (f->handed_off) {
+        /* Only its owner may cancel a future, and the owner is the awaiter, parked on this very
+         * thread until now: no canceler can run concurrently. */
+        atomic_store_explicit(&f->exited, true, memory_order_relaxed);
+    } else {
+        atomic_store_explicit(&f->exited, true, memory_order_seq_cst);
     }
-    pthread_mutex_unlock(&l->inbox_mu);
+    if (atomic_load_explicit(&f->cancel, memory_order_seq_cst) != 0) {
+        pthread_mutex_lock(&l->inbox_mu);
+        if (f->cancel_posted) {
+            struct cio_any_future **pp = &l->cancels;
+            while (*pp != NULL && *pp != f)
+                pp = &(*pp)->cnext;
+            if (*pp == f)
+                *pp = f->cnext;
+            f->cancel_posted = false;
+        }
+        pthread_mutex_unlock(&l->inbox_mu);
+    }
     cio__fiber_ctx_release(&f->ctx);
     if (l->stk_count < CIO__E_LOCAL_STACKS) { /* this is f's home loop's thread */
         l->stk_cache[l->stk_count++] = f->stack;
@@ -260,7 +301,7 @@ void cio__e_post_cancel(struct cio_any_future *f)
     struct cio__e_loop *home = f->home;
     pthread_mutex_lock(&home->inbox_mu);
     bool posted = false;
-    if (!f->exited && !f->cancel_posted) {
+    if (!atomic_load_explicit(&f->exited, memory_order_seq_cst) && !f->cancel_posted) {
         f->cancel_posted = true;
         f->cnext = home->cancels;
         home->cancels = f;
@@ -272,32 +313,110 @@ void cio__e_post_cancel(struct cio_any_future *f)
         wake_loop(home);
 }
 
+/* The spawn ring (a bounded single-producer, multi-consumer queue as in Go's per-P run queue): only
+ * the loop's own thread pushes (at rq_tail); anyone takes from rq_head by CAS. A taker reads the slot
+ * before its CAS: the slot can only have been reused once rq_head moved past it, and then the CAS
+ * fails. The release store of rq_tail publishes the slot and the fiber behind it. */
+static bool ring_push(struct cio__e_loop *l, struct cio_any_future *f)
+{
+    uint32_t h = atomic_load_explicit(&l->rq_head, memory_order_acquire);
+    uint32_t t = atomic_load_explicit(&l->rq_tail, memory_order_relaxed);
+    if (t - h >= CIO__E_RING)
+        return false;
+    atomic_store_explicit(&l->rq[t % CIO__E_RING], f, memory_order_relaxed);
+    atomic_store_explicit(&l->rq_tail, t + 1, memory_order_release);
+    return true;
+}
+
+static struct cio_any_future *ring_take(struct cio__e_loop *l)
+{
+    uint32_t h = atomic_load_explicit(&l->rq_head, memory_order_acquire);
+    for (;;) {
+        uint32_t t = atomic_load_explicit(&l->rq_tail, memory_order_acquire);
+        if (t == h)
+            return NULL;
+        struct cio_any_future *f = atomic_load_explicit(&l->rq[h % CIO__E_RING], memory_order_relaxed);
+        if (atomic_compare_exchange_weak_explicit(&l->rq_head, &h, h + 1, memory_order_acq_rel,
+                                                  memory_order_acquire))
+            return f;
+    }
+}
+
+static bool ring_empty(const struct cio__e_loop *l)
+{
+    return atomic_load_explicit(&l->rq_tail, memory_order_seq_cst) ==
+           atomic_load_explicit(&l->rq_head, memory_order_seq_cst);
+}
+
+/* Appends the chain first..last (n fibers, linked through next) to l's spawn queue. */
+static void queue_chain(struct cio__e_loop *l, struct cio_any_future *first, struct cio_any_future *last, size_t n)
+{
+    last->next = NULL;
+    pthread_mutex_lock(&l->spawn_mu);
+    if (l->sp_tail != NULL)
+        l->sp_tail->next = first;
+    else
+        l->sp_head = first;
+    l->sp_tail = last;
+    atomic_fetch_add_explicit(&l->sp_count, n, memory_order_seq_cst);
+    pthread_mutex_unlock(&l->spawn_mu);
+}
+
+/* l's own thread, its ring full: moves the older half of the ring and f to the spawn queue, in one
+ * lock (so a burst of spawns costs a lock per half ring, not per fiber). */
+static void ring_overflow(struct cio__e_loop *l, struct cio_any_future *f)
+{
+    struct cio_any_future *batch[CIO__E_RING / 2];
+    for (;;) {
+        uint32_t h = atomic_load_explicit(&l->rq_head, memory_order_acquire);
+        uint32_t t = atomic_load_explicit(&l->rq_tail, memory_order_relaxed);
+        uint32_t n = (t - h) / 2;
+        if (n == 0) {
+            if (ring_push(l, f)) /* emptied by takers meanwhile */
+                return;
+            continue;
+        }
+        for (uint32_t i = 0; i < n; i++)
+            batch[i] = atomic_load_explicit(&l->rq[(h + i) % CIO__E_RING], memory_order_relaxed);
+        if (!atomic_compare_exchange_strong_explicit(&l->rq_head, &h, h + n, memory_order_acq_rel,
+                                                     memory_order_acquire)) {
+            if (ring_push(l, f))
+                return;
+            continue;
+        }
+        for (uint32_t i = 0; i + 1 < n; i++)
+            batch[i]->next = batch[i + 1];
+        batch[n - 1]->next = f;
+        queue_chain(l, batch[0], f, (size_t)n + 1);
+        return;
+    }
+}
+
 void cio__e_spawn(struct cio_evented *e, struct cio_any_future *f)
 {
     struct cio__e_loop *l = local_loop(e);
+    bool queued = false;
     if (l != NULL && !l->adopted) {
         /* Spawned by this loop: f takes the LIFO slot and runs as soon as the spawner suspends (the
-         * spawn-then-await pattern costs no wake-up); the fiber it displaces goes to the shared
-         * spawn queue, where an idle loop can steal it. */
+         * spawn-then-await pattern costs no wake-up); the fiber it displaces goes to this loop's
+         * spawn ring, where an idle loop can steal it. */
         struct cio_any_future *older = l->lifo;
         l->lifo = f;
         if (older == NULL)
             return;
         f = older;
+        if (!ring_push(l, f))
+            ring_overflow(l, f);
+        queued = true;
+        if (e->nloops == 1)
+            return; /* no other loop to tell */
     } else {
         /* A foreign or adopted thread: adopted loops run only their own thread's fiber. */
         uint32_t i = atomic_fetch_add_explicit(&e->next_loop, 1, memory_order_relaxed);
         l = &e->loops[i % e->nloops];
     }
-    f->next = NULL;
-    pthread_mutex_lock(&l->spawn_mu);
-    if (l->sp_tail != NULL)
-        l->sp_tail->next = f;
-    else
-        l->sp_head = f;
-    l->sp_tail = f;
-    atomic_fetch_add_explicit(&l->sp_count, 1, memory_order_seq_cst);
-    pthread_mutex_unlock(&l->spawn_mu);
+    if (!queued)
+        queue_chain(l, f, f, 1);
     atomic_thread_fence(memory_order_seq_cst);
     /* The queue's own loop if it sleeps; else one sleeping loop, which will steal it. */
     if (cio__e_tls_loop != l && atomic_load_explicit(&l->sleeping, memory_order_seq_cst)) {
@@ -313,19 +432,44 @@ void cio__e_spawn(struct cio_evented *e, struct cio_any_future *f)
     }
 }
 
-static struct cio_any_future *take_spawn(struct cio__e_loop *l)
+/* Run by loop `mine`'s thread, its ring empty: a fiber not started yet from l (mine or another
+ * loop), or NULL. From l's spawn queue it takes a batch in one lock (all of it up to half a ring
+ * from its own queue; half of another's) and pushes all but the first on mine's ring. */
+static struct cio_any_future *take_spawn(struct cio__e_loop *l, struct cio__e_loop *mine)
 {
-    if (atomic_load_explicit(&l->sp_count, memory_order_acquire) == 0)
+    struct cio_any_future *r = ring_take(l);
+    if (r != NULL)
+        return r;
+    size_t count = atomic_load_explicit(&l->sp_count, memory_order_acquire);
+    if (count == 0)
         return NULL;
+    size_t want = l == mine ? count : (count + 1) / 2;
+    if (want > CIO__E_RING / 2)
+        want = CIO__E_RING / 2;
     pthread_mutex_lock(&l->spawn_mu);
-    struct cio_any_future *f = l->sp_head;
+    struct cio_any_future *f = l->sp_head, *last = f;
+    size_t n = 0;
     if (f != NULL) {
-        l->sp_head = f->next;
+        n = 1;
+        while (n < want && last->next != NULL) {
+            last = last->next;
+            n++;
+        }
+        l->sp_head = last->next;
         if (l->sp_head == NULL)
             l->sp_tail = NULL;
-        atomic_fetch_sub_explicit(&l->sp_count, 1, memory_order_acq_rel);
+        atomic_fetch_sub_explicit(&l->sp_count, n, memory_order_acq_rel);
     }
     pthread_mutex_unlock(&l->spawn_mu);
+    if (f == NULL)
+        return NULL;
+    struct cio_any_future *rest = f->next;
+    for (size_t i = 1; i < n; i++) {
+        struct cio_any_future *next = rest->next;
+        if (!ring_push(mine, rest)) /* cannot happen (mine's ring was empty); stay correct anyway */
+            queue_chain(mine, rest, rest, 1);
+        rest = next;
+    }
     return f;
 }
 
@@ -333,7 +477,7 @@ static struct cio_any_future *steal(struct cio__e_loop *l)
 {
     struct cio_evented *e = l->ev;
     for (unsigned k = 1; k < e->nloops; k++) {
-        struct cio_any_future *f = take_spawn(&e->loops[(l->index + k) % e->nloops]);
+        struct cio_any_future *f = take_spawn(&e->loops[(l->index + k) % e->nloops], l);
         if (f != NULL)
             return f;
     }
@@ -344,7 +488,7 @@ static bool any_spawned(const struct cio__e_loop *l)
 {
     const struct cio_evented *e = l->ev;
     for (unsigned k = 0; k < e->nloops; k++)
-        if (atomic_load_explicit(&e->loops[k].sp_count, memory_order_seq_cst) != 0)
+        if (atomic_load_explicit(&e->loops[k].sp_count, memory_order_seq_cst) != 0 || !ring_empty(&e->loops[k]))
             return true;
     return false;
 }
@@ -435,13 +579,42 @@ static void fire_timers(struct cio__e_loop *l)
 
 /* ---- suspending ----------------------------------------------------------------------------------------------- */
 
+#define DIRECT_BUDGET 64u
+
+/* The fiber a suspending or exiting fiber of l switches to directly, or NULL (then it switches to
+ * the scheduler): the LIFO slot, the run queue, then the loop's own spawn ring (the scheduler's
+ * order), while the round's budget lasts. A fiber taken from the ring gets its home here. */
+static struct cio_any_future *next_direct(struct cio__e_loop *l)
+{
+    if (l->budget == 0)
+        return NULL;
+    struct cio_any_future *f = l->lifo;
+    if (f != NULL)
+        l->lifo = NULL;
+    else if ((f = pop_local(l)) == NULL && (f = ring_take(l)) == NULL)
+        return NULL;
+    l->budget--;
+    if (atomic_load_explicit(&f->home, memory_order_relaxed) == NULL)
+        atomic_store_explicit(&f->home, l, memory_order_seq_cst);
+    return f;
+}
+
 void cio__e_suspend(void (*after)(void *), void *arg)
 {
     struct cio__e_loop *l = cio__e_tls_loop;
     struct cio_any_future *f = l->current;
     l->after = after;
     l->after_arg = arg;
-    cio__fiber_switch(&f->ctx, &l->sched);
+    struct cio_any_future *next = next_direct(l);
+    if (next != NULL) {
+        l->current = next;
+        cio__fiber_switch(&f->ctx, &next->ctx);
+    } else {
+        cio__fiber_switch(&f->ctx, &l->sched);
+    }
+    /* Resumed on l (a fiber only ever runs on its home loop) by the scheduler or by a fiber that
+     * switched straight here: the latter left its `after`. */
+    run_after(l);
 }
 
 static void yield_after(void *arg)
@@ -546,8 +719,7 @@ cio_err cio__e_run(struct cio_evented *e, cio_err (*fn)(void *), void *arg)
     if (f == NULL)
         return CIO_E_SYSTEM_RESOURCES;
     cio__e_spawn(e, f);
-    while (atomic_load_explicit(&f->done, memory_order_acquire) == 0)
-        (void)cio__e_futex_wait(e, &f->done, 0, CIO_TIMEOUT_NONE, false);
+    (void)cio__e_join(e, f, false);
     cio_err r = f->result;
     cio__e_fiber_free(e, f);
     return r;
@@ -559,18 +731,17 @@ cio_err cio__e_run(struct cio_evented *e, cio_err (*fn)(void *), void *arg)
 static void switched_out(struct cio__e_loop *l)
 {
     l->current = NULL;
-    if (l->after != NULL) {
-        void (*after)(void *) = l->after;
-        l->after = NULL;
-        after(l->after_arg);
-    }
+    run_after(l);
 }
 
+/* Runs f, and whatever it switches to directly, until a fiber switches back to the scheduler. */
 static void run_fiber(struct cio__e_loop *l, struct cio_any_future *f)
 {
-    if (f->home == NULL)
-        f->home = l;
+    if (atomic_load_explicit(&f->home, memory_order_relaxed) == NULL)
+        atomic_store_explicit(&f->home, l, memory_order_seq_cst);
     l->current = f;
+    if (l->budget > 0)
+        l->budget--;
     cio__fiber_switch(&l->sched, &f->ctx);
     switched_out(l);
 }
@@ -645,6 +816,9 @@ static void loop_run(struct cio__e_loop *l)
     for (;;) {
         unsigned ran = 0;
         struct cio_any_future *f;
+        /* Each fiber run, from here or by a direct switch, spends the budget; spent, the inbox,
+         * timers and I/O get their turn. */
+        l->budget = adopted ? 0 : DIRECT_BUDGET;
         for (;;) {
             f = l->lifo;
             if (f != NULL)
@@ -652,8 +826,11 @@ static void loop_run(struct cio__e_loop *l)
             else if ((f = pop_local(l)) == NULL)
                 break;
             run_fiber(l, f);
-            if (++ran % 64 == 0)
+            ran++;
+            if (l->budget == 0 && !adopted)
                 break; /* let the inbox, timers and I/O in */
+            if (adopted && ran % 64 == 0)
+                break;
         }
         drain_inbox(l);
         fire_timers(l);
@@ -665,7 +842,7 @@ static void loop_run(struct cio__e_loop *l)
         if (more)
             continue;
         if (!adopted) {
-            f = take_spawn(l);
+            f = take_spawn(l, l);
             if (f == NULL)
                 f = steal(l);
             if (f != NULL) {

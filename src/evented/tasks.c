@@ -126,6 +126,16 @@ void cio__e_deliver_cancel(struct cio__e_loop *l, struct cio_any_future *f)
             l->ev->poller->cancel(l, w);
         }
         break;
+    case CIO__E_W_AWAIT:
+        /* An await is not interrupted: the request goes on to the awaited future, and the awaiter
+         * stays parked until that finishes (cio__e_join). */
+        if (!w->cancel_sent) {
+            w->cancel_sent = true;
+            w->reason = CIO__E_R_CANCEL;
+            cio__e_ack_cancel(f);
+            request_cancel(w->awaited);
+        }
+        break;
     case CIO__E_W_HELPER:
         if (!w->cancel_sent) {
             w->cancel_sent = true;
@@ -156,20 +166,32 @@ struct bucket {
 
 static struct bucket buckets[NBUCKETS];
 
-static void bucket_lock(struct bucket *b)
+/* A spinlock for short critical sections that never suspend a fiber (or, for buckets, end in the
+ * switch-out): one exchange to take, one store to give back. */
+static void spin_lock(_Atomic(uint32_t) *lock)
 {
     unsigned spins = 0;
-    while (atomic_exchange_explicit(&b->lock, 1, memory_order_acquire) != 0) {
-        while (atomic_load_explicit(&b->lock, memory_order_relaxed) != 0) {
+    while (atomic_exchange_explicit(lock, 1, memory_order_acquire) != 0) {
+        while (atomic_load_explicit(lock, memory_order_relaxed) != 0) {
             if (++spins % 64 == 0)
                 sched_yield(); /* the holder may be a preempted thread */
         }
     }
 }
 
+static void spin_unlock(_Atomic(uint32_t) *lock)
+{
+    atomic_store_explicit(lock, 0, memory_order_release);
+}
+
+static void bucket_lock(struct bucket *b)
+{
+    spin_lock(&b->lock);
+}
+
 static void bucket_unlock(struct bucket *b)
 {
-    atomic_store_explicit(&b->lock, 0, memory_order_release);
+    spin_unlock(&b->lock);
 }
 
 static struct bucket *bucket_of(const void *addr)
@@ -395,10 +417,48 @@ cio_err cio__e_concurrent(void *ud, cio_task_fn fn, const void *ctx, size_t ctx_
     return CIO_OK;
 }
 
-static void wait_done(struct cio_evented *e, struct cio_any_future *f)
+/* The awaiter's home loop, the awaiter switched out: park it in the future, or make it ready at once
+ * if the future finished meanwhile. From here on only the finishing fiber makes it ready. */
+static void park_after(void *arg)
 {
-    while (atomic_load_explicit(&f->done, memory_order_acquire) == 0)
-        (void)cio__e_futex_wait(e, &f->done, 0, CIO_TIMEOUT_NONE, false);
+    struct cio_any_future *f = (struct cio_any_future *)arg;
+    uint32_t expected = CIO__E_DONE_RUNNING;
+    if (!atomic_compare_exchange_strong_explicit(&f->done, &expected, CIO__E_DONE_AWAITED, memory_order_acq_rel,
+                                                 memory_order_acquire))
+        cio__e_make_ready(f->awaiter); /* DONE: its home is this loop, so this only queues it */
+}
+
+bool cio__e_join(struct cio_evented *e, struct cio_any_future *f, bool cancelable)
+{
+    if (atomic_load_explicit(&f->done, memory_order_acquire) == CIO__E_DONE)
+        return false;
+    struct cio_any_future *self = cio__e_self_adopt(e);
+    if (self == NULL) {
+        /* No fiber: sleep on the futex table (cancel requests are per fiber; there is none). */
+        uint32_t expected = CIO__E_DONE_RUNNING;
+        (void)atomic_compare_exchange_strong_explicit(&f->done, &expected, CIO__E_DONE_TABLE, memory_order_acq_rel,
+                                                      memory_order_acquire);
+        while (atomic_load_explicit(&f->done, memory_order_acquire) != CIO__E_DONE)
+            (void)cio__e_futex_wait_foreign(&f->done, CIO__E_DONE_TABLE, CIO_TIMEOUT_NONE);
+        return false;
+    }
+    bool forwarded = false;
+    if (cancelable && cio__e_check_cancel(e) == CIO_E_CANCELED) {
+        request_cancel(f);
+        forwarded = true;
+    }
+    struct cio__e_wait w;
+    w.fiber = self;
+    w.kind = CIO__E_W_AWAIT;
+    w.cancelable = cancelable && !forwarded;
+    w.reason = CIO__E_R_NONE;
+    w.cancel_sent = false;
+    w.awaited = f;
+    f->awaiter = self;
+    self->wait = &w;
+    cio__e_suspend(park_after, f);
+    self->wait = NULL;
+    return forwarded || w.reason == CIO__E_R_CANCEL;
 }
 
 static cio_err finish_future(struct cio_evented *e, struct cio_any_future *f)
@@ -411,29 +471,21 @@ static cio_err finish_future(struct cio_evented *e, struct cio_any_future *f)
 cio_err cio__e_await(void *ud, struct cio_any_future *f)
 {
     struct cio_evented *e = (struct cio_evented *)ud;
-    for (;;) {
-        if (atomic_load_explicit(&f->done, memory_order_acquire) != 0)
-            return finish_future(e, f);
-        cio_err err = cio__e_futex_wait(e, &f->done, 0, CIO_TIMEOUT_NONE, true);
-        if (err == CIO_E_CANCELED) {
-            /* Forward the request, wait, and hand it back to the awaiter unless the awaited task
-             * acknowledged it. */
-            request_cancel(f);
-            wait_done(e, f);
-            struct cio_any_future *self = cio__e_self(e);
-            if (!(atomic_load_explicit(&f->cancel, memory_order_acquire) & CIO__E_ACK) && self != NULL)
-                atomic_fetch_xor_explicit(&self->cancel, CIO__E_ACK | CIO__E_REQ, memory_order_acq_rel);
-            return finish_future(e, f);
-        }
+    if (cio__e_join(e, f, true)) {
+        /* The awaiter's cancel request went on to f: hand it back unless f acknowledged it. */
+        struct cio_any_future *self = cio__e_self(e);
+        if (!(atomic_load_explicit(&f->cancel, memory_order_acquire) & CIO__E_ACK) && self != NULL)
+            atomic_fetch_xor_explicit(&self->cancel, CIO__E_ACK | CIO__E_REQ, memory_order_acq_rel);
     }
+    return finish_future(e, f);
 }
 
 cio_err cio__e_cancel(void *ud, struct cio_any_future *f)
 {
     struct cio_evented *e = (struct cio_evented *)ud;
-    if (atomic_load_explicit(&f->done, memory_order_acquire) == 0) {
+    if (atomic_load_explicit(&f->done, memory_order_acquire) != CIO__E_DONE) {
         request_cancel(f);
-        wait_done(e, f);
+        (void)cio__e_join(e, f, false);
     }
     return finish_future(e, f);
 }
@@ -441,7 +493,7 @@ cio_err cio__e_cancel(void *ud, struct cio_any_future *f)
 /* ---- groups ---------------------------------------------------------------------------------------------- */
 
 struct cio__e_group {
-    pthread_mutex_t mu;
+    _Atomic(uint32_t) mu;             /* spin_lock: members, and `seq` with the last drop */
     struct cio_any_future *members;
     _Atomic(uint32_t) running;
     _Atomic(uint32_t) seq;
@@ -456,12 +508,10 @@ static struct cio__e_group *group_get(cio_group *g, bool create)
     struct cio__e_group *fresh = (struct cio__e_group *)CIO__SYS(calloc, evented_group)(1, sizeof *fresh);
     if (fresh == NULL)
         return NULL;
-    pthread_mutex_init(&fresh->mu, NULL);
     uintptr_t expected = 0;
     if (atomic_compare_exchange_strong_explicit(&g->token, &expected, (uintptr_t)fresh, memory_order_acq_rel,
                                                 memory_order_acquire))
         return fresh;
-    pthread_mutex_destroy(&fresh->mu);
     free(fresh);
     return (struct cio__e_group *)expected;
 }
@@ -469,8 +519,10 @@ static struct cio__e_group *group_get(cio_group *g, bool create)
 static void group_link(struct cio__e_group *gr, struct cio_any_future *f)
 {
     f->group = gr;
-    atomic_fetch_add_explicit(&gr->running, 1, memory_order_acq_rel);
-    pthread_mutex_lock(&gr->mu);
+    spin_lock(&gr->mu);
+    /* running and seq change only under mu (plain load + store), and are read without it */
+    atomic_store_explicit(&gr->running, atomic_load_explicit(&gr->running, memory_order_relaxed) + 1,
+                          memory_order_release);
     f->gprev = NULL;
     f->gnext = gr->members;
     if (gr->members != NULL)
@@ -478,23 +530,25 @@ static void group_link(struct cio__e_group *gr, struct cio_any_future *f)
     gr->members = f;
     if (atomic_load_explicit(&gr->canceled, memory_order_acquire))
         atomic_fetch_or_explicit(&f->cancel, CIO__E_REQ, memory_order_seq_cst);
-    pthread_mutex_unlock(&gr->mu);
+    spin_unlock(&gr->mu);
 }
 
 static void group_drop(struct cio__e_group *gr, struct cio_any_future *f)
 {
     struct cio_evented *e = f->owner;
-    pthread_mutex_lock(&gr->mu);
+    spin_lock(&gr->mu);
     if (f->gprev != NULL)
         f->gprev->gnext = f->gnext;
     else
         gr->members = f->gnext;
     if (f->gnext != NULL)
         f->gnext->gprev = f->gprev;
-    uint32_t left = atomic_fetch_sub_explicit(&gr->running, 1, memory_order_acq_rel) - 1;
+    uint32_t left = atomic_load_explicit(&gr->running, memory_order_relaxed) - 1;
+    atomic_store_explicit(&gr->running, left, memory_order_release);
     if (left == 0)
-        atomic_fetch_add_explicit(&gr->seq, 1, memory_order_release);
-    pthread_mutex_unlock(&gr->mu);
+        atomic_store_explicit(&gr->seq, atomic_load_explicit(&gr->seq, memory_order_relaxed) + 1,
+                              memory_order_release);
+    spin_unlock(&gr->mu);
     cio__e_fiber_free(e, f);
     if (left == 0)
         cio__e_futex_wake(&gr->seq, UINT32_MAX); /* address only: harmless if the record is gone */
@@ -506,8 +560,15 @@ void cio__e_finish(struct cio_any_future *f)
         group_drop(f->group, f);
         return;
     }
-    atomic_store_explicit(&f->done, 1, memory_order_release);
-    cio__e_futex_wake(&f->done, UINT32_MAX);
+    if (f->handed_off) { /* the awaiter is already running (it is what runs this) */
+        atomic_store_explicit(&f->done, CIO__E_DONE, memory_order_release);
+        return;
+    }
+    uint32_t old = atomic_exchange_explicit(&f->done, CIO__E_DONE, memory_order_acq_rel);
+    if (old == CIO__E_DONE_AWAITED)
+        cio__e_make_ready(f->awaiter); /* parked: nothing else wakes it, so f is still there */
+    else if (old == CIO__E_DONE_TABLE)
+        cio__e_futex_wake(&f->done, UINT32_MAX); /* address only: the waiter may free f at once */
 }
 
 
@@ -546,11 +607,11 @@ cio_err cio__e_group_concurrent(void *ud, cio_group *g, cio_task_fn fn, const vo
 
 static void group_cancel_all(struct cio__e_group *gr)
 {
-    pthread_mutex_lock(&gr->mu);
+    spin_lock(&gr->mu);
     atomic_store_explicit(&gr->canceled, 1, memory_order_release);
     for (struct cio_any_future *m = gr->members; m != NULL; m = m->gnext)
         request_cancel(m);
-    pthread_mutex_unlock(&gr->mu);
+    spin_unlock(&gr->mu);
 }
 
 static void group_wait_all(struct cio_evented *e, struct cio__e_group *gr)
@@ -565,10 +626,9 @@ static void group_wait_all(struct cio_evented *e, struct cio__e_group *gr)
 
 static void group_release(cio_group *g, struct cio__e_group *gr)
 {
-    pthread_mutex_lock(&gr->mu);
-    pthread_mutex_unlock(&gr->mu);
+    spin_lock(&gr->mu);
+    spin_unlock(&gr->mu);
     atomic_store_explicit(&g->token, 0, memory_order_release);
-    pthread_mutex_destroy(&gr->mu);
     free(gr);
 }
 
