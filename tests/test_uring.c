@@ -284,6 +284,84 @@ static void test_cross_loop_wakes(void **state)
         CIO_SKIP("the scheduler kept every pair on one loop: no wake-up crossed");
 }
 
+/* ---- cancel before and after submission ---------------------------------------------------------------- */
+
+typedef struct withdraw_ctx {
+    cio_io io;
+    int rfd, wfd;
+    bool submitted;    /* let the loop submit the read (a sleep) before it is canceled */
+    cio_event started;
+    char got;
+} withdraw_ctx;
+
+static cio_err blocked_reader(void *context)
+{
+    withdraw_ctx *c = *(withdraw_ctx **)context;
+    size_t n = 0;
+    cio_event_set(c->io, &c->started);
+    return cio_file_read_streaming(c->io, (cio_file){c->rfd}, &c->got, 1, &n);
+}
+
+/* A reader blocked on an empty pipe is canceled by a fiber of its own loop. */
+static cio_err cancel_reader(void *context)
+{
+    withdraw_ctx *c = *(withdraw_ctx **)context;
+    withdraw_ctx *cp = c;
+    cio_future r;
+    cio_err err = cio_concurrent(c->io, blocked_reader, &cp, sizeof cp, &r);
+    if (err != CIO_OK)
+        return err;
+    cio_event_wait_uncancelable(c->io, &c->started);
+    if (c->submitted)
+        (void)cio_sleep(c->io, cio_timeout_ms(5));
+    return cio_cancel(c->io, &r);
+}
+
+/* A read still in the submission queue when it is canceled is withdrawn (made a NOP: no
+ * ASYNC_CANCEL, no kernel round trip); one the kernel has is canceled there. Either way the read
+ * ends CANCELED and consumes nothing: a byte written afterwards is still in the pipe. */
+static void test_cancel_before_and_after_submission(void **state)
+{
+    cio_io unused;
+    (void)uring_instance(state, &unused);
+    cio_evented_options o = {0};
+    o.flavour = CIO_EVENTED_IO_URING;
+    o.threads = 1;
+    cio_evented *e = NULL;
+    assert_ok(cio_evented_create(&o, &e));
+    cio_io io = cio_evented_io(e);
+    for (int submitted = 0; submitted < 2; submitted++) {
+        int p[2];
+        assert_int_equal(pipe(p), 0);
+        withdraw_ctx c;
+        memset(&c, 0, sizeof c);
+        c.io = io;
+        c.rfd = p[0];
+        c.wfd = p[1];
+        c.submitted = submitted != 0;
+        withdraw_ctx *cp = &c;
+        uint64_t nop = cio__e_uring_count(e, IORING_OP_NOP);
+        uint64_t kcancel = cio__e_uring_count(e, IORING_OP_ASYNC_CANCEL);
+        cio_future f;
+        assert_ok(cio_concurrent(io, cancel_reader, &cp, sizeof cp, &f));
+        assert_int_equal(cio_await(io, &f), CIO_E_CANCELED);
+        if (submitted) {
+            assert_int_equal(cio__e_uring_count(e, IORING_OP_NOP) - nop, 0);
+            assert_int_equal(cio__e_uring_count(e, IORING_OP_ASYNC_CANCEL) - kcancel, 1);
+        } else {
+            assert_int_equal(cio__e_uring_count(e, IORING_OP_NOP) - nop, 1);
+            assert_int_equal(cio__e_uring_count(e, IORING_OP_ASYNC_CANCEL) - kcancel, 0);
+        }
+        assert_int_equal(write(p[1], "x", 1), 1);
+        char b = 0;
+        assert_int_equal(read(p[0], &b, 1), 1);
+        assert_int_equal(b, 'x');
+        close(p[0]);
+        close(p[1]);
+    }
+    cio_evented_destroy(e);
+}
+
 /* ---- the fallback paths ------------------------------------------------------------------------------ */
 
 /* With CIO_EVENTED_URING_NATIVE=0 an io_uring instance keeps only the opcodes the flavour cannot do
@@ -322,6 +400,7 @@ int main(void)
         CIO_TESTS(test_socket_ops_run_on_the_ring),
         CIO_TESTS(test_receive_linked_timeout),
         CIO_TESTS(test_cross_loop_wakes),
+        CIO_TESTS(test_cancel_before_and_after_submission),
         CIO_TESTS(test_fallback_without_native_ops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,7 +2,9 @@
  * The io_uring poller: one ring per loop, set up through raw system calls (numbers from the generated
  * platform/cio/sysnum.h; no liburing). Readiness waits are POLL_ADD requests; reads, writes and
  * fsync run as native ring operations; a wait is canceled with ASYNC_CANCEL and its completion
- * (-ECANCELED, or the result if it finished first) still ends it. Another thread wakes the loop
+ * (-ECANCELED, or the result if it finished first) still ends it — unless the request has not been
+ * submitted yet (fibers queue, the loop submits when it next enters the kernel): then it becomes a
+ * NOP and the wait ends at once, with no system call. Another thread wakes the loop
  * through an eventfd that a POLL_ADD on the ring watches.
  *
  * Invariants: the submission queue is filled and submitted, and the completion queue reaped, only by
@@ -356,9 +358,42 @@ static cio_err ur_arm(struct cio__e_loop *l, struct cio__e_wait *w)
     return CIO_OK;
 }
 
+/* If w's request is still in the submission queue (queued by the fiber, not yet submitted: the
+ * loop submits when it next enters the kernel), turns it, and its linked timeout, into NOPs whose
+ * completions are ignored; true if it did. Without SQPOLL the kernel reads SQEs only in
+ * io_uring_enter, which only this thread calls, so the last `pending` entries are still ours. */
+static bool withdraw_unsubmitted(struct ring *r, struct cio__e_wait *w)
+{
+    for (unsigned i = 1; i <= r->pending; i++) {
+        struct io_uring_sqe *sqe = &r->sqes[r->sq_array[(r->local_tail - i) & r->sq_mask]];
+        if (sqe->user_data != (uint64_t)(uintptr_t)w)
+            continue;
+        bool linked = (sqe->flags & IOSQE_IO_LINK) != 0 && i > 1;
+        memset(sqe, 0, sizeof *sqe);
+        sqe->opcode = IORING_OP_NOP;
+        sqe->user_data = TAG_CANCEL;
+        if (linked) {
+            struct io_uring_sqe *t = &r->sqes[r->sq_array[(r->local_tail - i + 1) & r->sq_mask]];
+            memset(t, 0, sizeof *t);
+            t->opcode = IORING_OP_NOP;
+            t->user_data = TAG_CANCEL;
+        }
+        return true;
+    }
+    return false;
+}
+
 static void ur_cancel(struct cio__e_loop *l, struct cio__e_wait *w)
 {
-    struct io_uring_sqe *sqe = get_sqe((struct ring *)l->ring);
+    struct ring *r = (struct ring *)l->ring;
+    if (withdraw_unsubmitted(r, w)) {
+        /* Never reached the kernel: nothing to wait for, no buffer in use. */
+        atomic_fetch_add_explicit(&r->count[IORING_OP_NOP], 1, memory_order_relaxed);
+        cio__e_poller_complete(w, -ECANCELED);
+        return;
+    }
+    atomic_fetch_add_explicit(&r->count[IORING_OP_ASYNC_CANCEL], 1, memory_order_relaxed);
+    struct io_uring_sqe *sqe = get_sqe(r);
     if (sqe == NULL)
         return; /* the operation completes by itself (a wait with no timeout: at destroy) */
     sqe->opcode = IORING_OP_ASYNC_CANCEL;

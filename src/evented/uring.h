@@ -43,8 +43,9 @@ cio_err cio__e_uring_call(struct cio_evented *e, const struct io_uring_sqe *sqe,
                           cio__mapped (*map)(int), int32_t *res);
 
 /* Submissions of `opcode` made for fibers on e's rings so far: ring operations, their linked
- * timeouts (IORING_OP_LINK_TIMEOUT) and readiness waits (IORING_OP_POLL_ADD). Tests check with it
- * what ran natively. */
+ * timeouts (IORING_OP_LINK_TIMEOUT) and readiness waits (IORING_OP_POLL_ADD); cancels sent to the
+ * kernel (IORING_OP_ASYNC_CANCEL) and, under IORING_OP_NOP, requests withdrawn before they were
+ * submitted. Tests check with it what ran natively. */
 uint64_t cio__e_uring_count(const struct cio_evented *e, unsigned opcode);
 
 /* The slots fs_uring.c and net_uring.c run on the ring, put into vt for the opcodes e has. */
