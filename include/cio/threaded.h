@@ -23,7 +23,8 @@ typedef struct cio_threaded cio_threaded;
 /* All-zero (or NULL) gives the defaults. */
 typedef struct cio_threaded_options {
     size_t stack_size;        /* worker stack, with a guard page; 0: 256 KiB */
-    size_t async_limit;       /* tasks async puts on workers; 0: CPU count - 1 (see set_async_limit) */
+    size_t async_limit;       /* tasks async puts on workers; 0: CPU count - 1, at least 4 (blocking
+                                 I/O overlaps even on one CPU; see set_async_limit) */
     size_t concurrent_limit;  /* tasks on workers for concurrent; 0: unlimited */
     unsigned idle_timeout_ms; /* an idle worker retires after this; 0: 5000 */
 } cio_threaded_options;
