@@ -449,8 +449,9 @@ static void test_win_unix_listen_faults(void **state)
     fx_close(&f);
 }
 
-/* WSAStartup@wsa_start runs once per process (InitOnce), so its failure is tested in a child
- * process (this program with "wsa-start-child"): its first socket call fails with NetworkDown. */
+/* WSAStartup@wsa_start runs before a process's first socket call until it succeeds, so its failure is
+ * tested in a child process (this program with "wsa-start-child"): its first socket call fails
+ * with NetworkDown, and the next one starts Winsock and works (a failure is not remembered). */
 static int wsa_start_child(void)
 {
     cio__fault_reset();
@@ -464,11 +465,19 @@ static int wsa_start_child(void)
     cio_server s;
     cio_err err = cio_net_listen(io, &lo, NULL, &s);
     unsigned injected = cio__fault_injected("WSAStartup@wsa_start");
-    cio_threaded_destroy(t);
     if (err != CIO_E_NETWORK_DOWN) {
         fprintf(stderr, "child: listen with WSAStartup failing: %s\n", cio_err_name(err));
+        cio_threaded_destroy(t);
         return 4;
     }
+    err = cio_net_listen(io, &lo, NULL, &s);
+    if (err != CIO_OK) {
+        fprintf(stderr, "child: listen after WSAStartup failed once: %s\n", cio_err_name(err));
+        cio_threaded_destroy(t);
+        return 6;
+    }
+    cio_server_close(io, &s);
+    cio_threaded_destroy(t);
     return injected == 1 ? 0 : 5;
 }
 

@@ -16,7 +16,7 @@
  * - Every WSA error goes through the generated map of its operation (cio__wsa_<op>): RETRY (EINTR)
  *   asks the cancel state and calls again; REINIT (WSANOTINITIALISED: the program called
  *   WSACleanup) runs WSAStartup and calls again once; BUG asserts in debug builds. Winsock is
- *   started once, before the first socket (InitOnce). No raw WSA code leaves this file.
+ *   started before the first socket, and again by the next call if that failed. No raw WSA code leaves this file.
  * - No socket leaks on an error path: the slot that created it closes it before returning.
  * - Options: Windows' SO_REUSEADDR lets a second socket bind a port in use (Linux's
  *   SO_REUSEPORT), so reuse_port sets it and reuse_address sets nothing (rebinding over TIME_WAIT
@@ -49,25 +49,32 @@ _Static_assert(sizeof(((struct sockaddr_un *)0)->sun_path) == CIO_UNIX_PATH_MAX,
 
 /* ---- Winsock start-up ------------------------------------------------------------------------------ */
 
-static INIT_ONCE wsa_once = INIT_ONCE_STATIC_INIT;
-static int wsa_start_error;
+/* Started once it succeeds: a failure (WSASYSNOTREADY while the network stack comes up, say) is
+ * returned to that call and WSAStartup is tried again by the next one, not remembered. */
+static SRWLOCK wsa_lock = SRWLOCK_INIT;
+static volatile LONG wsa_ok; /* 1 once WSAStartup succeeded (written under wsa_lock) */
 
-static BOOL CALLBACK wsa_start(PINIT_ONCE once, PVOID param, PVOID *ctx)
+static int wsa_start(void)
 {
-    (void)once;
-    (void)param;
-    (void)ctx;
     WSADATA data;
-    wsa_start_error = CIO__SYS(WSAStartup, wsa_start)(MAKEWORD(2, 2), &data);
-    return TRUE;
+    return CIO__SYS(WSAStartup, wsa_start)(MAKEWORD(2, 2), &data);
 }
 
 static cio_err wsa_started(void)
 {
-    (void)InitOnceExecuteOnce(&wsa_once, wsa_start, NULL, NULL);
-    if (wsa_start_error == 0)
+    if (InterlockedCompareExchange(&wsa_ok, 0, 0) == 1)
         return CIO_OK;
-    cio__mapped m = cio__wsa_wsa_startup(wsa_start_error);
+    AcquireSRWLockExclusive(&wsa_lock);
+    int error = 0;
+    if (wsa_ok == 0) {
+        error = wsa_start();
+        if (error == 0)
+            InterlockedExchange(&wsa_ok, 1);
+    }
+    ReleaseSRWLockExclusive(&wsa_lock);
+    if (error == 0)
+        return CIO_OK;
+    cio__mapped m = cio__wsa_wsa_startup(error);
     return m.action == CIO__MAP_ERROR ? m.err : CIO_E_NETWORK_DOWN;
 }
 
