@@ -40,6 +40,7 @@
 #include "cio/errmap.h"
 #include "evented.h"
 #include "internal.h"
+#include "internal/cio_oscalls.h"
 #include "net_posix.h"
 #include "slots.h"
 #include "threaded.h"
@@ -114,7 +115,7 @@ static cio_err make_socket(struct netop *a, int domain, int type, int protocol, 
     }
     cio_err err = cio__e_check_cancel(a->e);
     while (err == CIO_OK) {
-        int s = socket(domain, type, protocol);
+        int s = CIO__SYS(socket, uring_socket)(domain, type, protocol);
         if (s >= 0) {
             *fd = s;
             return CIO_OK;
