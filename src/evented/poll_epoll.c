@@ -155,8 +155,9 @@ static cio_err map_ctl_error(int err)
 static cio_err dup_arm(struct cio__e_loop *l, struct cio__e_wait *w)
 {
     int dup_fd = CIO__SYS(fcntl, epoll_arm_dup)(w->fd, F_DUPFD_CLOEXEC, 0);
-    if (dup_fd < 0)
-        return errno == EMFILE ? CIO_E_PROCESS_FD_QUOTA_EXCEEDED : CIO_E_SYSTEM_RESOURCES;
+    if (dup_fd < 0) /* EMFILE: no descriptor for the duplicate; a read's or write's errors have no
+                     * ProcessFdQuotaExceeded, so every wait says SystemResources */
+        return CIO_E_SYSTEM_RESOURCES;
     struct epoll_event ev;
     ev.events = w->events | EPOLLONESHOT;
     ev.data.ptr = w;

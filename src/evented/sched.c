@@ -48,16 +48,21 @@ int64_t cio__e_mono_deadline(cio_timeout timeout)
     return cio__deadline_after(cio__e_now_ns(), remaining);
 }
 
-/* A failed reading (none is expected of CLOCK_MONOTONIC) repeats this thread's last good one: time
- * stands still meanwhile, so timers fire late rather than early, and never before their time. */
+/* A failed reading (none is expected of CLOCK_MONOTONIC) is asked again through the Threaded
+ * backend's clock (the same clock, clock_gettime@now); when that fails too, this thread's last good
+ * reading stands (0 before the first), so the loop goes on and its timers fire, if off time. */
 static _Thread_local int64_t last_now;
 
 int64_t cio__e_now_ns(void)
 {
     struct timespec ts;
-    if (CIO__SYS(clock_gettime, evented_now)(CLOCK_MONOTONIC, &ts) != 0)
-        return last_now;
-    last_now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    if (CIO__SYS(clock_gettime, evented_now)(CLOCK_MONOTONIC, &ts) == 0) {
+        last_now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    } else {
+        int64_t again = cio__t_now(NULL, CIO_CLOCK_AWAKE).ns; /* 0: failed as well */
+        if (again != 0)
+            last_now = again;
+    }
     return last_now;
 }
 
