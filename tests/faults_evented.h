@@ -74,6 +74,41 @@ static inline cio_err make(cio_evented_flavour fl, unsigned threads, cio_evented
     return cio_evented_create(&o, out);
 }
 
+/* A fresh instance for a case (which must be made): the faults cleared, then *before counted. */
+static inline cio_evented *fresh(cio_evented_flavour fl, unsigned threads, snapshot *before)
+{
+    cio__fault_reset();
+    *before = snap();
+    cio_evented *e;
+    assert_ok(make(fl, threads, &e));
+    return e;
+}
+
+/* Destroys e with `site` failing (err, called `name` in the report) at every call: ignored (a
+ * close's descriptor, a munmap's mapping is gone all the same), at least `want` faults, and the
+ * process as it was before e (`before`). */
+static inline void destroy_with_fault(cio_evented *e, snapshot before, const char *site, int err, const char *name,
+                                      unsigned want)
+{
+    assert_true(cio__fault_errno(site, err, 0, -1) == 1);
+    cio_evented_destroy(e);
+    unsigned injected = cio__fault_injected(site);
+    cio__fault_reset();
+    if (injected < want)
+        fail_msg("%s: %u faults at destroy, want %u at least", site, injected, want);
+    same_as(before, site);
+    print_message("fault-covered: %s %s\n", site, name);
+}
+
+/* Skips unless this process may start io_uring loops (`why`: what the case would need them for). */
+#define REQUIRE_URING_LOOPS(why)                                             \
+    do {                                                                     \
+        if (!uring_here())                                                   \
+            CIO_SKIP("io_uring_setup is refused on this machine: " why);     \
+        if (cio_test_under_valgrind())                                       \
+            CIO_SKIP("under valgrind no io_uring loop may start");           \
+    } while (0)
+
 /* The flavours to make fresh instances of (io_uring where this process may start one). */
 static inline size_t fresh_flavours(cio_evented_flavour out[2])
 {

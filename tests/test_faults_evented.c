@@ -206,19 +206,10 @@ static void test_destroy_fails(void **state)
             print_message("      not here: %s (no io_uring loop may start here)\n", cases[i].site);
             continue;
         }
-        cio__fault_reset();
-        snapshot before = snap();
-        cio_evented *e;
-        assert_ok(make(cases[i].fl, 2, &e));
+        snapshot before;
+        cio_evented *e = fresh(cases[i].fl, 2, &before);
         workload(cio_evented_io(e));
-        assert_true(cio__fault_errno(cases[i].site, cases[i].err, 0, -1) == 1);
-        cio_evented_destroy(e);
-        unsigned injected = cio__fault_injected(cases[i].site);
-        cio__fault_reset();
-        if (injected < 2)
-            fail_msg("%s: %u faults at destroy, want one per loop at least", cases[i].site, injected);
-        same_as(before, cases[i].site);
-        print_message("fault-covered: %s %s\n", cases[i].site, cases[i].name);
+        destroy_with_fault(e, before, cases[i].site, cases[i].err, cases[i].name, 2); /* one per loop */
     }
 }
 
@@ -399,77 +390,91 @@ static bool nowait_pipe_reads(void)
                      "go to the helper pool, no readiness wait to fail");                                \
     } while (0)
 
-/* Two fibers of one loop wait on one descriptor: the second registers a duplicate (EEXIST). No
- * duplicate descriptor (EMFILE) or no memory for its registration (whose undo close fails, ignored):
- * the second read says SystemResources (a read has no ProcessFdQuotaExceeded), the first read gets
- * the data. */
-static void dup_refused(cio_io io, int p[2], const char *site, int err, cio_err want)
+/* A fresh one-loop epoll instance and a pipe, for the readiness cases (skipped where a pipe's
+ * RWF_NOWAIT read makes no readiness wait). */
+typedef struct pipe_fx {
+    snapshot before;
+    cio_evented *e;
+    cio_io io;
+    int p[2];
+} pipe_fx;
+
+static void pipe_fx_open(pipe_fx *x)
 {
-    pipe_ctx c1, c2;
-    memset(&c1, 0, sizeof c1);
-    memset(&c2, 0, sizeof c2);
-    c1.io = c2.io = io;
-    c1.fd = c2.fd = p[0];
-    pipe_ctx *cp1 = &c1, *cp2 = &c2;
+    REQUIRE_NOWAIT_PIPES();
+    x->e = fresh(CIO_EVENTED_EPOLL, 1, &x->before);
+    x->io = cio_evented_io(x->e);
+    assert_int_equal(pipe(x->p), 0);
+}
+
+/* The faults cleared, the pipe closed, the instance gone: the process as before. */
+static void pipe_fx_close(pipe_fx *x, const char *what)
+{
+    cio__fault_reset();
+    close(x->p[0]);
+    close(x->p[1]);
+    cio_evented_destroy(x->e);
+    same_as(x->before, what);
+}
+
+/* Two fibers of one loop wait on one descriptor: the second registers a duplicate (EEXIST). */
+static void two_readers(cio_io io, int fd, pipe_ctx c[2], pipe_ctx *cp[2], cio_future f[2])
+{
+    for (int i = 0; i < 2; i++) {
+        memset(&c[i], 0, sizeof c[i]);
+        c[i].io = io;
+        c[i].fd = fd;
+        cp[i] = &c[i];
+        assert_ok(cio_concurrent(io, pipe_reader, &cp[i], sizeof cp[i], &f[i]));
+        pause_ms(20); /* the reader is registered */
+    }
+}
+
+/* No duplicate descriptor (EMFILE) or no memory for its registration (whose undo close fails,
+ * ignored): the second read says SystemResources (a read has no ProcessFdQuotaExceeded), the first
+ * read gets the data. */
+static void dup_refused(pipe_fx *x, const char *site, int err, cio_err want)
+{
+    pipe_ctx c[2], *cp[2];
+    cio_future f[2];
     assert_true(cio__fault_errno(site, err, 0, 1) == 1);
-    cio_future f1, f2;
-    assert_ok(cio_concurrent(io, pipe_reader, &cp1, sizeof cp1, &f1));
-    pause_ms(20); /* the first reader is registered */
-    assert_ok(cio_concurrent(io, pipe_reader, &cp2, sizeof cp2, &f2));
-    assert_err(cio_await(io, &f2), want);
+    two_readers(x->io, x->p[0], c, cp, f);
+    assert_err(cio_await(x->io, &f[1]), want);
     covered(site, err == EMFILE ? "EMFILE" : "ENOMEM");
-    assert_int_equal(write(p[1], "dup", 3), 3);
-    assert_ok(cio_await(io, &f1));
-    assert_int_equal(c1.n, 3);
-    assert_memory_equal(c1.buf, "dup", 3);
+    assert_int_equal(write(x->p[1], "dup", 3), 3);
+    assert_ok(cio_await(x->io, &f[0]));
+    assert_int_equal(c[0].n, 3);
+    assert_memory_equal(c[0].buf, "dup", 3);
 }
 
 static void test_epoll_arm_dup_fails(void **state)
 {
     (void)state;
-    REQUIRE_NOWAIT_PIPES();
-    cio__fault_reset();
-    snapshot before = snap();
-    cio_evented *e;
-    assert_ok(make(CIO_EVENTED_EPOLL, 1, &e));
-    cio_io io = cio_evented_io(e);
-    int p[2];
-    assert_int_equal(pipe(p), 0);
-    dup_refused(io, p, "fcntl@epoll_arm_dup", EMFILE, CIO_E_SYSTEM_RESOURCES);
+    pipe_fx x;
+    pipe_fx_open(&x);
+    dup_refused(&x, "fcntl@epoll_arm_dup", EMFILE, CIO_E_SYSTEM_RESOURCES);
     cio__fault_reset();
     assert_true(cio__fault_errno("close@epoll_arm_dup", EINTR, 0, -1) == 1);
-    dup_refused(io, p, "epoll_ctl@epoll_arm_dup", ENOMEM, CIO_E_SYSTEM_RESOURCES);
+    dup_refused(&x, "epoll_ctl@epoll_arm_dup", ENOMEM, CIO_E_SYSTEM_RESOURCES);
     covered("close@epoll_arm_dup", "EINTR");
     cio__fault_reset();
     /* again with the duplicate registered: deleting it when its wait completes fails, and so does
      * closing it (both ignored; the duplicate descriptor is gone all the same), both readers get
      * their bytes */
-    pipe_ctx c1, c2;
-    memset(&c1, 0, sizeof c1);
-    memset(&c2, 0, sizeof c2);
-    c1.io = c2.io = io;
-    c1.fd = c2.fd = p[0];
-    pipe_ctx *cp1 = &c1, *cp2 = &c2;
     assert_true(cio__fault_errno("epoll_ctl@epoll_deregister", ENOENT, 0, -1) == 1);
     assert_true(cio__fault_errno("close@epoll_deregister", EINTR, 0, -1) == 1);
-    cio_future f1, f2;
-    assert_ok(cio_concurrent(io, pipe_reader, &cp1, sizeof cp1, &f1));
+    pipe_ctx c[2], *cp[2];
+    cio_future f[2];
+    two_readers(x.io, x.p[0], c, cp, f);
+    assert_int_equal(write(x.p[1], "a", 1), 1);
     pause_ms(20);
-    assert_ok(cio_concurrent(io, pipe_reader, &cp2, sizeof cp2, &f2));
-    pause_ms(20);
-    assert_int_equal(write(p[1], "a", 1), 1);
-    pause_ms(20);
-    assert_int_equal(write(p[1], "b", 1), 1);
-    assert_ok(cio_await(io, &f1));
-    assert_ok(cio_await(io, &f2));
-    assert_int_equal(c1.n + c2.n, 2);
+    assert_int_equal(write(x.p[1], "b", 1), 1);
+    assert_ok(cio_await(x.io, &f[0]));
+    assert_ok(cio_await(x.io, &f[1]));
+    assert_int_equal(c[0].n + c[1].n, 2);
     covered("epoll_ctl@epoll_deregister", "ENOENT");
     covered("close@epoll_deregister", "EINTR");
-    cio__fault_reset();
-    close(p[0]);
-    close(p[1]);
-    cio_evented_destroy(e);
-    same_as(before, "epoll_ctl@epoll_arm_dup");
+    pipe_fx_close(&x, "epoll_ctl@epoll_arm_dup");
 }
 
 /* A fresh loop has no registration table yet: growing it fails (ENOMEM), so a readiness wait says
@@ -477,14 +482,10 @@ static void test_epoll_arm_dup_fails(void **state)
 static void test_epoll_slots_fail(void **state)
 {
     (void)state;
-    REQUIRE_NOWAIT_PIPES();
-    cio__fault_reset();
-    snapshot before = snap();
-    cio_evented *e;
-    assert_ok(make(CIO_EVENTED_EPOLL, 1, &e));
-    cio_io io = cio_evented_io(e);
-    int p[2];
-    assert_int_equal(pipe(p), 0);
+    pipe_fx x;
+    pipe_fx_open(&x);
+    cio_io io = x.io;
+    int *p = x.p;
     pipe_ctx c;
     assert_true(cio__fault_errno("realloc@epoll_slots", ENOMEM, 0, -1) == 1);
     assert_err(pipe_read_after(io, p, &c), CIO_E_SYSTEM_RESOURCES);
@@ -498,10 +499,7 @@ static void test_epoll_slots_fail(void **state)
     }
     assert_int_equal(c.n, 22);
     assert_memory_equal(c.buf, "hello, pipehello, pipe", 22);
-    close(p[0]);
-    close(p[1]);
-    cio_evented_destroy(e);
-    same_as(before, "realloc@epoll_slots");
+    pipe_fx_close(&x, "realloc@epoll_slots");
 }
 
 /* The loop's eventfd drain fails a few times (the count stays): the poller reports the eventfd
@@ -596,10 +594,7 @@ static int setup_no_single_mmap(unsigned int entries, struct io_uring_params *p)
 static void test_ring_cq_separate(void **state)
 {
     (void)state;
-    if (!uring_here())
-        CIO_SKIP("io_uring_setup is refused on this machine: no ring to map");
-    if (cio_test_under_valgrind())
-        CIO_SKIP("under valgrind no io_uring loop may start");
+    REQUIRE_URING_LOOPS("no ring to map");
     cio__fault_reset();
     snapshot before = snap();
     cio__sys_set(io_uring_setup__ring_setup, setup_no_single_mmap);
@@ -635,6 +630,20 @@ static void test_ring_cq_separate(void **state)
 }
 
 /* ---- sockets: made non-blocking, made without the ring ------------------------------------------------------ */
+
+/* `msg` crosses from client to peer; then both streams and the server are closed. */
+static void cross_and_close(cio_io io, cio_server *srv, cio_stream *client, cio_stream *peer, const char *msg)
+{
+    size_t len = strlen(msg), n = 0;
+    unsigned char b[16];
+    assert_ok(cio_stream_write_all(io, client, msg, len));
+    assert_ok(cio_stream_read(io, peer, b, sizeof b, &n));
+    assert_int_equal(n, len);
+    assert_memory_equal(b, msg, len);
+    cio_stream_close(io, client);
+    cio_stream_close(io, peer);
+    cio_server_close(io, srv);
+}
 
 /* The backend waits for readiness on its sockets, so each must be non-blocking; when fcntl fails
  * (ENOMEM: no mapped error, Unexpected) a socket it just made is closed again and the operation
@@ -677,13 +686,7 @@ static void test_nonblocking_fails(void **state)
     assert_err(cio_stream_read(io, &peer, b, sizeof b, &n), CIO_E_UNEXPECTED);
     covered("fcntl@nonblocking", "ENOMEM");
     cio__fault_reset();
-    assert_ok(cio_stream_write_all(io, &client, "ok", 2));
-    assert_ok(cio_stream_read(io, &peer, b, sizeof b, &n));
-    assert_int_equal(n, 2);
-    assert_memory_equal(b, "ok", 2);
-    cio_stream_close(io, &client);
-    cio_stream_close(io, &peer);
-    cio_server_close(io, &srv);
+    cross_and_close(io, &srv, &client, &peer, "ok");
     same_fds(before, "fcntl@nonblocking");
 }
 
@@ -698,16 +701,10 @@ static int probe_without_socket(int fd, unsigned int op, void *arg, unsigned int
     return r;
 }
 
-static void test_ring_socket_fails(void **state)
+/* A one-loop io_uring instance that runs the ring's own operations (the suites keep to the fallback
+ * paths otherwise), made without IORING_OP_SOCKET. */
+static cio_evented *native_ring_without_socket(void)
 {
-    (void)state;
-    if (!uring_here())
-        CIO_SKIP("io_uring_setup is refused on this machine: no ring connect");
-    if (cio_test_under_valgrind())
-        CIO_SKIP("under valgrind no io_uring loop may start");
-    cio__fault_reset();
-    snapshot before = snap();
-    /* the ring's own operations for once (the suites keep to the fallback paths) */
     const char *was = getenv("CIO_EVENTED_URING_NATIVE");
     char saved[16];
     snprintf(saved, sizeof saved, "%s", was != NULL ? was : "");
@@ -721,13 +718,22 @@ static void test_ring_socket_fails(void **state)
     else
         unsetenv("CIO_EVENTED_URING_NATIVE");
     assert_ok(err);
+    return e;
+}
+
+static void test_ring_socket_fails(void **state)
+{
+    (void)state;
+    REQUIRE_URING_LOOPS("no ring connect");
+    snapshot before = snap();
+    cio_evented *e = native_ring_without_socket();
     cio_io io = cio_evented_io(e);
     cio_ip_address lo = cio_ip4_loopback(0);
     cio_server srv;
     assert_ok(cio_net_listen(io, &lo, NULL, &srv));
     cio_stream s, peer;
     assert_true(cio__fault_errno("socket@uring_socket", EMFILE, 0, 1) == 1);
-    err = cio_net_connect(io, &srv.address, NULL, &s);
+    cio_err err = cio_net_connect(io, &srv.address, NULL, &s);
     if (cio__fault_injected("socket@uring_socket") == 0) {
         /* no IORING_OP_CONNECT: connect is the helper pool's, through the Threaded sites */
         cio__fault_reset();
@@ -748,15 +754,7 @@ static void test_ring_socket_fails(void **state)
     covered("socket@uring_socket", "EINTR");
     cio__fault_reset();
     assert_ok(cio_server_accept(io, &srv, &peer));
-    assert_ok(cio_stream_write_all(io, &s, "ring", 4));
-    unsigned char b[8];
-    size_t n = 0;
-    assert_ok(cio_stream_read(io, &peer, b, sizeof b, &n));
-    assert_int_equal(n, 4);
-    assert_memory_equal(b, "ring", 4);
-    cio_stream_close(io, &s);
-    cio_stream_close(io, &peer);
-    cio_server_close(io, &srv);
+    cross_and_close(io, &srv, &s, &peer, "ring");
     cio_evented_destroy(e);
     same_as(before, "socket@uring_socket");
 }

@@ -66,18 +66,10 @@ static void test_fiber_block_fails(void **state)
 static void test_stack_free_fails(void **state)
 {
     (void)state;
-    cio__fault_reset();
-    snapshot before = snap();
-    cio_evented *e;
-    assert_ok(make(CIO_EVENTED_EPOLL, 2, &e));
+    snapshot before;
+    cio_evented *e = fresh(CIO_EVENTED_EPOLL, 2, &before);
     workload(cio_evented_io(e));
-    assert_true(cio__fault_errno("munmap@stack_free", EINVAL, 0, -1) == 1);
-    cio_evented_destroy(e);
-    unsigned injected = cio__fault_injected("munmap@stack_free");
-    cio__fault_reset();
-    assert_true(injected > 0);
-    same_as(before, "munmap@stack_free");
-    print_message("fault-covered: munmap@stack_free EINVAL\n");
+    destroy_with_fault(e, before, "munmap@stack_free", EINVAL, "EINVAL", 1);
 }
 
 /* ---- adopted threads: adoption fails, the thread works as a foreign thread ----------------------------------- */
@@ -133,10 +125,8 @@ static void test_adopt_fails(void **state)
     size_t nfl = fresh_flavours(fl);
     for (size_t k = 0; k < nfl; k++)
         for (size_t i = 0; i < 2; i++) {
-            cio__fault_reset();
-            snapshot before = snap();
-            cio_evented *e;
-            assert_ok(make(fl[k], 2, &e));
+            snapshot before;
+            cio_evented *e = fresh(fl[k], 2, &before);
             assert_true(cio__fault_errno(sites[i], ENOMEM, 0, -1) == 1);
             run_foreign(cio_evented_io(e));
             covered(sites[i], "ENOMEM");
@@ -154,10 +144,8 @@ static void test_adopt_fails(void **state)
 static void test_adopt_stack_fails(void **state)
 {
     (void)state;
-    cio__fault_reset();
-    snapshot before = snap();
-    cio_evented *e;
-    assert_ok(make(CIO_EVENTED_EPOLL, 2, &e));
+    snapshot before;
+    cio_evented *e = fresh(CIO_EVENTED_EPOLL, 2, &before);
     assert_true(cio__fault_errno("madvise@stack_guard", EINVAL, 0, -1) == 1);
     assert_true(cio__fault_errno("mprotect@stack_guard", ENOMEM, 0, 1) == 1);
     assert_true(cio__fault_errno("munmap@stack_alloc_undo", EINVAL, 0, 1) == 1);
@@ -194,10 +182,8 @@ static void many_fibers(cio_io io, int n)
 static void test_stack_trim_fails(void **state)
 {
     (void)state;
-    cio__fault_reset();
-    snapshot before = snap();
-    cio_evented *e;
-    assert_ok(make(CIO_EVENTED_EPOLL, 1, &e));
+    snapshot before;
+    cio_evented *e = fresh(CIO_EVENTED_EPOLL, 1, &before);
     cio_io io = cio_evented_io(e);
     assert_true(cio__fault_errno("munmap@stack_trim", EINVAL, 0, -1) == 1);
     many_fibers(io, TRIM_FIBERS);
@@ -225,20 +211,12 @@ static void test_stack_trim_fails(void **state)
 static void test_slab_left_fails(void **state)
 {
     (void)state;
-    cio__fault_reset();
-    snapshot before = snap();
-    cio_evented *e;
-    assert_ok(make(CIO_EVENTED_EPOLL, 1, &e));
+    snapshot before;
+    cio_evented *e = fresh(CIO_EVENTED_EPOLL, 1, &before);
     /* one fiber at a time: the first slab (4 stacks) keeps an unused rest */
     for (int i = 0; i < 3; i++)
         assert_ok(concurrent_sum(cio_evented_io(e)));
-    assert_true(cio__fault_errno("munmap@slab_left", EINVAL, 0, -1) == 1);
-    cio_evented_destroy(e);
-    unsigned injected = cio__fault_injected("munmap@slab_left");
-    cio__fault_reset();
-    assert_true(injected > 0);
-    same_as(before, "munmap@slab_left");
-    print_message("fault-covered: munmap@slab_left EINVAL\n");
+    destroy_with_fault(e, before, "munmap@slab_left", EINVAL, "EINVAL", 1);
 }
 
 /* The page size cannot be asked (EINVAL): the stacks assume 4096 bytes, which is this machine's
@@ -248,10 +226,8 @@ static void test_stack_page_fails(void **state)
     (void)state;
     if (sysconf(_SC_PAGESIZE) != 4096)
         CIO_SKIP("the page is not 4096 bytes here: the fallback page size would not fit the stacks' guards");
-    cio__fault_reset();
-    snapshot before = snap();
-    cio_evented *e;
-    assert_ok(make(CIO_EVENTED_EPOLL, 2, &e));
+    snapshot before;
+    cio_evented *e = fresh(CIO_EVENTED_EPOLL, 2, &before);
     assert_true(cio__fault_errno("sysconf@stack_page", EINVAL, 0, -1) == 1);
     workload(cio_evented_io(e));
     many_fibers(cio_evented_io(e), 20);
@@ -300,10 +276,8 @@ static cio_err sleep_20ms(void *p)
 static void test_timer_heap_fails(void **state)
 {
     (void)state;
-    cio__fault_reset();
-    snapshot before = snap();
-    cio_evented *e;
-    assert_ok(make(CIO_EVENTED_EPOLL, 1, &e));
+    snapshot before;
+    cio_evented *e = fresh(CIO_EVENTED_EPOLL, 1, &before);
     cio_io io = cio_evented_io(e);
     timed_ctx c = {io, CIO_E_UNEXPECTED, CIO_E_UNEXPECTED};
     timed_ctx *cp = &c;
