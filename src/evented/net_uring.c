@@ -284,11 +284,14 @@ static cio_err run_receive(struct netop *a)
     cio__t_sockaddr_to_ip(&from, msg.msg_namelen, &a->msgs[0].from);
     size_t count = 1;
     if (a->max > 1) {
-        /* What else is queued, without waiting: Threaded's receive with a deadline already passed. */
+        /* What else is queued, without waiting: Threaded's receive with a deadline already passed. Not
+         * a cancellation point (its bracket would take a request this receive then cannot report). */
         size_t more = 0;
+        cio_cancel_protection was = cio__e_swap_cancel_protection(a->e, CIO_CANCEL_BLOCKED);
         if (cio__t_net_receive(NULL, a->fd, a->msgs + 1, a->max - 1, cio_timeout_duration(CIO_CLOCK_AWAKE, 0), &more) ==
             CIO_OK)
             count += more;
+        (void)cio__e_swap_cancel_protection(a->e, was);
     }
     *a->n = count;
     return CIO_OK;
