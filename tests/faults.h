@@ -215,29 +215,6 @@ static inline const char *fx_site(void **state, const char *site)
         }                                                                                             \
     } while (0)
 
-/* Sites the Evented backend reaches by calling the Threaded slot directly on its loop thread (seek;
- * socket calls on non-blocking descriptors): an endless EINTR storm there spins in the Threaded
- * retry, which checks the Threaded cancel state of the thread and cannot see a request made to the
- * fiber. (A real lseek or non-blocking socket call does not report EINTR; a bounded storm is still
- * retried, see the EINTR cases.) */
-static inline bool fx_storm_cancel_unreachable(void **state, const char *site)
-{
-    static const char *const direct[] = {
-        "lseek@file_seek", "accept4@accept", "readv@net_read", "sendmsg@net_write", "sendmsg@net_send",
-        "recvmmsg@net_receive", "socket@listen_ip", "setsockopt@set_int_option", "bind@listen_ip",
-        "listen@listen_ip", "getsockname@local_address", "shutdown@net_shutdown", "socket@bind_ip", "bind@bind_ip",
-        "socket@listen_unix", "bind@listen_unix", "listen@listen_unix"};
-    if (fx_backend_of(state) == FX_THREADED)
-        return false;
-    for (size_t i = 0; i < sizeof direct / sizeof direct[0]; i++)
-        if (strcmp(site, direct[i]) == 0) {
-            print_message("      not here: %s storm+cancel (Evented calls it on the loop thread, where the "
-                          "Threaded EINTR retry cannot see an Evented cancel request)\n", site);
-            return true;
-        }
-    return false;
-}
-
 #if CIO_HAVE_EVENTED && defined(CIO_OS_LINUX)
 #include <sys/uio.h>
 /* Whether this file system takes buffered writes with RWF_NOWAIT (ext4 says EOPNOTSUPP, and the epoll

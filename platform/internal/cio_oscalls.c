@@ -299,6 +299,18 @@ static void * cio__sys_dflt_calloc(size_t count, size_t size)
 }
 #endif
 #if defined(CIO_OS_LINUX)
+static void * cio__sys_dflt_realloc(void *block, size_t size)
+{
+    return realloc(block, size);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_pthread_key_create(pthread_key_t *key, void (*destructor)(void *))
+{
+    return pthread_key_create(key, destructor);
+}
+#endif
+#if defined(CIO_OS_LINUX)
 static void * cio__sys_dflt_mmap(void *addr, size_t length, int prot, int flags, int fd, off_t offset)
 {
     return mmap(addr, length, prot, flags, fd, offset);
@@ -773,6 +785,12 @@ const struct cio__sys_defaults cio__sys_default = {
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI) || defined(CIO_OS_WINDOWS)
     .calloc = cio__sys_dflt_calloc,
+#endif
+#if defined(CIO_OS_LINUX)
+    .realloc = cio__sys_dflt_realloc,
+#endif
+#if defined(CIO_OS_LINUX)
+    .pthread_key_create = cio__sys_dflt_pthread_key_create,
 #endif
 #if defined(CIO_OS_LINUX)
     .mmap = cio__sys_dflt_mmap,
@@ -1304,6 +1322,57 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_LINUX)
     .pwritev2__nowait_write = cio__sys_dflt_pwritev2,
+#endif
+#if defined(CIO_OS_LINUX)
+    .clock_gettime__evented_now = cio__sys_dflt_clock_gettime,
+#endif
+#if defined(CIO_OS_LINUX)
+    .realloc__timer_heap = cio__sys_dflt_realloc,
+#endif
+#if defined(CIO_OS_LINUX)
+    .pthread_key_create__adopt_key = cio__sys_dflt_pthread_key_create,
+#endif
+#if defined(CIO_OS_LINUX)
+    .sysconf__stack_page = cio__sys_dflt_sysconf,
+#endif
+#if defined(CIO_OS_LINUX)
+    .malloc__stack_trim_sort = cio__sys_dflt_malloc,
+#endif
+#if defined(CIO_OS_LINUX)
+    .calloc__epoll_init = cio__sys_dflt_calloc,
+#endif
+#if defined(CIO_OS_LINUX)
+    .close__epoll_init = cio__sys_dflt_close,
+#endif
+#if defined(CIO_OS_LINUX)
+    .close__epoll_deinit = cio__sys_dflt_close,
+#endif
+#if defined(CIO_OS_LINUX)
+    .realloc__epoll_slots = cio__sys_dflt_realloc,
+#endif
+#if defined(CIO_OS_LINUX)
+    .close__epoll_deregister = cio__sys_dflt_close,
+#endif
+#if defined(CIO_OS_LINUX)
+    .fcntl__epoll_arm_dup = cio__sys_dflt_fcntl,
+#endif
+#if defined(CIO_OS_LINUX)
+    .close__epoll_arm_dup = cio__sys_dflt_close,
+#endif
+#if defined(CIO_OS_LINUX)
+    .munmap__ring_free = cio__sys_dflt_munmap,
+#endif
+#if defined(CIO_OS_LINUX)
+    .close__ring_free = cio__sys_dflt_close,
+#endif
+#if defined(CIO_OS_LINUX)
+    .close__uring_deinit = cio__sys_dflt_close,
+#endif
+#if defined(CIO_OS_LINUX)
+    .fcntl__nonblocking = cio__sys_dflt_fcntl,
+#endif
+#if defined(CIO_OS_LINUX)
+    .socket__uring_socket = cio__sys_dflt_socket,
 #endif
 #if defined(CIO_OS_WINDOWS)
     .GetCurrentDirectoryW__win_path_convert = cio__sys_dflt_GetCurrentDirectoryW,
@@ -2343,6 +2412,125 @@ static void cio__sys_set_pwritev2__nowait_write(cio__sys_any fn)
                           memory_order_relaxed);
 }
 #endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_clock_gettime__evented_now(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.clock_gettime__evented_now, fn != NULL ? (cio__sys_clock_gettime_fn)fn : cio__sys_dflt_clock_gettime,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_realloc__timer_heap(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.realloc__timer_heap, fn != NULL ? (cio__sys_realloc_fn)fn : cio__sys_dflt_realloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_pthread_key_create__adopt_key(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.pthread_key_create__adopt_key, fn != NULL ? (cio__sys_pthread_key_create_fn)fn : cio__sys_dflt_pthread_key_create,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_sysconf__stack_page(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.sysconf__stack_page, fn != NULL ? (cio__sys_sysconf_fn)fn : cio__sys_dflt_sysconf,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_malloc__stack_trim_sort(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.malloc__stack_trim_sort, fn != NULL ? (cio__sys_malloc_fn)fn : cio__sys_dflt_malloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_calloc__epoll_init(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.calloc__epoll_init, fn != NULL ? (cio__sys_calloc_fn)fn : cio__sys_dflt_calloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_close__epoll_init(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.close__epoll_init, fn != NULL ? (cio__sys_close_fn)fn : cio__sys_dflt_close,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_close__epoll_deinit(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.close__epoll_deinit, fn != NULL ? (cio__sys_close_fn)fn : cio__sys_dflt_close,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_realloc__epoll_slots(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.realloc__epoll_slots, fn != NULL ? (cio__sys_realloc_fn)fn : cio__sys_dflt_realloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_close__epoll_deregister(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.close__epoll_deregister, fn != NULL ? (cio__sys_close_fn)fn : cio__sys_dflt_close,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_fcntl__epoll_arm_dup(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.fcntl__epoll_arm_dup, fn != NULL ? (cio__sys_fcntl_fn)fn : cio__sys_dflt_fcntl,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_close__epoll_arm_dup(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.close__epoll_arm_dup, fn != NULL ? (cio__sys_close_fn)fn : cio__sys_dflt_close,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_munmap__ring_free(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.munmap__ring_free, fn != NULL ? (cio__sys_munmap_fn)fn : cio__sys_dflt_munmap,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_close__ring_free(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.close__ring_free, fn != NULL ? (cio__sys_close_fn)fn : cio__sys_dflt_close,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_close__uring_deinit(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.close__uring_deinit, fn != NULL ? (cio__sys_close_fn)fn : cio__sys_dflt_close,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_fcntl__nonblocking(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.fcntl__nonblocking, fn != NULL ? (cio__sys_fcntl_fn)fn : cio__sys_dflt_fcntl,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_socket__uring_socket(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.socket__uring_socket, fn != NULL ? (cio__sys_socket_fn)fn : cio__sys_dflt_socket,
+                          memory_order_relaxed);
+}
+#endif
 #if defined(CIO_OS_WINDOWS)
 static void cio__sys_set_GetCurrentDirectoryW__win_path_convert(cio__sys_any fn)
 {
@@ -3153,6 +3341,57 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX)
     {"pwritev2", "nowait_write", "pwritev2@nowait_write", cio__sys_set_pwritev2__nowait_write},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"clock_gettime", "evented_now", "clock_gettime@evented_now", cio__sys_set_clock_gettime__evented_now},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"realloc", "timer_heap", "realloc@timer_heap", cio__sys_set_realloc__timer_heap},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"pthread_key_create", "adopt_key", "pthread_key_create@adopt_key", cio__sys_set_pthread_key_create__adopt_key},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"sysconf", "stack_page", "sysconf@stack_page", cio__sys_set_sysconf__stack_page},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"malloc", "stack_trim_sort", "malloc@stack_trim_sort", cio__sys_set_malloc__stack_trim_sort},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"calloc", "epoll_init", "calloc@epoll_init", cio__sys_set_calloc__epoll_init},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"close", "epoll_init", "close@epoll_init", cio__sys_set_close__epoll_init},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"close", "epoll_deinit", "close@epoll_deinit", cio__sys_set_close__epoll_deinit},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"realloc", "epoll_slots", "realloc@epoll_slots", cio__sys_set_realloc__epoll_slots},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"close", "epoll_deregister", "close@epoll_deregister", cio__sys_set_close__epoll_deregister},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"fcntl", "epoll_arm_dup", "fcntl@epoll_arm_dup", cio__sys_set_fcntl__epoll_arm_dup},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"close", "epoll_arm_dup", "close@epoll_arm_dup", cio__sys_set_close__epoll_arm_dup},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"munmap", "ring_free", "munmap@ring_free", cio__sys_set_munmap__ring_free},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"close", "ring_free", "close@ring_free", cio__sys_set_close__ring_free},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"close", "uring_deinit", "close@uring_deinit", cio__sys_set_close__uring_deinit},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"fcntl", "nonblocking", "fcntl@nonblocking", cio__sys_set_fcntl__nonblocking},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"socket", "uring_socket", "socket@uring_socket", cio__sys_set_socket__uring_socket},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"GetCurrentDirectoryW", "win_path_convert", "GetCurrentDirectoryW@win_path_convert", cio__sys_set_GetCurrentDirectoryW__win_path_convert},

@@ -245,6 +245,12 @@ typedef void * (*cio__sys_malloc_fn)(size_t);
 typedef void * (*cio__sys_calloc_fn)(size_t, size_t);
 #endif
 #if defined(CIO_OS_LINUX)
+typedef void * (*cio__sys_realloc_fn)(void *, size_t);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_pthread_key_create_fn)(pthread_key_t *, void (*)(void *));
+#endif
+#if defined(CIO_OS_LINUX)
 typedef void * (*cio__sys_mmap_fn)(void *, size_t, int, int, int, off_t);
 #endif
 #if defined(CIO_OS_LINUX)
@@ -555,6 +561,12 @@ struct cio__sys_defaults {
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI) || defined(CIO_OS_WINDOWS)
     cio__sys_calloc_fn calloc;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_realloc_fn realloc;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_pthread_key_create_fn pthread_key_create;
 #endif
 #if defined(CIO_OS_LINUX)
     cio__sys_mmap_fn mmap;
@@ -1088,6 +1100,57 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_pwritev2_fn) pwritev2__nowait_write; /* src/evented/fs_nowait_linux.c: cio__e_file_try_rw */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_clock_gettime_fn) clock_gettime__evented_now; /* src/evented/sched.c: cio__e_now_ns */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_realloc_fn) realloc__timer_heap; /* src/evented/sched.c: cio__e_timer_add */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_pthread_key_create_fn) pthread_key_create__adopt_key; /* src/evented/sched.c: adopt_key_ready */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_sysconf_fn) sysconf__stack_page; /* src/evented/stack.c: page_size */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_malloc_fn) malloc__stack_trim_sort; /* src/evented/stack.c: unmap_list */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_calloc_fn) calloc__epoll_init; /* src/evented/poll_epoll.c: ep_init */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_close_fn) close__epoll_init; /* src/evented/poll_epoll.c: ep_init */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_close_fn) close__epoll_deinit; /* src/evented/poll_epoll.c: ep_deinit */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_realloc_fn) realloc__epoll_slots; /* src/evented/poll_epoll.c: slot_of */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_close_fn) close__epoll_deregister; /* src/evented/poll_epoll.c: dup_deregister */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_fcntl_fn) fcntl__epoll_arm_dup; /* src/evented/poll_epoll.c: dup_arm */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_close_fn) close__epoll_arm_dup; /* src/evented/poll_epoll.c: dup_arm */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_munmap_fn) munmap__ring_free; /* src/evented/poll_uring.c: ring_free */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_close_fn) close__ring_free; /* src/evented/poll_uring.c: ring_free */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_close_fn) close__uring_deinit; /* src/evented/poll_uring.c: ur_deinit */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_fcntl_fn) fcntl__nonblocking; /* src/evented/net.c: make_nonblocking */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_socket_fn) socket__uring_socket; /* src/evented/net_uring.c: make_socket */
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_GetCurrentDirectoryW_fn) GetCurrentDirectoryW__win_path_convert; /* src/threaded/fs_windows.c: cio__win_path_convert */

@@ -451,6 +451,57 @@ enum {
 #if defined(CIO_OS_LINUX)
     CIO__FI_pwritev2__nowait_write,
 #endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_clock_gettime__evented_now,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_realloc__timer_heap,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_pthread_key_create__adopt_key,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_sysconf__stack_page,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_malloc__stack_trim_sort,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_calloc__epoll_init,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_close__epoll_init,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_close__epoll_deinit,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_realloc__epoll_slots,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_close__epoll_deregister,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_fcntl__epoll_arm_dup,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_close__epoll_arm_dup,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_munmap__ring_free,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_close__ring_free,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_close__uring_deinit,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_fcntl__nonblocking,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_socket__uring_socket,
+#endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_GetCurrentDirectoryW__win_path_convert,
 #endif
@@ -2293,6 +2344,233 @@ static ssize_t cio__fi_pwritev2__nowait_write(int fd, const struct iovec *iov, i
     return (cio__sys_default.pwritev2)(fd, iov, iovcnt, offset, flags);
 }
 #endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_clock_gettime__evented_now(clockid_t clock, struct timespec *ts)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_clock_gettime__evented_now];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.clock_gettime)(clock, ts);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void * cio__fi_realloc__timer_heap(void *block, size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_realloc__timer_heap];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.realloc)(block, size);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_pthread_key_create__adopt_key(pthread_key_t *key, void (*destructor)(void *))
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_pthread_key_create__adopt_key];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.pthread_key_create)(key, destructor);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static long cio__fi_sysconf__stack_page(int name)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_sysconf__stack_page];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (long)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.sysconf)(name);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void * cio__fi_malloc__stack_trim_sort(size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_malloc__stack_trim_sort];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.malloc)(size);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void * cio__fi_calloc__epoll_init(size_t count, size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_calloc__epoll_init];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.calloc)(count, size);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_close__epoll_init(int fd)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_close__epoll_init];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.close)(fd);
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.close)(fd);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_close__epoll_deinit(int fd)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_close__epoll_deinit];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.close)(fd);
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.close)(fd);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void * cio__fi_realloc__epoll_slots(void *block, size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_realloc__epoll_slots];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.realloc)(block, size);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_close__epoll_deregister(int fd)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_close__epoll_deregister];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.close)(fd);
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.close)(fd);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_fcntl__epoll_arm_dup(int fd, int cmd, int arg)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_fcntl__epoll_arm_dup];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.fcntl)(fd, cmd, arg);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_close__epoll_arm_dup(int fd)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_close__epoll_arm_dup];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.close)(fd);
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.close)(fd);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_munmap__ring_free(void *addr, size_t length)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_munmap__ring_free];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.munmap)(addr, length);
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.munmap)(addr, length);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_close__ring_free(int fd)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_close__ring_free];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.close)(fd);
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.close)(fd);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_close__uring_deinit(int fd)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_close__uring_deinit];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.close)(fd);
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.close)(fd);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_fcntl__nonblocking(int fd, int cmd, int arg)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_fcntl__nonblocking];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.fcntl)(fd, cmd, arg);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_socket__uring_socket(int domain, int type, int protocol)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_socket__uring_socket];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.socket)(domain, type, protocol);
+}
+#endif
 #if defined(CIO_OS_WINDOWS)
 static DWORD cio__fi_GetCurrentDirectoryW__win_path_convert(DWORD len, WCHAR *buf)
 {
@@ -3493,6 +3771,57 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX)
     {"pwritev2", "nowait_write", 1, 1, (cio__sys_any)cio__fi_pwritev2__nowait_write},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"clock_gettime", "evented_now", 1, 0, (cio__sys_any)cio__fi_clock_gettime__evented_now},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"realloc", "timer_heap", 1, 0, (cio__sys_any)cio__fi_realloc__timer_heap},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"pthread_key_create", "adopt_key", 1, 0, (cio__sys_any)cio__fi_pthread_key_create__adopt_key},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"sysconf", "stack_page", 1, 0, (cio__sys_any)cio__fi_sysconf__stack_page},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"malloc", "stack_trim_sort", 1, 0, (cio__sys_any)cio__fi_malloc__stack_trim_sort},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"calloc", "epoll_init", 1, 0, (cio__sys_any)cio__fi_calloc__epoll_init},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"close", "epoll_init", 1, 0, (cio__sys_any)cio__fi_close__epoll_init},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"close", "epoll_deinit", 1, 0, (cio__sys_any)cio__fi_close__epoll_deinit},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"realloc", "epoll_slots", 1, 0, (cio__sys_any)cio__fi_realloc__epoll_slots},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"close", "epoll_deregister", 1, 0, (cio__sys_any)cio__fi_close__epoll_deregister},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"fcntl", "epoll_arm_dup", 1, 0, (cio__sys_any)cio__fi_fcntl__epoll_arm_dup},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"close", "epoll_arm_dup", 1, 0, (cio__sys_any)cio__fi_close__epoll_arm_dup},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"munmap", "ring_free", 1, 0, (cio__sys_any)cio__fi_munmap__ring_free},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"close", "ring_free", 1, 0, (cio__sys_any)cio__fi_close__ring_free},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"close", "uring_deinit", 1, 0, (cio__sys_any)cio__fi_close__uring_deinit},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"fcntl", "nonblocking", 1, 0, (cio__sys_any)cio__fi_fcntl__nonblocking},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"socket", "uring_socket", 1, 0, (cio__sys_any)cio__fi_socket__uring_socket},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"GetCurrentDirectoryW", "win_path_convert", 1, 0, (cio__sys_any)cio__fi_GetCurrentDirectoryW__win_path_convert},

@@ -306,6 +306,9 @@ bool cio__e_join(struct cio_evented *e, struct cio_any_future *f, bool cancelabl
 /* Cancellation point for the current fiber: CIO_E_CANCELED (acknowledged) when a request is pending
  * and protection allows, CIO_OK otherwise (and always for foreign threads). */
 cio_err cio__e_check_cancel(struct cio_evented *e);
+/* The Threaded bracket's cancellation point off its workers (cio__t_set_outer_cancel): the cancel
+ * request of whichever instance's fiber runs on this thread (Threaded slots called inline there). */
+cio_err cio__e_outer_cancel(void);
 /* The current fiber's wait was ended by a cancel: acknowledge the request. */
 void cio__e_ack_cancel(struct cio_any_future *f);
 /* Whether a wait of the current fiber may be interrupted by a cancel now. */

@@ -19,16 +19,36 @@
 #include <poll.h>
 #include <string.h>
 
+#include "cio/errmap.h"
 #include "evented.h"
 #include "internal.h"
+#include "internal/cio_oscalls.h"
 #include "slots.h"
 #include "threaded.h"
 
-static void make_nonblocking(int fd)
+/* A socket waited on by readiness must not block the loop thread: O_NONBLOCK, or the error (fcntl
+ * fails only on a bug: Unexpected). */
+static cio_err make_nonblocking(int fd)
 {
-    int fl = fcntl(fd, F_GETFL);
-    if (fl != -1 && !(fl & O_NONBLOCK))
-        (void)fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+    int fl = CIO__SYS(fcntl, nonblocking)(fd, F_GETFL, 0);
+    if (fl != -1 && (fl & O_NONBLOCK))
+        return CIO_OK;
+    if (fl == -1 || CIO__SYS(fcntl, nonblocking)(fd, F_SETFL, fl | O_NONBLOCK) == -1) {
+        cio__mapped m = cio__errno_fcntl(errno);
+        return m.action == CIO__MAP_BUG ? CIO__BUG("fcntl: an errno that means a bug") : m.err;
+    }
+    return CIO_OK;
+}
+
+/* A socket just made (err: how that went), made non-blocking; closed again when that fails. */
+static cio_err own_nonblocking(cio_err err, cio_handle fd)
+{
+    if (err != CIO_OK)
+        return err;
+    err = make_nonblocking(fd);
+    if (err != CIO_OK)
+        cio__t_net_close(NULL, fd);
+    return err;
 }
 
 /* ---- sockets that are made at once ------------------------------------------------------------------------ */
@@ -38,9 +58,7 @@ cio_err cio__e_net_listen_ip(void *ud, const cio_ip_address *address, const cio_
 {
     (void)ud;
     cio_err err = cio__t_net_listen_ip(NULL, address, options, out);
-    if (err == CIO_OK)
-        make_nonblocking(out->handle);
-    return err;
+    return own_nonblocking(err, out->handle);
 }
 
 cio_err cio__e_net_bind_ip(void *ud, const cio_ip_address *address, const cio_bind_options *options,
@@ -48,9 +66,7 @@ cio_err cio__e_net_bind_ip(void *ud, const cio_ip_address *address, const cio_bi
 {
     (void)ud;
     cio_err err = cio__t_net_bind_ip(NULL, address, options, out);
-    if (err == CIO_OK)
-        make_nonblocking(out->handle);
-    return err;
+    return own_nonblocking(err, out->handle);
 }
 
 cio_err cio__e_net_listen_unix(void *ud, const cio_unix_address *address, const cio_listen_options *options,
@@ -58,9 +74,7 @@ cio_err cio__e_net_listen_unix(void *ud, const cio_unix_address *address, const 
 {
     (void)ud;
     cio_err err = cio__t_net_listen_unix(NULL, address, options, out);
-    if (err == CIO_OK)
-        make_nonblocking(out->handle);
-    return err;
+    return own_nonblocking(err, out->handle);
 }
 
 cio_err cio__e_net_shutdown(void *ud, cio_handle socket, int how)
@@ -89,9 +103,7 @@ static cio_err connect_blocking(void *p)
     struct connect_args *a = (struct connect_args *)p;
     cio_err err = a->unix_address != NULL ? cio__t_net_connect_unix(NULL, a->unix_address, a->out)
                                           : cio__t_net_connect_ip(NULL, a->address, a->options, a->out);
-    if (err == CIO_OK)
-        make_nonblocking(a->out->handle);
-    return err;
+    return own_nonblocking(err, a->out->handle);
 }
 
 cio_err cio__e_net_connect_ip(void *ud, const cio_ip_address *address, const cio_connect_options *options,
@@ -130,9 +142,7 @@ static cio_err attempt(struct net_args *a)
     switch (a->op) {
     case OP_ACCEPT: {
         cio_err err = cio__t_net_accept(NULL, a->fd, a->stream);
-        if (err == CIO_OK)
-            make_nonblocking(a->stream->handle);
-        return err;
+        return own_nonblocking(err, a->stream->handle);
     }
     case OP_READ:
         return cio__t_net_read(NULL, a->fd, (const cio_iovec *)a->iov, a->iovcnt, a->n);
@@ -148,8 +158,11 @@ static cio_err attempt(struct net_args *a)
 static cio_err net_run(void *p)
 {
     struct net_args *a = (struct net_args *)p;
-    if (a->op != OP_SEND && a->op != OP_RECEIVE)
-        make_nonblocking(a->fd);
+    if (a->op != OP_SEND && a->op != OP_RECEIVE) {
+        cio_err err = make_nonblocking(a->fd);
+        if (err != CIO_OK)
+            return err;
+    }
     uint32_t events = (a->op == OP_WRITE || a->op == OP_SEND) ? POLLOUT : POLLIN;
     for (;;) {
         cio_err err = cio__e_check_cancel(a->e);

@@ -40,6 +40,7 @@
 #include "cio/errmap.h"
 #include "evented.h"
 #include "internal.h"
+#include "internal/cio_oscalls.h"
 #include "net_posix.h"
 #include "slots.h"
 #include "threaded.h"
@@ -114,7 +115,7 @@ static cio_err make_socket(struct netop *a, int domain, int type, int protocol, 
     }
     cio_err err = cio__e_check_cancel(a->e);
     while (err == CIO_OK) {
-        int s = socket(domain, type, protocol);
+        int s = CIO__SYS(socket, uring_socket)(domain, type, protocol);
         if (s >= 0) {
             *fd = s;
             return CIO_OK;
@@ -283,11 +284,14 @@ static cio_err run_receive(struct netop *a)
     cio__t_sockaddr_to_ip(&from, msg.msg_namelen, &a->msgs[0].from);
     size_t count = 1;
     if (a->max > 1) {
-        /* What else is queued, without waiting: Threaded's receive with a deadline already passed. */
+        /* What else is queued, without waiting: Threaded's receive with a deadline already passed. Not
+         * a cancellation point (its bracket would take a request this receive then cannot report). */
         size_t more = 0;
+        cio_cancel_protection was = cio__e_swap_cancel_protection(a->e, CIO_CANCEL_BLOCKED);
         if (cio__t_net_receive(NULL, a->fd, a->msgs + 1, a->max - 1, cio_timeout_duration(CIO_CLOCK_AWAKE, 0), &more) ==
             CIO_OK)
             count += more;
+        (void)cio__e_swap_cancel_protection(a->e, was);
     }
     *a->n = count;
     return CIO_OK;

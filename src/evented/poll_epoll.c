@@ -68,7 +68,7 @@ cio_err cio__e_fd_error(int err)
 
 static cio_err ep_init(struct cio__e_loop *l)
 {
-    struct ep *ep = (struct ep *)calloc(1, sizeof *ep);
+    struct ep *ep = (struct ep *)CIO__SYS(calloc, epoll_init)(1, sizeof *ep);
     if (ep == NULL)
         return CIO_E_SYSTEM_RESOURCES;
     int err = 0;
@@ -91,9 +91,9 @@ static cio_err ep_init(struct cio__e_loop *l)
     return CIO_OK;
 fail:
     if (l->wakefd >= 0)
-        close(l->wakefd);
+        CIO__SYS(close, epoll_init)(l->wakefd);
     if (l->epfd >= 0)
-        close(l->epfd);
+        CIO__SYS(close, epoll_init)(l->epfd);
     l->epfd = l->wakefd = -1;
     free(ep);
     return cio__e_fd_error(err);
@@ -102,9 +102,9 @@ fail:
 static void ep_deinit(struct cio__e_loop *l)
 {
     if (l->wakefd >= 0)
-        close(l->wakefd);
+        CIO__SYS(close, epoll_deinit)(l->wakefd);
     if (l->epfd >= 0)
-        close(l->epfd);
+        CIO__SYS(close, epoll_deinit)(l->epfd);
     l->wakefd = l->epfd = -1;
     struct ep *ep = ep_of(l);
     if (ep != NULL) {
@@ -122,7 +122,7 @@ static struct slot *slot_of(struct ep *ep, int fd)
         size_t n = ep->nslots != 0 ? ep->nslots : 64;
         while (n <= i)
             n *= 2;
-        struct slot *s = (struct slot *)realloc(ep->slots, n * sizeof *s);
+        struct slot *s = (struct slot *)CIO__SYS(realloc, epoll_slots)(ep->slots, n * sizeof *s);
         if (s == NULL)
             return NULL;
         memset(s + ep->nslots, 0, (n - ep->nslots) * sizeof *s);
@@ -139,7 +139,7 @@ static void dup_deregister(struct cio__e_loop *l, struct cio__e_wait *w)
 {
     int fd = (int)(intptr_t)w->htask - 1;
     (void)CIO__SYS(epoll_ctl, epoll_deregister)(l->epfd, EPOLL_CTL_DEL, fd, NULL);
-    close(fd);
+    CIO__SYS(close, epoll_deregister)(fd);
     w->htask = NULL;
 }
 
@@ -154,15 +154,16 @@ static cio_err map_ctl_error(int err)
 
 static cio_err dup_arm(struct cio__e_loop *l, struct cio__e_wait *w)
 {
-    int dup_fd = fcntl(w->fd, F_DUPFD_CLOEXEC, 0);
-    if (dup_fd < 0)
-        return errno == EMFILE ? CIO_E_PROCESS_FD_QUOTA_EXCEEDED : CIO_E_SYSTEM_RESOURCES;
+    int dup_fd = CIO__SYS(fcntl, epoll_arm_dup)(w->fd, F_DUPFD_CLOEXEC, 0);
+    if (dup_fd < 0) /* EMFILE: no descriptor for the duplicate; a read's or write's errors have no
+                     * ProcessFdQuotaExceeded, so every wait says SystemResources */
+        return CIO_E_SYSTEM_RESOURCES;
     struct epoll_event ev;
     ev.events = w->events | EPOLLONESHOT;
     ev.data.ptr = w;
     if (CIO__SYS(epoll_ctl, epoll_arm_dup)(l->epfd, EPOLL_CTL_ADD, dup_fd, &ev) != 0) {
         int err = errno;
-        close(dup_fd);
+        CIO__SYS(close, epoll_arm_dup)(dup_fd);
         return map_ctl_error(err);
     }
     w->htask = (void *)(intptr_t)(dup_fd + 1);

@@ -90,13 +90,13 @@ static int sys_register(int fd, unsigned op, void *arg, unsigned n)
 static void ring_free(struct ring *r)
 {
     if (r->sqes != NULL && r->sqes != MAP_FAILED)
-        munmap(r->sqes, r->sqes_len);
+        CIO__SYS(munmap, ring_free)(r->sqes, r->sqes_len);
     if (r->cq_map != NULL && r->cq_map != MAP_FAILED && r->cq_map != r->sq_map)
-        munmap(r->cq_map, r->cq_map_len);
+        CIO__SYS(munmap, ring_free)(r->cq_map, r->cq_map_len);
     if (r->sq_map != NULL && r->sq_map != MAP_FAILED)
-        munmap(r->sq_map, r->sq_map_len);
+        CIO__SYS(munmap, ring_free)(r->sq_map, r->sq_map_len);
     if (r->fd >= 0)
-        close(r->fd);
+        CIO__SYS(close, ring_free)(r->fd);
     free(r);
 }
 
@@ -243,7 +243,7 @@ static void ur_deinit(struct cio__e_loop *l)
         ring_free((struct ring *)l->ring);
     l->ring = NULL;
     if (l->wakefd >= 0)
-        close(l->wakefd);
+        CIO__SYS(close, uring_deinit)(l->wakefd);
     l->wakefd = -1;
 }
 

@@ -28,7 +28,7 @@
 #include "evented.h"
 #include "internal.h"
 #include "internal/cio_oscalls.h"
-#include "threaded.h" /* cio__t_now */
+#include "threaded.h" /* cio__t_now, cio__t_set_outer_cancel */
 
 #define BLOCK_CTX 256u
 #define FREE_MAX 256u
@@ -48,11 +48,22 @@ int64_t cio__e_mono_deadline(cio_timeout timeout)
     return cio__deadline_after(cio__e_now_ns(), remaining);
 }
 
+/* A failed reading (none is expected of CLOCK_MONOTONIC) is asked again through the Threaded
+ * backend's clock (the same clock, clock_gettime@now); when that fails too, this thread's last good
+ * reading stands (0 before the first), so the loop goes on and its timers fire, if off time. */
+static _Thread_local int64_t last_now;
+
 int64_t cio__e_now_ns(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    if (CIO__SYS(clock_gettime, evented_now)(CLOCK_MONOTONIC, &ts) == 0) {
+        last_now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    } else {
+        int64_t again = cio__t_now(NULL, CIO_CLOCK_AWAKE).ns; /* 0: failed as well */
+        if (again != 0)
+            last_now = again;
+    }
+    return last_now;
 }
 
 /* ---- fiber blocks ------------------------------------------------------------------------------------ */
@@ -535,7 +546,7 @@ void cio__e_timer_add(struct cio__e_loop *l, struct cio__e_timer *t)
 {
     if (l->heap_len == l->heap_cap) {
         size_t cap = l->heap_cap ? l->heap_cap * 2 : 64;
-        struct cio__e_timer **h = (struct cio__e_timer **)realloc(l->heap, cap * sizeof *h);
+        struct cio__e_timer **h = (struct cio__e_timer **)CIO__SYS(realloc, timer_heap)(l->heap, cap * sizeof *h);
         if (h == NULL) {
             /* No room to remember the deadline: fire it now (an early timeout beats a lost one). */
             t->index = SIZE_MAX;
@@ -972,7 +983,7 @@ static bool adopt_key_ready(void)
         int expected = 0;
         if (atomic_compare_exchange_strong_explicit(&adopt_key_state, &expected, 1, memory_order_acq_rel,
                                                     memory_order_acquire)) {
-            s = pthread_key_create(&adopt_key, adopt_thread_exit) == 0 ? 2 : 3;
+            s = CIO__SYS(pthread_key_create, adopt_key)(&adopt_key, adopt_thread_exit) == 0 ? 2 : 3;
             atomic_store_explicit(&adopt_key_state, s, memory_order_release);
         }
     }
@@ -1150,6 +1161,7 @@ cio_err cio_evented_create(const cio_evented_options *options, cio_evented **out
     struct cio_evented *e = (struct cio_evented *)CIO__SYS(calloc, evented_create)(1, sizeof *e);
     if (e == NULL)
         return CIO_E_SYSTEM_RESOURCES;
+    cio__t_set_outer_cancel(cio__e_outer_cancel); /* inline Threaded calls: cancelable as fibers */
     e->nloops = o.threads != 0 ? o.threads : cpu_count();
     e->stack_size = o.stack_size != 0 ? o.stack_size : DEFAULT_STACK;
     e->ring_entries = o.ring_entries != 0 ? o.ring_entries : 256u;

@@ -73,7 +73,7 @@ struct cio__stack_node {
 
 static size_t page_size(void)
 {
-    long n = sysconf(_SC_PAGESIZE);
+    long n = CIO__SYS(sysconf, stack_page)(_SC_PAGESIZE);
     return n > 0 ? (size_t)n : 4096u;
 }
 
@@ -244,7 +244,7 @@ static int by_address(const void *a, const void *b)
 /* Unmaps the stacks of a detached list of n nodes, one munmap per run of adjacent stacks. */
 static void unmap_list(struct cio__stack_node *list, size_t n)
 {
-    cio__stack *v = (cio__stack *)malloc(n * sizeof *v);
+    cio__stack *v = (cio__stack *)CIO__SYS(malloc, stack_trim_sort)(n * sizeof *v);
     if (v == NULL) { /* no room to sort: one by one */
         while (list != NULL) {
             struct cio__stack_node *next = list->next;

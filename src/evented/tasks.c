@@ -50,6 +50,12 @@ cio_err cio__e_check_cancel(struct cio_evented *e)
     return CIO_OK;
 }
 
+cio_err cio__e_outer_cancel(void)
+{
+    struct cio__e_loop *l = cio__e_tls_loop;
+    return l != NULL ? cio__e_check_cancel(l->ev) : (cio_err)CIO_OK;
+}
+
 void cio__e_ack_cancel(struct cio_any_future *f)
 {
     uint32_t s = atomic_load_explicit(&f->cancel, memory_order_acquire);

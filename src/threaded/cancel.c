@@ -11,7 +11,9 @@
  *   into CIO_E_CANCELED. A kick that lands between cio__t_syscall_begin and the call itself may be
  *   lost, so cancelers kick again with exponential backoff while REQ|SYS persists (pool.c).
  * - signalers (task.h) keeps the target thread alive across the check-then-kick window.
- * - Off a worker thread, or under CIO_CANCEL_BLOCKED, nothing here ever fails or signals.
+ * - Off a worker thread, or under CIO_CANCEL_BLOCKED, nothing here ever signals; off a worker the
+ *   checks ask the outer cancellation point (cio__t_set_outer_cancel: the Evented backend's running
+ *   fiber), which only ever takes a request, never blocks or signals.
  * Lock order: none (lock-free).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -26,6 +28,22 @@
 #include "threaded.h"
 
 _Thread_local struct cio_any_future *cio__t_current;
+
+static _Atomic(cio__t_outer_cancel_fn) outer_cancel;
+
+void cio__t_set_outer_cancel(cio__t_outer_cancel_fn fn)
+{
+    atomic_store_explicit(&outer_cancel, fn, memory_order_release);
+}
+
+/* What a check answers where cancelable_here said no: the outer point off a worker, else CIO_OK. */
+static cio_err not_here(void)
+{
+    if (cio__t_current != NULL)
+        return CIO_OK;
+    cio__t_outer_cancel_fn fn = atomic_load_explicit(&outer_cancel, memory_order_acquire);
+    return fn != NULL ? fn() : CIO_OK;
+}
 
 static bool cancelable_here(struct cio_any_future **out)
 {
@@ -52,7 +70,7 @@ cio_err cio__t_check_cancel(void)
 {
     struct cio_any_future *t;
     if (!cancelable_here(&t))
-        return CIO_OK;
+        return not_here();
     return take_request(t) ? CIO_E_CANCELED : CIO_OK;
 }
 
@@ -60,7 +78,7 @@ cio_err cio__t_syscall_begin(void)
 {
     struct cio_any_future *t;
     if (!cancelable_here(&t))
-        return CIO_OK;
+        return not_here();
     uint32_t s = atomic_load_explicit(&t->cancel, memory_order_acquire);
     for (;;) {
         if (s & CIO__T_REQ) {
@@ -79,7 +97,7 @@ cio_err cio__t_syscall_interrupted(void)
 {
     struct cio_any_future *t;
     if (!cancelable_here(&t))
-        return CIO_OK;
+        return not_here();
     return take_request(t) ? CIO_E_CANCELED : CIO_OK;
 }
 

@@ -52,6 +52,12 @@ cio_err cio__t_syscall_begin(void);
 cio_err cio__t_syscall_interrupted(void);
 void cio__t_syscall_end(void);
 cio_err cio__t_check_cancel(void);
+/* Off a worker thread (cio__t_current NULL) the bracket and cio__t_check_cancel ask `fn` instead, set
+ * once by a backend that runs fibers on its own threads and calls Threaded code inline there (the
+ * Evented backend's loop threads): CIO_E_CANCELED takes the running fiber's cancel request, so an
+ * EINTR storm in such a call still ends when the fiber is canceled. NULL (the default): CIO_OK. */
+typedef cio_err (*cio__t_outer_cancel_fn)(void);
+void cio__t_set_outer_cancel(cio__t_outer_cancel_fn fn);
 
 /*
  * The cancellation bracket around one syscall. `res = call` is repeated while it fails with an errno
