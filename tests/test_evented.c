@@ -18,6 +18,7 @@
 
 #include "backends.h"
 #include "asserts.h"
+#include "evented.h" /* cio__e_self: which fiber a task ran as */
 
 /* ThreadSanitizer counts every fiber as a thread and dies past 8128 of them. */
 #if defined(__SANITIZE_THREAD__)
@@ -664,6 +665,115 @@ static void test_spawn_burst_is_shared(void **state)
     assert_true(atomic_load(&b.elsewhere) > 0);
 }
 
+/* ---- await of a future not started yet ---------------------------------------------------------------- */
+
+typedef struct {
+    cio_io io;
+    cio_evented *e;
+    const void *self;       /* the fiber the child ran as */
+} who_ctx;
+
+static cio_err record_self(void *ctx)
+{
+    who_ctx *c = *(who_ctx **)ctx;
+    c->self = cio__e_self(c->e);
+    return CIO_OK;
+}
+
+typedef struct {
+    cio_io io;
+    cio_evented *e;
+    const void *parent, *lifo_child, *older_child, *newer_child;
+} inline_probe;
+
+static cio_err inline_parent(void *ctx)
+{
+    inline_probe *p = *(inline_probe **)ctx;
+    p->parent = cio__e_self(p->e);
+    /* awaited at once: still in this loop's LIFO slot, so it runs right here */
+    who_ctx a = {p->io, p->e, NULL}, b = {p->io, p->e, NULL}, c = {p->io, p->e, NULL};
+    who_ctx *ap = &a, *bp = &b, *cp = &c;
+    cio_future fa = cio_async(p->io, record_self, &ap, sizeof ap);
+    assert_ok(cio_await(p->io, &fa));
+    p->lifo_child = a.self;
+    /* two, the older awaited first: it is not in the LIFO slot, both run as fibers of their own */
+    cio_future fb = cio_async(p->io, record_self, &bp, sizeof bp);
+    cio_future fc = cio_async(p->io, record_self, &cp, sizeof cp);
+    assert_ok(cio_await(p->io, &fb));
+    assert_ok(cio_await(p->io, &fc));
+    p->older_child = b.self;
+    p->newer_child = c.self;
+    return CIO_OK;
+}
+
+/* cio_async + cio_await with nothing in between runs the task on the awaiting fiber (the order is
+ * the same: a suspending fiber runs its LIFO slot first); a task that is not in the LIFO slot gets
+ * a fiber of its own. */
+static void test_await_runs_lifo_future_inline(void **state)
+{
+    cio_evented *t = test_evented(state);
+    if (t == NULL)
+        CIO_SKIP("Threaded has no LIFO slot");
+    cio_evented *e = evented_like(t);
+    inline_probe p;
+    memset(&p, 0, sizeof p);
+    p.io = cio_evented_io(e);
+    p.e = e;
+    inline_probe *pp = &p;
+    cio_future f;
+    assert_ok(cio_concurrent(p.io, inline_parent, &pp, sizeof pp, &f));
+    assert_ok(cio_await(p.io, &f));
+    cio_evented_destroy(e);
+    assert_non_null(p.parent);
+    assert_ptr_equal(p.lifo_child, p.parent);
+    assert_non_null(p.older_child);
+    assert_non_null(p.newer_child);
+    assert_ptr_not_equal(p.older_child, p.parent);
+    assert_ptr_not_equal(p.newer_child, p.parent);
+    assert_ptr_not_equal(p.older_child, p.newer_child);
+}
+
+#define DEEP 3000
+
+typedef struct {
+    cio_io io;
+    int depth;
+} deep_ctx;
+
+/* Each level keeps 512 bytes live across its await: 3,000 levels inline on one fiber's 64 KiB stack
+ * would overflow it many times over. */
+static cio_err deep(void *ctx)
+{
+    deep_ctx *c = (deep_ctx *)ctx;
+    volatile unsigned char pad[512];
+    for (size_t i = 0; i < sizeof pad; i++)
+        pad[i] = (unsigned char)(c->depth + (int)i);
+    cio_err err = CIO_OK;
+    if (c->depth < DEEP) {
+        deep_ctx child = {c->io, c->depth + 1};
+        cio_future f = cio_async(c->io, deep, &child, sizeof child);
+        err = cio_await(c->io, &f);
+    }
+    for (size_t i = 0; i < sizeof pad; i++)
+        if (pad[i] != (unsigned char)(c->depth + (int)i))
+            return CIO_E_UNEXPECTED;
+    return err;
+}
+
+/* Inline awaits nest only while half the fiber's stack is free; deeper ones get fibers: a recursion
+ * 3,000 async+await levels deep completes. */
+static void test_inline_awaits_stay_within_the_stack(void **state)
+{
+    cio_evented *t = test_evented(state);
+    if (t == NULL)
+        CIO_SKIP("Threaded has no fiber stacks");
+    cio_io io = cio_test_io(state);
+    deep_ctx c = {io, 0};
+    cio_future f;
+    assert_ok(cio_concurrent(io, deep, &c, sizeof c, &f));
+    assert_ok(cio_await(io, &f));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -672,6 +782,7 @@ int main(void)
         CIO_TESTS(test_cancel_storm_blocked_reads), CIO_TESTS(test_thread_becomes_fiber),
         CIO_TESTS(test_adopted_thread_outlives_instance), CIO_TESTS(test_reused_descriptor_and_canceled_wait),
         CIO_TESTS(test_direct_switches_leave_room_for_timers), CIO_TESTS(test_spawn_burst_is_shared),
+        CIO_TESTS(test_await_runs_lifo_future_inline), CIO_TESTS(test_inline_awaits_stay_within_the_stack),
     };
     return cmocka_run_group_tests_name("evented", tests, NULL, NULL);
 }

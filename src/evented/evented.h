@@ -86,6 +86,7 @@ struct cio_any_future {
     _Atomic(uint32_t) done;           /* CIO__E_DONE_*: running / finished (result valid) / awaited */
     struct cio_any_future *awaiter;   /* the fiber parked in an await of this future (DONE_AWAITED) */
     bool handed_off;                  /* exiting: switched straight to its awaiter (home loop only) */
+    bool inline_ok;                   /* made by async: may run inline in an await (cio__e_await_inline) */
     bool cancel_posted;               /* on home's cancel list (home inbox mu) */
     _Atomic(bool) exited;             /* finished; no more cancel posts (read under home inbox mu) */
     struct cio__e_wait *wait;         /* the wait it is suspended in (home loop reads it) */
@@ -266,6 +267,11 @@ void cio__e_for_each_loop(const struct cio_evented *e, void (*fn)(const struct c
 struct cio_any_future *cio__e_fiber_new(struct cio_evented *e, cio_task_fn fn, const void *ctx, size_t ctx_size);
 /* Queues a new fiber to be started by some loop. */
 void cio__e_spawn(struct cio_evented *e, struct cio_any_future *f);
+/* cio_await of an `async` future f that sits, not started, in the caller's LIFO slot (the caller is
+ * a fiber of e on a loop thread, with no cancel request or acknowledgement and protection off, and
+ * half its stack free): runs f's function right here instead of switching to f, and returns true
+ * (f's result is set, f is done). False: nothing was done. */
+bool cio__e_await_inline(struct cio_evented *e, struct cio_any_future *f);
 /* Frees a finished future's block (after `done`). */
 void cio__e_fiber_free(struct cio_evented *e, struct cio_any_future *f);
 /* Switches the current fiber out; `after(arg)` runs on the loop once it is (in the scheduler, or

@@ -117,6 +117,7 @@ static struct cio_any_future *block_alloc(struct cio_evented *e, size_t ctx_size
     atomic_store_explicit(&f->done, CIO__E_DONE_RUNNING, memory_order_relaxed);
     f->awaiter = NULL;
     f->handed_off = false;
+    f->inline_ok = false;
     f->cancel_posted = false;
     atomic_store_explicit(&f->exited, false, memory_order_relaxed);
     f->wait = NULL;
@@ -202,9 +203,64 @@ struct cio_any_future *cio__e_fiber_new(struct cio_evented *e, cio_task_fn fn, c
     f->ctx_size = ctx_size;
     if (ctx_size > 0)
         memcpy(f->ctxbuf, ctx, ctx_size);
-    cio__fiber_ctx_init(&f->ctx, f->stack.lo, f->stack.size, fiber_entry, f);
+    /* The context is made when a loop first starts f (start_here): one awaited while still in its
+     * spawner's LIFO slot may run inline and never need it. */
     atomic_fetch_add_explicit(&e->live, 1, memory_order_acq_rel);
     return f;
+}
+
+/* Loop l's thread, about to switch to f: a fiber that never ran gets its home and its context. */
+static void start_here(struct cio__e_loop *l, struct cio_any_future *f)
+{
+    if (atomic_load_explicit(&f->home, memory_order_relaxed) == NULL) {
+        cio__fiber_ctx_init(&f->ctx, f->stack.lo, f->stack.size, fiber_entry, f);
+        atomic_store_explicit(&f->home, l, memory_order_seq_cst);
+    }
+}
+
+/* Exit accounting shared by fibers and inline runs: one fewer live fiber; the last wakes destroy. */
+static void live_done(struct cio_evented *e)
+{
+    if (atomic_fetch_sub_explicit(&e->live, 1, memory_order_acq_rel) == 1) {
+        atomic_fetch_add_explicit(&e->live_seq, 1, memory_order_release);
+        cio__e_futex_wake(&e->live_seq, UINT32_MAX);
+    }
+}
+
+/* Gives a stack back: to loop l's cache (l is the calling thread's loop), else the pool. */
+static void stack_back(struct cio_evented *e, struct cio__e_loop *l, cio__stack *stack)
+{
+    if (l != NULL && l->stk_count < CIO__E_LOCAL_STACKS) {
+        l->stk_cache[l->stk_count++] = *stack;
+        memset(stack, 0, sizeof *stack);
+    } else {
+        cio__stack_pool_put(&e->stacks, stack);
+    }
+}
+
+bool cio__e_await_inline(struct cio_evented *e, struct cio_any_future *f)
+{
+    struct cio__e_loop *l = local_loop(e);
+    if (l == NULL || l->lifo != f || l->adopted)
+        return false;
+    struct cio_any_future *self = l->current;
+    if (self == NULL || self->stack.lo == NULL || self->protection != CIO_CANCEL_UNBLOCKED ||
+        atomic_load_explicit(&self->cancel, memory_order_relaxed) != 0)
+        return false;
+    /* f would run next anyway (a suspending fiber switches to the LIFO slot first), so running it
+     * here on the awaiter's stack changes no order; but only with half the stack free, so that
+     * nested inline awaits stay bounded. */
+    char here;
+    if ((size_t)((uintptr_t)&here - (uintptr_t)self->stack.lo) < self->stack.size / 2)
+        return false;
+    l->lifo = NULL;
+    f->result = f->fn(f->ctxbuf);
+    /* fn may have suspended meanwhile; a fiber only ever runs on its home loop, so l is still ours */
+    stack_back(e, l, &f->stack);
+    atomic_store_explicit(&f->exited, true, memory_order_relaxed);
+    atomic_store_explicit(&f->done, CIO__E_DONE, memory_order_relaxed);
+    live_done(e);
+    return true;
 }
 
 /* Home loop thread, the fiber has switched out for good. */
@@ -236,17 +292,9 @@ static void fiber_exit_after(void *arg)
         pthread_mutex_unlock(&l->inbox_mu);
     }
     cio__fiber_ctx_release(&f->ctx);
-    if (l->stk_count < CIO__E_LOCAL_STACKS) { /* this is f's home loop's thread */
-        l->stk_cache[l->stk_count++] = f->stack;
-        memset(&f->stack, 0, sizeof f->stack);
-    } else {
-        cio__stack_pool_put(&e->stacks, &f->stack);
-    }
+    stack_back(e, l, &f->stack); /* l: f's home, this thread's loop */
     cio__e_finish(f); /* f may be freed from here on */
-    if (atomic_fetch_sub_explicit(&e->live, 1, memory_order_acq_rel) == 1) {
-        atomic_fetch_add_explicit(&e->live_seq, 1, memory_order_release);
-        cio__e_futex_wake(&e->live_seq, UINT32_MAX);
-    }
+    live_done(e);
 }
 
 /* ---- queues ------------------------------------------------------------------------------------------- */
@@ -605,8 +653,7 @@ static struct cio_any_future *next_direct(struct cio__e_loop *l)
     else if ((f = pop_local(l)) == NULL && (f = ring_take(l)) == NULL)
         return NULL;
     l->budget--;
-    if (atomic_load_explicit(&f->home, memory_order_relaxed) == NULL)
-        atomic_store_explicit(&f->home, l, memory_order_seq_cst);
+    start_here(l, f);
     return f;
 }
 
@@ -748,8 +795,7 @@ static void switched_out(struct cio__e_loop *l)
 /* Runs f, and whatever it switches to directly, until a fiber switches back to the scheduler. */
 static void run_fiber(struct cio__e_loop *l, struct cio_any_future *f)
 {
-    if (atomic_load_explicit(&f->home, memory_order_relaxed) == NULL)
-        atomic_store_explicit(&f->home, l, memory_order_seq_cst);
+    start_here(l, f);
     l->current = f;
     if (l->budget > 0)
         l->budget--;

@@ -408,6 +408,7 @@ struct cio_any_future *cio__e_async(void *ud, cio_task_fn fn, const void *ctx, s
         *inline_result = cio__run_inline(fn, ctx, ctx_size);
         return NULL;
     }
+    f->inline_ok = true;
     cio__e_spawn(e, f);
     return f;
 }
@@ -477,6 +478,8 @@ static cio_err finish_future(struct cio_evented *e, struct cio_any_future *f)
 cio_err cio__e_await(void *ud, struct cio_any_future *f)
 {
     struct cio_evented *e = (struct cio_evented *)ud;
+    if (f->inline_ok && cio__e_await_inline(e, f))
+        return finish_future(e, f);
     if (cio__e_join(e, f, true)) {
         /* The awaiter's cancel request went on to f: hand it back unless f acknowledged it. */
         struct cio_any_future *self = cio__e_self(e);
