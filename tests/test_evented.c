@@ -733,6 +733,79 @@ static void test_await_runs_lifo_future_inline(void **state)
     assert_ptr_not_equal(p.older_child, p.newer_child);
 }
 
+typedef struct {
+    cio_io io;
+    cio_evented *e;
+    const void *self;
+    cio_err err;
+    double took;
+} member_ctx;
+
+static cio_err sleepy_member(void *ctx)
+{
+    member_ctx *m = *(member_ctx **)ctx;
+    m->self = cio__e_self(m->e);
+    double t0 = now_s();
+    m->err = cio_sleep(m->io, cio_timeout_ms(10000));
+    m->took = now_s() - t0;
+    return m->err;
+}
+
+typedef struct {
+    cio_io io;
+    cio_evented *e;
+    const void *self;
+    member_ctx a, b;
+    cio_err awaited;
+    cio_event started;
+} group_parent;
+
+static cio_err group_parent_task(void *ctx)
+{
+    group_parent *p = *(group_parent **)ctx;
+    p->self = cio__e_self(p->e);
+    member_ctx *ap = &p->a, *bp = &p->b;
+    cio_group g = CIO_GROUP_INIT;
+    cio_group_async(p->io, &g, sleepy_member, &ap, sizeof ap);
+    cio_group_async(p->io, &g, sleepy_member, &bp, sizeof bp);
+    cio_event_set(p->io, &p->started);
+    p->awaited = cio_group_await(p->io, &g);
+    return p->awaited;
+}
+
+/* cio_group_await runs members that have not started on the awaiting fiber (the newest, in the LIFO
+ * slot, first); one of them sleeping there takes the awaiter's cancel request, and the await still
+ * ends as canceled: the other member is canceled too, and the await returns CANCELED. */
+static void test_group_await_inline_member_takes_the_cancel(void **state)
+{
+    cio_evented *t = test_evented(state);
+    if (t == NULL)
+        CIO_SKIP("Threaded runs members on workers");
+    cio_evented *e = evented_like(t);
+    group_parent p;
+    memset(&p, 0, sizeof p);
+    p.io = cio_evented_io(e);
+    p.e = e;
+    p.a.io = p.b.io = p.io;
+    p.a.e = p.b.e = e;
+    group_parent *pp = &p;
+    cio_future f;
+    double t0 = now_s();
+    assert_ok(cio_concurrent(p.io, group_parent_task, &pp, sizeof pp, &f));
+    cio_event_wait_uncancelable(p.io, &p.started);
+    assert_ok(cio_sleep(p.io, cio_timeout_ms(50))); /* both members asleep */
+    assert_err(cio_cancel(p.io, &f), CIO_E_CANCELED);
+    double took = now_s() - t0;
+    cio_evented_destroy(e);
+    assert_err(p.awaited, CIO_E_CANCELED);
+    assert_err(p.a.err, CIO_E_CANCELED);
+    assert_err(p.b.err, CIO_E_CANCELED);
+    assert_true(took < 5.0);
+    /* the newest member ran on the parent's fiber, the other as a fiber of its own */
+    assert_ptr_equal(p.b.self, p.self);
+    assert_ptr_not_equal(p.a.self, p.self);
+}
+
 #define DEEP 3000
 
 typedef struct {
@@ -783,6 +856,7 @@ int main(void)
         CIO_TESTS(test_adopted_thread_outlives_instance), CIO_TESTS(test_reused_descriptor_and_canceled_wait),
         CIO_TESTS(test_direct_switches_leave_room_for_timers), CIO_TESTS(test_spawn_burst_is_shared),
         CIO_TESTS(test_await_runs_lifo_future_inline), CIO_TESTS(test_inline_awaits_stay_within_the_stack),
+        CIO_TESTS(test_group_await_inline_member_takes_the_cancel),
     };
     return cmocka_run_group_tests_name("evented", tests, NULL, NULL);
 }

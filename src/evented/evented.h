@@ -272,6 +272,12 @@ void cio__e_spawn(struct cio_evented *e, struct cio_any_future *f);
  * half its stack free): runs f's function right here instead of switching to f, and returns true
  * (f's result is set, f is done). False: nothing was done. */
 bool cio__e_await_inline(struct cio_evented *e, struct cio_any_future *f);
+/* cio_group_await's counterpart (sched.c "running tasks inline"): a member of gr, not started, that
+ * the calling fiber runs next itself (then cio__e_inline_exit), or NULL. *yield: none now because
+ * ready fibers or the scheduler come first (yield, then ask again). */
+struct cio_any_future *cio__e_take_inline_member(struct cio_evented *e, const struct cio__e_group *gr, bool *yield);
+/* After f's function ran inline: its stack back, finished (cio__e_finish: f may be freed), one fewer live. */
+void cio__e_inline_exit(struct cio_evented *e, struct cio_any_future *f);
 /* Frees a finished future's block (after `done`). */
 void cio__e_fiber_free(struct cio_evented *e, struct cio_any_future *f);
 /* Switches the current fiber out; `after(arg)` runs on the loop once it is (in the scheduler, or

@@ -238,31 +238,6 @@ static void stack_back(struct cio_evented *e, struct cio__e_loop *l, cio__stack 
     }
 }
 
-bool cio__e_await_inline(struct cio_evented *e, struct cio_any_future *f)
-{
-    struct cio__e_loop *l = local_loop(e);
-    if (l == NULL || l->lifo != f || l->adopted)
-        return false;
-    struct cio_any_future *self = l->current;
-    if (self == NULL || self->stack.lo == NULL || self->protection != CIO_CANCEL_UNBLOCKED ||
-        atomic_load_explicit(&self->cancel, memory_order_relaxed) != 0)
-        return false;
-    /* f would run next anyway (a suspending fiber switches to the LIFO slot first), so running it
-     * here on the awaiter's stack changes no order; but only with half the stack free, so that
-     * nested inline awaits stay bounded. */
-    char here;
-    if ((size_t)((uintptr_t)&here - (uintptr_t)self->stack.lo) < self->stack.size / 2)
-        return false;
-    l->lifo = NULL;
-    f->result = f->fn(f->ctxbuf);
-    /* fn may have suspended meanwhile; a fiber only ever runs on its home loop, so l is still ours */
-    stack_back(e, l, &f->stack);
-    atomic_store_explicit(&f->exited, true, memory_order_relaxed);
-    atomic_store_explicit(&f->done, CIO__E_DONE, memory_order_relaxed);
-    live_done(e);
-    return true;
-}
-
 /* Home loop thread, the fiber has switched out for good. */
 static void fiber_exit_after(void *arg)
 {
@@ -654,6 +629,78 @@ static struct cio_any_future *next_direct(struct cio__e_loop *l)
         return NULL;
     l->budget--;
     start_here(l, f);
+    return f;
+}
+
+/* ---- running tasks inline on the awaiting fiber -------------------------------------------------------
+ *
+ * A fiber that awaits work which has not started yet and would run next on its loop anyway may run
+ * that work's function itself, on its own stack: no context, no switch. The order is the one the
+ * scheduler would follow (a suspending fiber switches to the LIFO slot first, then the run queue,
+ * then the spawn ring), so nothing is delayed and a task that blocks inline blocks the awaiter,
+ * which was waiting anyway, while the loop runs the rest. Only while the awaiter has no cancel
+ * request or acknowledgement and protection is off (the task then sees the awaiter's cancel state
+ * where it would have had its own, forwarded), and half its stack is free (nesting stays bounded). */
+
+/* Loop l (the caller's, or NULL) and its current fiber may run a task inline now. */
+static bool inline_room(const struct cio__e_loop *l)
+{
+    if (l == NULL || l->adopted)
+        return false;
+    const struct cio_any_future *self = l->current;
+    if (self == NULL || self->stack.lo == NULL || self->protection != CIO_CANCEL_UNBLOCKED ||
+        atomic_load_explicit(&self->cancel, memory_order_relaxed) != 0)
+        return false;
+    char here;
+    return (size_t)((uintptr_t)&here - (uintptr_t)self->stack.lo) >= self->stack.size / 2;
+}
+
+void cio__e_inline_exit(struct cio_evented *e, struct cio_any_future *f)
+{
+    /* fn may have suspended meanwhile; a fiber only ever runs on its home loop, so this is the same
+     * loop as before it */
+    stack_back(e, local_loop(e), &f->stack);
+    atomic_store_explicit(&f->exited, true, memory_order_relaxed);
+    cio__e_finish(f); /* f may be freed from here on */
+    live_done(e);
+}
+
+bool cio__e_await_inline(struct cio_evented *e, struct cio_any_future *f)
+{
+    struct cio__e_loop *l = local_loop(e);
+    if (l == NULL || l->lifo != f || !inline_room(l))
+        return false;
+    l->lifo = NULL;
+    f->result = f->fn(f->ctxbuf);
+    cio__e_inline_exit(e, f);
+    return true;
+}
+
+struct cio_any_future *cio__e_take_inline_member(struct cio_evented *e, const struct cio__e_group *gr, bool *yield)
+{
+    *yield = false;
+    struct cio__e_loop *l = local_loop(e);
+    if (!inline_room(l))
+        return NULL;
+    if (l->run_head != NULL || l->budget == 0) {
+        *yield = true; /* ready fibers come first, and the scheduler's turn */
+        return NULL;
+    }
+    struct cio_any_future *f = l->lifo;
+    bool from_lifo = f != NULL;
+    if (from_lifo)
+        l->lifo = NULL;
+    else if ((f = ring_take(l)) == NULL && (f = take_spawn(l, l)) == NULL)
+        return NULL;
+    if (f->group != gr || atomic_load_explicit(&f->cancel, memory_order_relaxed) != 0) {
+        /* not one to run here: where it runs next (it was next in line) */
+        if (from_lifo)
+            l->lifo = f;
+        else
+            push_local(l, f);
+        return NULL;
+    }
+    l->budget--;
     return f;
 }
 

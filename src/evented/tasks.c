@@ -648,6 +648,29 @@ cio_err cio__e_group_await(void *ud, cio_group *g)
     if (gr == NULL)
         return CIO_OK;
     cio_err result = CIO_OK;
+    /* Members not started yet that this fiber would switch to next anyway run here (sched.c). One
+     * that takes this fiber's cancel request (it sees the awaiter's state) cancels the await. */
+    struct cio_any_future *m;
+    bool yield = false;
+    while ((m = cio__e_take_inline_member(e, gr, &yield)) != NULL || yield) {
+        if (m == NULL) {
+            cio__e_yield();
+            continue;
+        }
+        m->result = m->fn(m->ctxbuf);
+        cio__e_inline_exit(e, m);
+        struct cio_any_future *self = cio__e_self(e);
+        uint32_t c = atomic_load_explicit(&self->cancel, memory_order_acquire);
+        if (c != 0) {
+            if (!(c & CIO__E_REQ)) { /* acknowledged inline */
+                group_cancel_all(gr);
+                group_wait_all(e, gr);
+                group_release(g, gr);
+                return CIO__IN_SET(cancelable, CIO_E_CANCELED);
+            }
+            break; /* pending: the wait below takes it */
+        }
+    }
     for (;;) {
         uint32_t seq = atomic_load_explicit(&gr->seq, memory_order_acquire);
         if (atomic_load_explicit(&gr->running, memory_order_acquire) == 0)
