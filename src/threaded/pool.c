@@ -24,7 +24,7 @@
  *   waited for run at once when it shares the CPU.
  * - Workers retire after idle_timeout_ms without work; destroy waits until busy == 0 and no worker
  *   is left, so it returns only after every task finished.
- * - A future's block is freed by whoever awaits/cancels it, after `done` is 1. A group member's
+ * - A future's block is freed by whoever awaits/cancels it, after `done` is FINISHED. A group member's
  *   block is freed by its own worker after it unlinked itself from the group.
  * - Task blocks are recycled through a free list (at most FREE_MAX blocks of BLOCK_CTX bytes of
  *   context), so a hot async/await loop does not call malloc; with a recycled block async takes mu
@@ -74,6 +74,7 @@ struct cio_threaded {
     size_t stack_size;
     unsigned idle_timeout_ms;
     _Atomic(uint32_t) wake_gen; /* bumped when a wakeup is granted: what yielding idle workers watch */
+    _Atomic(uint32_t) signalers; /* cancelers inside their check-then-kick window (task.h) */
     bool shutdown;
 };
 
@@ -97,6 +98,7 @@ static void task_reset(cio_threaded *t, struct cio_any_future *task)
     task->ctx = ctx;
     task->capacity = cap;
     task->owner = t;
+    task->signalers = &t->signalers;
 }
 
 static struct cio_any_future *task_alloc(cio_threaded *t, size_t ctx_size)
@@ -153,8 +155,8 @@ static int64_t mono_ns(void)
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* Yields the CPU for up to ns while *word reads `value` (or, with `until_zero`, while it is not 0). */
-static void yield_while(const _Atomic(uint32_t) *word, uint32_t value, bool until_zero, int64_t ns)
+/* Yields the CPU for up to ns while *word reads `value` (equal) or anything but `value` (!equal). */
+static void yield_while(const _Atomic(uint32_t) *word, uint32_t value, bool equal, int64_t ns)
 {
     int64_t start = mono_ns();
     if (start < 0)
@@ -162,7 +164,7 @@ static void yield_while(const _Atomic(uint32_t) *word, uint32_t value, bool unti
     int64_t end = start + ns;
     for (;;) {
         uint32_t v = atomic_load_explicit(word, memory_order_acquire);
-        if (until_zero ? v == 0 : v != value)
+        if ((v == value) != equal)
             return;
         int64_t now = mono_ns();
         if (now < 0 || now >= end)
@@ -184,7 +186,6 @@ static void run_task(struct cio_any_future *task)
     cio_err r = task->fn(task->ctx);
     cio__t_current = prev;
     task->result = r;
-    cio__t_quiesce(task);
     /* The worker is free again before anyone learns the task finished, so an await followed by an
      * async finds room under the async limit instead of running inline; and it counts as idle from
      * the same moment, so that such an async hands the task to it instead of starting a thread. */
@@ -197,11 +198,13 @@ static void run_task(struct cio_any_future *task)
         pthread_cond_broadcast(&t->quiet);
     pthread_mutex_unlock(&t->mu);
     if (task->group != NULL) {
-        group_member_done(task);
-        return;
+        group_member_done(task); /* under the group's mu, which its cancelers hold while kicking */
+    } else {
+        /* seq_cst: against signal_if_blocked. Only an awaiter that announced itself may sleep. */
+        if (atomic_exchange_explicit(&task->done, CIO__T_FINISHED, memory_order_seq_cst) == CIO__T_SLEEPER)
+            cio__t_futex_wake(&task->done, UINT32_MAX);
     }
-    atomic_store_explicit(&task->done, 1, memory_order_release);
-    cio__t_futex_wake(&task->done, UINT32_MAX);
+    cio__t_quiesce(&t->signalers); /* no kick may reach this thread once it runs on (task.h) */
 }
 
 static void *worker_main(void *arg)
@@ -232,7 +235,7 @@ static void *worker_main(void *arg)
             /* Counted idle while yielding, so that enqueue grants this worker the next task. */
             uint32_t gen = atomic_load_explicit(&t->wake_gen, memory_order_relaxed);
             pthread_mutex_unlock(&t->mu);
-            yield_while(&t->wake_gen, gen, false, IDLE_YIELD_NS);
+            yield_while(&t->wake_gen, gen, true, IDLE_YIELD_NS);
             pthread_mutex_lock(&t->mu);
         }
         struct timespec deadline;
@@ -430,19 +433,35 @@ cio_err cio__t_concurrent(void *ud, cio_task_fn fn, const void *ctx, size_t ctx_
  * once cost a second signal. So a signalled task first gets CANCEL_YIELD_NS of sched_yield (it
  * runs at once if it shares this CPU; on another CPU this covers its wake-up), then timed waits
  * from RESIGNAL_FIRST_NS doubling to 10 ms, re-signalling after each. */
-static void wait_canceled(const _Atomic(uint32_t) *word, uint32_t busy_value, struct cio_any_future *task,
-                          bool signalled)
+static bool finished(struct cio_any_future *task)
+{
+    return atomic_load_explicit(&task->done, memory_order_acquire) == CIO__T_FINISHED;
+}
+
+/* One futex wait for the task's end. The awaiter first announces itself (RUNNING -> SLEEPER), so
+ * that the worker makes the wake system call only when somebody may sleep (task.h). */
+static cio_err sleep_until_finished(struct cio_any_future *task, cio_timeout timeout, bool cancelable)
+{
+    uint32_t v = CIO__T_RUNNING;
+    if (!atomic_compare_exchange_strong_explicit(&task->done, &v, CIO__T_SLEEPER, memory_order_seq_cst,
+                                                 memory_order_acquire) &&
+        v == CIO__T_FINISHED)
+        return CIO_OK;
+    return cio__t_futex_wait(&task->done, CIO__T_SLEEPER, timeout, cancelable);
+}
+
+static void wait_canceled(struct cio_any_future *task, bool signalled)
 {
     int64_t backoff = RESIGNAL_FIRST_NS;
     bool again = signalled;
     if (again)
-        yield_while(word, busy_value, false, CANCEL_YIELD_NS);
-    while (atomic_load_explicit(word, memory_order_acquire) == busy_value) {
+        yield_while(&task->done, CIO__T_FINISHED, false, CANCEL_YIELD_NS);
+    while (!finished(task)) {
         cio_timeout to = again ? cio_timeout_ns(backoff) : CIO_TIMEOUT_NONE;
-        (void)cio__t_futex_wait(word, busy_value, to, false);
-        if (atomic_load_explicit(word, memory_order_acquire) != busy_value)
+        (void)sleep_until_finished(task, to, false);
+        if (finished(task))
             break;
-        again = task != NULL && cio__t_resignal(task);
+        again = cio__t_resignal(task);
         if (backoff < 10000000)
             backoff *= 2;
     }
@@ -458,16 +477,16 @@ static cio_err finish_future(cio_threaded *t, struct cio_any_future *task)
 cio_err cio__t_await(void *ud, struct cio_any_future *task)
 {
     cio_threaded *t = (cio_threaded *)ud;
-    yield_while(&task->done, 0, false, IDLE_YIELD_NS);
+    yield_while(&task->done, CIO__T_FINISHED, false, IDLE_YIELD_NS);
     for (;;) {
-        if (atomic_load_explicit(&task->done, memory_order_acquire) != 0)
+        if (finished(task))
             return finish_future(t, task);
-        cio_err e = cio__t_futex_wait(&task->done, 0, CIO_TIMEOUT_NONE, true);
+        cio_err e = sleep_until_finished(task, CIO_TIMEOUT_NONE, true);
         if (e == CIO_E_CANCELED) {
             /* The awaiter was canceled: forward the request, wait, and hand the request back to
              * the awaiter unless the awaited task acknowledged it. */
             bool sent = cio__t_request_cancel(task);
-            wait_canceled(&task->done, 0, task, sent);
+            wait_canceled(task, sent);
             uint32_t s = atomic_load_explicit(&task->cancel, memory_order_acquire);
             if (!(s & CIO__T_ACK) && cio__t_current != NULL)
                 atomic_fetch_xor_explicit(&cio__t_current->cancel, CIO__T_ACK | CIO__T_REQ, memory_order_acq_rel);
@@ -479,9 +498,9 @@ cio_err cio__t_await(void *ud, struct cio_any_future *task)
 cio_err cio__t_cancel(void *ud, struct cio_any_future *task)
 {
     cio_threaded *t = (cio_threaded *)ud;
-    if (atomic_load_explicit(&task->done, memory_order_acquire) == 0) {
+    if (!finished(task)) {
         bool sent = cio__t_request_cancel(task);
-        wait_canceled(&task->done, 0, task, sent);
+        wait_canceled(task, sent);
     }
     return finish_future(t, task);
 }
@@ -637,7 +656,7 @@ static void group_wait_all(struct cio__t_group *gr, bool canceling)
     int64_t backoff = RESIGNAL_FIRST_NS; /* as wait_canceled */
     bool again = canceling;
     if (again)
-        yield_while(&gr->running, 0, true, CANCEL_YIELD_NS);
+        yield_while(&gr->running, 0, false, CANCEL_YIELD_NS);
     for (;;) {
         uint32_t seq = atomic_load_explicit(&gr->seq, memory_order_acquire);
         if (atomic_load_explicit(&gr->running, memory_order_acquire) == 0)
@@ -669,7 +688,7 @@ cio_err cio__t_group_await(void *ud, cio_group *g)
     if (gr == NULL)
         return CIO_OK;
     cio_err result = CIO_OK;
-    yield_while(&gr->running, 0, true, IDLE_YIELD_NS); /* as cio__t_await */
+    yield_while(&gr->running, 0, false, IDLE_YIELD_NS); /* as cio__t_await */
     for (;;) {
         uint32_t seq = atomic_load_explicit(&gr->seq, memory_order_acquire);
         if (atomic_load_explicit(&gr->running, memory_order_acquire) == 0)
@@ -779,6 +798,7 @@ cio_err cio_threaded_create(const cio_threaded_options *options, cio_threaded **
     t->async_limit = o.async_limit != 0 ? o.async_limit : (cpus > 1 ? cpus - 1 : 0);
     atomic_init(&t->async_full, t->async_limit == 0);
     atomic_init(&t->wake_gen, 0);
+    atomic_init(&t->signalers, 0);
     t->concurrent_limit = o.concurrent_limit != 0 ? o.concurrent_limit : SIZE_MAX;
     t->stack_size = cio__t_stack_size(o.stack_size != 0 ? o.stack_size : DEFAULT_STACK);
     t->idle_timeout_ms = o.idle_timeout_ms != 0 ? o.idle_timeout_ms : DEFAULT_IDLE_MS;
