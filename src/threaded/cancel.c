@@ -57,6 +57,12 @@ cio_err cio__t_check_cancel(void)
     return take_request(t) ? CIO_E_CANCELED : CIO_OK;
 }
 
+bool cio__t_cancel_pending(void)
+{
+    struct cio_any_future *t;
+    return cancelable_here(&t) && (atomic_load_explicit(&t->cancel, memory_order_acquire) & CIO__T_REQ) != 0;
+}
+
 cio_err cio__t_syscall_begin(void)
 {
     struct cio_any_future *t;

@@ -56,6 +56,7 @@
 #define RESIGNAL_FIRST_NS 50000 /* wait_canceled */
 #define CANCEL_YIELD_NS 50000   /* wait_canceled */
 #define IDLE_YIELD_NS 20000     /* worker_main, cio__t_await */
+#define SYNC_YIELD_NS 20000     /* the futex slots */
 
 struct cio_threaded {
     pthread_mutex_t mu;
@@ -753,15 +754,43 @@ cio_cancel_protection cio__t_swap_cancel_protection(void *ud, cio_cancel_protect
 
 /* ---- futex slots ------------------------------------------------------------------------------------ */
 
+/* What cio_mutex, cio_condition, cio_queue, cio_event … (src/core) wait with. An untimed wait first
+ * yields for up to SYNC_YIELD_NS while the word holds `expected`, like await (top comment): on one
+ * CPU the thread it waits for runs at once and its wake finds nobody in the kernel (no futex call,
+ * no preemption of the waker, which may still hold the lock the woken one needs next); on another
+ * CPU it saves the wake-up of a halted vCPU. A pending cancel request ends the yielding (the
+ * futex wait's bracket then reports it). Timed waits sleep at once. */
+static void yield_on_word(const _Atomic(uint32_t) *ptr, uint32_t expected, bool cancelable)
+{
+    int64_t start = mono_ns();
+    if (start < 0)
+        return;
+    int64_t end = start + SYNC_YIELD_NS;
+    while (atomic_load_explicit(ptr, memory_order_acquire) == expected && !(cancelable && cio__t_cancel_pending())) {
+        int64_t now = mono_ns();
+        if (now < 0 || now >= end)
+            return;
+        sched_yield();
+    }
+}
+
 cio_err cio__t_futex_wait_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout)
 {
     (void)ud;
+    if (timeout.kind == CIO_TIMEOUT_KIND_NONE) {
+        yield_on_word(ptr, expected, true);
+        if (atomic_load_explicit(ptr, memory_order_acquire) != expected && !cio__t_cancel_pending())
+            return CIO_OK;
+    }
     return CIO__IN_SET(futex_wait, cio__t_futex_wait(ptr, expected, timeout, true));
 }
 
 void cio__t_futex_wait_uncancelable_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected)
 {
     (void)ud;
+    yield_on_word(ptr, expected, false);
+    if (atomic_load_explicit(ptr, memory_order_acquire) != expected)
+        return;
     (void)cio__t_futex_wait(ptr, expected, CIO_TIMEOUT_NONE, false);
 }
 

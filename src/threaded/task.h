@@ -72,6 +72,9 @@ _Bool cio__t_request_cancel(struct cio_any_future *task);
 /* Signals the task's thread again if it is still in a syscall with the request pending; returns
  * whether it did. */
 _Bool cio__t_resignal(struct cio_any_future *task);
+/* Whether the calling task has a cancel request it would see at its next cancellation point
+ * (false off a worker thread and under CIO_CANCEL_BLOCKED). Takes nothing. */
+_Bool cio__t_cancel_pending(void);
 /* Called by the worker after it published the task's end (`done`, or the group member's unlink):
  * waits out cancelers that may still be about to kick its thread (`signalers`). */
 void cio__t_quiesce(_Atomic(uint32_t) *signalers);
