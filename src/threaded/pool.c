@@ -17,11 +17,12 @@
  * - Yield before sleeping: a worker that runs out of work stays counted idle and, without mu,
  *   sched_yields for up to IDLE_YIELD_NS watching `wake_gen` before it waits on `work`; an
  *   awaiter does the same on the task's `done` word (a group awaiter on `running`) before its
- *   futex wait; a canceler that had to
- *   signal its task, for CANCEL_YIELD_NS. Waking a sleeping thread costs a context switch on the
- *   same CPU and, on KVM guests with halt-polling off, ~26 µs for a halted vCPU; a serial
- *   async/await loop hands work back within a few µs. Yielding (not spinning) lets the thread
- *   waited for run at once when it shares the CPU.
+ *   futex wait; a canceler that had to signal its task, for CANCEL_YIELD_NS; an untimed wait
+ *   through the futex slots (src/core's mutex, condition, queue, event …) for SYNC_YIELD_NS.
+ *   Waking a sleeping thread costs a context switch on the same CPU and, on KVM guests with
+ *   halt-polling off, ~26 µs for a halted vCPU; a serial async/await loop hands work back within
+ *   a few µs. Yielding (not spinning) lets the thread waited for run at once when it shares the
+ *   CPU, and a waker that finds nobody in the kernel is not preempted by the thread it wakes.
  * - Workers retire after idle_timeout_ms without work; destroy waits until busy == 0 and no worker
  *   is left, so it returns only after every task finished.
  * - A future's block is freed by whoever awaits/cancels it, after `done` is FINISHED. A group member's
