@@ -181,6 +181,53 @@ static void test_queue_rendezvous(void **state)
     assert_int_equal(cio_await(io, &consumer), CIO_OK);
 }
 
+/* ---- one get completes many blocked putters (more than a queue operation defers wakes for) ------ */
+
+#define MANY_PUTTERS 7
+
+typedef struct {
+    cio_io io;
+    cio_queue *q;
+    int value;
+    _Atomic(uint32_t) *finished;
+} many_put_ctx;
+
+static cio_err many_put_task(void *ctx)
+{
+    many_put_ctx *c = (many_put_ctx *)ctx;
+    cio_err err = cio_queue_put_one(c->io, c->q, &c->value);
+    atomic_fetch_add(c->finished, 1);
+    return err;
+}
+
+static void test_queue_get_completes_many_putters(void **state)
+{
+    cio_io io = cio_test_io(state);
+    cio_queue q;
+    cio_queue_init(&q, NULL, sizeof(int), 0);
+    _Atomic(uint32_t) finished = 0;
+    cio_future f[MANY_PUTTERS];
+    for (int i = 0; i < MANY_PUTTERS; i++) {
+        many_put_ctx c = {io, &q, i + 1, &finished};
+        f[i] = start(io, many_put_task, &c, sizeof c);
+    }
+    assert_int_equal(cio_sleep(io, cio_timeout_ms(50)), CIO_OK); /* let them queue (if not: still valid) */
+    int got[MANY_PUTTERS] = {0};
+    size_t n = 0;
+    assert_int_equal(cio_queue_get(io, &q, got, MANY_PUTTERS, MANY_PUTTERS, &n), CIO_OK);
+    assert_int_equal(n, MANY_PUTTERS);
+    /* Every putter was woken: none may hang (checked with a deadline rather than a blocking await). */
+    for (int i = 0; i < 2000 && atomic_load(&finished) < MANY_PUTTERS; i++)
+        assert_int_equal(cio_sleep(io, cio_timeout_ms(1)), CIO_OK);
+    assert_int_equal(atomic_load(&finished), MANY_PUTTERS);
+    int sum = 0;
+    for (int i = 0; i < MANY_PUTTERS; i++) {
+        assert_int_equal(cio_await(io, &f[i]), CIO_OK);
+        sum += got[i];
+    }
+    assert_int_equal(sum, MANY_PUTTERS * (MANY_PUTTERS + 1) / 2);
+}
+
 /* ---- stress: 4 producers x 5000 items, 4 consumers ---------------------------------------------- */
 
 #define STRESS_PRODUCERS 4
@@ -516,6 +563,7 @@ int main(void)
         CIO_TESTS(test_queue_close_single_threaded),
         CIO_TESTS(test_queue_bad_input),
         CIO_TESTS(test_queue_rendezvous),
+        CIO_TESTS(test_queue_get_completes_many_putters),
         CIO_TESTS(test_queue_stress),
         CIO_TESTS(test_queue_cancel_get),
         CIO_TESTS(test_queue_cancel_partial_put),

@@ -33,8 +33,9 @@ void cio_mutex_unlock(cio_io io, cio_mutex *mutex);
 typedef struct cio_condition {
     _Atomic(uint32_t) state; /* waiters (low 16 bits) and pending signals (high 16 bits) */
     _Atomic(uint32_t) epoch;
+    _Atomic(uint32_t) sleepers; /* waiters inside a futex wait on epoch (signal skips the wake if 0) */
 } cio_condition;
-#define CIO_CONDITION_INIT {0, 0}
+#define CIO_CONDITION_INIT {0, 0, 0}
 
 cio_err cio_condition_wait(cio_io io, cio_condition *cond, cio_mutex *mutex); /* Cancelable */
 /* CIO_E_TIMEOUT when the timeout passed first. Sets: Cancelable, TimeoutError. */

@@ -6,15 +6,20 @@
  *     cond->state  bits 0..15  waiters: tasks registered in wait and not yet gone
  *                  bits 16..31 signals: wake-ups granted to registered waiters, not yet consumed
  *     cond->epoch  a counter bumped by every signal/broadcast; waiters futex-wait on it
+ *     cond->sleepers  waiters between announcing a futex wait and its return (a wake is a system
+ *                  call; a signal makes it only when somebody may be asleep in the kernel)
  * Invariant: signals <= waiters (a signal is only granted to a waiter that has none yet).
  * At most 65535 simultaneous waiters (asserted).
  *
  * Who does what:
  *   - wait (holding the mutex): reads the epoch, registers (waiters++), unlocks the mutex and sleeps
- *     while the epoch is unchanged. Each time it wakes it re-reads the epoch and then the state; if
+ *     while the epoch is unchanged (it checks the epoch itself first: a signal that came while it
+ *     was unlocking, or preempted, needs no futex call). Each time it wakes it re-reads the epoch and then the state; if
  *     a signal is pending it consumes one (waiters--, signals--) and returns. A signal granted after
  *     the state check bumps the epoch after it, so the next futex wait does not sleep.
- *   - signal: if waiters > signals, grants one (signals++), bumps the epoch, wakes one futex waiter.
+ *   - signal: if waiters > signals, grants one (signals++), bumps the epoch, wakes one futex waiter
+ *     if sleepers > 0. The waiter raises sleepers, then re-reads the epoch before its futex wait;
+ *     the signaler bumps the epoch, then reads sleepers (all seq_cst): one of them sees the other.
  *     broadcast grants to every registered waiter and wakes them all. Neither needs the mutex.
  *   - a wait that ends in CIO_E_CANCELED or CIO_E_TIMEOUT deregisters (waiters--). If that would
  *     leave signals > waiters, the signal was surplus and it takes it away too (signals--). The
@@ -41,8 +46,27 @@
 
 static void wake_epoch(cio_io io, cio_condition *cond, uint32_t n)
 {
-    atomic_fetch_add_explicit(&cond->epoch, 1, memory_order_release);
-    io.vtable->futex_wake(io.userdata, &cond->epoch, n);
+    atomic_fetch_add_explicit(&cond->epoch, 1, memory_order_seq_cst);
+    if (atomic_load_explicit(&cond->sleepers, memory_order_seq_cst) != 0)
+        io.vtable->futex_wake(io.userdata, &cond->epoch, n);
+}
+
+/* One futex wait on the epoch, unless it moved since the caller read it (then a signal or
+ * broadcast came while the caller was unlocking or preempted, and it looks for it without entering
+ * the kernel). The sleeper count is raised around the wait: seq_cst against wake_epoch's bump and
+ * load, so either the waiter sees the new epoch or the signaler sees the sleeper and wakes it. */
+static cio_err sleep_on(cio_io io, cio_condition *cond, uint32_t epoch, cio_timeout timeout, bool cancelable)
+{
+    cio_err err = CIO_OK;
+    atomic_fetch_add_explicit(&cond->sleepers, 1, memory_order_seq_cst);
+    if (atomic_load_explicit(&cond->epoch, memory_order_seq_cst) == epoch) {
+        if (cancelable)
+            err = io.vtable->futex_wait(io.userdata, &cond->epoch, epoch, timeout);
+        else
+            io.vtable->futex_wait_uncancelable(io.userdata, &cond->epoch, epoch);
+    }
+    atomic_fetch_sub_explicit(&cond->sleepers, 1, memory_order_relaxed);
+    return err;
 }
 
 /* Registers the caller; returns the epoch to wait on. The mutex must be held. */
@@ -89,7 +113,7 @@ static cio_err wait_common(cio_io io, cio_condition *cond, cio_mutex *mutex, cio
     cio_mutex_unlock(io, mutex);
     cio_err err;
     for (;;) {
-        err = io.vtable->futex_wait(io.userdata, &cond->epoch, epoch, timeout);
+        err = sleep_on(io, cond, epoch, timeout, true);
         if (err == CIO_E_CANCELED || err == CIO_E_TIMEOUT) {
             leave(io, cond);
             break;
@@ -120,7 +144,7 @@ void cio_condition_wait_uncancelable(cio_io io, cio_condition *cond, cio_mutex *
     uint32_t epoch = enter(cond);
     cio_mutex_unlock(io, mutex);
     do
-        io.vtable->futex_wait_uncancelable(io.userdata, &cond->epoch, epoch);
+        (void)sleep_on(io, cond, epoch, CIO_TIMEOUT_NONE, false);
     while (!try_consume(cond, &epoch));
     cio_mutex_lock_uncancelable(io, mutex);
 }

@@ -12,9 +12,14 @@
  * A waiter records where its data goes (getter) or comes from (putter), `remaining` elements it
  * may still transfer and `needed` elements it must still transfer before it may return (its min).
  * It is on its list (queued) exactly until needed reaches 0 or the queue closes; whoever takes it
- * off the list (a peer completing it, or close) signals its private condition while holding
- * q->mutex. The waiter cannot return before re-acquiring q->mutex, so its stack frame outlives
- * every access a peer makes to it.
+ * off the list (a peer completing it, or close) does so under q->mutex and then stores done = 1
+ * (release). The waiter sleeps on `done` without the mutex and returns as soon as it reads 1
+ * (acquire): its counts were written before that store and nobody touches the node after it. The
+ * futex wake for it is made after q->mutex is released (unlock_and_wake), when the frame may be
+ * gone; a futex wake needs only the address, and a stale one is a spurious wake for whatever waits
+ * there next, which every futex user re-checks. A woken waiter therefore never has to take
+ * q->mutex again, and the waker does not hold it when the waiter runs. A canceled waiter takes
+ * q->mutex to dequeue itself, unless a peer completed it meanwhile.
  *
  * Who does what:
  *   - put: closed -> CIO_E_CLOSED. Copies straight into waiting getters (oldest first), then into
@@ -28,10 +33,11 @@
  *     otherwise it reports the count (those elements did move) and re-arms the cancel request
  *     with cio_recancel so the next cancellation point sees it.
  *   - close wakes and dequeues every waiter.
- * Lock order: q->mutex, then nothing (a waiter's condition is lock-free and always used with
- * q->mutex as its mutex).
+ * Lock order: q->mutex, then nothing.
  */
 #include <assert.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "cio/sync.h"
@@ -44,10 +50,17 @@ struct cio__queue_waiter {
     size_t remaining;         /* elements it may still transfer */
     size_t needed;            /* elements it must still transfer before it may return */
     bool queued;
-    cio_condition cond;
+    _Atomic(uint32_t) done;   /* futex word: 1 once a peer or close took it off its list */
 };
 
 typedef struct cio__queue_waiter waiter;
+
+/* Futex wakes owed to completed waiters, made after q->mutex is released (see the top comment). */
+#define DEFERRED_WAKES 4
+typedef struct wakes {
+    const _Atomic(uint32_t) *word[DEFERRED_WAKES];
+    size_t n;
+} wakes;
 
 /* ---- intrusive lists ---------------------------------------------------------------------------- */
 
@@ -80,11 +93,28 @@ static void list_remove(waiter **head, waiter *w)
     w->queued = false;
 }
 
-/* Takes a waiter whose min is met (or the queue closed) off its list and wakes it. */
-static void complete(cio_io io, waiter **head, waiter *w)
+/* Takes a waiter whose min is met (or the queue closed) off its list and marks it done. From the
+ * release store on, the waiter may return and its frame be gone: only the word's address is kept,
+ * for the futex wake (which needs no memory there). More wakes than fit are made at once. */
+static void complete(const cio_io *io, wakes *wk, waiter **head, waiter *w)
 {
     list_remove(head, w);
-    cio_condition_signal(io, &w->cond);
+    atomic_store_explicit(&w->done, 1, memory_order_release);
+    if (wk->n < DEFERRED_WAKES)
+        wk->word[wk->n++] = &w->done;
+    else
+        io->vtable->futex_wake(io->userdata, &w->done, 1);
+}
+
+/* Releases q->mutex, then wakes the waiters completed under it: a woken waiter does not need the
+ * mutex, and one woken while we still held it would (on one CPU) preempt us only to find its next
+ * queue operation blocked on it. */
+static void unlock_and_wake(const cio_io *io, cio_queue *q, wakes *wk)
+{
+    cio_mutex_unlock(*io, &q->mutex);
+    for (size_t i = 0; i < wk->n; i++)
+        io->vtable->futex_wake(io->userdata, wk->word[i], 1);
+    wk->n = 0;
 }
 
 static size_t min_size(size_t a, size_t b)
@@ -158,7 +188,7 @@ static size_t ring_take(cio_queue *q, unsigned char *dst, size_t max)
 }
 
 /* Moves data of blocked putters into free ring slots, completing those whose min is met. */
-static void fill_ring_from_putters(cio_io io, cio_queue *q)
+static void fill_ring_from_putters(const cio_io *io, wakes *wk, cio_queue *q)
 {
     while (q->putters != NULL && q->len < q->capacity) {
         waiter *p = q->putters;
@@ -168,29 +198,38 @@ static void fill_ring_from_putters(cio_io io, cio_queue *q)
         p->needed -= min_size(p->needed, k);
         if (p->needed > 0)
             break; /* the ring is full */
-        complete(io, &q->putters, p);
+        complete(io, wk, &q->putters, p);
     }
 }
 
 /* ---- blocking ------------------------------------------------------------------------------------ */
 
-/* Sleeps on w until it is complete, the queue closed, or (cancelable) the task is canceled.
- * Returns with w off the list and *moved = elements transferred in total (of `total`). */
-static cio_err block(cio_io io, cio_queue *q, waiter **head, waiter *w, size_t total, bool uncancelable,
-                     size_t *moved)
+/* Queues w (on *head), releases q->mutex and sleeps until a peer or close marks w done or
+ * (cancelable) the task is canceled. Returns with q->mutex released, w off the list and *moved =
+ * elements transferred in total (of `total`). A done waiter reads its counts without the mutex:
+ * the peer wrote them before its release store of done. */
+static cio_err block(cio_io io, wakes *wk, cio_queue *q, waiter **head, waiter *w, size_t total,
+                     bool uncancelable, size_t *moved)
 {
+    list_append(head, w);
+    unlock_and_wake(&io, q, wk);
     cio_err err = CIO_OK;
-    while (w->needed > 0 && !q->closed) {
+    while (atomic_load_explicit(&w->done, memory_order_acquire) == 0) {
         if (uncancelable) {
-            cio_condition_wait_uncancelable(io, &w->cond, &q->mutex);
+            io.vtable->futex_wait_uncancelable(io.userdata, &w->done, 0);
             continue;
         }
-        err = cio_condition_wait(io, &w->cond, &q->mutex);
-        if (err != CIO_OK)
+        err = io.vtable->futex_wait(io.userdata, &w->done, 0, CIO_TIMEOUT_NONE);
+        if (err == CIO_E_CANCELED)
             break;
+        err = CIO_OK; /* woken, spurious, or done already: re-check */
     }
-    if (w->queued)
-        list_remove(head, w);
+    if (err == CIO_E_CANCELED) {
+        cio_mutex_lock_uncancelable(io, &q->mutex);
+        if (w->queued)
+            list_remove(head, w); /* else a peer or close completed it meanwhile */
+        cio_mutex_unlock(io, &q->mutex);
+    }
     *moved = total - w->remaining;
     if (err == CIO_E_CANCELED) {
         if (*moved == 0)
@@ -198,20 +237,19 @@ static cio_err block(cio_io io, cio_queue *q, waiter **head, waiter *w, size_t t
         cio_recancel(io); /* report the progress; the next cancellation point sees the request */
         return CIO_OK;
     }
-    if (*moved == 0) {
-        assert(q->closed);
-        return CIO_E_CLOSED;
-    }
-    return CIO_OK;
+    return *moved == 0 ? CIO_E_CLOSED : CIO_OK; /* done with nothing moved: only close does that */
 }
 
-static cio_err put_locked(cio_io io, cio_queue *q, const unsigned char *src, size_t n, size_t min,
+/* Both run with q->mutex held and return with it released. */
+static cio_err put_locked(cio_io io, wakes *wk, cio_queue *q, const unsigned char *src, size_t n, size_t min,
                           bool uncancelable, size_t *added)
 {
     size_t es = q->elem_size, done = 0;
     *added = 0;
-    if (q->closed)
+    if (q->closed) {
+        unlock_and_wake(&io, q, wk);
         return CIO_E_CLOSED; /* even if there is room */
+    }
     /* Waiting getters first: the ring is empty while any getter waits. */
     while (done < n && q->getters != NULL) {
         waiter *g = q->getters;
@@ -222,21 +260,21 @@ static cio_err put_locked(cio_io io, cio_queue *q, const unsigned char *src, siz
         g->needed -= min_size(g->needed, k);
         done += k;
         if (g->needed == 0)
-            complete(io, &q->getters, g);
+            complete(&io, wk, &q->getters, g);
         else
             assert(done == n);
     }
     done += ring_put(q, src + done * es, n - done);
     if (done >= min) { /* includes done == n */
+        unlock_and_wake(&io, q, wk);
         *added = done;
         return CIO_OK;
     }
     waiter w = {.src = src + done * es, .remaining = n - done, .needed = min - done};
-    list_append(&q->putters, &w);
-    return block(io, q, &q->putters, &w, n, uncancelable, added);
+    return block(io, wk, q, &q->putters, &w, n, uncancelable, added);
 }
 
-static cio_err get_locked(cio_io io, cio_queue *q, unsigned char *dst, size_t n, size_t min,
+static cio_err get_locked(cio_io io, wakes *wk, cio_queue *q, unsigned char *dst, size_t n, size_t min,
                           bool uncancelable, size_t *got)
 {
     size_t es = q->elem_size;
@@ -252,25 +290,21 @@ static cio_err get_locked(cio_io io, cio_queue *q, unsigned char *dst, size_t n,
         p->needed -= min_size(p->needed, k);
         done += k;
         if (p->needed == 0)
-            complete(io, &q->putters, p);
+            complete(&io, wk, &q->putters, p);
         else
             assert(done == n);
     }
-    if (done == n) {
-        fill_ring_from_putters(io, q);
-        *got = n;
-        return CIO_OK;
-    }
-    /* The ring and the putter list are both empty now. */
-    if (done == 0 && q->closed)
-        return CIO_E_CLOSED;
-    if (done >= min || q->closed) {
+    if (done == n)
+        fill_ring_from_putters(&io, wk, q);
+    /* Otherwise the ring and the putter list are both empty now. */
+    if (done == n || done >= min || q->closed) {
+        bool closed_empty = done == 0 && q->closed;
+        unlock_and_wake(&io, q, wk);
         *got = done;
-        return CIO_OK;
+        return closed_empty ? CIO_E_CLOSED : CIO_OK;
     }
     waiter w = {.dst = dst + done * es, .remaining = n - done, .needed = min - done};
-    list_append(&q->getters, &w);
-    return block(io, q, &q->getters, &w, n, uncancelable, got);
+    return block(io, wk, q, &q->getters, &w, n, uncancelable, got);
 }
 
 /* ---- public -------------------------------------------------------------------------------------- */
@@ -288,21 +322,17 @@ size_t cio_queue_capacity(const cio_queue *queue)
     return queue->capacity;
 }
 
-static bool valid(const cio_queue *q, const void *elems, size_t n, size_t min)
+/* The general path of every put and get: validates, locks (cancelably unless uncancelable), moves
+ * what it can and blocks for the rest. */
+static cio_err transfer(cio_io io, cio_queue *q, bool is_put, void *elems, size_t n, size_t min, bool uncancelable,
+                        size_t *count)
 {
-    return q->elem_size != 0 && min <= n && (elems != NULL || n == 0) &&
-           (q->buffer != NULL || q->capacity == 0);
-}
-
-static cio_err put(cio_io io, cio_queue *q, const void *elems, size_t n, size_t min, bool uncancelable,
-                   size_t *added)
-{
-    size_t count = 0;
-    if (added != NULL)
-        *added = 0;
+    size_t moved = 0;
+    if (count != NULL)
+        *count = 0;
     if (elems == NULL && n > 0)
         return CIO__NULL_ARG("elems");
-    if (!valid(q, elems, n, min))
+    if (q->elem_size == 0 || min > n || (q->buffer == NULL && q->capacity != 0))
         return CIO_E_INVALID_ARGUMENT;
     if (n == 0)
         return CIO_OK;
@@ -313,141 +343,115 @@ static cio_err put(cio_io io, cio_queue *q, const void *elems, size_t n, size_t 
         if (err != CIO_OK)
             return err;
     }
-    cio_err err = put_locked(io, q, (const unsigned char *)elems, n, min, uncancelable, &count);
-    cio_mutex_unlock(io, &q->mutex);
-    if (added != NULL)
-        *added = count;
+    wakes wk = {.n = 0};
+    cio_err err = is_put ? put_locked(io, &wk, q, (const unsigned char *)elems, n, min, uncancelable, &moved)
+                         : get_locked(io, &wk, q, (unsigned char *)elems, n, min, uncancelable, &moved);
+    if (count != NULL)
+        *count = moved;
     return err;
 }
 
-static cio_err get(cio_io io, cio_queue *q, void *elems, size_t n, size_t min, bool uncancelable, size_t *got)
+/* one_fast's rare branch: a get made room, blocked putters fill it. */
+static void refill_and_unlock(const cio_io *io, cio_queue *q)
 {
-    size_t count = 0;
-    if (got != NULL)
-        *got = 0;
-    if (elems == NULL && n > 0)
-        return CIO__NULL_ARG("elems");
-    if (!valid(q, elems, n, min))
-        return CIO_E_INVALID_ARGUMENT;
-    if (n == 0)
-        return CIO_OK;
-    if (uncancelable) {
-        cio_mutex_lock_uncancelable(io, &q->mutex);
+    wakes wk = {.n = 0};
+    fill_ring_from_putters(io, &wk, q);
+    unlock_and_wake(io, q, &wk);
+}
+
+/* One element when the mutex is free and nobody waits on the other side: what most puts and gets
+ * are, done without the general machinery (no waiter lists to walk, no blocking possible, so not a
+ * cancellation point, like an uncontended cio_mutex_lock). false: take the general path. Inlined
+ * into each public one-element call with is_put constant. io by address: with the by-value io
+ * GCC kept a copy of it on the stack, made on every call by two 8-byte stores reloaded as one
+ * 16-byte load (a store-forwarding stall that was half the time of a get). */
+static inline bool one_fast(const cio_io *io, cio_queue *q, bool is_put, void *elem, cio_err *err)
+{
+    if (elem == NULL || q->elem_size == 0 || q->capacity == 0 || q->buffer == NULL || !cio_mutex_try_lock(&q->mutex))
+        return false;
+    if (is_put) {
+        if (q->closed) {
+            *err = CIO_E_CLOSED;
+        } else if (q->getters == NULL && q->len < q->capacity) {
+            ring_put_one(q, (const unsigned char *)elem);
+            *err = CIO_OK;
+        } else {
+            cio_mutex_unlock(*io, &q->mutex);
+            return false;
+        }
     } else {
-        cio_err err = cio_mutex_lock(io, &q->mutex);
-        if (err != CIO_OK)
-            return err;
-    }
-    cio_err err = get_locked(io, q, (unsigned char *)elems, n, min, uncancelable, &count);
-    cio_mutex_unlock(io, &q->mutex);
-    if (got != NULL)
-        *got = count;
-    return err;
-}
-
-
-/* One element when the mutex is free and nobody waits: what most puts and gets are, done without
- * the general machinery (no waiter lists to walk, no blocking possible, so not a cancellation point,
- * like an uncontended cio_mutex_lock). false: take the general path. */
-static bool put_one_fast(cio_io io, cio_queue *q, const void *elem, cio_err *err)
-{
-    if (elem == NULL || q->elem_size == 0 || q->capacity == 0 || q->buffer == NULL || !cio_mutex_try_lock(&q->mutex))
-        return false;
-    bool done = true;
-    if (q->closed)
-        *err = CIO_E_CLOSED;
-    else if (q->getters == NULL && q->len < q->capacity) {
-        ring_put_one(q, (const unsigned char *)elem);
-        *err = CIO_OK;
-    } else
-        done = false;
-    cio_mutex_unlock(io, &q->mutex);
-    return done;
-}
-
-static bool get_one_fast(cio_io io, cio_queue *q, void *elem, cio_err *err)
-{
-    if (elem == NULL || q->elem_size == 0 || q->capacity == 0 || q->buffer == NULL || !cio_mutex_try_lock(&q->mutex))
-        return false;
-    bool done = q->len > 0;
-    if (done) {
+        if (q->len == 0) {
+            cio_mutex_unlock(*io, &q->mutex);
+            return false;
+        }
         ring_take_one(q, (unsigned char *)elem);
-        if (q->putters != NULL)
-            fill_ring_from_putters(io, q);
         *err = CIO_OK;
+        if (q->putters != NULL) {
+            refill_and_unlock(io, q);
+            return true;
+        }
     }
-    cio_mutex_unlock(io, &q->mutex);
-    return done;
+    cio_mutex_unlock(*io, &q->mutex);
+    return true;
+}
+
+static inline cio_err one(cio_io io, cio_queue *q, bool is_put, void *elem, bool uncancelable)
+{
+    cio_err err;
+    if (one_fast(&io, q, is_put, elem, &err))
+        return err;
+    return transfer(io, q, is_put, elem, 1, 1, uncancelable, NULL);
 }
 
 cio_err cio_queue_put(cio_io io, cio_queue *queue, const void *elems, size_t n, size_t min, size_t *added)
 {
-    cio_err err = put(io, queue, elems, n, min, false, added);
-    return CIO__IN_SET(queue, err);
+    return CIO__IN_SET(queue, transfer(io, queue, true, (void *)(uintptr_t)elems, n, min, false, added));
 }
 
 cio_err cio_queue_get(cio_io io, cio_queue *queue, void *elems, size_t n, size_t min, size_t *got)
 {
-    cio_err err = get(io, queue, elems, n, min, false, got);
-    return CIO__IN_SET(queue, err);
+    return CIO__IN_SET(queue, transfer(io, queue, false, elems, n, min, false, got));
 }
 
 cio_err cio_queue_put_one(cio_io io, cio_queue *queue, const void *elem)
 {
-    cio_err fast;
-    if (put_one_fast(io, queue, elem, &fast))
-        return fast;
-    cio_err err = put(io, queue, elem, 1, 1, false, NULL);
-    return CIO__IN_SET(queue, err);
+    return CIO__IN_SET(queue, one(io, queue, true, (void *)(uintptr_t)elem, false));
 }
 
 cio_err cio_queue_get_one(cio_io io, cio_queue *queue, void *elem)
 {
-    cio_err fast;
-    if (get_one_fast(io, queue, elem, &fast))
-        return fast;
-    cio_err err = get(io, queue, elem, 1, 1, false, NULL);
-    return CIO__IN_SET(queue, err);
+    return CIO__IN_SET(queue, one(io, queue, false, elem, false));
 }
 
 cio_err cio_queue_put_uncancelable(cio_io io, cio_queue *queue, const void *elems, size_t n, size_t min,
                                    size_t *added)
 {
-    cio_err err = put(io, queue, elems, n, min, true, added);
-    return CIO__IN_SET(queue_closed, err);
+    return CIO__IN_SET(queue_closed, transfer(io, queue, true, (void *)(uintptr_t)elems, n, min, true, added));
 }
 
 cio_err cio_queue_get_uncancelable(cio_io io, cio_queue *queue, void *elems, size_t n, size_t min, size_t *got)
 {
-    cio_err err = get(io, queue, elems, n, min, true, got);
-    return CIO__IN_SET(queue_closed, err);
+    return CIO__IN_SET(queue_closed, transfer(io, queue, false, elems, n, min, true, got));
 }
 
 cio_err cio_queue_put_one_uncancelable(cio_io io, cio_queue *queue, const void *elem)
 {
-    cio_err fast;
-    if (put_one_fast(io, queue, elem, &fast))
-        return fast;
-    cio_err err = put(io, queue, elem, 1, 1, true, NULL);
-    return CIO__IN_SET(queue_closed, err);
+    return CIO__IN_SET(queue_closed, one(io, queue, true, (void *)(uintptr_t)elem, true));
 }
 
 cio_err cio_queue_get_one_uncancelable(cio_io io, cio_queue *queue, void *elem)
 {
-    cio_err fast;
-    if (get_one_fast(io, queue, elem, &fast))
-        return fast;
-    cio_err err = get(io, queue, elem, 1, 1, true, NULL);
-    return CIO__IN_SET(queue_closed, err);
+    return CIO__IN_SET(queue_closed, one(io, queue, false, elem, true));
 }
 
 void cio_queue_close(cio_io io, cio_queue *queue)
 {
+    wakes wk = {.n = 0};
     cio_mutex_lock_uncancelable(io, &queue->mutex);
     queue->closed = true;
     while (queue->getters != NULL)
-        complete(io, &queue->getters, queue->getters);
+        complete(&io, &wk, &queue->getters, queue->getters);
     while (queue->putters != NULL)
-        complete(io, &queue->putters, queue->putters);
-    cio_mutex_unlock(io, &queue->mutex);
+        complete(&io, &wk, &queue->putters, queue->putters);
+    unlock_and_wake(&io, queue, &wk);
 }

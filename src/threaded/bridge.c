@@ -15,7 +15,7 @@ bool cio__t_task_resignal(void *task)
 
 bool cio__t_task_done(void *task)
 {
-    return atomic_load_explicit(&((struct cio_any_future *)task)->done, memory_order_acquire) != 0;
+    return atomic_load_explicit(&((struct cio_any_future *)task)->done, memory_order_acquire) == CIO__T_FINISHED;
 }
 
 cio_err cio__t_task_spawn(void *threaded, cio_task_fn fn, const void *ctx, size_t ctx_size, void **task)

@@ -10,7 +10,8 @@
  *   an APC's wake-up, an aborted I/O) and cio__t_syscall_interrupted turns the pending request
  *   into CIO_E_CANCELED. A kick that lands between cio__t_syscall_begin and the call itself may be
  *   lost, so cancelers kick again with exponential backoff while REQ|SYS persists (pool.c).
- * - signalers (task.h) keeps the target thread alive across the check-then-kick window.
+ * - signalers (task.h, the pool's count) keeps the target thread alive, and on the task, across
+ *   the check-then-kick window.
  * - Off a worker thread, or under CIO_CANCEL_BLOCKED, nothing here ever signals; off a worker the
  *   checks ask the outer cancellation point (cio__t_set_outer_cancel: the Evented backend's running
  *   fiber), which only ever takes a request, never blocks or signals.
@@ -74,6 +75,12 @@ cio_err cio__t_check_cancel(void)
     return take_request(t) ? CIO_E_CANCELED : CIO_OK;
 }
 
+bool cio__t_cancel_pending(void)
+{
+    struct cio_any_future *t;
+    return cancelable_here(&t) && (atomic_load_explicit(&t->cancel, memory_order_acquire) & CIO__T_REQ) != 0;
+}
+
 cio_err cio__t_syscall_begin(void)
 {
     struct cio_any_future *t;
@@ -112,14 +119,14 @@ void cio__t_syscall_end(void)
 static bool signal_if_blocked(struct cio_any_future *task)
 {
     bool sent = false;
-    atomic_fetch_add_explicit(&task->signalers, 1, memory_order_seq_cst);
+    atomic_fetch_add_explicit(task->signalers, 1, memory_order_seq_cst);
     uint32_t s = atomic_load_explicit(&task->cancel, memory_order_seq_cst);
     if ((s & (CIO__T_REQ | CIO__T_SYS)) == (CIO__T_REQ | CIO__T_SYS) &&
-        atomic_load_explicit(&task->done, memory_order_acquire) == 0) {
+        atomic_load_explicit(&task->done, memory_order_seq_cst) != CIO__T_FINISHED) {
         cio__t_kick(task);
         sent = true;
     }
-    atomic_fetch_sub_explicit(&task->signalers, 1, memory_order_seq_cst);
+    atomic_fetch_sub_explicit(task->signalers, 1, memory_order_seq_cst);
     return sent;
 }
 
@@ -141,8 +148,8 @@ bool cio__t_resignal(struct cio_any_future *task)
     return signal_if_blocked(task);
 }
 
-void cio__t_quiesce(struct cio_any_future *task)
+void cio__t_quiesce(_Atomic(uint32_t) *signalers)
 {
-    while (atomic_load_explicit(&task->signalers, memory_order_seq_cst) != 0)
+    while (atomic_load_explicit(signalers, memory_order_seq_cst) != 0)
         sched_yield();
 }

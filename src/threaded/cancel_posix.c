@@ -6,7 +6,8 @@
  * - CIO__T_CANCEL_SIGNAL's handler does nothing; it is installed without SA_RESTART, so the blocked
  *   syscall fails with EINTR. Workers unblock the signal when they start; other threads keep
  *   whatever mask they had (they are never kicked: only tasks are canceled).
- * - cio__t_kick runs only under the task's `signalers` count, so the thread is alive.
+ * - cio__t_kick runs only under a `signalers` count (task.h), so the thread is alive and still in
+ *   the task the canceler checked.
  * - The handlers are installed on the first cio_threaded_create and restored on the last destroy
  *   (refcounted under handlers_mu, the only lock here).
  */

@@ -13,7 +13,7 @@
  *       with STATUS_CANCELLED. An I/O that has not started yet is not affected: the kick is lost,
  *       and cancelers kick again with backoff while REQ|SYS persists (pool.c), which is what
  *       "retried until acknowledged" means.
- * - cio__t_kick runs only under the task's `signalers` count (task.h), so its thread is alive and
+ * - cio__t_kick runs only under a `signalers` count (task.h), so its thread is alive and
  *   its id (task->os_thread_id) names it.
  * - A stray APC (queued when the wait already ended) runs at the thread's next alertable wait and
  *   is harmless: every alertable wait loops until its deadline unless a request is pending.

@@ -17,14 +17,15 @@
  * - Yield before sleeping: a worker that runs out of work stays counted idle and, without mu,
  *   sched_yields for up to IDLE_YIELD_NS watching `wake_gen` before it waits on `work`; an
  *   awaiter does the same on the task's `done` word (a group awaiter on `running`) before its
- *   futex wait; a canceler that had to
- *   signal its task, for CANCEL_YIELD_NS. Waking a sleeping thread costs a context switch on the
- *   same CPU and, on KVM guests with halt-polling off, ~26 µs for a halted vCPU; a serial
- *   async/await loop hands work back within a few µs. Yielding (not spinning) lets the thread
- *   waited for run at once when it shares the CPU.
+ *   futex wait; a canceler that had to signal its task, for CANCEL_YIELD_NS; an untimed wait
+ *   through the futex slots (src/core's mutex, condition, queue, event …) for SYNC_YIELD_NS.
+ *   Waking a sleeping thread costs a context switch on the same CPU and, on KVM guests with
+ *   halt-polling off, ~26 µs for a halted vCPU; a serial async/await loop hands work back within
+ *   a few µs. Yielding (not spinning) lets the thread waited for run at once when it shares the
+ *   CPU, and a waker that finds nobody in the kernel is not preempted by the thread it wakes.
  * - Workers retire after idle_timeout_ms without work; destroy waits until busy == 0 and no worker
  *   is left, so it returns only after every task finished.
- * - A future's block is freed by whoever awaits/cancels it, after `done` is 1. A group member's
+ * - A future's block is freed by whoever awaits/cancels it, after `done` is FINISHED. A group member's
  *   block is freed by its own worker after it unlinked itself from the group.
  * - Task blocks are recycled through a free list (at most FREE_MAX blocks of BLOCK_CTX bytes of
  *   context), so a hot async/await loop does not call malloc; with a recycled block async takes mu
@@ -57,6 +58,7 @@
 #define RESIGNAL_FIRST_NS 50000 /* wait_canceled */
 #define CANCEL_YIELD_NS 50000   /* wait_canceled */
 #define IDLE_YIELD_NS 20000     /* worker_main, cio__t_await */
+#define SYNC_YIELD_NS 20000     /* the futex slots */
 
 struct cio_threaded {
     pthread_mutex_t mu;
@@ -75,6 +77,7 @@ struct cio_threaded {
     size_t stack_size;
     unsigned idle_timeout_ms;
     _Atomic(uint32_t) wake_gen; /* bumped when a wakeup is granted: what yielding idle workers watch */
+    _Atomic(uint32_t) signalers; /* cancelers inside their check-then-kick window (task.h) */
     bool shutdown;
 };
 
@@ -98,6 +101,7 @@ static void task_reset(cio_threaded *t, struct cio_any_future *task)
     task->ctx = ctx;
     task->capacity = cap;
     task->owner = t;
+    task->signalers = &t->signalers;
 }
 
 static struct cio_any_future *task_alloc(cio_threaded *t, size_t ctx_size)
@@ -154,8 +158,8 @@ static int64_t mono_ns(void)
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* Yields the CPU for up to ns while *word reads `value` (or, with `until_zero`, while it is not 0). */
-static void yield_while(const _Atomic(uint32_t) *word, uint32_t value, bool until_zero, int64_t ns)
+/* Yields the CPU for up to ns while *word reads `value` (equal) or anything but `value` (!equal). */
+static void yield_while(const _Atomic(uint32_t) *word, uint32_t value, bool equal, int64_t ns)
 {
     int64_t start = mono_ns();
     if (start < 0)
@@ -163,7 +167,7 @@ static void yield_while(const _Atomic(uint32_t) *word, uint32_t value, bool unti
     int64_t end = start + ns;
     for (;;) {
         uint32_t v = atomic_load_explicit(word, memory_order_acquire);
-        if (until_zero ? v == 0 : v != value)
+        if ((v == value) != equal)
             return;
         int64_t now = mono_ns();
         if (now < 0 || now >= end)
@@ -185,7 +189,6 @@ static void run_task(struct cio_any_future *task)
     cio_err r = task->fn(task->ctx);
     cio__t_current = prev;
     task->result = r;
-    cio__t_quiesce(task);
     /* The worker is free again before anyone learns the task finished, so an await followed by an
      * async finds room under the async limit instead of running inline; and it counts as idle from
      * the same moment, so that such an async hands the task to it instead of starting a thread. */
@@ -198,11 +201,13 @@ static void run_task(struct cio_any_future *task)
         pthread_cond_broadcast(&t->quiet);
     pthread_mutex_unlock(&t->mu);
     if (task->group != NULL) {
-        group_member_done(task);
-        return;
+        group_member_done(task); /* under the group's mu, which its cancelers hold while kicking */
+    } else {
+        /* seq_cst: against signal_if_blocked. Only an awaiter that announced itself may sleep. */
+        if (atomic_exchange_explicit(&task->done, CIO__T_FINISHED, memory_order_seq_cst) == CIO__T_SLEEPER)
+            cio__t_futex_wake(&task->done, UINT32_MAX);
     }
-    atomic_store_explicit(&task->done, 1, memory_order_release);
-    cio__t_futex_wake(&task->done, UINT32_MAX);
+    cio__t_quiesce(&t->signalers); /* no kick may reach this thread once it runs on (task.h) */
 }
 
 static void *worker_main(void *arg)
@@ -233,7 +238,7 @@ static void *worker_main(void *arg)
             /* Counted idle while yielding, so that enqueue grants this worker the next task. */
             uint32_t gen = atomic_load_explicit(&t->wake_gen, memory_order_relaxed);
             pthread_mutex_unlock(&t->mu);
-            yield_while(&t->wake_gen, gen, false, IDLE_YIELD_NS);
+            yield_while(&t->wake_gen, gen, true, IDLE_YIELD_NS);
             pthread_mutex_lock(&t->mu);
         }
         struct timespec deadline;
@@ -431,19 +436,35 @@ cio_err cio__t_concurrent(void *ud, cio_task_fn fn, const void *ctx, size_t ctx_
  * once cost a second signal. So a signalled task first gets CANCEL_YIELD_NS of sched_yield (it
  * runs at once if it shares this CPU; on another CPU this covers its wake-up), then timed waits
  * from RESIGNAL_FIRST_NS doubling to 10 ms, re-signalling after each. */
-static void wait_canceled(const _Atomic(uint32_t) *word, uint32_t busy_value, struct cio_any_future *task,
-                          bool signalled)
+static bool finished(struct cio_any_future *task)
+{
+    return atomic_load_explicit(&task->done, memory_order_acquire) == CIO__T_FINISHED;
+}
+
+/* One futex wait for the task's end. The awaiter first announces itself (RUNNING -> SLEEPER), so
+ * that the worker makes the wake system call only when somebody may sleep (task.h). */
+static cio_err sleep_until_finished(struct cio_any_future *task, cio_timeout timeout, bool cancelable)
+{
+    uint32_t v = CIO__T_RUNNING;
+    if (!atomic_compare_exchange_strong_explicit(&task->done, &v, CIO__T_SLEEPER, memory_order_seq_cst,
+                                                 memory_order_acquire) &&
+        v == CIO__T_FINISHED)
+        return CIO_OK;
+    return cio__t_futex_wait(&task->done, CIO__T_SLEEPER, timeout, cancelable);
+}
+
+static void wait_canceled(struct cio_any_future *task, bool signalled)
 {
     int64_t backoff = RESIGNAL_FIRST_NS;
     bool again = signalled;
     if (again)
-        yield_while(word, busy_value, false, CANCEL_YIELD_NS);
-    while (atomic_load_explicit(word, memory_order_acquire) == busy_value) {
+        yield_while(&task->done, CIO__T_FINISHED, false, CANCEL_YIELD_NS);
+    while (!finished(task)) {
         cio_timeout to = again ? cio_timeout_ns(backoff) : CIO_TIMEOUT_NONE;
-        (void)cio__t_futex_wait(word, busy_value, to, false);
-        if (atomic_load_explicit(word, memory_order_acquire) != busy_value)
+        (void)sleep_until_finished(task, to, false);
+        if (finished(task))
             break;
-        again = task != NULL && cio__t_resignal(task);
+        again = cio__t_resignal(task);
         if (backoff < 10000000)
             backoff *= 2;
     }
@@ -459,16 +480,16 @@ static cio_err finish_future(cio_threaded *t, struct cio_any_future *task)
 cio_err cio__t_await(void *ud, struct cio_any_future *task)
 {
     cio_threaded *t = (cio_threaded *)ud;
-    yield_while(&task->done, 0, false, IDLE_YIELD_NS);
+    yield_while(&task->done, CIO__T_FINISHED, false, IDLE_YIELD_NS);
     for (;;) {
-        if (atomic_load_explicit(&task->done, memory_order_acquire) != 0)
+        if (finished(task))
             return finish_future(t, task);
-        cio_err e = cio__t_futex_wait(&task->done, 0, CIO_TIMEOUT_NONE, true);
+        cio_err e = sleep_until_finished(task, CIO_TIMEOUT_NONE, true);
         if (e == CIO_E_CANCELED) {
             /* The awaiter was canceled: forward the request, wait, and hand the request back to
              * the awaiter unless the awaited task acknowledged it. */
             bool sent = cio__t_request_cancel(task);
-            wait_canceled(&task->done, 0, task, sent);
+            wait_canceled(task, sent);
             uint32_t s = atomic_load_explicit(&task->cancel, memory_order_acquire);
             if (!(s & CIO__T_ACK) && cio__t_current != NULL)
                 atomic_fetch_xor_explicit(&cio__t_current->cancel, CIO__T_ACK | CIO__T_REQ, memory_order_acq_rel);
@@ -480,9 +501,9 @@ cio_err cio__t_await(void *ud, struct cio_any_future *task)
 cio_err cio__t_cancel(void *ud, struct cio_any_future *task)
 {
     cio_threaded *t = (cio_threaded *)ud;
-    if (atomic_load_explicit(&task->done, memory_order_acquire) == 0) {
+    if (!finished(task)) {
         bool sent = cio__t_request_cancel(task);
-        wait_canceled(&task->done, 0, task, sent);
+        wait_canceled(task, sent);
     }
     return finish_future(t, task);
 }
@@ -638,7 +659,7 @@ static void group_wait_all(struct cio__t_group *gr, bool canceling)
     int64_t backoff = RESIGNAL_FIRST_NS; /* as wait_canceled */
     bool again = canceling;
     if (again)
-        yield_while(&gr->running, 0, true, CANCEL_YIELD_NS);
+        yield_while(&gr->running, 0, false, CANCEL_YIELD_NS);
     for (;;) {
         uint32_t seq = atomic_load_explicit(&gr->seq, memory_order_acquire);
         if (atomic_load_explicit(&gr->running, memory_order_acquire) == 0)
@@ -670,7 +691,7 @@ cio_err cio__t_group_await(void *ud, cio_group *g)
     if (gr == NULL)
         return CIO_OK;
     cio_err result = CIO_OK;
-    yield_while(&gr->running, 0, true, IDLE_YIELD_NS); /* as cio__t_await */
+    yield_while(&gr->running, 0, false, IDLE_YIELD_NS); /* as cio__t_await */
     for (;;) {
         uint32_t seq = atomic_load_explicit(&gr->seq, memory_order_acquire);
         if (atomic_load_explicit(&gr->running, memory_order_acquire) == 0)
@@ -735,15 +756,43 @@ cio_cancel_protection cio__t_swap_cancel_protection(void *ud, cio_cancel_protect
 
 /* ---- futex slots ------------------------------------------------------------------------------------ */
 
+/* What cio_mutex, cio_condition, cio_queue, cio_event … (src/core) wait with. An untimed wait first
+ * yields for up to SYNC_YIELD_NS while the word holds `expected`, like await (top comment): on one
+ * CPU the thread it waits for runs at once and its wake finds nobody in the kernel (no futex call,
+ * no preemption of the waker, which may still hold the lock the woken one needs next); on another
+ * CPU it saves the wake-up of a halted vCPU. A pending cancel request ends the yielding (the
+ * futex wait's bracket then reports it). Timed waits sleep at once. */
+static void yield_on_word(const _Atomic(uint32_t) *ptr, uint32_t expected, bool cancelable)
+{
+    int64_t start = mono_ns();
+    if (start < 0)
+        return;
+    int64_t end = start + SYNC_YIELD_NS;
+    while (atomic_load_explicit(ptr, memory_order_acquire) == expected && !(cancelable && cio__t_cancel_pending())) {
+        int64_t now = mono_ns();
+        if (now < 0 || now >= end)
+            return;
+        sched_yield();
+    }
+}
+
 cio_err cio__t_futex_wait_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout)
 {
     (void)ud;
+    if (timeout.kind == CIO_TIMEOUT_KIND_NONE) {
+        yield_on_word(ptr, expected, true);
+        if (atomic_load_explicit(ptr, memory_order_acquire) != expected && !cio__t_cancel_pending())
+            return CIO_OK;
+    }
     return CIO__IN_SET(futex_wait, cio__t_futex_wait(ptr, expected, timeout, true));
 }
 
 void cio__t_futex_wait_uncancelable_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected)
 {
     (void)ud;
+    yield_on_word(ptr, expected, false);
+    if (atomic_load_explicit(ptr, memory_order_acquire) != expected)
+        return;
     (void)cio__t_futex_wait(ptr, expected, CIO_TIMEOUT_NONE, false);
 }
 
@@ -783,6 +832,7 @@ cio_err cio_threaded_create(const cio_threaded_options *options, cio_threaded **
     t->async_limit = o.async_limit != 0 ? o.async_limit : (cpus - 1 > ASYNC_FLOOR ? cpus - 1 : ASYNC_FLOOR);
     atomic_init(&t->async_full, t->async_limit == 0);
     atomic_init(&t->wake_gen, 0);
+    atomic_init(&t->signalers, 0);
     t->concurrent_limit = o.concurrent_limit != 0 ? o.concurrent_limit : SIZE_MAX;
     t->stack_size = cio__t_stack_size(o.stack_size != 0 ? o.stack_size : DEFAULT_STACK);
     t->idle_timeout_ms = o.idle_timeout_ms != 0 ? o.idle_timeout_ms : DEFAULT_IDLE_MS;

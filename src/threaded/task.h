@@ -7,9 +7,17 @@
  *   CIO__T_SYS  the task's thread is inside a bracketed blocking syscall (cancel.c)
  * Only the task's own thread sets/clears SYS and turns REQ into ACK; cancelers only set REQ (when
  * neither REQ nor ACK is set) and then signal the thread while REQ and SYS are both set.
- * `signalers` counts cancelers between their state check and pthread_kill; a task does not finish
- * (and its thread may not retire) while it is non-zero, so a signal never targets a dead thread.
- * `done` is the futex word awaiters sleep on: 0 running, 1 finished (result valid).
+ * `signalers` points to the pool's count of cancelers between their state check and their kick.
+ * A canceler raises it, then checks that the task is in a syscall and not done; the worker, after
+ * publishing `done`, waits until the count is 0 before it takes another task or retires (both
+ * seq_cst: either the canceler sees done and does not kick, or the worker sees the count). So a
+ * kick never targets a dead thread nor lands in a later task, and the worker publishes `done`
+ * first: on one CPU the canceler, preempted by the signal it sent, finds the task finished as soon
+ * as it runs again (one switch each way, not two).
+ * `done` is the futex word awaiters sleep on: CIO__T_RUNNING, CIO__T_SLEEPER (running, and an
+ * awaiter announced that it may sleep on the word) or CIO__T_FINISHED (result valid). The worker
+ * swaps in FINISHED and makes the futex wake only if it took SLEEPER out: an awaiter that yields
+ * (or a canceler that finds the task finished when it runs again) costs no wake system call.
  * `waiting_on` is the futex word of the task's bracketed futex wait, or 0; set and cleared only by
  * the task's own thread. Where the kick cannot interrupt a futex wait (Windows: WaitOnAddress is
  * not alertable) the canceler wakes that address instead (a spurious wake-up for other waiters).
@@ -28,6 +36,10 @@
 #define CIO__T_ACK 2u
 #define CIO__T_SYS 4u
 
+#define CIO__T_RUNNING 0u
+#define CIO__T_FINISHED 1u
+#define CIO__T_SLEEPER 2u
+
 struct cio__t_group;
 
 struct cio_any_future {
@@ -40,7 +52,7 @@ struct cio_any_future {
     cio_err result;
     cio_cancel_protection protection;
     _Atomic(uint32_t) cancel;
-    _Atomic(uint32_t) signalers;
+    _Atomic(uint32_t) *signalers;     /* the pool's kick count (above) */
     _Atomic(uint32_t) done;
     _Atomic(uintptr_t) waiting_on;
     pthread_t thread;                 /* valid while the task runs */
@@ -60,12 +72,16 @@ _Bool cio__t_request_cancel(struct cio_any_future *task);
 /* Signals the task's thread again if it is still in a syscall with the request pending; returns
  * whether it did. */
 _Bool cio__t_resignal(struct cio_any_future *task);
-/* Called by the worker after the task returned: waits out cancelers that are signalling it. */
-void cio__t_quiesce(struct cio_any_future *task);
+/* Whether the calling task has a cancel request it would see at its next cancellation point
+ * (false off a worker thread and under CIO_CANCEL_BLOCKED). Takes nothing. */
+_Bool cio__t_cancel_pending(void);
+/* Called by the worker after it published the task's end (`done`, or the group member's unlink):
+ * waits out cancelers that may still be about to kick its thread (`signalers`). */
+void cio__t_quiesce(_Atomic(uint32_t) *signalers);
 
 /* The OS half of cancellation (cancel_posix.c / cancel_windows.c). Knocks the task's thread out of
  * the bracketed call it is in (a signal on POSIX; an APC, CancelSynchronousIo and a wake of
- * `waiting_on` on Windows). Called only while the canceler holds the task's `signalers` count. */
+ * `waiting_on` on Windows). Called only while the canceler holds a `signalers` count. */
 void cio__t_kick(struct cio_any_future *task);
 /* Installs (refcounted) the no-op handlers for the cancel signal and SIGPIPE; undoes on release. */
 cio_err cio__t_signals_acquire(void);
