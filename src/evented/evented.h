@@ -274,7 +274,7 @@ void cio__e_spawn(struct cio_evented *e, struct cio_any_future *f);
 bool cio__e_await_inline(struct cio_evented *e, struct cio_any_future *f);
 /* cio_group_await's counterpart (sched.c "running tasks inline"): a member of gr, not started, that
  * the calling fiber runs next itself (then cio__e_inline_exit), or NULL. *yield: none now because
- * ready fibers or the scheduler come first (yield, then ask again). */
+ * the scheduler's turn comes first (yield, then ask again). */
 struct cio_any_future *cio__e_take_inline_member(struct cio_evented *e, const struct cio__e_group *gr, bool *yield);
 /* After f's function ran inline: its stack back, finished (cio__e_finish: f may be freed), one fewer live. */
 void cio__e_inline_exit(struct cio_evented *e, struct cio_any_future *f);

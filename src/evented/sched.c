@@ -682,8 +682,10 @@ struct cio_any_future *cio__e_take_inline_member(struct cio_evented *e, const st
     struct cio__e_loop *l = local_loop(e);
     if (!inline_room(l))
         return NULL;
-    if (l->run_head != NULL || l->budget == 0) {
-        *yield = true; /* ready fibers come first, and the scheduler's turn */
+    if (l->run_head != NULL)
+        return NULL; /* ready fibers come first: the awaiter waits, members start as fibers */
+    if (l->budget == 0) {
+        *yield = true; /* the scheduler's turn (inbox, timers, I/O), then more */
         return NULL;
     }
     struct cio_any_future *f = l->lifo;
