@@ -607,6 +607,69 @@ static void test_direct_switches_leave_room_for_timers(void **state)
     assert_true(pp.slept < 2.0);
 }
 
+typedef struct {
+    pingpong *pp;
+    _Atomic(int) *ran;
+} mark_ctx;
+
+static cio_err mark_ran(void *ctx)
+{
+    mark_ctx *m = (mark_ctx *)ctx;
+    atomic_store(m->ran, 1);
+    return CIO_OK;
+}
+
+typedef struct {
+    pingpong pp;
+    _Atomic(int) ran1, ran2;
+    double waited; /* until the task that was not started had run */
+} starve_probe;
+
+static cio_err starve_main(void *ctx)
+{
+    starve_probe *s = *(starve_probe **)ctx;
+    pingpong *pp = &s->pp;
+    side_ctx a = {pp, 0}, b = {pp, 1};
+    cio_future fa, fb;
+    assert_ok(cio_concurrent(pp->io, pp_side, &a, sizeof a, &fa));
+    assert_ok(cio_concurrent(pp->io, pp_side, &b, sizeof b, &fb));
+    assert_ok(cio_sleep(pp->io, cio_timeout_ms(5))); /* the pair is going */
+    mark_ctx m1 = {pp, &s->ran1}, m2 = {pp, &s->ran2};
+    double t0 = now_s();
+    cio_future f1 = cio_async(pp->io, mark_ran, &m1, sizeof m1); /* to the spawn ring */
+    cio_future f2 = cio_async(pp->io, mark_ran, &m2, sizeof m2); /* the LIFO slot */
+    assert_ok(cio_await(pp->io, &f1));
+    s->waited = now_s() - t0;
+    atomic_store(&pp->stop, 1);
+    assert_ok(cio_await(pp->io, &f2));
+    assert_ok(cio_await(pp->io, &fa));
+    return cio_await(pp->io, &fb);
+}
+
+/* A task waiting in the spawn ring starts although two fibers of its loop keep each other ready
+ * (the scheduler lets one fiber not started yet join the run queue each round). */
+static void test_ready_fibers_do_not_starve_spawned_ones(void **state)
+{
+    struct cio_evented *t = test_evented(state);
+    if (t == NULL)
+        CIO_SKIP("Threaded has no spawn rings");
+    cio_evented *e = evented_like(t);
+    starve_probe s;
+    memset(&s, 0, sizeof s);
+    s.pp.io = cio_evented_io(e);
+    s.pp.t0 = now_s();
+    starve_probe *sp = &s;
+    cio_future f;
+    assert_ok(cio_concurrent(s.pp.io, starve_main, &sp, sizeof sp, &f));
+    assert_ok(cio_await(s.pp.io, &f));
+    cio_evented_destroy(e);
+    print_message("      the spawned task ran after %.4f s (%ld hops)\n", s.waited, atomic_load(&s.pp.hops));
+    assert_int_equal(atomic_load(&s.ran1), 1);
+    assert_int_equal(atomic_load(&s.ran2), 1);
+    assert_true(s.pp.stopped_by_sleeper); /* stopped by the flag, not the pair's 3 s limit */
+    assert_true(s.waited < 1.0);
+}
+
 #define BURST 5000
 
 typedef struct {
@@ -857,6 +920,7 @@ int main(void)
         CIO_TESTS(test_direct_switches_leave_room_for_timers), CIO_TESTS(test_spawn_burst_is_shared),
         CIO_TESTS(test_await_runs_lifo_future_inline), CIO_TESTS(test_inline_awaits_stay_within_the_stack),
         CIO_TESTS(test_group_await_inline_member_takes_the_cancel),
+        CIO_TESTS(test_ready_fibers_do_not_starve_spawned_ones),
     };
     return cmocka_run_group_tests_name("evented", tests, NULL, NULL);
 }

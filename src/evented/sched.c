@@ -945,8 +945,13 @@ static void loop_run(struct cio__e_loop *l)
         bool more = l->run_head != NULL || l->lifo != NULL;
         if (l->armed > 0 && ran > 0 && more)
             e->poller->wait(l, 0);
-        if (more)
+        if (more) {
+            /* Fibers that keep each other ready would hold back those not started yet (their turn
+             * comes only when nothing is ready): one of them joins the run queue each round. */
+            if (!adopted && (f = take_spawn(l, l)) != NULL)
+                push_local(l, f);
             continue;
+        }
         if (!adopted) {
             f = take_spawn(l, l);
             if (f == NULL)
