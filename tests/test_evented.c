@@ -257,15 +257,30 @@ static cio_evented *test_evented(void **state)
     return (cio_evented *)b->instance;
 }
 
-static cio_evented *evented_like(cio_evented *e)
+/* A new instance of e's flavour with `threads` loop threads. */
+static cio_evented *evented_with(cio_evented *e, unsigned threads)
 {
     cio_evented_options o;
     memset(&o, 0, sizeof o);
     o.flavour = cio_evented_flavour_of(e);
-    o.threads = 1;
+    o.threads = threads;
     cio_evented *n = NULL;
     assert_int_equal(cio_evented_create(&o, &n), CIO_OK);
     return n;
+}
+
+static cio_evented *evented_like(cio_evented *e)
+{
+    return evented_with(e, 1);
+}
+
+/* A fresh instance like the test's Evented one with `threads` loops; skips (why) on Threaded. */
+static cio_evented *own_instance(void **state, unsigned threads, const char *why)
+{
+    cio_evented *like = test_evented(state);
+    if (like == NULL)
+        CIO_SKIP(why);
+    return evented_with(like, threads);
 }
 
 /* A pipe read through io: data written first, so it must come back whatever path the read takes. */
@@ -563,19 +578,40 @@ static cio_err pp_sleeper(void *ctx)
     return err;
 }
 
+/* Starts the two sides of pp (their contexts in sides[], which must outlive them). */
+static void pair_start(pingpong *pp, side_ctx sides[2], cio_future f[2])
+{
+    for (uint32_t i = 0; i < 2; i++) {
+        sides[i].pp = pp;
+        sides[i].me = i;
+        assert_ok(cio_concurrent(pp->io, pp_side, &sides[i], sizeof sides[i], &f[i]));
+    }
+}
+
+static void pair_join(pingpong *pp, cio_future f[2])
+{
+    assert_ok(cio_await(pp->io, &f[0]));
+    assert_ok(cio_await(pp->io, &f[1]));
+}
+
+/* Runs fn (its context: the pointer p) as a task of e, waits for it, destroys e. */
+static void run_then_destroy(cio_evented *e, cio_task_fn fn, void *p)
+{
+    cio_io io = cio_evented_io(e);
+    cio_future f;
+    assert_ok(cio_concurrent(io, fn, &p, sizeof p, &f));
+    assert_ok(cio_await(io, &f));
+    cio_evented_destroy(e);
+}
+
 static cio_err pp_main(void *ctx)
 {
     pingpong *pp = *(pingpong **)ctx;
-    side_ctx a = {pp, 0}, b = {pp, 1};
-    cio_future fa, fb, fs;
-    cio_err err = cio_concurrent(pp->io, pp_sleeper, &pp, sizeof pp, &fs);
-    if (err == CIO_OK)
-        err = cio_concurrent(pp->io, pp_side, &a, sizeof a, &fa);
-    if (err == CIO_OK)
-        err = cio_concurrent(pp->io, pp_side, &b, sizeof b, &fb);
-    assert_ok(err);
-    assert_ok(cio_await(pp->io, &fa));
-    assert_ok(cio_await(pp->io, &fb));
+    side_ctx sides[2];
+    cio_future f[2], fs;
+    assert_ok(cio_concurrent(pp->io, pp_sleeper, &pp, sizeof pp, &fs));
+    pair_start(pp, sides, f);
+    pair_join(pp, f);
     return cio_await(pp->io, &fs);
 }
 
@@ -584,23 +620,12 @@ static cio_err pp_main(void *ctx)
  * and stops them. */
 static void test_direct_switches_leave_room_for_timers(void **state)
 {
-    struct cio_evented *t = test_evented(state);
-    if (t == NULL)
-        CIO_SKIP("Threaded has no loop to starve");
-    cio_evented_options o = {0};
-    o.flavour = cio_evented_flavour_of(t);
-    o.threads = 1;
-    cio_evented *e = NULL;
-    assert_ok(cio_evented_create(&o, &e));
+    cio_evented *e = own_instance(state, 1, "Threaded has no loop to starve");
     pingpong pp;
     memset(&pp, 0, sizeof pp);
     pp.io = cio_evented_io(e);
     pp.t0 = now_s();
-    pingpong *ppp = &pp;
-    cio_future f;
-    assert_ok(cio_concurrent(pp.io, pp_main, &ppp, sizeof ppp, &f));
-    assert_ok(cio_await(pp.io, &f));
-    cio_evented_destroy(e);
+    run_then_destroy(e, pp_main, &pp);
     print_message("      %ld hops; the sleeper woke after %.3f s\n", atomic_load(&pp.hops), pp.slept);
     assert_true(atomic_load(&pp.hops) > 0);
     assert_true(pp.stopped_by_sleeper);
@@ -629,10 +654,9 @@ static cio_err starve_main(void *ctx)
 {
     starve_probe *s = *(starve_probe **)ctx;
     pingpong *pp = &s->pp;
-    side_ctx a = {pp, 0}, b = {pp, 1};
-    cio_future fa, fb;
-    assert_ok(cio_concurrent(pp->io, pp_side, &a, sizeof a, &fa));
-    assert_ok(cio_concurrent(pp->io, pp_side, &b, sizeof b, &fb));
+    side_ctx sides[2];
+    cio_future f[2];
+    pair_start(pp, sides, f);
     assert_ok(cio_sleep(pp->io, cio_timeout_ms(5))); /* the pair is going */
     mark_ctx m1 = {pp, &s->ran1}, m2 = {pp, &s->ran2};
     double t0 = now_s();
@@ -642,27 +666,20 @@ static cio_err starve_main(void *ctx)
     s->waited = now_s() - t0;
     atomic_store(&pp->stop, 1);
     assert_ok(cio_await(pp->io, &f2));
-    assert_ok(cio_await(pp->io, &fa));
-    return cio_await(pp->io, &fb);
+    pair_join(pp, f);
+    return CIO_OK;
 }
 
 /* A task waiting in the spawn ring starts although two fibers of its loop keep each other ready
  * (the scheduler lets one fiber not started yet join the run queue each round). */
 static void test_ready_fibers_do_not_starve_spawned_ones(void **state)
 {
-    struct cio_evented *t = test_evented(state);
-    if (t == NULL)
-        CIO_SKIP("Threaded has no spawn rings");
-    cio_evented *e = evented_like(t);
+    cio_evented *e = own_instance(state, 1, "Threaded has no spawn rings");
     starve_probe s;
     memset(&s, 0, sizeof s);
     s.pp.io = cio_evented_io(e);
     s.pp.t0 = now_s();
-    starve_probe *sp = &s;
-    cio_future f;
-    assert_ok(cio_concurrent(s.pp.io, starve_main, &sp, sizeof sp, &f));
-    assert_ok(cio_await(s.pp.io, &f));
-    cio_evented_destroy(e);
+    run_then_destroy(e, starve_main, &s);
     print_message("      the spawned task ran after %.4f s (%ld hops)\n", s.waited, atomic_load(&s.pp.hops));
     assert_int_equal(atomic_load(&s.ran1), 1);
     assert_int_equal(atomic_load(&s.ran2), 1);
@@ -696,7 +713,7 @@ typedef struct {
 
 static cio_err burst_spawner(void *ctx)
 {
-    burst_ctx *c = (burst_ctx *)ctx;
+    burst_ctx *c = *(burst_ctx **)ctx;
     c->b->spawner = pthread_self();
     cio_group g = CIO_GROUP_INIT;
     for (int i = 0; i < BURST; i++)
@@ -708,21 +725,11 @@ static cio_err burst_spawner(void *ctx)
  * loop takes a share (from the ring, or the spawn queue it overflowed into). */
 static void test_spawn_burst_is_shared(void **state)
 {
-    struct cio_evented *t = test_evented(state);
-    if (t == NULL)
-        CIO_SKIP("Threaded has no spawn rings");
-    cio_evented_options o = {0};
-    o.flavour = cio_evented_flavour_of(t);
-    o.threads = 2;
-    cio_evented *e = NULL;
-    assert_ok(cio_evented_create(&o, &e));
+    cio_evented *e = own_instance(state, 2, "Threaded has no spawn rings");
     burst b;
     memset(&b, 0, sizeof b);
     burst_ctx c = {cio_evented_io(e), &b};
-    cio_future f;
-    assert_ok(cio_concurrent(c.io, burst_spawner, &c, sizeof c, &f));
-    assert_ok(cio_await(c.io, &f));
-    cio_evented_destroy(e);
+    run_then_destroy(e, burst_spawner, &c);
     print_message("      %d tasks: %ld ran on the other loop\n", BURST, atomic_load(&b.elsewhere));
     assert_int_equal(atomic_load(&b.ran), BURST);
     assert_true(atomic_load(&b.elsewhere) > 0);
@@ -733,7 +740,8 @@ static void test_spawn_burst_is_shared(void **state)
 typedef struct {
     cio_io io;
     cio_evented *e;
-    const void *self;       /* the fiber the child ran as */
+    const void *self;       /* the fiber the task ran as */
+    cio_err err;
 } who_ctx;
 
 static cio_err record_self(void *ctx)
@@ -754,7 +762,7 @@ static cio_err inline_parent(void *ctx)
     inline_probe *p = *(inline_probe **)ctx;
     p->parent = cio__e_self(p->e);
     /* awaited at once: still in this loop's LIFO slot, so it runs right here */
-    who_ctx a = {p->io, p->e, NULL}, b = {p->io, p->e, NULL}, c = {p->io, p->e, NULL};
+    who_ctx a = {p->io, p->e, NULL, CIO_OK}, b = a, c = a;
     who_ctx *ap = &a, *bp = &b, *cp = &c;
     cio_future fa = cio_async(p->io, record_self, &ap, sizeof ap);
     assert_ok(cio_await(p->io, &fa));
@@ -774,19 +782,12 @@ static cio_err inline_parent(void *ctx)
  * a fiber of its own. */
 static void test_await_runs_lifo_future_inline(void **state)
 {
-    cio_evented *t = test_evented(state);
-    if (t == NULL)
-        CIO_SKIP("Threaded has no LIFO slot");
-    cio_evented *e = evented_like(t);
+    cio_evented *e = own_instance(state, 1, "Threaded has no LIFO slot");
     inline_probe p;
     memset(&p, 0, sizeof p);
     p.io = cio_evented_io(e);
     p.e = e;
-    inline_probe *pp = &p;
-    cio_future f;
-    assert_ok(cio_concurrent(p.io, inline_parent, &pp, sizeof pp, &f));
-    assert_ok(cio_await(p.io, &f));
-    cio_evented_destroy(e);
+    run_then_destroy(e, inline_parent, &p);
     assert_non_null(p.parent);
     assert_ptr_equal(p.lifo_child, p.parent);
     assert_non_null(p.older_child);
@@ -796,21 +797,11 @@ static void test_await_runs_lifo_future_inline(void **state)
     assert_ptr_not_equal(p.older_child, p.newer_child);
 }
 
-typedef struct {
-    cio_io io;
-    cio_evented *e;
-    const void *self;
-    cio_err err;
-    double took;
-} member_ctx;
-
 static cio_err sleepy_member(void *ctx)
 {
-    member_ctx *m = *(member_ctx **)ctx;
+    who_ctx *m = *(who_ctx **)ctx;
     m->self = cio__e_self(m->e);
-    double t0 = now_s();
     m->err = cio_sleep(m->io, cio_timeout_ms(10000));
-    m->took = now_s() - t0;
     return m->err;
 }
 
@@ -818,7 +809,7 @@ typedef struct {
     cio_io io;
     cio_evented *e;
     const void *self;
-    member_ctx a, b;
+    who_ctx a, b;
     cio_err awaited;
     cio_event started;
 } group_parent;
@@ -827,7 +818,7 @@ static cio_err group_parent_task(void *ctx)
 {
     group_parent *p = *(group_parent **)ctx;
     p->self = cio__e_self(p->e);
-    member_ctx *ap = &p->a, *bp = &p->b;
+    who_ctx *ap = &p->a, *bp = &p->b;
     cio_group g = CIO_GROUP_INIT;
     cio_group_async(p->io, &g, sleepy_member, &ap, sizeof ap);
     cio_group_async(p->io, &g, sleepy_member, &bp, sizeof bp);
@@ -841,10 +832,7 @@ static cio_err group_parent_task(void *ctx)
  * ends as canceled: the other member is canceled too, and the await returns CANCELED. */
 static void test_group_await_inline_member_takes_the_cancel(void **state)
 {
-    cio_evented *t = test_evented(state);
-    if (t == NULL)
-        CIO_SKIP("Threaded runs members on workers");
-    cio_evented *e = evented_like(t);
+    cio_evented *e = own_instance(state, 1, "Threaded runs members on workers");
     group_parent p;
     memset(&p, 0, sizeof p);
     p.io = cio_evented_io(e);

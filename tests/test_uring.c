@@ -51,6 +51,17 @@ static void snapshot(struct cio_evented *e, const unsigned ops[OPS], uint64_t ou
         out[i] = cio__e_uring_count(e, ops[i]);
 }
 
+/* A new io_uring instance with `threads` loop threads. */
+static cio_evented *uring_with(unsigned threads)
+{
+    cio_evented_options o = {0};
+    o.flavour = CIO_EVENTED_IO_URING;
+    o.threads = threads;
+    cio_evented *e = NULL;
+    assert_ok(cio_evented_create(&o, &e));
+    return e;
+}
+
 /* Submissions of ops[i] since `before`. */
 static uint64_t delta(struct cio_evented *e, const unsigned ops[OPS], const uint64_t before[OPS], int i)
 {
@@ -260,11 +271,7 @@ static void test_cross_loop_wakes(void **state)
     struct cio_evented *probe = uring_instance(state, &unused);
     if (!cio__e_uring_has(probe, IORING_OP_MSG_RING))
         CIO_SKIP("this kernel has no MSG_RING: loops wake each other through their eventfd");
-    cio_evented_options o = {0};
-    o.flavour = CIO_EVENTED_IO_URING;
-    o.threads = 2;
-    cio_evented *e = NULL;
-    assert_ok(cio_evented_create(&o, &e));
+    cio_evented *e = uring_with(2);
     cio_io io = cio_evented_io(e);
     bool crossed = false;
     for (int attempt = 0; attempt < 50 && !crossed; attempt++) {
@@ -324,11 +331,7 @@ static void test_cancel_before_and_after_submission(void **state)
 {
     cio_io unused;
     (void)uring_instance(state, &unused);
-    cio_evented_options o = {0};
-    o.flavour = CIO_EVENTED_IO_URING;
-    o.threads = 1;
-    cio_evented *e = NULL;
-    assert_ok(cio_evented_create(&o, &e));
+    cio_evented *e = uring_with(1);
     cio_io io = cio_evented_io(e);
     for (int submitted = 0; submitted < 2; submitted++) {
         int p[2];
