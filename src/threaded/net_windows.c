@@ -167,6 +167,17 @@ static cio_err wait_events(SOCKET s, long events, const deadline *d)
     return err;
 }
 
+/* After a failed call of a slot that may block (`code` from WSAGetLastError): WSAEWOULDBLOCK waits
+ * for `events` (no deadline); another code goes through `map` and wsa_failure. CIO_OK: call again. */
+static cio_err wsa_blocked(SOCKET s, int code, long events, cio__mapped (*map)(int), bool *reinit)
+{
+    if (code == WSAEWOULDBLOCK)
+        return wait_events(s, events, &no_deadline);
+    bool again = false;
+    cio_err err = wsa_failure(map(code), &again, reinit);
+    return !again && err == CIO_OK ? CIO_E_UNEXPECTED : err;
+}
+
 /* ---- sockets ------------------------------------------------------------------------------------------ */
 
 static void close_socket(SOCKET s)
@@ -284,17 +295,9 @@ static cio_err accept_one(SOCKET listener, sockaddr_any *sa, int *len, SOCKET *o
             *out = s;
             return CIO_OK;
         }
-        int code = WSAGetLastError();
-        if (code == WSAEWOULDBLOCK) {
-            err = wait_events(listener, FD_ACCEPT | FD_CLOSE, &no_deadline);
-            if (err != CIO_OK)
-                return err;
-            continue;
-        }
-        bool again = false;
-        err = wsa_failure(cio__wsa_wsa_accept(code), &again, &reinit);
-        if (!again)
-            return err != CIO_OK ? err : CIO_E_UNEXPECTED;
+        err = wsa_blocked(listener, WSAGetLastError(), FD_ACCEPT | FD_CLOSE, cio__wsa_wsa_accept, &reinit);
+        if (err != CIO_OK)
+            return err;
     }
 }
 
@@ -408,15 +411,7 @@ cio_err cio__t_net_read(void *ud, cio_handle stream, const cio_iovec *iov, size_
             *nread = got;
             break;
         }
-        int code = WSAGetLastError();
-        if (code == WSAEWOULDBLOCK) {
-            err = wait_events(s, FD_READ | FD_CLOSE, &no_deadline);
-            continue;
-        }
-        bool again = false;
-        err = wsa_failure(cio__wsa_wsa_recv(code), &again, &reinit);
-        if (!again && err == CIO_OK)
-            err = CIO_E_UNEXPECTED;
+        err = wsa_blocked(s, WSAGetLastError(), FD_READ | FD_CLOSE, cio__wsa_wsa_recv, &reinit);
     }
     return CIO__IN_SET(net_read, err);
 }
@@ -438,15 +433,7 @@ cio_err cio__t_net_write(void *ud, cio_handle stream, const cio_const_iovec *iov
             *nwritten = sent;
             break;
         }
-        int code = WSAGetLastError();
-        if (code == WSAEWOULDBLOCK) {
-            err = wait_events(s, FD_WRITE | FD_CLOSE, &no_deadline);
-            continue;
-        }
-        bool again = false;
-        err = wsa_failure(cio__wsa_wsa_send(code), &again, &reinit);
-        if (!again && err == CIO_OK)
-            err = CIO_E_UNEXPECTED;
+        err = wsa_blocked(s, WSAGetLastError(), FD_WRITE | FD_CLOSE, cio__wsa_wsa_send, &reinit);
     }
     return CIO__IN_SET(net_write, err);
 }
@@ -535,15 +522,7 @@ cio_err cio__t_net_send(void *ud, cio_handle socket, const cio_ip_address *dest,
             *nsent = sent;
             break;
         }
-        int code = WSAGetLastError();
-        if (code == WSAEWOULDBLOCK) {
-            err = wait_events(s, FD_WRITE, &no_deadline);
-            continue;
-        }
-        bool again = false;
-        err = wsa_failure(cio__wsa_wsa_sendto(code), &again, &reinit);
-        if (!again && err == CIO_OK)
-            err = CIO_E_UNEXPECTED;
+        err = wsa_blocked(s, WSAGetLastError(), FD_WRITE, cio__wsa_wsa_sendto, &reinit);
     }
     return CIO__IN_SET(net_send, err);
 }
