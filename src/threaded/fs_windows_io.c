@@ -73,11 +73,14 @@ static cio_err rw_once(bool write, void *h, void *buf, size_t len, int64_t *offs
     }
 }
 
-static cio_err query(void *h, void *buf, uint32_t len, uint32_t cls, cio__mapped (*map)(cio_ntstatus))
+/* NtQueryInformationFile (set false) or NtSetInformationFile outside the bracket; RETRY asks the
+ * cancel state and calls again. */
+static cio_err info_io(bool set, void *h, void *buf, uint32_t len, uint32_t cls, cio__mapped (*map)(cio_ntstatus))
 {
     for (;;) {
         cio_nt_io_status_block iosb;
-        int32_t st = CIO__SYS(NtQueryInformationFile, io_query)(h, &iosb, buf, len, cls);
+        int32_t st = set ? CIO__SYS(NtSetInformationFile, io_set)(h, &iosb, buf, len, cls)
+                         : CIO__SYS(NtQueryInformationFile, io_query)(h, &iosb, buf, len, cls);
         if (NT_SUCCESS(st))
             return CIO_OK;
         cio__mapped m = map(st);
@@ -89,28 +92,18 @@ static cio_err query(void *h, void *buf, uint32_t len, uint32_t cls, cio__mapped
         }
         if (m.action == CIO__MAP_OK)
             return CIO_OK;
-        return m.action == CIO__MAP_BUG ? CIO__BUG("NtQueryInformationFile") : m.err;
+        return m.action == CIO__MAP_BUG ? CIO__BUG("NtQueryInformationFile/NtSetInformationFile") : m.err;
     }
+}
+
+static cio_err query(void *h, void *buf, uint32_t len, uint32_t cls, cio__mapped (*map)(cio_ntstatus))
+{
+    return info_io(false, h, buf, len, cls, map);
 }
 
 static cio_err set_info(void *h, void *buf, uint32_t len, uint32_t cls, cio__mapped (*map)(cio_ntstatus))
 {
-    for (;;) {
-        cio_nt_io_status_block iosb;
-        int32_t st = CIO__SYS(NtSetInformationFile, io_set)(h, &iosb, buf, len, cls);
-        if (NT_SUCCESS(st))
-            return CIO_OK;
-        cio__mapped m = map(st);
-        if (m.action == CIO__MAP_RETRY) {
-            cio_err e = cio__t_check_cancel();
-            if (e != CIO_OK)
-                return e;
-            continue;
-        }
-        if (m.action == CIO__MAP_OK)
-            return CIO_OK;
-        return m.action == CIO__MAP_BUG ? CIO__BUG("NtSetInformationFile") : m.err;
-    }
+    return info_io(true, h, buf, len, cls, map);
 }
 
 static bool is_disk(void *h)
