@@ -59,17 +59,9 @@ static cio_err rw_once(bool write, void *h, void *buf, size_t len, int64_t *offs
             *done = (size_t)iosb.Information;
             return CIO_OK;
         }
-        cio__mapped m = map(st);
-        if (m.action == CIO__MAP_RETRY) {
-            e = cio__t_syscall_interrupted();
-            if (e != CIO_OK)
-                return e;
+        if (cio__win_nt_retry(map(st), &e))
             continue;
-        }
-        cio__t_syscall_end();
-        if (m.action == CIO__MAP_OK)
-            return CIO_OK;
-        return m.action == CIO__MAP_BUG ? CIO__BUG("NtReadFile/NtWriteFile") : m.err;
+        return e;
     }
 }
 
@@ -252,17 +244,9 @@ cio_err cio__t_file_sync(void *ud, cio_file file)
         int32_t st = CIO__SYS(NtFlushBuffersFile, file_sync)(file.handle, &iosb);
         if (NT_SUCCESS(st))
             break;
-        cio__mapped m = cio__ntstatus_nt_flush_buffers_file(st);
-        if (m.action == CIO__MAP_RETRY) {
-            e = cio__t_syscall_interrupted();
-            if (e != CIO_OK)
-                return CIO__IN_SET(file_sync, e);
+        if (cio__win_nt_retry(cio__ntstatus_nt_flush_buffers_file(st), &e))
             continue;
-        }
-        cio__t_syscall_end();
-        if (m.action == CIO__MAP_OK)
-            return CIO_OK;
-        return CIO__IN_SET(file_sync, m.action == CIO__MAP_BUG ? CIO__BUG("NtFlushBuffersFile") : m.err);
+        return CIO__IN_SET(file_sync, e);
     }
     cio__t_syscall_end();
     return CIO_OK;
@@ -326,19 +310,13 @@ cio_err cio__t_dir_read(void *ud, cio_dir_reader *reader, cio_dir_entry *entries
                                       CIO_NT_FileIdFullDirectoryInformation, 1, NULL, 0);
             if (NT_SUCCESS(st))
                 break;
-            cio__mapped m = cio__ntstatus_nt_query_directory_file(st);
-            if (m.action == CIO__MAP_RETRY) {
-                e = cio__t_syscall_interrupted();
-                if (e != CIO_OK)
-                    return CIO__IN_SET(dir_iterate, e);
+            if (cio__win_nt_retry(cio__ntstatus_nt_query_directory_file(st), &e))
                 continue;
-            }
-            cio__t_syscall_end();
-            if (m.action == CIO__MAP_OK) { /* NO_MORE_FILES, NO_SUCH_FILE */
+            if (e == CIO_OK) { /* mapped OK: NO_MORE_FILES, NO_SUCH_FILE */
                 reader->eof = true;
                 return CIO_OK;
             }
-            return CIO__IN_SET(dir_iterate, m.action == CIO__MAP_BUG ? CIO__BUG("NtQueryDirectoryFile") : m.err);
+            return CIO__IN_SET(dir_iterate, e);
         }
         cio__t_syscall_end();
         const cio_nt_file_id_full_dir_information *r = &rec.info;
