@@ -293,16 +293,19 @@ cio_err cio__win_open_file(void *root, cio_nt_unicode_string *name, const cio_op
     return e;
 }
 
+bool cio__win_open_args(const cio_open_file_options *options, const void *out, cio_open_file_options *o)
+{
+    static const cio_open_file_options read_only = {CIO_OPEN_READ_ONLY, false, false};
+    *o = options != NULL ? *options : read_only;
+    return out != NULL && o->mode <= CIO_OPEN_READ_WRITE;
+}
+
 cio_err cio__t_dir_open_file(void *ud, cio_dir dir, const char *path, const cio_open_file_options *options,
                              cio_file *out)
 {
     (void)ud;
-    if (out == NULL)
-        return CIO_E_INVALID_ARGUMENT;
-    cio_open_file_options o = {CIO_OPEN_READ_ONLY, false, false};
-    if (options != NULL)
-        o = *options;
-    if (o.mode > CIO_OPEN_READ_WRITE)
+    cio_open_file_options o;
+    if (!cio__win_open_args(options, out, &o))
         return CIO_E_INVALID_ARGUMENT;
     if (path != NULL && is_dot_name(path))
         return CIO__IN_SET(file_open, CIO_E_IS_DIR);
