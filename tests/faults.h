@@ -440,6 +440,14 @@ static inline void prep_none(fx *f)
     (void)f;
 }
 
+/* One errno injected once at a site, and the error the call must return: E(site, errno, want). */
+typedef struct errno_case {
+    const char *site;
+    int err;
+    const char *name; /* the errno's name, for covered() */
+    cio_err want;
+} errno_case;
+
 #define E(site, e, want) {site, e, #e, want}
 
 /* An endless EINTR storm at `site` while run(f) runs in a concurrent task; once 100 interruptions

@@ -198,15 +198,8 @@ static void test_fs_eintr_storms(void **state)
     }
 }
 
-typedef struct fs_error_case {
-    const char *site;
-    int err;
-    const char *name;
-    cio_err want;
-} fs_error_case;
 
-
-static const fs_error_case fs_errors[] = {
+static const errno_case fs_errors[] = {
     E("openat@open_file", EMFILE, CIO_E_PROCESS_FD_QUOTA_EXCEEDED),
     E("openat@open_file", ENFILE, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED),
     E("openat@open_file", EACCES, CIO_E_ACCESS_DENIED),
@@ -252,7 +245,7 @@ static const fs_error_case fs_errors[] = {
 static void test_fs_errors(void **state)
 {
     for (size_t i = 0; i < sizeof fs_errors / sizeof fs_errors[0]; i++) {
-        const fs_error_case *c = &fs_errors[i];
+        const errno_case *c = &fs_errors[i];
         if (strcmp(c->site, "readlinkat@executable_path") == 0 && access("/proc/self/exe", F_OK) != 0)
             continue;
         fs_fault(state, c->site, 'e', c->err, 1, 0, c->want, c->name);

@@ -163,14 +163,7 @@ static void test_net_eintr_storms(void **state)
     net_fault_with(state, &timed, "recvmmsg@net_receive", 'e', EINTR, 50, 0, CIO_OK, "EINTR");
 }
 
-typedef struct net_error_case {
-    const char *site;
-    int err;
-    const char *name;
-    cio_err want;
-} net_error_case;
-
-static const net_error_case net_errors[] = {
+static const errno_case net_errors[] = {
     E("socket@listen_ip", EMFILE, CIO_E_PROCESS_FD_QUOTA_EXCEEDED),
     E("socket@listen_ip", ENFILE, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED),
     E("socket@listen_ip", ENOBUFS, CIO_E_SYSTEM_RESOURCES),
@@ -212,7 +205,7 @@ static const net_error_case net_errors[] = {
 static void test_net_errors(void **state)
 {
     for (size_t i = 0; i < sizeof net_errors / sizeof net_errors[0]; i++) {
-        const net_error_case *c = &net_errors[i];
+        const errno_case *c = &net_errors[i];
         net_fault(state, c->site, 'e', c->err, 1, 0, c->want, c->name);
     }
     /* EAGAIN on a timed receive: readable yet nothing to take: wait again, then the datagram */
