@@ -271,30 +271,32 @@ static void test_fs_short_transfers(void **state)
  * the fourth fails. The exact error comes back, and the file holds those 12000 bytes exactly once. */
 static _Atomic int enospc_calls;
 
-static ssize_t writev_then_enospc(int fd, const struct iovec *iov, int iovcnt)
+/* What every stand-in below does first: from the fourth call on, ENOSPC (true); before, *one is
+ * the first buffer cut to 4000 bytes, for the real call. */
+static bool enospc_or_first_4000(const struct iovec *iov, struct iovec *one)
 {
     if (atomic_fetch_add(&enospc_calls, 1) >= 3) {
         errno = ENOSPC;
-        return -1;
+        return true;
     }
-    struct iovec one = iov[0];
+    *one = iov[0];
+    if (one->iov_len > 4000)
+        one->iov_len = 4000;
+    return false;
+}
+
+static ssize_t writev_then_enospc(int fd, const struct iovec *iov, int iovcnt)
+{
+    struct iovec one;
     (void)iovcnt;
-    if (one.iov_len > 4000)
-        one.iov_len = 4000;
-    return (cio__sys_default.writev)(fd, &one, 1);
+    return enospc_or_first_4000(iov, &one) ? -1 : (cio__sys_default.writev)(fd, &one, 1);
 }
 
 static ssize_t pwritev_then_enospc(int fd, const struct iovec *iov, int iovcnt, off_t offset)
 {
-    if (atomic_fetch_add(&enospc_calls, 1) >= 3) {
-        errno = ENOSPC;
-        return -1;
-    }
-    struct iovec one = iov[0];
+    struct iovec one;
     (void)iovcnt;
-    if (one.iov_len > 4000)
-        one.iov_len = 4000;
-    return (cio__sys_default.pwritev)(fd, &one, 1, offset);
+    return enospc_or_first_4000(iov, &one) ? -1 : (cio__sys_default.pwritev)(fd, &one, 1, offset);
 }
 
 #if CIO_HAVE_EVENTED
@@ -304,14 +306,10 @@ static ssize_t pwritev_then_enospc(int fd, const struct iovec *iov, int iovcnt, 
 static ssize_t pwritev2_then_enospc(int fd, const struct iovec *iov, int iovcnt, off_t offset, int flags)
 {
     (void)flags;
-    if (atomic_fetch_add(&enospc_calls, 1) >= 3) {
-        errno = ENOSPC;
-        return -1;
-    }
-    struct iovec one = iov[0];
     (void)iovcnt;
-    if (one.iov_len > 4000)
-        one.iov_len = 4000;
+    struct iovec one;
+    if (enospc_or_first_4000(iov, &one))
+        return -1;
     return offset == -1 ? (cio__sys_default.writev)(fd, &one, 1) : (cio__sys_default.pwritev)(fd, &one, 1, offset);
 }
 #endif
