@@ -450,6 +450,17 @@ typedef struct errno_case {
 
 #define E(site, e, want) {site, e, #e, want}
 
+/* cio_threaded_create with no memory for its record: SystemResources and nothing made. */
+static inline void threaded_create_without_memory(void)
+{
+    cio_threaded *t = NULL;
+    cio__fault_reset();
+    assert_true(cio__fault_errno("calloc@threaded_create", ENOMEM, 0, 1) == 1);
+    assert_err(cio_threaded_create(NULL, &t), CIO_E_SYSTEM_RESOURCES);
+    assert_null(t);
+    covered("calloc@threaded_create", "ENOMEM");
+}
+
 /* An endless EINTR storm at `site` while run(f) runs in a concurrent task; once 100 interruptions
  * went by, a cancel must end the task with CIO_E_CANCELED (a storm never hides a cancel request).
  * Returns false (after skipping) where there is no concurrency. */
