@@ -92,23 +92,6 @@ static inline void pause_ms(long ms)
 {
     Sleep((DWORD)ms);
 }
-
-/* A fresh directory under %TEMP%, as mkdtemp makes one under /tmp. */
-static inline char *win_mkdtemp(char *out, size_t cap)
-{
-    char tmp[MAX_PATH];
-    DWORD n = GetTempPathA(MAX_PATH, tmp);
-    if (n == 0 || n >= MAX_PATH)
-        return NULL;
-    for (unsigned attempt = 0; attempt < 100; attempt++) {
-        int n = snprintf(out, cap, "%scio-test-faults-%08lx%02x", tmp, (unsigned long)GetTickCount(), attempt);
-        if (n < 0 || (size_t)n >= cap)
-            return NULL; /* %TEMP% too long for the fixture's buffer */
-        if (CreateDirectoryA(out, NULL))
-            return out;
-    }
-    return NULL;
-}
 #else
 static inline int fd_count(void)
 {
@@ -359,24 +342,6 @@ typedef struct fx {
     int fds, threads;
 } fx;
 
-#if defined(CIO_OS_WASI)
-static char *wasi_mkdtemp(char *tmpl)
-{
-    size_t len = strlen(tmpl);
-    for (int attempt = 0; attempt < 100; attempt++) {
-        static const char chars[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-        unsigned char r[6];
-        if (getentropy(r, sizeof r) != 0)
-            return NULL;
-        for (size_t i = 0; i < 6; i++)
-            tmpl[len - 6 + i] = chars[r[i] % (sizeof chars - 1)];
-        if (mkdir(tmpl, 0700) == 0)
-            return tmpl;
-    }
-    return NULL;
-}
-#define mkdtemp wasi_mkdtemp
-#endif
 
 static const cio_open_dir_options iterate_opts = {true, false};
 
@@ -406,12 +371,7 @@ static inline void fx_open(void **state, fx *f)
         data[i] = (unsigned char)(i * 7 + i / 251);
     cio__fault_reset();
     f->io = cio_test_io(state);
-#if defined(CIO_OS_WINDOWS)
-    assert_non_null(win_mkdtemp(f->path, sizeof f->path));
-#else
-    strcpy(f->path, "/tmp/cio-test-faults-XXXXXX");
-    assert_non_null(mkdtemp(f->path));
-#endif
+    assert_true(cio_test_make_tmp_dir(f->path, sizeof f->path, "cio-test-faults"));
     assert_ok(cio_dir_open_dir(f->io, cio_dir_cwd(), f->path, &iterate_opts, &f->dir));
     write_file(f, "f", 1000);
     assert_ok(cio_dir_create_dir(f->io, f->dir, "d", 0));

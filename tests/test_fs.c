@@ -46,23 +46,6 @@ typedef struct fixture {
 static const cio_open_dir_options iterate_opts = {true, false};
 
 #if defined(CIO_OS_WASI)
-/* wasi-libc has no mkdtemp: the same with random names and mkdir (exclusive by nature). */
-static char *wasi_mkdtemp(char *tmpl)
-{
-    size_t len = strlen(tmpl);
-    for (int attempt = 0; attempt < 100; attempt++) {
-        static const char chars[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-        unsigned char r[6];
-        if (getentropy(r, sizeof r) != 0)
-            return NULL;
-        for (size_t i = 0; i < 6; i++)
-            tmpl[len - 6 + i] = chars[r[i] % (sizeof chars - 1)];
-        if (mkdir(tmpl, 0700) == 0)
-            return tmpl;
-    }
-    return NULL;
-}
-#define mkdtemp wasi_mkdtemp
 #define running_as_root() false /* no user ids */
 #elif defined(CIO_OS_WINDOWS)
 #define running_as_root() false /* a read-only attribute binds every user */
@@ -73,12 +56,7 @@ static char *wasi_mkdtemp(char *tmpl)
 static void fx_open(void **state, fixture *fx)
 {
     fx->io = cio_test_io(state);
-#if defined(CIO_OS_WINDOWS)
     assert_true(cio_test_make_tmp_dir(fx->path, sizeof fx->path, "cio-test-fs"));
-#else
-    strcpy(fx->path, "/tmp/cio-test-fs-XXXXXX");
-    assert_non_null(mkdtemp(fx->path));
-#endif
     assert_ok(cio_dir_open_dir(fx->io, cio_dir_cwd(), fx->path, &iterate_opts, &fx->dir));
 }
 
