@@ -138,11 +138,7 @@ static const fs_case fs_cases[] = {
 
 static const fs_case *fs_case_of(const char *site)
 {
-    for (size_t i = 0; i < sizeof fs_cases / sizeof fs_cases[0]; i++)
-        if (strcmp(fs_cases[i].site, site) == 0)
-            return &fs_cases[i];
-    fail_msg("no file-system case for %s", site);
-    return NULL;
+    return (const fs_case *)case_named(fs_cases, sizeof fs_cases / sizeof fs_cases[0], sizeof fs_cases[0], site);
 }
 
 /* The case of `site` with fault `mode`: 'e' errno err (count times, -1 forever), 's' short transfers
@@ -171,18 +167,10 @@ static void fs_fault(void **state, const char *site, char mode, int err, int cou
     fx_open(state, &f);
     c->prep(&f);
     int fds = fd_count();
-    if (mode == 'e')
-        assert_true(cio__fault_errno(site, err, 0, count) == 1);
-    else
-        assert_true(cio__fault_short(site, max, 0, count) == 1);
-    cio_err got = c->run(&f);
-    unsigned injected = cio__fault_injected(site);
-    cio__sys_reset();
-    if (got != want)
-        fail_msg("%s with %s: got %s, want %s", site, fault, cio_err_name(got), cio_err_name(want));
+    unsigned injected = run_with_fault(&f, c->run, site, c->site, mode, err, count, max, want, fault);
     if (mode == 'e' && count > 0 && injected != (unsigned)count)
         fail_msg("%s: %u faults injected, want %d", site, injected, count);
-    c->check(&f, got);
+    c->check(&f, want); /* run_with_fault checked that the call returned it */
     assert_int_equal(fd_count(), fds);
     covered(site, fault);
     fx_close(&f);

@@ -115,11 +115,7 @@ static const net_case net_cases[] = {
 
 static const net_case *net_case_of(const char *site)
 {
-    for (size_t i = 0; i < sizeof net_cases / sizeof net_cases[0]; i++)
-        if (strcmp(net_cases[i].site, site) == 0)
-            return &net_cases[i];
-    fail_msg("no network case for %s", site);
-    return NULL;
+    return (const net_case *)case_named(net_cases, sizeof net_cases / sizeof net_cases[0], sizeof net_cases[0], site);
 }
 
 static void net_fault_with(void **state, const net_case *c, const char *site, char mode, int err, int count,
@@ -129,14 +125,7 @@ static void net_fault_with(void **state, const net_case *c, const char *site, ch
     fx_open(state, &f);
     c->prep(&f);
     int fds = fd_count();
-    if (mode == 'e')
-        assert_true(cio__fault_errno(site, err, 0, count) == 1);
-    else
-        assert_true(cio__fault_short(site, max, 0, count) == 1);
-    cio_err got = c->run(&f);
-    cio__sys_reset();
-    if (got != want)
-        fail_msg("%s with %s: got %s, want %s", site, fault, cio_err_name(got), cio_err_name(want));
+    (void)run_with_fault(&f, c->run, site, c->site, mode, err, count, max, want, fault);
     assert_int_equal(fd_count(), fds);
     covered(site, fault);
     c->done(&f);
