@@ -302,6 +302,24 @@ static ssize_t pwritev2_then_enospc(int fd, const struct iovec *iov, int iovcnt,
 }
 #endif
 
+/* Puts the stand-in for backend b's streaming (or positional) writes in place, its count at 0. */
+static void arm_enospc(fx_backend b, bool positional)
+{
+    atomic_store(&enospc_calls, 0);
+#if CIO_HAVE_EVENTED
+    if (b == FX_EPOLL) {
+        cio__sys_set(pwritev2__nowait_write, pwritev2_then_enospc);
+        return;
+    }
+#else
+    (void)b;
+#endif
+    if (positional)
+        cio__sys_set(pwritev__file_write_positional, pwritev_then_enospc);
+    else
+        cio__sys_set(writev__file_write_streaming, writev_then_enospc);
+}
+
 static void test_fs_enospc_mid_write_all(void **state)
 {
     fx_backend b = fx_backend_of(state);
@@ -316,13 +334,7 @@ static void test_fs_enospc_mid_write_all(void **state)
     fx_open(state, &f);
     cio_file h;
     assert_ok(cio_dir_create_file(f.io, f.dir, "g", NULL, &h));
-    atomic_store(&enospc_calls, 0);
-#if CIO_HAVE_EVENTED
-    if (b == FX_EPOLL)
-        cio__sys_set(pwritev2__nowait_write, pwritev2_then_enospc);
-    else
-#endif
-        cio__sys_set(writev__file_write_streaming, writev_then_enospc);
+    arm_enospc(b, false);
     assert_err(cio_file_write_all(f.io, h, data, DATA_LEN), CIO_E_NO_SPACE_LEFT);
     cio__sys_reset();
     assert_int_equal(atomic_load(&enospc_calls), 4);
@@ -335,13 +347,7 @@ static void test_fs_enospc_mid_write_all(void **state)
 
     /* the same through positional writes at an offset: bytes before the fault are where they belong */
     assert_ok(cio_dir_create_file(f.io, f.dir, "h", NULL, &h));
-    atomic_store(&enospc_calls, 0);
-#if CIO_HAVE_EVENTED
-    if (b == FX_EPOLL)
-        cio__sys_set(pwritev2__nowait_write, pwritev2_then_enospc);
-    else
-#endif
-        cio__sys_set(pwritev__file_write_positional, pwritev_then_enospc);
+    arm_enospc(b, true);
     size_t done = 0;
     cio_err err = CIO_OK;
     while (done < DATA_LEN && err == CIO_OK) {
