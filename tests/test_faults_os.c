@@ -65,13 +65,7 @@ static cio_err run_unix_connect(fx *f)
     unix_path(f, &a);
     cio_stream s;
     cio_err err = cio_unix_connect(f->io, &a, &s);
-    if (err == CIO_OK) {
-        cio_stream peer;
-        assert_ok(cio_server_accept(f->io, &f->server, &peer));
-        cio_stream_close(f->io, &peer);
-        cio_stream_close(f->io, &s);
-    }
-    return err;
+    return accept_and_close(f, err, &s);
 }
 
 static cio_err run_receive(fx *f)
