@@ -241,6 +241,19 @@ static cio_err check_cancel_point(void)
     return cio__t_check_cancel();
 }
 
+/* The socket of a listen or bind: InvalidArgument for an address that is none of IPv4/IPv6, then
+ * the cancellation point, then a fresh socket of the address's family; its sockaddr in *sa. */
+static cio_err ip_socket(const cio_ip_address *address, int type, int protocol, sockaddr_any *sa, int *salen,
+                         SOCKET *out)
+{
+    if (address == NULL || !cio__t_sockaddr_from_ip(address, &sa->storage, salen))
+        return CIO_E_INVALID_ARGUMENT;
+    cio_err err = check_cancel_point();
+    if (err != CIO_OK)
+        return err;
+    return new_socket(sa->sa.sa_family, type, protocol, false, out);
+}
+
 /* ---- TCP ---------------------------------------------------------------------------------------------- */
 
 cio_err cio__t_net_listen_ip(void *ud, const cio_ip_address *address, const cio_listen_options *options,
@@ -251,13 +264,8 @@ cio_err cio__t_net_listen_ip(void *ud, const cio_ip_address *address, const cio_
         options = &cio__t_listen_defaults;
     sockaddr_any sa;
     int salen;
-    if (address == NULL || out == NULL || !cio__t_sockaddr_from_ip(address, &sa.storage, &salen))
-        return CIO_E_INVALID_ARGUMENT;
-    cio_err err = check_cancel_point();
-    if (err != CIO_OK)
-        return CIO__IN_SET(net_listen, err);
     SOCKET s;
-    err = new_socket(sa.sa.sa_family, SOCK_STREAM, IPPROTO_TCP, false, &s);
+    cio_err err = out == NULL ? CIO_E_INVALID_ARGUMENT : ip_socket(address, SOCK_STREAM, IPPROTO_TCP, &sa, &salen, &s);
     if (err != CIO_OK)
         return CIO__IN_SET(net_listen, err);
     int r;
@@ -472,13 +480,8 @@ cio_err cio__t_net_bind_ip(void *ud, const cio_ip_address *address, const cio_bi
         options = &cio__t_bind_defaults;
     sockaddr_any sa;
     int salen;
-    if (address == NULL || out == NULL || !cio__t_sockaddr_from_ip(address, &sa.storage, &salen))
-        return CIO_E_INVALID_ARGUMENT;
-    cio_err err = check_cancel_point();
-    if (err != CIO_OK)
-        return CIO__IN_SET(net_bind, err);
     SOCKET s;
-    err = new_socket(sa.sa.sa_family, SOCK_DGRAM, IPPROTO_UDP, false, &s);
+    cio_err err = out == NULL ? CIO_E_INVALID_ARGUMENT : ip_socket(address, SOCK_DGRAM, IPPROTO_UDP, &sa, &salen, &s);
     if (err != CIO_OK)
         return CIO__IN_SET(net_bind, err);
     if (options->reuse_port)
