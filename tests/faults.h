@@ -92,23 +92,6 @@ static inline void pause_ms(long ms)
 {
     Sleep((DWORD)ms);
 }
-
-/* A fresh directory under %TEMP%, as mkdtemp makes one under /tmp. */
-static inline char *win_mkdtemp(char *out, size_t cap)
-{
-    char tmp[MAX_PATH];
-    DWORD n = GetTempPathA(MAX_PATH, tmp);
-    if (n == 0 || n >= MAX_PATH)
-        return NULL;
-    for (unsigned attempt = 0; attempt < 100; attempt++) {
-        int n = snprintf(out, cap, "%scio-test-faults-%08lx%02x", tmp, (unsigned long)GetTickCount(), attempt);
-        if (n < 0 || (size_t)n >= cap)
-            return NULL; /* %TEMP% too long for the fixture's buffer */
-        if (CreateDirectoryA(out, NULL))
-            return out;
-    }
-    return NULL;
-}
 #else
 static inline int fd_count(void)
 {
@@ -336,24 +319,6 @@ typedef struct fx {
     int fds, threads;
 } fx;
 
-#if defined(CIO_OS_WASI)
-static char *wasi_mkdtemp(char *tmpl)
-{
-    size_t len = strlen(tmpl);
-    for (int attempt = 0; attempt < 100; attempt++) {
-        static const char chars[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-        unsigned char r[6];
-        if (getentropy(r, sizeof r) != 0)
-            return NULL;
-        for (size_t i = 0; i < 6; i++)
-            tmpl[len - 6 + i] = chars[r[i] % (sizeof chars - 1)];
-        if (mkdir(tmpl, 0700) == 0)
-            return tmpl;
-    }
-    return NULL;
-}
-#define mkdtemp wasi_mkdtemp
-#endif
 
 static const cio_open_dir_options iterate_opts = {true, false};
 
@@ -383,12 +348,7 @@ static inline void fx_open(void **state, fx *f)
         data[i] = (unsigned char)(i * 7 + i / 251);
     cio__fault_reset();
     f->io = cio_test_io(state);
-#if defined(CIO_OS_WINDOWS)
-    assert_non_null(win_mkdtemp(f->path, sizeof f->path));
-#else
-    strcpy(f->path, "/tmp/cio-test-faults-XXXXXX");
-    assert_non_null(mkdtemp(f->path));
-#endif
+    assert_true(cio_test_make_tmp_dir(f->path, sizeof f->path, "cio-test-faults"));
     assert_ok(cio_dir_open_dir(f->io, cio_dir_cwd(), f->path, &iterate_opts, &f->dir));
     write_file(f, "f", 1000);
     assert_ok(cio_dir_create_dir(f->io, f->dir, "d", 0));
@@ -417,7 +377,56 @@ static inline void prep_none(fx *f)
     (void)f;
 }
 
+/* The entry called `name` in a table of `count` cases of `size` bytes whose first member is the case's
+ * name (const char *); fails the test if there is none. */
+static inline const void *case_named(const void *table, size_t count, size_t size, const char *name)
+{
+    const char *entry = (const char *)table;
+    for (size_t i = 0; i < count; i++, entry += size)
+        if (strcmp(*(const char *const *)(const void *)entry, name) == 0)
+            return entry;
+    fail_msg("no case %s", name);
+    return NULL;
+}
+
+/* Runs run(f) with one fault armed at `site` ('e': the error `code`, `count` times or -1 for ever; 's':
+ * transfers of at most `max` bytes) and resets the table after; the result must be `want` (`what` names
+ * the case, `fault` the fault, in a failure). Returns how many faults were injected. */
+static inline unsigned run_with_fault(fx *f, cio_err (*run)(fx *f), const char *site, const char *what, char mode,
+                                      int code, int count, size_t max, cio_err want, const char *fault)
+{
+    if (mode == 'e')
+        assert_int_equal(cio__fault_errno(site, code, 0, count), 1);
+    else
+        assert_int_equal(cio__fault_short(site, max, 0, count), 1);
+    cio_err got = run(f);
+    unsigned injected = cio__fault_injected(site);
+    cio__sys_reset();
+    if (got != want)
+        fail_msg("%s (%s) with %s: got %s, want %s", site, what, fault, cio_err_name(got), cio_err_name(want));
+    return injected;
+}
+
+/* One errno injected once at a site, and the error the call must return: E(site, errno, want). */
+typedef struct errno_case {
+    const char *site;
+    int err;
+    const char *name; /* the errno's name, for covered() */
+    cio_err want;
+} errno_case;
+
 #define E(site, e, want) {site, e, #e, want}
+
+/* cio_threaded_create with no memory for its record: SystemResources and nothing made. */
+static inline void threaded_create_without_memory(void)
+{
+    cio_threaded *t = NULL;
+    cio__fault_reset();
+    assert_true(cio__fault_errno("calloc@threaded_create", ENOMEM, 0, 1) == 1);
+    assert_err(cio_threaded_create(NULL, &t), CIO_E_SYSTEM_RESOURCES);
+    assert_null(t);
+    covered("calloc@threaded_create", "ENOMEM");
+}
 
 /* An endless EINTR storm at `site` while run(f) runs in a concurrent task; once 100 interruptions
  * went by, a cancel must end the task with CIO_E_CANCELED (a storm never hides a cancel request).

@@ -45,6 +45,19 @@ static inline void done_listener(fx *f)
     cio_server_close(f->io, &f->server);
 }
 
+/* The end of a connect case: when the connect (its result err) made *s, the listener f->server
+ * accepts the peer and both are closed. Returns err. */
+static inline cio_err accept_and_close(fx *f, cio_err err, cio_stream *s)
+{
+    if (err == CIO_OK) {
+        cio_stream peer;
+        assert_ok(cio_server_accept(f->io, &f->server, &peer));
+        cio_stream_close(f->io, &peer);
+        cio_stream_close(f->io, s);
+    }
+    return err;
+}
+
 static inline cio_err run_connect(fx *f)
 {
     cio_stream s;
@@ -52,13 +65,7 @@ static inline cio_err run_connect(fx *f)
     memset(&o, 0, sizeof o);
     o.timeout = cio_timeout_ms(5000);
     cio_err err = cio_net_connect(f->io, &f->server.address, &o, &s);
-    if (err == CIO_OK) {
-        cio_stream peer;
-        assert_ok(cio_server_accept(f->io, &f->server, &peer));
-        cio_stream_close(f->io, &peer);
-        cio_stream_close(f->io, &s);
-    }
-    return err;
+    return accept_and_close(f, err, &s);
 }
 
 static inline void prep_pending(fx *f)

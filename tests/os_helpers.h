@@ -119,7 +119,30 @@ static inline bool cio_test_mkdir(const char *path)
 #include <stdlib.h>
 #include <unistd.h>
 
-#if !defined(CIO_OS_WASI) /* wasi-libc has no mkdtemp */
+#if defined(CIO_OS_WASI)
+#include <sys/random.h> /* getentropy, whatever the feature macros */
+
+/* wasi-libc has no mkdtemp: the same with random names and mkdir (exclusive by nature). */
+static inline bool cio_test_make_tmp_dir(char *out, size_t cap, const char *prefix)
+{
+    static const char chars[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+    for (int attempt = 0; attempt < 100; attempt++) {
+        unsigned char r[6];
+        if (getentropy(r, sizeof r) != 0)
+            return false;
+        char name[7];
+        for (size_t i = 0; i < 6; i++)
+            name[i] = chars[r[i] % (sizeof chars - 1)];
+        name[6] = '\0';
+        int n = snprintf(out, cap, "/tmp/%s-%s", prefix, name);
+        if (n <= 0 || (size_t)n >= cap)
+            return false;
+        if (mkdir(out, 0700) == 0)
+            return true;
+    }
+    return false;
+}
+#else
 static inline bool cio_test_make_tmp_dir(char *out, size_t cap, const char *prefix)
 {
     int n = snprintf(out, cap, "/tmp/%s-XXXXXX", prefix);

@@ -138,11 +138,7 @@ static const fs_case fs_cases[] = {
 
 static const fs_case *fs_case_of(const char *site)
 {
-    for (size_t i = 0; i < sizeof fs_cases / sizeof fs_cases[0]; i++)
-        if (strcmp(fs_cases[i].site, site) == 0)
-            return &fs_cases[i];
-    fail_msg("no file-system case for %s", site);
-    return NULL;
+    return (const fs_case *)case_named(fs_cases, sizeof fs_cases / sizeof fs_cases[0], sizeof fs_cases[0], site);
 }
 
 /* The case of `site` with fault `mode`: 'e' errno err (count times, -1 forever), 's' short transfers
@@ -171,18 +167,10 @@ static void fs_fault(void **state, const char *site, char mode, int err, int cou
     fx_open(state, &f);
     c->prep(&f);
     int fds = fd_count();
-    if (mode == 'e')
-        assert_true(cio__fault_errno(site, err, 0, count) == 1);
-    else
-        assert_true(cio__fault_short(site, max, 0, count) == 1);
-    cio_err got = c->run(&f);
-    unsigned injected = cio__fault_injected(site);
-    cio__sys_reset();
-    if (got != want)
-        fail_msg("%s with %s: got %s, want %s", site, fault, cio_err_name(got), cio_err_name(want));
+    unsigned injected = run_with_fault(&f, c->run, site, c->site, mode, err, count, max, want, fault);
     if (mode == 'e' && count > 0 && injected != (unsigned)count)
         fail_msg("%s: %u faults injected, want %d", site, injected, count);
-    c->check(&f, got);
+    c->check(&f, want); /* run_with_fault checked that the call returned it */
     assert_int_equal(fd_count(), fds);
     covered(site, fault);
     fx_close(&f);
@@ -198,15 +186,8 @@ static void test_fs_eintr_storms(void **state)
     }
 }
 
-typedef struct fs_error_case {
-    const char *site;
-    int err;
-    const char *name;
-    cio_err want;
-} fs_error_case;
 
-
-static const fs_error_case fs_errors[] = {
+static const errno_case fs_errors[] = {
     E("openat@open_file", EMFILE, CIO_E_PROCESS_FD_QUOTA_EXCEEDED),
     E("openat@open_file", ENFILE, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED),
     E("openat@open_file", EACCES, CIO_E_ACCESS_DENIED),
@@ -252,7 +233,7 @@ static const fs_error_case fs_errors[] = {
 static void test_fs_errors(void **state)
 {
     for (size_t i = 0; i < sizeof fs_errors / sizeof fs_errors[0]; i++) {
-        const fs_error_case *c = &fs_errors[i];
+        const errno_case *c = &fs_errors[i];
         if (strcmp(c->site, "readlinkat@executable_path") == 0 && access("/proc/self/exe", F_OK) != 0)
             continue;
         fs_fault(state, c->site, 'e', c->err, 1, 0, c->want, c->name);
@@ -278,30 +259,32 @@ static void test_fs_short_transfers(void **state)
  * the fourth fails. The exact error comes back, and the file holds those 12000 bytes exactly once. */
 static _Atomic int enospc_calls;
 
-static ssize_t writev_then_enospc(int fd, const struct iovec *iov, int iovcnt)
+/* What every stand-in below does first: from the fourth call on, ENOSPC (true); before, *one is
+ * the first buffer cut to 4000 bytes, for the real call. */
+static bool enospc_or_first_4000(const struct iovec *iov, struct iovec *one)
 {
     if (atomic_fetch_add(&enospc_calls, 1) >= 3) {
         errno = ENOSPC;
-        return -1;
+        return true;
     }
-    struct iovec one = iov[0];
+    *one = iov[0];
+    if (one->iov_len > 4000)
+        one->iov_len = 4000;
+    return false;
+}
+
+static ssize_t writev_then_enospc(int fd, const struct iovec *iov, int iovcnt)
+{
+    struct iovec one;
     (void)iovcnt;
-    if (one.iov_len > 4000)
-        one.iov_len = 4000;
-    return (cio__sys_default.writev)(fd, &one, 1);
+    return enospc_or_first_4000(iov, &one) ? -1 : (cio__sys_default.writev)(fd, &one, 1);
 }
 
 static ssize_t pwritev_then_enospc(int fd, const struct iovec *iov, int iovcnt, off_t offset)
 {
-    if (atomic_fetch_add(&enospc_calls, 1) >= 3) {
-        errno = ENOSPC;
-        return -1;
-    }
-    struct iovec one = iov[0];
+    struct iovec one;
     (void)iovcnt;
-    if (one.iov_len > 4000)
-        one.iov_len = 4000;
-    return (cio__sys_default.pwritev)(fd, &one, 1, offset);
+    return enospc_or_first_4000(iov, &one) ? -1 : (cio__sys_default.pwritev)(fd, &one, 1, offset);
 }
 
 #if CIO_HAVE_EVENTED
@@ -311,17 +294,31 @@ static ssize_t pwritev_then_enospc(int fd, const struct iovec *iov, int iovcnt, 
 static ssize_t pwritev2_then_enospc(int fd, const struct iovec *iov, int iovcnt, off_t offset, int flags)
 {
     (void)flags;
-    if (atomic_fetch_add(&enospc_calls, 1) >= 3) {
-        errno = ENOSPC;
-        return -1;
-    }
-    struct iovec one = iov[0];
     (void)iovcnt;
-    if (one.iov_len > 4000)
-        one.iov_len = 4000;
+    struct iovec one;
+    if (enospc_or_first_4000(iov, &one))
+        return -1;
     return offset == -1 ? (cio__sys_default.writev)(fd, &one, 1) : (cio__sys_default.pwritev)(fd, &one, 1, offset);
 }
 #endif
+
+/* Puts the stand-in for backend b's streaming (or positional) writes in place, its count at 0. */
+static void arm_enospc(fx_backend b, bool positional)
+{
+    atomic_store(&enospc_calls, 0);
+#if CIO_HAVE_EVENTED
+    if (b == FX_EPOLL) {
+        cio__sys_set(pwritev2__nowait_write, pwritev2_then_enospc);
+        return;
+    }
+#else
+    (void)b;
+#endif
+    if (positional)
+        cio__sys_set(pwritev__file_write_positional, pwritev_then_enospc);
+    else
+        cio__sys_set(writev__file_write_streaming, writev_then_enospc);
+}
 
 static void test_fs_enospc_mid_write_all(void **state)
 {
@@ -337,13 +334,7 @@ static void test_fs_enospc_mid_write_all(void **state)
     fx_open(state, &f);
     cio_file h;
     assert_ok(cio_dir_create_file(f.io, f.dir, "g", NULL, &h));
-    atomic_store(&enospc_calls, 0);
-#if CIO_HAVE_EVENTED
-    if (b == FX_EPOLL)
-        cio__sys_set(pwritev2__nowait_write, pwritev2_then_enospc);
-    else
-#endif
-        cio__sys_set(writev__file_write_streaming, writev_then_enospc);
+    arm_enospc(b, false);
     assert_err(cio_file_write_all(f.io, h, data, DATA_LEN), CIO_E_NO_SPACE_LEFT);
     cio__sys_reset();
     assert_int_equal(atomic_load(&enospc_calls), 4);
@@ -356,13 +347,7 @@ static void test_fs_enospc_mid_write_all(void **state)
 
     /* the same through positional writes at an offset: bytes before the fault are where they belong */
     assert_ok(cio_dir_create_file(f.io, f.dir, "h", NULL, &h));
-    atomic_store(&enospc_calls, 0);
-#if CIO_HAVE_EVENTED
-    if (b == FX_EPOLL)
-        cio__sys_set(pwritev2__nowait_write, pwritev2_then_enospc);
-    else
-#endif
-        cio__sys_set(pwritev__file_write_positional, pwritev_then_enospc);
+    arm_enospc(b, true);
     size_t done = 0;
     cio_err err = CIO_OK;
     while (done < DATA_LEN && err == CIO_OK) {

@@ -65,13 +65,7 @@ static cio_err run_unix_connect(fx *f)
     unix_path(f, &a);
     cio_stream s;
     cio_err err = cio_unix_connect(f->io, &a, &s);
-    if (err == CIO_OK) {
-        cio_stream peer;
-        assert_ok(cio_server_accept(f->io, &f->server, &peer));
-        cio_stream_close(f->io, &peer);
-        cio_stream_close(f->io, &s);
-    }
-    return err;
+    return accept_and_close(f, err, &s);
 }
 
 static cio_err run_receive(fx *f)
@@ -115,11 +109,7 @@ static const net_case net_cases[] = {
 
 static const net_case *net_case_of(const char *site)
 {
-    for (size_t i = 0; i < sizeof net_cases / sizeof net_cases[0]; i++)
-        if (strcmp(net_cases[i].site, site) == 0)
-            return &net_cases[i];
-    fail_msg("no network case for %s", site);
-    return NULL;
+    return (const net_case *)case_named(net_cases, sizeof net_cases / sizeof net_cases[0], sizeof net_cases[0], site);
 }
 
 static void net_fault_with(void **state, const net_case *c, const char *site, char mode, int err, int count,
@@ -129,14 +119,7 @@ static void net_fault_with(void **state, const net_case *c, const char *site, ch
     fx_open(state, &f);
     c->prep(&f);
     int fds = fd_count();
-    if (mode == 'e')
-        assert_true(cio__fault_errno(site, err, 0, count) == 1);
-    else
-        assert_true(cio__fault_short(site, max, 0, count) == 1);
-    cio_err got = c->run(&f);
-    cio__sys_reset();
-    if (got != want)
-        fail_msg("%s with %s: got %s, want %s", site, fault, cio_err_name(got), cio_err_name(want));
+    (void)run_with_fault(&f, c->run, site, c->site, mode, err, count, max, want, fault);
     assert_int_equal(fd_count(), fds);
     covered(site, fault);
     c->done(&f);
@@ -163,14 +146,7 @@ static void test_net_eintr_storms(void **state)
     net_fault_with(state, &timed, "recvmmsg@net_receive", 'e', EINTR, 50, 0, CIO_OK, "EINTR");
 }
 
-typedef struct net_error_case {
-    const char *site;
-    int err;
-    const char *name;
-    cio_err want;
-} net_error_case;
-
-static const net_error_case net_errors[] = {
+static const errno_case net_errors[] = {
     E("socket@listen_ip", EMFILE, CIO_E_PROCESS_FD_QUOTA_EXCEEDED),
     E("socket@listen_ip", ENFILE, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED),
     E("socket@listen_ip", ENOBUFS, CIO_E_SYSTEM_RESOURCES),
@@ -212,7 +188,7 @@ static const net_error_case net_errors[] = {
 static void test_net_errors(void **state)
 {
     for (size_t i = 0; i < sizeof net_errors / sizeof net_errors[0]; i++) {
-        const net_error_case *c = &net_errors[i];
+        const errno_case *c = &net_errors[i];
         net_fault(state, c->site, 'e', c->err, 1, 0, c->want, c->name);
     }
     /* EAGAIN on a timed receive: readable yet nothing to take: wait again, then the datagram */
@@ -439,11 +415,8 @@ static void test_threaded_create_faults(void **state)
     (void)state;
     cio__fault_reset();
     int fds = fd_count();
+    threaded_create_without_memory();
     cio_threaded *t = NULL;
-    assert_true(cio__fault_errno("calloc@threaded_create", ENOMEM, 0, 1) == 1);
-    assert_err(cio_threaded_create(NULL, &t), CIO_E_SYSTEM_RESOURCES);
-    assert_null(t);
-    covered("calloc@threaded_create", "ENOMEM");
     cio__fault_reset();
     assert_true(cio__fault_errno("sigaction@signals_acquire", EINVAL, 0, 1) == 1);
     assert_err(cio_threaded_create(NULL, &t), CIO_E_UNEXPECTED);

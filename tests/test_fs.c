@@ -46,23 +46,6 @@ typedef struct fixture {
 static const cio_open_dir_options iterate_opts = {true, false};
 
 #if defined(CIO_OS_WASI)
-/* wasi-libc has no mkdtemp: the same with random names and mkdir (exclusive by nature). */
-static char *wasi_mkdtemp(char *tmpl)
-{
-    size_t len = strlen(tmpl);
-    for (int attempt = 0; attempt < 100; attempt++) {
-        static const char chars[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-        unsigned char r[6];
-        if (getentropy(r, sizeof r) != 0)
-            return NULL;
-        for (size_t i = 0; i < 6; i++)
-            tmpl[len - 6 + i] = chars[r[i] % (sizeof chars - 1)];
-        if (mkdir(tmpl, 0700) == 0)
-            return tmpl;
-    }
-    return NULL;
-}
-#define mkdtemp wasi_mkdtemp
 #define running_as_root() false /* no user ids */
 #elif defined(CIO_OS_WINDOWS)
 #define running_as_root() false /* a read-only attribute binds every user */
@@ -73,12 +56,7 @@ static char *wasi_mkdtemp(char *tmpl)
 static void fx_open(void **state, fixture *fx)
 {
     fx->io = cio_test_io(state);
-#if defined(CIO_OS_WINDOWS)
     assert_true(cio_test_make_tmp_dir(fx->path, sizeof fx->path, "cio-test-fs"));
-#else
-    strcpy(fx->path, "/tmp/cio-test-fs-XXXXXX");
-    assert_non_null(mkdtemp(fx->path));
-#endif
     assert_ok(cio_dir_open_dir(fx->io, cio_dir_cwd(), fx->path, &iterate_opts, &fx->dir));
 }
 
@@ -305,6 +283,17 @@ static void test_set_length(void **state)
     fx_close(&fx);
 }
 
+/* Reads f from the start to its end: exactly the `len` bytes of `want`. */
+static void assert_file_holds(cio_io io, cio_file f, const char *want, size_t len)
+{
+    char buf[100];
+    size_t n;
+    assert_ok(cio_file_seek_to(io, f, 0));
+    assert_ok(cio_file_read_all(io, f, buf, sizeof buf, &n));
+    assert_int_equal(n, len);
+    assert_memory_equal(buf, want, len);
+}
+
 /* 5. legacy setLength: truncation and zero-extension of "ninebytes". */
 static void test_legacy_set_length(void **state)
 {
@@ -313,31 +302,22 @@ static void test_legacy_set_length(void **state)
     cio_io io = fx.io;
     cio_file f = create_rw(io, fx.dir, "file");
     assert_ok(cio_file_write_all(io, f, "ninebytes", 9));
-    char buf[100];
-    size_t n;
 
     assert_ok(cio_file_set_length(io, f, 9));
-    assert_ok(cio_file_seek_to(io, f, 0));
-    assert_ok(cio_file_read_all(io, f, buf, sizeof buf, &n));
-    assert_int_equal(n, 9);
-    assert_memory_equal(buf, "ninebytes", 9);
+    assert_file_holds(io, f, "ninebytes", 9);
 
     assert_ok(cio_file_set_length(io, f, 13));
     assert_int_equal(length(io, f), 13);
-    assert_ok(cio_file_seek_to(io, f, 0));
-    assert_ok(cio_file_read_all(io, f, buf, sizeof buf, &n));
-    assert_int_equal(n, 13);
-    assert_memory_equal(buf, "ninebytes\0\0\0\0", 13);
+    assert_file_holds(io, f, "ninebytes\0\0\0\0", 13);
 
     assert_ok(cio_file_set_length(io, f, 4));
-    assert_ok(cio_file_seek_to(io, f, 0));
-    assert_ok(cio_file_read_all(io, f, buf, sizeof buf, &n));
-    assert_int_equal(n, 4);
-    assert_memory_equal(buf, "nine", 4);
+    assert_file_holds(io, f, "nine", 4);
 
     assert_ok(cio_file_set_length(io, f, 0));
     assert_int_equal(length(io, f), 0);
     assert_ok(cio_file_seek_to(io, f, 0));
+    char buf[8];
+    size_t n;
     assert_ok(cio_file_read_streaming(io, f, buf, sizeof buf, &n));
     assert_int_equal(n, 0);
     cio_file_close(io, f);
@@ -986,6 +966,13 @@ static void test_cancel_blocked_pipe_read(void **state)
 
 /* ---- opens that wait: a FIFO opened for reading waits for a writer (and is canceled there) ----- */
 
+/* A reader of the FIFO running in a concurrent task: the byte it read and the count. */
+typedef struct fifo_read {
+    char got;
+    size_t n;
+    cio_future fut;
+} fifo_read;
+
 #if !defined(CIO_OS_WASI) && !defined(CIO_OS_WINDOWS) /* no FIFOs */
 typedef struct fifo_ctx {
     cio_io io;
@@ -1007,16 +994,15 @@ static cio_err fifo_reader(void *context)
     return err;
 }
 
-/* A reader of the FIFO running in a concurrent task: the byte it read and the count. */
-typedef struct fifo_read {
-    char got;
-    size_t n;
-    cio_future fut;
-} fifo_read;
+/* Opens the fixture where the target has FIFOs; a skip elsewhere. */
+static void fx_open_for_fifo(void **state, fixture *fx)
+{
+    fx_open(state, fx);
+}
 
-/* Makes the FIFO "fifo" in the fixture's directory and starts fifo_reader on it in a concurrent task
- * (a skip where there is none). */
-static void start_fifo_reader(fixture *fx, fifo_read *r)
+/* Makes the FIFO "fifo" in the fixture's directory, starts fifo_reader on it in a concurrent task
+ * (a skip where there is none) and gives it `ms` to block in its open. */
+static void start_fifo_reader(fixture *fx, fifo_read *r, int64_t ms)
 {
     char path[400];
     snprintf(path, sizeof path, "%s/fifo", fx->path);
@@ -1025,6 +1011,22 @@ static void start_fifo_reader(fixture *fx, fifo_read *r)
     r->n = 0;
     fifo_ctx ctx = {fx->io, fx->dir, &r->got, &r->n};
     CIO_REQUIRE_CONCURRENT(cio_concurrent(fx->io, fifo_reader, &ctx, sizeof ctx, &r->fut));
+    assert_ok(cio_sleep(fx->io, cio_timeout_ms(ms)));
+}
+#else
+static void fx_open_for_fifo(void **state, fixture *fx)
+{
+    (void)fx;
+    (void)cio_test_io(state);
+    CIO_SKIP("no FIFOs on this target");
+}
+
+static void start_fifo_reader(fixture *fx, fifo_read *r, int64_t ms)
+{
+    (void)fx;
+    (void)r;
+    (void)ms;
+    fail_msg("no FIFOs on this target"); /* not reached: fx_open_for_fifo skipped */
 }
 #endif
 
@@ -1032,16 +1034,11 @@ static void start_fifo_reader(fixture *fx, fifo_read *r)
  * afterwards is read (an open that did not wait would read the end of file at once). */
 static void test_fifo_open_waits_for_writer(void **state)
 {
-#if defined(CIO_OS_WASI) || defined(CIO_OS_WINDOWS)
-    (void)cio_test_io(state);
-    CIO_SKIP("no FIFOs on this target");
-#else
     fixture fx;
-    fx_open(state, &fx);
+    fx_open_for_fifo(state, &fx);
     cio_io io = fx.io;
     fifo_read r;
-    start_fifo_reader(&fx, &r);
-    assert_ok(cio_sleep(io, cio_timeout_ms(30)));
+    start_fifo_reader(&fx, &r, 30);
     cio_open_file_options wo = {CIO_OPEN_WRITE_ONLY, false, false};
     cio_file w;
     assert_ok(cio_dir_open_file(io, fx.dir, "fifo", &wo, &w));
@@ -1051,29 +1048,22 @@ static void test_fifo_open_waits_for_writer(void **state)
     assert_int_equal(r.n, 1);
     assert_int_equal(r.got, 'z');
     fx_close(&fx);
-#endif
 }
 
 /* An open blocked on a FIFO with no writer is canceled: Canceled promptly, no descriptor left. */
 static void test_cancel_blocked_fifo_open(void **state)
 {
-#if defined(CIO_OS_WASI) || defined(CIO_OS_WINDOWS)
-    (void)cio_test_io(state);
-    CIO_SKIP("no FIFOs on this target");
-#else
     fixture fx;
-    fx_open(state, &fx);
+    fx_open_for_fifo(state, &fx);
     cio_io io = fx.io;
     int handles = cio_test_count_handles();
     fifo_read r;
-    start_fifo_reader(&fx, &r);
-    assert_ok(cio_sleep(io, cio_timeout_ms(20)));
+    start_fifo_reader(&fx, &r, 20);
     int64_t t0 = cio_now(io, CIO_CLOCK_AWAKE).ns;
     assert_err(cio_cancel(io, &r.fut), CIO_E_CANCELED);
     assert_true(cio_now(io, CIO_CLOCK_AWAKE).ns - t0 < INT64_C(1000000000));
     assert_int_equal(cio_test_count_handles(), handles);
     fx_close(&fx);
-#endif
 }
 
 #if defined(CIO_OS_WINDOWS)

@@ -381,11 +381,18 @@ static void test_context_alignment(void **state)
     }
 }
 
-static void test_async_limit_zero_runs_inline(void **state)
+/* The test's Threaded backend; a skip on another backend (the limits are Threaded options). */
+static cio_threaded *threaded_only(void **state)
 {
     cio_threaded *t = cio_test_threaded(state);
     if (t == NULL)
         CIO_SKIP("a Threaded backend option (limits), not in this backend");
+    return t;
+}
+
+static void test_async_limit_zero_runs_inline(void **state)
+{
+    cio_threaded *t = threaded_only(state);
     cio_io io = cio_test_io(state);
     cio_threaded_set_async_limit(t, 0);
     uint64_t out = 0;
@@ -419,9 +426,7 @@ static void test_await_twice(void **state)
 
 static void test_concurrent_limit(void **state)
 {
-    cio_threaded *t = cio_test_threaded(state);
-    if (t == NULL)
-        CIO_SKIP("a Threaded backend option (limits), not in this backend");
+    cio_threaded *t = threaded_only(state);
     cio_io io = cio_test_io(state);
     CIO_REQUIRE_THREADS(io);
     cio_threaded_set_concurrent_limit(t, 1);
@@ -458,18 +463,26 @@ static cio_err getter_task(void *context)
     return e;
 }
 
-static void test_concurrent_vs_main_oversubscription(void **state)
+/* Both oversubscription tests: threads, async_limit 0 (cio_async would run inline) and a queue of
+ * one slot, *q, for the rendezvous. */
+static rendezvous_ctx oversubscribed(void **state, cio_queue *q, _Atomic(int) *got)
 {
-    cio_threaded *t = cio_test_threaded(state);
-    if (t == NULL)
-        CIO_SKIP("a Threaded backend option (limits), not in this backend");
+    cio_threaded *t = threaded_only(state);
     cio_io io = cio_test_io(state);
     CIO_REQUIRE_THREADS(io);
     cio_threaded_set_async_limit(t, 0);
+    cio_queue_init(q, NULL, 1, 0);
+    atomic_init(got, 0);
+    rendezvous_ctx c = {io, q, got};
+    return c;
+}
+
+static void test_concurrent_vs_main_oversubscription(void **state)
+{
     cio_queue q;
-    cio_queue_init(&q, NULL, 1, 0);
-    _Atomic(int) got = 0;
-    rendezvous_ctx c = {io, &q, &got};
+    _Atomic(int) got;
+    rendezvous_ctx c = oversubscribed(state, &q, &got);
+    cio_io io = c.io;
     cio_future f;
     assert_int_equal(cio_concurrent(io, putter_task, &c, sizeof c, &f), CIO_OK);
     unsigned char v = 0;
@@ -480,16 +493,10 @@ static void test_concurrent_vs_main_oversubscription(void **state)
 
 static void test_concurrent_vs_concurrent_oversubscription(void **state)
 {
-    cio_threaded *t = cio_test_threaded(state);
-    if (t == NULL)
-        CIO_SKIP("a Threaded backend option (limits), not in this backend");
-    cio_io io = cio_test_io(state);
-    CIO_REQUIRE_THREADS(io);
-    cio_threaded_set_async_limit(t, 0);
     cio_queue q;
-    cio_queue_init(&q, NULL, 1, 0);
-    _Atomic(int) got = 0;
-    rendezvous_ctx c = {io, &q, &got};
+    _Atomic(int) got;
+    rendezvous_ctx c = oversubscribed(state, &q, &got);
+    cio_io io = c.io;
     cio_future p, g;
     assert_int_equal(cio_concurrent(io, putter_task, &c, sizeof c, &p), CIO_OK);
     assert_int_equal(cio_concurrent(io, getter_task, &c, sizeof c, &g), CIO_OK);

@@ -1213,10 +1213,10 @@ struct cio__sys_table {
     _Atomic(cio__sys_NtWriteFile_fn) NtWriteFile__rw_once; /* src/threaded/fs_windows_io.c: rw_once */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_NtQueryInformationFile_fn) NtQueryInformationFile__io_query; /* src/threaded/fs_windows_io.c: query */
+    _Atomic(cio__sys_NtQueryInformationFile_fn) NtQueryInformationFile__io_query; /* src/threaded/fs_windows_io.c: info_io */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_NtSetInformationFile_fn) NtSetInformationFile__io_set; /* src/threaded/fs_windows_io.c: set_info */
+    _Atomic(cio__sys_NtSetInformationFile_fn) NtSetInformationFile__io_set; /* src/threaded/fs_windows_io.c: info_io */
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_NtFlushBuffersFile_fn) NtFlushBuffersFile__file_sync; /* src/threaded/fs_windows_io.c: cio__t_file_sync */

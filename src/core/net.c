@@ -575,16 +575,32 @@ static bool is_ip(const cio_ip_address *a)
     return a != NULL && (a->family == CIO_IP4 || a->family == CIO_IP6);
 }
 
-cio_err cio_net_listen(cio_io io, const cio_ip_address *address, const cio_listen_options *options,
-                       cio_server *out)
+/* The checks of a wrapper that makes a socket for an IP address into *out. */
+static cio_err check_ip_args(const cio_ip_address *address, const void *out)
 {
     if (address == NULL)
         return CIO__NULL_ARG("address");
     if (out == NULL)
         return CIO__NULL_ARG("out");
-    if (!is_ip(address))
-        return CIO_E_INVALID_ARGUMENT;
-    cio_err err = io.vtable->net_listen_ip(io.userdata, address, options, out);
+    return is_ip(address) ? CIO_OK : CIO_E_INVALID_ARGUMENT;
+}
+
+/* The same for a Unix-domain address: 1..CIO_UNIX_PATH_MAX bytes. */
+static cio_err check_unix_args(const cio_unix_address *address, const void *out)
+{
+    if (address == NULL)
+        return CIO__NULL_ARG("address");
+    if (out == NULL)
+        return CIO__NULL_ARG("out");
+    return address->len == 0 || address->len > CIO_UNIX_PATH_MAX ? CIO_E_INVALID_ARGUMENT : CIO_OK;
+}
+
+cio_err cio_net_listen(cio_io io, const cio_ip_address *address, const cio_listen_options *options,
+                       cio_server *out)
+{
+    cio_err err = check_ip_args(address, out);
+    if (err == CIO_OK)
+        err = io.vtable->net_listen_ip(io.userdata, address, options, out);
     return CIO__IN_SET(net_listen, err);
 }
 
@@ -607,13 +623,9 @@ void cio_server_close(cio_io io, const cio_server *server)
 cio_err cio_net_connect(cio_io io, const cio_ip_address *address, const cio_connect_options *options,
                         cio_stream *out)
 {
-    if (address == NULL)
-        return CIO__NULL_ARG("address");
-    if (out == NULL)
-        return CIO__NULL_ARG("out");
-    if (!is_ip(address))
-        return CIO_E_INVALID_ARGUMENT;
-    cio_err err = io.vtable->net_connect_ip(io.userdata, address, options, out);
+    cio_err err = check_ip_args(address, out);
+    if (err == CIO_OK)
+        err = io.vtable->net_connect_ip(io.userdata, address, options, out);
     return CIO__IN_SET(net_connect, err);
 }
 
@@ -693,13 +705,9 @@ void cio_stream_close(cio_io io, const cio_stream *stream)
 
 cio_err cio_net_bind(cio_io io, const cio_ip_address *address, const cio_bind_options *options, cio_socket *out)
 {
-    if (address == NULL)
-        return CIO__NULL_ARG("address");
-    if (out == NULL)
-        return CIO__NULL_ARG("out");
-    if (!is_ip(address))
-        return CIO_E_INVALID_ARGUMENT;
-    cio_err err = io.vtable->net_bind_ip(io.userdata, address, options, out);
+    cio_err err = check_ip_args(address, out);
+    if (err == CIO_OK)
+        err = io.vtable->net_bind_ip(io.userdata, address, options, out);
     return CIO__IN_SET(net_bind, err);
 }
 
@@ -796,24 +804,16 @@ void cio_socket_close(cio_io io, const cio_socket *socket)
 cio_err cio_unix_listen(cio_io io, const cio_unix_address *address, const cio_listen_options *options,
                         cio_server *out)
 {
-    if (address == NULL)
-        return CIO__NULL_ARG("address");
-    if (out == NULL)
-        return CIO__NULL_ARG("out");
-    if (address->len == 0 || address->len > CIO_UNIX_PATH_MAX)
-        return CIO_E_INVALID_ARGUMENT;
-    cio_err err = io.vtable->net_listen_unix(io.userdata, address, options, out);
+    cio_err err = check_unix_args(address, out);
+    if (err == CIO_OK)
+        err = io.vtable->net_listen_unix(io.userdata, address, options, out);
     return CIO__IN_SET(net_unix_address_listen, err);
 }
 
 cio_err cio_unix_connect(cio_io io, const cio_unix_address *address, cio_stream *out)
 {
-    if (address == NULL)
-        return CIO__NULL_ARG("address");
-    if (out == NULL)
-        return CIO__NULL_ARG("out");
-    if (address->len == 0 || address->len > CIO_UNIX_PATH_MAX)
-        return CIO_E_INVALID_ARGUMENT;
-    cio_err err = io.vtable->net_connect_unix(io.userdata, address, out);
+    cio_err err = check_unix_args(address, out);
+    if (err == CIO_OK)
+        err = io.vtable->net_connect_unix(io.userdata, address, out);
     return CIO__IN_SET(net_unix_address_connect, err);
 }

@@ -56,6 +56,20 @@
 #define CIO__FIBER_WRAPPED 1
 #endif
 
+/* For the fiber_<arch>.c assembly: unwrapped, cio__fiber_switch is a second label on
+ * cio__fiber_swap; wrapped, fiber.c defines it around the sanitizer calls. "%function" is the
+ * spelling every ELF assembler takes (on ARM '@' starts a comment). */
+#ifdef CIO__FIBER_WRAPPED
+#define CIO__SWITCH_ALIAS ""
+#define CIO__SWITCH_ALIAS_END ""
+#else
+#define CIO__SWITCH_ALIAS                          \
+    ".globl cio__fiber_switch\n"                   \
+    ".type cio__fiber_switch, %function\n"         \
+    "cio__fiber_switch:\n"
+#define CIO__SWITCH_ALIAS_END ".size cio__fiber_switch, .-cio__fiber_switch\n"
+#endif
+
 typedef struct cio__fiber_ctx {
     void *sp;                 /* saved stack pointer while switched out (must stay the first field) */
     /* sanitizer bookkeeping (unused fields cost nothing): */

@@ -34,17 +34,6 @@
 #error "fiber_aarch64.c is for aarch64 only: CMakeLists.txt picks one fiber_<arch>.c per target"
 #endif
 
-#ifdef CIO__FIBER_WRAPPED
-#define CIO__SWITCH_ALIAS "" /* fiber.c defines cio__fiber_switch around the sanitizer calls */
-#define CIO__SWITCH_ALIAS_END ""
-#else
-#define CIO__SWITCH_ALIAS                          \
-    ".globl cio__fiber_switch\n"                   \
-    ".type cio__fiber_switch, %function\n"         \
-    "cio__fiber_switch:\n"
-#define CIO__SWITCH_ALIAS_END ".size cio__fiber_switch, .-cio__fiber_switch\n"
-#endif
-
 __asm__(
     ".pushsection .text\n"
     ".p2align 4\n"

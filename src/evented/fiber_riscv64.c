@@ -32,17 +32,6 @@
 #error "fiber_riscv64.c supports the LP64D ABI (64-bit floating-point registers) only"
 #endif
 
-#ifdef CIO__FIBER_WRAPPED
-#define CIO__SWITCH_ALIAS "" /* fiber.c defines cio__fiber_switch around the sanitizer calls */
-#define CIO__SWITCH_ALIAS_END ""
-#else
-#define CIO__SWITCH_ALIAS                          \
-    ".globl cio__fiber_switch\n"                   \
-    ".type cio__fiber_switch, @function\n"         \
-    "cio__fiber_switch:\n"
-#define CIO__SWITCH_ALIAS_END ".size cio__fiber_switch, .-cio__fiber_switch\n"
-#endif
-
 __asm__(
     ".pushsection .text\n"
     ".p2align 2\n"

@@ -186,13 +186,17 @@ unsigned cio__t_fs_dir_mode(uint32_t permissions)
 
 /* ---- directories ------------------------------------------------------------------------------ */
 
+/* The first checks of a slot that opens `path` into *out: InvalidArgument for no out, then the path's. */
+static cio_err check_out_path(const void *out, const char *path)
+{
+    return out == NULL ? CIO_E_INVALID_ARGUMENT : cio__t_fs_check_path(path);
+}
+
 cio_err cio__t_dir_open_file(void *ud, cio_dir dir, const char *path, const cio_open_file_options *options,
                              cio_file *out)
 {
     (void)ud;
-    if (out == NULL)
-        return CIO_E_INVALID_ARGUMENT;
-    cio_err err = cio__t_fs_check_path(path);
+    cio_err err = check_out_path(out, path);
     if (err != CIO_OK)
         return CIO__IN_SET(file_open, err);
     int flags;
@@ -228,9 +232,7 @@ cio_err cio__t_dir_create_file(void *ud, cio_dir dir, const char *path, const ci
                                cio_file *out)
 {
     (void)ud;
-    if (out == NULL)
-        return CIO_E_INVALID_ARGUMENT;
-    cio_err err = cio__t_fs_check_path(path);
+    cio_err err = check_out_path(out, path);
     if (err != CIO_OK)
         return CIO__IN_SET(file_open, err);
     int flags;
@@ -267,9 +269,7 @@ cio_err cio__t_dir_open_dir(void *ud, cio_dir dir, const char *path, const cio_o
                             cio_dir *out)
 {
     (void)ud;
-    if (out == NULL)
-        return CIO_E_INVALID_ARGUMENT;
-    cio_err err = cio__t_fs_check_path(path);
+    cio_err err = check_out_path(out, path);
     if (err == CIO_OK)
         err = open_dir(dir, path, options, out);
     return CIO__IN_SET(dir_open, err);
@@ -372,9 +372,7 @@ cio_err cio__t_dir_create_dir_path_open(void *ud, cio_dir dir, const char *path,
                                         const cio_open_dir_options *options, cio_dir *out)
 {
     (void)ud;
-    if (out == NULL)
-        return CIO_E_INVALID_ARGUMENT;
-    cio_err err = cio__t_fs_check_path(path);
+    cio_err err = check_out_path(out, path);
     /* Open first (the common case: it exists); on FileNotFound create the path and open again. A
      * concurrent rmdir between the two can make the second open miss as well: try a few times.
      * make_path itself tolerates a concurrent mkdir of the same path. */

@@ -144,12 +144,6 @@ cio_err cio__win_open(void *root, cio_nt_unicode_string *name, uint32_t access, 
             return CIO_OK;
         }
         cio__mapped m = map(st);
-        if (m.action == CIO__MAP_RETRY) {
-            e = cio__t_syscall_interrupted();
-            if (e != CIO_OK)
-                return e;
-            continue;
-        }
         if (m.action == CIO__MAP_BACKOFF && ++tries < BACKOFF_TRIES) {
             cio__t_syscall_end();
             if (backoff_sleep(delay) != CIO_OK)
@@ -160,20 +154,24 @@ cio_err cio__win_open(void *root, cio_nt_unicode_string *name, uint32_t access, 
                 return e;
             continue;
         }
-        cio__t_syscall_end();
-        if (m.action == CIO__MAP_BUG)
-            return CIO__BUG("NtCreateFile");
-        return m.action == CIO__MAP_OK ? CIO_E_UNEXPECTED : m.err;
+        if (cio__win_nt_retry(m, &e))
+            continue;
+        return e == CIO_OK ? CIO_E_UNEXPECTED : e; /* no success status maps to OK here */
     }
 }
 
-/* Turns a failed NTSTATUS of a call whose map has no BACKOFF into an error; RETRY is handled by
- * the callers' loops. */
-static cio_err mapped_error(cio__mapped m)
+bool cio__win_nt_retry(cio__mapped m, cio_err *err)
 {
-    if (m.action == CIO__MAP_BUG)
-        return CIO__BUG("an NTSTATUS that means a bug");
-    return m.err;
+    if (m.action == CIO__MAP_RETRY) {
+        *err = cio__t_syscall_interrupted();
+        return *err == CIO_OK;
+    }
+    cio__t_syscall_end();
+    if (m.action == CIO__MAP_OK)
+        *err = CIO_OK;
+    else
+        *err = m.action == CIO__MAP_BUG ? CIO__BUG("an NTSTATUS that means a bug") : m.err;
+    return false;
 }
 
 /* A query/set-information call inside the bracket; STATUS_CANCELLED retries. */
@@ -190,15 +188,9 @@ static cio_err info_call(bool set, void *h, void *buf, uint32_t len, uint32_t cl
             cio__t_syscall_end();
             return CIO_OK;
         }
-        cio__mapped m = map(st);
-        if (m.action == CIO__MAP_RETRY) {
-            e = cio__t_syscall_interrupted();
-            if (e != CIO_OK)
-                return e;
+        if (cio__win_nt_retry(map(st), &e))
             continue;
-        }
-        cio__t_syscall_end();
-        return m.action == CIO__MAP_OK ? CIO_OK : mapped_error(m);
+        return e;
     }
 }
 
@@ -301,16 +293,19 @@ cio_err cio__win_open_file(void *root, cio_nt_unicode_string *name, const cio_op
     return e;
 }
 
+bool cio__win_open_args(const cio_open_file_options *options, const void *out, cio_open_file_options *o)
+{
+    static const cio_open_file_options read_only = {CIO_OPEN_READ_ONLY, false, false};
+    *o = options != NULL ? *options : read_only;
+    return out != NULL && o->mode <= CIO_OPEN_READ_WRITE;
+}
+
 cio_err cio__t_dir_open_file(void *ud, cio_dir dir, const char *path, const cio_open_file_options *options,
                              cio_file *out)
 {
     (void)ud;
-    if (out == NULL)
-        return CIO_E_INVALID_ARGUMENT;
-    cio_open_file_options o = {CIO_OPEN_READ_ONLY, false, false};
-    if (options != NULL)
-        o = *options;
-    if (o.mode > CIO_OPEN_READ_WRITE)
+    cio_open_file_options o;
+    if (!cio__win_open_args(options, out, &o))
         return CIO_E_INVALID_ARGUMENT;
     if (path != NULL && is_dot_name(path))
         return CIO__IN_SET(file_open, CIO_E_IS_DIR);

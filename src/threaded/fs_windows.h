@@ -6,6 +6,7 @@
 #ifndef CIO_THREADED_FS_WINDOWS_H
 #define CIO_THREADED_FS_WINDOWS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "cio/errmap.h"
@@ -18,9 +19,18 @@ struct cio__win_path;
 cio_err cio__win_path_convert(cio_dir dir, const char *path, struct cio__win_path **out);
 void cio__win_path_free(struct cio__win_path *p);
 
+/* After a failed NT call inside the cancellation bracket, its mapped status: true when the call
+ * should be made again (RETRY and no cancel request: still in the bracket). Otherwise the bracket
+ * is left and *err is the outcome: CIO_OK for an OK mapping, Canceled, or the mapped error (BUG
+ * asserts in debug builds). */
+bool cio__win_nt_retry(cio__mapped m, cio_err *err);
+
 /* NtCreateFile in the cancellation bracket, through `map` (RETRY, BACKOFF as fs_windows.c says). */
 cio_err cio__win_open(void *root, cio_nt_unicode_string *name, uint32_t access, uint32_t attributes, uint32_t share,
                       uint32_t disposition, uint32_t options, cio__mapped (*map)(cio_ntstatus), void **out);
+/* The arguments of a slot that opens a file into *out: false (InvalidArgument) for no out or a bad
+ * mode; *o the options (NULL: read-only, following symbolic links). */
+bool cio__win_open_args(const cio_open_file_options *options, const void *out, cio_open_file_options *o);
 /* Opens a file as cio_dir_open_file does (the options already checked). Set: File.OpenError. */
 cio_err cio__win_open_file(void *root, cio_nt_unicode_string *name, const cio_open_file_options *o, void **out);
 

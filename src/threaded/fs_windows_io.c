@@ -59,58 +59,43 @@ static cio_err rw_once(bool write, void *h, void *buf, size_t len, int64_t *offs
             *done = (size_t)iosb.Information;
             return CIO_OK;
         }
+        if (cio__win_nt_retry(map(st), &e))
+            continue;
+        return e;
+    }
+}
+
+/* NtQueryInformationFile (set false) or NtSetInformationFile outside the bracket; RETRY asks the
+ * cancel state and calls again. */
+static cio_err info_io(bool set, void *h, void *buf, uint32_t len, uint32_t cls, cio__mapped (*map)(cio_ntstatus))
+{
+    for (;;) {
+        cio_nt_io_status_block iosb;
+        int32_t st = set ? CIO__SYS(NtSetInformationFile, io_set)(h, &iosb, buf, len, cls)
+                         : CIO__SYS(NtQueryInformationFile, io_query)(h, &iosb, buf, len, cls);
+        if (NT_SUCCESS(st))
+            return CIO_OK;
         cio__mapped m = map(st);
         if (m.action == CIO__MAP_RETRY) {
-            e = cio__t_syscall_interrupted();
+            cio_err e = cio__t_check_cancel();
             if (e != CIO_OK)
                 return e;
             continue;
         }
-        cio__t_syscall_end();
         if (m.action == CIO__MAP_OK)
             return CIO_OK;
-        return m.action == CIO__MAP_BUG ? CIO__BUG("NtReadFile/NtWriteFile") : m.err;
+        return m.action == CIO__MAP_BUG ? CIO__BUG("NtQueryInformationFile/NtSetInformationFile") : m.err;
     }
 }
 
 static cio_err query(void *h, void *buf, uint32_t len, uint32_t cls, cio__mapped (*map)(cio_ntstatus))
 {
-    for (;;) {
-        cio_nt_io_status_block iosb;
-        int32_t st = CIO__SYS(NtQueryInformationFile, io_query)(h, &iosb, buf, len, cls);
-        if (NT_SUCCESS(st))
-            return CIO_OK;
-        cio__mapped m = map(st);
-        if (m.action == CIO__MAP_RETRY) {
-            cio_err e = cio__t_check_cancel();
-            if (e != CIO_OK)
-                return e;
-            continue;
-        }
-        if (m.action == CIO__MAP_OK)
-            return CIO_OK;
-        return m.action == CIO__MAP_BUG ? CIO__BUG("NtQueryInformationFile") : m.err;
-    }
+    return info_io(false, h, buf, len, cls, map);
 }
 
 static cio_err set_info(void *h, void *buf, uint32_t len, uint32_t cls, cio__mapped (*map)(cio_ntstatus))
 {
-    for (;;) {
-        cio_nt_io_status_block iosb;
-        int32_t st = CIO__SYS(NtSetInformationFile, io_set)(h, &iosb, buf, len, cls);
-        if (NT_SUCCESS(st))
-            return CIO_OK;
-        cio__mapped m = map(st);
-        if (m.action == CIO__MAP_RETRY) {
-            cio_err e = cio__t_check_cancel();
-            if (e != CIO_OK)
-                return e;
-            continue;
-        }
-        if (m.action == CIO__MAP_OK)
-            return CIO_OK;
-        return m.action == CIO__MAP_BUG ? CIO__BUG("NtSetInformationFile") : m.err;
-    }
+    return info_io(true, h, buf, len, cls, map);
 }
 
 static bool is_disk(void *h)
@@ -259,17 +244,9 @@ cio_err cio__t_file_sync(void *ud, cio_file file)
         int32_t st = CIO__SYS(NtFlushBuffersFile, file_sync)(file.handle, &iosb);
         if (NT_SUCCESS(st))
             break;
-        cio__mapped m = cio__ntstatus_nt_flush_buffers_file(st);
-        if (m.action == CIO__MAP_RETRY) {
-            e = cio__t_syscall_interrupted();
-            if (e != CIO_OK)
-                return CIO__IN_SET(file_sync, e);
+        if (cio__win_nt_retry(cio__ntstatus_nt_flush_buffers_file(st), &e))
             continue;
-        }
-        cio__t_syscall_end();
-        if (m.action == CIO__MAP_OK)
-            return CIO_OK;
-        return CIO__IN_SET(file_sync, m.action == CIO__MAP_BUG ? CIO__BUG("NtFlushBuffersFile") : m.err);
+        return CIO__IN_SET(file_sync, e);
     }
     cio__t_syscall_end();
     return CIO_OK;
@@ -333,19 +310,13 @@ cio_err cio__t_dir_read(void *ud, cio_dir_reader *reader, cio_dir_entry *entries
                                       CIO_NT_FileIdFullDirectoryInformation, 1, NULL, 0);
             if (NT_SUCCESS(st))
                 break;
-            cio__mapped m = cio__ntstatus_nt_query_directory_file(st);
-            if (m.action == CIO__MAP_RETRY) {
-                e = cio__t_syscall_interrupted();
-                if (e != CIO_OK)
-                    return CIO__IN_SET(dir_iterate, e);
+            if (cio__win_nt_retry(cio__ntstatus_nt_query_directory_file(st), &e))
                 continue;
-            }
-            cio__t_syscall_end();
-            if (m.action == CIO__MAP_OK) { /* NO_MORE_FILES, NO_SUCH_FILE */
+            if (e == CIO_OK) { /* mapped OK: NO_MORE_FILES, NO_SUCH_FILE */
                 reader->eof = true;
                 return CIO_OK;
             }
-            return CIO__IN_SET(dir_iterate, m.action == CIO__MAP_BUG ? CIO__BUG("NtQueryDirectoryFile") : m.err);
+            return CIO__IN_SET(dir_iterate, e);
         }
         cio__t_syscall_end();
         const cio_nt_file_id_full_dir_information *r = &rec.info;

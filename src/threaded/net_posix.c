@@ -21,8 +21,8 @@
  * - Receive with a timeout polls first (deadline fixed on entry) and then reads only what is
  *   queued (MSG_DONTWAIT); without one it blocks in recvmmsg(MSG_WAITFORONE). Either way the batch
  *   holds what has already arrived after the first datagram and never waits to fill up.
- * - Addresses cross the kernel boundary only through to_sockaddr/from_sockaddr (ports and flow
- *   labels in network byte order, scope ids in host order); an AF_UNIX peer reads as all-zero.
+ * - Addresses cross the kernel boundary only through the conversions of net_common.c (ports and
+ *   flow labels in network byte order, scope ids in host order); an AF_UNIX peer reads as all-zero.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* accept4, recvmmsg, MSG_WAITFORONE */
@@ -46,7 +46,7 @@
 #include "cio/net.h"
 #include "internal.h"
 #include "internal/cio_oscalls.h"
-#include "net_posix.h"
+#include "net_common.h"
 #include "threaded.h"
 
 /* recvmmsg takes its flags as unsigned int on NetBSD, as int elsewhere. */
@@ -65,8 +65,6 @@
 /* Datagrams taken by one receive call at most (stack space for their headers and addresses). */
 #define NET_BATCH_MAX 32
 
-_Static_assert(sizeof(((struct sockaddr_un *)0)->sun_path) == CIO_UNIX_PATH_MAX, "CIO_UNIX_PATH_MAX");
-
 /* A mapped errno outside the bracket (calls that are never interrupted). */
 static cio_err mapped_error(cio__mapped m)
 {
@@ -75,118 +73,10 @@ static cio_err mapped_error(cio__mapped m)
     return m.action == CIO__MAP_OK ? (cio_err)CIO_OK : m.err;
 }
 
-/* ---- addresses -------------------------------------------------------------------------------------- */
+/* ---- addresses, deadlines and poll (the conversions and deadlines: net_common.c) --------------------- */
 
-typedef union sockaddr_any {
-    struct sockaddr sa;
-    struct sockaddr_in in4;
-    struct sockaddr_in6 in6;
-    struct sockaddr_un un;
-    struct sockaddr_storage storage;
-} sockaddr_any;
-
-static void put_be16(void *dst, uint16_t v)
-{
-    unsigned char *p = (unsigned char *)dst;
-    p[0] = (unsigned char)(v >> 8);
-    p[1] = (unsigned char)(v & 0xffu);
-}
-
-static uint16_t get_be16(const void *src)
-{
-    const unsigned char *p = (const unsigned char *)src;
-    return (uint16_t)(((unsigned)p[0] << 8) | p[1]);
-}
-
-static void put_be32(void *dst, uint32_t v)
-{
-    unsigned char *p = (unsigned char *)dst;
-    p[0] = (unsigned char)(v >> 24);
-    p[1] = (unsigned char)(v >> 16);
-    p[2] = (unsigned char)(v >> 8);
-    p[3] = (unsigned char)v;
-}
-
-static uint32_t get_be32(const void *src)
-{
-    const unsigned char *p = (const unsigned char *)src;
-    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | (uint32_t)p[3];
-}
-
-/* false: not an IPv4 or IPv6 address. */
-static bool to_sockaddr(const cio_ip_address *a, sockaddr_any *sa, socklen_t *len)
-{
-    memset(sa, 0, sizeof *sa);
-    if (a->family == CIO_IP4) {
-        sa->in4.sin_family = AF_INET;
-        put_be16(&sa->in4.sin_port, a->port);
-        memcpy(&sa->in4.sin_addr, a->bytes, 4);
-        *len = (socklen_t)sizeof sa->in4;
-        return true;
-    }
-    if (a->family == CIO_IP6) {
-        sa->in6.sin6_family = AF_INET6;
-        put_be16(&sa->in6.sin6_port, a->port);
-        put_be32(&sa->in6.sin6_flowinfo, a->flowinfo);
-        memcpy(&sa->in6.sin6_addr, a->bytes, 16);
-        sa->in6.sin6_scope_id = a->scope_id;
-        *len = (socklen_t)sizeof sa->in6;
-        return true;
-    }
-    return false;
-}
-
-static void from_sockaddr(const sockaddr_any *sa, socklen_t len, cio_ip_address *out)
-{
-    memset(out, 0, sizeof *out);
-    if (sa->sa.sa_family == AF_INET && len >= (socklen_t)sizeof sa->in4) {
-        out->family = CIO_IP4;
-        out->port = get_be16(&sa->in4.sin_port);
-        memcpy(out->bytes, &sa->in4.sin_addr, 4);
-    } else if (sa->sa.sa_family == AF_INET6 && len >= (socklen_t)sizeof sa->in6) {
-        out->family = CIO_IP6;
-        out->port = get_be16(&sa->in6.sin6_port);
-        out->flowinfo = get_be32(&sa->in6.sin6_flowinfo);
-        memcpy(out->bytes, &sa->in6.sin6_addr, 16);
-        out->scope_id = sa->in6.sin6_scope_id;
-    }
-}
-
-static socklen_t to_sockaddr_un(const cio_unix_address *a, sockaddr_any *sa)
-{
-    memset(sa, 0, sizeof *sa);
-    sa->un.sun_family = AF_UNIX;
-    memcpy(sa->un.sun_path, a->path, a->len);
-    size_t len = offsetof(struct sockaddr_un, sun_path) + a->len;
-    /* A file system path counts its NUL when it fits (the conventional length); an abstract name
-     * is exactly its bytes. */
-    if (a->path[0] != '\0' && a->len < sizeof sa->un.sun_path)
-        len++;
-    return (socklen_t)len;
-}
-
-/* ---- deadlines and poll ------------------------------------------------------------------------------- */
-
-typedef struct deadline {
-    bool none;
-    cio_clock clock;
-    int64_t ns;
-} deadline;
-
-static deadline deadline_from(cio_timeout t)
-{
-    deadline d = {true, CIO_CLOCK_AWAKE, 0};
-    if (t.kind == CIO_TIMEOUT_KIND_NONE)
-        return d;
-    d.none = false;
-    d.clock = t.clock;
-    if (t.kind == CIO_TIMEOUT_KIND_DEADLINE) {
-        d.ns = t.ns;
-    } else {
-        d.ns = cio__deadline_after(cio__t_now(NULL, t.clock).ns, t.ns);
-    }
-    return d;
-}
+typedef cio__t_sockaddr_any sockaddr_any;
+typedef cio__t_deadline deadline;
 
 /* poll's timeout for what is left: -1 for none, 0 once passed, otherwise rounded up to ms. */
 static int remaining_ms(const deadline *d)
@@ -268,14 +158,8 @@ static cio_err local_address(int fd, cio_ip_address *out)
     CIO__T_SYSCALL(err, r, getsockname, CIO__SYS(getsockname, local_address)(fd, &sa.sa, &len));
     (void)r;
     if (err == CIO_OK)
-        from_sockaddr(&sa, len, out);
+        cio__t_sockaddr_to_ip(&sa.storage, len, out);
     return err;
-}
-
-static int backlog_of(const cio_listen_options *options)
-{
-    uint32_t b = options->backlog == 0 ? 128u : options->backlog;
-    return b > (uint32_t)INT_MAX ? INT_MAX : (int)b;
 }
 
 static size_t clamp_iovcnt(size_t n)
@@ -305,12 +189,11 @@ cio_err cio__t_net_listen_ip(void *ud, const cio_ip_address *address, const cio_
                              cio_server *out)
 {
     (void)ud;
-    static const cio_listen_options defaults = {128, true, false};
     if (options == NULL)
-        options = &defaults;
+        options = &cio__t_listen_defaults;
     sockaddr_any sa;
     socklen_t salen;
-    if (address == NULL || out == NULL || !to_sockaddr(address, &sa, &salen))
+    if (address == NULL || out == NULL || !cio__t_sockaddr_from_ip(address, &sa.storage, &salen))
         return CIO_E_INVALID_ARGUMENT;
     cio_err err;
     int fd, r;
@@ -321,7 +204,7 @@ cio_err cio__t_net_listen_ip(void *ud, const cio_ip_address *address, const cio_
     if (err == CIO_OK)
         CIO__T_SYSCALL(err, r, bind, CIO__SYS(bind, listen_ip)(fd, &sa.sa, salen));
     if (err == CIO_OK)
-        CIO__T_SYSCALL(err, r, listen, CIO__SYS(listen, listen_ip)(fd, backlog_of(options)));
+        CIO__T_SYSCALL(err, r, listen, CIO__SYS(listen, listen_ip)(fd, cio__t_backlog(options, INT_MAX)));
     if (err == CIO_OK)
         err = local_address(fd, &out->address);
     if (err != CIO_OK) {
@@ -346,7 +229,7 @@ cio_err cio__t_net_accept(void *ud, cio_handle listener, cio_stream *out)
     if (err != CIO_OK)
         return CIO__IN_SET(net_accept, err);
     out->handle = fd;
-    from_sockaddr(&sa, len, &out->peer);
+    cio__t_sockaddr_to_ip(&sa.storage, len, &out->peer);
     return CIO_OK;
 }
 
@@ -406,9 +289,9 @@ cio_err cio__t_net_connect_ip(void *ud, const cio_ip_address *address, const cio
     (void)ud;
     sockaddr_any sa;
     socklen_t salen;
-    if (address == NULL || out == NULL || !to_sockaddr(address, &sa, &salen))
+    if (address == NULL || out == NULL || !cio__t_sockaddr_from_ip(address, &sa.storage, &salen))
         return CIO_E_INVALID_ARGUMENT;
-    deadline d = deadline_from(options != NULL ? options->timeout : CIO_TIMEOUT_NONE);
+    deadline d = cio__t_deadline_from(options != NULL ? options->timeout : CIO_TIMEOUT_NONE);
     cio_err err;
     int fd;
     CIO__T_SYSCALL(err, fd, socket,
@@ -492,12 +375,11 @@ cio_err cio__t_net_bind_ip(void *ud, const cio_ip_address *address, const cio_bi
                            cio_socket *out)
 {
     (void)ud;
-    static const cio_bind_options none = {false, false, false, false};
     if (options == NULL)
-        options = &none;
+        options = &cio__t_bind_defaults;
     sockaddr_any sa;
     socklen_t salen;
-    if (address == NULL || out == NULL || !to_sockaddr(address, &sa, &salen))
+    if (address == NULL || out == NULL || !cio__t_sockaddr_from_ip(address, &sa.storage, &salen))
         return CIO_E_INVALID_ARGUMENT;
     cio_err err;
     int fd, r;
@@ -530,7 +412,7 @@ cio_err cio__t_net_send(void *ud, cio_handle socket, const cio_ip_address *dest,
     *nsent = 0;
     sockaddr_any sa;
     socklen_t salen = 0;
-    if (dest != NULL && !to_sockaddr(dest, &sa, &salen))
+    if (dest != NULL && !cio__t_sockaddr_from_ip(dest, &sa.storage, &salen))
         return CIO_E_INVALID_ARGUMENT;
     struct msghdr msg;
     memset(&msg, 0, sizeof msg);
@@ -555,7 +437,7 @@ cio_err cio__t_net_receive(void *ud, cio_handle socket, cio_message *msgs, size_
     *count = 0;
     if (max > NET_BATCH_MAX)
         max = NET_BATCH_MAX;
-    deadline d = deadline_from(timeout);
+    deadline d = cio__t_deadline_from(timeout);
     struct mmsghdr hdr[NET_BATCH_MAX];
     struct iovec iov[NET_BATCH_MAX];
     sockaddr_any from[NET_BATCH_MAX];
@@ -588,7 +470,7 @@ cio_err cio__t_net_receive(void *ud, cio_handle socket, cio_message *msgs, size_
     for (size_t i = 0; i < (size_t)n; i++) {
         msgs[i].len = (size_t)hdr[i].msg_len; /* unsigned int, or ssize_t on FreeBSD */
         msgs[i].truncated = (hdr[i].msg_hdr.msg_flags & MSG_TRUNC) != 0;
-        from_sockaddr(&from[i], hdr[i].msg_hdr.msg_namelen, &msgs[i].from);
+        cio__t_sockaddr_to_ip(&from[i].storage, hdr[i].msg_hdr.msg_namelen, &msgs[i].from);
     }
     *count = (size_t)n;
     return CIO_OK;
@@ -600,13 +482,12 @@ cio_err cio__t_net_listen_unix(void *ud, const cio_unix_address *address, const 
                                cio_server *out)
 {
     (void)ud;
-    static const cio_listen_options defaults = {128, true, false};
     if (options == NULL)
-        options = &defaults;
-    if (address == NULL || out == NULL || address->len == 0 || address->len > CIO_UNIX_PATH_MAX)
+        options = &cio__t_listen_defaults;
+    if (!cio__t_unix_address_ok(address) || out == NULL)
         return CIO_E_INVALID_ARGUMENT;
     sockaddr_any sa;
-    socklen_t salen = to_sockaddr_un(address, &sa);
+    socklen_t salen = cio__t_sockaddr_from_unix(address, &sa.storage);
     cio_err err;
     int fd, r;
     CIO__T_SYSCALL(err, fd, socket_unix, CIO__SYS(socket, listen_unix)(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
@@ -614,7 +495,7 @@ cio_err cio__t_net_listen_unix(void *ud, const cio_unix_address *address, const 
         return CIO__IN_SET(net_unix_address_listen, err);
     CIO__T_SYSCALL(err, r, bind_unix, CIO__SYS(bind, listen_unix)(fd, &sa.sa, salen));
     if (err == CIO_OK)
-        CIO__T_SYSCALL(err, r, listen_unix, CIO__SYS(listen, listen_unix)(fd, backlog_of(options)));
+        CIO__T_SYSCALL(err, r, listen_unix, CIO__SYS(listen, listen_unix)(fd, cio__t_backlog(options, INT_MAX)));
     if (err != CIO_OK) {
         close_fd(fd);
         return CIO__IN_SET(net_unix_address_listen, err);
@@ -627,10 +508,10 @@ cio_err cio__t_net_listen_unix(void *ud, const cio_unix_address *address, const 
 cio_err cio__t_net_connect_unix(void *ud, const cio_unix_address *address, cio_stream *out)
 {
     (void)ud;
-    if (address == NULL || out == NULL || address->len == 0 || address->len > CIO_UNIX_PATH_MAX)
+    if (!cio__t_unix_address_ok(address) || out == NULL)
         return CIO_E_INVALID_ARGUMENT;
     sockaddr_any sa;
-    socklen_t salen = to_sockaddr_un(address, &sa);
+    socklen_t salen = cio__t_sockaddr_from_unix(address, &sa.storage);
     cio_err err;
     int fd, r;
     CIO__T_SYSCALL(err, fd, socket_unix, CIO__SYS(socket, connect_unix)(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
@@ -647,23 +528,4 @@ cio_err cio__t_net_connect_unix(void *ud, const cio_unix_address *address, cio_s
     out->handle = fd;
     memset(&out->peer, 0, sizeof out->peer);
     return CIO_OK;
-}
-
-/* ---- net_posix.h: the conversions, for the Evented backend's ring operations --------------------------- */
-
-_Static_assert(sizeof(sockaddr_any) == sizeof(struct sockaddr_storage), "sockaddr_any is a sockaddr_storage");
-
-bool cio__t_sockaddr_from_ip(const cio_ip_address *a, struct sockaddr_storage *sa, socklen_t *len)
-{
-    return to_sockaddr(a, (sockaddr_any *)(void *)sa, len);
-}
-
-void cio__t_sockaddr_to_ip(const struct sockaddr_storage *sa, socklen_t len, cio_ip_address *out)
-{
-    from_sockaddr((const sockaddr_any *)(const void *)sa, len, out);
-}
-
-socklen_t cio__t_sockaddr_from_unix(const cio_unix_address *a, struct sockaddr_storage *sa)
-{
-    return to_sockaddr_un(a, (sockaddr_any *)(void *)sa);
 }

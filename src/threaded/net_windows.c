@@ -38,14 +38,13 @@
 #include "cio/net.h"
 #include "internal.h"
 #include "internal/cio_oscalls.h"
+#include "net_common.h"
 #include "task.h"
 #include "threaded.h"
 
 #define WAIT_SLICE_MS 100u
 #define NET_BATCH_MAX 32
 #define WSABUF_MAX 64u /* buffers per WSASend/WSARecv */
-
-_Static_assert(sizeof(((struct sockaddr_un *)0)->sun_path) == CIO_UNIX_PATH_MAX, "CIO_UNIX_PATH_MAX");
 
 /* ---- Winsock start-up ------------------------------------------------------------------------------ */
 
@@ -120,83 +119,12 @@ static cio_err wsa_failure(cio__mapped m, bool *again, bool *reinit_done)
         }                                                                              \
     } while (0)
 
-/* ---- addresses -------------------------------------------------------------------------------------- */
+/* ---- addresses and deadlines (net_common.c) --------------------------------------------------------- */
 
-typedef union sockaddr_any {
-    struct sockaddr sa;
-    struct sockaddr_in in4;
-    struct sockaddr_in6 in6;
-    struct sockaddr_un un;
-    struct sockaddr_storage storage;
-} sockaddr_any;
+typedef cio__t_sockaddr_any sockaddr_any;
+typedef cio__t_deadline deadline;
 
-static bool to_sockaddr(const cio_ip_address *a, sockaddr_any *sa, int *len)
-{
-    memset(sa, 0, sizeof *sa);
-    if (a->family == CIO_IP4) {
-        sa->in4.sin_family = AF_INET;
-        sa->in4.sin_port = htons(a->port);
-        memcpy(&sa->in4.sin_addr, a->bytes, 4);
-        *len = (int)sizeof sa->in4;
-        return true;
-    }
-    if (a->family == CIO_IP6) {
-        sa->in6.sin6_family = AF_INET6;
-        sa->in6.sin6_port = htons(a->port);
-        sa->in6.sin6_flowinfo = htonl(a->flowinfo);
-        memcpy(&sa->in6.sin6_addr, a->bytes, 16);
-        sa->in6.sin6_scope_id = a->scope_id;
-        *len = (int)sizeof sa->in6;
-        return true;
-    }
-    return false;
-}
-
-static void from_sockaddr(const sockaddr_any *sa, int len, cio_ip_address *out)
-{
-    memset(out, 0, sizeof *out);
-    if (sa->sa.sa_family == AF_INET && len >= (int)sizeof sa->in4) {
-        out->family = CIO_IP4;
-        out->port = ntohs(sa->in4.sin_port);
-        memcpy(out->bytes, &sa->in4.sin_addr, 4);
-    } else if (sa->sa.sa_family == AF_INET6 && len >= (int)sizeof sa->in6) {
-        out->family = CIO_IP6;
-        out->port = ntohs(sa->in6.sin6_port);
-        out->flowinfo = ntohl(sa->in6.sin6_flowinfo);
-        memcpy(out->bytes, &sa->in6.sin6_addr, 16);
-        out->scope_id = sa->in6.sin6_scope_id;
-    }
-}
-
-static int to_sockaddr_un(const cio_unix_address *a, sockaddr_any *sa)
-{
-    memset(sa, 0, sizeof *sa);
-    sa->un.sun_family = AF_UNIX;
-    memcpy(sa->un.sun_path, a->path, a->len);
-    size_t len = offsetof(struct sockaddr_un, sun_path) + a->len;
-    if (a->path[0] != '\0' && a->len < sizeof sa->un.sun_path)
-        len++;
-    return (int)len;
-}
-
-/* ---- deadlines and waiting -------------------------------------------------------------------------- */
-
-typedef struct deadline {
-    bool none;
-    cio_clock clock;
-    int64_t ns;
-} deadline;
-
-static deadline deadline_from(cio_timeout t)
-{
-    deadline d = {true, CIO_CLOCK_AWAKE, 0};
-    if (t.kind == CIO_TIMEOUT_KIND_NONE)
-        return d;
-    d.none = false;
-    d.clock = t.clock;
-    d.ns = t.kind == CIO_TIMEOUT_KIND_DEADLINE ? t.ns : cio__deadline_after(cio__t_now(NULL, t.clock).ns, t.ns);
-    return d;
-}
+/* ---- waiting ---------------------------------------------------------------------------------------- */
 
 static const deadline no_deadline = {true, CIO_CLOCK_AWAKE, 0};
 
@@ -244,6 +172,17 @@ static cio_err wait_events(SOCKET s, long events, const deadline *d)
     if (err == CIO_OK && !d->none && d->ns - cio__t_now(NULL, d->clock).ns <= 0)
         err = CIO_E_TIMEOUT;
     return err;
+}
+
+/* After a failed call of a slot that may block (`code` from WSAGetLastError): WSAEWOULDBLOCK waits
+ * for `events` (no deadline); another code goes through `map` and wsa_failure. CIO_OK: call again. */
+static cio_err wsa_blocked(SOCKET s, int code, long events, cio__mapped (*map)(int), bool *reinit)
+{
+    if (code == WSAEWOULDBLOCK)
+        return wait_events(s, events, &no_deadline);
+    bool again = false;
+    cio_err err = wsa_failure(map(code), &again, reinit);
+    return !again && err == CIO_OK ? CIO_E_UNEXPECTED : err;
 }
 
 /* ---- sockets ------------------------------------------------------------------------------------------ */
@@ -300,19 +239,26 @@ static cio_err local_address(SOCKET s, cio_ip_address *out)
     memset(&sa, 0, sizeof sa);
     if (CIO__SYS(wsa_getsockname, local_address)(s, &sa.sa, &len) == SOCKET_ERROR)
         return CIO_E_SYSTEM_RESOURCES;
-    from_sockaddr(&sa, len, out);
+    cio__t_sockaddr_to_ip(&sa.storage, len, out);
     return CIO_OK;
-}
-
-static int backlog_of(const cio_listen_options *options)
-{
-    uint32_t b = options->backlog == 0 ? 128u : options->backlog;
-    return b > (uint32_t)SOMAXCONN ? SOMAXCONN : (int)b;
 }
 
 static cio_err check_cancel_point(void)
 {
     return cio__t_check_cancel();
+}
+
+/* The socket of a listen or bind: InvalidArgument for an address that is none of IPv4/IPv6, then
+ * the cancellation point, then a fresh socket of the address's family; its sockaddr in *sa. */
+static cio_err ip_socket(const cio_ip_address *address, int type, int protocol, sockaddr_any *sa, int *salen,
+                         SOCKET *out)
+{
+    if (address == NULL || !cio__t_sockaddr_from_ip(address, &sa->storage, salen))
+        return CIO_E_INVALID_ARGUMENT;
+    cio_err err = check_cancel_point();
+    if (err != CIO_OK)
+        return err;
+    return new_socket(sa->sa.sa_family, type, protocol, false, out);
 }
 
 /* ---- TCP ---------------------------------------------------------------------------------------------- */
@@ -321,18 +267,12 @@ cio_err cio__t_net_listen_ip(void *ud, const cio_ip_address *address, const cio_
                              cio_server *out)
 {
     (void)ud;
-    static const cio_listen_options defaults = {128, true, false};
     if (options == NULL)
-        options = &defaults;
+        options = &cio__t_listen_defaults;
     sockaddr_any sa;
     int salen;
-    if (address == NULL || out == NULL || !to_sockaddr(address, &sa, &salen))
-        return CIO_E_INVALID_ARGUMENT;
-    cio_err err = check_cancel_point();
-    if (err != CIO_OK)
-        return CIO__IN_SET(net_listen, err);
     SOCKET s;
-    err = new_socket(sa.sa.sa_family, SOCK_STREAM, IPPROTO_TCP, false, &s);
+    cio_err err = out == NULL ? CIO_E_INVALID_ARGUMENT : ip_socket(address, SOCK_STREAM, IPPROTO_TCP, &sa, &salen, &s);
     if (err != CIO_OK)
         return CIO__IN_SET(net_listen, err);
     int r;
@@ -341,7 +281,7 @@ cio_err cio__t_net_listen_ip(void *ud, const cio_ip_address *address, const cio_
     if (err == CIO_OK)
         WSA_CALL(err, r, wsa_bind, CIO__SYS(wsa_bind, listen_ip)(s, &sa.sa, salen));
     if (err == CIO_OK)
-        WSA_CALL(err, r, wsa_listen, CIO__SYS(wsa_listen, listen_ip)(s, backlog_of(options)));
+        WSA_CALL(err, r, wsa_listen, CIO__SYS(wsa_listen, listen_ip)(s, cio__t_backlog(options, SOMAXCONN)));
     if (err == CIO_OK)
         err = local_address(s, &out->address);
     if (err != CIO_OK) {
@@ -370,17 +310,9 @@ static cio_err accept_one(SOCKET listener, sockaddr_any *sa, int *len, SOCKET *o
             *out = s;
             return CIO_OK;
         }
-        int code = WSAGetLastError();
-        if (code == WSAEWOULDBLOCK) {
-            err = wait_events(listener, FD_ACCEPT | FD_CLOSE, &no_deadline);
-            if (err != CIO_OK)
-                return err;
-            continue;
-        }
-        bool again = false;
-        err = wsa_failure(cio__wsa_wsa_accept(code), &again, &reinit);
-        if (!again)
-            return err != CIO_OK ? err : CIO_E_UNEXPECTED;
+        err = wsa_blocked(listener, WSAGetLastError(), FD_ACCEPT | FD_CLOSE, cio__wsa_wsa_accept, &reinit);
+        if (err != CIO_OK)
+            return err;
     }
 }
 
@@ -396,7 +328,7 @@ cio_err cio__t_net_accept(void *ud, cio_handle listener, cio_stream *out)
     if (err != CIO_OK)
         return CIO__IN_SET(net_accept, err);
     out->handle = (cio_handle)(uintptr_t)s;
-    from_sockaddr(&sa, len, &out->peer);
+    cio__t_sockaddr_to_ip(&sa.storage, len, &out->peer);
     return CIO_OK;
 }
 
@@ -446,9 +378,9 @@ cio_err cio__t_net_connect_ip(void *ud, const cio_ip_address *address, const cio
     (void)ud;
     sockaddr_any sa;
     int salen;
-    if (address == NULL || out == NULL || !to_sockaddr(address, &sa, &salen))
+    if (address == NULL || out == NULL || !cio__t_sockaddr_from_ip(address, &sa.storage, &salen))
         return CIO_E_INVALID_ARGUMENT;
-    deadline d = deadline_from(options != NULL ? options->timeout : CIO_TIMEOUT_NONE);
+    deadline d = cio__t_deadline_from(options != NULL ? options->timeout : CIO_TIMEOUT_NONE);
     SOCKET s;
     cio_err err = new_socket(sa.sa.sa_family, SOCK_STREAM, IPPROTO_TCP, false, &s);
     if (err != CIO_OK)
@@ -494,15 +426,7 @@ cio_err cio__t_net_read(void *ud, cio_handle stream, const cio_iovec *iov, size_
             *nread = got;
             break;
         }
-        int code = WSAGetLastError();
-        if (code == WSAEWOULDBLOCK) {
-            err = wait_events(s, FD_READ | FD_CLOSE, &no_deadline);
-            continue;
-        }
-        bool again = false;
-        err = wsa_failure(cio__wsa_wsa_recv(code), &again, &reinit);
-        if (!again && err == CIO_OK)
-            err = CIO_E_UNEXPECTED;
+        err = wsa_blocked(s, WSAGetLastError(), FD_READ | FD_CLOSE, cio__wsa_wsa_recv, &reinit);
     }
     return CIO__IN_SET(net_read, err);
 }
@@ -524,15 +448,7 @@ cio_err cio__t_net_write(void *ud, cio_handle stream, const cio_const_iovec *iov
             *nwritten = sent;
             break;
         }
-        int code = WSAGetLastError();
-        if (code == WSAEWOULDBLOCK) {
-            err = wait_events(s, FD_WRITE | FD_CLOSE, &no_deadline);
-            continue;
-        }
-        bool again = false;
-        err = wsa_failure(cio__wsa_wsa_send(code), &again, &reinit);
-        if (!again && err == CIO_OK)
-            err = CIO_E_UNEXPECTED;
+        err = wsa_blocked(s, WSAGetLastError(), FD_WRITE | FD_CLOSE, cio__wsa_wsa_send, &reinit);
     }
     return CIO__IN_SET(net_write, err);
 }
@@ -567,18 +483,12 @@ void cio__t_net_close(void *ud, cio_handle socket)
 cio_err cio__t_net_bind_ip(void *ud, const cio_ip_address *address, const cio_bind_options *options, cio_socket *out)
 {
     (void)ud;
-    static const cio_bind_options none = {false, false, false, false};
     if (options == NULL)
-        options = &none;
+        options = &cio__t_bind_defaults;
     sockaddr_any sa;
     int salen;
-    if (address == NULL || out == NULL || !to_sockaddr(address, &sa, &salen))
-        return CIO_E_INVALID_ARGUMENT;
-    cio_err err = check_cancel_point();
-    if (err != CIO_OK)
-        return CIO__IN_SET(net_bind, err);
     SOCKET s;
-    err = new_socket(sa.sa.sa_family, SOCK_DGRAM, IPPROTO_UDP, false, &s);
+    cio_err err = out == NULL ? CIO_E_INVALID_ARGUMENT : ip_socket(address, SOCK_DGRAM, IPPROTO_UDP, &sa, &salen, &s);
     if (err != CIO_OK)
         return CIO__IN_SET(net_bind, err);
     if (options->reuse_port)
@@ -609,7 +519,7 @@ cio_err cio__t_net_send(void *ud, cio_handle socket, const cio_ip_address *dest,
     *nsent = 0;
     sockaddr_any sa;
     int salen = 0;
-    if (dest != NULL && !to_sockaddr(dest, &sa, &salen))
+    if (dest != NULL && !cio__t_sockaddr_from_ip(dest, &sa.storage, &salen))
         return CIO_E_INVALID_ARGUMENT;
     SOCKET s = (SOCKET)(uintptr_t)socket;
     WSABUF bufs[WSABUF_MAX];
@@ -622,15 +532,7 @@ cio_err cio__t_net_send(void *ud, cio_handle socket, const cio_ip_address *dest,
             *nsent = sent;
             break;
         }
-        int code = WSAGetLastError();
-        if (code == WSAEWOULDBLOCK) {
-            err = wait_events(s, FD_WRITE, &no_deadline);
-            continue;
-        }
-        bool again = false;
-        err = wsa_failure(cio__wsa_wsa_sendto(code), &again, &reinit);
-        if (!again && err == CIO_OK)
-            err = CIO_E_UNEXPECTED;
+        err = wsa_blocked(s, WSAGetLastError(), FD_WRITE, cio__wsa_wsa_sendto, &reinit);
     }
     return CIO__IN_SET(net_send, err);
 }
@@ -649,7 +551,7 @@ static cio_err receive_one(SOCKET s, cio_message *m)
         if (n != SOCKET_ERROR || code == WSAEMSGSIZE) {
             m->len = n == SOCKET_ERROR ? (size_t)cap : (size_t)n;
             m->truncated = n == SOCKET_ERROR;
-            from_sockaddr(&from, flen, &m->from);
+            cio__t_sockaddr_to_ip(&from.storage, flen, &m->from);
             return CIO_OK;
         }
         if (code == WSAEWOULDBLOCK)
@@ -674,7 +576,7 @@ cio_err cio__t_net_receive(void *ud, cio_handle socket, cio_message *msgs, size_
     if (max > NET_BATCH_MAX)
         max = NET_BATCH_MAX;
     SOCKET s = (SOCKET)(uintptr_t)socket;
-    deadline d = deadline_from(timeout);
+    deadline d = cio__t_deadline_from(timeout);
     cio_err err = check_cancel_point();
     while (err == CIO_OK) {
         err = receive_one(s, &msgs[0]);
@@ -697,16 +599,15 @@ cio_err cio__t_net_listen_unix(void *ud, const cio_unix_address *address, const 
                                cio_server *out)
 {
     (void)ud;
-    static const cio_listen_options defaults = {128, true, false};
     if (options == NULL)
-        options = &defaults;
-    if (address == NULL || out == NULL || address->len == 0 || address->len > CIO_UNIX_PATH_MAX)
+        options = &cio__t_listen_defaults;
+    if (!cio__t_unix_address_ok(address) || out == NULL)
         return CIO_E_INVALID_ARGUMENT;
     cio_err err = check_cancel_point();
     if (err != CIO_OK)
         return CIO__IN_SET(net_unix_address_listen, err);
     sockaddr_any sa;
-    int salen = to_sockaddr_un(address, &sa);
+    int salen = cio__t_sockaddr_from_unix(address, &sa.storage);
     SOCKET s;
     err = new_socket(AF_UNIX, SOCK_STREAM, 0, true, &s);
     if (err != CIO_OK)
@@ -714,7 +615,7 @@ cio_err cio__t_net_listen_unix(void *ud, const cio_unix_address *address, const 
     int r;
     WSA_CALL(err, r, wsa_bind_unix, CIO__SYS(wsa_bind, listen_unix)(s, &sa.sa, salen));
     if (err == CIO_OK)
-        WSA_CALL(err, r, wsa_listen_unix, CIO__SYS(wsa_listen, listen_unix)(s, backlog_of(options)));
+        WSA_CALL(err, r, wsa_listen_unix, CIO__SYS(wsa_listen, listen_unix)(s, cio__t_backlog(options, SOMAXCONN)));
     if (err != CIO_OK) {
         close_socket(s);
         return CIO__IN_SET(net_unix_address_listen, err);
@@ -727,10 +628,10 @@ cio_err cio__t_net_listen_unix(void *ud, const cio_unix_address *address, const 
 cio_err cio__t_net_connect_unix(void *ud, const cio_unix_address *address, cio_stream *out)
 {
     (void)ud;
-    if (address == NULL || out == NULL || address->len == 0 || address->len > CIO_UNIX_PATH_MAX)
+    if (!cio__t_unix_address_ok(address) || out == NULL)
         return CIO_E_INVALID_ARGUMENT;
     sockaddr_any sa;
-    int salen = to_sockaddr_un(address, &sa);
+    int salen = cio__t_sockaddr_from_unix(address, &sa.storage);
     SOCKET s;
     cio_err err = new_socket(AF_UNIX, SOCK_STREAM, 0, true, &s);
     if (err != CIO_OK) /* the socket map's set is ListenError: its errors here are ConnectError's too */

@@ -63,12 +63,8 @@ typedef struct exe_path {
 cio_err cio__t_process_executable_open(void *ud, const cio_open_file_options *options, cio_file *out)
 {
     (void)ud;
-    if (out == NULL)
-        return CIO_E_INVALID_ARGUMENT;
-    cio_open_file_options o = {CIO_OPEN_READ_ONLY, false, false};
-    if (options != NULL)
-        o = *options;
-    if (o.mode > CIO_OPEN_READ_WRITE)
+    cio_open_file_options o;
+    if (!cio__win_open_args(options, out, &o))
         return CIO_E_INVALID_ARGUMENT;
     const cio_nt_unicode_string *img = image_path();
     if (img == NULL || img->Buffer == NULL || img->Length == 0)
