@@ -823,7 +823,7 @@ struct cio__sys_table {
     _Atomic(cio__sys_listen_fn) listen__listen_ip; /* src/threaded/net_posix.c: cio__t_net_listen_ip */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_accept4_fn) accept4__accept; /* src/threaded/net_posix.c: cio__t_net_accept */
+    _Atomic(cio__sys_accept4_fn) accept4__accept; /* src/threaded/net_posix.c: cio__t_net_accept_flags */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_fcntl_fn) fcntl__set_blocking; /* src/threaded/net_posix.c: set_blocking */
@@ -1048,7 +1048,7 @@ struct cio__sys_table {
     _Atomic(cio__sys_write_fn) write__epoll_wake; /* src/evented/poll_epoll.c: ep_wake */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_epoll_ctl_fn) epoll_ctl__epoll_arm; /* src/evented/poll_epoll.c: rearm */
+    _Atomic(cio__sys_epoll_ctl_fn) epoll_ctl__epoll_arm; /* src/evented/poll_epoll.c: register_fd */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_epoll_ctl_fn) epoll_ctl__epoll_arm_dup; /* src/evented/poll_epoll.c: dup_arm */

@@ -10,6 +10,18 @@
  * Invariants: descriptors handed in by the user that are not non-blocking are made so before the
  * first attempt of a stream or listener operation (a blocking call would stall the loop thread);
  * a thread that is not one of this instance's fibers runs the operation as a fiber (cio__e_run).
+ *
+ * The descriptor table (cio__e_fd_*; any thread, lock-free): per descriptor number below
+ * FDSTATE_MAX a word (generation << 1) | owned. `renew` gives the number a new generation whenever
+ * cio makes a socket with it (accept, connect, listen, bind: owned, and non-blocking from birth or
+ * made so once) or closes one (net and file close, right before close(2): not owned). So for an
+ * owned number an operation needs no fcntl (the socket is known to be non-blocking), and a poller
+ * that keeps a registration per number (poll_epoll.c) can trust it while the generation it saw is
+ * current. Descriptors the user made (and the numbers after any close behind cio's back) are not
+ * owned: they are checked with fcntl on every operation, as the poller checks their registrations.
+ * A socket cio made but the user closed with close(2), whose number then comes back from outside
+ * cio, still reads as owned: the poller verifies such registrations after a while (poll_epoll.c),
+ * and a read of that number takes it as non-blocking; so close through cio what cio made.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -18,17 +30,58 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "evented.h"
 #include "internal.h"
+#include "net_posix.h"
 #include "slots.h"
 #include "threaded.h"
 
+/* ---- the descriptor table ---------------------------------------------------------------------------------- */
+
+#define FDSTATE_MAX 65536
+static _Atomic(uint32_t) fdstate[FDSTATE_MAX];
+
+bool cio__e_fd_owned(int fd, uint32_t *gen)
+{
+    if (fd < 0 || fd >= FDSTATE_MAX)
+        return false;
+    uint32_t w = atomic_load_explicit(&fdstate[fd], memory_order_acquire);
+    *gen = w >> 1;
+    return (w & 1u) != 0;
+}
+
+void cio__e_fd_renew(int fd, bool owned)
+{
+    if (fd < 0 || fd >= FDSTATE_MAX)
+        return;
+    uint32_t old = atomic_load_explicit(&fdstate[fd], memory_order_relaxed), next;
+    do {
+        next = (((old >> 1) + 1u) << 1) | (owned ? 1u : 0u);
+    } while (!atomic_compare_exchange_weak_explicit(&fdstate[fd], &old, next, memory_order_acq_rel,
+                                                    memory_order_relaxed));
+}
+
+/* Makes fd non-blocking unless cio made it (then it is already). */
 static void make_nonblocking(int fd)
 {
+    if (fd >= 0 && fd < FDSTATE_MAX && (atomic_load_explicit(&fdstate[fd], memory_order_relaxed) & 1u))
+        return;
     int fl = fcntl(fd, F_GETFL);
     if (fl != -1 && !(fl & O_NONBLOCK))
         (void)fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+/* A socket cio just made (nonblocking: created so): made non-blocking, then owned. */
+static void made(int fd, bool nonblocking)
+{
+    if (!nonblocking) {
+        int fl = fcntl(fd, F_GETFL);
+        if (fl != -1 && !(fl & O_NONBLOCK))
+            (void)fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+    }
+    cio__e_fd_renew(fd, true);
 }
 
 /* ---- sockets that are made at once ------------------------------------------------------------------------ */
@@ -39,7 +92,7 @@ cio_err cio__e_net_listen_ip(void *ud, const cio_ip_address *address, const cio_
     (void)ud;
     cio_err err = cio__t_net_listen_ip(NULL, address, options, out);
     if (err == CIO_OK)
-        make_nonblocking(out->handle);
+        made(out->handle, false);
     return err;
 }
 
@@ -49,7 +102,7 @@ cio_err cio__e_net_bind_ip(void *ud, const cio_ip_address *address, const cio_bi
     (void)ud;
     cio_err err = cio__t_net_bind_ip(NULL, address, options, out);
     if (err == CIO_OK)
-        make_nonblocking(out->handle);
+        made(out->handle, false);
     return err;
 }
 
@@ -59,7 +112,7 @@ cio_err cio__e_net_listen_unix(void *ud, const cio_unix_address *address, const 
     (void)ud;
     cio_err err = cio__t_net_listen_unix(NULL, address, options, out);
     if (err == CIO_OK)
-        make_nonblocking(out->handle);
+        made(out->handle, false);
     return err;
 }
 
@@ -72,6 +125,7 @@ cio_err cio__e_net_shutdown(void *ud, cio_handle socket, int how)
 void cio__e_net_close(void *ud, cio_handle socket)
 {
     (void)ud;
+    cio__e_fd_renew(socket, false);
     cio__t_net_close(NULL, socket);
 }
 
@@ -90,7 +144,7 @@ static cio_err connect_blocking(void *p)
     cio_err err = a->unix_address != NULL ? cio__t_net_connect_unix(NULL, a->unix_address, a->out)
                                           : cio__t_net_connect_ip(NULL, a->address, a->options, a->out);
     if (err == CIO_OK)
-        make_nonblocking(a->out->handle);
+        made(a->out->handle, false);
     return err;
 }
 
@@ -129,9 +183,9 @@ static cio_err attempt(struct net_args *a)
 {
     switch (a->op) {
     case OP_ACCEPT: {
-        cio_err err = cio__t_net_accept(NULL, a->fd, a->stream);
+        cio_err err = cio__t_net_accept_flags(a->fd, a->stream, SOCK_NONBLOCK);
         if (err == CIO_OK)
-            make_nonblocking(a->stream->handle);
+            made(a->stream->handle, true);
         return err;
     }
     case OP_READ:
@@ -145,11 +199,49 @@ static cio_err attempt(struct net_args *a)
     }
 }
 
+/* A stream read where the poller keeps per-descriptor hints (epoll): when this loop's last read of
+ * fd came back short and no edge has arrived since, the attempt would only say EAGAIN, so the fiber
+ * waits first; a short read tells the poller so. (An EOF is not short: a read after it must not
+ * wait for an edge that already came.) */
+static cio_err read_hinted(struct net_args *a)
+{
+    const struct cio__e_poller_ops *ops = a->e->poller;
+    struct cio__e_loop *l = cio__e_self(a->e)->home;
+    size_t want = 0;
+    for (size_t i = 0; i < a->iovcnt; i++)
+        want += ((const cio_iovec *)a->iov)[i].len;
+    bool first = true;
+    for (;;) {
+        cio_err err = cio__e_check_cancel(a->e);
+        if (err != CIO_OK)
+            return err;
+        uint32_t rev;
+        if (first && ops->read_first(l, a->fd)) {
+            err = cio__e_wait_fd(a->e, a->fd, POLLIN, -1, true, &rev);
+            if (err != CIO_OK)
+                return err;
+        }
+        first = false;
+        err = attempt(a);
+        if (err == CIO_OK) {
+            ops->read_done(l, a->fd, *a->n > 0 && *a->n < want);
+            return CIO_OK;
+        }
+        if (err != CIO_E_WOULD_BLOCK)
+            return err;
+        err = cio__e_wait_fd(a->e, a->fd, POLLIN, -1, true, &rev);
+        if (err != CIO_OK)
+            return err;
+    }
+}
+
 static cio_err net_run(void *p)
 {
     struct net_args *a = (struct net_args *)p;
     if (a->op != OP_SEND && a->op != OP_RECEIVE)
         make_nonblocking(a->fd);
+    if (a->op == OP_READ && a->e->poller->read_first != NULL)
+        return read_hinted(a);
     uint32_t events = (a->op == OP_WRITE || a->op == OP_SEND) ? POLLOUT : POLLIN;
     for (;;) {
         cio_err err = cio__e_check_cancel(a->e);
