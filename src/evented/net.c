@@ -28,6 +28,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -37,6 +38,12 @@
 #include "net_posix.h"
 #include "slots.h"
 #include "threaded.h"
+
+#ifdef IOV_MAX
+#define READ_IOV_MAX ((size_t)IOV_MAX) /* net_posix.c's clamp */
+#else
+#define READ_IOV_MAX ((size_t)1024)
+#endif
 
 /* ---- the descriptor table ---------------------------------------------------------------------------------- */
 
@@ -207,8 +214,8 @@ static cio_err read_hinted(struct net_args *a)
 {
     const struct cio__e_poller_ops *ops = a->e->poller;
     struct cio__e_loop *l = cio__e_self(a->e)->home;
-    size_t want = 0;
-    for (size_t i = 0; i < a->iovcnt; i++)
+    size_t want = 0, cnt = a->iovcnt < READ_IOV_MAX ? a->iovcnt : READ_IOV_MAX; /* what readv is given */
+    for (size_t i = 0; i < cnt; i++)
         want += ((const cio_iovec *)a->iov)[i].len;
     bool first = true;
     for (;;) {
