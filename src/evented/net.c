@@ -70,25 +70,25 @@ void cio__e_fd_renew(int fd, bool owned)
                                                     memory_order_relaxed));
 }
 
+/* Sets O_NONBLOCK on fd; false if fcntl failed. */
+static bool set_nonblocking(int fd)
+{
+    int fl = fcntl(fd, F_GETFL);
+    return fl != -1 && ((fl & O_NONBLOCK) || fcntl(fd, F_SETFL, fl | O_NONBLOCK) != -1);
+}
+
 /* Makes fd non-blocking unless cio made it (then it is already). */
 static void make_nonblocking(int fd)
 {
     if (fd >= 0 && fd < FDSTATE_MAX && (atomic_load_explicit(&fdstate[fd], memory_order_relaxed) & 1u))
         return;
-    int fl = fcntl(fd, F_GETFL);
-    if (fl != -1 && !(fl & O_NONBLOCK))
-        (void)fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+    (void)set_nonblocking(fd);
 }
 
-/* A socket cio just made (nonblocking: created so): made non-blocking, then owned. */
+/* A socket cio just made (nonblocking: created so): owned once it is non-blocking. */
 static void made(int fd, bool nonblocking)
 {
-    if (!nonblocking) {
-        int fl = fcntl(fd, F_GETFL);
-        if (fl != -1 && !(fl & O_NONBLOCK))
-            (void)fcntl(fd, F_SETFL, fl | O_NONBLOCK);
-    }
-    cio__e_fd_renew(fd, true);
+    cio__e_fd_renew(fd, nonblocking || set_nonblocking(fd));
 }
 
 /* ---- sockets that are made at once ------------------------------------------------------------------------ */
