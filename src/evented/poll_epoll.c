@@ -207,7 +207,7 @@ static cio_err dup_arm(struct cio__e_loop *l, struct cio__e_wait *w)
 /* Registers fd (edge-triggered, both directions) or confirms that the file now numbered fd is in the
  * set: MOD when the slot believes it is registered, ADD otherwise, switching on ENOENT / EEXIST. The
  * kernel checks readiness on either, so an edge the slot kept is dropped: it would be reported again. */
-static cio_err register_fd(struct cio__e_loop *l, int fd, struct slot *s)
+static cio_err register_fd(struct cio__e_loop *l, int fd, struct slot *s, bool verifying)
 {
     uint32_t gen = 0;
     (void)cio__e_fd_owned(fd, &gen); /* read first: a renew after this shows up next time */
@@ -231,7 +231,9 @@ static cio_err register_fd(struct cio__e_loop *l, int fd, struct slot *s)
             op = EPOLL_CTL_MOD;
         else {
             s->registered = false;
-            return map_ctl_error(err);
+            /* A number closed (through cio) while one of its fibers waited on it: their retries see
+             * EBADF themselves, through their operation's own map. */
+            return verifying && err == EBADF ? CIO_E_UNEXPECTED : map_ctl_error(err);
         }
     }
     return CIO__BUG("epoll_ctl: ADD and MOD disagree");
@@ -269,7 +271,7 @@ static void verify_pass(struct cio__e_loop *l, int64_t now)
             ep->pend[keep++] = fd;
         } else {
             s->pending = false;
-            if (register_fd(l, fd, s) != CIO_OK)
+            if (register_fd(l, fd, s, true) != CIO_OK)
                 fail_waits(s);
         }
     }
@@ -378,7 +380,7 @@ static cio_err ep_arm(struct cio__e_loop *l, struct cio__e_wait *w)
     if ((rd && s->rd != NULL) || (wr && s->wr != NULL))
         return dup_arm(l, w); /* that direction is taken by another fiber of this loop */
     if (!trusted(s, w->fd)) {
-        cio_err err = register_fd(l, w->fd, s);
+        cio_err err = register_fd(l, w->fd, s, false);
         if (err != CIO_OK)
             return err;
     } else {
@@ -394,7 +396,7 @@ static cio_err ep_arm(struct cio__e_loop *l, struct cio__e_wait *w)
             if (pend_push(ep, w->fd)) {
                 s->pending = true;
             } else {
-                cio_err err = register_fd(l, w->fd, s); /* verify now instead */
+                cio_err err = register_fd(l, w->fd, s, false); /* verify now instead */
                 if (err != CIO_OK)
                     return err;
             }
