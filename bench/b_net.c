@@ -7,7 +7,9 @@
  * receiver), the parent the client. Under --cpus split the server process runs on CPU 1 and the
  * client on CPU 0; under same both run on CPU 0. The echo load generator is one thread with epoll
  * (written here, the same for every server); it reports the share of a CPU it used ("client_cpu")
- * so that it can be seen not to be the bottleneck. The bulk receiver measures from its first byte
+ * so that it can be seen not to be the bottleneck, and the server's CPU time per round trip
+ * ("server_us_per_rt", from /proc: clock-tick resolution; it moves less than the rate when other
+ * processes share the CPUs). The bulk receiver measures from its first byte
  * to EOF and reports through a pipe.
  */
 #define _GNU_SOURCE 1
@@ -337,6 +339,24 @@ static double cpu_seconds(void)
            ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) / 1e6;
 }
 
+/* CPU time (user + system, every thread) of another process, from /proc/PID/stat; -1 if unreadable. */
+static double proc_cpu_seconds(pid_t pid)
+{
+    char path[64], line[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return -1;
+    size_t n = fread(line, 1, sizeof line - 1, f);
+    fclose(f);
+    line[n] = 0;
+    const char *p = strrchr(line, ')'); /* the command name may hold spaces */
+    unsigned long ut = 0, st = 0;
+    if (p == NULL || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+        return -1;
+    return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
 static void send_msg(int fd)
 {
     static const char msg[MSG + 1] = "cio echo benchmark: 64 bytes per message, one in flight per conn";
@@ -369,7 +389,7 @@ static int echo(const bench_opts *o, const char *contender)
     }
     int64_t warm = (int64_t)(o->seconds * 0.2e9), budget = (int64_t)(o->seconds * 1e9);
     int64_t start = bench_now_ns(), t0 = 0, last_progress = start;
-    double cpu0 = 0;
+    double cpu0 = 0, srv0 = 0;
     uint64_t count = 0;
     bool measuring = false;
     struct epoll_event evs[ECHO_CONNS];
@@ -408,10 +428,14 @@ static int echo(const bench_opts *o, const char *contender)
             count = 0;
             t0 = now;
             cpu0 = cpu_seconds();
+            srv0 = proc_cpu_seconds(pid);
         } else if (measuring && now - t0 >= budget) {
             double wall = (double)(now - t0) / 1e9;
             bench_result("main", (double)count / wall, "rt/s");
             bench_result("client_cpu", 100.0 * (cpu_seconds() - cpu0) / wall, "%");
+            double srv1 = proc_cpu_seconds(pid);
+            if (srv0 >= 0 && srv1 >= 0 && count > 0) /* the server's CPU per round trip (clock ticks) */
+                bench_result("server_us_per_rt", (srv1 - srv0) * 1e6 / (double)count, "us");
             break;
         }
     }

@@ -645,9 +645,64 @@ static void cross_and_close(cio_io io, cio_server *srv, cio_stream *client, cio_
     cio_server_close(io, srv);
 }
 
+/* A wait on a socket cio made is armed without a system call (its registration is trusted) and
+ * put on the list of such waits to verify later; when that list cannot grow (ENOMEM) the wait is
+ * verified at once (one epoll_ctl) instead, and nothing is lost. */
+typedef struct {
+    cio_io io;
+    cio_stream *s;
+    char got[2];
+    size_t n;
+} two_reads;
+
+static cio_err read_two(void *p)
+{
+    two_reads *r = *(two_reads **)p;
+    for (int i = 0; i < 2; i++) {
+        size_t n = 0;
+        cio_err err = cio_stream_read(r->io, r->s, r->got + r->n, 1, &n);
+        if (err != CIO_OK)
+            return err;
+        r->n += n;
+    }
+    return CIO_OK;
+}
+
+static void test_epoll_pend_fails(void **state)
+{
+    (void)state;
+    snapshot before;
+    cio_evented *e = fresh(CIO_EVENTED_EPOLL, 1, &before);
+    cio_io io = cio_evented_io(e);
+    cio_ip_address lo = cio_ip4_loopback(0);
+    cio_server srv;
+    cio_stream client, peer;
+    assert_ok(cio_net_listen(io, &lo, NULL, &srv));
+    assert_ok(cio_net_connect(io, &srv.address, NULL, &client));
+    assert_ok(cio_server_accept(io, &srv, &peer));
+    two_reads r = {io, &peer, {0, 0}, 0};
+    two_reads *rp = &r;
+    assert_true(cio__fault_errno("realloc@epoll_pend", ENOMEM, 0, -1) == 1);
+    cio_future f;
+    assert_ok(cio_concurrent(io, read_two, &rp, sizeof rp, &f));
+    for (int i = 0; i < 2; i++) {
+        assert_ok(cio_sleep(io, cio_timeout_ms(20))); /* the read waits */
+        assert_ok(cio_stream_write_all(io, &client, i == 0 ? "a" : "b", 1));
+    }
+    assert_ok(cio_await(io, &f));
+    covered("realloc@epoll_pend", "ENOMEM"); /* fails the test when no wait was armed on trust */
+    cio__fault_reset();
+    assert_int_equal(r.n, 2);
+    assert_memory_equal(r.got, "ab", 2);
+    cross_and_close(io, &srv, &client, &peer, "ok");
+    cio_evented_destroy(e);
+    same_as(before, "realloc@epoll_pend");
+}
+
 /* The backend waits for readiness on its sockets, so each must be non-blocking; when fcntl fails
  * (ENOMEM: no mapped error, Unexpected) a socket it just made is closed again and the operation
- * says so, and a stream it was handed is left as it is. */
+ * says so, and a stream it was handed is left as it is. An accepted socket is non-blocking from
+ * accept4 (no fcntl), and so is any socket cio made: only handed-in ones are checked. */
 static void test_nonblocking_fails(void **state)
 {
     cio_io io = cio_test_io(state);
@@ -671,22 +726,29 @@ static void test_nonblocking_fails(void **state)
     assert_ok(cio_stream_read(io, &peer, b, sizeof b, &n));
     assert_int_equal(n, 0); /* the closed client: end of stream */
     cio_stream_close(io, &peer);
-    /* accept: the listener's own check passes, the accepted socket's fails */
+    /* accept and reads of what cio made: no fcntl at all */
     assert_ok(cio_net_connect(io, &srv.address, NULL, &client));
-    assert_true(cio__fault_errno("fcntl@nonblocking", ENOMEM, 1, 1) == 1);
-    assert_err(cio_server_accept(io, &srv, &peer), CIO_E_UNEXPECTED);
-    cio__fault_reset();
-    assert_ok(cio_stream_read(io, &client, b, sizeof b, &n));
-    assert_int_equal(n, 0);
-    cio_stream_close(io, &client);
-    /* a read on a stream whose flags cannot be read: the error, the stream still works */
-    assert_ok(cio_net_connect(io, &srv.address, NULL, &client));
+    assert_true(cio__fault_errno("fcntl@nonblocking", ENOMEM, 0, -1) == 1);
     assert_ok(cio_server_accept(io, &srv, &peer));
-    assert_true(cio__fault_errno("fcntl@nonblocking", ENOMEM, 0, 1) == 1);
-    assert_err(cio_stream_read(io, &peer, b, sizeof b, &n), CIO_E_UNEXPECTED);
-    covered("fcntl@nonblocking", "ENOMEM");
+    assert_ok(cio_stream_write_all(io, &client, "x", 1));
+    assert_ok(cio_stream_read(io, &peer, b, sizeof b, &n));
+    assert_int_equal(cio__fault_injected("fcntl@nonblocking"), 0);
     cio__fault_reset();
     cross_and_close(io, &srv, &client, &peer, "ok");
+    /* a read on a stream the caller made, whose flags cannot be read: the error, the stream works */
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+    cio_stream mine = {.handle = sv[0]};
+    assert_true(cio__fault_errno("fcntl@nonblocking", ENOMEM, 0, 1) == 1);
+    assert_err(cio_stream_read(io, &mine, b, sizeof b, &n), CIO_E_UNEXPECTED);
+    covered("fcntl@nonblocking", "ENOMEM");
+    cio__fault_reset();
+    assert_int_equal(write(sv[1], "y", 1), 1);
+    assert_ok(cio_stream_read(io, &mine, b, sizeof b, &n));
+    assert_int_equal(n, 1);
+    assert_int_equal(b[0], 'y');
+    close(sv[0]);
+    close(sv[1]);
     same_fds(before, "fcntl@nonblocking");
 }
 
@@ -802,6 +864,7 @@ int main(void)
         cmocka_unit_test(test_destroy_fails),
         cmocka_unit_test(test_epoll_arm_dup_fails),
         cmocka_unit_test(test_epoll_slots_fail),
+        cmocka_unit_test(test_epoll_pend_fails),
         cmocka_unit_test(test_ring_cq_separate),
         cmocka_unit_test(test_ring_socket_fails) CIO_TESTS_EVENTED(test_uring_enter)
             CIO_TESTS_EVENTED(test_epoll_wait) CIO_TESTS_EVENTED(test_epoll_readiness)

@@ -1351,6 +1351,9 @@ struct cio__sys_table cio__sys = {
     .realloc__epoll_slots = cio__sys_dflt_realloc,
 #endif
 #if defined(CIO_OS_LINUX)
+    .realloc__epoll_pend = cio__sys_dflt_realloc,
+#endif
+#if defined(CIO_OS_LINUX)
     .close__epoll_deregister = cio__sys_dflt_close,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -2476,6 +2479,13 @@ static void cio__sys_set_realloc__epoll_slots(cio__sys_any fn)
 }
 #endif
 #if defined(CIO_OS_LINUX)
+static void cio__sys_set_realloc__epoll_pend(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.realloc__epoll_pend, fn != NULL ? (cio__sys_realloc_fn)fn : cio__sys_dflt_realloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
 static void cio__sys_set_close__epoll_deregister(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.close__epoll_deregister, fn != NULL ? (cio__sys_close_fn)fn : cio__sys_dflt_close,
@@ -3368,6 +3378,9 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX)
     {"realloc", "epoll_slots", "realloc@epoll_slots", cio__sys_set_realloc__epoll_slots},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"realloc", "epoll_pend", "realloc@epoll_pend", cio__sys_set_realloc__epoll_pend},
 #endif
 #if defined(CIO_OS_LINUX)
     {"close", "epoll_deregister", "close@epoll_deregister", cio__sys_set_close__epoll_deregister},

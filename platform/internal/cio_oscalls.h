@@ -835,7 +835,7 @@ struct cio__sys_table {
     _Atomic(cio__sys_listen_fn) listen__listen_ip; /* src/threaded/net_posix.c: cio__t_net_listen_ip */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_accept4_fn) accept4__accept; /* src/threaded/net_posix.c: cio__t_net_accept */
+    _Atomic(cio__sys_accept4_fn) accept4__accept; /* src/threaded/net_posix.c: cio__t_net_accept_flags */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_fcntl_fn) fcntl__set_blocking; /* src/threaded/net_posix.c: set_blocking */
@@ -1060,7 +1060,7 @@ struct cio__sys_table {
     _Atomic(cio__sys_write_fn) write__epoll_wake; /* src/evented/poll_epoll.c: ep_wake */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_epoll_ctl_fn) epoll_ctl__epoll_arm; /* src/evented/poll_epoll.c: rearm */
+    _Atomic(cio__sys_epoll_ctl_fn) epoll_ctl__epoll_arm; /* src/evented/poll_epoll.c: register_fd */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_epoll_ctl_fn) epoll_ctl__epoll_arm_dup; /* src/evented/poll_epoll.c: dup_arm */
@@ -1129,6 +1129,9 @@ struct cio__sys_table {
     _Atomic(cio__sys_realloc_fn) realloc__epoll_slots; /* src/evented/poll_epoll.c: slot_of */
 #endif
 #if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_realloc_fn) realloc__epoll_pend; /* src/evented/poll_epoll.c: pend_push */
+#endif
+#if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_close_fn) close__epoll_deregister; /* src/evented/poll_epoll.c: dup_deregister */
 #endif
 #if defined(CIO_OS_LINUX)
@@ -1147,7 +1150,7 @@ struct cio__sys_table {
     _Atomic(cio__sys_close_fn) close__uring_deinit; /* src/evented/poll_uring.c: ur_deinit */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_fcntl_fn) fcntl__nonblocking; /* src/evented/net.c: make_nonblocking */
+    _Atomic(cio__sys_fcntl_fn) fcntl__nonblocking; /* src/evented/net.c: set_nonblocking */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_socket_fn) socket__uring_socket; /* src/evented/net_uring.c: make_socket */

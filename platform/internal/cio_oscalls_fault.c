@@ -479,6 +479,9 @@ enum {
     CIO__FI_realloc__epoll_slots,
 #endif
 #if defined(CIO_OS_LINUX)
+    CIO__FI_realloc__epoll_pend,
+#endif
+#if defined(CIO_OS_LINUX)
     CIO__FI_close__epoll_deregister,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -2463,6 +2466,19 @@ static void * cio__fi_realloc__epoll_slots(void *block, size_t size)
 }
 #endif
 #if defined(CIO_OS_LINUX)
+static void * cio__fi_realloc__epoll_pend(void *block, size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_realloc__epoll_pend];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.realloc)(block, size);
+}
+#endif
+#if defined(CIO_OS_LINUX)
 static int cio__fi_close__epoll_deregister(int fd)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_close__epoll_deregister];
@@ -3798,6 +3814,9 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX)
     {"realloc", "epoll_slots", 1, 0, (cio__sys_any)cio__fi_realloc__epoll_slots},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"realloc", "epoll_pend", 1, 0, (cio__sys_any)cio__fi_realloc__epoll_pend},
 #endif
 #if defined(CIO_OS_LINUX)
     {"close", "epoll_deregister", 1, 0, (cio__sys_any)cio__fi_close__epoll_deregister},

@@ -155,6 +155,13 @@ struct cio__e_poller_ops {
     /* Optional (NULL: none), at create once the loops' pollers are up: replaces in vt the slots this
      * poller runs natively (the io_uring flavour's ring operations, per probed opcode). */
     void (*override)(struct cio_evented *e, struct cio_vtable *vt);
+    /* Optional (NULL: none), home loop, fiber running, around a stream read of fd (net.c):
+     * read_first says whether the read should wait for readiness before its attempt (the poller
+     * knows nothing has arrived since this loop's last read came back short), and takes any edge
+     * it kept for fd's reading direction (the attempt about to be made sees that data);
+     * read_done reports how the attempt went (drained: short, so nothing was left). */
+    bool (*read_first)(struct cio__e_loop *loop, int fd);
+    void (*read_done)(struct cio__e_loop *loop, int fd, bool drained);
 };
 
 /* A poller descriptor that could not be made at init (epoll_create1, eventfd, ...): its mapped error. */
@@ -313,6 +320,13 @@ void cio__e_finish(struct cio_any_future *f);
  * forwarded to f (the wait still lasts until f finishes); returns whether one was (then acknowledged
  * by the caller's fiber). From a thread that is no fiber of e: waits on the futex table. */
 bool cio__e_join(struct cio_evented *e, struct cio_any_future *f, bool cancelable);
+
+/* ---- net.c: the descriptor table (see net.c's top comment) ------------------------------------------- */
+/* Whether cio made the socket numbered fd (and has not closed it since); *gen: the number's
+ * generation, which changes whenever cio makes or closes a descriptor with that number. */
+bool cio__e_fd_owned(int fd, uint32_t *gen);
+/* cio made a socket numbered fd (owned: non-blocking, cio's) or is about to close one (not owned). */
+void cio__e_fd_renew(int fd, bool owned);
 
 /* ---- tasks.c ------------------------------------------------------------------------------------------ */
 /* Cancellation point for the current fiber: CIO_E_CANCELED (acknowledged) when a request is pending

@@ -345,6 +345,7 @@ static cio_err u_file_set_length(void *ud, cio_file file, uint64_t length)
 static void ring_close(void *ud, int fd)
 {
     struct cio_evented *e = (struct cio_evented *)ud;
+    cio__e_fd_renew(fd, false);
     if (cio__e_self(e) == NULL) {
         cio__t_file_close(NULL, (cio_file){fd});
         return;

@@ -10,25 +10,70 @@
  * Invariants: descriptors handed in by the user that are not non-blocking are made so before the
  * first attempt of a stream or listener operation (a blocking call would stall the loop thread);
  * a thread that is not one of this instance's fibers runs the operation as a fiber (cio__e_run).
+ *
+ * The descriptor table (cio__e_fd_*; any thread, lock-free): per descriptor number below
+ * FDSTATE_MAX a word (generation << 1) | owned. `renew` gives the number a new generation whenever
+ * cio makes a socket with it (accept, connect, listen, bind: owned, and non-blocking from birth or
+ * made so once) or closes one (net and file close, right before close(2): not owned). So for an
+ * owned number an operation needs no fcntl (the socket is known to be non-blocking), and a poller
+ * that keeps a registration per number (poll_epoll.c) can trust it while the generation it saw is
+ * current. Descriptors the user made (and the numbers after any close behind cio's back) are not
+ * owned: they are checked with fcntl on every operation, as the poller checks their registrations.
+ * A socket cio made but the user closed with close(2), whose number then comes back from outside
+ * cio, still reads as owned: the poller verifies such registrations after a while (poll_epoll.c),
+ * and a read of that number takes it as non-blocking; so close through cio what cio made.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "cio/errmap.h"
 #include "evented.h"
 #include "internal.h"
 #include "internal/cio_oscalls.h"
+#include "net_posix.h"
 #include "slots.h"
 #include "threaded.h"
 
-/* A socket waited on by readiness must not block the loop thread: O_NONBLOCK, or the error (fcntl
- * fails only on a bug: Unexpected). */
-static cio_err make_nonblocking(int fd)
+#ifdef IOV_MAX
+#define READ_IOV_MAX ((size_t)IOV_MAX) /* net_posix.c's clamp */
+#else
+#define READ_IOV_MAX ((size_t)1024)
+#endif
+
+/* ---- the descriptor table ---------------------------------------------------------------------------------- */
+
+#define FDSTATE_MAX 65536
+static _Atomic(uint32_t) fdstate[FDSTATE_MAX];
+
+bool cio__e_fd_owned(int fd, uint32_t *gen)
+{
+    if (fd < 0 || fd >= FDSTATE_MAX)
+        return false;
+    uint32_t w = atomic_load_explicit(&fdstate[fd], memory_order_acquire);
+    *gen = w >> 1;
+    return (w & 1u) != 0;
+}
+
+void cio__e_fd_renew(int fd, bool owned)
+{
+    if (fd < 0 || fd >= FDSTATE_MAX)
+        return;
+    uint32_t old = atomic_load_explicit(&fdstate[fd], memory_order_relaxed), next;
+    do {
+        next = (((old >> 1) + 1u) << 1) | (owned ? 1u : 0u);
+    } while (!atomic_compare_exchange_weak_explicit(&fdstate[fd], &old, next, memory_order_acq_rel,
+                                                    memory_order_relaxed));
+}
+
+/* Sets O_NONBLOCK on fd, or the error (fcntl fails only on a bug: Unexpected). */
+static cio_err set_nonblocking(int fd)
 {
     int fl = CIO__SYS(fcntl, nonblocking)(fd, F_GETFL, 0);
     if (fl != -1 && (fl & O_NONBLOCK))
@@ -40,15 +85,30 @@ static cio_err make_nonblocking(int fd)
     return CIO_OK;
 }
 
-/* A socket just made (err: how that went), made non-blocking; closed again when that fails. */
-static cio_err own_nonblocking(cio_err err, cio_handle fd)
+/* A socket waited on by readiness must not block the loop thread: non-blocking (nothing to do for
+ * one cio made: it is already). */
+static cio_err make_nonblocking(int fd)
+{
+    if (fd >= 0 && fd < FDSTATE_MAX && (atomic_load_explicit(&fdstate[fd], memory_order_relaxed) & 1u))
+        return CIO_OK;
+    return set_nonblocking(fd);
+}
+
+/* A socket just made (err: how that went; nonblocking: created so): made non-blocking if it is not
+ * yet, then owned; closed again when that fails. */
+static cio_err made(cio_err err, cio_handle fd, bool nonblocking)
 {
     if (err != CIO_OK)
         return err;
-    err = make_nonblocking(fd);
-    if (err != CIO_OK)
-        cio__t_net_close(NULL, fd);
-    return err;
+    if (!nonblocking) {
+        err = set_nonblocking(fd);
+        if (err != CIO_OK) {
+            cio__t_net_close(NULL, fd);
+            return err;
+        }
+    }
+    cio__e_fd_renew(fd, true);
+    return CIO_OK;
 }
 
 /* ---- sockets that are made at once ------------------------------------------------------------------------ */
@@ -58,7 +118,7 @@ cio_err cio__e_net_listen_ip(void *ud, const cio_ip_address *address, const cio_
 {
     (void)ud;
     cio_err err = cio__t_net_listen_ip(NULL, address, options, out);
-    return own_nonblocking(err, out->handle);
+    return made(err, out->handle, false);
 }
 
 cio_err cio__e_net_bind_ip(void *ud, const cio_ip_address *address, const cio_bind_options *options,
@@ -66,7 +126,7 @@ cio_err cio__e_net_bind_ip(void *ud, const cio_ip_address *address, const cio_bi
 {
     (void)ud;
     cio_err err = cio__t_net_bind_ip(NULL, address, options, out);
-    return own_nonblocking(err, out->handle);
+    return made(err, out->handle, false);
 }
 
 cio_err cio__e_net_listen_unix(void *ud, const cio_unix_address *address, const cio_listen_options *options,
@@ -74,7 +134,7 @@ cio_err cio__e_net_listen_unix(void *ud, const cio_unix_address *address, const 
 {
     (void)ud;
     cio_err err = cio__t_net_listen_unix(NULL, address, options, out);
-    return own_nonblocking(err, out->handle);
+    return made(err, out->handle, false);
 }
 
 cio_err cio__e_net_shutdown(void *ud, cio_handle socket, int how)
@@ -86,6 +146,7 @@ cio_err cio__e_net_shutdown(void *ud, cio_handle socket, int how)
 void cio__e_net_close(void *ud, cio_handle socket)
 {
     (void)ud;
+    cio__e_fd_renew(socket, false);
     cio__t_net_close(NULL, socket);
 }
 
@@ -103,7 +164,7 @@ static cio_err connect_blocking(void *p)
     struct connect_args *a = (struct connect_args *)p;
     cio_err err = a->unix_address != NULL ? cio__t_net_connect_unix(NULL, a->unix_address, a->out)
                                           : cio__t_net_connect_ip(NULL, a->address, a->options, a->out);
-    return own_nonblocking(err, a->out->handle);
+    return made(err, a->out->handle, false);
 }
 
 cio_err cio__e_net_connect_ip(void *ud, const cio_ip_address *address, const cio_connect_options *options,
@@ -141,8 +202,8 @@ static cio_err attempt(struct net_args *a)
 {
     switch (a->op) {
     case OP_ACCEPT: {
-        cio_err err = cio__t_net_accept(NULL, a->fd, a->stream);
-        return own_nonblocking(err, a->stream->handle);
+        cio_err err = cio__t_net_accept_flags(a->fd, a->stream, SOCK_NONBLOCK);
+        return made(err, a->stream->handle, true);
     }
     case OP_READ:
         return cio__t_net_read(NULL, a->fd, (const cio_iovec *)a->iov, a->iovcnt, a->n);
@@ -155,6 +216,42 @@ static cio_err attempt(struct net_args *a)
     }
 }
 
+/* A stream read where the poller keeps per-descriptor hints (epoll): when this loop's last read of
+ * fd came back short and no edge has arrived since, the attempt would only say EAGAIN, so the fiber
+ * waits first; a short read tells the poller so. (An EOF is not short: a read after it must not
+ * wait for an edge that already came.) */
+static cio_err read_hinted(struct net_args *a)
+{
+    const struct cio__e_poller_ops *ops = a->e->poller;
+    struct cio__e_loop *l = cio__e_self(a->e)->home;
+    size_t want = 0, cnt = a->iovcnt < READ_IOV_MAX ? a->iovcnt : READ_IOV_MAX; /* what readv is given */
+    for (size_t i = 0; i < cnt; i++)
+        want += ((const cio_iovec *)a->iov)[i].len;
+    bool first = true;
+    for (;;) {
+        cio_err err = cio__e_check_cancel(a->e);
+        if (err != CIO_OK)
+            return err;
+        uint32_t rev;
+        if (first && ops->read_first(l, a->fd)) {
+            err = cio__e_wait_fd(a->e, a->fd, POLLIN, -1, true, &rev);
+            if (err != CIO_OK)
+                return err;
+        }
+        first = false;
+        err = attempt(a);
+        if (err == CIO_OK) {
+            ops->read_done(l, a->fd, *a->n > 0 && *a->n < want);
+            return CIO_OK;
+        }
+        if (err != CIO_E_WOULD_BLOCK)
+            return err;
+        err = cio__e_wait_fd(a->e, a->fd, POLLIN, -1, true, &rev);
+        if (err != CIO_OK)
+            return err;
+    }
+}
+
 static cio_err net_run(void *p)
 {
     struct net_args *a = (struct net_args *)p;
@@ -163,6 +260,8 @@ static cio_err net_run(void *p)
         if (err != CIO_OK)
             return err;
     }
+    if (a->op == OP_READ && a->e->poller->read_first != NULL)
+        return read_hinted(a);
     uint32_t events = (a->op == OP_WRITE || a->op == OP_SEND) ? POLLOUT : POLLIN;
     for (;;) {
         cio_err err = cio__e_check_cancel(a->e);

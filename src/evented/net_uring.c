@@ -95,6 +95,7 @@ static cio_err call(struct netop *a, const struct io_uring_sqe *sqe, cio__mapped
 
 static void close_quietly(int fd)
 {
+    cio__e_fd_renew(fd, false);
     cio__t_net_close(NULL, fd);
 }
 
@@ -187,6 +188,7 @@ static cio_err run_connect(struct netop *a)
         return err;
     }
     a->stream->handle = fd;
+    cio__e_fd_renew(fd, true); /* SOCK_NONBLOCK */
     a->stream->peer = *a->addr;
     return CIO_OK;
 }
@@ -207,6 +209,7 @@ static cio_err run_accept(struct netop *a)
     if (res < 0)
         return CIO_E_UNEXPECTED;
     a->stream->handle = res;
+    cio__e_fd_renew(res, true); /* SOCK_NONBLOCK */
     cio__t_sockaddr_to_ip(&sa, len, &a->stream->peer);
     return CIO_OK;
 }
@@ -393,6 +396,7 @@ static cio_err u_net_receive(void *ud, cio_handle socket, cio_message *msgs, siz
 static void u_net_close(void *ud, cio_handle socket)
 {
     struct cio_evented *e = (struct cio_evented *)ud;
+    cio__e_fd_renew(socket, false);
     if (cio__e_self(e) == NULL) {
         cio__t_net_close(NULL, socket);
         return;

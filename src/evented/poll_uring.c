@@ -59,6 +59,7 @@ struct ring {
     int fd;
     unsigned sq_entries, sq_mask, cq_mask;
     _Atomic(unsigned) *sq_head, *sq_tail, *cq_head, *cq_tail;
+    _Atomic(unsigned) *sq_flags; /* IORING_SQ_TASKRUN: completions wait for this thread to enter */
     unsigned *sq_array;
     struct io_uring_sqe *sqes;
     struct io_uring_cqe *cqes;
@@ -179,8 +180,15 @@ static cio_err ur_init(struct cio__e_loop *l)
     r->fd = -1;
     struct io_uring_params p;
     memset(&p, 0, sizeof p);
-    p.flags = IORING_SETUP_CLAMP;
+    /* Completions run as task work when this thread next enters the kernel, with no interrupt
+     * (IPI) of the loop thread while it runs fibers; TASKRUN_FLAG says when some wait (5.19+). */
+    p.flags = IORING_SETUP_CLAMP | IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG;
     r->fd = sys_setup(l->ev->ring_entries, &p);
+    if (r->fd < 0 && errno == EINVAL) { /* an older kernel: interrupted for each completion */
+        memset(&p, 0, sizeof p);
+        p.flags = IORING_SETUP_CLAMP;
+        r->fd = sys_setup(l->ev->ring_entries, &p);
+    }
     if (r->fd < 0) {
         int err = errno;
         free(r);
@@ -218,6 +226,7 @@ static cio_err ur_init(struct cio__e_loop *l)
     char *sq = (char *)r->sq_map, *cq = (char *)r->cq_map;
     r->sq_head = (_Atomic(unsigned) *)(void *)(sq + p.sq_off.head);
     r->sq_tail = (_Atomic(unsigned) *)(void *)(sq + p.sq_off.tail);
+    r->sq_flags = (_Atomic(unsigned) *)(void *)(sq + p.sq_off.flags);
     r->sq_mask = *(unsigned *)(void *)(sq + p.sq_off.ring_mask);
     r->sq_entries = *(unsigned *)(void *)(sq + p.sq_off.ring_entries);
     r->sq_array = (unsigned *)(void *)(sq + p.sq_off.array);
@@ -298,8 +307,9 @@ static void ur_wait(struct cio__e_loop *l, int64_t timeout_ns)
     have = have || atomic_load_explicit(r->cq_head, memory_order_relaxed) !=
                        atomic_load_explicit(r->cq_tail, memory_order_acquire);
     if (timeout_ns == 0 || have || l->run_head != NULL) {
-        if (r->pending > 0) {
-            int rc = sys_enter(r->fd, r->pending, 0, 0, NULL, 0);
+        bool taskrun = (atomic_load_explicit(r->sq_flags, memory_order_relaxed) & IORING_SQ_TASKRUN) != 0;
+        if (r->pending > 0 || taskrun) {
+            int rc = sys_enter(r->fd, r->pending, 0, taskrun ? IORING_ENTER_GETEVENTS : 0u, NULL, 0);
             if (rc > 0)
                 r->pending -= (unsigned)rc;
         }

@@ -46,7 +46,7 @@
 #include "cio/net.h"
 #include "internal.h"
 #include "internal/cio_oscalls.h"
-#include "net_common.h"
+#include "net_posix.h" /* net_common.h, and the accept with flags */
 #include "threaded.h"
 
 /* recvmmsg takes its flags as unsigned int on NetBSD, as int elsewhere. */
@@ -218,6 +218,11 @@ cio_err cio__t_net_listen_ip(void *ud, const cio_ip_address *address, const cio_
 cio_err cio__t_net_accept(void *ud, cio_handle listener, cio_stream *out)
 {
     (void)ud;
+    return cio__t_net_accept_flags(listener, out, 0);
+}
+
+cio_err cio__t_net_accept_flags(cio_handle listener, cio_stream *out, int flags)
+{
     if (out == NULL)
         return CIO_E_INVALID_ARGUMENT;
     sockaddr_any sa;
@@ -225,7 +230,7 @@ cio_err cio__t_net_accept(void *ud, cio_handle listener, cio_stream *out)
     memset(&sa, 0, sizeof sa);
     cio_err err;
     int fd;
-    CIO__T_SYSCALL(err, fd, accept4, CIO__SYS(accept4, accept)(listener, &sa.sa, &len, SOCK_CLOEXEC));
+    CIO__T_SYSCALL(err, fd, accept4, CIO__SYS(accept4, accept)(listener, &sa.sa, &len, SOCK_CLOEXEC | flags));
     if (err != CIO_OK)
         return CIO__IN_SET(net_accept, err);
     out->handle = fd;
