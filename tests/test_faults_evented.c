@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 
 #include "cio/sysnum.h"
+#include "fiber.h"
 
 /* ---- helpers ------------------------------------------------------------------------------------------ */
 
@@ -764,7 +765,10 @@ static void test_stack_trim_fails(void **state)
     cio_io io = cio_evented_io(e);
     assert_true(cio__fault_errno("munmap@stack_trim", EINVAL, 0, -1) == 1);
     many_fibers(io, TRIM_FIBERS);
-    unsigned injected = cio__fault_injected("munmap@stack_trim");
+    /* the pool's keeper thread unmaps trimmed stacks: give it a moment */
+    unsigned injected = 0;
+    for (int i = 0; i < 500 && (injected = cio__fault_injected("munmap@stack_trim")) == 0; i++)
+        pause_ms(10);
     cio__fault_reset();
     if (injected == 0)
         fail_msg("munmap@stack_trim: %d fibers at once did not make the pool trim its cache", TRIM_FIBERS);
@@ -793,6 +797,93 @@ static void test_slab_left_fails(void **state)
     assert_true(injected > 0);
     same_as(before, "munmap@slab_left");
     print_message("fault-covered: munmap@slab_left EINVAL\n");
+}
+
+/* ---- the stack pool's keeper: its thread, its vectored madvise ------------------------------------------------ */
+
+#define KEEPER_STACKS 400 /* past the slabs of 4 .. 64 a pool maps itself (124 stacks): the keeper starts */
+
+/* Whether the guard page right below s holds: the kernel cannot write into it. (Not asked under
+ * valgrind, where memcheck would report the write into a PROT_NONE page as an error of its own.) */
+static bool guarded(const cio__stack *s)
+{
+    if (cio_test_under_valgrind())
+        return true;
+    return syscall(SYS_getrandom, s->map, 1, 1 /* GRND_NONBLOCK */) == -1 && errno == EFAULT;
+}
+
+/* Takes n stacks from p (all distinct, each guarded, its top writable), then gives them back. */
+static void pool_round(cio__stack_pool *p, size_t n)
+{
+    cio__stack *v = (cio__stack *)calloc(n, sizeof *v);
+    assert_non_null(v);
+    for (size_t i = 0; i < n; i++) {
+        assert_ok(cio__stack_pool_get(p, &v[i]));
+        if (!guarded(&v[i]))
+            fail_msg("stack %zu of %zu: no guard below it", i, n);
+        ((volatile char *)v[i].lo)[v[i].size - 1] = 1;
+        if (i > 0 && v[i].map == v[i - 1].map)
+            fail_msg("stack %zu handed out twice", i);
+    }
+    for (size_t i = 0; i < n; i++)
+        cio__stack_pool_put(p, &v[i]);
+    free(v);
+}
+
+/* No thread for the keeper: the pool maps and guards its slabs itself, and asks only once. */
+static void test_stack_keeper_fails(void **state)
+{
+    (void)state;
+    cio__fault_reset();
+    snapshot before = snap();
+    cio__stack_pool p;
+    cio__stack_pool_init(&p, 64 * 1024, 64);
+    assert_true(cio__fault_errno("pthread_create@stack_keeper", EAGAIN, 0, -1) == 1);
+    pool_round(&p, KEEPER_STACKS);
+    pool_round(&p, KEEPER_STACKS);
+    unsigned injected = cio__fault_injected("pthread_create@stack_keeper");
+    cio__fault_reset();
+    assert_int_equal(injected, 1u);
+    assert_int_equal(p.prepared, 0u);
+    cio__stack_pool_destroy(&p);
+    same_as(before, "pthread_create@stack_keeper");
+    print_message("fault-covered: pthread_create@stack_keeper EAGAIN\n");
+}
+
+/* The vectored madvise failing (ENOMEM: for that slab only) while the keeper and the pool prepare
+ * slabs: guards are installed and top pages committed one stack at a time, and every stack is
+ * guarded. Where the kernel has no guard regions the vectored call is never made: a skip. */
+static void test_stack_slab_fails(void **state)
+{
+    (void)state;
+    cio__fault_reset();
+    snapshot before = snap();
+    cio__stack_pool p;
+    cio__stack_pool_init(&p, 64 * 1024, 64);
+    assert_true(cio__fault_errno("process_madvise@stack_slab", ENOMEM, 0, -1) == 1);
+    pool_round(&p, KEEPER_STACKS);
+    for (int i = 0; i < 500; i++) { /* the keeper's slabs */
+        pthread_mutex_lock(&p.lock);
+        size_t prepared = p.prepared;
+        pthread_mutex_unlock(&p.lock);
+        if (prepared > 0)
+            break;
+        pause_ms(10);
+    }
+    pool_round(&p, KEEPER_STACKS);
+    unsigned injected = cio__fault_injected("process_madvise@stack_slab");
+    cio__fault_reset();
+    pthread_mutex_lock(&p.lock);
+    size_t prepared = p.prepared;
+    pthread_mutex_unlock(&p.lock);
+    pool_round(&p, KEEPER_STACKS); /* and with the vectored call back */
+    cio__stack_pool_destroy(&p);
+    same_as(before, "process_madvise@stack_slab");
+    if (prepared == 0)
+        fail_msg("the keeper prepared no slab");
+    if (injected == 0)
+        CIO_SKIP("no guard regions in this kernel: slabs are guarded stack by stack, no vectored call");
+    print_message("fault-covered: process_madvise@stack_slab ENOMEM\n");
 }
 
 /* ---- the guard-region probe (once per process: each case in a fresh process) ------------------------------- */
@@ -1053,6 +1144,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_adopt_stack_fails),
         cmocka_unit_test(test_stack_trim_fails),
         cmocka_unit_test(test_slab_left_fails),
+        cmocka_unit_test(test_stack_keeper_fails),
+        cmocka_unit_test(test_stack_slab_fails),
         cmocka_unit_test(test_guard_probe_fails),
         cmocka_unit_test(test_ring_cq_separate),
         cmocka_unit_test(test_stack_free_fails) CIO_TESTS_EVENTED(test_fiber_stack_fails)

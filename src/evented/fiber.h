@@ -32,6 +32,7 @@
 #define CIO_EVENTED_FIBER_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "cio/errors.h"
@@ -117,6 +118,17 @@ typedef struct cio__stack_pool {
     void *carve;                  /* the next stack of the current slab */
     size_t carve_left;            /* stacks left in it */
     size_t slab_next;             /* stacks in the next slab */
+    bool carve_ready;             /* the current slab came prepared (guards installed, tops committed) */
+    /* the keeper thread (stack.c; started once demand fills whole slabs): */
+    pthread_cond_t wake;          /* the keeper waits on it, under lock */
+    pthread_t keeper;
+    unsigned char keeper_state;   /* 0 not started, 1 running, 2 could not start */
+    bool keeper_stop, want;       /* stop: destroy; want: prepare a slab */
+    void *ready[2];               /* prepared slabs (of the stack.c's SLAB_MAX stacks), nready of them */
+    unsigned nready;
+    size_t prepared;              /* stacks prepared by the keeper */
+    struct cio__stack_node *unmap; /* trimmed stacks the keeper is to unmap, unmap_n of them */
+    size_t unmap_n;
 } cio__stack_pool;
 void cio__stack_pool_init(cio__stack_pool *p, size_t stack_size, size_t max_cached);
 cio_err cio__stack_pool_get(cio__stack_pool *p, cio__stack *out);
