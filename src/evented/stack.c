@@ -303,7 +303,8 @@ static void drop_slab(void *map, size_t n, size_t stride)
 
 /* ---- the keeper ---- */
 
-/* The keeper's slabs: SLAB_MAX stacks, each with its guard installed and its top page populated. */
+/* A slab of n (<= SLAB_MAX) stacks, each with its guard installed and its top page committed; NULL
+ * when it cannot be mapped or guarded (nothing is left mapped then). */
 static void *prepare_slab(cio__stack_pool *p, size_t n)
 {
     size_t page = page_size(), usable, stride;
@@ -370,7 +371,7 @@ static void *keeper_main(void *arg)
     return NULL;
 }
 
-/* Lock held: asks the keeper (started on first use) for a prepared slab; false if there is none. */
+/* Lock held: asks the keeper (started on first use) for prepared slabs; false if it could not be started. */
 static bool keeper_ask(cio__stack_pool *p)
 {
     if (p->keeper_state == 0) /* EAGAIN: no thread to be had; the pool then works without */
