@@ -104,8 +104,9 @@ void cio__stack_free(cio__stack *s);
 
 /* A thread-safe free list of stacks of one size, capped at `max_cached`. Cached stacks are linked
  * through a node at their top (the part of a stack every fiber touches, so caching commits no
- * page that running did not). The counters are for tests and statistics; read them under `lock`
- * or while no thread uses the pool. */
+ * page that running did not). Once demand fills whole slabs, a thread of the pool's own (the keeper,
+ * stack.c) prepares slabs ahead and unmaps trimmed stacks; destroy joins it. The counters are for
+ * tests and statistics; read them under `lock` or while no thread uses the pool. */
 typedef struct cio__stack_pool {
     pthread_mutex_t lock;
     struct cio__stack_node *head; /* cached stacks */
@@ -124,7 +125,7 @@ typedef struct cio__stack_pool {
     pthread_t keeper;
     unsigned char keeper_state;   /* 0 not started, 1 running, 2 could not start */
     bool keeper_stop, want;       /* stop: destroy; want: prepare a slab */
-    void *ready[2];               /* prepared slabs (of the stack.c's SLAB_MAX stacks), nready of them */
+    void *ready[2];               /* prepared slabs of stack.c's SLAB_MAX stacks, nready of them */
     unsigned nready;
     size_t prepared;              /* stacks prepared by the keeper */
     struct cio__stack_node *unmap; /* trimmed stacks the keeper is to unmap, unmap_n of them */
