@@ -192,6 +192,7 @@ const bench_entry bench_misc_entries[] = {
     {"B1", "direct", b1},
     {"B1", "clock_gettime", b1},
     {"B12", "evented-uring", b12_cio},
+    {"B12", "evented-epoll", b12_cio},
     {"B12", "libuv", b12_libuv},
     {NULL, NULL, NULL},
 };

@@ -409,6 +409,81 @@ static void test_adopted_thread_outlives_instance(void **state)
     pthread_mutex_destroy(&c.mu);
 }
 
+/* ---- timers armed out of deadline order, and one removed from the middle ------------------------- */
+
+typedef struct {
+    cio_io io;
+    cio_timestamp deadline;
+    atomic_int *seq;
+    int rank;      /* the order it woke in */
+    int64_t late;  /* ns it woke after its deadline (negative: before it) */
+} order_ctx;
+
+static cio_err sleep_until(void *ctx)
+{
+    order_ctx *c = *(order_ctx **)ctx;
+    cio_err e = cio_sleep(c->io, cio_timeout_deadline(CIO_CLOCK_AWAKE, c->deadline));
+    if (e == CIO_OK) {
+        c->rank = atomic_fetch_add(c->seq, 1);
+        c->late = cio_now(c->io, CIO_CLOCK_AWAKE).ns - c->deadline.ns;
+    }
+    return e;
+}
+
+/* One loop, sleepers armed in an order that is not their deadlines' (some go on the loop's timer
+ * FIFO, the rest on its heap) and one canceled while it sits between others on the FIFO: each wakes
+ * at or after its deadline, and they wake in deadline order. */
+static void test_timers_out_of_order(void **state)
+{
+    cio_io mine_io = cio_test_io(state);
+    cio_evented *mine = test_evented(state);
+    if (mine == NULL)
+        CIO_SKIP("Threaded has no loop timers");
+    (void)mine_io;
+    cio_evented *e = evented_like(mine);
+    cio_io io = cio_evented_io(e);
+    /* ms after the base, in the order they are armed; 130 is the one canceled */
+    static const int offsets[] = {100, 60, 120, 130, 140, 80, 140, 40, 160, 90};
+    enum { N = sizeof offsets / sizeof offsets[0], CANCELED = 3 };
+    atomic_int seq = 0;
+    order_ctx c[N];
+    cio_future f[N];
+    int64_t base = cio_now(io, CIO_CLOCK_AWAKE).ns + 300 * 1000000LL;
+    for (int i = 0; i < N; i++) {
+        c[i] = (order_ctx){io, {base + offsets[i] * 1000000LL}, &seq, -1, 0};
+        order_ctx *cp = &c[i];
+        assert_int_equal(cio_concurrent(io, sleep_until, &cp, sizeof cp, &f[i]), CIO_OK);
+    }
+    assert_int_equal(cio_sleep(io, cio_timeout_ms(50)), CIO_OK); /* every sleeper has armed its timer */
+    bool early = cio_now(io, CIO_CLOCK_AWAKE).ns < c[CANCELED].deadline.ns;
+    cio_err ce = cio_cancel(io, &f[CANCELED]);
+    if (early)
+        assert_int_equal(ce, CIO_E_CANCELED);
+    else
+        print_message("      note: too slow to cancel before the deadline (%s)\n", cio_err_name(ce));
+    for (int i = 0; i < N; i++)
+        if (i != CANCELED)
+            assert_int_equal(cio_await(io, &f[i]), CIO_OK);
+    bool gone = c[CANCELED].rank < 0; /* canceled before it woke */
+    assert_true(gone || !early);
+    for (int i = 0; i < N; i++) {
+        if (i == CANCELED && gone)
+            continue;
+        assert_true(c[i].late >= 0);
+        /* its rank is the number of sleepers (canceled aside) due strictly before it; equal
+         * deadlines may wake in either order */
+        int before = 0, same = 0;
+        for (int j = 0; j < N; j++) {
+            if (j == i || (j == CANCELED && gone))
+                continue;
+            before += offsets[j] < offsets[i];
+            same += offsets[j] == offsets[i];
+        }
+        assert_true(c[i].rank >= before && c[i].rank <= before + same);
+    }
+    cio_evented_destroy(e);
+}
+
 /* Which flavours create accepts on this OS (include/cio/evented.h): an unknown value is
  * InvalidArgument, a flavour the OS lacks OperationUnsupported, and the auto flavour (with and
  * without CIO_EVENTED_BACKEND) is one the OS has. */
@@ -1088,6 +1163,7 @@ int main(void)
         CIO_TESTS(test_group_await_inline_member_takes_the_cancel),
         CIO_TESTS(test_ready_fibers_do_not_starve_spawned_ones),
         CIO_TESTS(test_made_socket_closed_behind_cio), CIO_TESTS(test_short_read_then_eof),
+        CIO_TESTS(test_timers_out_of_order),
     };
     return cmocka_run_group_tests_name("evented", tests, NULL, NULL);
 }

@@ -17,6 +17,8 @@
 
 #include <sys/wait.h>
 
+#include "fiber.h"
+
 /* ---- fibers: no stack, no block ------------------------------------------------------------------------------ */
 
 /* With `site` failing: async runs inline, concurrent is unavailable, groups likewise; nothing leaks. */
@@ -187,7 +189,10 @@ static void test_stack_trim_fails(void **state)
     cio_io io = cio_evented_io(e);
     assert_true(cio__fault_errno("munmap@stack_trim", EINVAL, 0, -1) == 1);
     many_fibers(io, TRIM_FIBERS);
-    unsigned injected = cio__fault_injected("munmap@stack_trim");
+    /* the pool's keeper thread unmaps trimmed stacks: give it a moment */
+    unsigned injected = 0;
+    for (int i = 0; i < 500 && (injected = cio__fault_injected("munmap@stack_trim")) == 0; i++)
+        pause_ms(10);
     cio__fault_reset();
     if (injected == 0)
         fail_msg("munmap@stack_trim: %d fibers at once did not make the pool trim its cache", TRIM_FIBERS);
@@ -198,7 +203,9 @@ static void test_stack_trim_fails(void **state)
     assert_true(cio__fault_errno("malloc@stack_trim_sort", ENOMEM, 0, -1) == 1);
     assert_true(cio__fault_watch("munmap@stack_free") == 1);
     many_fibers(io, TRIM_FIBERS);
-    unsigned one_by_one = cio__fault_hits("munmap@stack_free");
+    unsigned one_by_one = 0;
+    for (int i = 0; i < 500 && (one_by_one = cio__fault_hits("munmap@stack_free")) == 0; i++)
+        pause_ms(10);
     covered("malloc@stack_trim_sort", "ENOMEM");
     cio__fault_reset();
     if (one_by_one == 0)
@@ -218,6 +225,96 @@ static void test_slab_left_fails(void **state)
         assert_ok(concurrent_sum(cio_evented_io(e)));
     destroy_with_fault(e, before, "munmap@slab_left", EINVAL, "EINVAL", 1);
 }
+
+/* ---- the stack pool's keeper: its thread, its vectored madvise ------------------------------------------------ */
+
+#define KEEPER_STACKS 400 /* past the slabs of 4 .. 64 a pool maps itself (124 stacks): the keeper starts */
+
+/* Whether the guard page right below s holds: the kernel cannot write into it. (Not asked under
+ * valgrind, where memcheck would report the write into a PROT_NONE page as an error of its own.) */
+static bool guarded(const cio__stack *s)
+{
+    if (cio_test_under_valgrind())
+        return true;
+    return syscall(SYS_getrandom, s->map, 1, 1 /* GRND_NONBLOCK */) == -1 && errno == EFAULT;
+}
+
+/* Takes n stacks from p (all distinct, each guarded, its top writable), then gives them back. */
+static void pool_round(cio__stack_pool *p, size_t n)
+{
+    cio__stack *v = (cio__stack *)calloc(n, sizeof *v);
+    assert_non_null(v);
+    for (size_t i = 0; i < n; i++) {
+        assert_ok(cio__stack_pool_get(p, &v[i]));
+        if (!guarded(&v[i]))
+            fail_msg("stack %zu of %zu: no guard below it", i, n);
+        ((volatile char *)v[i].lo)[v[i].size - 1] = 1;
+        if (i > 0 && v[i].map == v[i - 1].map)
+            fail_msg("stack %zu handed out twice", i);
+    }
+    for (size_t i = 0; i < n; i++)
+        cio__stack_pool_put(p, &v[i]);
+    free(v);
+}
+
+/* No thread for the keeper: the pool maps and guards its slabs itself, and asks only once. */
+static void test_stack_keeper_fails(void **state)
+{
+    (void)state;
+    cio__fault_reset();
+    snapshot before = snap();
+    cio__stack_pool p;
+    cio__stack_pool_init(&p, 64 * 1024, 64);
+    assert_true(cio__fault_errno("pthread_create@stack_keeper", EAGAIN, 0, -1) == 1);
+    pool_round(&p, KEEPER_STACKS);
+    pool_round(&p, KEEPER_STACKS);
+    unsigned injected = cio__fault_injected("pthread_create@stack_keeper");
+    cio__fault_reset();
+    assert_int_equal(injected, 1u);
+    assert_int_equal(p.prepared, 0u);
+    cio__stack_pool_destroy(&p);
+    same_as(before, "pthread_create@stack_keeper");
+    print_message("fault-covered: pthread_create@stack_keeper EAGAIN\n");
+}
+
+/* The vectored madvise failing (ENOMEM: for that slab only) while the keeper and the pool prepare
+ * slabs: guards are installed and top pages committed one stack at a time, and every stack is
+ * guarded. Where the vectored call is never made (no guard regions; a kernel or valgrind that refused
+ * it once) this is a skip. */
+static void test_stack_slab_fails(void **state)
+{
+    (void)state;
+    cio__fault_reset();
+    snapshot before = snap();
+    cio__stack_pool p;
+    cio__stack_pool_init(&p, 64 * 1024, 64);
+    assert_true(cio__fault_errno("process_madvise@stack_slab", ENOMEM, 0, -1) == 1);
+    pool_round(&p, KEEPER_STACKS);
+    for (int i = 0; i < 500; i++) { /* the keeper's slabs */
+        pthread_mutex_lock(&p.lock);
+        size_t prepared = p.prepared;
+        pthread_mutex_unlock(&p.lock);
+        if (prepared > 0)
+            break;
+        pause_ms(10);
+    }
+    pool_round(&p, KEEPER_STACKS);
+    unsigned injected = cio__fault_injected("process_madvise@stack_slab");
+    cio__fault_reset();
+    pthread_mutex_lock(&p.lock);
+    size_t prepared = p.prepared;
+    pthread_mutex_unlock(&p.lock);
+    pool_round(&p, KEEPER_STACKS); /* and with the vectored call back */
+    cio__stack_pool_destroy(&p);
+    same_as(before, "process_madvise@stack_slab");
+    if (prepared == 0)
+        fail_msg("the keeper prepared no slab");
+    if (injected == 0)
+        CIO_SKIP("no vectored madvise here (no guard regions, or process_madvise refused once: an older "
+                 "kernel, valgrind): slabs are guarded stack by stack");
+    print_message("fault-covered: process_madvise@stack_slab ENOMEM\n");
+}
+
 
 /* The page size cannot be asked (EINVAL): the stacks assume 4096 bytes, which is this machine's
  * page (elsewhere the guard could not be placed and there would be no fibers: skipped). */
@@ -270,9 +367,15 @@ static cio_err sleep_20ms(void *p)
     return err == CIO_OK && mono_ms() - t0 < 20 ? CIO_E_UNEXPECTED : err;
 }
 
+static cio_err sleep_60s(void *p)
+{
+    return cio_sleep(*(cio_io *)p, cio_timeout_ms(60000));
+}
+
 /* A fresh loop's timer heap cannot grow (ENOMEM): a timer it cannot keep fires at once (an early
  * timeout rather than a lost one): the sleep ends with Ok, the futex wait with Timeout, long before
- * their 10 s. Once the heap can grow, a sleep lasts its time. */
+ * their 10 s. Once the heap can grow, a sleep lasts its time. (Deadlines armed in order go to the
+ * loop's timer queue, not the heap: a 60 s sleeper armed first makes the 10 s ones go to the heap.) */
 static void test_timer_heap_fails(void **state)
 {
     (void)state;
@@ -281,9 +384,10 @@ static void test_timer_heap_fails(void **state)
     cio_io io = cio_evented_io(e);
     timed_ctx c = {io, CIO_E_UNEXPECTED, CIO_E_UNEXPECTED};
     timed_ctx *cp = &c;
+    cio_future far, f;
+    assert_ok(cio_concurrent(io, sleep_60s, &io, sizeof io, &far)); /* one loop: it runs first */
     assert_true(cio__fault_errno("realloc@timer_heap", ENOMEM, 0, -1) == 1);
     int64_t t0 = mono_ms();
-    cio_future f;
     assert_ok(cio_concurrent(io, timed_waits, &cp, sizeof cp, &f));
     assert_ok(cio_await(io, &f));
     int64_t took = mono_ms() - t0;
@@ -295,6 +399,7 @@ static void test_timer_heap_fails(void **state)
         fail_msg("realloc@timer_heap: the timers waited %lld ms: lost, not fired at once", (long long)took);
     assert_ok(cio_concurrent(io, sleep_20ms, &io, sizeof io, &f));
     assert_ok(cio_await(io, &f));
+    assert_err(cio_cancel(io, &far), CIO_E_CANCELED);
     cio_evented_destroy(e);
     same_as(before, "realloc@timer_heap");
 }
@@ -444,6 +549,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_adopt_stack_fails),
         cmocka_unit_test(test_stack_trim_fails),
         cmocka_unit_test(test_slab_left_fails),
+        cmocka_unit_test(test_stack_keeper_fails),
+        cmocka_unit_test(test_stack_slab_fails),
         cmocka_unit_test(test_stack_page_fails),
         cmocka_unit_test(test_timer_heap_fails),
         cmocka_unit_test(test_guard_probe_fails),

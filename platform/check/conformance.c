@@ -2443,6 +2443,13 @@ static const conf_row syscall_rows[] = {
 #elif defined(__NR_io_uring_register)
     SYS_ONLY("__NR_io_uring_register", __NR_io_uring_register)
 #endif
+#if defined(CIO_SYS_PROCESS_MADVISE) && defined(__NR_process_madvise)
+    BOTH("__NR_process_madvise", CIO_SYS_PROCESS_MADVISE, __NR_process_madvise)
+#elif defined(CIO_SYS_PROCESS_MADVISE)
+    SPEC_ONLY("__NR_process_madvise", CIO_SYS_PROCESS_MADVISE)
+#elif defined(__NR_process_madvise)
+    SYS_ONLY("__NR_process_madvise", __NR_process_madvise)
+#endif
 #if defined(CIO_SYS_FUTEX) && defined(__NR_futex)
     BOTH("__NR_futex", CIO_SYS_FUTEX, __NR_futex)
 #elif defined(CIO_SYS_FUTEX)

@@ -329,6 +329,12 @@ static int cio__sys_dflt_madvise(void *addr, size_t length, int advice)
 }
 #endif
 #if defined(CIO_OS_LINUX)
+static long cio__sys_dflt_process_madvise(int pidfd, const struct iovec *iov, size_t count, int advice, unsigned int flags)
+{
+    return syscall(CIO_SYS_PROCESS_MADVISE, pidfd, iov, count, advice, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
 static int cio__sys_dflt_munmap(void *addr, size_t length)
 {
     return munmap(addr, length);
@@ -802,6 +808,9 @@ const struct cio__sys_defaults cio__sys_default = {
     .madvise = cio__sys_dflt_madvise,
 #endif
 #if defined(CIO_OS_LINUX)
+    .process_madvise = cio__sys_dflt_process_madvise,
+#endif
+#if defined(CIO_OS_LINUX)
     .munmap = cio__sys_dflt_munmap,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -1259,6 +1268,12 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_LINUX)
     .munmap__slab_left = cio__sys_dflt_munmap,
+#endif
+#if defined(CIO_OS_LINUX)
+    .process_madvise__stack_slab = cio__sys_dflt_process_madvise,
+#endif
+#if defined(CIO_OS_LINUX)
+    .pthread_create__stack_keeper = cio__sys_dflt_pthread_create,
 #endif
 #if defined(CIO_OS_LINUX)
     .munmap__stack_free = cio__sys_dflt_munmap,
@@ -2265,6 +2280,20 @@ static void cio__sys_set_munmap__stack_trim(cio__sys_any fn)
 static void cio__sys_set_munmap__slab_left(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.munmap__slab_left, fn != NULL ? (cio__sys_munmap_fn)fn : cio__sys_dflt_munmap,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_process_madvise__stack_slab(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.process_madvise__stack_slab, fn != NULL ? (cio__sys_process_madvise_fn)fn : cio__sys_dflt_process_madvise,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_pthread_create__stack_keeper(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.pthread_create__stack_keeper, fn != NULL ? (cio__sys_pthread_create_fn)fn : cio__sys_dflt_pthread_create,
                           memory_order_relaxed);
 }
 #endif
@@ -3288,6 +3317,12 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX)
     {"munmap", "slab_left", "munmap@slab_left", cio__sys_set_munmap__slab_left},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"process_madvise", "stack_slab", "process_madvise@stack_slab", cio__sys_set_process_madvise__stack_slab},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"pthread_create", "stack_keeper", "pthread_create@stack_keeper", cio__sys_set_pthread_create__stack_keeper},
 #endif
 #if defined(CIO_OS_LINUX)
     {"munmap", "stack_free", "munmap@stack_free", cio__sys_set_munmap__stack_free},

@@ -260,6 +260,9 @@ typedef int (*cio__sys_mprotect_fn)(void *, size_t, int);
 typedef int (*cio__sys_madvise_fn)(void *, size_t, int);
 #endif
 #if defined(CIO_OS_LINUX)
+typedef long (*cio__sys_process_madvise_fn)(int, const struct iovec *, size_t, int, unsigned int);
+#endif
+#if defined(CIO_OS_LINUX)
 typedef int (*cio__sys_munmap_fn)(void *, size_t);
 #endif
 #if defined(CIO_OS_LINUX)
@@ -576,6 +579,9 @@ struct cio__sys_defaults {
 #endif
 #if defined(CIO_OS_LINUX)
     cio__sys_madvise_fn madvise;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_process_madvise_fn process_madvise;
 #endif
 #if defined(CIO_OS_LINUX)
     cio__sys_munmap_fn munmap;
@@ -1036,7 +1042,13 @@ struct cio__sys_table {
     _Atomic(cio__sys_munmap_fn) munmap__stack_trim; /* src/evented/stack.c: unmap_list */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_munmap_fn) munmap__slab_left; /* src/evented/stack.c: cio__stack_pool_destroy */
+    _Atomic(cio__sys_munmap_fn) munmap__slab_left; /* src/evented/stack.c: drop_slab */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_process_madvise_fn) process_madvise__stack_slab; /* src/evented/stack.c: madvise_vec */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_pthread_create_fn) pthread_create__stack_keeper; /* src/evented/stack.c: keeper_ask */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_munmap_fn) munmap__stack_free; /* src/evented/stack.c: cio__stack_free */

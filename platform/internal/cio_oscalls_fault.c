@@ -389,6 +389,12 @@ enum {
     CIO__FI_munmap__slab_left,
 #endif
 #if defined(CIO_OS_LINUX)
+    CIO__FI_process_madvise__stack_slab,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_pthread_create__stack_keeper,
+#endif
+#if defined(CIO_OS_LINUX)
     CIO__FI_munmap__stack_free,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -2062,6 +2068,31 @@ static int cio__fi_munmap__slab_left(void *addr, size_t length)
 }
 #endif
 #if defined(CIO_OS_LINUX)
+static long cio__fi_process_madvise__stack_slab(int pidfd, const struct iovec *iov, size_t count, int advice, unsigned int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_process_madvise__stack_slab];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (long)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.process_madvise)(pidfd, iov, count, advice, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_pthread_create__stack_keeper(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_pthread_create__stack_keeper];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.pthread_create)(thread, attr, start, arg);
+}
+#endif
+#if defined(CIO_OS_LINUX)
 static int cio__fi_munmap__stack_free(void *addr, size_t length)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_munmap__stack_free];
@@ -3724,6 +3755,12 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX)
     {"munmap", "slab_left", 1, 0, (cio__sys_any)cio__fi_munmap__slab_left},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"process_madvise", "stack_slab", 1, 0, (cio__sys_any)cio__fi_process_madvise__stack_slab},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"pthread_create", "stack_keeper", 1, 0, (cio__sys_any)cio__fi_pthread_create__stack_keeper},
 #endif
 #if defined(CIO_OS_LINUX)
     {"munmap", "stack_free", 1, 0, (cio__sys_any)cio__fi_munmap__stack_free},

@@ -64,10 +64,13 @@ struct cio__e_loop;
 struct cio__e_group;
 struct cio__e_wait;
 
-/* ---- timers (a binary min-heap per loop, touched by the loop thread only) ---------------------- */
+/* ---- timers (per loop, touched by the loop thread only): a FIFO of deadlines armed in order, and
+ * a binary min-heap for the rest (sched.c) ------------------------------------------------------------- */
+#define CIO__E_TIMER_QUEUED (SIZE_MAX - 1)
 struct cio__e_timer {
     int64_t deadline;     /* CIO_CLOCK_AWAKE ns */
-    size_t index;         /* position in the heap, SIZE_MAX when not armed */
+    size_t index;         /* position in the heap, CIO__E_TIMER_QUEUED in the FIFO, SIZE_MAX when not armed */
+    struct cio__e_timer *qprev, *qnext; /* FIFO links */
     void (*fire)(struct cio__e_loop *loop, struct cio__e_timer *timer);
 };
 
@@ -194,6 +197,7 @@ struct cio__e_loop {
     _Atomic(size_t) sp_count;
     struct cio__e_timer **heap;
     size_t heap_len, heap_cap;
+    struct cio__e_timer *tq_head, *tq_tail;       /* the timer FIFO, deadlines in order */
     _Atomic(uint32_t) sleeping;       /* inside poller wait() (or about to be) */
     _Atomic(uint32_t) woken;          /* a wake() is pending */
     size_t armed;                     /* poller waits in flight */
@@ -297,6 +301,8 @@ void cio__e_make_ready(struct cio_any_future *f);
 /* Home loop thread only. */
 void cio__e_timer_add(struct cio__e_loop *loop, struct cio__e_timer *t);
 void cio__e_timer_remove(struct cio__e_loop *loop, struct cio__e_timer *t);
+/* The earliest armed deadline, or -1 when no timer is armed. */
+int64_t cio__e_timer_next(const struct cio__e_loop *loop);
 int64_t cio__e_now_ns(void);
 /* A timeout as a CLOCK_MONOTONIC deadline in ns (-1: none), the clock of loop timers. */
 int64_t cio__e_mono_deadline(cio_timeout timeout);

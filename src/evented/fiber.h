@@ -32,6 +32,7 @@
 #define CIO_EVENTED_FIBER_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "cio/errors.h"
@@ -117,8 +118,9 @@ void cio__stack_free(cio__stack *s);
 
 /* A thread-safe free list of stacks of one size, capped at `max_cached`. Cached stacks are linked
  * through a node at their top (the part of a stack every fiber touches, so caching commits no
- * page that running did not). The counters are for tests and statistics; read them under `lock`
- * or while no thread uses the pool. */
+ * page that running did not). Once demand fills whole slabs, a thread of the pool's own (the keeper,
+ * stack.c) prepares slabs ahead and unmaps trimmed stacks; destroy joins it. The counters are for
+ * tests and statistics; read them under `lock` or while no thread uses the pool. */
 typedef struct cio__stack_pool {
     pthread_mutex_t lock;
     struct cio__stack_node *head; /* cached stacks */
@@ -131,6 +133,17 @@ typedef struct cio__stack_pool {
     void *carve;                  /* the next stack of the current slab */
     size_t carve_left;            /* stacks left in it */
     size_t slab_next;             /* stacks in the next slab */
+    bool carve_ready;             /* the current slab came prepared (guards installed, tops committed) */
+    /* the keeper thread (stack.c; started once demand fills whole slabs): */
+    pthread_cond_t wake;          /* the keeper waits on it, under lock */
+    pthread_t keeper;
+    unsigned char keeper_state;   /* 0 not started, 1 running, 2 could not start */
+    bool keeper_stop, want;       /* stop: destroy; want: prepare a slab */
+    void *ready[2];               /* prepared slabs of stack.c's SLAB_MAX stacks, nready of them */
+    unsigned nready;
+    size_t prepared;              /* stacks prepared by the keeper */
+    struct cio__stack_node *unmap; /* trimmed stacks the keeper is to unmap, unmap_n of them */
+    size_t unmap_n;
 } cio__stack_pool;
 void cio__stack_pool_init(cio__stack_pool *p, size_t stack_size, size_t max_cached);
 cio_err cio__stack_pool_get(cio__stack_pool *p, cio__stack *out);

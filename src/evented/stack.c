@@ -18,7 +18,22 @@
  * demand goes on), so a burst of new fibers costs one madvise per stack instead of mmap+mprotect.
  * Each carved stack still owns its own [guard, usable] range: cio__stack_free unmaps just that.
  *
- * The pool: `lock` guards every field but stack_size and max_cached (fixed at init). Cached stacks
+ * The keeper: once demand fills a whole SLAB_MAX slab, the pool starts a thread of its own that
+ * prepares the next slab while the current one is carved: it maps it, installs every guard and
+ * populates every stack's top page (the page a new fiber's first frame is written to) with one
+ * vectored madvise each where the kernel has process_madvise on itself (else stack by stack). A
+ * slab carved from a prepared one costs the carver no system call and no page fault; on a machine
+ * with a second CPU, that work (a page fault is ~2 us in a VM: the bulk of spawning a fiber) runs
+ * beside the fibers. At most READY_MAX prepared slabs wait (`ready`); the keeper prepares more only
+ * when one is taken or the carver had to map one itself (`want`), so an idle pool holds at most
+ * READY_MAX * SLAB_MAX unused top pages. A slab the carver maps itself once slabs have grown to
+ * SLAB_MAX is prepared the same way at once. It also
+ * unmaps the stacks trims take off the list (`unmap`), so the loop thread that gave a stack back
+ * does not wait for the munmap. When the keeper cannot be started the pool works as before it.
+ * Destroy stops and joins it (it unmaps what it was handed first).
+ *
+ * The pool: `lock` guards every field but stack_size and max_cached (fixed at init); the keeper
+ * waits on `wake` under it and drops it around its system calls. Cached stacks
  * are linked through a node stored at the top of their own usable part, so the pool allocates
  * nothing; a stack is written by its next owner only after the get that handed it out returned,
  * and the lock orders the put before that get. A put never unmaps one stack: unmapping in a
@@ -31,10 +46,13 @@
 #define _DEFAULT_SOURCE 1
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "fiber.h"
@@ -65,6 +83,8 @@
 
 #define SLAB_FIRST 4u
 #define SLAB_MAX 64u
+#define READY_MAX 2u /* prepared slabs waiting: the fiber.h array's size */
+
 
 struct cio__stack_node {
     struct cio__stack_node *next;
@@ -109,6 +129,58 @@ static bool install_guard(void *guard, size_t page)
 #endif
     /* ENOMEM: splitting the mapping would exceed vm.max_map_count. */
     return CIO__SYS(mprotect, stack_guard)(guard, page, PROT_NONE) == 0;
+}
+
+/* Vectored madvise on this process (process_madvise with the PIDFD_SELF sentinel: Linux 6.15+ for
+ * the sentinel, 6.13+ for advice other than the reclaim hints on oneself), one call for a slab; only
+ * where guard regions were found to work (a real kernel of 6.13 or later, not qemu-user). Once the
+ * kernel refuses it (EBADF: no sentinel; EINVAL, EPERM, ENOSYS) it is not tried again; any other
+ * failure (ENOMEM), or a partial result, falls back for this slab only. */
+#if defined(__linux__)
+#define PIDFD_SELF_PROCESS (-10001) /* PIDFD_SELF_THREAD_GROUP, include/uapi/linux/pidfd.h, Linux 6.15 */
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* include/uapi/asm-generic/mman-common.h, Linux 5.14 */
+#endif
+static _Atomic(int) vectored_off;
+
+static bool madvise_vec(const struct iovec *v, size_t n, size_t page, int advice)
+{
+    pthread_once(&guard_once, probe_guard_regions);
+    if (!guard_regions || atomic_load_explicit(&vectored_off, memory_order_relaxed))
+        return false;
+    long r = CIO__SYS(process_madvise, stack_slab)(PIDFD_SELF_PROCESS, v, n, advice, 0u);
+    if (r == (long)(n * page))
+        return true;
+    if (r < 0 && errno != ENOMEM && errno != EAGAIN && errno != EINTR)
+        atomic_store_explicit(&vectored_off, 1, memory_order_relaxed);
+    return false;
+}
+#endif
+
+/* Installs the guards of a slab: one vectored call where the kernel has it, else one by one (a
+ * guard installed twice is still one guard). */
+static bool install_guards(const struct iovec *v, size_t n, size_t page)
+{
+#if defined(__linux__)
+    if (madvise_vec(v, n, page, MADV_GUARD_INSTALL))
+        return true;
+#endif
+    for (size_t i = 0; i < n; i++)
+        if (!install_guard(v[i].iov_base, page))
+            return false;
+    return true;
+}
+
+/* Commits the pages of v (each stack's top page, which its first fiber writes at once): in one call
+ * where the kernel has it, else by writing to each. */
+static void populate(const struct iovec *v, size_t n, size_t page)
+{
+#if defined(__linux__)
+    if (madvise_vec(v, n, page, MADV_POPULATE_WRITE))
+        return;
+#endif
+    for (size_t i = 0; i < n; i++)
+        *(volatile char *)((char *)v[i].iov_base + page - 1) = 0;
 }
 
 /* The usable size for a requested size, and the stride (guard + usable); false if absurd. */
@@ -173,6 +245,7 @@ void cio__stack_pool_init(cio__stack_pool *p, size_t stack_size, size_t max_cach
 {
     memset(p, 0, sizeof *p);
     pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->wake, NULL);
     p->stack_size = stack_size;
     p->max_cached = max_cached;
 }
@@ -182,57 +255,6 @@ static struct cio__stack_node *node_of(const cio__stack *s)
     /* The top of the usable part, aligned for the node. */
     uintptr_t top = (uintptr_t)s->lo + s->size - sizeof(struct cio__stack_node);
     return (struct cio__stack_node *)(top & ~(uintptr_t)(_Alignof(struct cio__stack_node) - 1));
-}
-
-/* Carves the next stack out of the current slab, mapping a new slab when it is used up (lock held). */
-static cio_err carve(cio__stack_pool *p, cio__stack *out)
-{
-    size_t page = page_size(), usable, stride;
-    if (p->stack_size == 0)
-        return CIO_E_INVALID_ARGUMENT;
-    if (!stack_geometry(p->stack_size, page, &usable, &stride))
-        return CIO_E_SYSTEM_RESOURCES;
-    if (p->carve_left == 0) {
-        size_t n = p->slab_next != 0 ? p->slab_next : SLAB_FIRST;
-        char *map = NULL;
-        while (n > 0 && (n > SIZE_MAX / stride || (map = (char *)map_stacks(n * stride)) == NULL))
-            n /= 2; /* no room for a whole slab: try a smaller one, down to a single stack */
-        if (map == NULL)
-            return CIO_E_SYSTEM_RESOURCES;
-        p->carve = map;
-        p->carve_left = n;
-        p->slab_next = n * 2 <= SLAB_MAX ? n * 2 : SLAB_MAX;
-    }
-    char *map = (char *)p->carve;
-    if (!stack_at(map, page, usable, out)) {
-        /* The mapping count is exhausted: give the rest of the slab back. */
-        CIO__SYS(munmap, stack_undo)(map, p->carve_left * stride);
-        p->carve = NULL;
-        p->carve_left = 0;
-        memset(out, 0, sizeof *out);
-        return CIO_E_SYSTEM_RESOURCES;
-    }
-    p->carve = map + stride;
-    p->carve_left--;
-    p->created++;
-    return CIO_OK;
-}
-
-cio_err cio__stack_pool_get(cio__stack_pool *p, cio__stack *out)
-{
-    pthread_mutex_lock(&p->lock);
-    struct cio__stack_node *n = p->head;
-    if (n != NULL) {
-        p->head = n->next;
-        p->cached--;
-        p->reused++;
-        *out = n->stack;
-        pthread_mutex_unlock(&p->lock);
-        return CIO_OK;
-    }
-    cio_err err = carve(p, out);
-    pthread_mutex_unlock(&p->lock);
-    return err;
 }
 
 static int by_address(const void *a, const void *b)
@@ -273,6 +295,166 @@ static void unmap_list(struct cio__stack_node *list, size_t n)
     free(v);
 }
 
+/* Unmaps the n stacks of a slab (or its rest) at map. */
+static void drop_slab(void *map, size_t n, size_t stride)
+{
+    CIO__SYS(munmap, slab_left)(map, n * stride);
+}
+
+/* ---- the keeper ---- */
+
+/* A slab of n (<= SLAB_MAX) stacks, each with its guard installed and its top page committed; NULL
+ * when it cannot be mapped or guarded (nothing is left mapped then). */
+static void *prepare_slab(cio__stack_pool *p, size_t n)
+{
+    size_t page = page_size(), usable, stride;
+    if (!stack_geometry(p->stack_size, page, &usable, &stride) || n > SIZE_MAX / stride)
+        return NULL;
+    char *map = (char *)map_stacks(n * stride);
+    if (map == NULL)
+        return NULL;
+    struct iovec guards[SLAB_MAX], tops[SLAB_MAX];
+    for (size_t i = 0; i < n; i++) {
+        guards[i].iov_base = map + i * stride;
+        guards[i].iov_len = page;
+        tops[i].iov_base = map + i * stride + stride - page;
+        tops[i].iov_len = page;
+    }
+    if (!install_guards(guards, n, page)) {
+        drop_slab(map, n, stride);
+        return NULL;
+    }
+    populate(tops, n, page);
+    return map;
+}
+
+static void *keeper_main(void *arg)
+{
+    cio__stack_pool *p = (cio__stack_pool *)arg;
+    size_t page = page_size(), usable = 0, stride = 0;
+    (void)stack_geometry(p->stack_size, page, &usable, &stride);
+    pthread_mutex_lock(&p->lock);
+    for (;;) {
+        if (p->unmap != NULL) {
+            struct cio__stack_node *list = p->unmap;
+            size_t n = p->unmap_n;
+            p->unmap = NULL;
+            p->unmap_n = 0;
+            pthread_mutex_unlock(&p->lock);
+            unmap_list(list, n);
+            pthread_mutex_lock(&p->lock);
+            continue;
+        }
+        if (p->keeper_stop)
+            break;
+        if (p->want && p->nready < READY_MAX) {
+            pthread_mutex_unlock(&p->lock);
+            void *slab = prepare_slab(p, SLAB_MAX);
+            pthread_mutex_lock(&p->lock);
+            if (slab == NULL) {
+                p->want = false; /* no memory or mappings: try again when asked again */
+            } else if (p->keeper_stop) {
+                pthread_mutex_unlock(&p->lock);
+                drop_slab(slab, SLAB_MAX, stride);
+                pthread_mutex_lock(&p->lock);
+            } else {
+                p->ready[p->nready++] = slab;
+                p->prepared += SLAB_MAX;
+                if (p->nready == READY_MAX)
+                    p->want = false;
+            }
+            continue;
+        }
+        pthread_cond_wait(&p->wake, &p->lock);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+/* Lock held: asks the keeper (started on first use) for prepared slabs; false if it could not be started. */
+static bool keeper_ask(cio__stack_pool *p)
+{
+    if (p->keeper_state == 0) /* EAGAIN: no thread to be had; the pool then works without */
+        p->keeper_state = CIO__SYS(pthread_create, stack_keeper)(&p->keeper, NULL, keeper_main, p) == 0 ? 1 : 2;
+    if (p->keeper_state != 1)
+        return false;
+    p->want = true;
+    pthread_cond_signal(&p->wake);
+    return true;
+}
+
+/* Carves the next stack out of the current slab, taking the keeper's prepared slab or mapping a new
+ * one when it is used up (lock held). */
+static cio_err carve(cio__stack_pool *p, cio__stack *out)
+{
+    size_t page = page_size(), usable, stride;
+    if (p->stack_size == 0)
+        return CIO_E_INVALID_ARGUMENT;
+    if (!stack_geometry(p->stack_size, page, &usable, &stride))
+        return CIO_E_SYSTEM_RESOURCES;
+    if (p->carve_left == 0 && p->nready > 0) {
+        p->carve = p->ready[0];
+        p->carve_left = SLAB_MAX;
+        p->carve_ready = true;
+        p->ready[0] = p->ready[1];
+        p->ready[1] = NULL;
+        p->nready--;
+        (void)keeper_ask(p); /* the next one */
+    } else if (p->carve_left == 0) {
+        size_t n = p->slab_next != 0 ? p->slab_next : SLAB_FIRST;
+        char *map = NULL;
+        /* Demand fills whole slabs: this one is prepared at once like the keeper's (one vectored
+         * call for its guards and one for its top pages beat a call and a fault per stack), and the
+         * keeper is asked to prepare the next ones. */
+        p->carve_ready = n == SLAB_MAX && (map = (char *)prepare_slab(p, n)) != NULL;
+        if (n == SLAB_MAX)
+            (void)keeper_ask(p);
+        while (map == NULL && n > 0 && (n > SIZE_MAX / stride || (map = (char *)map_stacks(n * stride)) == NULL))
+            n /= 2; /* no room for a whole slab: try a smaller one, down to a single stack */
+        if (map == NULL)
+            return CIO_E_SYSTEM_RESOURCES;
+        p->carve = map;
+        p->carve_left = n;
+        p->slab_next = n * 2 <= SLAB_MAX ? n * 2 : SLAB_MAX;
+    }
+    char *map = (char *)p->carve;
+    if (p->carve_ready) {
+        out->map = map;
+        out->map_size = stride;
+        out->lo = map + page;
+        out->size = usable;
+    } else if (!stack_at(map, page, usable, out)) {
+        /* The mapping count is exhausted: give the rest of the slab back, and start small again. */
+        CIO__SYS(munmap, stack_undo)(map, p->carve_left * stride);
+        p->carve = NULL;
+        p->carve_left = 0;
+        p->slab_next = SLAB_FIRST;
+        memset(out, 0, sizeof *out);
+        return CIO_E_SYSTEM_RESOURCES;
+    }
+    p->carve = map + stride;
+    p->carve_left--;
+    p->created++;
+    return CIO_OK;
+}
+
+cio_err cio__stack_pool_get(cio__stack_pool *p, cio__stack *out)
+{
+    pthread_mutex_lock(&p->lock);
+    struct cio__stack_node *n = p->head;
+    if (n != NULL) {
+        p->head = n->next;
+        p->cached--;
+        p->reused++;
+        *out = n->stack;
+        pthread_mutex_unlock(&p->lock);
+        return CIO_OK;
+    }
+    cio_err err = carve(p, out);
+    pthread_mutex_unlock(&p->lock);
+    return err;
+}
+
 void cio__stack_pool_put(cio__stack_pool *p, cio__stack *s)
 {
     if (s->map == NULL)
@@ -302,6 +484,13 @@ void cio__stack_pool_put(cio__stack_pool *p, cio__stack *s)
         last->next = NULL;
         p->cached = p->max_cached;
         p->trimmed += ntrim;
+        if (p->keeper_state == 1) { /* the keeper unmaps them, off this (a loop's) thread */
+            last->next = p->unmap;
+            p->unmap = trim;
+            p->unmap_n += ntrim;
+            trim = NULL;
+            pthread_cond_signal(&p->wake);
+        }
     }
     pthread_mutex_unlock(&p->lock);
     if (trim != NULL)
@@ -311,16 +500,26 @@ void cio__stack_pool_put(cio__stack_pool *p, cio__stack *s)
 void cio__stack_pool_destroy(cio__stack_pool *p)
 {
     pthread_mutex_lock(&p->lock);
+    bool join = p->keeper_state == 1;
+    p->keeper_stop = true;
+    pthread_cond_signal(&p->wake);
+    pthread_mutex_unlock(&p->lock);
+    if (join)
+        pthread_join(p->keeper, NULL); /* it has unmapped every trimmed stack */
+    pthread_mutex_lock(&p->lock);
     struct cio__stack_node *n = p->head;
     p->head = NULL;
     p->cached = 0;
-    if (p->carve_left > 0) {
-        size_t page = page_size(), usable, stride;
-        if (stack_geometry(p->stack_size, page, &usable, &stride))
-            CIO__SYS(munmap, slab_left)(p->carve, p->carve_left * stride);
-        p->carve = NULL;
-        p->carve_left = 0;
+    size_t page = page_size(), usable, stride;
+    if (stack_geometry(p->stack_size, page, &usable, &stride)) {
+        if (p->carve_left > 0)
+            drop_slab(p->carve, p->carve_left, stride);
+        for (unsigned i = 0; i < p->nready; i++)
+            drop_slab(p->ready[i], SLAB_MAX, stride);
     }
+    p->carve = p->ready[0] = p->ready[1] = NULL;
+    p->carve_left = 0;
+    p->nready = 0;
     pthread_mutex_unlock(&p->lock);
     while (n != NULL) {
         struct cio__stack_node *next = n->next;
@@ -328,5 +527,6 @@ void cio__stack_pool_destroy(cio__stack_pool *p)
         cio__stack_free(&s);
         n = next;
     }
+    pthread_cond_destroy(&p->wake);
     pthread_mutex_destroy(&p->lock);
 }

@@ -378,9 +378,12 @@ cio_err cio__e_sleep(void *ud, cio_timeout timeout)
     w.cancelable = true;
     w.timer.index = SIZE_MAX;
     w.resignal.index = SIZE_MAX;
+    /* A positive duration is a deadline still ahead: one clock read, not two. */
+    if (timeout.kind == CIO_TIMEOUT_KIND_DURATION && timeout.ns <= 0)
+        return CIO_OK;
     int64_t deadline = cio__e_mono_deadline(timeout);
     if (deadline >= 0) {
-        if (deadline <= cio__e_now_ns())
+        if (timeout.kind != CIO_TIMEOUT_KIND_DURATION && deadline <= cio__e_now_ns())
             return CIO_OK;
         w.timer.deadline = deadline;
         w.timer.fire = futex_timer_fire;
