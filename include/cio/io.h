@@ -163,7 +163,8 @@ struct cio_vtable {
     cio_err (*concurrent)(void *ud, cio_task_fn fn, const void *ctx, size_t ctx_size,
                           struct cio_any_future **out);
     /* Waits for the task, frees it and returns its result. A cancel request on the awaiting task
-     * is forwarded to the awaited one. */
+     * is forwarded to the awaited one. (Evented: an async task that has not started and would run
+     * next anyway may run on the awaiting fiber itself, seeing its cancel state.) */
     cio_err (*await)(void *ud, struct cio_any_future *future);
     /* Requests cancellation, then as await. */
     cio_err (*cancel)(void *ud, struct cio_any_future *future);
@@ -173,7 +174,8 @@ struct cio_vtable {
     cio_err (*group_concurrent)(void *ud, cio_group *group, cio_task_fn fn, const void *ctx,
                                 size_t ctx_size);
     /* Waits for every member. If the awaiter is canceled meanwhile, the request goes to every
-     * member, the wait still covers all of them, and then CIO_E_CANCELED. Set: Cancelable. */
+     * member, the wait still covers all of them, and then CIO_E_CANCELED. Set: Cancelable.
+     * (Evented: members not started yet may run on the awaiting fiber, as for await.) */
     cio_err (*group_await)(void *ud, cio_group *group);
     /* Cancels every member (members added meanwhile start canceled) and waits for all. */
     void (*group_cancel)(void *ud, cio_group *group);
