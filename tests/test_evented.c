@@ -435,12 +435,7 @@ static cio_err sleep_until(void *ctx)
  * at or after its deadline, and they wake in deadline order. */
 static void test_timers_out_of_order(void **state)
 {
-    cio_io mine_io = cio_test_io(state);
-    cio_evented *mine = test_evented(state);
-    if (mine == NULL)
-        CIO_SKIP("Threaded has no loop timers");
-    (void)mine_io;
-    cio_evented *e = evented_like(mine);
+    cio_evented *e = own_instance(state, 1, "Threaded has no loop timers");
     cio_io io = cio_evented_io(e);
     /* ms after the base, in the order they are armed; 130 is the one canceled */
     static const int offsets[] = {100, 60, 120, 130, 140, 80, 140, 40, 160, 90};
