@@ -1117,7 +1117,7 @@ struct cio__sys_table {
     _Atomic(cio__sys_clock_gettime_fn) clock_gettime__evented_now; /* src/evented/sched.c: cio__e_now_ns */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_realloc_fn) realloc__timer_heap; /* src/evented/sched.c: cio__e_timer_add */
+    _Atomic(cio__sys_realloc_fn) realloc__timer_heap; /* src/evented/timers.c: cio__e_timer_add */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_pthread_key_create_fn) pthread_key_create__adopt_key; /* src/evented/sched.c: adopt_key_ready */

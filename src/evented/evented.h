@@ -1,7 +1,8 @@
 /*
  * Internal interface of the Evented backend (names cio__e_*), shared by its files:
  *   sched.c       instances, loop threads, run queues, inboxes, spawning and stealing, suspend/ready,
- *                 timers, the bridge for threads that are not fibers
+ *                 running tasks inline, the bridge for threads that are not fibers
+ *   timers.c      each loop's timers (a FIFO for deadlines armed in order, a heap for the rest)
  *   tasks.c       async/concurrent/await/cancel, groups, cancel state, the futex table, sleep
  *   poll_epoll.c  the readiness poller on epoll (Linux)
  *   poll_kqueue.c the same contract on kqueue (the BSDs), woken through poll_kqueue_user.c
@@ -303,6 +304,8 @@ void cio__e_timer_add(struct cio__e_loop *loop, struct cio__e_timer *t);
 void cio__e_timer_remove(struct cio__e_loop *loop, struct cio__e_timer *t);
 /* The earliest armed deadline, or -1 when no timer is armed. */
 int64_t cio__e_timer_next(const struct cio__e_loop *loop);
+/* Fires every timer that is due (timers.c; the loop, between fibers). */
+void cio__e_fire_timers(struct cio__e_loop *loop);
 int64_t cio__e_now_ns(void);
 /* A timeout as a CLOCK_MONOTONIC deadline in ns (-1: none), the clock of loop timers. */
 int64_t cio__e_mono_deadline(cio_timeout timeout);

@@ -1,0 +1,140 @@
+/*
+ * The Evented backend's loop timers (split from sched.c): each loop's deadlines, on the loop thread
+ * only (a timer lives in a wait record on its fiber's stack, or in the loop).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "evented.h"
+#include "internal/cio_oscalls.h"
+
+/*
+ * Two structures, both on the loop thread only. Most timers of a loop are armed with deadlines in
+ * the order they fall due (many fibers sleeping or waiting with the same timeout, each arming "now
+ * + d"): those go on a FIFO, O(1) to arm, remove and fire, touching only the timer and its
+ * neighbours (the timers live in wait records on fibers' stacks: a heap of 100,000 of them costs a
+ * cache and TLB miss per level on every pop). A timer due before the FIFO's tail goes on a binary
+ * min-heap instead. The earliest deadline is the smaller of the FIFO's head and the heap's root.
+ */
+
+static void heap_set(struct cio__e_loop *l, size_t i, struct cio__e_timer *t)
+{
+    l->heap[i] = t;
+    t->index = i;
+}
+
+static void heap_up(struct cio__e_loop *l, size_t i)
+{
+    struct cio__e_timer *t = l->heap[i];
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (l->heap[p]->deadline <= t->deadline)
+            break;
+        heap_set(l, i, l->heap[p]);
+        i = p;
+    }
+    heap_set(l, i, t);
+}
+
+static void heap_down(struct cio__e_loop *l, size_t i)
+{
+    struct cio__e_timer *t = l->heap[i];
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= l->heap_len)
+            break;
+        if (c + 1 < l->heap_len && l->heap[c + 1]->deadline < l->heap[c]->deadline)
+            c++;
+        if (t->deadline <= l->heap[c]->deadline)
+            break;
+        heap_set(l, i, l->heap[c]);
+        i = c;
+    }
+    heap_set(l, i, t);
+}
+
+void cio__e_timer_add(struct cio__e_loop *l, struct cio__e_timer *t)
+{
+    if (l->tq_tail == NULL || l->tq_tail->deadline <= t->deadline) {
+        t->index = CIO__E_TIMER_QUEUED;
+        t->qnext = NULL;
+        t->qprev = l->tq_tail;
+        if (l->tq_tail != NULL)
+            l->tq_tail->qnext = t;
+        else
+            l->tq_head = t;
+        l->tq_tail = t;
+        return;
+    }
+    if (l->heap_len == l->heap_cap) {
+        size_t cap = l->heap_cap ? l->heap_cap * 2 : 64;
+        struct cio__e_timer **h = (struct cio__e_timer **)CIO__SYS(realloc, timer_heap)(l->heap, cap * sizeof *h);
+        if (h == NULL) {
+            /* No room to remember the deadline: fire it now (an early timeout beats a lost one). */
+            t->index = SIZE_MAX;
+            t->deadline = 0;
+            t->fire(l, t);
+            return;
+        }
+        l->heap = h;
+        l->heap_cap = cap;
+    }
+    l->heap_len++;
+    heap_set(l, l->heap_len - 1, t);
+    heap_up(l, l->heap_len - 1);
+}
+
+void cio__e_timer_remove(struct cio__e_loop *l, struct cio__e_timer *t)
+{
+    size_t i = t->index;
+    if (i == SIZE_MAX)
+        return;
+    t->index = SIZE_MAX;
+    if (i == CIO__E_TIMER_QUEUED) {
+        if (t->qprev != NULL)
+            t->qprev->qnext = t->qnext;
+        else
+            l->tq_head = t->qnext;
+        if (t->qnext != NULL)
+            t->qnext->qprev = t->qprev;
+        else
+            l->tq_tail = t->qprev;
+        t->qprev = t->qnext = NULL;
+        return;
+    }
+    l->heap_len--;
+    if (i == l->heap_len)
+        return;
+    heap_set(l, i, l->heap[l->heap_len]);
+    heap_down(l, i);
+    heap_up(l, l->heap[i]->index);
+}
+
+/* The armed timer with the earliest deadline, or NULL. */
+static struct cio__e_timer *timer_first(const struct cio__e_loop *l)
+{
+    struct cio__e_timer *q = l->tq_head;
+    struct cio__e_timer *h = l->heap_len > 0 ? l->heap[0] : NULL;
+    if (q == NULL)
+        return h;
+    return h != NULL && h->deadline < q->deadline ? h : q;
+}
+
+int64_t cio__e_timer_next(const struct cio__e_loop *l)
+{
+    const struct cio__e_timer *t = timer_first(l);
+    return t != NULL ? t->deadline : -1;
+}
+
+void cio__e_fire_timers(struct cio__e_loop *l)
+{
+    struct cio__e_timer *t = timer_first(l);
+    if (t == NULL)
+        return;
+    int64_t now = cio__e_now_ns();
+    while (t != NULL && t->deadline <= now) {
+        cio__e_timer_remove(l, t);
+        t->fire(l, t);
+        t = timer_first(l);
+    }
+}
