@@ -304,7 +304,10 @@ static void tasks_degrade(void **state, const char *site, int err, const char *f
         fail_msg("%s: never reached", site);
     (void)t;
     assert_int_equal(fd_count(), fds);
-    assert_int_equal(thread_count(), threads);
+    /* none left behind; fewer is a thread of an earlier test ending meanwhile (seen under qemu) */
+    int now = thread_count();
+    if (now > threads)
+        fail_msg("%s: %d threads after, %d before", site, now, threads);
     covered(site, fault);
 }
 
