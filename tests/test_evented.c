@@ -984,6 +984,15 @@ typedef struct {
     double second; /* seconds the read after the short one took */
 } sread_ctx;
 
+/* Starts fn (sread or alike) as a task reading s, with r as its context. */
+static void sread_start(cio_io io, cio_stream s, sread_ctx *r, cio_task_fn fn, cio_future *f)
+{
+    memset(r, 0, sizeof *r);
+    r->io = io;
+    r->s = s;
+    assert_int_equal(cio_concurrent(io, fn, &r, sizeof r, f), CIO_OK);
+}
+
 static cio_err sread(void *ctx)
 {
     sread_ctx *c = *(sread_ctx **)ctx;
@@ -1024,12 +1033,8 @@ static void test_made_socket_closed_behind_cio(void **state)
     cio_stream c, s;
     tcp_pair(io, &c, &s);
     sread_ctx r;
-    memset(&r, 0, sizeof r);
-    r.io = io;
-    r.s = s;
-    sread_ctx *rp = &r;
     cio_future f;
-    assert_int_equal(cio_concurrent(io, sread, &rp, sizeof rp, &f), CIO_OK);
+    sread_start(io, s, &r, sread, &f);
     assert_int_equal(cio_sleep(io, cio_timeout_ms(20)), CIO_OK); /* it waits: s is registered */
     assert_int_equal(cio_stream_write_all(io, &c, "x", 1), CIO_OK);
     assert_int_equal(cio_await(io, &f), CIO_OK);
@@ -1049,10 +1054,7 @@ static void test_made_socket_closed_behind_cio(void **state)
         p[0] = old;
         p[1] = wr;
     }
-    memset(&r, 0, sizeof r);
-    r.io = io;
-    r.s.handle = p[0];
-    assert_int_equal(cio_concurrent(io, sread, &rp, sizeof rp, &f), CIO_OK);
+    sread_start(io, (cio_stream){.handle = p[0]}, &r, sread, &f);
     assert_int_equal(cio_sleep(io, cio_timeout_ms(20)), CIO_OK);
     assert_int_equal(write(p[1], "y", 1), 1);
     double t0 = now_s();
@@ -1114,15 +1116,11 @@ static void test_short_read_then_eof(void **state)
     cio_stream c, s;
     tcp_pair(io, &c, &s);
     sread_ctx r;
-    memset(&r, 0, sizeof r);
-    r.io = io;
-    r.s = s;
-    sread_ctx *rp = &r;
     spin_ctx sp;
     memset(&sp, 0, sizeof sp);
     spin_ctx *spp = &sp;
     cio_future fr, fs;
-    assert_int_equal(cio_concurrent(io, short_then_eof, &rp, sizeof rp, &fr), CIO_OK);
+    sread_start(io, s, &r, short_then_eof, &fr);
     assert_int_equal(cio_sleep(io, cio_timeout_ms(10)), CIO_OK); /* it waits */
     assert_int_equal(cio_concurrent(io, spin30, &spp, sizeof spp, &fs), CIO_OK);
     while (!atomic_load(&sp.spinning))
