@@ -444,7 +444,7 @@ static cio_err rw_slot(void *ud, enum rw_kind kind, cio_file file, const void *i
     if (n == NULL || (iov == NULL && iovcnt > 0))
         return CIO_E_INVALID_ARGUMENT;
     *n = 0;
-    struct rw a = {(struct cio_evented *)ud, kind, file.handle, iov, iovcnt > IOV_MAX ? IOV_MAX : (int)iovcnt,
+    struct rw a = {(struct cio_evented *)ud, kind, file.handle, iov, iovcnt > CIO__T_IOV_MAX ? (int)CIO__T_IOV_MAX : (int)iovcnt,
                    offset, n};
     return cio__e_run(a.e, rw_run, &a);
 }

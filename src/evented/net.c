@@ -41,12 +41,6 @@
 #include "slots.h"
 #include "threaded.h"
 
-#ifdef IOV_MAX
-#define READ_IOV_MAX ((size_t)IOV_MAX) /* net_posix.c's clamp */
-#else
-#define READ_IOV_MAX ((size_t)1024)
-#endif
-
 /* ---- the descriptor table ---------------------------------------------------------------------------------- */
 
 #define FDSTATE_MAX 65536
@@ -224,7 +218,7 @@ static cio_err read_hinted(struct net_args *a)
 {
     const struct cio__e_poller_ops *ops = a->e->poller;
     struct cio__e_loop *l = cio__e_self(a->e)->home;
-    size_t want = 0, cnt = a->iovcnt < READ_IOV_MAX ? a->iovcnt : READ_IOV_MAX; /* what readv is given */
+    size_t want = 0, cnt = a->iovcnt < CIO__T_IOV_MAX ? a->iovcnt : CIO__T_IOV_MAX; /* what readv is given */
     for (size_t i = 0; i < cnt; i++)
         want += ((const cio_iovec *)a->iov)[i].len;
     bool first = true;

@@ -46,12 +46,6 @@
 #include "threaded.h"
 #include "uring.h"
 
-#ifdef IOV_MAX
-#define NET_IOV_MAX ((size_t)IOV_MAX)
-#else
-#define NET_IOV_MAX ((size_t)1024)
-#endif
-
 enum net_kind { N_ACCEPT, N_CONNECT, N_READ, N_WRITE, N_SEND, N_RECEIVE };
 
 struct netop {
@@ -226,7 +220,7 @@ static cio_err run_msg(struct netop *a)
     msg.msg_name = salen > 0 ? &sa : NULL;
     msg.msg_namelen = salen;
     msg.msg_iov = (struct iovec *)(uintptr_t)a->iov; /* sendmsg does not write it */
-    msg.msg_iovlen = a->iovcnt > NET_IOV_MAX ? NET_IOV_MAX : a->iovcnt;
+    msg.msg_iovlen = a->iovcnt > CIO__T_IOV_MAX ? CIO__T_IOV_MAX : a->iovcnt;
     bool reading = a->kind == N_READ;
     struct io_uring_sqe sqe = sqe_for(reading ? IORING_OP_RECVMSG : IORING_OP_SENDMSG, a->fd);
     sqe.addr = (uint64_t)(uintptr_t)&msg;

@@ -51,12 +51,6 @@
 #include "internal.h"
 #include "threaded.h"
 
-#ifdef IOV_MAX
-#define CIO__T_IOV_MAX ((size_t)IOV_MAX)
-#else
-#define CIO__T_IOV_MAX ((size_t)1024)
-#endif
-
 /* cio_iovec and cio_const_iovec are passed to readv/writev as struct iovec: same layout. */
 _Static_assert(sizeof(cio_iovec) == sizeof(struct iovec), "cio_iovec layout");
 _Static_assert(offsetof(cio_iovec, base) == offsetof(struct iovec, iov_base), "cio_iovec layout");

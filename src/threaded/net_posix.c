@@ -56,12 +56,6 @@
 #define RECVMMSG_FLAGS(f) (f)
 #endif
 
-#ifdef IOV_MAX
-#define NET_IOV_MAX ((size_t)IOV_MAX)
-#else
-#define NET_IOV_MAX ((size_t)1024)
-#endif
-
 /* Datagrams taken by one receive call at most (stack space for their headers and addresses). */
 #define NET_BATCH_MAX 32
 
@@ -164,7 +158,7 @@ static cio_err local_address(int fd, cio_ip_address *out)
 
 static size_t clamp_iovcnt(size_t n)
 {
-    return n > NET_IOV_MAX ? NET_IOV_MAX : n;
+    return n > CIO__T_IOV_MAX ? CIO__T_IOV_MAX : n;
 }
 
 /* ---- TCP ---------------------------------------------------------------------------------------------- */

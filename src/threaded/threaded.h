@@ -15,6 +15,7 @@
 #ifndef CIO_THREADED_INTERNAL_H
 #define CIO_THREADED_INTERNAL_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -23,6 +24,14 @@
 #include "cio/io.h"
 #include "cio/net.h"
 #include "cio/threaded.h"
+
+/* Buffers one vectored system call is given at most (more are clamped: a partial transfer). The
+ * Threaded file and socket calls and the Evented ones that stand in for them share it. */
+#ifdef IOV_MAX
+#define CIO__T_IOV_MAX ((size_t)IOV_MAX)
+#else
+#define CIO__T_IOV_MAX ((size_t)1024)
+#endif
 
 /* ---- cancellation points around blocking syscalls (cancel.c) ----------------------------------
  *
