@@ -220,38 +220,43 @@ static cio_err fs_op(void *ud, struct fsop *a)
 
 /* ---- the slots --------------------------------------------------------------------------------------------- */
 
-static cio_err u_dir_open_file(void *ud, cio_dir dir, const char *path, const cio_open_file_options *options,
-                               cio_file *out)
+/* What opening and creating a file share: the out and path checks, then the options' verdict
+ * (bad_options: they were invalid), then the operation (a->flags and a->mode set by the caller). */
+static cio_err file_open_op(void *ud, cio_dir dir, const char *path, cio_file *out, struct fsop *a, bool bad_options)
 {
     if (out == NULL)
         return CIO_E_INVALID_ARGUMENT;
     cio_err err = cio__t_fs_check_path(path);
     if (err != CIO_OK)
         return CIO__IN_SET(file_open, err);
-    struct fsop a = {.kind = K_OPEN_FILE, .dirfd = dir.handle, .path = path, .fd_out = &out->handle,
-                     .options = options};
-    if (cio__t_fs_open_file_flags(options, &a.flags, &a.forbid_directory) != CIO_OK)
+    if (bad_options)
         return CIO_E_INVALID_ARGUMENT;
-    if (a.flags & O_NOFOLLOW) {
+    a->kind = K_OPEN_FILE;
+    a->dirfd = dir.handle;
+    a->path = path;
+    a->fd_out = &out->handle;
+    if (a->flags & O_NOFOLLOW) {
         err = cio__t_fs_check_no_follow(dir, path);
         if (err != CIO_OK)
             return CIO__IN_SET(file_open, err);
     }
-    return CIO__IN_SET(file_open, fs_op(ud, &a));
+    return CIO__IN_SET(file_open, fs_op(ud, a));
+}
+
+static cio_err u_dir_open_file(void *ud, cio_dir dir, const char *path, const cio_open_file_options *options,
+                               cio_file *out)
+{
+    struct fsop a = {.options = options};
+    bool bad = cio__t_fs_open_file_flags(options, &a.flags, &a.forbid_directory) != CIO_OK;
+    return file_open_op(ud, dir, path, out, &a, bad);
 }
 
 static cio_err u_dir_create_file(void *ud, cio_dir dir, const char *path, const cio_create_file_options *options,
                                  cio_file *out)
 {
-    if (out == NULL)
-        return CIO_E_INVALID_ARGUMENT;
-    cio_err err = cio__t_fs_check_path(path);
-    if (err != CIO_OK)
-        return CIO__IN_SET(file_open, err);
-    struct fsop a = {.kind = K_OPEN_FILE, .dirfd = dir.handle, .path = path, .fd_out = &out->handle,
-                     .options = options};
+    struct fsop a = {.options = options};
     cio__t_fs_create_file_flags(options, &a.flags, &a.mode);
-    return CIO__IN_SET(file_open, fs_op(ud, &a));
+    return file_open_op(ud, dir, path, out, &a, false);
 }
 
 static cio_err u_dir_open_dir(void *ud, cio_dir dir, const char *path, const cio_open_dir_options *options, cio_dir *out)
