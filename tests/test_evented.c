@@ -928,6 +928,69 @@ static void test_group_await_inline_member_takes_the_cancel(void **state)
     assert_ptr_not_equal(p.a.self, p.self);
 }
 
+typedef struct {
+    cio_io io;
+    cio_evented *e;
+    const void *parent;
+    int members, inline_runs;
+    _Atomic(int) stop;
+    cio_err awaited;
+} busy_group;
+
+static cio_err count_inline_member(void *ctx)
+{
+    busy_group *b = *(busy_group **)ctx;
+    b->members++; /* one loop: members never run at the same time */
+    if (cio__e_self(b->e) == b->parent)
+        b->inline_runs++;
+    return CIO_OK;
+}
+
+/* Always ready: yields until told to stop. */
+static cio_err busy_yielder(void *ctx)
+{
+    busy_group *b = *(busy_group **)ctx;
+    while (!atomic_load(&b->stop))
+        cio__e_yield();
+    return CIO_OK;
+}
+
+#define BUSY_MEMBERS 400
+
+static cio_err busy_parent(void *ctx)
+{
+    busy_group *b = *(busy_group **)ctx;
+    b->parent = cio__e_self(b->e);
+    cio_future y;
+    cio_err err = cio_concurrent(b->io, busy_yielder, &b, sizeof b, &y);
+    if (err != CIO_OK)
+        return err;
+    cio_group g = CIO_GROUP_INIT;
+    for (int i = 0; i < BUSY_MEMBERS; i++)
+        cio_group_async(b->io, &g, count_inline_member, &b, sizeof b);
+    b->awaited = cio_group_await(b->io, &g);
+    atomic_store(&b->stop, 1);
+    return cio_await(b->io, &y);
+}
+
+/* cio_group_await goes on running members on the awaiting fiber when another fiber is ready (it
+ * yields to it in between) and when the next in line is not a member (that one runs as a fiber of
+ * its own first): with a fiber that is always ready, and spawned before the members, nearly all
+ * members still run inline (before: only those before the first ready fiber; the rest each got a
+ * fiber). */
+static void test_group_await_inlines_beside_ready_fibers(void **state)
+{
+    cio_evented *e = own_instance(state, 1, "Threaded runs members on workers");
+    busy_group b;
+    memset(&b, 0, sizeof b);
+    b.io = cio_evented_io(e);
+    b.e = e;
+    run_then_destroy(e, busy_parent, &b);
+    assert_ok(b.awaited);
+    assert_int_equal(b.members, BUSY_MEMBERS);
+    assert_true(b.inline_runs >= BUSY_MEMBERS * 9 / 10);
+}
+
 #define DEEP 3000
 
 typedef struct {
@@ -1154,6 +1217,7 @@ int main(void)
         CIO_TESTS(test_direct_switches_leave_room_for_timers), CIO_TESTS(test_spawn_burst_is_shared),
         CIO_TESTS(test_await_runs_lifo_future_inline), CIO_TESTS(test_inline_awaits_stay_within_the_stack),
         CIO_TESTS(test_group_await_inline_member_takes_the_cancel),
+        CIO_TESTS(test_group_await_inlines_beside_ready_fibers),
         CIO_TESTS(test_ready_fibers_do_not_starve_spawned_ones),
         CIO_TESTS(test_made_socket_closed_behind_cio), CIO_TESTS(test_short_read_then_eof),
         CIO_TESTS(test_timers_out_of_order),

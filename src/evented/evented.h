@@ -59,7 +59,7 @@
 #define CIO__E_REQ 1u
 #define CIO__E_LOCAL_STACKS 1024u
 #define CIO__E_ACK 2u
-#define CIO__E_RING 256u
+#define CIO__E_RING 1024u
 
 struct cio__e_loop;
 struct cio__e_group;
@@ -92,6 +92,7 @@ struct cio_any_future {
     bool handed_off;                  /* exiting: switched straight to its awaiter (home loop only) */
     bool inline_ok;                   /* made by async: may run inline in an await (cio__e_await_inline) */
     bool cancel_posted;               /* on home's cancel list (home inbox mu) */
+    bool glinked;                     /* in its group's member list (runs as a fiber; group mu) */
     _Atomic(bool) exited;             /* finished; no more cancel posts (read under home inbox mu) */
     struct cio__e_wait *wait;         /* the wait it is suspended in (home loop reads it) */
     cio__fiber_ctx ctx;
@@ -233,7 +234,7 @@ struct cio_evented {
     unsigned ring_entries;
     cio_threaded *helper;             /* the blocking helper pool */
     struct cio_vtable vtable;         /* cio__e_vtable, with the poller's native slots (override) */
-    _Atomic(size_t) live;             /* fibers created and not finished */
+    _Atomic(size_t) live;             /* fibers created and not finished (a group with members: one) */
     _Atomic(uint32_t) live_seq;       /* futex word bumped when live drops to 0 */
     _Atomic(uint32_t) next_loop;      /* round robin for spawns from foreign threads */
     _Atomic(uint32_t) shutdown;
@@ -275,8 +276,12 @@ struct cio_any_future *cio__e_self_adopt(struct cio_evented *e);
  * is locked meanwhile: fn must not adopt or release). For statistics. */
 void cio__e_for_each_loop(const struct cio_evented *e, void (*fn)(const struct cio__e_loop *, void *), void *arg);
 
-/* A new fiber running fn on a copy of ctx; NULL when memory or a stack cannot be had. */
-struct cio_any_future *cio__e_fiber_new(struct cio_evented *e, cio_task_fn fn, const void *ctx, size_t ctx_size);
+/* A new fiber running fn on a copy of ctx; NULL when memory or a stack cannot be had. live: it
+ * counts in e->live by itself (group members do not: their group counts once while it has any). */
+struct cio_any_future *cio__e_fiber_new(struct cio_evented *e, cio_task_fn fn, const void *ctx, size_t ctx_size,
+                                        bool live);
+/* One more live unit (a fiber, or a group that has members): destroy waits until none is left. */
+void cio__e_live_add(struct cio_evented *e);
 /* Queues a new fiber to be started by some loop. */
 void cio__e_spawn(struct cio_evented *e, struct cio_any_future *f);
 /* cio_await of an `async` future f that sits, not started, in the caller's LIFO slot (the caller is
@@ -284,12 +289,11 @@ void cio__e_spawn(struct cio_evented *e, struct cio_any_future *f);
  * half its stack free): runs f's function right here instead of switching to f, and returns true
  * (f's result is set, f is done). False: nothing was done. */
 bool cio__e_await_inline(struct cio_evented *e, struct cio_any_future *f);
-/* cio_group_await's counterpart (sched.c "running tasks inline"): a member of gr, not started, that
- * the calling fiber runs next itself (then cio__e_inline_exit), or NULL. *yield: none now because
- * the scheduler's turn comes first (yield, then ask again). */
-struct cio_any_future *cio__e_take_inline_member(struct cio_evented *e, const struct cio__e_group *gr, bool *yield);
-/* After f's function ran inline: its stack back, finished (cio__e_finish: f may be freed), one fewer live. */
-void cio__e_inline_exit(struct cio_evented *e, struct cio_any_future *f);
+/* cio_group_await's counterpart (sched.c "running tasks inline"): runs members of gr that have not
+ * started and would run next on this loop anyway on the calling fiber, one after the other, yielding
+ * to ready fibers and to the scheduler's turn in between; returns 0 when none can run here now, -1
+ * when a member acknowledged the caller's cancel request (the await is canceled). */
+int cio__e_group_inline(struct cio_evented *e, const struct cio__e_group *gr);
 /* Frees a finished future's block (after `done`). */
 void cio__e_fiber_free(struct cio_evented *e, struct cio_any_future *f);
 /* Switches the current fiber out; `after(arg)` runs on the loop once it is (in the scheduler, or
@@ -323,8 +327,12 @@ void cio__e_poller_complete(struct cio__e_wait *w, int32_t res);
 cio_err cio__e_run(struct cio_evented *e, cio_err (*fn)(void *), void *arg);
 /* Posts a cancel request for f to its home loop (f has started). */
 void cio__e_post_cancel(struct cio_any_future *f);
-/* Called when a fiber finishes (tasks.c): publish the result, wake awaiters / leave the group. */
-void cio__e_finish(struct cio_any_future *f);
+/* A group member starts running as a fiber (first thing on its stack, no lock held; tasks.c): it
+ * joins the group's member list, where a group cancel reaches it, and sees a cancel under way. */
+void cio__e_group_started(struct cio_any_future *f);
+/* Called when a fiber finishes (tasks.c): publish the result, wake awaiters / leave the group.
+ * True when a live unit ended with it (the caller then drops e->live). */
+bool cio__e_finish(struct cio_any_future *f);
 /* Waits until future f finished (tasks.c). cancelable: a cancel request of the calling fiber is
  * forwarded to f (the wait still lasts until f finishes); returns whether one was (then acknowledged
  * by the caller's fiber). From a thread that is no fiber of e: waits on the futex table. */

@@ -14,8 +14,9 @@
  *   the loop sees the item or the producer sees the loop asleep and wakes it. `woken` only spares
  *   duplicate eventfd writes: whoever drains the eventfd clears it afterwards (cio__e_wake_drained),
  *   so it is never left set with nothing to wake the loop.
- * - `live` counts fibers created and not finished; destroy waits for it to reach 0 before it stops
- *   the loops, so no fiber is ever abandoned.
+ * - `live` counts fibers created and not finished (a group's members count once, from its first
+ *   spawn until its member count is back at 0); destroy waits for it to reach 0 before it stops the
+ *   loops, so no fiber is ever abandoned.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -121,6 +122,7 @@ static struct cio_any_future *block_alloc(struct cio_evented *e, size_t ctx_size
     f->handed_off = false;
     f->inline_ok = false;
     f->cancel_posted = false;
+    f->glinked = false;
     atomic_store_explicit(&f->exited, false, memory_order_relaxed);
     f->wait = NULL;
     f->ctx_size = 0;
@@ -168,6 +170,8 @@ static void fiber_entry(void *arg)
     struct cio_any_future *f = (struct cio_any_future *)arg;
     struct cio__e_loop *l = atomic_load_explicit(&f->home, memory_order_relaxed); /* set by whoever started f */
     run_after(l);
+    if (f->group != NULL)
+        cio__e_group_started(f); /* here, not in start_here: the switching fiber's `after` may hold a futex bucket */
     f->result = f->fn(f->ctxbuf);
     l->after = fiber_exit_after;
     l->after_arg = f;
@@ -189,7 +193,8 @@ static void fiber_entry(void *arg)
     cio__fiber_exit(&f->ctx, &l->sched);
 }
 
-struct cio_any_future *cio__e_fiber_new(struct cio_evented *e, cio_task_fn fn, const void *ctx, size_t ctx_size)
+struct cio_any_future *cio__e_fiber_new(struct cio_evented *e, cio_task_fn fn, const void *ctx, size_t ctx_size,
+                                        bool live)
 {
     struct cio_any_future *f = block_alloc(e, ctx_size);
     if (f == NULL)
@@ -207,8 +212,14 @@ struct cio_any_future *cio__e_fiber_new(struct cio_evented *e, cio_task_fn fn, c
         memcpy(f->ctxbuf, ctx, ctx_size);
     /* The context is made when a loop first starts f (start_here): one awaited while still in its
      * spawner's LIFO slot may run inline and never need it. */
-    atomic_fetch_add_explicit(&e->live, 1, memory_order_acq_rel);
+    if (live)
+        cio__e_live_add(e);
     return f;
+}
+
+void cio__e_live_add(struct cio_evented *e)
+{
+    atomic_fetch_add_explicit(&e->live, 1, memory_order_acq_rel);
 }
 
 /* Loop l's thread, about to switch to f: a fiber that never ran gets its home and its context. */
@@ -220,7 +231,8 @@ static void start_here(struct cio__e_loop *l, struct cio_any_future *f)
     }
 }
 
-/* Exit accounting shared by fibers and inline runs: one fewer live fiber; the last wakes destroy. */
+/* Exit accounting shared by fibers and inline runs: one fewer live unit (a fiber, or a group with
+ * members); the last wakes destroy. */
 static void live_done(struct cio_evented *e)
 {
     if (atomic_fetch_sub_explicit(&e->live, 1, memory_order_acq_rel) == 1) {
@@ -270,8 +282,8 @@ static void fiber_exit_after(void *arg)
     }
     cio__fiber_ctx_release(&f->ctx);
     stack_back(e, l, &f->stack); /* l: f's home, this thread's loop */
-    cio__e_finish(f); /* f may be freed from here on */
-    live_done(e);
+    if (cio__e_finish(f)) /* f may be freed from here on */
+        live_done(e);
 }
 
 /* ---- queues ------------------------------------------------------------------------------------------- */
@@ -353,7 +365,7 @@ void cio__e_post_cancel(struct cio_any_future *f)
  * the loop's own thread pushes (at rq_tail); anyone takes from rq_head by CAS. A taker reads the slot
  * before its CAS: the slot can only have been reused once rq_head moved past it, and then the CAS
  * fails. The release store of rq_tail publishes the slot and the fiber behind it. */
-static bool ring_push(struct cio__e_loop *l, struct cio_any_future *f)
+static inline bool ring_push(struct cio__e_loop *l, struct cio_any_future *f)
 {
     uint32_t h = atomic_load_explicit(&l->rq_head, memory_order_acquire);
     uint32_t t = atomic_load_explicit(&l->rq_tail, memory_order_relaxed);
@@ -364,7 +376,7 @@ static bool ring_push(struct cio__e_loop *l, struct cio_any_future *f)
     return true;
 }
 
-static struct cio_any_future *ring_take(struct cio__e_loop *l)
+static inline struct cio_any_future *ring_take(struct cio__e_loop *l)
 {
     uint32_t h = atomic_load_explicit(&l->rq_head, memory_order_acquire);
     for (;;) {
@@ -375,6 +387,37 @@ static struct cio_any_future *ring_take(struct cio__e_loop *l)
         if (atomic_compare_exchange_weak_explicit(&l->rq_head, &h, h + 1, memory_order_acq_rel,
                                                   memory_order_acquire))
             return f;
+    }
+}
+
+/* Loop `mine`'s thread, its own ring empty (only its thread pushes there, so it stays so): takes
+ * half of another loop's ring (rounded up) with one CAS, as Go's runqgrab does. The slots are copied
+ * into mine's ring beyond its tail before the CAS (unpublished: no taker reads past a tail), and the
+ * CAS fails if the victim's head moved meanwhile (only then could those slots have been reused).
+ * Returns the oldest to run now; the rest are published on mine's ring. */
+static struct cio_any_future *ring_steal(struct cio__e_loop *l, struct cio__e_loop *mine)
+{
+    uint32_t mt = atomic_load_explicit(&mine->rq_tail, memory_order_relaxed);
+    for (;;) {
+        uint32_t h = atomic_load_explicit(&l->rq_head, memory_order_acquire);
+        uint32_t t = atomic_load_explicit(&l->rq_tail, memory_order_acquire);
+        uint32_t n = t - h;
+        if (n == 0)
+            return NULL;
+        if (n > CIO__E_RING)
+            continue; /* read head, then the owner pushed and others took: inconsistent, again */
+        n -= n / 2;
+        struct cio_any_future *first = atomic_load_explicit(&l->rq[h % CIO__E_RING], memory_order_relaxed);
+        for (uint32_t i = 1; i < n; i++)
+            atomic_store_explicit(&mine->rq[(mt + i - 1) % CIO__E_RING],
+                                  atomic_load_explicit(&l->rq[(h + i) % CIO__E_RING], memory_order_relaxed),
+                                  memory_order_relaxed);
+        if (atomic_compare_exchange_strong_explicit(&l->rq_head, &h, h + n, memory_order_acq_rel,
+                                                    memory_order_acquire)) {
+            if (n > 1)
+                atomic_store_explicit(&mine->rq_tail, mt + n - 1, memory_order_release);
+            return first;
+        }
     }
 }
 
@@ -399,31 +442,29 @@ static void queue_chain(struct cio__e_loop *l, struct cio_any_future *first, str
 }
 
 /* l's own thread, its ring full: moves the older half of the ring and f to the spawn queue, in one
- * lock (so a burst of spawns costs a lock per half ring, not per fiber). */
+ * lock (so a burst of spawns costs a lock per half ring, not per fiber). Once rq_head has moved past
+ * them, only this thread could overwrite those slots (by pushing), so they are read after the CAS. */
 static void ring_overflow(struct cio__e_loop *l, struct cio_any_future *f)
 {
-    struct cio_any_future *batch[CIO__E_RING / 2];
     for (;;) {
         uint32_t h = atomic_load_explicit(&l->rq_head, memory_order_acquire);
         uint32_t t = atomic_load_explicit(&l->rq_tail, memory_order_relaxed);
         uint32_t n = (t - h) / 2;
-        if (n == 0) {
+        if (n == 0 || !atomic_compare_exchange_strong_explicit(&l->rq_head, &h, h + n, memory_order_acq_rel,
+                                                               memory_order_acquire)) {
             if (ring_push(l, f)) /* emptied by takers meanwhile */
                 return;
             continue;
         }
-        for (uint32_t i = 0; i < n; i++)
-            batch[i] = atomic_load_explicit(&l->rq[(h + i) % CIO__E_RING], memory_order_relaxed);
-        if (!atomic_compare_exchange_strong_explicit(&l->rq_head, &h, h + n, memory_order_acq_rel,
-                                                     memory_order_acquire)) {
-            if (ring_push(l, f))
-                return;
-            continue;
+        struct cio_any_future *first = atomic_load_explicit(&l->rq[h % CIO__E_RING], memory_order_relaxed);
+        struct cio_any_future *last = first;
+        for (uint32_t i = 1; i < n; i++) {
+            struct cio_any_future *next = atomic_load_explicit(&l->rq[(h + i) % CIO__E_RING], memory_order_relaxed);
+            last->next = next;
+            last = next;
         }
-        for (uint32_t i = 0; i + 1 < n; i++)
-            batch[i]->next = batch[i + 1];
-        batch[n - 1]->next = f;
-        queue_chain(l, batch[0], f, (size_t)n + 1);
+        last->next = f;
+        queue_chain(l, first, f, (size_t)n + 1);
         return;
     }
 }
@@ -473,7 +514,7 @@ void cio__e_spawn(struct cio_evented *e, struct cio_any_future *f)
  * from its own queue; half of another's) and pushes all but the first on mine's ring. */
 static struct cio_any_future *take_spawn(struct cio__e_loop *l, struct cio__e_loop *mine)
 {
-    struct cio_any_future *r = ring_take(l);
+    struct cio_any_future *r = l == mine ? ring_take(l) : ring_steal(l, mine);
     if (r != NULL)
         return r;
     size_t count = atomic_load_explicit(&l->sp_count, memory_order_acquire);
@@ -560,27 +601,40 @@ static struct cio_any_future *next_direct(struct cio__e_loop *l)
  * request or acknowledgement and protection is off (the task then sees the awaiter's cancel state
  * where it would have had its own, forwarded), and half its stack is free (nesting stays bounded). */
 
-/* Loop l (the caller's, or NULL) and its current fiber may run a task inline now. */
-static bool inline_room(const struct cio__e_loop *l)
+/* Loop l (the caller's, or NULL) is a loop thread whose current fiber has half its stack free. */
+static bool inline_depth(const struct cio__e_loop *l)
 {
     if (l == NULL || l->adopted)
         return false;
     const struct cio_any_future *self = l->current;
-    if (self == NULL || self->stack.lo == NULL || self->protection != CIO_CANCEL_UNBLOCKED ||
-        atomic_load_explicit(&self->cancel, memory_order_relaxed) != 0)
+    if (self == NULL || self->stack.lo == NULL)
         return false;
     char here;
     return (size_t)((uintptr_t)&here - (uintptr_t)self->stack.lo) >= self->stack.size / 2;
 }
 
-void cio__e_inline_exit(struct cio_evented *e, struct cio_any_future *f)
+/* The current fiber of l has no cancel request or acknowledgement and protection off. */
+static bool inline_state(const struct cio__e_loop *l)
+{
+    const struct cio_any_future *self = l->current;
+    return self->protection == CIO_CANCEL_UNBLOCKED && atomic_load_explicit(&self->cancel, memory_order_relaxed) == 0;
+}
+
+/* Loop l (the caller's, or NULL) and its current fiber may run a task inline now. */
+static bool inline_room(const struct cio__e_loop *l)
+{
+    return inline_depth(l) && inline_state(l);
+}
+
+/* After f's function ran inline: its stack back, finished (cio__e_finish: f may be freed), one fewer live. */
+static void inline_exit(struct cio_evented *e, struct cio_any_future *f)
 {
     /* fn may have suspended meanwhile; a fiber only ever runs on its home loop, so this is the same
      * loop as before it */
     stack_back(e, local_loop(e), &f->stack);
     atomic_store_explicit(&f->exited, true, memory_order_relaxed);
-    cio__e_finish(f); /* f may be freed from here on */
-    live_done(e);
+    if (cio__e_finish(f)) /* f may be freed from here on */
+        live_done(e);
 }
 
 bool cio__e_await_inline(struct cio_evented *e, struct cio_any_future *f)
@@ -590,38 +644,58 @@ bool cio__e_await_inline(struct cio_evented *e, struct cio_any_future *f)
         return false;
     l->lifo = NULL;
     f->result = f->fn(f->ctxbuf);
-    cio__e_inline_exit(e, f);
+    inline_exit(e, f);
     return true;
 }
 
-struct cio_any_future *cio__e_take_inline_member(struct cio_evented *e, const struct cio__e_group *gr, bool *yield)
+int cio__e_group_inline(struct cio_evented *e, const struct cio__e_group *gr)
 {
-    *yield = false;
     struct cio__e_loop *l = local_loop(e);
-    if (!inline_room(l))
-        return NULL;
-    if (l->run_head != NULL)
-        return NULL; /* ready fibers come first: the awaiter waits, members start as fibers */
-    if (l->budget == 0) {
-        *yield = true; /* the scheduler's turn (inbox, timers, I/O), then more */
-        return NULL;
-    }
-    struct cio_any_future *f = l->lifo;
-    bool from_lifo = f != NULL;
-    if (from_lifo)
-        l->lifo = NULL;
-    else if ((f = ring_take(l)) == NULL && (f = take_spawn(l, l)) == NULL)
-        return NULL;
-    if (f->group != gr || atomic_load_explicit(&f->cancel, memory_order_relaxed) != 0) {
-        /* not one to run here: where it runs next (it was next in line) */
+    if (!inline_depth(l)) /* the depth stays the same in this loop; the cancel state may not */
+        return 0;
+    struct cio_any_future *self = l->current; /* a fiber runs on its home loop only: l stays valid */
+    bool yielded = false; /* just yielded: one member now, whatever is ready (else two fibers that
+                             each wait for the other to be not ready would take turns for ever) */
+    for (;;) {
+        if (self->protection != CIO_CANCEL_UNBLOCKED || atomic_load_explicit(&self->cancel, memory_order_acquire) != 0)
+            return 0;
+        if (!yielded && (l->run_head != NULL || l->budget == 0)) {
+            /* Ready fibers come first, and a spent budget means the scheduler's turn (inbox,
+             * timers, I/O): yield to them, then go on (waiting instead would leave every later
+             * member to start as a fiber of its own). */
+            cio__e_yield();
+            yielded = true;
+            continue;
+        }
+        yielded = false;
+        struct cio_any_future *f = l->lifo;
+        bool from_lifo = f != NULL;
         if (from_lifo)
-            l->lifo = f;
-        else
-            push_local(l, f);
-        return NULL;
+            l->lifo = NULL;
+        else if ((f = ring_take(l)) == NULL && (f = take_spawn(l, l)) == NULL)
+            return 0;
+        if (f->group != gr || atomic_load_explicit(&f->cancel, memory_order_relaxed) != 0) {
+            /* not one to run here (another's, or one to be canceled): it runs next, as the fiber
+             * it is (it was next in line), then this one goes on */
+            if (from_lifo)
+                l->lifo = f;
+            else
+                push_local(l, f);
+            cio__e_yield();
+            yielded = true;
+            continue;
+        }
+        if (l->budget > 0)
+            l->budget--;
+        f->result = f->fn(f->ctxbuf);
+        stack_back(e, l, &f->stack);
+        atomic_store_explicit(&f->exited, true, memory_order_relaxed);
+        if (cio__e_finish(f)) /* f may be freed from here on */
+            live_done(e);
+        uint32_t c = atomic_load_explicit(&self->cancel, memory_order_acquire);
+        if (c != 0) /* the member saw the awaiter's request: acknowledged (-1), or still pending */
+            return (c & CIO__E_REQ) ? 0 : -1;
     }
-    l->budget--;
-    return f;
 }
 
 void cio__e_suspend(void (*after)(void *), void *arg)
@@ -740,7 +814,7 @@ cio_err cio__e_run(struct cio_evented *e, cio_err (*fn)(void *), void *arg)
     /* A thread that cannot become a fiber of e (it is another instance's, or adoption failed). */
     struct bridge b = {fn, arg};
     struct bridge *bp = &b;
-    struct cio_any_future *f = cio__e_fiber_new(e, bridge_task, &bp, sizeof bp);
+    struct cio_any_future *f = cio__e_fiber_new(e, bridge_task, &bp, sizeof bp, true);
     if (f == NULL)
         return CIO_E_SYSTEM_RESOURCES;
     cio__e_spawn(e, f);

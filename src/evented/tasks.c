@@ -13,9 +13,10 @@
  *   waker never makes a fiber ready that is still running. A waiter ends with one CAS on its state:
  *   futex wake, timer or cancel — the winner makes it ready, the others do nothing. Foreign threads
  *   wait on their waiter's state word with the OS futex.
- * - Groups as on Threaded: lock order group mu → bucket mu → inbox mu; a member leaves (unlinks,
- *   drops `running`, frees its block) on its home loop when it finishes; the last one bumps `seq`
- *   under the group mu, and the awaiter takes that mu before it frees the group record.
+ * - Groups: lock order group mu → bucket mu → inbox mu; a member is listed (under the group mu) only
+ *   while it runs as a fiber; it leaves (unlinks if listed, frees its block, then drops `running`,
+ *   its last touch of the record) when it finishes, and the one that drops it to 0 wakes the
+ *   awaiter, which then frees the record (the "groups" section).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -406,7 +407,7 @@ cio_err cio__e_sleep(void *ud, cio_timeout timeout)
 struct cio_any_future *cio__e_async(void *ud, cio_task_fn fn, const void *ctx, size_t ctx_size, cio_err *inline_result)
 {
     struct cio_evented *e = (struct cio_evented *)ud;
-    struct cio_any_future *f = cio__e_fiber_new(e, fn, ctx, ctx_size);
+    struct cio_any_future *f = cio__e_fiber_new(e, fn, ctx, ctx_size, true);
     if (f == NULL) {
         *inline_result = cio__run_inline(fn, ctx, ctx_size);
         return NULL;
@@ -419,7 +420,7 @@ struct cio_any_future *cio__e_async(void *ud, cio_task_fn fn, const void *ctx, s
 cio_err cio__e_concurrent(void *ud, cio_task_fn fn, const void *ctx, size_t ctx_size, struct cio_any_future **out)
 {
     struct cio_evented *e = (struct cio_evented *)ud;
-    struct cio_any_future *f = cio__e_fiber_new(e, fn, ctx, ctx_size);
+    struct cio_any_future *f = cio__e_fiber_new(e, fn, ctx, ctx_size, true);
     if (f == NULL)
         return CIO__IN_SET(concurrent, CIO_E_CONCURRENCY_UNAVAILABLE);
     cio__e_spawn(e, f);
@@ -502,17 +503,25 @@ cio_err cio__e_cancel(void *ud, struct cio_any_future *f)
     return finish_future(e, f);
 }
 
-/* ---- groups ---------------------------------------------------------------------------------------------- */
+/* ---- groups ----------------------------------------------------------------------------------------------
+ *
+ * A member counts in `running` from its spawn until it has finished; `running` is also the futex word
+ * the awaiter sleeps on, and the member that takes it to 0 wakes that address. A member is in the
+ * `members` list (under `mu`) only while it runs as a fiber of its own, from the moment a loop starts
+ * it (cio__e_group_started) until it finishes: that is where a group cancel must reach it. One not
+ * started yet sees `canceled` when it starts; one that runs inline on the awaiting fiber shares the
+ * awaiter's cancel state (and runs only while no cancel is under way). The decrement of `running` is
+ * a member's last touch of the record (its unlink comes before), so the awaiter frees the record once
+ * it reads 0. */
 
 struct cio__e_group {
-    _Atomic(uint32_t) mu;             /* spin_lock: members, and `seq` with the last drop */
+    _Atomic(uint32_t) mu;             /* spin_lock: members */
     struct cio_any_future *members;
     _Atomic(uint32_t) running;
-    _Atomic(uint32_t) seq;
     _Atomic(uint32_t) canceled;
 };
 
-static struct cio__e_group *group_get(cio_group *g, bool create)
+static inline struct cio__e_group *group_get(cio_group *g, bool create)
 {
     struct cio__e_group *gr = (struct cio__e_group *)atomic_load_explicit(&g->token, memory_order_acquire);
     if (gr != NULL || !create)
@@ -528,72 +537,70 @@ static struct cio__e_group *group_get(cio_group *g, bool create)
     return (struct cio__e_group *)expected;
 }
 
-static void group_link(struct cio__e_group *gr, struct cio_any_future *f)
+void cio__e_group_started(struct cio_any_future *f)
 {
-    f->group = gr;
+    struct cio__e_group *gr = f->group;
     spin_lock(&gr->mu);
-    /* running and seq change only under mu (plain load + store), and are read without it */
-    atomic_store_explicit(&gr->running, atomic_load_explicit(&gr->running, memory_order_relaxed) + 1,
-                          memory_order_release);
     f->gprev = NULL;
     f->gnext = gr->members;
     if (gr->members != NULL)
         gr->members->gprev = f;
     gr->members = f;
+    f->glinked = true;
     if (atomic_load_explicit(&gr->canceled, memory_order_acquire))
         atomic_fetch_or_explicit(&f->cancel, CIO__E_REQ, memory_order_seq_cst);
     spin_unlock(&gr->mu);
 }
 
-static void group_drop(struct cio__e_group *gr, struct cio_any_future *f)
+/* True when f was the group's last member (the group's live unit ends). */
+static bool group_drop(struct cio__e_group *gr, struct cio_any_future *f)
 {
     struct cio_evented *e = f->owner;
-    spin_lock(&gr->mu);
-    if (f->gprev != NULL)
-        f->gprev->gnext = f->gnext;
-    else
-        gr->members = f->gnext;
-    if (f->gnext != NULL)
-        f->gnext->gprev = f->gprev;
-    uint32_t left = atomic_load_explicit(&gr->running, memory_order_relaxed) - 1;
-    atomic_store_explicit(&gr->running, left, memory_order_release);
-    if (left == 0)
-        atomic_store_explicit(&gr->seq, atomic_load_explicit(&gr->seq, memory_order_relaxed) + 1,
-                              memory_order_release);
-    spin_unlock(&gr->mu);
+    if (f->glinked) {
+        spin_lock(&gr->mu);
+        if (f->gprev != NULL)
+            f->gprev->gnext = f->gnext;
+        else
+            gr->members = f->gnext;
+        if (f->gnext != NULL)
+            f->gnext->gprev = f->gprev;
+        spin_unlock(&gr->mu);
+    }
     cio__e_fiber_free(e, f);
-    if (left == 0)
-        cio__e_futex_wake(&gr->seq, UINT32_MAX); /* address only: harmless if the record is gone */
+    if (atomic_fetch_sub_explicit(&gr->running, 1, memory_order_acq_rel) != 1)
+        return false;
+    cio__e_futex_wake(&gr->running, UINT32_MAX); /* address only: harmless if the record is gone */
+    return true;
 }
 
-void cio__e_finish(struct cio_any_future *f)
+bool cio__e_finish(struct cio_any_future *f)
 {
-    if (f->group != NULL) {
-        group_drop(f->group, f);
-        return;
-    }
+    if (f->group != NULL)
+        return group_drop(f->group, f);
     if (f->handed_off) { /* the awaiter is already running (it is what runs this) */
         atomic_store_explicit(&f->done, CIO__E_DONE, memory_order_release);
-        return;
+        return true;
     }
     uint32_t old = atomic_exchange_explicit(&f->done, CIO__E_DONE, memory_order_acq_rel);
     if (old == CIO__E_DONE_AWAITED)
         cio__e_make_ready(f->awaiter); /* parked: nothing else wakes it, so f is still there */
     else if (old == CIO__E_DONE_TABLE)
         cio__e_futex_wake(&f->done, UINT32_MAX); /* address only: the waiter may free f at once */
+    return true;
 }
 
-
-static struct cio_any_future *group_fiber(struct cio_evented *e, cio_group *g, cio_task_fn fn, const void *ctx,
+static inline struct cio_any_future *group_fiber(struct cio_evented *e, cio_group *g, cio_task_fn fn, const void *ctx,
                                           size_t ctx_size)
 {
     struct cio__e_group *gr = group_get(g, true);
     if (gr == NULL)
         return NULL;
-    struct cio_any_future *f = cio__e_fiber_new(e, fn, ctx, ctx_size);
+    struct cio_any_future *f = cio__e_fiber_new(e, fn, ctx, ctx_size, false);
     if (f == NULL)
         return NULL;
-    group_link(gr, f);
+    f->group = gr;
+    if (atomic_fetch_add_explicit(&gr->running, 1, memory_order_acq_rel) == 0)
+        cio__e_live_add(e); /* the group's members count as one live unit while it has any */
     return f;
 }
 
@@ -628,18 +635,14 @@ static void group_cancel_all(struct cio__e_group *gr)
 
 static void group_wait_all(struct cio_evented *e, struct cio__e_group *gr)
 {
-    for (;;) {
-        uint32_t seq = atomic_load_explicit(&gr->seq, memory_order_acquire);
-        if (atomic_load_explicit(&gr->running, memory_order_acquire) == 0)
-            return;
-        (void)cio__e_futex_wait(e, &gr->seq, seq, CIO_TIMEOUT_NONE, false);
-    }
+    uint32_t n;
+    while ((n = atomic_load_explicit(&gr->running, memory_order_acquire)) != 0)
+        (void)cio__e_futex_wait(e, &gr->running, n, CIO_TIMEOUT_NONE, false);
 }
 
+/* `running` is 0: no member touches the record any more. */
 static void group_release(cio_group *g, struct cio__e_group *gr)
 {
-    spin_lock(&gr->mu);
-    spin_unlock(&gr->mu);
     atomic_store_explicit(&g->token, 0, memory_order_release);
     free(gr);
 }
@@ -653,32 +656,15 @@ cio_err cio__e_group_await(void *ud, cio_group *g)
     cio_err result = CIO_OK;
     /* Members not started yet that this fiber would switch to next anyway run here (sched.c). One
      * that takes this fiber's cancel request (it sees the awaiter's state) cancels the await. */
-    struct cio_any_future *m;
-    bool yield = false;
-    while ((m = cio__e_take_inline_member(e, gr, &yield)) != NULL || yield) {
-        if (m == NULL) {
-            cio__e_yield();
-            continue;
-        }
-        m->result = m->fn(m->ctxbuf);
-        cio__e_inline_exit(e, m);
-        struct cio_any_future *self = cio__e_self(e);
-        uint32_t c = atomic_load_explicit(&self->cancel, memory_order_acquire);
-        if (c != 0) {
-            if (!(c & CIO__E_REQ)) { /* acknowledged inline */
-                group_cancel_all(gr);
-                group_wait_all(e, gr);
-                group_release(g, gr);
-                return CIO__IN_SET(cancelable, CIO_E_CANCELED);
-            }
-            break; /* pending: the wait below takes it */
-        }
+    if (cio__e_group_inline(e, gr) < 0) { /* a member acknowledged this fiber's cancel request */
+        group_cancel_all(gr);
+        group_wait_all(e, gr);
+        group_release(g, gr);
+        return CIO__IN_SET(cancelable, CIO_E_CANCELED);
     }
-    for (;;) {
-        uint32_t seq = atomic_load_explicit(&gr->seq, memory_order_acquire);
-        if (atomic_load_explicit(&gr->running, memory_order_acquire) == 0)
-            break;
-        cio_err err = cio__e_futex_wait(e, &gr->seq, seq, CIO_TIMEOUT_NONE, true);
+    uint32_t n;
+    while ((n = atomic_load_explicit(&gr->running, memory_order_acquire)) != 0) {
+        cio_err err = cio__e_futex_wait(e, &gr->running, n, CIO_TIMEOUT_NONE, true);
         if (err == CIO_E_CANCELED) {
             group_cancel_all(gr);
             group_wait_all(e, gr);
