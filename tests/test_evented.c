@@ -991,6 +991,39 @@ static void test_group_await_inlines_beside_ready_fibers(void **state)
     assert_true(b.inline_runs >= BUSY_MEMBERS * 9 / 10);
 }
 
+typedef struct {
+    cio_io io;
+    _Atomic(int) finished;
+} sleepy_count;
+
+static cio_err sleep_then_count(void *ctx)
+{
+    sleepy_count *c = *(sleepy_count **)ctx;
+    (void)cio_sleep(c->io, cio_timeout_ms(50));
+    atomic_fetch_add(&c->finished, 1);
+    return CIO_OK;
+}
+
+/* A group's members count for cio_evented_destroy as long as the group has any (the group counts
+ * once, not each member): destroy with members still asleep and the group never awaited returns
+ * only after all of them finished, on one loop and on two. */
+static void test_destroy_waits_for_group_members(void **state)
+{
+    for (unsigned threads = 1; threads <= 2; threads++) {
+        cio_evented *e = own_instance(state, threads, "Threaded has no fibers");
+        sleepy_count c;
+        c.io = cio_evented_io(e);
+        atomic_init(&c.finished, 0);
+        sleepy_count *cp = &c;
+        cio_group g = CIO_GROUP_INIT;
+        for (int i = 0; i < 8; i++)
+            assert_ok(cio_group_concurrent(c.io, &g, sleep_then_count, &cp, sizeof cp));
+        cio_evented_destroy(e);
+        assert_int_equal(atomic_load(&c.finished), 8);
+        free((void *)atomic_load(&g.token)); /* the record an await would have freed */
+    }
+}
+
 #define DEEP 3000
 
 typedef struct {
@@ -1218,6 +1251,7 @@ int main(void)
         CIO_TESTS(test_await_runs_lifo_future_inline), CIO_TESTS(test_inline_awaits_stay_within_the_stack),
         CIO_TESTS(test_group_await_inline_member_takes_the_cancel),
         CIO_TESTS(test_group_await_inlines_beside_ready_fibers),
+        CIO_TESTS(test_destroy_waits_for_group_members),
         CIO_TESTS(test_ready_fibers_do_not_starve_spawned_ones),
         CIO_TESTS(test_made_socket_closed_behind_cio), CIO_TESTS(test_short_read_then_eof),
         CIO_TESTS(test_timers_out_of_order),
