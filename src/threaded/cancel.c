@@ -124,6 +124,7 @@ static bool signal_if_blocked(struct cio_any_future *task)
     if ((s & (CIO__T_REQ | CIO__T_SYS)) == (CIO__T_REQ | CIO__T_SYS) &&
         atomic_load_explicit(&task->done, memory_order_seq_cst) != CIO__T_FINISHED) {
         cio__t_kick(task);
+        atomic_fetch_add_explicit(task->kicks, 1, memory_order_relaxed);
         sent = true;
     }
     atomic_fetch_sub_explicit(task->signalers, 1, memory_order_seq_cst);

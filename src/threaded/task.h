@@ -53,6 +53,7 @@ struct cio_any_future {
     cio_cancel_protection protection;
     _Atomic(uint32_t) cancel;
     _Atomic(uint32_t) *signalers;     /* the pool's kick count (above) */
+    _Atomic(size_t) *kicks;           /* the pool's count of kicks sent (cio_threaded_get_stats) */
     _Atomic(uint32_t) done;
     _Atomic(uintptr_t) waiting_on;
     pthread_t thread;                 /* valid while the task runs */
