@@ -444,8 +444,10 @@ static void futex_pp_body(void *arg, uint64_t n)
 }
 
 /* The floor for knocking a thread out of a blocked read, and the Threaded target's yardstick: a raw
- * pthread_kill of a thread blocked in read(2) on an empty pipe (handler without SA_RESTART: EINTR),
- * which answers through a futex. Timed per round like cio's cancel+join: signal sent -> answer seen; rounds start only once the
+ * signal to a thread blocked in read(2) on an empty pipe (handler without SA_RESTART: EINTR), which
+ * answers through a futex. The signal is one tgkill(2) with the ids known beforehand: the cheapest
+ * kick Linux has, and cio's own on Linux (glibc's pthread_kill makes four system calls, ~1 µs
+ * more here; the floor used it until cio's kick became a tgkill). Timed per round like cio's cancel+join: signal sent -> answer seen; rounds start only once the
  * partner sleeps in read (polled through /proc, untimed). */
 typedef struct sig_pp {
     _Atomic(uint32_t) word; /* bumped by the partner after each EINTR; UINT32_MAX: stop */
@@ -500,6 +502,7 @@ static int b6_signal(const bench_opts *o)
     b6_hops hops = {0};
     long w_prev = -1, sleeps = 0, yields = 0; /* the partner's count at the last round's start */
     int tid = atomic_load(&p.tid);
+    pid_t pid = getpid();
     while (warm > 0 || (bench_now_ns() - start < budget && rounds < B6_MAX_ROUNDS)) {
         while (!thread_sleeps(tid))
             sched_yield();
@@ -509,7 +512,7 @@ static int b6_signal(const bench_opts *o)
         uint32_t seen = atomic_load(&p.word);
         self_switches(&v0, &i0);
         int64_t t1 = bench_now_ns();
-        pthread_kill(th, SIGUSR2);
+        syscall(SYS_tgkill, pid, tid, SIGUSR2);
         uint32_t v;
         while ((v = atomic_load(&p.word)) == seen)
             futex_wait(&p.word, seen);

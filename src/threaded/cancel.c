@@ -1,7 +1,8 @@
 /*
  * Cancellation for the Threaded backend: the per-task cancel word (see task.h) and the bracket around
  * blocking syscalls. The OS half that knocks a thread out of a blocked call is cio__t_kick
- * (cancel_posix.c: a signal; cancel_windows.c: an APC, CancelSynchronousIo, a futex wake).
+ * (cancel_linux.c, cancel_pthread.c: a signal; cancel_windows.c: an APC, CancelSynchronousIo, a
+ * futex wake).
  *
  * Invariants:
  * - A task's REQ->ACK transition, and SYS set/clear, happen only on the task's own thread

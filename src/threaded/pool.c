@@ -185,8 +185,7 @@ static void group_member_done(struct cio_any_future *task);
 static void run_task(struct cio_any_future *task)
 {
     struct cio_any_future *prev = cio__t_current;
-    task->thread = pthread_self();
-    task->os_thread_id = cio__t_os_thread_id();
+    cio__t_record_thread(task);
     cio__t_current = task;
     cio_err r = task->fn(task->ctx);
     cio__t_current = prev;
