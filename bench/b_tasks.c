@@ -1,7 +1,8 @@
 /*
  * Tasks: B3 (async+await of an empty task, serial), B4 (concurrent spawn+await, serial), B5 (a group
  * of 1,000 tasks) and B6 (cancel a task blocked in a read), with their peers: libuv's uv_queue_work,
- * pthread_create+join, and a futex round trip (two wake hops) as B6's yardstick.
+ * pthread_create+join, and for B6 a raw signal out of read(2) answered through a futex (the
+ * Threaded target's yardstick: the same two hops) and a futex round trip (reported beside it).
  */
 #define _GNU_SOURCE 1
 #include <fcntl.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -217,7 +219,19 @@ static int b5(const bench_opts *o, const char *contender)
  * read. On Threaded the waiting side then also polls /proc/self/task/<tid>/stat until the worker
  * sleeps (it is in read(2) then); on Evented one loop thread makes the Event enough (the task's
  * fiber runs on into its read and suspends before the waiter resumes). "main" is the median
- * cancel+join of the rounds (p90 and mean beside it); "cycle" is the mean whole round. */
+ * cancel+join of the rounds (p90 and mean beside it); "cycle" is the mean whole round.
+ *
+ * Wake hops, per cancel (means over the rounds; read outside the timed window, just before and just
+ * after it): "kicks" the signals cio sent (cio_threaded_get_stats; not reported for Evented), "sleeps"
+ * the canceling thread's voluntary context switches (getrusage(RUSAGE_THREAD) ru_nvcsw: each sleep
+ * needs a wake-up to end), "yields" its involuntary ones (a sched_yield or a preemption: no wake-up
+ * needed), "wsleeps" the worker's voluntary switches (/proc/self/task/<tid>/status, read right after
+ * cancel returned: the worker then idles by yielding for 20 µs before it sleeps, so its idle sleep
+ * is not counted unless the read is late). "hops" = kicks + sleeps + wsleeps, and "over2" the share
+ * of rounds with more than 2. On Evented the task runs on the canceler's loop thread: hops = sleeps.
+ * signal-read reports the same for its raw signal and futex reply (its partner sleeps only in
+ * read(2): wsleeps are its voluntary switches from one round's start to the next, less the one
+ * back into read). */
 
 typedef struct b6_shared {
     cio_io io;
@@ -235,6 +249,61 @@ static cio_err b6_task(void *context)
     cio_event_set(s->io, &s->started);
     cio_err err = cio_file_read_streaming(s->io, (cio_file){s->fd}, &byte, 1, &n);
     return err;
+}
+
+/* Thread `tid`'s voluntary context switches (/proc/self/task/<tid>/status), -1 if unreadable. */
+static long thread_nvcsw(int tid)
+{
+    char path[64], buf[2048];
+    snprintf(path, sizeof path, "/proc/self/task/%d/status", tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t len = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (len <= 0)
+        return -1;
+    buf[len] = 0;
+    const char *p = strstr(buf, "\nvoluntary_ctxt_switches:");
+    return p != NULL ? strtol(p + 26, NULL, 10) : -1;
+}
+
+/* The calling thread's voluntary (sleeps) and involuntary context switches. */
+static void self_switches(long *vol, long *invol)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) != 0)
+        bench_die("getrusage");
+    *vol = ru.ru_nvcsw;
+    *invol = ru.ru_nivcsw;
+}
+
+/* Per-cancel wake-hop counts, summed over the rounds (see the comment above). */
+typedef struct b6_hops {
+    long kicks, sleeps, yields, wsleeps, over2;
+} b6_hops;
+
+static void b6_hops_add(b6_hops *h, long kicks, long sleeps, long yields, long wsleeps)
+{
+    h->kicks += kicks;
+    h->sleeps += sleeps;
+    h->yields += yields;
+    h->wsleeps += wsleeps;
+    h->over2 += kicks + sleeps + wsleeps > 2;
+}
+
+/* with_kicks: false on Evented, whose counters the bench cannot read (its pipe read is a poll or an
+ * io_uring read of the loop, canceled without a signal). */
+static void b6_hops_report(const b6_hops *h, long rounds, bool with_kicks)
+{
+    double n = (double)rounds;
+    bench_result("hops", (double)(h->kicks + h->sleeps + h->wsleeps) / n, "per-cancel");
+    if (with_kicks)
+        bench_result("kicks", (double)h->kicks / n, "per-cancel");
+    bench_result("sleeps", (double)h->sleeps / n, "per-cancel");
+    bench_result("yields", (double)h->yields / n, "per-cancel");
+    bench_result("wsleeps", (double)h->wsleeps / n, "per-cancel");
+    bench_result("over2", 100.0 * (double)h->over2 / n, "%");
 }
 
 /* Whether thread `tid` of this process is sleeping ('S' in /proc/self/task/<tid>/stat). */
@@ -263,6 +332,7 @@ typedef struct b6_run {
     double cycle_ns;  /* mean */
     long canceled, rounds;
     int64_t *each; /* every round's cancel+join, for the median and p90 */
+    b6_hops hops;
 } b6_run;
 
 static int cmp_i64(const void *a, const void *b)
@@ -293,12 +363,23 @@ static void b6_body(bench_backend *b, void *arg)
         if (err != CIO_OK)
             bench_fail("cio_concurrent", err);
         cio_event_wait_uncancelable(b->io, &s.started);
+        int tid = atomic_load(&s.tid);
         if (r->threaded)
-            while (!thread_sleeps(atomic_load(&s.tid)))
+            while (!thread_sleeps(tid))
                 sched_yield();
+        /* untimed: the counters before and after */
+        long w0 = r->threaded ? thread_nvcsw(tid) : 0, v0, i0, v1, i1;
+        cio_threaded_stats k0 = {0}, k1 = {0};
+        if (r->threaded)
+            cio_threaded_get_stats((cio_threaded *)b->instance, &k0);
+        self_switches(&v0, &i0);
         int64_t t1 = bench_now_ns();
         err = cio_cancel(b->io, &f);
         int64_t t2 = bench_now_ns();
+        self_switches(&v1, &i1);
+        long w1 = r->threaded ? thread_nvcsw(tid) : 0;
+        if (r->threaded)
+            cio_threaded_get_stats((cio_threaded *)b->instance, &k1);
         if (warm > 0) {
             warm--;
             if (warm == 0)
@@ -310,6 +391,7 @@ static void b6_body(bench_backend *b, void *arg)
         cancel_total += t2 - t1;
         r->each[rounds] = t2 - t1;
         r->cycle_ns += (double)(t2 - t0);
+        b6_hops_add(&r->hops, (long)(k1.kicks - k0.kicks), v1 - v0, i1 - i0, w0 < 0 || w1 < 0 ? 0 : w1 - w0);
         rounds++;
     }
     close(fds[0]);
@@ -319,7 +401,9 @@ static void b6_body(bench_backend *b, void *arg)
     r->cycle_ns /= (double)rounds;
 }
 
-/* The yardstick: a futex round trip with a partner thread (two wake hops, each a sleeping thread). */
+/* A futex round trip with a partner thread (two futex wake hops, each a sleeping thread): reported
+ * beside the Threaded row, not its yardstick (a thread blocked in read(2) cannot be woken by a
+ * futex; see bench/README.md). */
 typedef struct futex_pp {
     _Atomic(uint32_t) word; /* 0: main's turn, 1: partner's turn, 2: stop */
 } futex_pp;
@@ -359,9 +443,11 @@ static void futex_pp_body(void *arg, uint64_t n)
     }
 }
 
-/* The floor for knocking a thread out of a blocked read: a raw pthread_kill of a thread blocked in
- * read(2) on an empty pipe (handler without SA_RESTART: EINTR), which answers through a futex.
- * Timed per round like cio's cancel+join: signal sent -> answer seen; rounds start only once the
+/* The floor for knocking a thread out of a blocked read, and the Threaded target's yardstick: a raw
+ * signal to a thread blocked in read(2) on an empty pipe (handler without SA_RESTART: EINTR), which
+ * answers through a futex. The signal is one tgkill(2) with the ids known beforehand: the cheapest
+ * kick Linux has, and cio's own on Linux (glibc's pthread_kill makes four system calls, ~1 µs
+ * more here; the floor used it until cio's kick became a tgkill). Timed per round like cio's cancel+join: signal sent -> answer seen; rounds start only once the
  * partner sleeps in read (polled through /proc, untimed). */
 typedef struct sig_pp {
     _Atomic(uint32_t) word; /* bumped by the partner after each EINTR; UINT32_MAX: stop */
@@ -413,21 +499,33 @@ static int b6_signal(const bench_opts *o)
         bench_die("calloc");
     int64_t budget = (int64_t)(o->seconds * 1e9), start = bench_now_ns();
     long rounds = 0, warm = 20;
+    b6_hops hops = {0};
+    long w_prev = -1, sleeps = 0, yields = 0; /* the partner's count at the last round's start */
+    int tid = atomic_load(&p.tid);
+    pid_t pid = getpid();
     while (warm > 0 || (bench_now_ns() - start < budget && rounds < B6_MAX_ROUNDS)) {
-        while (!thread_sleeps(atomic_load(&p.tid)))
+        while (!thread_sleeps(tid))
             sched_yield();
+        long w = thread_nvcsw(tid), v0, i0, v1, i1;
+        if (rounds > 0 && w_prev >= 0 && w >= 0) /* the last round's, less the sleep back into read */
+            b6_hops_add(&hops, 1, sleeps, yields, w - w_prev - 1);
         uint32_t seen = atomic_load(&p.word);
+        self_switches(&v0, &i0);
         int64_t t1 = bench_now_ns();
-        pthread_kill(th, SIGUSR2);
+        syscall(SYS_tgkill, pid, tid, SIGUSR2);
         uint32_t v;
         while ((v = atomic_load(&p.word)) == seen)
             futex_wait(&p.word, seen);
         int64_t t2 = bench_now_ns();
+        self_switches(&v1, &i1);
         if (warm > 0) {
             if (--warm == 0)
                 start = bench_now_ns();
             continue;
         }
+        w_prev = w;
+        sleeps = v1 - v0;
+        yields = i1 - i0;
         each[rounds++] = t2 - t1;
     }
     atomic_store(&p.stop, 1);
@@ -449,6 +547,8 @@ static int b6_signal(const bench_opts *o)
     bench_result("main", (double)each[rounds / 2], "ns/op");
     bench_result("p90", (double)each[rounds * 9 / 10], "ns/op");
     bench_result("rounds", (double)rounds, "n");
+    if (rounds > 1)
+        b6_hops_report(&hops, rounds - 1, true); /* the last round's partner count is not read */
     free(each);
     return 0;
 }
@@ -493,6 +593,7 @@ static int b6(const bench_opts *o, const char *contender)
     bench_result("mean", r.cancel_ns, "ns/op");
     bench_result("cycle", r.cycle_ns, "ns/op");
     bench_result("rounds", (double)r.rounds, "n");
+    b6_hops_report(&r.hops, r.rounds, r.threaded);
     free(r.each);
     return 0;
 }

@@ -389,12 +389,12 @@ static void test_cancel_signal_fails(void **state)
     cio_future f;
     CIO_REQUIRE_CONCURRENT(cio_concurrent(io, long_sleep_task, &io, sizeof io, &f));
     (void)cio_sleep(io, cio_timeout_ms(20)); /* into its clock_nanosleep */
-    assert_true(cio__fault_errno("pthread_kill@signal_if_blocked", ESRCH, 0, 3) == 1);
+    assert_true(cio__fault_errno("tgkill@kick", ESRCH, 0, 3) == 1);
     int64_t t0 = cio_now(io, CIO_CLOCK_AWAKE).ns;
     assert_err(cio_cancel(io, &f), CIO_E_CANCELED);
     assert_true((cio_now(io, CIO_CLOCK_AWAKE).ns - t0) / 1000000 < 5000);
     cio__sys_reset();
-    covered("pthread_kill@signal_if_blocked", "ESRCH");
+    covered("tgkill@kick", "ESRCH");
 }
 
 /* The worker's signal mask cannot be changed: the task still runs (its cancel signal may stay

@@ -202,6 +202,32 @@ static void test_cancel_sleep(void **state)
     assert_true(took < 2000000000LL); /* promptly, not after the sleep */
 }
 
+/* cio_threaded_get_stats: a cancel that finds its task blocked in a call kicks its thread (once, or
+ * more if the backoff has to kick again); a task that is awaited, not canceled, is never kicked. */
+static void test_cancel_counts_kicks(void **state)
+{
+    cio_threaded *t = cio_test_threaded(state);
+    if (t == NULL)
+        CIO_SKIP("cio_threaded_get_stats is the Threaded backend's");
+    cio_io io = cio_test_io(state);
+    cio_threaded_stats s0, s1, s2;
+    cio_threaded_get_stats(t, &s0);
+    cio_threaded_get_stats(t, NULL); /* ignored */
+    cio_threaded_get_stats(NULL, &s1);
+    assert_true(s1.kicks == 0);
+    cio_future f;
+    CIO_REQUIRE_CONCURRENT(cio_concurrent(io, cio_test_nop_task, NULL, 0, &f));
+    assert_int_equal(cio_await(io, &f), CIO_OK);
+    cio_threaded_get_stats(t, &s1);
+    assert_true(s1.kicks == s0.kicks);
+    io_ctx c = {io, NULL, NULL};
+    CIO_REQUIRE_CONCURRENT(cio_concurrent(io, sleep_forever_task, &c, sizeof c, &f));
+    assert_int_equal(cio_sleep(io, cio_timeout_ms(20)), CIO_OK); /* into its sleep */
+    assert_int_equal(cio_cancel(io, &f), CIO_E_CANCELED);
+    cio_threaded_get_stats(t, &s2);
+    assert_true(s2.kicks - s1.kicks >= 1);
+}
+
 /* A task canceled before it started still runs, with the request pending. */
 typedef struct ran_ctx {
     cio_io io;
@@ -737,6 +763,7 @@ int main(void)
         CIO_TESTS(test_group_task_receives_cancel_unknowingly),
         CIO_TESTS(test_cancel_futex_wait),
         CIO_TESTS(test_cancel_sleep),
+        CIO_TESTS(test_cancel_counts_kicks),
         CIO_TESTS(test_canceled_task_still_runs),
         CIO_TESTS(test_group_cancel_cancels_late_members),
         CIO_TESTS(test_group_await_propagates_cancel),

@@ -39,6 +39,14 @@ void cio_threaded_set_async_limit(cio_threaded *threaded, size_t limit);
 /* SIZE_MAX: unlimited. */
 void cio_threaded_set_concurrent_limit(cio_threaded *threaded, size_t limit);
 
+/* Counters since cio_threaded_create, for benchmarks and tests (they only grow; size_t wraps). */
+typedef struct cio_threaded_stats {
+    size_t kicks; /* a canceler knocked a task's thread out of a blocked call: one signal on POSIX
+                     (an APC, CancelSynchronousIo and a futex wake on Windows), counting the
+                     re-kicks of the backoff; 0 where nothing can be canceled (WASI) */
+} cio_threaded_stats;
+void cio_threaded_get_stats(cio_threaded *threaded, cio_threaded_stats *out);
+
 #ifdef __cplusplus
 }
 #endif

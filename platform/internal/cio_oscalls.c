@@ -239,9 +239,9 @@ static int cio__sys_dflt_pthread_create(pthread_t *thread, const pthread_attr_t 
 }
 #endif
 #if defined(CIO_OS_LINUX)
-static int cio__sys_dflt_pthread_kill(pthread_t thread, int sig)
+static long cio__sys_dflt_tgkill(pid_t tgid, pid_t tid, int sig)
 {
-    return pthread_kill(thread, sig);
+    return syscall(CIO_SYS_TGKILL, tgid, tid, sig);
 }
 #endif
 #if defined(CIO_OS_LINUX)
@@ -763,7 +763,7 @@ const struct cio__sys_defaults cio__sys_default = {
     .pthread_create = cio__sys_dflt_pthread_create,
 #endif
 #if defined(CIO_OS_LINUX)
-    .pthread_kill = cio__sys_dflt_pthread_kill,
+    .tgkill = cio__sys_dflt_tgkill,
 #endif
 #if defined(CIO_OS_LINUX)
     .pthread_sigmask = cio__sys_dflt_pthread_sigmask,
@@ -1144,7 +1144,7 @@ struct cio__sys_table cio__sys = {
     .futex__futex_wake = cio__sys_dflt_futex,
 #endif
 #if defined(CIO_OS_LINUX)
-    .pthread_kill__signal_if_blocked = cio__sys_dflt_pthread_kill,
+    .tgkill__kick = cio__sys_dflt_tgkill,
 #endif
 #if defined(CIO_OS_LINUX)
     .sigaction__signals_acquire = cio__sys_dflt_sigaction,
@@ -1990,9 +1990,9 @@ static void cio__sys_set_futex__futex_wake(cio__sys_any fn)
 }
 #endif
 #if defined(CIO_OS_LINUX)
-static void cio__sys_set_pthread_kill__signal_if_blocked(cio__sys_any fn)
+static void cio__sys_set_tgkill__kick(cio__sys_any fn)
 {
-    atomic_store_explicit(&cio__sys.pthread_kill__signal_if_blocked, fn != NULL ? (cio__sys_pthread_kill_fn)fn : cio__sys_dflt_pthread_kill,
+    atomic_store_explicit(&cio__sys.tgkill__kick, fn != NULL ? (cio__sys_tgkill_fn)fn : cio__sys_dflt_tgkill,
                           memory_order_relaxed);
 }
 #endif
@@ -3193,7 +3193,7 @@ static const struct {
     {"futex", "futex_wake", "futex@futex_wake", cio__sys_set_futex__futex_wake},
 #endif
 #if defined(CIO_OS_LINUX)
-    {"pthread_kill", "signal_if_blocked", "pthread_kill@signal_if_blocked", cio__sys_set_pthread_kill__signal_if_blocked},
+    {"tgkill", "kick", "tgkill@kick", cio__sys_set_tgkill__kick},
 #endif
 #if defined(CIO_OS_LINUX)
     {"sigaction", "signals_acquire", "sigaction@signals_acquire", cio__sys_set_sigaction__signals_acquire},

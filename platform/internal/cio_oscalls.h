@@ -215,7 +215,7 @@ typedef int (*cio__sys_pthread_attr_init_fn)(pthread_attr_t *);
 typedef int (*cio__sys_pthread_create_fn)(pthread_t *, const pthread_attr_t *, void * (*)(void *), void *);
 #endif
 #if defined(CIO_OS_LINUX)
-typedef int (*cio__sys_pthread_kill_fn)(pthread_t, int);
+typedef long (*cio__sys_tgkill_fn)(pid_t, pid_t, int);
 #endif
 #if defined(CIO_OS_LINUX)
 typedef int (*cio__sys_pthread_sigmask_fn)(int, const sigset_t *, sigset_t *);
@@ -536,7 +536,7 @@ struct cio__sys_defaults {
     cio__sys_pthread_create_fn pthread_create;
 #endif
 #if defined(CIO_OS_LINUX)
-    cio__sys_pthread_kill_fn pthread_kill;
+    cio__sys_tgkill_fn tgkill;
 #endif
 #if defined(CIO_OS_LINUX)
     cio__sys_pthread_sigmask_fn pthread_sigmask;
@@ -919,7 +919,7 @@ struct cio__sys_table {
     _Atomic(cio__sys_futex_fn) futex__futex_wake; /* src/threaded/futex_linux.c: cio__t_futex_wake */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_pthread_kill_fn) pthread_kill__signal_if_blocked; /* src/threaded/cancel_posix.c: cio__t_kick */
+    _Atomic(cio__sys_tgkill_fn) tgkill__kick; /* src/threaded/cancel_linux.c: cio__t_kick */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_sigaction_fn) sigaction__signals_acquire; /* src/threaded/cancel_posix.c: cio__t_signals_acquire */

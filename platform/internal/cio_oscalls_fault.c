@@ -263,7 +263,7 @@ enum {
     CIO__FI_futex__futex_wake,
 #endif
 #if defined(CIO_OS_LINUX)
-    CIO__FI_pthread_kill__signal_if_blocked,
+    CIO__FI_tgkill__kick,
 #endif
 #if defined(CIO_OS_LINUX)
     CIO__FI_sigaction__signals_acquire,
@@ -1520,15 +1520,16 @@ static long cio__fi_futex__futex_wake(long nr, const void *addr, int op, uint32_
 }
 #endif
 #if defined(CIO_OS_LINUX)
-static int cio__fi_pthread_kill__signal_if_blocked(pthread_t thread, int sig)
+static long cio__fi_tgkill__kick(pid_t tgid, pid_t tid, int sig)
 {
-    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_pthread_kill__signal_if_blocked];
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_tgkill__kick];
     int mode_ = cio__fi_take(p_);
     if (mode_ == CIO__FI_FAIL) {
-        return (int)atomic_load(&p_->err);
+        errno = atomic_load(&p_->err);
+        return (long)-1;
     }
     (void)mode_;
-    return (cio__sys_default.pthread_kill)(thread, sig);
+    return (cio__sys_default.tgkill)(tgid, tid, sig);
 }
 #endif
 #if defined(CIO_OS_LINUX)
@@ -3631,7 +3632,7 @@ static const struct {
     {"futex", "futex_wake", 1, 0, (cio__sys_any)cio__fi_futex__futex_wake},
 #endif
 #if defined(CIO_OS_LINUX)
-    {"pthread_kill", "signal_if_blocked", 1, 0, (cio__sys_any)cio__fi_pthread_kill__signal_if_blocked},
+    {"tgkill", "kick", 1, 0, (cio__sys_any)cio__fi_tgkill__kick},
 #endif
 #if defined(CIO_OS_LINUX)
     {"sigaction", "signals_acquire", 1, 0, (cio__sys_any)cio__fi_sigaction__signals_acquire},

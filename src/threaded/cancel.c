@@ -1,7 +1,8 @@
 /*
  * Cancellation for the Threaded backend: the per-task cancel word (see task.h) and the bracket around
  * blocking syscalls. The OS half that knocks a thread out of a blocked call is cio__t_kick
- * (cancel_posix.c: a signal; cancel_windows.c: an APC, CancelSynchronousIo, a futex wake).
+ * (cancel_linux.c, cancel_pthread.c: a signal; cancel_windows.c: an APC, CancelSynchronousIo, a
+ * futex wake).
  *
  * Invariants:
  * - A task's REQ->ACK transition, and SYS set/clear, happen only on the task's own thread
@@ -124,6 +125,7 @@ static bool signal_if_blocked(struct cio_any_future *task)
     if ((s & (CIO__T_REQ | CIO__T_SYS)) == (CIO__T_REQ | CIO__T_SYS) &&
         atomic_load_explicit(&task->done, memory_order_seq_cst) != CIO__T_FINISHED) {
         cio__t_kick(task);
+        atomic_fetch_add_explicit(task->kicks, 1, memory_order_relaxed);
         sent = true;
     }
     atomic_fetch_sub_explicit(task->signalers, 1, memory_order_seq_cst);

@@ -1,13 +1,12 @@
 /*
  * The POSIX half of cancellation (cancel.c has the protocol): a canceler knocks a task out of a
- * blocked syscall with a signal, and the process-wide dispositions that makes work.
+ * blocked syscall with a signal (sent by cio__t_kick: cancel_linux.c, cancel_pthread.c), and here
+ * the process-wide dispositions that make that work.
  *
  * Invariants:
  * - CIO__T_CANCEL_SIGNAL's handler does nothing; it is installed without SA_RESTART, so the blocked
  *   syscall fails with EINTR. Workers unblock the signal when they start; other threads keep
  *   whatever mask they had (they are never kicked: only tasks are canceled).
- * - cio__t_kick runs only under a `signalers` count (task.h), so the thread is alive and still in
- *   the task the canceler checked.
  * - The handlers are installed on the first cio_threaded_create and restored on the last destroy
  *   (refcounted under handlers_mu, the only lock here).
  */
@@ -17,19 +16,11 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "cancel_posix.h"
 #include "internal.h"
 #include "internal/cio_oscalls.h"
 #include "task.h"
 #include "threaded.h"
-
-/* SIGURG: ignored by default (so a stray one is harmless if a program replaces our handler) and
- * almost never used otherwise; Go's runtime uses it for preemption for the same reasons. */
-#define CIO__T_CANCEL_SIGNAL SIGURG
-
-void cio__t_kick(struct cio_any_future *task)
-{
-    (void)CIO__SYS(pthread_kill, signal_if_blocked)(task->thread, CIO__T_CANCEL_SIGNAL);
-}
 
 static pthread_mutex_t handlers_mu = PTHREAD_MUTEX_INITIALIZER;
 static unsigned handlers_refs;

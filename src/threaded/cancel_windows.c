@@ -34,6 +34,11 @@ static void CALLBACK cancel_apc(ULONG_PTR arg)
     (void)arg;
 }
 
+void cio__t_record_thread(struct cio_any_future *task)
+{
+    task->os_thread_id = (uint32_t)GetCurrentThreadId();
+}
+
 void cio__t_kick(struct cio_any_future *task)
 {
     uintptr_t word = atomic_load_explicit(&task->waiting_on, memory_order_seq_cst);

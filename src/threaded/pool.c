@@ -78,6 +78,7 @@ struct cio_threaded {
     unsigned idle_timeout_ms;
     _Atomic(uint32_t) wake_gen; /* bumped when a wakeup is granted: what yielding idle workers watch */
     _Atomic(uint32_t) signalers; /* cancelers inside their check-then-kick window (task.h) */
+    _Atomic(size_t) kicks;       /* kicks sent (cio_threaded_get_stats) */
     bool shutdown;
 };
 
@@ -102,6 +103,7 @@ static void task_reset(cio_threaded *t, struct cio_any_future *task)
     task->capacity = cap;
     task->owner = t;
     task->signalers = &t->signalers;
+    task->kicks = &t->kicks;
 }
 
 static struct cio_any_future *task_alloc(cio_threaded *t, size_t ctx_size)
@@ -183,8 +185,7 @@ static void group_member_done(struct cio_any_future *task);
 static void run_task(struct cio_any_future *task)
 {
     struct cio_any_future *prev = cio__t_current;
-    task->thread = pthread_self();
-    task->os_thread_id = cio__t_os_thread_id();
+    cio__t_record_thread(task);
     cio__t_current = task;
     cio_err r = task->fn(task->ctx);
     cio__t_current = prev;
@@ -833,6 +834,7 @@ cio_err cio_threaded_create(const cio_threaded_options *options, cio_threaded **
     atomic_init(&t->async_full, t->async_limit == 0);
     atomic_init(&t->wake_gen, 0);
     atomic_init(&t->signalers, 0);
+    atomic_init(&t->kicks, 0);
     t->concurrent_limit = o.concurrent_limit != 0 ? o.concurrent_limit : SIZE_MAX;
     t->stack_size = cio__t_stack_size(o.stack_size != 0 ? o.stack_size : DEFAULT_STACK);
     t->idle_timeout_ms = o.idle_timeout_ms != 0 ? o.idle_timeout_ms : DEFAULT_IDLE_MS;
@@ -877,4 +879,13 @@ void cio_threaded_set_concurrent_limit(cio_threaded *t, size_t limit)
     pthread_mutex_lock(&t->mu);
     t->concurrent_limit = limit;
     pthread_mutex_unlock(&t->mu);
+}
+
+void cio_threaded_get_stats(cio_threaded *t, cio_threaded_stats *out)
+{
+    if (out == NULL)
+        return;
+    memset(out, 0, sizeof *out);
+    if (t != NULL)
+        out->kicks = atomic_load_explicit(&t->kicks, memory_order_relaxed);
 }

@@ -31,8 +31,3 @@ size_t cio__t_stack_size(size_t requested)
         requested = (size_t)PTHREAD_STACK_MIN;
     return (requested + page - 1) / page * page;
 }
-
-uint32_t cio__t_os_thread_id(void)
-{
-    return 0; /* the kick is pthread_kill on task->thread */
-}

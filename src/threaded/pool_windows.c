@@ -34,8 +34,3 @@ size_t cio__t_stack_size(size_t requested)
         requested = MIN_STACK;
     return (requested + page - 1) / page * page;
 }
-
-uint32_t cio__t_os_thread_id(void)
-{
-    return (uint32_t)GetCurrentThreadId();
-}

@@ -53,10 +53,12 @@ struct cio_any_future {
     cio_cancel_protection protection;
     _Atomic(uint32_t) cancel;
     _Atomic(uint32_t) *signalers;     /* the pool's kick count (above) */
+    _Atomic(size_t) *kicks;           /* the pool's count of kicks sent (cio_threaded_get_stats) */
     _Atomic(uint32_t) done;
     _Atomic(uintptr_t) waiting_on;
-    pthread_t thread;                 /* valid while the task runs */
-    uint32_t os_thread_id;            /* the OS's id of that thread where the kick needs it (Windows) */
+    pthread_t thread;                 /* the task's thread, while it runs (the BSDs' kick) */
+    uint32_t os_thread_id;            /* its OS id where the kick needs it (Windows; Linux: the tid) */
+    uint32_t os_process_id;           /* Linux: the thread group id tgkill names beside the tid */
     size_t capacity;                  /* bytes available for the context */
     size_t ctx_size;
     unsigned char *ctx;               /* CIO_CONTEXT_ALIGN-aligned, inside this block */
@@ -79,10 +81,14 @@ _Bool cio__t_cancel_pending(void);
  * waits out cancelers that may still be about to kick its thread (`signalers`). */
 void cio__t_quiesce(_Atomic(uint32_t) *signalers);
 
-/* The OS half of cancellation (cancel_posix.c / cancel_windows.c). Knocks the task's thread out of
- * the bracketed call it is in (a signal on POSIX; an APC, CancelSynchronousIo and a wake of
- * `waiting_on` on Windows). Called only while the canceler holds a `signalers` count. */
+/* The OS half of cancellation (cancel_linux.c / cancel_pthread.c / cancel_windows.c). Knocks the
+ * task's thread out of the bracketed call it is in (a signal on POSIX: tgkill on Linux; an APC,
+ * CancelSynchronousIo and a wake of `waiting_on` on Windows). Called only while the canceler holds
+ * a `signalers` count. */
 void cio__t_kick(struct cio_any_future *task);
+/* Records in `task` what cio__t_kick needs to name the calling worker thread; called by the worker
+ * in run_task, before the task's function runs. */
+void cio__t_record_thread(struct cio_any_future *task);
 /* Installs (refcounted) the no-op handlers for the cancel signal and SIGPIPE; undoes on release. */
 cio_err cio__t_signals_acquire(void);
 void cio__t_signals_release(void);
@@ -93,8 +99,6 @@ void cio__t_signals_unblock(void);
 void *cio__t_block_alloc(size_t size);
 void cio__t_block_free(void *block);
 size_t cio__t_cpu_count(void);
-/* The calling thread's OS id for cio__t_kick (Windows: GetCurrentThreadId; POSIX: 0, unused). */
-uint32_t cio__t_os_thread_id(void);
 /* A worker stack of at least `requested` bytes, rounded as the OS wants. */
 size_t cio__t_stack_size(size_t requested);
 
