@@ -1117,6 +1117,38 @@ static cio_io one_loop(void **state, cio_evented **own)
     return *own != NULL ? cio_evented_io(*own) : cio_test_io(state);
 }
 
+/* A socket made through the Evented backend and closed through the Threaded backend's slot (or a pipe
+ * end through its file close): the number no longer counts as a socket cio made, and its generation
+ * moved on (any close through either backend's slots renews it, so a reuse of the number is not
+ * trusted as that socket). */
+static void test_threaded_close_renews_descriptor_table(void **state)
+{
+    cio_evented *e = test_evented(state);
+    if (e == NULL)
+        CIO_SKIP("Threaded keeps no descriptor table");
+    cio_threaded *t = NULL;
+    assert_int_equal(cio_threaded_create(NULL, &t), CIO_OK);
+    cio_io eio = cio_evented_io(e), tio = cio_threaded_io(t);
+    cio_ip_address a;
+    assert_int_equal(cio_ip_parse("127.0.0.1", 0, &a), CIO_OK);
+    cio_server srv;
+    assert_int_equal(cio_net_listen(eio, &a, NULL, &srv), CIO_OK);
+    int fd = (int)srv.handle;
+    uint32_t gen = 0, after = 0;
+    assert_true(cio__e_fd_owned(fd, &gen));
+    cio_server_close(tio, &srv);
+    assert_false(cio__e_fd_owned(fd, &after));
+    assert_true(after != gen);
+    int p[2];
+    assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+    (void)cio__e_fd_owned(p[0], &gen);
+    cio_file_close(tio, (cio_file){p[0]});
+    (void)cio__e_fd_owned(p[0], &after);
+    assert_true(after != gen);
+    close(p[1]);
+    cio_threaded_destroy(t);
+}
+
 /* A socket cio made, then closed behind its back with close(2): the number, reused by a pipe cio did
  * not make, still gets its readiness (the epoll flavour verifies a registration it trusted once a
  * wait on it has lasted a while), and the read sees the pipe's byte. */
@@ -1253,7 +1285,7 @@ int main(void)
         CIO_TESTS(test_group_await_inlines_beside_ready_fibers),
         CIO_TESTS(test_destroy_waits_for_group_members),
         CIO_TESTS(test_ready_fibers_do_not_starve_spawned_ones),
-        CIO_TESTS(test_made_socket_closed_behind_cio), CIO_TESTS(test_short_read_then_eof),
+        CIO_TESTS(test_made_socket_closed_behind_cio), CIO_TESTS(test_threaded_close_renews_descriptor_table), CIO_TESTS(test_short_read_then_eof),
         CIO_TESTS(test_timers_out_of_order),
     };
     return cmocka_run_group_tests_name("evented", tests, NULL, NULL);

@@ -344,6 +344,9 @@ bool cio__e_join(struct cio_evented *e, struct cio_any_future *f, bool cancelabl
 bool cio__e_fd_owned(int fd, uint32_t *gen);
 /* cio made a socket numbered fd (owned: non-blocking, cio's) or is about to close one (not owned). */
 void cio__e_fd_renew(int fd, bool owned);
+/* The Threaded close hook (cio__t_set_close_hook, installed by cio_evented_create): any close
+ * through either backend's slots renews the number as not owned. */
+void cio__e_fd_forget(int fd);
 
 /* ---- tasks.c ------------------------------------------------------------------------------------------ */
 /* Cancellation point for the current fiber: CIO_E_CANCELED (acknowledged) when a request is pending

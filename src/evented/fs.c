@@ -316,7 +316,7 @@ void cio__e_dir_close(void *ud, cio_dir dir)
 void cio__e_file_close(void *ud, cio_file file)
 {
     (void)ud;
-    cio__e_fd_renew(file.handle, false); /* a pipe's number may be registered with a poller */
+    /* the close renews the number first (cio__e_fd_forget): a pipe may be registered with a poller */
     cio__t_file_close(NULL, file);
 }
 

@@ -14,7 +14,8 @@
  * The descriptor table (cio__e_fd_*; any thread, lock-free): per descriptor number below
  * FDSTATE_MAX a word (generation << 1) | owned. `renew` gives the number a new generation whenever
  * cio makes a socket with it (accept, connect, listen, bind: owned, and non-blocking from birth or
- * made so once) or closes one (net and file close, right before close(2): not owned). So for an
+ * made so once) or closes one (net and file close, right before close(2): not owned; through the
+ * Threaded backend's close slots as well, by the hook cio_evented_create installs). So for an
  * owned number an operation needs no fcntl (the socket is known to be non-blocking), and a poller
  * that keeps a registration per number (poll_epoll.c) can trust it while the generation it saw is
  * current. Descriptors the user made (and the numbers after any close behind cio's back) are not
@@ -140,8 +141,12 @@ cio_err cio__e_net_shutdown(void *ud, cio_handle socket, int how)
 void cio__e_net_close(void *ud, cio_handle socket)
 {
     (void)ud;
-    cio__e_fd_renew(socket, false);
-    cio__t_net_close(NULL, socket);
+    cio__t_net_close(NULL, socket); /* renews the number first (cio__e_fd_forget) */
+}
+
+void cio__e_fd_forget(int fd)
+{
+    cio__e_fd_renew(fd, false);
 }
 
 /* ---- connect: on the helper pool ------------------------------------------------------------------------------ */

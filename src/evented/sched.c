@@ -1255,6 +1255,7 @@ cio_err cio_evented_create(const cio_evented_options *options, cio_evented **out
     if (e == NULL)
         return CIO_E_SYSTEM_RESOURCES;
     cio__t_set_outer_cancel(cio__e_outer_cancel); /* inline Threaded calls: cancelable as fibers */
+    cio__t_set_close_hook(cio__e_fd_forget); /* closes through Threaded slots renew the descriptor table */
     e->nloops = o.threads != 0 ? o.threads : cpu_count();
     e->stack_size = o.stack_size != 0 ? o.stack_size : DEFAULT_STACK;
     e->ring_entries = o.ring_entries != 0 ? o.ring_entries : 256u;

@@ -631,5 +631,6 @@ cio_err cio__t_file_set_timestamps(void *ud, cio_file file, const cio_set_timest
 void cio__t_file_close(void *ud, cio_file file)
 {
     (void)ud;
+    cio__t_before_close(file.handle);
     close_fd(file.handle);
 }

@@ -1,5 +1,21 @@
 /* The Threaded backend's vtable: every slot, in the order of struct cio_vtable (cio/io.h). */
+#include <stdatomic.h>
+
 #include "threaded.h"
+
+static _Atomic(cio__t_close_hook_fn) close_hook;
+
+void cio__t_set_close_hook(cio__t_close_hook_fn fn)
+{
+    atomic_store_explicit(&close_hook, fn, memory_order_release);
+}
+
+void cio__t_before_close(int fd)
+{
+    cio__t_close_hook_fn fn = atomic_load_explicit(&close_hook, memory_order_acquire);
+    if (fn != NULL)
+        fn(fd);
+}
 
 static const struct cio_vtable threaded_vtable = {
     .async = cio__t_async,

@@ -365,6 +365,7 @@ cio_err cio__t_net_shutdown(void *ud, cio_handle socket, int how)
 void cio__t_net_close(void *ud, cio_handle socket)
 {
     (void)ud;
+    cio__t_before_close(socket);
     close_fd(socket);
 }
 

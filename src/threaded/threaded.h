@@ -67,6 +67,13 @@ cio_err cio__t_check_cancel(void);
  * EINTR storm in such a call still ends when the fiber is canceled. NULL (the default): CIO_OK. */
 typedef cio_err (*cio__t_outer_cancel_fn)(void);
 void cio__t_set_outer_cancel(cio__t_outer_cancel_fn fn);
+/* Called with a descriptor's number just before this backend's file or socket close slot closes it,
+ * once a backend that keeps state by descriptor number set it (the Evented backend: its descriptor
+ * table and poller registrations, so a number closed through either backend is never trusted as the
+ * socket it was once it is reused). NULL (the default): nothing. io.c. */
+typedef void (*cio__t_close_hook_fn)(int fd);
+void cio__t_set_close_hook(cio__t_close_hook_fn fn);
+void cio__t_before_close(int fd);
 
 /*
  * The cancellation bracket around one syscall. `res = call` is repeated while it fails with an errno
