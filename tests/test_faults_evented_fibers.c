@@ -278,8 +278,7 @@ static void test_stack_keeper_fails(void **state)
 }
 
 /* The vectored madvise failing (ENOMEM: for that slab only) while the keeper and the pool prepare
- * slabs: guards are installed and top pages committed one stack at a time, and every stack is
- * guarded. Where the vectored call is never made (no guard regions; a kernel or valgrind that refused
+ * slabs: guards are installed one stack at a time, and every stack is guarded. Where the vectored call is never made (no guard regions; a kernel or valgrind that refused
  * it once) this is a skip. */
 static void test_stack_slab_fails(void **state)
 {

@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../src/evented/fiber.h"
@@ -791,6 +792,59 @@ static void test_stack_pool_cap(void **state)
     cio__stack_pool_destroy(&pool);
 }
 
+/* Whether the page holding p is resident (committed). */
+static bool resident(const void *p)
+{
+    uintptr_t pg = (uintptr_t)p & ~(uintptr_t)(page() - 1);
+    unsigned char vec[1] = {0};
+    assert_int_equal(mincore((void *)pg, page(), (void *)vec), 0);
+    return (vec[0] & 1) != 0;
+}
+
+/* The pool commits no page of a stack ahead of its fiber, in the slabs it maps itself and in those its
+ * keeper prepares: the first page fault of a stack is taken by the thread that runs on it (for a
+ * burst of fibers, spread over the loops that run them; see stack.c). Every stack is still guarded. */
+#define COMMIT_STACKS 400 /* past the slabs of 4 .. 64 the pool maps itself (124 stacks): the keeper starts */
+static void test_stack_pool_commits_nothing(void **state)
+{
+    (void)state;
+    cio__stack_pool pool;
+    cio__stack_pool_init(&pool, FIBER_STACK, 2 * COMMIT_STACKS);
+    cio__stack *s = (cio__stack *)calloc(2 * COMMIT_STACKS, sizeof *s);
+    assert_non_null(s);
+    for (size_t i = 0; i < COMMIT_STACKS; i++)
+        assert_int_equal(cio__stack_pool_get(&pool, &s[i]), CIO_OK);
+    for (int i = 0; i < 500; i++) { /* the keeper's slabs */
+        pthread_mutex_lock(&pool.lock);
+        size_t prepared = pool.prepared;
+        pthread_mutex_unlock(&pool.lock);
+        if (prepared > 0)
+            break;
+        struct timespec ms = {0, 10000000};
+        nanosleep(&ms, NULL);
+    }
+    for (size_t i = COMMIT_STACKS; i < 2 * COMMIT_STACKS; i++)
+        assert_int_equal(cio__stack_pool_get(&pool, &s[i]), CIO_OK);
+    pthread_mutex_lock(&pool.lock);
+    size_t prepared = pool.prepared;
+    pthread_mutex_unlock(&pool.lock);
+    size_t committed = 0;
+    for (size_t i = 0; i < 2 * COMMIT_STACKS; i++)
+        committed += resident((char *)s[i].lo + s[i].size - 1);
+    for (size_t i = 0; i < 2 * COMMIT_STACKS; i++) { /* still usable, and used: resident now */
+        ((volatile char *)s[i].lo)[s[i].size - 1] = 1;
+        assert_true(resident((char *)s[i].lo + s[i].size - 1));
+    }
+    for (size_t i = 0; i < 2 * COMMIT_STACKS; i++)
+        cio__stack_pool_put(&pool, &s[i]);
+    free(s);
+    cio__stack_pool_destroy(&pool);
+    if (committed != 0)
+        fail_msg("%zu of %d fresh stacks had their top page committed ahead", committed, 2 * COMMIT_STACKS);
+    if (prepared == 0)
+        fail_msg("the keeper prepared no slab");
+}
+
 /* ==== the pool from two threads, and a fiber resumed on another thread ============================ */
 
 #define POOL_THREAD_ROUNDS 2000
@@ -996,6 +1050,7 @@ int main(void)
         cmocka_unit_test(test_fiber_release_unstarted),
         cmocka_unit_test(test_fiber_many_from_pool),
         cmocka_unit_test(test_stack_pool_cap),
+        cmocka_unit_test(test_stack_pool_commits_nothing),
         cmocka_unit_test(test_stack_pool_threads),
         cmocka_unit_test(test_fiber_migrates_between_threads),
         cmocka_unit_test(test_fiber_stack_overflow_hits_guard),

@@ -133,7 +133,7 @@ typedef struct cio__stack_pool {
     void *carve;                  /* the next stack of the current slab */
     size_t carve_left;            /* stacks left in it */
     size_t slab_next;             /* stacks in the next slab */
-    bool carve_ready;             /* the current slab came prepared (guards installed, tops committed) */
+    bool carve_ready;             /* the current slab came prepared (guards installed) */
     /* the keeper thread (stack.c; started once demand fills whole slabs): */
     pthread_cond_t wake;          /* the keeper waits on it, under lock */
     pthread_t keeper;

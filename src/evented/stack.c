@@ -19,15 +19,19 @@
  * Each carved stack still owns its own [guard, usable] range: cio__stack_free unmaps just that.
  *
  * The keeper: once demand fills a whole SLAB_MAX slab, the pool starts a thread of its own that
- * prepares the next slab while the current one is carved: it maps it, installs every guard and
- * populates every stack's top page (the page a new fiber's first frame is written to) with one
- * vectored madvise each where the kernel has process_madvise on itself (else stack by stack). A
- * slab carved from a prepared one costs the carver no system call and no page fault; on a machine
- * with a second CPU, that work (a page fault is ~2 us in a VM: the bulk of spawning a fiber) runs
- * beside the fibers. At most READY_MAX prepared slabs wait (`ready`); the keeper prepares more only
- * when one is taken or the carver had to map one itself (`want`), so an idle pool holds at most
- * READY_MAX * SLAB_MAX unused top pages. A slab the carver maps itself once slabs have grown to
- * SLAB_MAX is prepared the same way at once. It also
+ * prepares the next slab while the current one is carved: it maps it and installs every guard with
+ * one vectored madvise where the kernel has process_madvise on itself (else stack by stack). A slab
+ * carved from a prepared one costs the carver no system call. At most READY_MAX prepared slabs wait
+ * (`ready`); the keeper prepares more only when one is taken or the carver had to map one itself
+ * (`want`). A slab the carver maps itself once slabs have grown to SLAB_MAX is prepared the same way
+ * at once.
+ * Nobody commits a stack's pages ahead (no MADV_POPULATE_WRITE of the top page): its first page
+ * fault is taken by the loop thread that first runs the fiber. A fault costs the same CPU on any
+ * thread (~2 us in a VM, the bulk of starting a fiber), but taken by the carver (usually a fiber
+ * spawning a burst, the serial part) or by the keeper (a third thread competing for the CPUs and
+ * holding the mm lock while it populates) it slowed a burst down: B12 (100,000 sleeping tasks, 2
+ * CPUs) spawned in 0.66 s (median) with the top pages committed ahead and 0.32 s without, because
+ * the fibers and their faults are spread over every loop by stealing. It also
  * unmaps the stacks trims take off the list (`unmap`), so the loop thread that gave a stack back
  * does not wait for the munmap. When the keeper cannot be started the pool works as before it.
  * Destroy stops and joins it (it unmaps what it was handed first).
@@ -138,9 +142,6 @@ static bool install_guard(void *guard, size_t page)
  * failure (ENOMEM), or a partial result, falls back for this slab only. */
 #if defined(__linux__)
 #define PIDFD_SELF_PROCESS (-10001) /* PIDFD_SELF_THREAD_GROUP, include/uapi/linux/pidfd.h, Linux 6.15 */
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23 /* include/uapi/asm-generic/mman-common.h, Linux 5.14 */
-#endif
 static _Atomic(int) vectored_off;
 
 static bool madvise_vec(const struct iovec *v, size_t n, size_t page, int advice)
@@ -169,18 +170,6 @@ static bool install_guards(const struct iovec *v, size_t n, size_t page)
         if (!install_guard(v[i].iov_base, page))
             return false;
     return true;
-}
-
-/* Commits the pages of v (each stack's top page, which its first fiber writes at once): in one call
- * where the kernel has it, else by writing to each. */
-static void populate(const struct iovec *v, size_t n, size_t page)
-{
-#if defined(__linux__)
-    if (madvise_vec(v, n, page, MADV_POPULATE_WRITE))
-        return;
-#endif
-    for (size_t i = 0; i < n; i++)
-        *(volatile char *)((char *)v[i].iov_base + page - 1) = 0;
 }
 
 /* The usable size for a requested size, and the stride (guard + usable); false if absurd. */
@@ -303,8 +292,8 @@ static void drop_slab(void *map, size_t n, size_t stride)
 
 /* ---- the keeper ---- */
 
-/* A slab of n (<= SLAB_MAX) stacks, each with its guard installed and its top page committed; NULL
- * when it cannot be mapped or guarded (nothing is left mapped then). */
+/* A slab of n (<= SLAB_MAX) stacks, each with its guard installed (no page committed); NULL when it
+ * cannot be mapped or guarded (nothing is left mapped then). */
 static void *prepare_slab(cio__stack_pool *p, size_t n)
 {
     size_t page = page_size(), usable, stride;
@@ -313,18 +302,15 @@ static void *prepare_slab(cio__stack_pool *p, size_t n)
     char *map = (char *)map_stacks(n * stride);
     if (map == NULL)
         return NULL;
-    struct iovec guards[SLAB_MAX], tops[SLAB_MAX];
+    struct iovec guards[SLAB_MAX];
     for (size_t i = 0; i < n; i++) {
         guards[i].iov_base = map + i * stride;
         guards[i].iov_len = page;
-        tops[i].iov_base = map + i * stride + stride - page;
-        tops[i].iov_len = page;
     }
     if (!install_guards(guards, n, page)) {
         drop_slab(map, n, stride);
         return NULL;
     }
-    populate(tops, n, page);
     return map;
 }
 
@@ -404,8 +390,8 @@ static cio_err carve(cio__stack_pool *p, cio__stack *out)
         size_t n = p->slab_next != 0 ? p->slab_next : SLAB_FIRST;
         char *map = NULL;
         /* Demand fills whole slabs: this one is prepared at once like the keeper's (one vectored
-         * call for its guards and one for its top pages beat a call and a fault per stack), and the
-         * keeper is asked to prepare the next ones. */
+         * call for its guards beats a call per stack), and the keeper is asked to prepare the next
+         * ones. */
         p->carve_ready = n == SLAB_MAX && (map = (char *)prepare_slab(p, n)) != NULL;
         if (n == SLAB_MAX)
             (void)keeper_ask(p);
