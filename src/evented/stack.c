@@ -36,6 +36,13 @@
  * does not wait for the munmap. When the keeper cannot be started the pool works as before it.
  * Destroy stops and joins it (it unmaps what it was handed first).
  *
+ * Block regions: the Evented scheduler carves its fiber blocks (~576 bytes each) out of regions of
+ * CIO__STACK_REGION bytes (cio__stack_pool_region). The first is mapped by the caller; once a caller
+ * has used one up, the keeper keeps up to REGIONS_MAX more ready, mapped and committed in one
+ * contiguous MADV_POPULATE_WRITE, so a burst of spawns takes neither the allocator's nor the page
+ * faults' time on the spawning thread. The pool only hands regions out; their owner unmaps them
+ * (cio__stack_pool_region_free), so they may outlive it.
+ *
  * The pool: `lock` guards every field but stack_size and max_cached (fixed at init); the keeper
  * waits on `wake` under it and drops it around its system calls. Cached stacks
  * are linked through a node stored at the top of their own usable part, so the pool allocates
@@ -80,6 +87,9 @@
 #endif
 #if defined(__linux__)
 #include <sys/random.h>
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* include/uapi/asm-generic/mman-common.h, Linux 5.14 */
+#endif
 #if !defined(MADV_GUARD_INSTALL)
 #define MADV_GUARD_INSTALL 102 /* include/uapi/asm-generic/mman-common.h, Linux 6.13 */
 #endif
@@ -88,6 +98,7 @@
 #define SLAB_FIRST 4u
 #define SLAB_MAX 64u
 #define READY_MAX 2u /* prepared slabs waiting: the fiber.h array's size */
+#define REGIONS_MAX CIO__STACK_REGIONS_MAX /* prepared block regions waiting */
 
 
 struct cio__stack_node {
@@ -290,6 +301,23 @@ static void drop_slab(void *map, size_t n, size_t stride)
     CIO__SYS(munmap, slab_left)(map, n * stride);
 }
 
+/* A region of CIO__STACK_REGION bytes for fiber blocks; commit: its pages committed now (in one call,
+ * contiguous: cheaper than a fault per page; a kernel without MADV_POPULATE_WRITE (before 5.14)
+ * leaves them to be faulted in). NULL without memory. */
+static void *map_region(bool commit)
+{
+    void *r = CIO__SYS(mmap, block_region)(NULL, CIO__STACK_REGION, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (r == MAP_FAILED)
+        return NULL;
+#ifdef MADV_POPULATE_WRITE
+    if (commit)
+        (void)CIO__SYS(madvise, block_region)(r, CIO__STACK_REGION, MADV_POPULATE_WRITE);
+#else
+    (void)commit;
+#endif
+    return r;
+}
+
 /* ---- the keeper ---- */
 
 /* A slab of n (<= SLAB_MAX) stacks, each with its guard installed (no page committed); NULL when it
@@ -333,6 +361,24 @@ static void *keeper_main(void *arg)
         }
         if (p->keeper_stop)
             break;
+        if (p->want_region && p->nregions < REGIONS_MAX) {
+            pthread_mutex_unlock(&p->lock);
+            void *r = map_region(true);
+            pthread_mutex_lock(&p->lock);
+            if (r == NULL) {
+                p->want_region = false; /* no memory: try again when asked again */
+            } else if (p->keeper_stop) {
+                pthread_mutex_unlock(&p->lock);
+                cio__stack_pool_region_free(r, CIO__STACK_REGION);
+                pthread_mutex_lock(&p->lock);
+            } else {
+                p->regions[p->nregions++] = r;
+                p->regions_prepared++;
+                if (p->nregions == REGIONS_MAX)
+                    p->want_region = false;
+            }
+            continue;
+        }
         if (p->want && p->nready < READY_MAX) {
             pthread_mutex_unlock(&p->lock);
             void *slab = prepare_slab(p, SLAB_MAX);
@@ -357,16 +403,44 @@ static void *keeper_main(void *arg)
     return NULL;
 }
 
-/* Lock held: asks the keeper (started on first use) for prepared slabs; false if it could not be started. */
-static bool keeper_ask(cio__stack_pool *p)
+/* Lock held: the keeper, started on first use; false if it could not be started. */
+static bool keeper_up(cio__stack_pool *p)
 {
     if (p->keeper_state == 0) /* EAGAIN: no thread to be had; the pool then works without */
         p->keeper_state = CIO__SYS(pthread_create, stack_keeper)(&p->keeper, NULL, keeper_main, p) == 0 ? 1 : 2;
-    if (p->keeper_state != 1)
+    return p->keeper_state == 1;
+}
+
+/* Lock held: asks the keeper for prepared slabs; false if it could not be started. */
+static bool keeper_ask(cio__stack_pool *p)
+{
+    if (!keeper_up(p))
         return false;
     p->want = true;
     pthread_cond_signal(&p->wake);
     return true;
+}
+
+void *cio__stack_pool_region(cio__stack_pool *p, bool again)
+{
+    pthread_mutex_lock(&p->lock);
+    void *r = NULL;
+    if (p->nregions > 0) {
+        r = p->regions[--p->nregions];
+        p->regions[p->nregions] = NULL;
+    }
+    if (again && keeper_up(p)) { /* the next one */
+        p->want_region = true;
+        pthread_cond_signal(&p->wake);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return r != NULL ? r : map_region(false);
+}
+
+void cio__stack_pool_region_free(void *region, size_t size)
+{
+    CIO__STACK_UNPOISON(region, size);
+    CIO__SYS(munmap, block_region)(region, size);
 }
 
 /* Carves the next stack out of the current slab, taking the keeper's prepared slab or mapping a new
@@ -506,7 +580,13 @@ void cio__stack_pool_destroy(cio__stack_pool *p)
     p->carve = p->ready[0] = p->ready[1] = NULL;
     p->carve_left = 0;
     p->nready = 0;
+    void *regions[CIO__STACK_REGIONS_MAX];
+    unsigned nregions = p->nregions;
+    memcpy(regions, p->regions, sizeof regions);
+    p->nregions = 0;
     pthread_mutex_unlock(&p->lock);
+    for (unsigned i = 0; i < nregions; i++)
+        cio__stack_pool_region_free(regions[i], CIO__STACK_REGION);
     while (n != NULL) {
         struct cio__stack_node *next = n->next;
         cio__stack s = n->stack;
