@@ -38,7 +38,8 @@
  * - Cancel: the canceler sets REQ in fiber->cancel and posts the fiber on its home loop's cancel
  *   list; the home loop, between fibers, interrupts the fiber's wait if it is cancelable.
  *
- * Lock order: group mu → futex bucket mu → loop inbox mu;  spawn mu is a leaf.
+ * Lock order: group mu → futex bucket mu → loop inbox mu;  spawn mu is a leaf; free_mu → the stack
+ * pool's lock (blocks carved from its regions).
  */
 #ifndef CIO_EVENTED_INTERNAL_H
 #define CIO_EVENTED_INTERNAL_H

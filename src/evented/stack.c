@@ -30,8 +30,9 @@
  * thread (~2 us in a VM, the bulk of starting a fiber), but taken by the carver (usually a fiber
  * spawning a burst, the serial part) or by the keeper (a third thread competing for the CPUs and
  * holding the mm lock while it populates) it slowed a burst down: B12 (100,000 sleeping tasks, 2
- * CPUs) spawned in 0.66 s (median) with the top pages committed ahead and 0.32 s without, because
- * the fibers and their faults are spread over every loop by stealing. It also
+ * CPUs) spawned in 0.39 s with the top pages committed ahead and 0.24 s without (medians of 20
+ * runs; 1.39 s and 1.34 s in all), because the fibers and their faults are spread over every loop
+ * by stealing. It also
  * unmaps the stacks trims take off the list (`unmap`), so the loop thread that gave a stack back
  * does not wait for the munmap. When the keeper cannot be started the pool works as before it.
  * Destroy stops and joins it (it unmaps what it was handed first).
