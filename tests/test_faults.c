@@ -587,8 +587,10 @@ static void test_inline_copy_fails(void **state)
     if (t != NULL)
         cio_threaded_set_async_limit(t, 0); /* async always inline */
     assert_true(cio__fault_errno("malloc@run_inline", ENOMEM, 0, -1) == 1);
-    if (fx_backend_of(state) != FX_THREADED) /* Evented runs async inline when it gets no fiber */
+    if (fx_backend_of(state) != FX_THREADED) { /* Evented runs async inline when it gets no fiber */
+        assert_true(cio__fault_errno("mmap@block_region", ENOMEM, 0, -1) == 1);
         assert_true(cio__fault_errno("posix_memalign@fiber_alloc", ENOMEM, 0, -1) == 1);
+    }
     int out = 0;
     sum_ctx c;
     memset(&c, 0, sizeof c);

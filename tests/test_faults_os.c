@@ -296,6 +296,8 @@ static void tasks_degrade(void **state, const char *site, int err, const char *f
     cio__fault_reset();
     cio_threaded *t = cio_test_threaded(state);
     int fds = fd_count(), threads = thread_count();
+    if (fx_backend_of(state) != FX_THREADED && strcmp(site, "posix_memalign@fiber_alloc") == 0)
+        assert_true(cio__fault_errno("mmap@block_region", ENOMEM, 0, -1) == 1); /* no region for blocks either */
     assert_true(cio__fault_errno(site, err, 0, -1) >= 1);
     tasks_run_inline(io);
     unsigned injected = cio__fault_injected(site);

@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../src/evented/fiber.h"
@@ -791,6 +792,116 @@ static void test_stack_pool_cap(void **state)
     cio__stack_pool_destroy(&pool);
 }
 
+/* Whether the page holding p is resident (committed). */
+static bool resident(const void *p)
+{
+    uintptr_t pg = (uintptr_t)p & ~(uintptr_t)(page() - 1);
+    unsigned char vec[1] = {0};
+    assert_int_equal(mincore((void *)pg, page(), (void *)vec), 0);
+    return (vec[0] & 1) != 0;
+}
+
+/* The pool commits no page of a stack ahead of its fiber, in the slabs it maps itself and in those its
+ * keeper prepares: the first page fault of a stack is taken by the thread that runs on it (for a
+ * burst of fibers, spread over the loops that run them; see stack.c). Every stack is still guarded. */
+#define COMMIT_STACKS 400 /* past the slabs of 4 .. 64 the pool maps itself (124 stacks): the keeper starts */
+static void test_stack_pool_commits_nothing(void **state)
+{
+    (void)state;
+    cio__stack_pool pool;
+    cio__stack_pool_init(&pool, FIBER_STACK, 2 * COMMIT_STACKS);
+    cio__stack *s = (cio__stack *)calloc(2 * COMMIT_STACKS, sizeof *s);
+    assert_non_null(s);
+    for (size_t i = 0; i < COMMIT_STACKS; i++)
+        assert_int_equal(cio__stack_pool_get(&pool, &s[i]), CIO_OK);
+    for (int i = 0; i < 500; i++) { /* the keeper's slabs */
+        pthread_mutex_lock(&pool.lock);
+        size_t prepared = pool.prepared;
+        pthread_mutex_unlock(&pool.lock);
+        if (prepared > 0)
+            break;
+        struct timespec ms = {0, 10000000};
+        nanosleep(&ms, NULL);
+    }
+    for (size_t i = COMMIT_STACKS; i < 2 * COMMIT_STACKS; i++)
+        assert_int_equal(cio__stack_pool_get(&pool, &s[i]), CIO_OK);
+    pthread_mutex_lock(&pool.lock);
+    size_t prepared = pool.prepared;
+    pthread_mutex_unlock(&pool.lock);
+    size_t committed = 0;
+    for (size_t i = 0; i < 2 * COMMIT_STACKS; i++)
+        committed += resident((char *)s[i].lo + s[i].size - 1);
+    for (size_t i = 0; i < 2 * COMMIT_STACKS; i++) { /* still usable, and used: resident now */
+        ((volatile char *)s[i].lo)[s[i].size - 1] = 1;
+        assert_true(resident((char *)s[i].lo + s[i].size - 1));
+    }
+    for (size_t i = 0; i < 2 * COMMIT_STACKS; i++)
+        cio__stack_pool_put(&pool, &s[i]);
+    free(s);
+    cio__stack_pool_destroy(&pool);
+    if (committed != 0)
+        fail_msg("%zu of %d fresh stacks had their top page committed ahead", committed, 2 * COMMIT_STACKS);
+    if (prepared == 0)
+        fail_msg("the keeper prepared no slab");
+}
+
+/* Whether MADV_POPULATE_WRITE commits pages here. */
+static bool populate_commits(void)
+{
+    void *m = mmap(NULL, page(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(m != MAP_FAILED);
+    bool yes = madvise(m, page(), 23 /* MADV_POPULATE_WRITE */) == 0 && resident(m);
+    munmap(m, page());
+    if (!yes)
+        print_message("MADV_POPULATE_WRITE commits nothing here (qemu-user ignores it; before Linux 5.14 it is refused)\n");
+    return yes;
+}
+
+/* Regions for fiber blocks: the first is mapped by the caller (nothing committed, no keeper started);
+ * once the caller says demand goes on, the keeper prepares the next ones with every page committed
+ * (so the fibers' spawner takes no fault on them), zeroed and writable; they may outlive the pool. */
+static void test_stack_pool_regions(void **state)
+{
+    (void)state;
+    cio__stack_pool pool;
+    cio__stack_pool_init(&pool, FIBER_STACK, 4);
+    unsigned char *first = (unsigned char *)cio__stack_pool_region(&pool, false);
+    assert_non_null(first);
+    assert_false(resident(first));
+    assert_int_equal(pool.keeper_state, 0);
+    unsigned char *second = (unsigned char *)cio__stack_pool_region(&pool, true);
+    assert_non_null(second);
+    size_t prepared = 0;
+    for (int i = 0; i < 500 && prepared == 0; i++) {
+        struct timespec ms = {0, 10000000};
+        nanosleep(&ms, NULL);
+        pthread_mutex_lock(&pool.lock);
+        prepared = pool.regions_prepared;
+        pthread_mutex_unlock(&pool.lock);
+    }
+    if (prepared == 0)
+        fail_msg("the keeper prepared no region");
+    unsigned char *third = (unsigned char *)cio__stack_pool_region(&pool, true);
+    assert_non_null(third);
+    size_t committed = 0;
+    for (size_t off = 0; off < CIO__STACK_REGION; off += page())
+        committed += resident(third + off);
+    for (size_t off = 0; off < CIO__STACK_REGION; off += 512) {
+        assert_int_equal(third[off], 0);
+        third[off] = 1;
+    }
+    cio__stack_pool_destroy(&pool);
+    third[0] = 2; /* still mapped: regions are the caller's until given back */
+    cio__stack_pool_region_free(first, CIO__STACK_REGION);
+    cio__stack_pool_region_free(second, CIO__STACK_REGION);
+    cio__stack_pool_region_free(third, CIO__STACK_REGION);
+    if (committed != CIO__STACK_REGION / page()) {
+        if (!populate_commits())
+            skip(); /* qemu-user takes MADV_POPULATE_WRITE and ignores it; a kernel before 5.14 refuses it */
+        fail_msg("%zu of %zu pages of a prepared region committed", committed, (size_t)(CIO__STACK_REGION / page()));
+    }
+}
+
 /* ==== the pool from two threads, and a fiber resumed on another thread ============================ */
 
 #define POOL_THREAD_ROUNDS 2000
@@ -996,6 +1107,8 @@ int main(void)
         cmocka_unit_test(test_fiber_release_unstarted),
         cmocka_unit_test(test_fiber_many_from_pool),
         cmocka_unit_test(test_stack_pool_cap),
+        cmocka_unit_test(test_stack_pool_commits_nothing),
+        cmocka_unit_test(test_stack_pool_regions),
         cmocka_unit_test(test_stack_pool_threads),
         cmocka_unit_test(test_fiber_migrates_between_threads),
         cmocka_unit_test(test_fiber_stack_overflow_hits_guard),

@@ -1276,6 +1276,15 @@ struct cio__sys_table cio__sys = {
     .pthread_create__stack_keeper = cio__sys_dflt_pthread_create,
 #endif
 #if defined(CIO_OS_LINUX)
+    .mmap__block_region = cio__sys_dflt_mmap,
+#endif
+#if defined(CIO_OS_LINUX)
+    .madvise__block_region = cio__sys_dflt_madvise,
+#endif
+#if defined(CIO_OS_LINUX)
+    .munmap__block_region = cio__sys_dflt_munmap,
+#endif
+#if defined(CIO_OS_LINUX)
     .munmap__stack_free = cio__sys_dflt_munmap,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -2294,6 +2303,27 @@ static void cio__sys_set_process_madvise__stack_slab(cio__sys_any fn)
 static void cio__sys_set_pthread_create__stack_keeper(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.pthread_create__stack_keeper, fn != NULL ? (cio__sys_pthread_create_fn)fn : cio__sys_dflt_pthread_create,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_mmap__block_region(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.mmap__block_region, fn != NULL ? (cio__sys_mmap_fn)fn : cio__sys_dflt_mmap,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_madvise__block_region(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.madvise__block_region, fn != NULL ? (cio__sys_madvise_fn)fn : cio__sys_dflt_madvise,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_munmap__block_region(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.munmap__block_region, fn != NULL ? (cio__sys_munmap_fn)fn : cio__sys_dflt_munmap,
                           memory_order_relaxed);
 }
 #endif
@@ -3323,6 +3353,15 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX)
     {"pthread_create", "stack_keeper", "pthread_create@stack_keeper", cio__sys_set_pthread_create__stack_keeper},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"mmap", "block_region", "mmap@block_region", cio__sys_set_mmap__block_region},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"madvise", "block_region", "madvise@block_region", cio__sys_set_madvise__block_region},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"munmap", "block_region", "munmap@block_region", cio__sys_set_munmap__block_region},
 #endif
 #if defined(CIO_OS_LINUX)
     {"munmap", "stack_free", "munmap@stack_free", cio__sys_set_munmap__stack_free},

@@ -1048,7 +1048,16 @@ struct cio__sys_table {
     _Atomic(cio__sys_process_madvise_fn) process_madvise__stack_slab; /* src/evented/stack.c: madvise_vec */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_pthread_create_fn) pthread_create__stack_keeper; /* src/evented/stack.c: keeper_ask */
+    _Atomic(cio__sys_pthread_create_fn) pthread_create__stack_keeper; /* src/evented/stack.c: keeper_up */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_mmap_fn) mmap__block_region; /* src/evented/stack.c: map_region */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_madvise_fn) madvise__block_region; /* src/evented/stack.c: map_region */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_munmap_fn) munmap__block_region; /* src/evented/stack.c: cio__stack_pool_region_free */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_munmap_fn) munmap__stack_free; /* src/evented/stack.c: cio__stack_free */

@@ -395,6 +395,15 @@ enum {
     CIO__FI_pthread_create__stack_keeper,
 #endif
 #if defined(CIO_OS_LINUX)
+    CIO__FI_mmap__block_region,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_madvise__block_region,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_munmap__block_region,
+#endif
+#if defined(CIO_OS_LINUX)
     CIO__FI_munmap__stack_free,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -2094,6 +2103,46 @@ static int cio__fi_pthread_create__stack_keeper(pthread_t *thread, const pthread
 }
 #endif
 #if defined(CIO_OS_LINUX)
+static void * cio__fi_mmap__block_region(void *addr, size_t length, int prot, int flags, int fd, off_t offset)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_mmap__block_region];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return MAP_FAILED;
+    }
+    (void)mode_;
+    return (cio__sys_default.mmap)(addr, length, prot, flags, fd, offset);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_madvise__block_region(void *addr, size_t length, int advice)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_madvise__block_region];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.madvise)(addr, length, advice);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_munmap__block_region(void *addr, size_t length)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_munmap__block_region];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.munmap)(addr, length);
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.munmap)(addr, length);
+}
+#endif
+#if defined(CIO_OS_LINUX)
 static int cio__fi_munmap__stack_free(void *addr, size_t length)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_munmap__stack_free];
@@ -3762,6 +3811,15 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX)
     {"pthread_create", "stack_keeper", 1, 0, (cio__sys_any)cio__fi_pthread_create__stack_keeper},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"mmap", "block_region", 1, 0, (cio__sys_any)cio__fi_mmap__block_region},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"madvise", "block_region", 1, 0, (cio__sys_any)cio__fi_madvise__block_region},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"munmap", "block_region", 1, 0, (cio__sys_any)cio__fi_munmap__block_region},
 #endif
 #if defined(CIO_OS_LINUX)
     {"munmap", "stack_free", 1, 0, (cio__sys_any)cio__fi_munmap__stack_free},

@@ -38,7 +38,8 @@
  * - Cancel: the canceler sets REQ in fiber->cancel and posts the fiber on its home loop's cancel
  *   list; the home loop, between fibers, interrupts the fiber's wait if it is cancelable.
  *
- * Lock order: group mu → futex bucket mu → loop inbox mu;  spawn mu is a leaf.
+ * Lock order: group mu → futex bucket mu → loop inbox mu;  spawn mu is a leaf; free_mu → the stack
+ * pool's lock (blocks carved from its regions).
  */
 #ifndef CIO_EVENTED_INTERNAL_H
 #define CIO_EVENTED_INTERNAL_H
@@ -98,6 +99,7 @@ struct cio_any_future {
     cio__fiber_ctx ctx;
     cio__stack stack;
     size_t capacity;
+    void *region;                     /* the block's region (sched.c block_alloc), or NULL: malloc'd */
     size_t ctx_size;
     unsigned char *ctxbuf;            /* CIO_CONTEXT_ALIGN-aligned */
 };
@@ -241,6 +243,9 @@ struct cio_evented {
     pthread_mutex_t free_mu;
     struct cio_any_future *free_list;
     size_t free_count;
+    void *rgn;                        /* the region blocks are carved from (free_mu), rgn_left bytes left */
+    unsigned char *rgn_next;
+    size_t rgn_left;
     struct cio__e_loop *adopted;      /* loops of adopted threads (sched.c adopt_mu) */
 };
 

@@ -121,6 +121,8 @@ void cio__stack_free(cio__stack *s);
  * page that running did not). Once demand fills whole slabs, a thread of the pool's own (the keeper,
  * stack.c) prepares slabs ahead and unmaps trimmed stacks; destroy joins it. The counters are for
  * tests and statistics; read them under `lock` or while no thread uses the pool. */
+#define CIO__STACK_REGION (64u * 1024u)
+#define CIO__STACK_REGIONS_MAX 2u
 typedef struct cio__stack_pool {
     pthread_mutex_t lock;
     struct cio__stack_node *head; /* cached stacks */
@@ -133,7 +135,7 @@ typedef struct cio__stack_pool {
     void *carve;                  /* the next stack of the current slab */
     size_t carve_left;            /* stacks left in it */
     size_t slab_next;             /* stacks in the next slab */
-    bool carve_ready;             /* the current slab came prepared (guards installed, tops committed) */
+    bool carve_ready;             /* the current slab came prepared (guards installed) */
     /* the keeper thread (stack.c; started once demand fills whole slabs): */
     pthread_cond_t wake;          /* the keeper waits on it, under lock */
     pthread_t keeper;
@@ -144,8 +146,20 @@ typedef struct cio__stack_pool {
     size_t prepared;              /* stacks prepared by the keeper */
     struct cio__stack_node *unmap; /* trimmed stacks the keeper is to unmap, unmap_n of them */
     size_t unmap_n;
+    /* regions for fiber blocks (cio__stack_pool_region), committed by the keeper ahead: */
+    void *regions[CIO__STACK_REGIONS_MAX];
+    unsigned nregions;
+    bool want_region;             /* the keeper is to prepare regions */
+    size_t regions_prepared;      /* regions the keeper prepared */
 } cio__stack_pool;
 void cio__stack_pool_init(cio__stack_pool *p, size_t stack_size, size_t max_cached);
+/* A region of CIO__STACK_REGION bytes (page-aligned, zeroed, read-write) to carve fiber blocks from:
+ * one the keeper mapped and committed ahead when it has one, else mapped now (its pages then faulted
+ * in by whoever writes them); NULL without memory. again: the caller used up a region before, so
+ * demand goes on: the keeper (started if need be) prepares the next ones off the caller's thread.
+ * Given back with cio__stack_pool_region_free (not tied to the pool: may outlive it). */
+void *cio__stack_pool_region(cio__stack_pool *p, bool again);
+void cio__stack_pool_region_free(void *region, size_t size);
 cio_err cio__stack_pool_get(cio__stack_pool *p, cio__stack *out);
 /* Gives `s` back (cached; past 2 * max_cached cached, the list is trimmed to max_cached); *s is zeroed. */
 void cio__stack_pool_put(cio__stack_pool *p, cio__stack *s);

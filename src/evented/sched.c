@@ -34,6 +34,7 @@
 #include "threaded.h" /* cio__t_now, cio__t_set_outer_cancel */
 
 #define BLOCK_CTX 256u
+#define BLOCK_HEADER ((sizeof(struct cio_any_future) + CIO_CONTEXT_ALIGN - 1) & ~(size_t)(CIO_CONTEXT_ALIGN - 1))
 #define FREE_MAX 256u
 #define LOCAL_BLOCKS 1024u
 #define DEFAULT_STACK (64u * 1024u)
@@ -78,6 +79,73 @@ static struct cio__e_loop *local_loop(const struct cio_evented *e)
     return (l != NULL && l->ev == e) ? l : NULL;
 }
 
+/* Blocks of BLOCK_CTX capacity are carved from regions of the stack pool (cio__stack_pool_region:
+ * committed ahead by its keeper thread once demand goes on) rather than one posix_memalign each: a
+ * burst of new fibers then costs its spawner no allocator work, no page fault and no growth of its
+ * malloc arena (B12, 2 CPUs: the loop spawning 100,000 fibers took 0.29 s with posix_memalign'd
+ * blocks, 0.13 s with regions; medians of 12 runs). Lock order: free_mu, then the pool's lock. A
+ * region's head counts its blocks handed out, plus one while it is the one carved from
+ * (free_mu); the block given back last unmaps it. A block given back (past the loop caches and
+ * the free list) is not carved again: a region lives as long as its longest-lived block, so a few
+ * long-lived futures spread over many regions keep those mapped (64 KiB each, ~110 blocks: the
+ * cost of not going through malloc). Under ASan blocks stay malloc'd, so it still sees their
+ * overflows and uses after free. */
+struct block_region {
+    _Atomic(size_t) refs;
+};
+#define REGION_HEAD ((sizeof(struct block_region) + CIO_CONTEXT_ALIGN - 1) & ~(size_t)(CIO_CONTEXT_ALIGN - 1))
+
+static void region_put(struct block_region *r)
+{
+    if (atomic_fetch_sub_explicit(&r->refs, 1, memory_order_acq_rel) == 1)
+        cio__stack_pool_region_free(r, CIO__STACK_REGION);
+}
+
+/* Gives a block's memory back (its region's, or the heap's). */
+static void block_release(struct cio_any_future *f)
+{
+    struct block_region *r = (struct block_region *)f->region;
+    if (r != NULL)
+        region_put(r);
+    else
+        free(f);
+}
+
+/* free_mu held: a block of BLOCK_CTX capacity carved from the current region, or NULL. */
+static struct cio_any_future *region_carve(struct cio_evented *e, size_t header)
+{
+#ifdef CIO__FIBER_ASAN
+    (void)e;
+    (void)header;
+    return NULL;
+#else
+    size_t size = header + BLOCK_CTX;
+    if (e->rgn_left < size) {
+        bool again = e->rgn != NULL;
+        if (again)
+            region_put((struct block_region *)e->rgn);
+        e->rgn = NULL;
+        e->rgn_left = 0;
+        unsigned char *m = (unsigned char *)cio__stack_pool_region(&e->stacks, again);
+        if (m == NULL)
+            return NULL;
+        struct block_region *r = (struct block_region *)(void *)m;
+        atomic_init(&r->refs, 1);
+        e->rgn = r;
+        e->rgn_next = m + REGION_HEAD;
+        e->rgn_left = CIO__STACK_REGION - REGION_HEAD;
+    }
+    struct cio_any_future *f = (struct cio_any_future *)(void *)e->rgn_next;
+    e->rgn_next += size;
+    e->rgn_left -= size;
+    atomic_fetch_add_explicit(&((struct block_region *)e->rgn)->refs, 1, memory_order_relaxed);
+    f->capacity = BLOCK_CTX;
+    f->ctxbuf = (unsigned char *)f + header;
+    f->region = e->rgn;
+    return f;
+#endif
+}
+
 static struct cio_any_future *block_alloc(struct cio_evented *e, size_t ctx_size)
 {
     struct cio_any_future *f = NULL;
@@ -92,12 +160,14 @@ static struct cio_any_future *block_alloc(struct cio_evented *e, size_t ctx_size
         if (f != NULL) {
             e->free_list = f->next;
             e->free_count--;
+        } else {
+            f = region_carve(e, BLOCK_HEADER);
         }
         pthread_mutex_unlock(&e->free_mu);
     }
     if (f == NULL) {
         size_t cap = ctx_size <= BLOCK_CTX ? BLOCK_CTX : ctx_size;
-        size_t header = (sizeof(struct cio_any_future) + CIO_CONTEXT_ALIGN - 1) & ~(size_t)(CIO_CONTEXT_ALIGN - 1);
+        size_t header = BLOCK_HEADER;
         if (cap > SIZE_MAX - header)
             return NULL;
         void *mem = NULL;
@@ -106,6 +176,7 @@ static struct cio_any_future *block_alloc(struct cio_evented *e, size_t ctx_size
         f = (struct cio_any_future *)mem;
         f->capacity = cap;
         f->ctxbuf = (unsigned char *)mem + header;
+        f->region = NULL;
     }
     /* Field by field: ctx is set up by cio__fiber_ctx_init and stack by the caller, and a memset of
      * the whole block (a `rep stos`) was a tenth of an async+await. */
@@ -147,8 +218,10 @@ void cio__e_fiber_free(struct cio_evented *e, struct cio_any_future *f)
             f = NULL;
         }
         pthread_mutex_unlock(&e->free_mu);
+        if (f == NULL)
+            return;
     }
-    free(f);
+    block_release(f);
 }
 
 static void fiber_exit_after(void *arg);
@@ -1024,7 +1097,7 @@ static void adopted_release(struct cio__e_loop *l)
     e->poller->deinit(l);
     while (l->blk_cache != NULL) {
         struct cio_any_future *n = l->blk_cache->next;
-        free(l->blk_cache);
+        block_release(l->blk_cache);
         l->blk_cache = n;
     }
     while (l->stk_count > 0)
@@ -1222,7 +1295,7 @@ static void free_instance(struct cio_evented *e)
         struct cio__e_loop *l = &e->loops[i];
         while (l->blk_cache != NULL) {
             struct cio_any_future *n = l->blk_cache->next;
-            free(l->blk_cache);
+            block_release(l->blk_cache);
             l->blk_cache = n;
         }
         while (l->stk_count > 0)
@@ -1235,9 +1308,11 @@ static void free_instance(struct cio_evented *e)
     struct cio_any_future *f = e->free_list;
     while (f != NULL) {
         struct cio_any_future *n = f->next;
-        free(f);
+        block_release(f);
         f = n;
     }
+    if (e->rgn != NULL) /* the carver's count: blocks still out keep it mapped */
+        region_put((struct block_region *)e->rgn);
     cio__stack_pool_destroy(&e->stacks);
     pthread_mutex_destroy(&e->free_mu);
     free(e);
