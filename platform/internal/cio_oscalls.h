@@ -997,7 +997,7 @@ struct cio__sys_table {
     _Atomic(cio__sys_pthread_create_fn) pthread_create__loop_start; /* src/evented/sched.c: cio_evented_create */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_posix_memalign_fn) posix_memalign__fiber_alloc; /* src/evented/sched.c: block_alloc */
+    _Atomic(cio__sys_posix_memalign_fn) posix_memalign__fiber_alloc; /* src/evented/blocks.c: block_alloc */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_read_fn) read__wake_drain; /* src/evented/sched.c: cio__e_wake_drained */

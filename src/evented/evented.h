@@ -1,5 +1,6 @@
 /*
  * Internal interface of the Evented backend (names cio__e_*), shared by its files:
+ *   blocks.c      fiber blocks (the task records) and new fibers: loop caches, free list, regions
  *   sched.c       instances, loop threads, run queues, inboxes, spawning and stealing, suspend/ready,
  *                 running tasks inline, the bridge for threads that are not fibers
  *   timers.c      each loop's timers (a FIFO for deadlines armed in order, a heap for the rest)
@@ -99,7 +100,7 @@ struct cio_any_future {
     cio__fiber_ctx ctx;
     cio__stack stack;
     size_t capacity;
-    void *region;                     /* the block's region (sched.c block_alloc), or NULL: malloc'd */
+    void *region;                     /* the block's region (blocks.c block_alloc), or NULL: malloc'd */
     size_t ctx_size;
     unsigned char *ctxbuf;            /* CIO_CONTEXT_ALIGN-aligned */
 };
@@ -267,6 +268,13 @@ static inline void cio__cpu_relax(void)
 /* ---- sched.c -------------------------------------------------------------------------------------------- */
 extern _Thread_local struct cio__e_loop *cio__e_tls_loop;
 
+/* The loop of `e` this thread runs, or NULL: its caches need no lock. */
+static inline struct cio__e_loop *cio__e_local_loop(const struct cio_evented *e)
+{
+    struct cio__e_loop *l = cio__e_tls_loop;
+    return (l != NULL && l->ev == e) ? l : NULL;
+}
+
 /* The fiber of `e` running on this thread, or NULL (a foreign thread, or another instance's fiber). */
 static inline struct cio_any_future *cio__e_self(const struct cio_evented *e)
 {
@@ -299,6 +307,11 @@ bool cio__e_await_inline(struct cio_evented *e, struct cio_any_future *f);
  * to ready fibers and to the scheduler's turn in between; returns 0 when none can run here now, -1
  * when a member acknowledged the caller's cancel request (the await is canceled). */
 int cio__e_group_inline(struct cio_evented *e, const struct cio__e_group *gr);
+/* Gives a block's memory back for good (its region's, or the heap's): blocks.c. */
+void cio__e_block_release(struct cio_any_future *f);
+/* Destroy, the loops stopped: every block the loops' caches and the free list hold goes for good,
+ * and the region being carved is let go (blocks still out keep theirs mapped). */
+void cio__e_blocks_free(struct cio_evented *e);
 /* Frees a finished future's block (after `done`). */
 void cio__e_fiber_free(struct cio_evented *e, struct cio_any_future *f);
 /* Switches the current fiber out; `after(arg)` runs on the loop once it is (in the scheduler, or

@@ -33,10 +33,6 @@
 #include "internal/cio_oscalls.h"
 #include "threaded.h" /* cio__t_now, cio__t_set_outer_cancel */
 
-#define BLOCK_CTX 256u
-#define BLOCK_HEADER ((sizeof(struct cio_any_future) + CIO_CONTEXT_ALIGN - 1) & ~(size_t)(CIO_CONTEXT_ALIGN - 1))
-#define FREE_MAX 256u
-#define LOCAL_BLOCKS 1024u
 #define DEFAULT_STACK (64u * 1024u)
 #define STACKS_CACHED 1024u
 
@@ -68,160 +64,6 @@ int64_t cio__e_now_ns(void)
             last_now = again;
     }
     return last_now;
-}
-
-/* ---- fiber blocks ------------------------------------------------------------------------------------ */
-
-/* The loop of `e` this thread runs, or NULL: its caches need no lock. */
-static struct cio__e_loop *local_loop(const struct cio_evented *e)
-{
-    struct cio__e_loop *l = cio__e_tls_loop;
-    return (l != NULL && l->ev == e) ? l : NULL;
-}
-
-/* Blocks of BLOCK_CTX capacity are carved from regions of the stack pool (cio__stack_pool_region:
- * committed ahead by its keeper thread once demand goes on) rather than one posix_memalign each: a
- * burst of new fibers then costs its spawner no allocator work, no page fault and no growth of its
- * malloc arena (B12, 2 CPUs: the loop spawning 100,000 fibers took 0.29 s with posix_memalign'd
- * blocks, 0.13 s with regions; medians of 12 runs). Lock order: free_mu, then the pool's lock. A
- * region's head counts its blocks handed out, plus one while it is the one carved from
- * (free_mu); the block given back last unmaps it. A block given back (past the loop caches and
- * the free list) is not carved again: a region lives as long as its longest-lived block, so a few
- * long-lived futures spread over many regions keep those mapped (64 KiB each, ~110 blocks: the
- * cost of not going through malloc). Under ASan blocks stay malloc'd, so it still sees their
- * overflows and uses after free. */
-struct block_region {
-    _Atomic(size_t) refs;
-};
-#define REGION_HEAD ((sizeof(struct block_region) + CIO_CONTEXT_ALIGN - 1) & ~(size_t)(CIO_CONTEXT_ALIGN - 1))
-
-static void region_put(struct block_region *r)
-{
-    if (atomic_fetch_sub_explicit(&r->refs, 1, memory_order_acq_rel) == 1)
-        cio__stack_pool_region_free(r, CIO__STACK_REGION);
-}
-
-/* Gives a block's memory back (its region's, or the heap's). */
-static void block_release(struct cio_any_future *f)
-{
-    struct block_region *r = (struct block_region *)f->region;
-    if (r != NULL)
-        region_put(r);
-    else
-        free(f);
-}
-
-/* free_mu held: a block of BLOCK_CTX capacity carved from the current region, or NULL. */
-static struct cio_any_future *region_carve(struct cio_evented *e, size_t header)
-{
-#ifdef CIO__FIBER_ASAN
-    (void)e;
-    (void)header;
-    return NULL;
-#else
-    size_t size = header + BLOCK_CTX;
-    if (e->rgn_left < size) {
-        bool again = e->rgn != NULL;
-        if (again)
-            region_put((struct block_region *)e->rgn);
-        e->rgn = NULL;
-        e->rgn_left = 0;
-        unsigned char *m = (unsigned char *)cio__stack_pool_region(&e->stacks, again);
-        if (m == NULL)
-            return NULL;
-        struct block_region *r = (struct block_region *)(void *)m;
-        atomic_init(&r->refs, 1);
-        e->rgn = r;
-        e->rgn_next = m + REGION_HEAD;
-        e->rgn_left = CIO__STACK_REGION - REGION_HEAD;
-    }
-    struct cio_any_future *f = (struct cio_any_future *)(void *)e->rgn_next;
-    e->rgn_next += size;
-    e->rgn_left -= size;
-    atomic_fetch_add_explicit(&((struct block_region *)e->rgn)->refs, 1, memory_order_relaxed);
-    f->capacity = BLOCK_CTX;
-    f->ctxbuf = (unsigned char *)f + header;
-    f->region = e->rgn;
-    return f;
-#endif
-}
-
-static struct cio_any_future *block_alloc(struct cio_evented *e, size_t ctx_size)
-{
-    struct cio_any_future *f = NULL;
-    struct cio__e_loop *l = local_loop(e);
-    if (ctx_size <= BLOCK_CTX && l != NULL && l->blk_cache != NULL) {
-        f = l->blk_cache;
-        l->blk_cache = f->next;
-        l->blk_count--;
-    } else if (ctx_size <= BLOCK_CTX) {
-        pthread_mutex_lock(&e->free_mu);
-        f = e->free_list;
-        if (f != NULL) {
-            e->free_list = f->next;
-            e->free_count--;
-        } else {
-            f = region_carve(e, BLOCK_HEADER);
-        }
-        pthread_mutex_unlock(&e->free_mu);
-    }
-    if (f == NULL) {
-        size_t cap = ctx_size <= BLOCK_CTX ? BLOCK_CTX : ctx_size;
-        size_t header = BLOCK_HEADER;
-        if (cap > SIZE_MAX - header)
-            return NULL;
-        void *mem = NULL;
-        if (CIO__SYS(posix_memalign, fiber_alloc)(&mem, CIO_CONTEXT_ALIGN, header + cap) != 0)
-            return NULL;
-        f = (struct cio_any_future *)mem;
-        f->capacity = cap;
-        f->ctxbuf = (unsigned char *)mem + header;
-        f->region = NULL;
-    }
-    /* Field by field: ctx is set up by cio__fiber_ctx_init and stack by the caller, and a memset of
-     * the whole block (a `rep stos`) was a tenth of an async+await. */
-    f->next = f->cnext = f->gnext = f->gprev = NULL;
-    f->owner = e;
-    f->group = NULL;
-    atomic_store_explicit(&f->home, NULL, memory_order_relaxed);
-    f->fn = NULL;
-    f->result = CIO_OK;
-    f->protection = CIO_CANCEL_UNBLOCKED;
-    atomic_store_explicit(&f->cancel, 0, memory_order_relaxed);
-    atomic_store_explicit(&f->done, CIO__E_DONE_RUNNING, memory_order_relaxed);
-    f->awaiter = NULL;
-    f->handed_off = false;
-    f->inline_ok = false;
-    f->cancel_posted = false;
-    f->glinked = false;
-    atomic_store_explicit(&f->exited, false, memory_order_relaxed);
-    f->wait = NULL;
-    f->ctx_size = 0;
-    return f;
-}
-
-void cio__e_fiber_free(struct cio_evented *e, struct cio_any_future *f)
-{
-    struct cio__e_loop *l = local_loop(e);
-    if (f->capacity == BLOCK_CTX && l != NULL && l->blk_count < LOCAL_BLOCKS) {
-        f->next = l->blk_cache;
-        l->blk_cache = f;
-        l->blk_count++;
-        return;
-    }
-    if (f->capacity == BLOCK_CTX) {
-        pthread_mutex_lock(&e->free_mu);
-        if (e->free_count < FREE_MAX) {
-            f->next = e->free_list;
-            e->free_list = f;
-            e->free_count++;
-            f = NULL;
-        }
-        pthread_mutex_unlock(&e->free_mu);
-        if (f == NULL)
-            return;
-    }
-    block_release(f);
 }
 
 static void fiber_exit_after(void *arg);
@@ -264,30 +106,6 @@ static void fiber_entry(void *arg)
         cio__fiber_exit(&f->ctx, &next->ctx);
     }
     cio__fiber_exit(&f->ctx, &l->sched);
-}
-
-struct cio_any_future *cio__e_fiber_new(struct cio_evented *e, cio_task_fn fn, const void *ctx, size_t ctx_size,
-                                        bool live)
-{
-    struct cio_any_future *f = block_alloc(e, ctx_size);
-    if (f == NULL)
-        return NULL;
-    struct cio__e_loop *l = local_loop(e);
-    if (l != NULL && l->stk_count > 0) {
-        f->stack = l->stk_cache[--l->stk_count];
-    } else if (cio__stack_pool_get(&e->stacks, &f->stack) != CIO_OK) {
-        cio__e_fiber_free(e, f);
-        return NULL;
-    }
-    f->fn = fn;
-    f->ctx_size = ctx_size;
-    if (ctx_size > 0)
-        memcpy(f->ctxbuf, ctx, ctx_size);
-    /* The context is made when a loop first starts f (start_here): one awaited while still in its
-     * spawner's LIFO slot may run inline and never need it. */
-    if (live)
-        cio__e_live_add(e);
-    return f;
 }
 
 void cio__e_live_add(struct cio_evented *e)
@@ -544,7 +362,7 @@ static void ring_overflow(struct cio__e_loop *l, struct cio_any_future *f)
 
 void cio__e_spawn(struct cio_evented *e, struct cio_any_future *f)
 {
-    struct cio__e_loop *l = local_loop(e);
+    struct cio__e_loop *l = cio__e_local_loop(e);
     bool queued = false;
     if (l != NULL && !l->adopted) {
         /* Spawned by this loop: f takes the LIFO slot and runs as soon as the spawner suspends (the
@@ -704,7 +522,7 @@ static void inline_exit(struct cio_evented *e, struct cio_any_future *f)
 {
     /* fn may have suspended meanwhile; a fiber only ever runs on its home loop, so this is the same
      * loop as before it */
-    stack_back(e, local_loop(e), &f->stack);
+    stack_back(e, cio__e_local_loop(e), &f->stack);
     atomic_store_explicit(&f->exited, true, memory_order_relaxed);
     if (cio__e_finish(f)) /* f may be freed from here on */
         live_done(e);
@@ -712,7 +530,7 @@ static void inline_exit(struct cio_evented *e, struct cio_any_future *f)
 
 bool cio__e_await_inline(struct cio_evented *e, struct cio_any_future *f)
 {
-    struct cio__e_loop *l = local_loop(e);
+    struct cio__e_loop *l = cio__e_local_loop(e);
     if (l == NULL || l->lifo != f || !inline_room(l))
         return false;
     l->lifo = NULL;
@@ -723,7 +541,7 @@ bool cio__e_await_inline(struct cio_evented *e, struct cio_any_future *f)
 
 int cio__e_group_inline(struct cio_evented *e, const struct cio__e_group *gr)
 {
-    struct cio__e_loop *l = local_loop(e);
+    struct cio__e_loop *l = cio__e_local_loop(e);
     if (!inline_depth(l)) /* the depth stays the same in this loop; the cancel state may not */
         return 0;
     struct cio_any_future *self = l->current; /* a fiber runs on its home loop only: l stays valid */
@@ -1097,7 +915,7 @@ static void adopted_release(struct cio__e_loop *l)
     e->poller->deinit(l);
     while (l->blk_cache != NULL) {
         struct cio_any_future *n = l->blk_cache->next;
-        block_release(l->blk_cache);
+        cio__e_block_release(l->blk_cache);
         l->blk_cache = n;
     }
     while (l->stk_count > 0)
@@ -1293,26 +1111,14 @@ static void free_instance(struct cio_evented *e)
 {
     for (unsigned i = 0; i < e->nloops; i++) {
         struct cio__e_loop *l = &e->loops[i];
-        while (l->blk_cache != NULL) {
-            struct cio_any_future *n = l->blk_cache->next;
-            block_release(l->blk_cache);
-            l->blk_cache = n;
-        }
         while (l->stk_count > 0)
             cio__stack_free(&l->stk_cache[--l->stk_count]);
         pthread_mutex_destroy(&e->loops[i].inbox_mu);
         pthread_mutex_destroy(&e->loops[i].spawn_mu);
         free(e->loops[i].heap);
     }
+    cio__e_blocks_free(e); /* before the loops go: their block caches */
     free(e->loops);
-    struct cio_any_future *f = e->free_list;
-    while (f != NULL) {
-        struct cio_any_future *n = f->next;
-        block_release(f);
-        f = n;
-    }
-    if (e->rgn != NULL) /* the carver's count: blocks still out keep it mapped */
-        region_put((struct block_region *)e->rgn);
     cio__stack_pool_destroy(&e->stacks);
     pthread_mutex_destroy(&e->free_mu);
     free(e);
