@@ -251,19 +251,28 @@ static cio_err b6_task(void *context)
     return err;
 }
 
+/* Reads /proc/self/task/<tid>/<name> into buf (NUL-terminated); false if it cannot be read. */
+static bool read_task_file(int tid, const char *name, char *buf, size_t size)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/%s", tid, name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t len = read(fd, buf, size - 1);
+    close(fd);
+    if (len <= 0)
+        return false;
+    buf[len] = 0;
+    return true;
+}
+
 /* Thread `tid`'s voluntary context switches (/proc/self/task/<tid>/status), -1 if unreadable. */
 static long thread_nvcsw(int tid)
 {
-    char path[64], buf[2048];
-    snprintf(path, sizeof path, "/proc/self/task/%d/status", tid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    char buf[2048];
+    if (!read_task_file(tid, "status", buf, sizeof buf))
         return -1;
-    ssize_t len = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (len <= 0)
-        return -1;
-    buf[len] = 0;
     const char *p = strstr(buf, "\nvoluntary_ctxt_switches:");
     return p != NULL ? strtol(p + 26, NULL, 10) : -1;
 }
@@ -309,16 +318,9 @@ static void b6_hops_report(const b6_hops *h, long rounds, bool with_kicks)
 /* Whether thread `tid` of this process is sleeping ('S' in /proc/self/task/<tid>/stat). */
 static bool thread_sleeps(int tid)
 {
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/self/task/%d/stat", tid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    char buf[512];
+    if (!read_task_file(tid, "stat", buf, sizeof buf))
         return false;
-    ssize_t len = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (len <= 0)
-        return false;
-    buf[len] = 0;
     const char *p = strrchr(buf, ')');
     return p != NULL && p[1] == ' ' && p[2] == 'S';
 }
@@ -447,8 +449,9 @@ static void futex_pp_body(void *arg, uint64_t n)
  * signal to a thread blocked in read(2) on an empty pipe (handler without SA_RESTART: EINTR), which
  * answers through a futex. The signal is one tgkill(2) with the ids known beforehand: the cheapest
  * kick Linux has, and cio's own on Linux (glibc's pthread_kill makes four system calls, ~1 µs
- * more here; the floor used it until cio's kick became a tgkill). Timed per round like cio's cancel+join: signal sent -> answer seen; rounds start only once the
- * partner sleeps in read (polled through /proc, untimed). */
+ * more here; the floor used it until cio's kick became a tgkill). Timed per round like cio's
+ * cancel+join: signal sent -> answer seen; rounds start only once the partner sleeps in read
+ * (polled through /proc, untimed). */
 typedef struct sig_pp {
     _Atomic(uint32_t) word; /* bumped by the partner after each EINTR; UINT32_MAX: stop */
     _Atomic(int) tid;

@@ -892,9 +892,9 @@ static void test_stack_pool_regions(void **state)
     }
     cio__stack_pool_destroy(&pool);
     third[0] = 2; /* still mapped: regions are the caller's until given back */
-    cio__stack_pool_region_free(first, CIO__STACK_REGION);
-    cio__stack_pool_region_free(second, CIO__STACK_REGION);
-    cio__stack_pool_region_free(third, CIO__STACK_REGION);
+    cio__stack_pool_region_free(first);
+    cio__stack_pool_region_free(second);
+    cio__stack_pool_region_free(third);
     if (committed != CIO__STACK_REGION / page()) {
         if (!populate_commits())
             skip(); /* qemu-user takes MADV_POPULATE_WRITE and ignores it; a kernel before 5.14 refuses it */

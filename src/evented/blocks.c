@@ -42,7 +42,7 @@ struct block_region {
 static void region_put(struct block_region *r)
 {
     if (atomic_fetch_sub_explicit(&r->refs, 1, memory_order_acq_rel) == 1)
-        cio__stack_pool_region_free(r, CIO__STACK_REGION);
+        cio__stack_pool_region_free(r);
 }
 
 /* Gives a block's memory back (its region's, or the heap's). */

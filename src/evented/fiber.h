@@ -159,7 +159,7 @@ void cio__stack_pool_init(cio__stack_pool *p, size_t stack_size, size_t max_cach
  * demand goes on: the keeper (started if need be) prepares the next ones off the caller's thread.
  * Given back with cio__stack_pool_region_free (not tied to the pool: may outlive it). */
 void *cio__stack_pool_region(cio__stack_pool *p, bool again);
-void cio__stack_pool_region_free(void *region, size_t size);
+void cio__stack_pool_region_free(void *region);
 cio_err cio__stack_pool_get(cio__stack_pool *p, cio__stack *out);
 /* Gives `s` back (cached; past 2 * max_cached cached, the list is trimmed to max_cached); *s is zeroed. */
 void cio__stack_pool_put(cio__stack_pool *p, cio__stack *s);

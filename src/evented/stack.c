@@ -370,7 +370,7 @@ static void *keeper_main(void *arg)
                 p->want_region = false; /* no memory: try again when asked again */
             } else if (p->keeper_stop) {
                 pthread_mutex_unlock(&p->lock);
-                cio__stack_pool_region_free(r, CIO__STACK_REGION);
+                cio__stack_pool_region_free(r);
                 pthread_mutex_lock(&p->lock);
             } else {
                 p->regions[p->nregions++] = r;
@@ -438,10 +438,10 @@ void *cio__stack_pool_region(cio__stack_pool *p, bool again)
     return r != NULL ? r : map_region(false);
 }
 
-void cio__stack_pool_region_free(void *region, size_t size)
+void cio__stack_pool_region_free(void *region)
 {
-    CIO__STACK_UNPOISON(region, size);
-    CIO__SYS(munmap, block_region)(region, size);
+    CIO__STACK_UNPOISON(region, CIO__STACK_REGION);
+    CIO__SYS(munmap, block_region)(region, CIO__STACK_REGION);
 }
 
 /* Carves the next stack out of the current slab, taking the keeper's prepared slab or mapping a new
@@ -587,7 +587,7 @@ void cio__stack_pool_destroy(cio__stack_pool *p)
     p->nregions = 0;
     pthread_mutex_unlock(&p->lock);
     for (unsigned i = 0; i < nregions; i++)
-        cio__stack_pool_region_free(regions[i], CIO__STACK_REGION);
+        cio__stack_pool_region_free(regions[i]);
     while (n != NULL) {
         struct cio__stack_node *next = n->next;
         cio__stack s = n->stack;

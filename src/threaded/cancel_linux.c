@@ -15,7 +15,9 @@
  *   only valid while its thread lives), and the process id makes tgkill refuse any thread of
  *   another process.
  */
-#define _GNU_SOURCE 1
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <signal.h>
 #include <stdint.h>
 #include <sys/syscall.h>
