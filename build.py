@@ -11,6 +11,9 @@
     python3 build.py targets              the target matrix with the last results
     python3 build.py cflags --target T    compiler flags for a file that includes <cio.h> for T
     python3 build.py libs --target T      linker flags for the library built by `build --target T`
+    python3 build.py fresh-check [--sources switch|list|deb822] [--expect-passed N]
+                                          the two commands above on a bare Debian 12 root
+                                          (debootstrap + chroot; ci/fresh_check.py says what it proves)
     python3 build.py bench [--rounds N] [--seconds S] [--only B3,B7]
                                           the benchmarks against libuv, liburing, pthreads, swapcontext
                                           (a Release -O2 build in build/bench; bench/README.md)
@@ -64,14 +67,10 @@ BSD_INSTALL_HINT = {"freebsd": "pkg install cmake ninja cmocka pkgconf python3 p
                     "netbsd": "pkgin install cmake ninja-build cmocka pkgconf python311 py311-jinja2 py311-yaml",
                     "openbsd": "pkg_add cmake ninja cmocka pkgconf python py3-jinja2 py3-yaml"}
 SYSTEM_PYTHON = "/usr/bin/python3"
-BASE_PACKAGES = ["cmake", "ninja-build", "python3-jinja2", "python3-yaml"]
-CMOCKA_PACKAGES = ["dpkg-dev"]  # apt-get source
-# Real servers the host's suites start themselves (tests/test_resolve.c skips without them). The
-# QEMU targets run on the host, so they use the same ones.
-TEST_SERVER_PACKAGES = ["dnsmasq"]
+# What build.py needs before it can read spec/ at all (spec/targets.yaml's `packages: base` has them
+# too, checked by gen_selftests); every other Debian package list lives in spec/targets.yaml.
+BOOTSTRAP_PACKAGES = ["python3-jinja2", "python3-yaml"]
 TEST_TIMEOUT = 600
-# bench/: the peers (libuv, liburing), pkg-config to find them, matplotlib for the plot.
-BENCH_PACKAGES = ["gcc", "pkg-config", "libuv1-dev", "liburing-dev", "python3-matplotlib"]
 BENCH_DIR = os.path.join(BUILD, "bench")
 
 
@@ -98,14 +97,16 @@ def ensure_python_modules(allow_install):
     except ImportError:
         pass
     if allow_install and is_root() and have_apt():
-        apt_install(["python3-jinja2", "python3-yaml"])
-    # Debian's packages land in the system interpreter; re-run under it if this one lacks them.
-    if os.path.exists(SYSTEM_PYTHON) and os.path.realpath(sys.executable) != os.path.realpath(SYSTEM_PYTHON) \
-            and os.environ.get("CIO_BUILD_REEXEC") != "1":
-        probe = subprocess.run([SYSTEM_PYTHON, "-c", "import jinja2, yaml"], capture_output=True)
-        if probe.returncode == 0:
-            os.environ["CIO_BUILD_REEXEC"] = "1"
-            os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON] + sys.argv)
+        apt_install(BOOTSTRAP_PACKAGES)
+    # Re-run under an interpreter that sees them: this one again (Python puts a site folder on
+    # sys.path only if it existed when the interpreter started, and on a bare Debian the install
+    # just now created /usr/lib/python3/dist-packages), else Debian's, where apt put them.
+    if os.environ.get("CIO_BUILD_REEXEC") != "1":
+        for py in dict.fromkeys([sys.executable, SYSTEM_PYTHON]):
+            if py and os.path.exists(py) and \
+                    subprocess.run([py, "-c", "import jinja2, yaml"], capture_output=True).returncode == 0:
+                os.environ["CIO_BUILD_REEXEC"] = "1"
+                os.execv(py, [py] + sys.argv)
     sys.exit("build.py: Python modules jinja2 and yaml are missing: install the Debian packages "
              "python3-jinja2 python3-yaml (or run as root to have them installed)")
 
@@ -223,14 +224,25 @@ def ensure_packages(pkgs, allow_install):
 # ---- spec access (targets) ----------------------------------------------------------------------
 
 
+_model = None
+
+
+def load_model():
+    """spec/ as the generator reads it (once per run); a bad spec ends the run with file:line."""
+    global _model
+    if _model is None:
+        sys.path.insert(0, os.path.join(ROOT, "gen"))
+        import model  # noqa: E402
+        from specload import SpecError  # noqa: E402
+        try:
+            _model = model.load_all(os.path.join(ROOT, "spec"))
+        except SpecError as e:
+            sys.exit(str(e))
+    return _model
+
+
 def load_targets():
-    sys.path.insert(0, os.path.join(ROOT, "gen"))
-    import model  # noqa: E402
-    from specload import SpecError  # noqa: E402
-    try:
-        m = model.load_all(os.path.join(ROOT, "spec"))
-    except SpecError as e:
-        sys.exit(str(e))
+    m = load_model()
     targets = {t["name"]: t for t in m.targets}
     if NATIVE_BSD and HOST in targets:
         # Built natively with the system's compiler and headers (no stand-ins, no stubs) and every
@@ -238,6 +250,12 @@ def load_targets():
         targets[HOST] = dict(targets[HOST], runner="native", level="full", compiler="cc", cc="cc",
                              packages=[], native=True)
     return targets, [t["name"] for t in m.targets]
+
+
+def spec_packages(group):
+    """One of spec/targets.yaml's `packages` lists (base, cmocka-source, host-tests, bench, fuzz,
+    valgrind, fresh-check)."""
+    return list(load_model().packages[group])
 
 
 def runner_cmd(t):
@@ -251,17 +269,6 @@ def runner_cmd(t):
     if r == "node-wasi":
         return ["node", os.path.join(ROOT, "tests", "wasi_run.mjs")]
     return None
-
-
-def runner_packages(t):
-    r = t["runner"]
-    if r.startswith("qemu:"):
-        return ["qemu-user"]
-    if r == "wine":
-        return ["wine", "wine64"]
-    if r == "node-wasi":
-        return ["nodejs"]  # node:wasi (preview1) and wasm exception handling: Node 20 is tested
-    return []
 
 
 def compiler_available(t):
@@ -281,30 +288,80 @@ def cmd_gen(check):
 # ---- cmocka for cross targets, from Debian's source package -------------------------------------
 
 DEB_SRC_LIST = "/etc/apt/sources.list.d/cio-deb-src.sources"
+# One-line options and the deb822 fields they become (the rest do not matter for source packages).
+ONE_LINE_OPTIONS = {"signed-by": "Signed-By", "trusted": "Trusted", "check-valid-until": "Check-Valid-Until"}
+
+
+def os_codename():
+    try:
+        for line in open("/etc/os-release", encoding="utf-8"):
+            if line.startswith("VERSION_CODENAME="):
+                return line.split("=", 1)[1].strip().strip('"')
+    except OSError:
+        pass
+    return None
+
+
+def apt_deb_sources():
+    """The `deb` entries apt reads, in either format: one-line (/etc/apt/sources.list and
+    sources.list.d/*.list, as the Debian installer and debootstrap write them) and deb822
+    (sources.list.d/*.sources, as Debian's container images write them). Each is a dict of deb822
+    fields without Types. Only this release's suites (bookworm, bookworm-updates, ...): a
+    third-party repository may publish no sources."""
+    code = os_codename()
+    d = "/etc/apt/sources.list.d"
+    names = sorted(os.listdir(d)) if os.path.isdir(d) else []
+    out = []
+    for path in ["/etc/apt/sources.list"] + [os.path.join(d, n) for n in names if n.endswith(".list")]:
+        try:
+            lines = open(path, encoding="utf-8").read().splitlines()
+        except OSError:
+            continue
+        for ln in lines:
+            m = re.match(r"^\s*deb\s+(?:\[([^\]]*)\]\s+)?(\S+)\s+(\S+)\s*(.*?)\s*(?:#.*)?$", ln)
+            if m:
+                entry = {"URIs": m.group(2), "Suites": m.group(3), "Components": m.group(4)}
+                for opt in (m.group(1) or "").split():
+                    key, _, value = opt.partition("=")
+                    if key in ONE_LINE_OPTIONS:
+                        entry[ONE_LINE_OPTIONS[key]] = value
+                out.append(entry)
+    for path in [os.path.join(d, n) for n in names if n.endswith(".sources") and
+                 os.path.join(d, n) != DEB_SRC_LIST]:
+        try:
+            text = open(path, encoding="utf-8").read()
+        except OSError:
+            continue
+        for block in re.split(r"\n\s*\n", text):
+            fields = {}
+            for ln in block.splitlines():
+                m = re.match(r"^([A-Za-z-]+):\s*(.*)$", ln)
+                if m and not ln.startswith("#"):
+                    fields[m.group(1)] = m.group(2).strip()
+            if "deb" in fields.get("Types", "").split() and fields.get("Enabled", "yes") != "no" and \
+                    "URIs" in fields and "Suites" in fields:
+                fields.pop("Types")
+                out.append(fields)
+    for e in out:
+        e["Suites"] = " ".join(x for x in e["Suites"].split() if code is None or x.split("-")[0] == code)
+    return [e for e in out if e["Suites"]]
 
 
 def ensure_deb_src(allow_install):
-    """Adds a deb-src list beside debian.sources (never editing it), with the same mirrors."""
+    """Adds a deb-src list beside the system's apt sources (never editing them), with the same
+    mirrors and suites, whichever format they are written in."""
     if os.path.exists(DEB_SRC_LIST):
         return True
     if not (allow_install and is_root()):
         return False
-    base = "/etc/apt/sources.list.d/debian.sources"
-    try:
-        text = open(base, encoding="utf-8").read()
-    except OSError:
-        return False
-    stanzas = []
-    for block in text.split("\n\n"):
-        if re.search(r"^Types:.*\bdeb\b", block, re.M) and re.search(r"^Suites:", block, re.M):
-            lines = [ln for ln in block.splitlines() if not ln.startswith("#")]
-            lines = ["Types: deb-src" if ln.startswith("Types:") else ln for ln in lines]
-            stanzas.append("\n".join(lines))
-    if not stanzas:
+    entries = apt_deb_sources()
+    if not entries:
         return False
     with open(DEB_SRC_LIST, "w", encoding="utf-8") as f:
         f.write("# Added by cio's build.py: source packages (cmocka for cross targets)\n")
-        f.write("\n\n".join(stanzas) + "\n")
+        f.write("\n".join("Types: deb-src\n" + "".join(f"{k}: {v}\n" for k, v in e.items()) for e in entries))
+    say(f"apt: added {DEB_SRC_LIST} (deb-src of " +
+        ", ".join(f"{e['URIs']} {e['Suites']}" for e in entries) + ") for cmocka's source package")
     global _apt_updated
     _apt_updated = False
     subprocess.run(["apt-get", "update", "-qq"], check=False)
@@ -318,7 +375,7 @@ def cmocka_source(allow_install):
     for d in sorted(os.listdir(src_root)):
         if d.startswith("cmocka-") and os.path.isfile(os.path.join(src_root, d, "CMakeLists.txt")):
             return os.path.join(src_root, d)
-    if ensure_packages(CMOCKA_PACKAGES, allow_install):
+    if ensure_packages(spec_packages("cmocka-source"), allow_install):
         return None
     if not ensure_deb_src(allow_install):
         return None
@@ -387,7 +444,7 @@ class Unavailable(Exception):
 
 def prepare_target(t, allow_install):
     """Packages, toolchain and (for cross targets) cmocka. Raises Unavailable with the reason."""
-    pkgs = list(BASE_PACKAGES[:2]) + list(t["packages"]) + runner_packages(t)
+    pkgs = spec_packages("base") + list(t["packages"])
     miss = ensure_packages(pkgs, allow_install)
     if miss:
         raise Unavailable("missing Debian packages: " + " ".join(miss))
@@ -421,10 +478,6 @@ def build_full(t, sanitize, allow_install, jobs):
         if prefix is None:
             return False, "; ".join(log)
         args.append(f"-DCMAKE_FIND_ROOT_PATH={prefix}")
-    else:
-        miss = ensure_packages(["libcmocka-dev"], allow_install)
-        if miss:
-            return False, "missing Debian packages: " + " ".join(miss)
     r = subprocess.run(args, capture_output=True, text=True)
     if r.returncode != 0:
         return False, "cmake configure failed:\n" + r.stdout[-3000:] + r.stderr[-3000:]
@@ -681,12 +734,6 @@ def header_checks(t, tally):
 BSD_OSES = ("freebsd", "netbsd", "openbsd")
 
 
-def load_model():
-    sys.path.insert(0, os.path.join(ROOT, "gen"))
-    import model  # noqa: E402
-    return model.load_all(os.path.join(ROOT, "spec"))
-
-
 def run_step(cmd, log, **kw):
     r = subprocess.run(cmd, capture_output=True, text=True, **kw)
     if r.returncode != 0:
@@ -896,6 +943,7 @@ def toolchain_drift(t):
 def install_checks(bdir, tally, jobs):
     """Installs the host build into a scratch prefix and builds a consumer through pkg-config and
     through find_package(cio)."""
+    failed_before = tally.failed
     prefix = os.path.join(BUILD, "install-test")
     shutil.rmtree(prefix, ignore_errors=True)
     steps = [("install", ["cmake", "--install", bdir, "--prefix", prefix])]
@@ -908,8 +956,6 @@ def install_checks(bdir, tally, jobs):
         if r.returncode != 0:
             tally.fail(HOST, label, r.stdout[-2000:] + r.stderr[-2000:])
             return
-    if shutil.which("pkg-config") is None:
-        ensure_packages(["pkg-config"], True)
     flags = subprocess.run(["pkg-config", "--cflags", "--libs", "--static", "cio"], capture_output=True, text=True,
                            env=env)
     r = subprocess.run(["cc", os.path.join(src, "consumer.c"), "-o", exe] + flags.stdout.split(),
@@ -923,7 +969,7 @@ def install_checks(bdir, tally, jobs):
     ok = r2.returncode == 0 and subprocess.run([os.path.join(cb, "consumer")], capture_output=True).returncode == 0
     tally.add(HOST, "install + find_package consumer", int(ok), int(not ok), 0,
               None if ok else (r2.stdout + r2.stderr)[-2000:])
-    say(f"  {HOST:16} {'install (pkg-config, cmake)':28} {'ok' if tally.failed == 0 else 'see failures'}")
+    say(f"  {HOST:16} {'install (pkg-config, cmake)':28} {'ok' if tally.failed == failed_before else 'see failures'}")
 
 
 def example_checks(t, bdir, tally, env):
@@ -1000,6 +1046,9 @@ def gen_selftests(tally):
     say(f"  {'generator':16} {'unittest':28} {n - bad} passed, {bad} failed")
     if bad:
         print(out[-4000:])
+    stray = [p for p in BOOTSTRAP_PACKAGES if p not in spec_packages("base")]
+    tally.add(HOST, "bootstrap packages in spec", int(not stray), int(bool(stray)), 0,
+              f"build.py installs {stray} before reading spec/: add them to packages: base" if stray else None)
     rc = cmd_gen(True)
     if rc == 0:
         tally.add(HOST, "gen --check", 1, 0)
@@ -1026,7 +1075,7 @@ def save_results(results):
 
 def build_bench(allow_install, jobs):
     """Builds bench/cio_bench in its own Release (-O2) directory; returns (exe or None, message)."""
-    miss = ensure_packages(BASE_PACKAGES[:2] + BENCH_PACKAGES, allow_install)
+    miss = ensure_packages(spec_packages("base") + spec_packages("bench"), allow_install)
     if miss:
         return None, "missing Debian packages: " + " ".join(miss)
     args = ["cmake", "-S", ROOT, "-B", BENCH_DIR, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
@@ -1156,7 +1205,7 @@ def fuzz_checks(tally, seconds):
     tests/fuzz/corpus/dns (new inputs go to build/fuzz/corpus-dns, crashes to build/fuzz/). A crash
     is a failure: add its input to tests/fuzz/corpus/dns, where tests/test_dns.c replays it."""
     label = f"fuzz dns ({seconds}s)"
-    ensure_packages(["clang", "libclang-rt-14-dev"], True)  # libFuzzer's runtime
+    ensure_packages(spec_packages("fuzz"), True)
     if shutil.which("clang") is None:
         tally.fail(HOST, label, "clang not installed")
         return
@@ -1192,6 +1241,7 @@ def cmd_test(targets, names, args):
     allow = not args.no_install
     started = time.time()
     if not args.target or args.target == "all" or args.target == HOST:
+        ensure_packages(spec_packages("host-tests"), allow)  # clang for the misuse checks
         bench_map_count("test")
         gen_selftests(tally)
         lock_checks(tally)
@@ -1206,7 +1256,7 @@ def cmd_test(targets, names, args):
         t = targets[n]
         if (args.sanitize or args.valgrind) and n != HOST:
             continue
-        if args.valgrind and ensure_packages(["valgrind"], allow):
+        if args.valgrind and ensure_packages(spec_packages("valgrind"), allow):
             tally.fail(n, "valgrind", "valgrind is not installed")
             continue
         if not args.sanitize:
@@ -1222,7 +1272,7 @@ def cmd_test(targets, names, args):
                 bsd_checks(t, tally, args)
             continue
         if t["os"] in ("linux", "windows"):  # windows: test_resolve runs the Linux dnsmasq under Wine
-            ensure_packages(TEST_SERVER_PACKAGES, allow)
+            ensure_packages(spec_packages("host-tests"), allow)
         ok, msg = build_full(t, args.sanitize, allow, args.jobs)
         if not ok:
             say(f"  {n:16} build FAILED: {msg[:4000]}")
@@ -1296,7 +1346,7 @@ def main():
     ap = argparse.ArgumentParser(description="cio's build driver", formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=__doc__)
     ap.add_argument("command", nargs="?", default="all",
-                    choices=["all", "gen", "build", "test", "targets", "cflags", "libs", "bench"])
+                    choices=["all", "gen", "build", "test", "targets", "cflags", "libs", "bench", "fresh-check"])
     ap.add_argument("--target", help="target name, or `all`")
     ap.add_argument("--check", action="store_true", help="gen: fail if platform/ is stale")
     ap.add_argument("--sanitize", help="address,undefined | thread (host only)")
@@ -1315,6 +1365,10 @@ def main():
     ap.add_argument("--seconds", type=float, default=0.3, help="bench: measuring time per run (default 0.3)")
     ap.add_argument("--only", help="bench: comma-separated benchmark ids (B3,B9s,...)")
     ap.add_argument("--conditions", help="bench: how the machine was loaded, for the report")
+    ap.add_argument("--sources", choices=["switch", "list", "deb822"], default="switch",
+                    help="fresh-check: apt source format(s) of the bare root (default: one-line, then deb822)")
+    ap.add_argument("--expect-passed", type=int, default=0,
+                    help="fresh-check: fail if the bare machine passes under 98%% of this many tests")
     ap.add_argument("--verbose", "-v", action="store_true")
     args = ap.parse_args()
     if args.sanitize and args.sanitize not in ("address", "undefined", "address,undefined", "thread"):
@@ -1323,6 +1377,12 @@ def main():
         sys.exit("build.py: --valgrind runs the plain build; it does not mix with --sanitize")
 
     ensure_python_modules(not args.no_install)
+    if args.command == "fresh-check":  # works on a copy of HEAD elsewhere: no lock on build/
+        if missing := ensure_packages(spec_packages("fresh-check"), not args.no_install):
+            sys.exit("build.py: missing Debian packages: " + " ".join(missing))
+        sys.path.insert(0, os.path.join(ROOT, "ci"))
+        import fresh_check  # noqa: E402
+        return fresh_check.main(["--sources", args.sources, "--expect-passed", str(args.expect_passed)])
     if args.command not in ("cflags", "libs", "targets"):
         lock = build_lock(wait=not args.no_wait)  # held until this process ends
         if lock is None:
@@ -1334,7 +1394,7 @@ def main():
             rc = cmd_gen(False)
             if rc != 0:
                 return rc
-        if missing := ensure_packages(BASE_PACKAGES, not args.no_install):
+        if missing := ensure_packages(spec_packages("base"), not args.no_install):
             say("build.py: missing Debian packages: " + " ".join(missing))
     targets, order = load_targets()
     if args.command in ("cflags", "libs"):

@@ -238,8 +238,19 @@ def build_platforms(m, doc, path):
     m.os_family = {o["name"]: o["family"] for o in m.oses}
 
 
+DEBIAN_PACKAGE = re.compile(r"^[a-z0-9][a-z0-9+.-]+$")
+PACKAGE_GROUPS = ("base", "cmocka-source", "host-tests", "bench", "fuzz", "valgrind", "fresh-check")
+
+
 def build_targets(m, doc, path):
-    check_top(doc, path, ("targets",))
+    check_top(doc, path, ("packages", "targets"))
+    # Debian packages by purpose (what is not one target's); every group is required, so build.py
+    # never falls back to a list of its own.
+    if "packages" not in doc:
+        raise SpecError(Where(path, 1), "missing top-level key 'packages'")
+    groups = expect_row(doc["packages"], doc.key_where["packages"], "'packages'")
+    check_keys(groups, PACKAGE_GROUPS)
+    m.packages = {g: get_str_list(groups, g, DEBIAN_PACKAGE) for g in PACKAGE_GROUPS}
     rows = rows_of(doc, "targets", path)
     unique(rows)
     m.targets = []
@@ -272,7 +283,7 @@ def build_targets(m, doc, path):
         if t["level"] not in ("full", "check", "headers"):
             raise SpecError(row.key_where["level"], f"unknown level '{t['level']}' (full, check, headers)")
         t["default"] = get_bool(row, "default")
-        t["packages"] = get_str_list(row, "packages")
+        t["packages"] = get_str_list(row, "packages", DEBIAN_PACKAGE)
         t["cflags"] = get_str_list(row, "cflags", optional=True)
         t["macro"] = c_ident_upper(t["name"])
         m.targets.append(t)

@@ -38,7 +38,10 @@ try {
     returnOnExit: true,
   });
   const module = await WebAssembly.compile(readFileSync(program));
-  const instance = await WebAssembly.instantiate(module, wasi.getImportObject());
+  // getImportObject() arrived in Node 19.8; Debian 12's Node 18 has only wasiImport (the same functions).
+  const imports = typeof wasi.getImportObject === 'function'
+    ? wasi.getImportObject() : { wasi_snapshot_preview1: wasi.wasiImport };
+  const instance = await WebAssembly.instantiate(module, imports);
   try {
     status = wasi.start(instance);
   } catch (e) {

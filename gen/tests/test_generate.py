@@ -5,6 +5,7 @@ hand edits and strays."""
 import contextlib
 import io
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -101,6 +102,14 @@ class BadSpec(GenCase):
         self.edit("targets.yaml", "runner: none, level: headers, default: true, packages: [gcc-sparc64-linux-gnu]",
                   "runner: none, default: true, packages: [gcc-sparc64-linux-gnu]")
         self.assert_bad("targets.yaml", "linux-sparc64", "missing field 'level'")
+
+    def test_missing_package_group(self):
+        self.edit("targets.yaml", "  valgrind: [valgrind]\n", "")
+        self.assert_bad("targets.yaml", "  base: [cmake", "missing field 'valgrind'")
+
+    def test_bad_package_name(self):
+        self.edit("targets.yaml", "fuzz: [clang, libclang-rt-14-dev]", "fuzz: [clang, 'libclang rt']")
+        self.assert_bad("targets.yaml", "fuzz:", "'fuzz' has an invalid entry 'libclang rt'")
 
     def test_duplicate_name(self):
         self.append("errno.yaml", "")
@@ -550,7 +559,9 @@ class GoodSpec(GenCase):
         for rel, data in first.items():
             text = data.decode()
             self.assertNotIn(self.tmp, text, f"{rel} mentions the temporary path")
-            self.assertNotIn(os.uname().nodename, text, f"{rel} mentions the host name")
+            # as a word: a short host name ("vm") is part of ordinary words ("llvm")
+            self.assertNotRegex(text, rf"(?<![\w.-]){re.escape(os.uname().nodename)}(?![\w-])",
+                                f"{rel} mentions the host name")
 
     def test_stamp(self):
         self.assertEqual(self.run_gen()[0], 0)

@@ -7,6 +7,10 @@ set(CMAKE_SYSTEM_NAME OpenBSD)
 set(CMAKE_SYSTEM_PROCESSOR x86_64)
 set(CMAKE_C_COMPILER clang)
 set(CMAKE_C_COMPILER_TARGET x86_64-unknown-openbsd7.5)
+# LLVM's archiver and ranlib (Debian's llvm package, in this target's list in spec/targets.yaml): the
+# host's GNU ar cannot index x86_64 objects, and lld refuses an archive without an index.
+find_program(CMAKE_AR NAMES llvm-ar llvm-ar-14 REQUIRED)
+find_program(CMAKE_RANLIB NAMES llvm-ranlib llvm-ranlib-14 REQUIRED)
 # No sysroot: the system headers are the generated stand-ins in platform/bsd/include (and clang's own
 # freestanding headers), never the host's; the libc the programs link against is the generated stub
 # (platform/bsd/openbsd, built by build.py). No stack protector: its guard is a libc data symbol.

@@ -7,6 +7,10 @@ set(CMAKE_SYSTEM_NAME WASI)
 set(CMAKE_SYSTEM_PROCESSOR wasm32)
 set(CMAKE_C_COMPILER clang)
 set(CMAKE_C_COMPILER_TARGET wasm32-wasi)
+# LLVM's archiver and ranlib (Debian's llvm package, in this target's list in spec/targets.yaml): the
+# host's GNU ar cannot index wasm32 objects, and lld refuses an archive without an index.
+find_program(CMAKE_AR NAMES llvm-ar llvm-ar-14 REQUIRED)
+find_program(CMAKE_RANLIB NAMES llvm-ranlib llvm-ranlib-14 REQUIRED)
 # wasi-libc from Debian: headers in /usr/include/wasm32-wasi, libraries in /usr/lib/wasm32-wasi.
 # --sysroot=/usr as a flag (CMAKE_SYSROOT would re-root find_* into the host's /usr), and only
 # wasi-libc's headers on the system include path: clang would also search the host's /usr/include,
