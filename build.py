@@ -1281,6 +1281,8 @@ def cmd_test(targets, names, args):
         env = dict(os.environ)
         if t["runner"] == "wine":
             env = wine_env()
+        if allow and is_root() and have_apt():  # tests/backends.h CIO_NEED_TOOL: no skipping for a tool
+            env["CIO_TEST_TOOLS_REQUIRED"] = "1"  # that spec/targets.yaml should have had installed
         if args.valgrind:  # tests/backends.h, test_evented.c: what valgrind cannot run, and caps
             env["CIO_TEST_VALGRIND"] = "1"
         if args.soak and n == HOST:  # tests/test_soak.c: a random seed, the 60 s cap

@@ -519,8 +519,7 @@ static bool dns_server_alive(dns_server h)
 static void test_dnsmasq_zone(void **state)
 {
     cio_io io = cio_test_io(state);
-    if (!dnsmasq_installed())
-        CIO_SKIP("dnsmasq is not installed (apt-get install dnsmasq)");
+    CIO_NEED_TOOL(dnsmasq_installed(), "dnsmasq is not installed (apt-get install dnsmasq)");
     if (!CIO_HAVE_THREADS)
         CIO_SKIP("needs a second thread for the SERVFAIL responder");
     /* a free port on 127.0.0.1 for dnsmasq; the SERVFAIL responder takes the same on 127.0.0.2 */
