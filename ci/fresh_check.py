@@ -21,8 +21,9 @@ How: a minimal bookworm root is made with debootstrap once and kept as a tarball
 committed HEAD of this checkout into /src and runs the commands there as root under chroot, in
 private mount and PID namespaces (unshare): its mounts and any process it leaves behind (dnsmasq,
 wineserver) end with it, and the copy is deleted. Downloaded .deb files are kept in a cache beside the
-tarball and lent to the root's /var/cache/apt/archives (apt checks each against the signed indexes
-it fetches anew; a first run on a new machine downloads everything). Nothing of the host's apt
+tarball, seeded with this machine's own /var/cache/apt/archives, and lent to the root's
+/var/cache/apt/archives: apt still resolves, verifies (against the signed indexes it fetches anew),
+unpacks and configures every package; only the download is saved. Nothing of the host's apt
 configuration is changed.
 
 The last line is the inner `tests: N passed, M failed[, K skipped]`. Exit status: 0 only if both
@@ -119,6 +120,22 @@ def to_deb822(root):
     os.unlink(lst)
 
 
+def apt_archives():
+    """The .deb cache lent to the root: this machine's own downloads (hard links, else copies) and
+    what earlier runs downloaded."""
+    archives = os.path.join(WORK, "apt-archives")
+    os.makedirs(os.path.join(archives, "partial"), exist_ok=True)
+    host = "/var/cache/apt/archives"
+    for n in os.listdir(host) if os.path.isdir(host) else []:
+        dst = os.path.join(archives, n)
+        if n.endswith(".deb") and not os.path.exists(dst):
+            try:
+                os.link(os.path.join(host, n), dst)
+            except OSError:
+                shutil.copy(os.path.join(host, n), dst)
+    return archives
+
+
 def in_root(root, cmd, log):
     """Runs a shell command in the root as root (chroot, private mount and PID namespaces); its
     output goes to stdout and to log. Returns (exit status, output)."""
@@ -129,8 +146,7 @@ def in_root(root, cmd, log):
              "mount --bind \"$a\" \"$r/var/cache/apt/archives\"; "
              f"exec chroot \"$r\" /usr/bin/env -i HOME=/root PATH={PATH} LANG=C.UTF-8 TERM=dumb "
              "bash -c \"cd /src && $1\"")
-    archives = os.path.join(WORK, "apt-archives")
-    os.makedirs(os.path.join(archives, "partial"), exist_ok=True)
+    archives = apt_archives()
     p = subprocess.Popen(["unshare", "--mount", "--pid", "--fork", "--propagation", "private", "--",
                           "bash", "-c", inner, "_", root, archives, cmd],
                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
