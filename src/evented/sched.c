@@ -128,7 +128,7 @@ static void live_done(struct cio_evented *e)
 {
     if (atomic_fetch_sub_explicit(&e->live, 1, memory_order_acq_rel) == 1) {
         atomic_fetch_add_explicit(&e->live_seq, 1, memory_order_release);
-        cio__e_futex_wake(&e->live_seq, UINT32_MAX);
+        cio__e_fiber_futex_wake(&e->live_seq, UINT32_MAX);
     }
 }
 
@@ -643,7 +643,7 @@ cio_err cio__e_wait_fd(struct cio_evented *e, int fd, uint32_t events, int64_t d
     struct cio_any_future *f = cio__e_self(e);
     struct cio__e_loop *l = f->home;
     if (cancelable) {
-        cio_err c = cio__e_check_cancel(e);
+        cio_err c = cio__e_cancel_point(e);
         if (c != CIO_OK)
             return c;
     }
@@ -1206,7 +1206,7 @@ void cio_evented_destroy(cio_evented *e)
         if (atomic_load_explicit(&e->live, memory_order_acquire) == 0)
             break;
         if (cio__e_self(e) != NULL)
-            (void)cio__e_futex_wait(e, &e->live_seq, seq, cio_timeout_ms(100), false);
+            (void)cio__e_fiber_futex_wait(e, &e->live_seq, seq, cio_timeout_ms(100), false);
         else
             (void)cio__e_futex_wait_foreign(&e->live_seq, seq, cio_timeout_ms(100));
     }

@@ -206,7 +206,7 @@ static void run_task(struct cio_any_future *task)
     } else {
         /* seq_cst: against signal_if_blocked. Only an awaiter that announced itself may sleep. */
         if (atomic_exchange_explicit(&task->done, CIO__T_FINISHED, memory_order_seq_cst) == CIO__T_SLEEPER)
-            cio__t_futex_wake(&task->done, UINT32_MAX);
+            cio__t_os_futex_wake(&task->done, UINT32_MAX);
     }
     cio__t_quiesce(&t->signalers); /* no kick may reach this thread once it runs on (task.h) */
 }
@@ -451,7 +451,7 @@ static cio_err sleep_until_finished(struct cio_any_future *task, cio_timeout tim
                                                  memory_order_acquire) &&
         v == CIO__T_FINISHED)
         return CIO_OK;
-    return cio__t_futex_wait(&task->done, CIO__T_SLEEPER, timeout, cancelable);
+    return cio__t_os_futex_wait(&task->done, CIO__T_SLEEPER, timeout, cancelable);
 }
 
 static void wait_canceled(struct cio_any_future *task, bool signalled)
@@ -567,7 +567,7 @@ static void group_drop(struct cio__t_group *gr, struct cio_any_future *task)
     pthread_mutex_unlock(&gr->mu);
     task_free(t, task);
     if (left == 0)
-        cio__t_futex_wake(&gr->seq, UINT32_MAX); /* address only: harmless if the record is gone */
+        cio__t_os_futex_wake(&gr->seq, UINT32_MAX); /* address only: harmless if the record is gone */
 }
 
 static void group_member_done(struct cio_any_future *task)
@@ -666,7 +666,7 @@ static void group_wait_all(struct cio__t_group *gr, bool canceling)
         if (atomic_load_explicit(&gr->running, memory_order_acquire) == 0)
             return;
         cio_timeout to = again ? cio_timeout_ns(backoff) : CIO_TIMEOUT_NONE;
-        (void)cio__t_futex_wait(&gr->seq, seq, to, false);
+        (void)cio__t_os_futex_wait(&gr->seq, seq, to, false);
         if (again) {
             again = group_signal_all(gr, false);
             if (backoff < 10000000)
@@ -697,7 +697,7 @@ cio_err cio__t_group_await(void *ud, cio_group *g)
         uint32_t seq = atomic_load_explicit(&gr->seq, memory_order_acquire);
         if (atomic_load_explicit(&gr->running, memory_order_acquire) == 0)
             break;
-        cio_err e = cio__t_futex_wait(&gr->seq, seq, CIO_TIMEOUT_NONE, true);
+        cio_err e = cio__t_os_futex_wait(&gr->seq, seq, CIO_TIMEOUT_NONE, true);
         if (e == CIO_E_CANCELED) {
             bool again = group_signal_all(gr, true);
             group_wait_all(gr, again);
@@ -722,10 +722,10 @@ void cio__t_group_cancel(void *ud, cio_group *g)
 
 /* ---- cancellation slots --------------------------------------------------------------------------- */
 
-cio_err cio__t_check_cancel_slot(void *ud)
+cio_err cio__t_check_cancel(void *ud)
 {
     (void)ud;
-    return CIO__IN_SET(cancelable, cio__t_check_cancel());
+    return CIO__IN_SET(cancelable, cio__t_cancel_point());
 }
 
 void cio__t_recancel(void *ud)
@@ -777,7 +777,7 @@ static void yield_on_word(const _Atomic(uint32_t) *ptr, uint32_t expected, bool 
     }
 }
 
-cio_err cio__t_futex_wait_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout)
+cio_err cio__t_futex_wait(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout)
 {
     (void)ud;
     if (timeout.kind == CIO_TIMEOUT_KIND_NONE) {
@@ -785,22 +785,22 @@ cio_err cio__t_futex_wait_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t 
         if (atomic_load_explicit(ptr, memory_order_acquire) != expected && !cio__t_cancel_pending())
             return CIO_OK;
     }
-    return CIO__IN_SET(futex_wait, cio__t_futex_wait(ptr, expected, timeout, true));
+    return CIO__IN_SET(futex_wait, cio__t_os_futex_wait(ptr, expected, timeout, true));
 }
 
-void cio__t_futex_wait_uncancelable_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected)
+void cio__t_futex_wait_uncancelable(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected)
 {
     (void)ud;
     yield_on_word(ptr, expected, false);
     if (atomic_load_explicit(ptr, memory_order_acquire) != expected)
         return;
-    (void)cio__t_futex_wait(ptr, expected, CIO_TIMEOUT_NONE, false);
+    (void)cio__t_os_futex_wait(ptr, expected, CIO_TIMEOUT_NONE, false);
 }
 
-void cio__t_futex_wake_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t max_waiters)
+void cio__t_futex_wake(void *ud, const _Atomic(uint32_t) *ptr, uint32_t max_waiters)
 {
     (void)ud;
-    cio__t_futex_wake(ptr, max_waiters);
+    cio__t_os_futex_wake(ptr, max_waiters);
 }
 
 /* ---- create / destroy --------------------------------------------------------------------------------- */
