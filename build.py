@@ -1260,6 +1260,7 @@ def cmd_test(targets, names, args):
             tally.fail(n, "valgrind", "valgrind is not installed")
             continue
         if not args.sanitize:
+            ensure_packages(t["packages"], allow)  # its cross C library's headers: before the probe
             cflags_check(t, tally)
         if t["level"] != "full":
             miss = ensure_packages(t["packages"], allow)

@@ -147,162 +147,180 @@ struct cio_socket;
 struct cio_message;
 
 /*
- * The vtable. Unless noted, `ud` is cio_io.userdata and every slot is thread-safe.
- * "Sets" name spec/errors.yaml error sets.
+ * The vtable, as one list of slots: X(return type, name, (parameters)) per slot, in table order.
+ * `ud` is cio_io.userdata; unless noted, every slot is thread-safe. "Set" names a spec/errors.yaml
+ * error set. Everything else is expanded from this list: struct cio_vtable below, each backend's
+ * prototypes and table (src/threaded/io.c, src/evented/io.c, src/core/failing.c). A new slot is one
+ * row here plus its function in every backend (cio__t_<name>, cio__e_<name>, f_<name>).
  */
+#define CIO_VTABLE_SLOTS(X)                                                                                           \
+    /* == Concurrency ================================================================ */                             \
+                                                                                                                      \
+    /* Runs fn on a copy of the context, possibly later. Returns NULL when fn already ran to                          \
+     * completion (its result in *inline_result), otherwise a future whose task has been assigned                     \
+     * a unit of concurrency (it can never wait behind the caller). Never fails: when no thread                       \
+     * can be had (limit, memory, spawn failure) fn runs inline. */                                                   \
+    X(struct cio_any_future *, async, (void *ud, cio_task_fn fn, const void *ctx, size_t ctx_size,                    \
+                                       cio_err *inline_result))                                                       \
+    /* Runs fn concurrently with the caller, never inline. Set: ConcurrentError. */                                   \
+    X(cio_err, concurrent, (void *ud, cio_task_fn fn, const void *ctx, size_t ctx_size, struct cio_any_future **out)) \
+    /* Waits for the task, frees it and returns its result. A cancel request on the awaiting task                     \
+     * is forwarded to the awaited one. (Evented: an async task that has not started and would run                    \
+     * next anyway may run on the awaiting fiber itself, seeing its cancel state.) */                                 \
+    X(cio_err, await, (void *ud, struct cio_any_future *future))                                                      \
+    /* Requests cancellation, then as await. */                                                                       \
+    X(cio_err, cancel, (void *ud, struct cio_any_future *future))                                                     \
+    /* Adds a task to a group (may run it inline). */                                                                 \
+    X(void, group_async, (void *ud, cio_group *group, cio_task_fn fn, const void *ctx, size_t ctx_size))              \
+    /* Adds a task that runs concurrently. Set: ConcurrentError. */                                                   \
+    X(cio_err, group_concurrent, (void *ud, cio_group *group, cio_task_fn fn, const void *ctx, size_t ctx_size))      \
+    /* Waits for every member. If the awaiter is canceled meanwhile, the request goes to every                        \
+     * member, the wait still covers all of them, and then CIO_E_CANCELED. Set: Cancelable.                           \
+     * (Evented: members not started yet may run on the awaiting fiber, as for await.) */                             \
+    X(cio_err, group_await, (void *ud, cio_group *group))                                                             \
+    /* Cancels every member (members added meanwhile start canceled) and waits for all. */                            \
+    X(void, group_cancel, (void *ud, cio_group *group))                                                               \
+    /* A pure cancellation point. Set: Cancelable. */                                                                 \
+    X(cio_err, check_cancel, (void *ud))                                                                              \
+    /* Re-arms a cancel request the current task has received. */                                                     \
+    X(void, recancel, (void *ud))                                                                                     \
+    /* Sets the current task's protection; returns the previous one. */                                               \
+    X(cio_cancel_protection, swap_cancel_protection, (void *ud, cio_cancel_protection prot))                          \
+                                                                                                                      \
+    /* == Futex: the one synchronisation primitive ================================== */                              \
+                                                                                                                      \
+    /* If *ptr == expected, blocks until a wake, the timeout, a cancel, or spuriously. Returns                        \
+     * CIO_OK (woken or spurious: re-check), CIO_E_TIMEOUT, CIO_E_CANCELED. Set: Futex.WaitError. */                  \
+    X(cio_err, futex_wait, (void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout))          \
+    /* As futex_wait with no timeout, never a cancellation point. */                                                  \
+    X(void, futex_wait_uncancelable, (void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected))                     \
+    /* Wakes up to max_waiters threads or tasks waiting on ptr. */                                                    \
+    X(void, futex_wake, (void *ud, const _Atomic(uint32_t) *ptr, uint32_t max_waiters))                               \
+                                                                                                                      \
+    /* == Time and randomness ========================================================= */                            \
+                                                                                                                      \
+    /* Reads a clock; never fails (an unavailable clock reads 0). */                                                  \
+    X(cio_timestamp, now, (void *ud, cio_clock clock))                                                                \
+    /* Sleeps until the timeout (CIO_TIMEOUT_NONE: until canceled). Set: SleepError. */                               \
+    X(cio_err, sleep, (void *ud, cio_timeout timeout))                                                                \
+    /* Fills buf from a fast CSPRNG seeded from the OS. */                                                            \
+    X(void, random, (void *ud, void *buf, size_t len))                                                                \
+    /* Fills buf with fresh OS entropy. Set: RandomSecureError. */                                                    \
+    X(cio_err, random_secure, (void *ud, void *buf, size_t len))                                                      \
+                                                                                                                      \
+    /* == Directories ================================================================= */                            \
+                                                                                                                      \
+    /* Set: File.OpenError. */                                                                                        \
+    X(cio_err, dir_open_file, (void *ud, cio_dir dir, const char *path, const struct cio_open_file_options *options,  \
+                               cio_file *out))                                                                        \
+    /* Set: File.OpenError. */                                                                                        \
+    X(cio_err, dir_create_file, (void *ud, cio_dir dir, const char *path,                                             \
+                                 const struct cio_create_file_options *options, cio_file *out))                       \
+    /* Set: Dir.OpenError. */                                                                                         \
+    X(cio_err, dir_open_dir, (void *ud, cio_dir dir, const char *path, const struct cio_open_dir_options *options,    \
+                              cio_dir *out))                                                                          \
+    /* Set: Dir.CreateDirError. */                                                                                    \
+    X(cio_err, dir_create_dir, (void *ud, cio_dir dir, const char *path, uint32_t permissions))                       \
+    /* Set: Dir.MakePathError. */                                                                                     \
+    X(cio_err, dir_create_dir_path, (void *ud, cio_dir dir, const char *path, uint32_t permissions, bool *created))   \
+    /* Set: Dir.MakeOpenPathError. */                                                                                 \
+    X(cio_err, dir_create_dir_path_open, (void *ud, cio_dir dir, const char *path,                                    \
+                                          const struct cio_open_dir_options *options, cio_dir *out))                  \
+    /* Set: Dir.RenameError. */                                                                                       \
+    X(cio_err, dir_rename, (void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir, const char *new_path))  \
+    /* Set: Dir.DeleteFileError. */                                                                                   \
+    X(cio_err, dir_delete_file, (void *ud, cio_dir dir, const char *path))                                            \
+    /* Set: Dir.DeleteDirError. */                                                                                    \
+    X(cio_err, dir_delete_dir, (void *ud, cio_dir dir, const char *path))                                             \
+    /* Set: Dir.StatFileError. */                                                                                     \
+    X(cio_err, dir_stat_file, (void *ud, cio_dir dir, const char *path, unsigned flags, struct cio_stat *out))        \
+    /* Set: Dir.AccessError. */                                                                                       \
+    X(cio_err, dir_access, (void *ud, cio_dir dir, const char *path, unsigned mode))                                  \
+    /* Reads up to max entries (0 at the end); names point into the reader's buffer. */                               \
+    /* Set: Dir.IterateError. */                                                                                      \
+    X(cio_err, dir_read, (void *ud, struct cio_dir_reader *reader, struct cio_dir_entry *entries, size_t max,         \
+                          size_t *count))                                                                             \
+    X(void, dir_close, (void *ud, cio_dir dir))                                                                       \
+                                                                                                                      \
+    /* == Files ======================================================================= */                            \
+                                                                                                                      \
+    /* Vectored streaming read; 0 bytes means the end. Set: File.Reader.Error. */                                     \
+    X(cio_err, file_read_streaming, (void *ud, cio_file file, const cio_iovec *iov, size_t iovcnt, size_t *nread))    \
+    /* Set: File.WriteStreamingError. */                                                                              \
+    X(cio_err, file_write_streaming, (void *ud, cio_file file, const cio_const_iovec *iov, size_t iovcnt,             \
+                                      size_t *nwritten))                                                              \
+    /* Set: File.ReadPositionalError. */                                                                              \
+    X(cio_err, file_read_positional, (void *ud, cio_file file, const cio_iovec *iov, size_t iovcnt, uint64_t offset,  \
+                                      size_t *nread))                                                                 \
+    /* Set: File.WritePositionalError. */                                                                             \
+    X(cio_err, file_write_positional, (void *ud, cio_file file, const cio_const_iovec *iov, size_t iovcnt,            \
+                                       uint64_t offset, size_t *nwritten))                                            \
+    /* whence: 0 = from the start (offset as uint64), 1 = relative (as int64); *pos gets the new                      \
+     * position when not NULL. Set: File.SeekError. */                                                                \
+    X(cio_err, file_seek, (void *ud, cio_file file, int whence, int64_t offset, uint64_t *pos))                       \
+    /* Set: File.StatError. */                                                                                        \
+    X(cio_err, file_stat, (void *ud, cio_file file, struct cio_stat *out))                                            \
+    /* Set: File.SetLengthError. */                                                                                   \
+    X(cio_err, file_set_length, (void *ud, cio_file file, uint64_t length))                                           \
+    /* Set: File.SyncError. */                                                                                        \
+    X(cio_err, file_sync, (void *ud, cio_file file))                                                                  \
+    /* Set: File.SetTimestampsError. */                                                                               \
+    X(cio_err, file_set_timestamps, (void *ud, cio_file file, const struct cio_set_timestamps *ts))                   \
+    X(void, file_close, (void *ud, cio_file file))                                                                    \
+                                                                                                                      \
+    /* == Process ===================================================================== */                            \
+                                                                                                                      \
+    /* Set: ProcessExecutableOpenError. */                                                                            \
+    X(cio_err, process_executable_open, (void *ud, const struct cio_open_file_options *options, cio_file *out))       \
+    /* Set: ProcessExecutablePathError. */                                                                            \
+    X(cio_err, process_executable_path, (void *ud, char *buf, size_t len, size_t *out_len))                           \
+                                                                                                                      \
+    /* == Networking ================================================================== */                            \
+                                                                                                                      \
+    /* Every socket is close-on-exec; stream writes and sends never raise SIGPIPE. Accept,                            \
+     * connect, read, write, send and receive are cancellation points that a cancel knocks out                        \
+     * of a blocked call. */                                                                                          \
+                                                                                                                      \
+    /* socket + options + bind + listen; out->address gets the bound address (the actual port for                     \
+     * port 0). options NULL: CIO_LISTEN_DEFAULTS. Set: net.ListenError. */                                           \
+    X(cio_err, net_listen_ip, (void *ud, const struct cio_ip_address *address,                                        \
+                               const struct cio_listen_options *options, struct cio_server *out))                     \
+    /* Blocks for the next connection; out->peer gets the client's address (Unix: all-zero).                          \
+     * Set: net.AcceptError. */                                                                                       \
+    X(cio_err, net_accept, (void *ud, cio_handle listener, struct cio_stream *out))                                   \
+    /* Connects a stream socket, giving up after options->timeout (NULL: none) with Timeout; the                      \
+     * abandoned socket is closed. Set: net.ConnectError. */                                                          \
+    X(cio_err, net_connect_ip, (void *ud, const struct cio_ip_address *address,                                       \
+                                const struct cio_connect_options *options, struct cio_stream *out))                   \
+    /* A datagram socket bound to address; out->address gets the actual port. options NULL: none.                     \
+     * Set: net.BindError. */                                                                                         \
+    X(cio_err, net_bind_ip, (void *ud, const struct cio_ip_address *address, const struct cio_bind_options *options,  \
+                             struct cio_socket *out))                                                                 \
+    /* socket(AF_UNIX, stream) + bind + listen; a leading NUL is a Linux abstract name.                               \
+     * Set: net.UnixAddress.ListenError. */                                                                           \
+    X(cio_err, net_listen_unix, (void *ud, const struct cio_unix_address *address,                                    \
+                                 const struct cio_listen_options *options, struct cio_server *out))                   \
+    /* Set: net.UnixAddress.ConnectError. */                                                                          \
+    X(cio_err, net_connect_unix, (void *ud, const struct cio_unix_address *address, struct cio_stream *out))          \
+    /* Vectored read of a connected stream; 0 bytes means the peer closed. Set: net.ReadError. */                     \
+    X(cio_err, net_read, (void *ud, cio_handle stream, const cio_iovec *iov, size_t iovcnt, size_t *nread))           \
+    /* Vectored write of a connected stream (may be short). Set: net.WriteError. */                                   \
+    X(cio_err, net_write, (void *ud, cio_handle stream, const cio_const_iovec *iov, size_t iovcnt, size_t *nwritten)) \
+    /* Sends one datagram to dest (NULL: the connected peer). Set: net.SendError. */                                  \
+    X(cio_err, net_send, (void *ud, cio_handle socket, const struct cio_ip_address *dest, const cio_const_iovec *iov, \
+                          size_t iovcnt, size_t *nsent))                                                              \
+    /* Waits up to timeout for the first datagram, then takes those already queued, up to max,                        \
+     * without waiting; *count >= 1 on success. Set: net.ReceiveTimeoutError. */                                      \
+    X(cio_err, net_receive, (void *ud, cio_handle socket, struct cio_message *msgs, size_t max, cio_timeout timeout,  \
+                             size_t *count))                                                                          \
+    /* how: a cio_shutdown_how. Set: net.ShutdownError. */                                                            \
+    X(cio_err, net_shutdown, (void *ud, cio_handle socket, int how))                                                  \
+    /* Closes any socket (stream, server, datagram); never fails. */                                                  \
+    X(void, net_close, (void *ud, cio_handle socket))
+
+#define CIO__VTABLE_FIELD(ret, name, params) ret(*name) params;
 struct cio_vtable {
-    /* == Concurrency ================================================================ */
-
-    /* Runs fn on a copy of the context, possibly later. Returns NULL when fn already ran to
-     * completion (its result in *inline_result), otherwise a future whose task has been assigned
-     * a unit of concurrency (it can never wait behind the caller). Never fails: when no thread
-     * can be had (limit, memory, spawn failure) fn runs inline. */
-    struct cio_any_future *(*async)(void *ud, cio_task_fn fn, const void *ctx, size_t ctx_size,
-                                    cio_err *inline_result);
-    /* Runs fn concurrently with the caller, never inline. Set: ConcurrentError. */
-    cio_err (*concurrent)(void *ud, cio_task_fn fn, const void *ctx, size_t ctx_size,
-                          struct cio_any_future **out);
-    /* Waits for the task, frees it and returns its result. A cancel request on the awaiting task
-     * is forwarded to the awaited one. (Evented: an async task that has not started and would run
-     * next anyway may run on the awaiting fiber itself, seeing its cancel state.) */
-    cio_err (*await)(void *ud, struct cio_any_future *future);
-    /* Requests cancellation, then as await. */
-    cio_err (*cancel)(void *ud, struct cio_any_future *future);
-    /* Adds a task to a group (may run it inline). */
-    void (*group_async)(void *ud, cio_group *group, cio_task_fn fn, const void *ctx, size_t ctx_size);
-    /* Adds a task that runs concurrently. Set: ConcurrentError. */
-    cio_err (*group_concurrent)(void *ud, cio_group *group, cio_task_fn fn, const void *ctx,
-                                size_t ctx_size);
-    /* Waits for every member. If the awaiter is canceled meanwhile, the request goes to every
-     * member, the wait still covers all of them, and then CIO_E_CANCELED. Set: Cancelable.
-     * (Evented: members not started yet may run on the awaiting fiber, as for await.) */
-    cio_err (*group_await)(void *ud, cio_group *group);
-    /* Cancels every member (members added meanwhile start canceled) and waits for all. */
-    void (*group_cancel)(void *ud, cio_group *group);
-    /* A pure cancellation point. Set: Cancelable. */
-    cio_err (*check_cancel)(void *ud);
-    /* Re-arms a cancel request the current task has received. */
-    void (*recancel)(void *ud);
-    /* Sets the current task's protection; returns the previous one. */
-    cio_cancel_protection (*swap_cancel_protection)(void *ud, cio_cancel_protection prot);
-
-    /* == Futex: the one synchronisation primitive ================================== */
-
-    /* If *ptr == expected, blocks until a wake, the timeout, a cancel, or spuriously. Returns
-     * CIO_OK (woken or spurious: re-check), CIO_E_TIMEOUT, CIO_E_CANCELED. Set: Futex.WaitError. */
-    cio_err (*futex_wait)(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout);
-    /* As futex_wait with no timeout, never a cancellation point. */
-    void (*futex_wait_uncancelable)(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected);
-    /* Wakes up to max_waiters threads or tasks waiting on ptr. */
-    void (*futex_wake)(void *ud, const _Atomic(uint32_t) *ptr, uint32_t max_waiters);
-
-    /* == Time and randomness ========================================================= */
-
-    /* Reads a clock; never fails (an unavailable clock reads 0). */
-    cio_timestamp (*now)(void *ud, cio_clock clock);
-    /* Sleeps until the timeout (CIO_TIMEOUT_NONE: until canceled). Set: SleepError. */
-    cio_err (*sleep)(void *ud, cio_timeout timeout);
-    /* Fills buf from a fast CSPRNG seeded from the OS. */
-    void (*random)(void *ud, void *buf, size_t len);
-    /* Fills buf with fresh OS entropy. Set: RandomSecureError. */
-    cio_err (*random_secure)(void *ud, void *buf, size_t len);
-
-    /* == Directories ================================================================= */
-
-    cio_err (*dir_open_file)(void *ud, cio_dir dir, const char *path,
-                             const struct cio_open_file_options *options, cio_file *out); /* File.OpenError */
-    cio_err (*dir_create_file)(void *ud, cio_dir dir, const char *path,
-                               const struct cio_create_file_options *options, cio_file *out); /* File.OpenError */
-    cio_err (*dir_open_dir)(void *ud, cio_dir dir, const char *path,
-                            const struct cio_open_dir_options *options, cio_dir *out); /* Dir.OpenError */
-    cio_err (*dir_create_dir)(void *ud, cio_dir dir, const char *path, uint32_t permissions); /* Dir.CreateDirError */
-    cio_err (*dir_create_dir_path)(void *ud, cio_dir dir, const char *path, uint32_t permissions,
-                                   bool *created); /* Dir.MakePathError */
-    cio_err (*dir_create_dir_path_open)(void *ud, cio_dir dir, const char *path,
-                                        const struct cio_open_dir_options *options, cio_dir *out); /* Dir.MakeOpenPathError */
-    cio_err (*dir_rename)(void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir,
-                          const char *new_path); /* Dir.RenameError */
-    cio_err (*dir_delete_file)(void *ud, cio_dir dir, const char *path); /* Dir.DeleteFileError */
-    cio_err (*dir_delete_dir)(void *ud, cio_dir dir, const char *path); /* Dir.DeleteDirError */
-    cio_err (*dir_stat_file)(void *ud, cio_dir dir, const char *path, unsigned flags,
-                             struct cio_stat *out); /* Dir.StatFileError */
-    cio_err (*dir_access)(void *ud, cio_dir dir, const char *path, unsigned mode); /* Dir.AccessError */
-    /* Reads up to max entries (0 at the end); names point into the reader's buffer. */
-    cio_err (*dir_read)(void *ud, struct cio_dir_reader *reader, struct cio_dir_entry *entries,
-                        size_t max, size_t *count); /* Dir.IterateError */
-    void (*dir_close)(void *ud, cio_dir dir);
-
-    /* == Files ======================================================================= */
-
-    /* Vectored streaming read; 0 bytes means the end. Set: File.Reader.Error. */
-    cio_err (*file_read_streaming)(void *ud, cio_file file, const cio_iovec *iov, size_t iovcnt,
-                                   size_t *nread);
-    cio_err (*file_write_streaming)(void *ud, cio_file file, const cio_const_iovec *iov, size_t iovcnt,
-                                    size_t *nwritten); /* File.WriteStreamingError */
-    cio_err (*file_read_positional)(void *ud, cio_file file, const cio_iovec *iov, size_t iovcnt,
-                                    uint64_t offset, size_t *nread); /* File.ReadPositionalError */
-    cio_err (*file_write_positional)(void *ud, cio_file file, const cio_const_iovec *iov, size_t iovcnt,
-                                     uint64_t offset, size_t *nwritten); /* File.WritePositionalError */
-    /* whence: 0 = from the start (offset as uint64), 1 = relative (as int64); *pos gets the new
-     * position when not NULL. Set: File.SeekError. */
-    cio_err (*file_seek)(void *ud, cio_file file, int whence, int64_t offset, uint64_t *pos);
-    cio_err (*file_stat)(void *ud, cio_file file, struct cio_stat *out); /* File.StatError */
-    cio_err (*file_set_length)(void *ud, cio_file file, uint64_t length); /* File.SetLengthError */
-    cio_err (*file_sync)(void *ud, cio_file file); /* File.SyncError */
-    cio_err (*file_set_timestamps)(void *ud, cio_file file,
-                                   const struct cio_set_timestamps *ts); /* File.SetTimestampsError */
-    void (*file_close)(void *ud, cio_file file);
-
-    /* == Process ===================================================================== */
-
-    cio_err (*process_executable_open)(void *ud, const struct cio_open_file_options *options,
-                                       cio_file *out); /* ProcessExecutableOpenError */
-    cio_err (*process_executable_path)(void *ud, char *buf, size_t len,
-                                       size_t *out_len); /* ProcessExecutablePathError */
-
-    /* == Networking ================================================================== */
-
-    /* Every socket is close-on-exec; stream writes and sends never raise SIGPIPE. Accept,
-     * connect, read, write, send and receive are cancellation points that a cancel knocks out
-     * of a blocked call. */
-
-    /* socket + options + bind + listen; out->address gets the bound address (the actual port for
-     * port 0). options NULL: CIO_LISTEN_DEFAULTS. Set: net.ListenError. */
-    cio_err (*net_listen_ip)(void *ud, const struct cio_ip_address *address,
-                             const struct cio_listen_options *options, struct cio_server *out);
-    /* Blocks for the next connection; out->peer gets the client's address (Unix: all-zero).
-     * Set: net.AcceptError. */
-    cio_err (*net_accept)(void *ud, cio_handle listener, struct cio_stream *out);
-    /* Connects a stream socket, giving up after options->timeout (NULL: none) with Timeout; the
-     * abandoned socket is closed. Set: net.ConnectError. */
-    cio_err (*net_connect_ip)(void *ud, const struct cio_ip_address *address,
-                              const struct cio_connect_options *options, struct cio_stream *out);
-    /* A datagram socket bound to address; out->address gets the actual port. options NULL: none.
-     * Set: net.BindError. */
-    cio_err (*net_bind_ip)(void *ud, const struct cio_ip_address *address,
-                           const struct cio_bind_options *options, struct cio_socket *out);
-    /* socket(AF_UNIX, stream) + bind + listen; a leading NUL is a Linux abstract name.
-     * Set: net.UnixAddress.ListenError. */
-    cio_err (*net_listen_unix)(void *ud, const struct cio_unix_address *address,
-                               const struct cio_listen_options *options, struct cio_server *out);
-    cio_err (*net_connect_unix)(void *ud, const struct cio_unix_address *address,
-                                struct cio_stream *out); /* net.UnixAddress.ConnectError */
-    /* Vectored read of a connected stream; 0 bytes means the peer closed. Set: net.ReadError. */
-    cio_err (*net_read)(void *ud, cio_handle stream, const cio_iovec *iov, size_t iovcnt, size_t *nread);
-    /* Vectored write of a connected stream (may be short). Set: net.WriteError. */
-    cio_err (*net_write)(void *ud, cio_handle stream, const cio_const_iovec *iov, size_t iovcnt,
-                         size_t *nwritten);
-    /* Sends one datagram to dest (NULL: the connected peer). Set: net.SendError. */
-    cio_err (*net_send)(void *ud, cio_handle socket, const struct cio_ip_address *dest,
-                        const cio_const_iovec *iov, size_t iovcnt, size_t *nsent);
-    /* Waits up to timeout for the first datagram, then takes those already queued, up to max,
-     * without waiting; *count >= 1 on success. Set: net.ReceiveTimeoutError. */
-    cio_err (*net_receive)(void *ud, cio_handle socket, struct cio_message *msgs, size_t max,
-                           cio_timeout timeout, size_t *count);
-    /* how: a cio_shutdown_how. Set: net.ShutdownError. */
-    cio_err (*net_shutdown)(void *ud, cio_handle socket, int how);
-    /* Closes any socket (stream, server, datagram); never fails. */
-    void (*net_close)(void *ud, cio_handle socket);
+    CIO_VTABLE_SLOTS(CIO__VTABLE_FIELD)
 };
 
 typedef struct cio_io {

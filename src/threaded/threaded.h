@@ -104,83 +104,16 @@ void cio__t_before_close(int fd);
         }                                                                                    \
     } while (0)
 
-/* ---- slots implemented in pool.c ------------------------------------------------------------------ */
-struct cio_any_future *cio__t_async(void *ud, cio_task_fn fn, const void *ctx, size_t ctx_size, cio_err *inline_result);
-cio_err cio__t_concurrent(void *ud, cio_task_fn fn, const void *ctx, size_t ctx_size, struct cio_any_future **out);
-cio_err cio__t_await(void *ud, struct cio_any_future *task);
-cio_err cio__t_cancel(void *ud, struct cio_any_future *task);
-void cio__t_group_async(void *ud, cio_group *g, cio_task_fn fn, const void *ctx, size_t ctx_size);
-cio_err cio__t_group_concurrent(void *ud, cio_group *g, cio_task_fn fn, const void *ctx, size_t ctx_size);
-cio_err cio__t_group_await(void *ud, cio_group *g);
-void cio__t_group_cancel(void *ud, cio_group *g);
-cio_err cio__t_check_cancel(void *ud);
-void cio__t_recancel(void *ud);
-cio_cancel_protection cio__t_swap_cancel_protection(void *ud, cio_cancel_protection prot);
-cio_err cio__t_futex_wait(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout);
-void cio__t_futex_wait_uncancelable(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected);
-void cio__t_futex_wake(void *ud, const _Atomic(uint32_t) *ptr, uint32_t max_waiters);
+/* ---- the slots: cio__t_<name> for every row of CIO_VTABLE_SLOTS (cio/io.h) ------------------------
+ * pool.c (pool_single.c): concurrency, cancellation and futex slots; time_posix.c / time_wasi.c:
+ * now, sleep; random_chacha.c: random, random_secure; fs_posix.c (fs_windows*.c, fs_wasi.c): the
+ * dir_ and file_ slots; process_posix.c (process_windows.c): process_; net_posix.c (net_windows.c,
+ * net_none.c): net_. */
+#define CIO__T_SLOT_PROTO(ret, name, params) ret cio__t_##name params;
+CIO_VTABLE_SLOTS(CIO__T_SLOT_PROTO)
+#undef CIO__T_SLOT_PROTO
 
-/* ---- slots implemented in time_posix.c / time_wasi.c (cio__t_random: random_chacha.c) ------------- */
-cio_timestamp cio__t_now(void *ud, cio_clock clock);
-cio_err cio__t_sleep(void *ud, cio_timeout timeout);
-void cio__t_random(void *ud, void *buf, size_t len);
-cio_err cio__t_random_secure(void *ud, void *buf, size_t len);
 /* Fills buf with OS entropy without blocking; false if the OS cannot (random_chacha.c falls back). */
 bool cio__t_os_seed(void *buf, size_t len);
-
-/* ---- slots implemented in fs_posix.c / process_posix.c (signatures as struct cio_vtable) --------- */
-cio_err cio__t_dir_open_file(void *ud, cio_dir dir, const char *path, const cio_open_file_options *options,
-                             cio_file *out);
-cio_err cio__t_dir_create_file(void *ud, cio_dir dir, const char *path, const cio_create_file_options *options,
-                               cio_file *out);
-cio_err cio__t_dir_open_dir(void *ud, cio_dir dir, const char *path, const cio_open_dir_options *options,
-                            cio_dir *out);
-cio_err cio__t_dir_create_dir(void *ud, cio_dir dir, const char *path, uint32_t permissions);
-cio_err cio__t_dir_create_dir_path(void *ud, cio_dir dir, const char *path, uint32_t permissions, bool *created);
-cio_err cio__t_dir_create_dir_path_open(void *ud, cio_dir dir, const char *path,
-                                        const cio_open_dir_options *options, cio_dir *out);
-cio_err cio__t_dir_rename(void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir, const char *new_path);
-cio_err cio__t_dir_delete_file(void *ud, cio_dir dir, const char *path);
-cio_err cio__t_dir_delete_dir(void *ud, cio_dir dir, const char *path);
-cio_err cio__t_dir_stat_file(void *ud, cio_dir dir, const char *path, unsigned flags, cio_stat *out);
-cio_err cio__t_dir_access(void *ud, cio_dir dir, const char *path, unsigned mode);
-cio_err cio__t_dir_read(void *ud, cio_dir_reader *reader, cio_dir_entry *entries, size_t max, size_t *count);
-void cio__t_dir_close(void *ud, cio_dir dir);
-cio_err cio__t_file_read_streaming(void *ud, cio_file file, const cio_iovec *iov, size_t iovcnt, size_t *nread);
-cio_err cio__t_file_write_streaming(void *ud, cio_file file, const cio_const_iovec *iov, size_t iovcnt,
-                                    size_t *nwritten);
-cio_err cio__t_file_read_positional(void *ud, cio_file file, const cio_iovec *iov, size_t iovcnt, uint64_t offset,
-                                    size_t *nread);
-cio_err cio__t_file_write_positional(void *ud, cio_file file, const cio_const_iovec *iov, size_t iovcnt,
-                                     uint64_t offset, size_t *nwritten);
-cio_err cio__t_file_seek(void *ud, cio_file file, int whence, int64_t offset, uint64_t *pos);
-cio_err cio__t_file_stat(void *ud, cio_file file, cio_stat *out);
-cio_err cio__t_file_set_length(void *ud, cio_file file, uint64_t length);
-cio_err cio__t_file_sync(void *ud, cio_file file);
-cio_err cio__t_file_set_timestamps(void *ud, cio_file file, const cio_set_timestamps *ts);
-void cio__t_file_close(void *ud, cio_file file);
-cio_err cio__t_process_executable_open(void *ud, const cio_open_file_options *options, cio_file *out);
-cio_err cio__t_process_executable_path(void *ud, char *buf, size_t len, size_t *out_len);
-
-/* ---- slots implemented in net_posix.c (signatures as struct cio_vtable) ------------------------- */
-cio_err cio__t_net_listen_ip(void *ud, const cio_ip_address *address, const cio_listen_options *options,
-                             cio_server *out);
-cio_err cio__t_net_accept(void *ud, cio_handle listener, cio_stream *out);
-cio_err cio__t_net_connect_ip(void *ud, const cio_ip_address *address, const cio_connect_options *options,
-                              cio_stream *out);
-cio_err cio__t_net_bind_ip(void *ud, const cio_ip_address *address, const cio_bind_options *options,
-                           cio_socket *out);
-cio_err cio__t_net_listen_unix(void *ud, const cio_unix_address *address, const cio_listen_options *options,
-                               cio_server *out);
-cio_err cio__t_net_connect_unix(void *ud, const cio_unix_address *address, cio_stream *out);
-cio_err cio__t_net_read(void *ud, cio_handle stream, const cio_iovec *iov, size_t iovcnt, size_t *nread);
-cio_err cio__t_net_write(void *ud, cio_handle stream, const cio_const_iovec *iov, size_t iovcnt,
-                         size_t *nwritten);
-cio_err cio__t_net_send(void *ud, cio_handle socket, const cio_ip_address *dest, const cio_const_iovec *iov,
-                        size_t iovcnt, size_t *nsent);
-cio_err cio__t_net_receive(void *ud, cio_handle socket, cio_message *msgs, size_t max, cio_timeout timeout,
-                           size_t *count);
-cio_err cio__t_net_shutdown(void *ud, cio_handle socket, int how);
-void cio__t_net_close(void *ud, cio_handle socket);
 
 #endif /* CIO_THREADED_INTERNAL_H */
