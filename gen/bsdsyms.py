@@ -42,9 +42,11 @@ def _str(row, key, pattern=None, what="value"):
 
 
 def load_table(doc, path):
-    """The recorded table as {os: {c_name: {symbol, lib, version, source, where}}} and the sources."""
+    """(sources, imports, renamed): the sources by name; {os: {c_name: {symbol, lib, version, source,
+    where}}} for what cio imports; {os: {c_name: {symbol, source, where}}} for the other renames the
+    OS's headers make (a C name the record knows to be renamed may not be imported by that name)."""
     for key in doc:
-        _expect(key in ("sources", "symbols"), doc.key_where[key], f"unknown top-level key '{key}'")
+        _expect(key in ("sources", "symbols", "renamed"), doc.key_where[key], f"unknown top-level key '{key}'")
     for key in ("sources", "symbols"):
         _expect(key in doc and isinstance(doc[key], list), doc.key_where.get(key, None) or _where1(path),
                 f"'{key}' must be a list of rows")
@@ -91,7 +93,27 @@ def load_table(doc, path):
                     f"{o}: '{name}' is recorded twice (first at line {table[o].get(name, {}).get('line')})")
             table[o][name] = {"symbol": sym, "lib": lib, "version": version, "source": src,
                               "line": row.key_where[key].line, "where": row.key_where[key]}
-    return sources, table
+    renamed = {o: {} for o in OSES}
+    for row in doc.get("renamed") or []:
+        _expect(isinstance(row, dict), doc.key_where["renamed"], "an entry of 'renamed' must be a row")
+        _keys(row, ("os", "source", "renames"))
+        o, src, ren = row["os"], row["source"], row["renames"]
+        _expect(o in OSES, row.key_where["os"], f"os must be one of {', '.join(OSES)}")
+        _expect(src in sources and sources[src]["os"] == o, row.key_where["source"], f"unknown {o} source '{src}'")
+        _expect(isinstance(ren, dict), row.key_where["renames"], "'renames' must map C names to symbols")
+        for name, sym in ren.items():
+            w = row.key_where["renames"]
+            _expect(isinstance(sym, str) and IDENT.match(str(name)) and IDENT.match(sym) and sym != name, w,
+                    f"'renames' has an invalid entry {name!r}")
+            _expect(name not in renamed[o], w, f"{o}: '{name}' is recorded twice")
+            renamed[o][name] = {"symbol": sym, "source": src, "where": w}
+    for o in OSES:
+        for name, rec in table[o].items():
+            other = renamed[o].get(name)
+            _expect(other is None, rec["where"], f"{o}: '{name}' is imported here but recorded as renamed to"
+                    f" {other and other['symbol']} (line {other and other['where'].line}): record it under"
+                    " 'renames' with that name")
+    return sources, table, renamed
 
 
 def _where1(path):
@@ -102,8 +124,7 @@ def _where1(path):
 def build_bsd_symbols(m, doc, path):
     """Coverage: every declared function of each OS is recorded, every record names one; FreeBSD
     libraries bind every export to an explicit node (no default)."""
-    sources, table = load_table(doc, path)
-    m.bsd_sources, m.bsd_table = sources, table
+    sources, table, _renamed = load_table(doc, path)
     for o in OSES:
         declared = {f["name"]: f for f in m.libc[o]["functions"]}
         for f in m.libc[o]["functions"]:

@@ -66,9 +66,10 @@ def archive_imports(lib):
     return sorted(names(undef.stdout) - names(defined.stdout))
 
 
-def check_references(os_, refs, binding, sources, table):
+def check_references(os_, refs, binding, sources, table, other_renames):
     rec_by_symbol = {r["symbol"]: (c, r) for c, r in table.items()}
-    renamed = {c: r for c, r in table.items() if r["symbol"] != c}
+    renamed = dict(other_renames)
+    renamed.update({c: r for c, r in table.items() if r["symbol"] != c})
     bad = []
     for name, ver in refs:
         shown = f"{name}@{ver}" if ver else name
@@ -111,11 +112,11 @@ def no_raw_syscalls(exe, arch, refs):
 def checks(t, exe, libcio, model):
     """[(label, ok, detail)] for the BSD target t's smoke program exe and its libcio.a."""
     os_ = t["os"]
-    sources, table = load_record()
+    sources, table, renamed = load_record()
     table = table[os_]
     binding = {e["symbol"]: e for e in model.libc[os_]["exports"]}
     refs = undefined_refs(exe)
-    bad = check_references(os_, refs, binding, sources, table)
+    bad = check_references(os_, refs, binding, sources, table, renamed[os_])
     release = sorted({s["release"] for s in sources.values() if s["os"] == os_})
     out = [(f"{len(refs)} references match {os_} {'/'.join(release)} symbol lists", bool(refs) and not bad,
             "\n".join(bad[:40]) or "no undefined dynamic symbols found")]

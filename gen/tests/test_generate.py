@@ -231,6 +231,13 @@ class BadSpec(GenCase):
         self.edit("bsd_symbols.yaml", "version: FBSD_1.0, ", "")
         self.assert_bad("bsd_symbols.yaml", "names: [_umtx_op]", "needs the version node")
 
+    def test_bsd_symbols_netbsd_import_by_renamed_name(self):
+        # NetBSD's headers rename clock_gettime: importing it by its old name is refused
+        self.edit("bsd_symbols.yaml", "renames: {clock_gettime: __clock_gettime50}}", "names: [clock_gettime]}")
+        self.edit("bsd_symbols.yaml", "{time: __time50}", "{time: __time50, clock_gettime: __clock_gettime50}")
+        self.assert_bad("bsd_symbols.yaml", "names: [clock_gettime]", "'clock_gettime' is imported here but"
+                        " recorded as renamed to __clock_gettime50")
+
     def test_bsd_symbols_unknown_source(self):
         self.edit("bsd_symbols.yaml", "source: nbsd-time, renames", "source: nbsd-tim, renames")
         self.assert_bad("bsd_symbols.yaml", "source: nbsd-tim", "unknown source 'nbsd-tim'")
