@@ -14,7 +14,7 @@ checked on the built binaries by tools/bsd_check.py (`build.py test`), which rea
 
 import re
 
-from specload import SpecError
+from specload import SpecError, Where
 
 OSES = ("freebsd", "netbsd", "openbsd")
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -48,7 +48,7 @@ def load_table(doc, path):
     for key in doc:
         _expect(key in ("sources", "symbols", "renamed"), doc.key_where[key], f"unknown top-level key '{key}'")
     for key in ("sources", "symbols"):
-        _expect(key in doc and isinstance(doc[key], list), doc.key_where.get(key, None) or _where1(path),
+        _expect(key in doc and isinstance(doc[key], list), doc.key_where.get(key) or Where(path, 1),
                 f"'{key}' must be a list of rows")
     sources = {}
     for row in doc["sources"]:
@@ -116,11 +116,6 @@ def load_table(doc, path):
     return sources, table, renamed
 
 
-def _where1(path):
-    from specload import Where
-    return Where(path, 1)
-
-
 def build_bsd_symbols(m, doc, path):
     """Coverage: every declared function of each OS is recorded, every record names one; FreeBSD
     libraries bind every export to an explicit node (no default)."""
@@ -132,7 +127,9 @@ def build_bsd_symbols(m, doc, path):
                 what = "version node (FreeBSD's Symbol.map)" if o == "freebsd" else "entry"
                 raise SpecError(f["where"], f"{o} imports '{f['symbol'] or f['name']}' but {path} has no"
                                 f" recorded {what} for it")
+        libs = {lib["name"] for lib in m.libc[o]["libraries"]}
         for name, rec in table[o].items():
+            _expect(rec["lib"] in libs, rec["where"], f"{o} has no library '{rec['lib']}' in libc.yaml")
             if name not in declared:
                 raise SpecError(rec["where"], f"{o}: '{name}' is recorded but libc.yaml declares no such"
                                 " function for it (remove the record or declare the function)")
