@@ -855,6 +855,11 @@ def bsd_readelf_checks(t, exe, tally):
             bad.append(f"{name}: want version {e['version'] or '(none)'}")
     checks.append((f"readelf: {seen} undefined symbols exported per spec", seen > 0 and not bad,
                    "\n".join(bad[:40]) or "no undefined dynamic symbols found"))
+    # the same binary against the OS's own symbol lists (spec/bsd_symbols.yaml), not the stubs
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    import bsd_check  # noqa: E402
+    checks += [("recorded: " + label, ok, detail) for label, ok, detail in
+               bsd_check.checks(t, exe, os.path.join(os.path.dirname(exe), "libcio.a"), m)]
     for label, ok, detail in checks:
         tally.add(n, label, int(ok), int(not ok), 0, None if ok else detail)
         say(f"  {n:16} {label:40} {'ok' if ok else 'FAILED'}")

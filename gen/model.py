@@ -16,7 +16,7 @@ CAMEL = re.compile(r"^[A-Z][A-Za-z0-9]*$")
 SET_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9]*(\.[A-Za-z][A-Za-z0-9]*)*$")
 
 SPEC_FILES = ("platforms", "targets", "signals", "errno", "errors", "errmaps", "ntstatus", "wsa",
-              "syscalls", "libc", "oscalls", "ntapi")
+              "syscalls", "libc", "bsd_symbols", "oscalls", "ntapi")
 
 # ---------------------------------------------------------------------------------------------
 # small validation helpers
@@ -180,6 +180,8 @@ def build(docs):
     build_syscalls(m, *docs["syscalls"])
     build_errmaps(m, *docs["errmaps"])
     build_libc(m, *docs["libc"])
+    import bsdsyms  # noqa: E402
+    bsdsyms.build_bsd_symbols(m, *docs["bsd_symbols"])
     import oscalls  # noqa: E402 - imports this module
     oscalls.build_oscalls(m, *docs["oscalls"])
     build_ntapi(m, *docs["ntapi"])
@@ -746,7 +748,7 @@ def build_libc(m, doc, path):
                 raise SpecError(row.where, f"duplicate function '{name}' on {o}")
             seen[o].add(("f", name))
             m.libc[o]["functions"].append({"name": name, "ret": ret, "args": list(args),
-                                           "symbol": symbol, "variadic": variadic})
+                                           "symbol": symbol, "variadic": variadic, "where": row.where})
     for row in rows_of(doc, "constants", path, required=False):
         name = get_str(row, "name", UPPER_IDENT, "constant name")
         for o, value, w in per_os(row, ("name",)):
@@ -779,19 +781,16 @@ def build_libc(m, doc, path):
                 raise SpecError(where_of(hs, Where(path, 1)), f"duplicate header '{h}'")
             m.libc_headers.append(h)
     for row in rows_of(doc, "libraries", path, required=False):
-        check_keys(row, ("os", "name", "soname"), ("default_version", "versions", "symbols"))
+        check_keys(row, ("os", "name", "soname"), ("versions", "symbols"))
         o = get_str(row, "os")
         if o not in LIBC_OSES:
             raise SpecError(row.key_where["os"], f"libc.yaml covers {', '.join(LIBC_OSES)}, not '{o}'")
         lib = {"name": get_str(row, "name", IDENT, "library name"),
                "soname": get_str(row, "soname", SONAME, "soname"),
-               "default_version": get_str(row, "default_version", VERSION_NODE, "version node", optional=True),
                "symbols": get_str_list(row, "symbols", IDENT, optional=True) or [],
                "versions": [], "where": row.where}
         if "versions" in row:
             vs = expect_row(row["versions"], row.key_where["versions"], "'versions'")
-            if lib["default_version"] is None:
-                raise SpecError(row.key_where["versions"], "'versions' needs a default_version")
             for node, names in vs.items():
                 if not VERSION_NODE.match(node):
                     raise SpecError(vs.key_where[node], f"'{node}' is not a version node name")
@@ -838,7 +837,7 @@ def link_libraries(m):
         for f in L["functions"]:
             lib = owner.get(f["name"], libs[0])
             sym = f["symbol"] or f["name"]
-            version = lib["default_version"]
+            version = None  # FreeBSD: every name is listed under its node (spec/bsd_symbols.yaml checks)
             for v in lib["versions"]:
                 if f["name"] in v["names"]:
                     version = v["node"]

@@ -221,6 +221,36 @@ class BadSpec(GenCase):
         self.edit("libc.yaml", "versions: {FBSD_1.0: [_umtx_op]}", "versions: {FBSD_1.0: [_umtx_opp]}")
         self.assert_bad("libc.yaml", "FBSD_1.0: [_umtx_opp]", "'_umtx_opp' is not a function declared for freebsd")
 
+    def test_libc_import_without_recorded_node(self):
+        # a function FreeBSD's build imports with no version node recorded from FreeBSD's Symbol.map
+        self.edit("bsd_symbols.yaml", "names: [_umtx_op]", "names: []")
+        self.assert_bad("libc.yaml", "name: _umtx_op", "freebsd imports '_umtx_op' but .* has no recorded"
+                        " version node")
+
+    def test_libc_import_without_any_node(self):
+        # no silent default: a FreeBSD export must be listed under a node in libc.yaml
+        self.edit("libc.yaml", "versions: {FBSD_1.0: [_umtx_op]}", "versions: {}")
+        self.assert_bad("libc.yaml", "soname: libc.so.7", "'_umtx_op' is bound to no version node")
+
+    def test_bsd_symbols_record_of_undeclared_function(self):
+        self.edit("bsd_symbols.yaml", "names: [_umtx_op]", "names: [_umtx_op, strnlen]")
+        self.assert_bad("bsd_symbols.yaml", "names: [_umtx_op, strnlen]", "'strnlen' is recorded but")
+
+    def test_bsd_symbols_freebsd_row_needs_version(self):
+        self.edit("bsd_symbols.yaml", "version: FBSD_1.0, ", "")
+        self.assert_bad("bsd_symbols.yaml", "names: [_umtx_op]", "needs the version node")
+
+    def test_bsd_symbols_netbsd_import_by_renamed_name(self):
+        # NetBSD's headers rename clock_gettime: importing it by its old name is refused
+        self.edit("bsd_symbols.yaml", "renames: {clock_gettime: __clock_gettime50}}", "names: [clock_gettime]}")
+        self.edit("bsd_symbols.yaml", "{time: __time50}", "{time: __time50, clock_gettime: __clock_gettime50}")
+        self.assert_bad("bsd_symbols.yaml", "names: [clock_gettime]", "'clock_gettime' is imported here but"
+                        " recorded as renamed to __clock_gettime50")
+
+    def test_bsd_symbols_unknown_source(self):
+        self.edit("bsd_symbols.yaml", "source: nbsd-time, renames", "source: nbsd-tim, renames")
+        self.assert_bad("bsd_symbols.yaml", "source: nbsd-tim", "unknown source 'nbsd-tim'")
+
     def test_libc_bad_soname(self):
         self.edit("libc.yaml", "soname: libc.so.12}", "soname: libc12}")
         self.assert_bad("libc.yaml", "soname: libc12", "is not a valid soname")

@@ -377,8 +377,6 @@ extern int sigaddset(cio_c_sigset_t *set, int sig);
 extern int sigdelset(cio_c_sigset_t *set, int sig);
 extern int sigismember(const cio_c_sigset_t *set, int sig);
 extern int kqueue(void);
-extern int kqueuex(unsigned int flags);
-extern int kqueue1(int flags);
 extern int kevent(int kq, const struct cio_c_kevent *changelist, int nchanges, struct cio_c_kevent *eventlist, int nevents, const struct cio_c_timespec *timeout);
 extern int _umtx_op(void *obj, int op, unsigned long val, void *uaddr, void *uaddr2);
 extern int thr_self(long *id);
@@ -1092,9 +1090,9 @@ extern int poll(struct cio_c_pollfd *fds, unsigned int nfds, int timeout);
 extern cio_c_ssize_t sendmsg(int s, const struct cio_c_msghdr *msg, int flags);
 extern cio_c_ssize_t recvmsg(int s, struct cio_c_msghdr *msg, int flags);
 extern int recvmmsg(int s, struct cio_c_mmsghdr *msgvec, unsigned int vlen, unsigned int flags, struct cio_c_timespec *timeout);
-extern int pthread_key_create(cio_c_pthread_key_t *key, void (*destructor)(void *));
-extern void * pthread_getspecific(cio_c_pthread_key_t key);
-extern int pthread_setspecific(cio_c_pthread_key_t key, const void *value);
+extern int pthread_key_create(cio_c_pthread_key_t *key, void (*destructor)(void *)) __asm__("__libc_thr_keycreate");
+extern void * pthread_getspecific(cio_c_pthread_key_t key) __asm__("__libc_thr_getspecific");
+extern int pthread_setspecific(cio_c_pthread_key_t key, const void *value) __asm__("__libc_thr_setspecific");
 
 #define CIO_C_O_RDONLY 0
 #define CIO_C_O_WRONLY 1

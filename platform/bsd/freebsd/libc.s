@@ -3,7 +3,7 @@
 
 /*
  * Link-time stand-in for freebsd's libc.so.7: one symbol per function cio may call there
- * (106), each a single byte that is never executed. build.py assembles this into a
+ * (104), each a single byte that is never executed. build.py assembles this into a
  * shared object named libc.so.7 with the version script c.map, so that
  * ld.lld records DT_NEEDED libc.so.7 and the version of every symbol as linking against the real one would.
  */
@@ -283,16 +283,6 @@ sigismember:
 kqueue:
 	.byte 0
 	.size kqueue, 1
-	.globl kqueuex
-	.type kqueuex, %function
-kqueuex:
-	.byte 0
-	.size kqueuex, 1
-	.globl kqueue1
-	.type kqueue1, %function
-kqueue1:
-	.byte 0
-	.size kqueue1, 1
 	.globl kevent
 	.type kevent, %function
 kevent:

@@ -382,8 +382,6 @@ extern int sigaddset(sigset_t *set, int sig);
 extern int sigdelset(sigset_t *set, int sig);
 extern int sigismember(const sigset_t *set, int sig);
 extern int kqueue(void);
-extern int kqueuex(unsigned int flags);
-extern int kqueue1(int flags);
 extern int kevent(int kq, const struct kevent *changelist, int nchanges, struct kevent *eventlist, int nevents, const struct timespec *timeout);
 extern int _umtx_op(void *obj, int op, unsigned long val, void *uaddr, void *uaddr2);
 extern int thr_self(long *id);
@@ -1253,9 +1251,9 @@ extern int poll(struct pollfd *fds, unsigned int nfds, int timeout);
 extern ssize_t sendmsg(int s, const struct msghdr *msg, int flags);
 extern ssize_t recvmsg(int s, struct msghdr *msg, int flags);
 extern int recvmmsg(int s, struct mmsghdr *msgvec, unsigned int vlen, unsigned int flags, struct timespec *timeout);
-extern int pthread_key_create(pthread_key_t *key, void (*destructor)(void *));
-extern void * pthread_getspecific(pthread_key_t key);
-extern int pthread_setspecific(pthread_key_t key, const void *value);
+extern int pthread_key_create(pthread_key_t *key, void (*destructor)(void *)) __asm__("__libc_thr_keycreate");
+extern void * pthread_getspecific(pthread_key_t key) __asm__("__libc_thr_getspecific");
+extern int pthread_setspecific(pthread_key_t key, const void *value) __asm__("__libc_thr_setspecific");
 
 #define O_RDONLY 0
 #define O_WRONLY 1

@@ -3,7 +3,7 @@
 
 /*
  * Link-time stand-in for netbsd's libc.so.12: one symbol per function cio may call there
- * (121), each a single byte that is never executed. build.py assembles this into a
+ * (124), each a single byte that is never executed. build.py assembles this into a
  * shared object named libc.so.12, so that
  * ld.lld records DT_NEEDED libc.so.12 as linking against the real one would.
  */
@@ -613,3 +613,18 @@ recvmsg:
 recvmmsg:
 	.byte 0
 	.size recvmmsg, 1
+	.globl __libc_thr_keycreate
+	.type __libc_thr_keycreate, %function
+__libc_thr_keycreate:
+	.byte 0
+	.size __libc_thr_keycreate, 1
+	.globl __libc_thr_getspecific
+	.type __libc_thr_getspecific, %function
+__libc_thr_getspecific:
+	.byte 0
+	.size __libc_thr_getspecific, 1
+	.globl __libc_thr_setspecific
+	.type __libc_thr_setspecific, %function
+__libc_thr_setspecific:
+	.byte 0
+	.size __libc_thr_setspecific, 1

@@ -3,7 +3,7 @@
 
 /*
  * Link-time stand-in for netbsd's libpthread.so.1: one symbol per function cio may call there
- * (14), each a single byte that is never executed. build.py assembles this into a
+ * (11), each a single byte that is never executed. build.py assembles this into a
  * shared object named libpthread.so.1, so that
  * ld.lld records DT_NEEDED libpthread.so.1 as linking against the real one would.
  */
@@ -63,18 +63,3 @@ pthread_condattr_destroy:
 pthread_condattr_setclock:
 	.byte 0
 	.size pthread_condattr_setclock, 1
-	.globl pthread_key_create
-	.type pthread_key_create, %function
-pthread_key_create:
-	.byte 0
-	.size pthread_key_create, 1
-	.globl pthread_getspecific
-	.type pthread_getspecific, %function
-pthread_getspecific:
-	.byte 0
-	.size pthread_getspecific, 1
-	.globl pthread_setspecific
-	.type pthread_setspecific, %function
-pthread_setspecific:
-	.byte 0
-	.size pthread_setspecific, 1

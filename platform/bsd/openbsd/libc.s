@@ -3,7 +3,7 @@
 
 /*
  * Link-time stand-in for openbsd's libc.so.100.0: one symbol per function cio may call there
- * (97), each a single byte that is never executed. build.py assembles this into a
+ * (98), each a single byte that is never executed. build.py assembles this into a
  * shared object named libc.so.100.0, so that
  * ld.lld records DT_NEEDED libc.so.100.0 as linking against the real one would.
  */
@@ -223,6 +223,11 @@ sysconf:
 pthread_self:
 	.byte 0
 	.size pthread_self, 1
+	.globl pthread_sigmask
+	.type pthread_sigmask, %function
+pthread_sigmask:
+	.byte 0
+	.size pthread_sigmask, 1
 	.globl getpid
 	.type getpid, %function
 getpid:

@@ -3,7 +3,7 @@
 
 /*
  * Link-time stand-in for openbsd's libpthread.so.27.1: one symbol per function cio may call there
- * (26), each a single byte that is never executed. build.py assembles this into a
+ * (25), each a single byte that is never executed. build.py assembles this into a
  * shared object named libpthread.so.27.1, so that
  * ld.lld records DT_NEEDED libpthread.so.27.1 as linking against the real one would.
  */
@@ -28,11 +28,6 @@ pthread_detach:
 pthread_kill:
 	.byte 0
 	.size pthread_kill, 1
-	.globl pthread_sigmask
-	.type pthread_sigmask, %function
-pthread_sigmask:
-	.byte 0
-	.size pthread_sigmask, 1
 	.globl pthread_attr_init
 	.type pthread_attr_init, %function
 pthread_attr_init:
