@@ -496,8 +496,9 @@ def cflags(t, for_clang=True):
     """Flags for compiling a file that includes <cio.h> for t: with clang (the public `cflags`
     command, --target=<triple>) or with the target's own gcc (for_clang=False). For a BSD with no
     sysroot, the flags its toolchain file (platform/cmake/T.cmake) builds the library with: only the
-    stand-in system headers (never the host's), no stack protector, PIE; cflags_check compares."""
-    inc = [f"-I{os.path.join(ROOT, 'include')}", f"-I{os.path.join(ROOT, 'platform')}"]
+    stand-in system headers (never the host's; they take errno values from platform/internal), no
+    stack protector, PIE; cflags_check compares."""
+    inc = [f"-I{os.path.join(ROOT, 'include')}", f"-I{os.path.join(ROOT, 'platform', 'include')}"]
     flags = []
     if t["compiler"] == "clang" or for_clang:
         flags.append(f"--target={t['triple']}")
@@ -505,7 +506,7 @@ def cflags(t, for_clang=True):
             flags.append("--sysroot=/usr")
         elif bsd_no_sysroot(t):
             flags += ["-nostdlibinc", "-isystem", os.path.join(ROOT, "platform", "bsd", "include"),
-                      "-fno-stack-protector", "-fPIE"]
+                      f"-I{os.path.join(ROOT, 'platform', 'internal')}", "-fno-stack-protector", "-fPIE"]
         elif t["runner"] == "none":
             flags += ["-ffreestanding", "-DCIO_NO_SYSROOT=1"]
     return flags + t["cflags"] + inc
@@ -715,17 +716,20 @@ def header_checks(t, tally):
     where the target has system headers, the conformance test's static asserts must hold."""
     tmp = os.path.join(BUILD, "checks", t["name"])
     os.makedirs(tmp, exist_ok=True)
-    headers = sorted(f for f in os.listdir(os.path.join(ROOT, "platform", "cio")) if f.endswith(".h"))
+    internal = os.path.join(ROOT, "platform", "internal")
+    headers = [(f, []) for f in sorted(os.listdir(os.path.join(ROOT, "platform", "include", "cio")))
+               if f.endswith(".h")]
+    headers += [(f, [f"-I{internal}"]) for f in sorted(os.listdir(os.path.join(internal, "cio"))) if f.endswith(".h")]
     n_ok = 0
-    for h in headers + ["<cio.h>"]:
+    for h, extra in headers + [("<cio.h>", [])]:
         inc = h if h.startswith("<") else f'"cio/{h}"'
         src = os.path.join(tmp, "hdr_" + re.sub(r"[^a-z0-9]", "_", h) + ".c")
         with open(src, "w") as f:
             f.write(f"#include {inc}\n#include {inc}\nint cio_check_{re.sub(r'[^a-z0-9]', '_', h)};\n")
-        n_ok += compile_check(t, src, [], tally, f"header {h}")
+        n_ok += compile_check(t, src, extra, tally, f"header {h}")
     if t["runner"] == "none" and t["os"] == "linux" or t["os"] == "wasi":
         compile_check(t, os.path.join(ROOT, "platform", "check", "conformance.c"),
-                      ["-DCIO_CONFORMANCE_STATIC_ONLY=1"], tally, "conformance (static asserts)")
+                      ["-DCIO_CONFORMANCE_STATIC_ONLY=1", f"-I{internal}"], tally, "conformance (static asserts)")
     say(f"  {t['name']:16} {'headers':28} {n_ok}/{len(headers) + 1} compile")
 
 
@@ -1219,7 +1223,8 @@ def fuzz_checks(tally, seconds):
     os.makedirs(work, exist_ok=True)
     exe = os.path.join(out, "fuzz_dns")
     cmd = ["clang", "-g", "-O1", "-std=c11", "-fsanitize=fuzzer,address,undefined", "-fno-sanitize-recover=all",
-           "-I", os.path.join(ROOT, "include"), "-I", os.path.join(ROOT, "platform"),
+           "-I", os.path.join(ROOT, "include"), "-I", os.path.join(ROOT, "platform", "include"),
+           "-I", os.path.join(ROOT, "platform", "internal"),
            "-I", os.path.join(ROOT, "src", "core"),
            os.path.join(ROOT, "tests", "fuzz", "fuzz_dns.c"), os.path.join(ROOT, "src", "core", "dns.c"), "-o", exe]
     r = subprocess.run(cmd, capture_output=True, text=True)

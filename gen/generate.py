@@ -49,16 +49,17 @@ def hex32(v):
 def outputs(m):
     """(relative path, template, context extras, spec stems it depends on)."""
     out = [
-        ("cio/target.h", "target.h.j2", {}, ["platforms", "targets"]),
-        ("cio/signals.h", "signals.h.j2", {}, ["platforms", "signals"]),
-        ("cio/errno.h", "errno.h.j2", {}, ["platforms", "errno"]),
-        ("cio/errors.h", "errors.h.j2", {}, ["errors"]),
-        ("cio/errmap.h", "errmap.h.j2", {}, ["errmaps", "errno", "ntstatus", "wsa", "errors"]),
-        ("cio/ntstatus.h", "ntstatus.h.j2", {}, ["ntstatus"]),
-        ("cio/wsa.h", "wsa.h.j2", {}, ["wsa"]),
-        ("cio/sysnum.h", "sysnum.h.j2", {}, ["platforms", "syscalls"]),
-        ("cio/libc_bsd.h", "libc_bsd.h.j2", {}, ["libc"]),
-        ("cio/ntapi.h", "ntapi.h.j2", {}, ["ntapi"]),
+        # include/: what <cio.h> needs, installed with the public headers
+        ("include/cio/target.h", "target.h.j2", {}, ["platforms", "targets"]),
+        ("include/cio/signals.h", "signals.h.j2", {}, ["platforms", "signals"]),
+        ("include/cio/errors.h", "errors.h.j2", {}, ["errors"]),
+        # internal/: the backends' and the tests' own, never installed
+        ("internal/cio/errno.h", "errno.h.j2", {}, ["platforms", "errno"]),
+        ("internal/cio/errmap.h", "errmap.h.j2", {}, ["errmaps", "errno", "ntstatus", "wsa", "errors"]),
+        ("internal/cio/ntstatus.h", "ntstatus.h.j2", {}, ["ntstatus"]),
+        ("internal/cio/wsa.h", "wsa.h.j2", {}, ["wsa"]),
+        ("internal/cio/sysnum.h", "sysnum.h.j2", {}, ["platforms", "syscalls"]),
+        ("internal/cio/ntapi.h", "ntapi.h.j2", {}, ["ntapi"]),
         ("check/conformance.c", "conformance.c.j2", {},
          ["signals", "errno", "syscalls", "ntstatus", "wsa"]),
         ("internal/cio_oscalls.h", "cio_oscalls.h.j2", {}, ["oscalls"]),

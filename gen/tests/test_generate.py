@@ -80,7 +80,7 @@ class GenCase(unittest.TestCase):
         self.assertRegex(err.strip(), rf"{name}:{line}: .*{message}")
         self.assertEqual(err.count("\n"), 1, "one line of error")
         self.assertEqual(self.snapshot(), before, "output changed after a bad spec")
-        leftovers = [n for n in os.listdir(os.path.join(self.out, "cio")) if n.startswith(".gen-")]
+        leftovers = [n for n in os.listdir(os.path.join(self.out, "include", "cio")) if n.startswith(".gen-")]
         self.assertEqual(leftovers, [])
 
 
@@ -604,23 +604,23 @@ class GoodSpec(GenCase):
     def test_check_notices_hand_edit_and_strays(self):
         self.assertEqual(self.run_gen()[0], 0)
         self.assertEqual(self.run_gen("--check")[0], 0)
-        path = os.path.join(self.out, "cio", "signals.h")
+        path = os.path.join(self.out, "include", "cio", "signals.h")
         with open(path, "a") as f:
             f.write("/* hand edit */\n")
         rc, err = self.run_gen("--check")
         self.assertEqual(rc, 1)
-        self.assertIn("stale: cio/signals.h", err)
+        self.assertIn("stale: include/cio/signals.h", err)
         self.assertEqual(self.run_gen()[0], 0)
-        open(os.path.join(self.out, "cio", "extra.h"), "w").close()
+        open(os.path.join(self.out, "include", "cio", "extra.h"), "w").close()
         rc, err = self.run_gen("--check")
         self.assertEqual(rc, 1)
         self.assertIn("extra.h", err)
         self.assertEqual(self.run_gen()[0], 0)
-        self.assertFalse(os.path.exists(os.path.join(self.out, "cio", "extra.h")))
+        self.assertFalse(os.path.exists(os.path.join(self.out, "include", "cio", "extra.h")))
 
     def test_inheritance_and_aliases(self):
         self.assertEqual(self.run_gen()[0], 0)
-        sig = slurp(os.path.join(self.out, "cio", "signals.h"))
+        sig = slurp(os.path.join(self.out, "include", "cio", "signals.h"))
         linux = sig.split("defined(CIO__FLAVOUR_LINUX)")[1].split("#elif")[0]
         mips = sig.split("defined(CIO__FLAVOUR_LINUX_MIPS)")[1].split("#elif")[0]
         self.assertIn("CIO_SIG_USR1 = 10,", linux)
@@ -629,14 +629,14 @@ class GoodSpec(GenCase):
         self.assertNotIn("STKFLT", mips)
         self.assertIn("#define CIO_SIG_IOT CIO_SIG_ABRT", mips)
         self.assertIn("#define CIO_SIG_SETMASK 3", mips)
-        err = slurp(os.path.join(self.out, "cio", "errno.h"))
+        err = slurp(os.path.join(self.out, "internal", "cio", "errno.h"))
         self.assertIn("#define CIO_ERRNO_NOTSUP 86", err)
         self.assertIn("#define CIO_ERRNO_NOTSUP CIO_ERRNO_OPNOTSUPP", err)
 
     def test_ntapi_rendering(self):
         rc, err = self.run_gen()
         self.assertEqual(rc, 0, err)
-        h = slurp(os.path.join(self.out, "cio", "ntapi.h"))
+        h = slurp(os.path.join(self.out, "internal", "cio", "ntapi.h"))
         self.assertIn("_Static_assert(sizeof(cio_nt_object_attributes) == 48,", h)
         self.assertIn("__declspec(dllimport) int32_t __stdcall NtClose(void *Handle);", h)
         self.assertIn("#define CIO_NT_GENERIC_READ 0x80000000u", h)

@@ -1,5 +1,5 @@
 /*
- * Signals, typed by the generated enum cio_sig (platform/cio/signals.h: the numbers of the target
+ * Signals, typed by the generated enum cio_sig (platform/include/cio/signals.h: the numbers of the target
  * being compiled). POSIX targets have the whole set; Windows has the C runtime's subset (INT, ILL,
  * FPE, SEGV, TERM, BREAK, ABRT, ABRT_COMPAT) with raise and handlers, and no kill or masks.
  *

@@ -15,7 +15,7 @@ find_program(CMAKE_RANLIB NAMES llvm-ranlib llvm-ranlib-14 REQUIRED)
 # freestanding headers), never the host's; the libc the programs link against is the generated stub
 # (platform/bsd/netbsd, built by build.py). No stack protector: its guard is a libc data symbol.
 set(CIO_NO_SYSROOT ON)
-set(CMAKE_C_FLAGS_INIT "-nostdlibinc -isystem ${CMAKE_CURRENT_LIST_DIR}/../bsd/include -I${CMAKE_CURRENT_LIST_DIR}/.. -fno-stack-protector -fPIE")
+set(CMAKE_C_FLAGS_INIT "-nostdlibinc -isystem ${CMAKE_CURRENT_LIST_DIR}/../bsd/include -I${CMAKE_CURRENT_LIST_DIR}/../internal -fno-stack-protector -fPIE")
 set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)

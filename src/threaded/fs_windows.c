@@ -1,7 +1,7 @@
 /*
  * Files and directories for the Threaded backend on Windows, through ntdll (NtCreateFile,
  * NtReadFile, NtWriteFile, NtQueryInformationFile, NtSetInformationFile, NtQueryDirectoryFile,
- * NtFlushBuffersFile), declared in the generated platform/cio/ntapi.h.
+ * NtFlushBuffersFile), declared in the generated platform/internal/cio/ntapi.h.
  *
  * Invariants:
  * - Paths: UTF-8 (WTF-8) -> WTF-16 -> NT path through path_windows.c. An absolute result ("\??\C:\x",

@@ -1,5 +1,5 @@
 /*
- * Futex wait/wake on Linux through the raw futex syscall (numbers from platform/cio/sysnum.h; with
+ * Futex wait/wake on Linux through the raw futex syscall (numbers from platform/internal/cio/sysnum.h; with
  * the 64-bit time_t the library is built with, futex_time64 on 32-bit targets).
  *
  * Invariants:

@@ -3,8 +3,8 @@
 
 /*
  * The C library of FreeBSD, NetBSD and OpenBSD as cio's sources see it when they are built with no
- * sysroot: the same surface as cio/libc_bsd.h, under the standard names (struct stat, pthread_t,
- * O_CLOEXEC, errno, SIGURG, ...). Every stand-in header beside this one (pthread.h, sys/stat.h,
+ * sysroot: the functions, types and constants spec/libc.yaml declares, under the standard names
+ * (struct stat, pthread_t, O_CLOEXEC, errno, SIGURG, ...). Every stand-in header beside this one (pthread.h, sys/stat.h,
  * ...) includes just this file, so a source compiles unchanged against these or against the real
  * system headers on a BSD machine. Only clang's own freestanding headers are used besides.
  */
