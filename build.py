@@ -965,6 +965,13 @@ def install_checks(bdir, tally, jobs):
         if r.returncode != 0:
             tally.fail(HOST, label, r.stdout[-2000:] + r.stderr[-2000:])
             return
+
+    def tree(d):
+        return {os.path.relpath(os.path.join(r, f), d) for r, _, fs in os.walk(d) for f in fs}
+    public = tree(os.path.join(ROOT, "include")) | tree(os.path.join(ROOT, "platform", "include"))
+    extra = sorted(tree(os.path.join(prefix, "include")) - public)
+    tally.add(HOST, "install: public headers only", int(not extra), int(bool(extra)), 0,
+              f"installed beyond include/ and platform/include/: {extra}" if extra else None)
     flags = subprocess.run(["pkg-config", "--cflags", "--libs", "--static", "cio"], capture_output=True, text=True,
                            env=env)
     r = subprocess.run(["cc", os.path.join(src, "consumer.c"), "-o", exe] + flags.stdout.split(),
