@@ -1123,7 +1123,7 @@ struct cio__sys_table {
     _Atomic(cio__sys_pwritev2_fn) pwritev2__nowait_write; /* src/evented/fs_nowait_linux.c: cio__e_file_try_rw */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_clock_gettime_fn) clock_gettime__evented_now; /* src/evented/sched.c: cio__e_now_ns */
+    _Atomic(cio__sys_clock_gettime_fn) clock_gettime__evented_now; /* src/evented/timers.c: cio__e_now_ns */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_realloc_fn) realloc__timer_heap; /* src/evented/timers.c: cio__e_timer_add */

@@ -3,7 +3,8 @@
  *   blocks.c      fiber blocks (the task records) and new fibers: loop caches, free list, regions
  *   sched.c       instances, loop threads, run queues, inboxes, spawning and stealing, suspend/ready,
  *                 running tasks inline, the bridge for threads that are not fibers
- *   timers.c      each loop's timers (a FIFO for deadlines armed in order, a heap for the rest)
+ *   timers.c      each loop's timers (a FIFO for deadlines armed in order, a heap for the rest), and
+ *                 their clock
  *   tasks.c       async/concurrent/await/cancel, groups, cancel state, the futex table, sleep
  *   poll_epoll.c  the readiness poller on epoll (Linux)
  *   poll_kqueue.c the same contract on kqueue (the BSDs), woken through poll_kqueue_user.c
@@ -13,7 +14,7 @@
  *                 optionally with a linked timeout), the opcode probe, cancel
  *   fs_uring.c, net_uring.c   the slots the io_uring flavour runs as ring operations (uring.h)
  *   helper.c      operations with no asynchronous form, on a blocking helper pool
- *   fs.c, net.c   the file/directory and socket slots;  io.c  the vtable
+ *   fs.c, net.c   the file/directory and socket slots;  fds.c  the descriptor table;  io.c  the vtable
  *   fiber*.c, stack.c   context switch and fiber stacks (fiber.h)
  *
  * The model:
@@ -68,7 +69,7 @@ struct cio__e_group;
 struct cio__e_wait;
 
 /* ---- timers (per loop, touched by the loop thread only): a FIFO of deadlines armed in order, and
- * a binary min-heap for the rest (sched.c) ------------------------------------------------------------- */
+ * a binary min-heap for the rest (timers.c) ------------------------------------------------------------- */
 #define CIO__E_TIMER_QUEUED (SIZE_MAX - 1)
 struct cio__e_timer {
     int64_t deadline;     /* CIO_CLOCK_AWAKE ns */
@@ -250,6 +251,12 @@ struct cio_evented {
     struct cio__e_loop *adopted;      /* loops of adopted threads (sched.c adopt_mu) */
 };
 
+/* One more live unit (a fiber, or a group that has members): destroy waits until none is left. */
+static inline void cio__e_live_add(struct cio_evented *e)
+{
+    atomic_fetch_add_explicit(&e->live, 1, memory_order_acq_rel);
+}
+
 /* ---- io.c: the slots every flavour shares ---- */
 extern const struct cio_vtable cio__e_vtable;
 
@@ -293,8 +300,6 @@ void cio__e_for_each_loop(const struct cio_evented *e, void (*fn)(const struct c
  * counts in e->live by itself (group members do not: their group counts once while it has any). */
 struct cio_any_future *cio__e_fiber_new(struct cio_evented *e, cio_task_fn fn, const void *ctx, size_t ctx_size,
                                         bool live);
-/* One more live unit (a fiber, or a group that has members): destroy waits until none is left. */
-void cio__e_live_add(struct cio_evented *e);
 /* Queues a new fiber to be started by some loop. */
 void cio__e_spawn(struct cio_evented *e, struct cio_any_future *f);
 /* cio_await of an `async` future f that sits, not started, in the caller's LIFO slot (the caller is
@@ -328,6 +333,7 @@ void cio__e_timer_remove(struct cio__e_loop *loop, struct cio__e_timer *t);
 int64_t cio__e_timer_next(const struct cio__e_loop *loop);
 /* Fires every timer that is due (timers.c; the loop, between fibers). */
 void cio__e_fire_timers(struct cio__e_loop *loop);
+/* The clock of loop timers (timers.c; any thread): CLOCK_MONOTONIC in ns. */
 int64_t cio__e_now_ns(void);
 /* A timeout as a CLOCK_MONOTONIC deadline in ns (-1: none), the clock of loop timers. */
 int64_t cio__e_mono_deadline(cio_timeout timeout);
@@ -356,7 +362,7 @@ bool cio__e_finish(struct cio_any_future *f);
  * by the caller's fiber). From a thread that is no fiber of e: waits on the futex table. */
 bool cio__e_join(struct cio_evented *e, struct cio_any_future *f, bool cancelable);
 
-/* ---- net.c: the descriptor table (see net.c's top comment) ------------------------------------------- */
+/* ---- fds.c: the descriptor table (see fds.c's top comment) ------------------------------------------- */
 /* Whether cio made the socket numbered fd (and has not closed it since); *gen: the number's
  * generation, which changes whenever cio makes or closes a descriptor with that number. */
 bool cio__e_fd_owned(int fd, uint32_t *gen);

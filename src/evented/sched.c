@@ -38,34 +38,6 @@
 
 _Thread_local struct cio__e_loop *cio__e_tls_loop;
 
-int64_t cio__e_mono_deadline(cio_timeout timeout)
-{
-    if (timeout.kind == CIO_TIMEOUT_KIND_NONE)
-        return -1;
-    int64_t remaining = timeout.ns;
-    if (timeout.kind == CIO_TIMEOUT_KIND_DEADLINE)
-        remaining = timeout.ns - cio__t_now(NULL, timeout.clock).ns;
-    return cio__deadline_after(cio__e_now_ns(), remaining);
-}
-
-/* A failed reading (none is expected of CLOCK_MONOTONIC) is asked again through the Threaded
- * backend's clock (the same clock, clock_gettime@now); when that fails too, this thread's last good
- * reading stands (0 before the first), so the loop goes on and its timers fire, if off time. */
-static _Thread_local int64_t last_now;
-
-int64_t cio__e_now_ns(void)
-{
-    struct timespec ts;
-    if (CIO__SYS(clock_gettime, evented_now)(CLOCK_MONOTONIC, &ts) == 0) {
-        last_now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-    } else {
-        int64_t again = cio__t_now(NULL, CIO_CLOCK_AWAKE).ns; /* 0: failed as well */
-        if (again != 0)
-            last_now = again;
-    }
-    return last_now;
-}
-
 static void fiber_exit_after(void *arg);
 static struct cio_any_future *next_direct(struct cio__e_loop *l);
 
@@ -106,11 +78,6 @@ static void fiber_entry(void *arg)
         cio__fiber_exit(&f->ctx, &next->ctx);
     }
     cio__fiber_exit(&f->ctx, &l->sched);
-}
-
-void cio__e_live_add(struct cio_evented *e)
-{
-    atomic_fetch_add_explicit(&e->live, 1, memory_order_acq_rel);
 }
 
 /* Loop l's thread, about to switch to f: a fiber that never ran gets its home and its context. */
