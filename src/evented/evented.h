@@ -47,12 +47,13 @@
  * Lock order: group mu → futex bucket mu → loop inbox mu;  spawn mu is a leaf; free_mu → the stack
  * pool's lock (blocks carved from its regions).
  *
- * Layers: no file calls a function of a file that calls back into it (tools/callgraph.py checks).
- * Top to bottom: io.c; the slot files (fs, net, their _uring forms); helper.c, tasks.c, fdwait.c,
- * the pollers; adopt.c; sched.c; timers.c, blocks.c, fds.c, stack.c, fiber*.c. What a lower file
- * must reach above it goes through a pointer set from above: the poller ops (e->poller), a wait's
- * interrupt (the wait record), e->fiber_started / e->fiber_finished (set by create), the Threaded
- * backend's hooks.
+ * Layers: no file calls a function of a file that calls back into it, directly or round a longer
+ * loop (tools/callgraph.py checks, in `build.py test`). Each file calls only files below it: io.c;
+ * the slot files (fs, net, their _uring forms) and flavour_<os>.c; poll_uring.c, helper.c,
+ * fdwait.c; tasks.c; poll_epoll.c, poll_kqueue*.c; adopt.c; sched.c; timers.c, blocks.c, fds.c,
+ * stack.c, fiber*.c. What a lower file must reach above it goes through a pointer set from above:
+ * the poller ops (e->poller), a wait's interrupt (the wait record), e->fiber_started and
+ * e->fiber_finished (set by create), the Threaded backend's hooks.
  */
 #ifndef CIO_EVENTED_INTERNAL_H
 #define CIO_EVENTED_INTERNAL_H
