@@ -916,7 +916,7 @@ struct cio__sys_table {
     _Atomic(cio__sys_futex_fn) futex__futex_wait; /* src/threaded/futex_linux.c: wait_once */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_futex_fn) futex__futex_wake; /* src/threaded/futex_linux.c: cio__t_futex_wake */
+    _Atomic(cio__sys_futex_fn) futex__futex_wake; /* src/threaded/futex_linux.c: cio__t_os_futex_wake */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_tgkill_fn) tgkill__kick; /* src/threaded/cancel_linux.c: cio__t_kick */
@@ -1345,7 +1345,7 @@ struct cio__sys_table {
     _Atomic(cio__sys_BCryptGenRandom_fn) BCryptGenRandom__os_random; /* src/threaded/time_windows.c: os_random */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_WaitOnAddress_fn) WaitOnAddress__futex_wait; /* src/threaded/futex_windows.c: cio__t_futex_wait */
+    _Atomic(cio__sys_WaitOnAddress_fn) WaitOnAddress__futex_wait; /* src/threaded/futex_windows.c: cio__t_os_futex_wait */
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_OpenThread_fn) OpenThread__kick; /* src/threaded/cancel_windows.c: cio__t_kick */

@@ -404,7 +404,7 @@ void cio__e_fd_forget(int fd);
 /* ---- tasks.c ------------------------------------------------------------------------------------------ */
 /* Cancellation point for the current fiber: CIO_E_CANCELED (acknowledged) when a request is pending
  * and protection allows, CIO_OK otherwise (and always for foreign threads). */
-cio_err cio__e_check_cancel(struct cio_evented *e);
+cio_err cio__e_cancel_point(struct cio_evented *e);
 /* The Threaded bracket's cancellation point off its workers (cio__t_set_outer_cancel): the cancel
  * request of whichever instance's fiber runs on this thread (Threaded slots called inline there). */
 cio_err cio__e_outer_cancel(void);
@@ -423,11 +423,11 @@ static inline void cio__e_deliver_cancel(struct cio__e_loop *loop, struct cio_an
         return;
     w->interrupt(loop, w);
 }
-cio_err cio__e_futex_wait(struct cio_evented *e, const _Atomic(uint32_t) *ptr, uint32_t expected,
+cio_err cio__e_fiber_futex_wait(struct cio_evented *e, const _Atomic(uint32_t) *ptr, uint32_t expected,
                           cio_timeout timeout, bool cancelable);
 /* A futex wait on the futex table by a thread that is not (and does not become) a fiber. */
 cio_err cio__e_futex_wait_foreign(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout);
-void cio__e_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters);
+void cio__e_fiber_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters);
 
 /* ---- fdwait.c: poller waits ---------------------------------------------------------------------------------- */
 /* Waits for readiness of fd (POLLIN / POLLOUT) as the current fiber. deadline_ns < 0: none.

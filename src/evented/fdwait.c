@@ -45,7 +45,7 @@ cio_err cio__e_wait_fd(struct cio_evented *e, int fd, uint32_t events, int64_t d
     struct cio_any_future *f = cio__e_self(e);
     struct cio__e_loop *l = f->home;
     if (cancelable) {
-        cio_err c = cio__e_check_cancel(e);
+        cio_err c = cio__e_cancel_point(e);
         if (c != CIO_OK)
             return c;
     }

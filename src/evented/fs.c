@@ -408,7 +408,7 @@ static cio_err rw_readiness(struct rw *a)
     if (off != (off_t)-1 && (a->offset > (uint64_t)INT64_MAX))
         return rw_mapped(map_rw(a->kind, EINVAL));
     for (;;) {
-        cio_err c = cio__e_check_cancel(a->e);
+        cio_err c = cio__e_cancel_point(a->e);
         if (c != CIO_OK)
             return c;
         long n = cio__e_file_try_rw(a->fd, a->iov, a->iovcnt, (int64_t)off, writing); /* fs_nowait_<os>.c */

@@ -66,7 +66,7 @@ cio_err cio__e_helper(struct cio_evented *e, cio_err (*fn)(void *), void *arg, b
     if (f == NULL)
         return fn(arg);
     if (cancelable) {
-        cio_err c = cio__e_check_cancel(e);
+        cio_err c = cio__e_cancel_point(e);
         if (c != CIO_OK)
             return c;
     }

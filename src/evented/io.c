@@ -35,12 +35,12 @@ const struct cio_vtable cio__e_vtable = {
     .group_concurrent = cio__e_group_concurrent,
     .group_await = cio__e_group_await,
     .group_cancel = cio__e_group_cancel,
-    .check_cancel = cio__e_check_cancel_slot,
+    .check_cancel = cio__e_check_cancel,
     .recancel = cio__e_recancel,
     .swap_cancel_protection = cio__e_swap_cancel_protection,
-    .futex_wait = cio__e_futex_wait_slot,
-    .futex_wait_uncancelable = cio__e_futex_wait_uncancelable_slot,
-    .futex_wake = cio__e_futex_wake_slot,
+    .futex_wait = cio__e_futex_wait,
+    .futex_wait_uncancelable = cio__e_futex_wait_uncancelable,
+    .futex_wake = cio__e_futex_wake,
     .now = cio__t_now,
     .sleep = cio__e_sleep,
     .random = cio__t_random,
@@ -200,7 +200,7 @@ void cio_evented_destroy(cio_evented *e)
         if (atomic_load_explicit(&e->live, memory_order_acquire) == 0)
             break;
         if (cio__e_self(e) != NULL)
-            (void)cio__e_futex_wait(e, &e->live_seq, seq, cio_timeout_ms(100), false);
+            (void)cio__e_fiber_futex_wait(e, &e->live_seq, seq, cio_timeout_ms(100), false);
         else
             (void)cio__e_futex_wait_foreign(&e->live_seq, seq, cio_timeout_ms(100));
     }

@@ -187,7 +187,7 @@ static cio_err read_hinted(struct net_args *a)
         want += ((const cio_iovec *)a->iov)[i].len;
     bool first = true;
     for (;;) {
-        cio_err err = cio__e_check_cancel(a->e);
+        cio_err err = cio__e_cancel_point(a->e);
         if (err != CIO_OK)
             return err;
         uint32_t rev;
@@ -222,7 +222,7 @@ static cio_err net_run(void *p)
         return read_hinted(a);
     uint32_t events = (a->op == OP_WRITE || a->op == OP_SEND) ? POLLOUT : POLLIN;
     for (;;) {
-        cio_err err = cio__e_check_cancel(a->e);
+        cio_err err = cio__e_cancel_point(a->e);
         if (err != CIO_OK)
             return err;
         err = attempt(a);

@@ -108,7 +108,7 @@ static cio_err make_socket(struct netop *a, int domain, int type, int protocol, 
             *fd = res;
         return err;
     }
-    cio_err err = cio__e_check_cancel(a->e);
+    cio_err err = cio__e_cancel_point(a->e);
     while (err == CIO_OK) {
         int s = CIO__SYS(socket, uring_socket)(domain, type, protocol);
         if (s >= 0) {
@@ -117,7 +117,7 @@ static cio_err make_socket(struct netop *a, int domain, int type, int protocol, 
         }
         cio__mapped m = map(errno);
         if (m.action == CIO__MAP_RETRY) {
-            err = cio__e_check_cancel(a->e);
+            err = cio__e_cancel_point(a->e);
             continue;
         }
         if (m.action == CIO__MAP_BUG)

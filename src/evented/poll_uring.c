@@ -459,7 +459,7 @@ int32_t cio__e_uring_op(struct cio_evented *e, const struct io_uring_sqe *op, in
     struct cio__e_loop *l = f->home;
     struct ring *r = (struct ring *)l->ring;
     *end = CIO__E_U_DONE;
-    if (cancelable && cio__e_check_cancel(e) != CIO_OK) {
+    if (cancelable && cio__e_cancel_point(e) != CIO_OK) {
         *end = CIO__E_U_CANCELED;
         return -ECANCELED;
     }

@@ -20,12 +20,12 @@ void cio__e_group_async(void *ud, cio_group *g, cio_task_fn fn, const void *ctx,
 cio_err cio__e_group_concurrent(void *ud, cio_group *g, cio_task_fn fn, const void *ctx, size_t ctx_size);
 cio_err cio__e_group_await(void *ud, cio_group *g);
 void cio__e_group_cancel(void *ud, cio_group *g);
-cio_err cio__e_check_cancel_slot(void *ud);
+cio_err cio__e_check_cancel(void *ud);
 void cio__e_recancel(void *ud);
 cio_cancel_protection cio__e_swap_cancel_protection(void *ud, cio_cancel_protection prot);
-cio_err cio__e_futex_wait_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout);
-void cio__e_futex_wait_uncancelable_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected);
-void cio__e_futex_wake_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t max_waiters);
+cio_err cio__e_futex_wait(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout);
+void cio__e_futex_wait_uncancelable(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected);
+void cio__e_futex_wake(void *ud, const _Atomic(uint32_t) *ptr, uint32_t max_waiters);
 cio_err cio__e_sleep(void *ud, cio_timeout timeout);
 cio_err cio__e_dir_open_file(void *ud, cio_dir dir, const char *path, const cio_open_file_options *options,
                              cio_file *out);

@@ -42,7 +42,7 @@
 
 static _Thread_local cio_cancel_protection foreign_protection;
 
-cio_err cio__e_check_cancel(struct cio_evented *e)
+cio_err cio__e_cancel_point(struct cio_evented *e)
 {
     struct cio_any_future *f = cio__e_self(e);
     if (f == NULL || f->protection == CIO_CANCEL_BLOCKED)
@@ -59,7 +59,7 @@ cio_err cio__e_check_cancel(struct cio_evented *e)
 cio_err cio__e_outer_cancel(void)
 {
     struct cio__e_loop *l = cio__e_tls_loop;
-    return l != NULL ? cio__e_check_cancel(l->ev) : (cio_err)CIO_OK;
+    return l != NULL ? cio__e_cancel_point(l->ev) : (cio_err)CIO_OK;
 }
 
 void cio__e_ack_cancel(struct cio_any_future *f)
@@ -234,7 +234,7 @@ cio_err cio__e_futex_wait_foreign(const _Atomic(uint32_t) *ptr, uint32_t expecte
     for (;;) {
         if (atomic_load_explicit(&w.state, memory_order_acquire) != 0)
             return CIO_OK;
-        cio_err err = cio__t_futex_wait(&w.state, 0, dl, false);
+        cio_err err = cio__t_os_futex_wait(&w.state, 0, dl, false);
         if (err == CIO_E_TIMEOUT && win(&w, CIO__E_R_TIMEOUT)) {
             bucket_lock(b);
             if (w.linked)
@@ -245,14 +245,14 @@ cio_err cio__e_futex_wait_foreign(const _Atomic(uint32_t) *ptr, uint32_t expecte
     }
 }
 
-cio_err cio__e_futex_wait(struct cio_evented *e, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout,
+cio_err cio__e_fiber_futex_wait(struct cio_evented *e, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout,
                           bool cancelable)
 {
     struct cio_any_future *f = cio__e_self_adopt(e);
     if (f == NULL)
         return cio__e_futex_wait_foreign(ptr, expected, timeout);
     if (cancelable) {
-        cio_err c = cio__e_check_cancel(e);
+        cio_err c = cio__e_cancel_point(e);
         if (c != CIO_OK)
             return c;
     }
@@ -303,7 +303,7 @@ cio_err cio__e_futex_wait(struct cio_evented *e, const _Atomic(uint32_t) *ptr, u
     return CIO_OK;
 }
 
-void cio__e_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters)
+void cio__e_fiber_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters)
 {
     if (max_waiters == 0)
         return;
@@ -321,7 +321,7 @@ void cio__e_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters)
                 if (fiber != NULL)
                     cio__e_make_ready(fiber);
                 else
-                    cio__t_futex_wake(&w->state, 1); /* w may be gone: the OS needs only the address */
+                    cio__t_os_futex_wake(&w->state, 1); /* w may be gone: the OS needs only the address */
             }
         }
         w = next;
@@ -337,7 +337,7 @@ cio_err cio__e_sleep(void *ud, cio_timeout timeout)
     struct cio_any_future *f = cio__e_self_adopt(e);
     if (f == NULL)
         return cio__t_sleep(NULL, timeout);
-    cio_err c = cio__e_check_cancel(e);
+    cio_err c = cio__e_cancel_point(e);
     if (c != CIO_OK)
         return CIO__IN_SET(sleep, c);
     struct cio__e_loop *l = f->home;
@@ -424,7 +424,7 @@ bool cio__e_join(struct cio_evented *e, struct cio_any_future *f, bool cancelabl
         return false;
     }
     bool forwarded = false;
-    if (cancelable && cio__e_check_cancel(e) == CIO_E_CANCELED) {
+    if (cancelable && cio__e_cancel_point(e) == CIO_E_CANCELED) {
         request_cancel(f);
         forwarded = true;
     }
@@ -540,7 +540,7 @@ static bool group_drop(struct cio__e_group *gr, struct cio_any_future *f)
     cio__e_fiber_free(e, f);
     if (atomic_fetch_sub_explicit(&gr->running, 1, memory_order_acq_rel) != 1)
         return false;
-    cio__e_futex_wake(&gr->running, UINT32_MAX); /* address only: harmless if the record is gone */
+    cio__e_fiber_futex_wake(&gr->running, UINT32_MAX); /* address only: harmless if the record is gone */
     return true;
 }
 
@@ -550,7 +550,7 @@ static void live_done(struct cio_evented *e)
 {
     if (atomic_fetch_sub_explicit(&e->live, 1, memory_order_acq_rel) == 1) {
         atomic_fetch_add_explicit(&e->live_seq, 1, memory_order_release);
-        cio__e_futex_wake(&e->live_seq, UINT32_MAX);
+        cio__e_fiber_futex_wake(&e->live_seq, UINT32_MAX);
     }
 }
 
@@ -567,7 +567,7 @@ static bool finish(struct cio_any_future *f)
     if (old == CIO__E_DONE_AWAITED)
         cio__e_make_ready(f->awaiter); /* parked: nothing else wakes it, so f is still there */
     else if (old == CIO__E_DONE_TABLE)
-        cio__e_futex_wake(&f->done, UINT32_MAX); /* address only: the waiter may free f at once */
+        cio__e_fiber_futex_wake(&f->done, UINT32_MAX); /* address only: the waiter may free f at once */
     return true;
 }
 
@@ -626,7 +626,7 @@ static void group_wait_all(struct cio_evented *e, struct cio__e_group *gr)
 {
     uint32_t n;
     while ((n = atomic_load_explicit(&gr->running, memory_order_acquire)) != 0)
-        (void)cio__e_futex_wait(e, &gr->running, n, CIO_TIMEOUT_NONE, false);
+        (void)cio__e_fiber_futex_wait(e, &gr->running, n, CIO_TIMEOUT_NONE, false);
 }
 
 /* `running` is 0: no member touches the record any more. */
@@ -653,7 +653,7 @@ cio_err cio__e_group_await(void *ud, cio_group *g)
     }
     uint32_t n;
     while ((n = atomic_load_explicit(&gr->running, memory_order_acquire)) != 0) {
-        cio_err err = cio__e_futex_wait(e, &gr->running, n, CIO_TIMEOUT_NONE, true);
+        cio_err err = cio__e_fiber_futex_wait(e, &gr->running, n, CIO_TIMEOUT_NONE, true);
         if (err == CIO_E_CANCELED) {
             group_cancel_all(gr);
             group_wait_all(e, gr);
@@ -679,9 +679,9 @@ void cio__e_group_cancel(void *ud, cio_group *g)
 /* ---- cancellation and futex slots ---------------------------------------------------------------------------- */
 
 
-cio_err cio__e_check_cancel_slot(void *ud)
+cio_err cio__e_check_cancel(void *ud)
 {
-    return CIO__IN_SET(cancelable, cio__e_check_cancel((struct cio_evented *)ud));
+    return CIO__IN_SET(cancelable, cio__e_cancel_point((struct cio_evented *)ud));
 }
 
 void cio__e_recancel(void *ud)
@@ -707,18 +707,18 @@ cio_cancel_protection cio__e_swap_cancel_protection(void *ud, cio_cancel_protect
     return old;
 }
 
-cio_err cio__e_futex_wait_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout)
+cio_err cio__e_futex_wait(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout)
 {
-    return CIO__IN_SET(futex_wait, cio__e_futex_wait((struct cio_evented *)ud, ptr, expected, timeout, true));
+    return CIO__IN_SET(futex_wait, cio__e_fiber_futex_wait((struct cio_evented *)ud, ptr, expected, timeout, true));
 }
 
-void cio__e_futex_wait_uncancelable_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected)
+void cio__e_futex_wait_uncancelable(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected)
 {
-    (void)cio__e_futex_wait((struct cio_evented *)ud, ptr, expected, CIO_TIMEOUT_NONE, false);
+    (void)cio__e_fiber_futex_wait((struct cio_evented *)ud, ptr, expected, CIO_TIMEOUT_NONE, false);
 }
 
-void cio__e_futex_wake_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t max_waiters)
+void cio__e_futex_wake(void *ud, const _Atomic(uint32_t) *ptr, uint32_t max_waiters)
 {
     (void)ud;
-    cio__e_futex_wake(ptr, max_waiters);
+    cio__e_fiber_futex_wake(ptr, max_waiters);
 }

@@ -14,8 +14,8 @@
 /* How many CPUs this process may use (its affinity mask where the OS has one); at least 1. */
 size_t cio__t_cpu_count(void);
 /* The OS futex; cancelable only on a Threaded worker. */
-cio_err cio__t_futex_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout, _Bool cancelable);
-void cio__t_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters);
+cio_err cio__t_os_futex_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout, _Bool cancelable);
+void cio__t_os_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters);
 /* Posts a cancel request to a Threaded task; true if its thread should be signalled again later. */
 bool cio__t_task_request_cancel(void *task);
 /* Signals the task's thread again while it sits in a syscall with the request pending. */

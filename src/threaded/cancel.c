@@ -68,7 +68,7 @@ static bool take_request(struct cio_any_future *t)
     return false;
 }
 
-cio_err cio__t_check_cancel(void)
+cio_err cio__t_cancel_point(void)
 {
     struct cio_any_future *t;
     if (!cancelable_here(&t))

@@ -25,7 +25,7 @@ void cio__t_syscall_end(void)
 {
 }
 
-cio_err cio__t_check_cancel(void)
+cio_err cio__t_cancel_point(void)
 {
     return CIO_OK;
 }

@@ -77,7 +77,7 @@ static cio_err info_io(bool set, void *h, void *buf, uint32_t len, uint32_t cls,
             return CIO_OK;
         cio__mapped m = map(st);
         if (m.action == CIO__MAP_RETRY) {
-            cio_err e = cio__t_check_cancel();
+            cio_err e = cio__t_cancel_point();
             if (e != CIO_OK)
                 return e;
             continue;

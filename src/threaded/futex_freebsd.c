@@ -41,12 +41,12 @@ static int wait_once(const _Atomic(uint32_t) *ptr, uint32_t expected, const cio_
     return rc == 0 ? 0 : errno;
 }
 
-cio_err cio__t_futex_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout, _Bool cancelable)
+cio_err cio__t_os_futex_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout, _Bool cancelable)
 {
     return cio__t_futex_wait_loop(ptr, expected, timeout, cancelable, wait_once);
 }
 
-void cio__t_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters)
+void cio__t_os_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters)
 {
     if (max_waiters == 0)
         return;

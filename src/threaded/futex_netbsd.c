@@ -106,7 +106,7 @@ static _Bool leave(struct bucket *b, waiter *self)
     return woken;
 }
 
-cio_err cio__t_futex_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout, _Bool cancelable)
+cio_err cio__t_os_futex_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout, _Bool cancelable)
 {
     cio__t_deadline d = cio__t_deadline_of(timeout);
     struct timespec abs = cio__t_timespec(d.ns);
@@ -172,7 +172,7 @@ cio_err cio__t_futex_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_t
     return result;
 }
 
-void cio__t_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters)
+void cio__t_os_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters)
 {
     struct bucket *b = bucket_of((const void *)ptr);
     uint32_t left = max_waiters;

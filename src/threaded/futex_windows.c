@@ -41,7 +41,7 @@ static DWORD ms_until(cio_clock clock, int64_t deadline, bool *passed)
     return ms >= (int64_t)INFINITE ? INFINITE - 1 : (DWORD)ms;
 }
 
-cio_err cio__t_futex_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout, _Bool cancelable)
+cio_err cio__t_os_futex_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout, _Bool cancelable)
 {
     cio_clock clock = CIO_CLOCK_AWAKE;
     int64_t deadline = INT64_MAX;
@@ -105,7 +105,7 @@ out:
     return result;
 }
 
-void cio__t_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters)
+void cio__t_os_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters)
 {
     if (max_waiters == 0)
         return;

@@ -83,7 +83,7 @@ static cio_err wsa_failure(cio__mapped m, bool *again, bool *reinit_done)
 {
     *again = false;
     if (m.action == CIO__MAP_RETRY) {
-        cio_err e = cio__t_check_cancel();
+        cio_err e = cio__t_cancel_point();
         if (e != CIO_OK)
             return e;
         *again = true;
@@ -245,7 +245,7 @@ static cio_err local_address(SOCKET s, cio_ip_address *out)
 
 static cio_err check_cancel_point(void)
 {
-    return cio__t_check_cancel();
+    return cio__t_cancel_point();
 }
 
 /* The socket of a listen or bind: InvalidArgument for an address that is none of IPv4/IPv6, then

@@ -178,7 +178,7 @@ static void run_task(struct cio_any_future *task)
     } else {
         /* seq_cst: against signal_if_blocked. Only an awaiter that announced itself may sleep. */
         if (atomic_exchange_explicit(&task->done, CIO__T_FINISHED, memory_order_seq_cst) == CIO__T_SLEEPER)
-            cio__t_futex_wake(&task->done, UINT32_MAX);
+            cio__t_os_futex_wake(&task->done, UINT32_MAX);
     }
     cio__t_quiesce(&t->signalers); /* no kick may reach this thread once it runs on (task.h) */
 }
@@ -423,7 +423,7 @@ static cio_err sleep_until_finished(struct cio_any_future *task, cio_timeout tim
                                                  memory_order_acquire) &&
         v == CIO__T_FINISHED)
         return CIO_OK;
-    return cio__t_futex_wait(&task->done, CIO__T_SLEEPER, timeout, cancelable);
+    return cio__t_os_futex_wait(&task->done, CIO__T_SLEEPER, timeout, cancelable);
 }
 
 static void wait_canceled(struct cio_any_future *task, bool signalled)
@@ -539,7 +539,7 @@ static void group_drop(struct cio__t_group *gr, struct cio_any_future *task)
     pthread_mutex_unlock(&gr->mu);
     task_free(t, task);
     if (left == 0)
-        cio__t_futex_wake(&gr->seq, UINT32_MAX); /* address only: harmless if the record is gone */
+        cio__t_os_futex_wake(&gr->seq, UINT32_MAX); /* address only: harmless if the record is gone */
 }
 
 static void group_member_done(struct cio_any_future *task)
@@ -638,7 +638,7 @@ static void group_wait_all(struct cio__t_group *gr, bool canceling)
         if (atomic_load_explicit(&gr->running, memory_order_acquire) == 0)
             return;
         cio_timeout to = again ? cio_timeout_ns(backoff) : CIO_TIMEOUT_NONE;
-        (void)cio__t_futex_wait(&gr->seq, seq, to, false);
+        (void)cio__t_os_futex_wait(&gr->seq, seq, to, false);
         if (again) {
             again = group_signal_all(gr, false);
             if (backoff < 10000000)
@@ -669,7 +669,7 @@ cio_err cio__t_group_await(void *ud, cio_group *g)
         uint32_t seq = atomic_load_explicit(&gr->seq, memory_order_acquire);
         if (atomic_load_explicit(&gr->running, memory_order_acquire) == 0)
             break;
-        cio_err e = cio__t_futex_wait(&gr->seq, seq, CIO_TIMEOUT_NONE, true);
+        cio_err e = cio__t_os_futex_wait(&gr->seq, seq, CIO_TIMEOUT_NONE, true);
         if (e == CIO_E_CANCELED) {
             bool again = group_signal_all(gr, true);
             group_wait_all(gr, again);

@@ -100,10 +100,10 @@ void cio__t_group_cancel(void *ud, cio_group *g)
 
 /* ---- cancellation ------------------------------------------------------------------------------ */
 
-cio_err cio__t_check_cancel_slot(void *ud)
+cio_err cio__t_check_cancel(void *ud)
 {
     (void)ud;
-    return CIO__IN_SET(cancelable, cio__t_check_cancel());
+    return CIO__IN_SET(cancelable, cio__t_cancel_point());
 }
 
 void cio__t_recancel(void *ud)
@@ -121,7 +121,7 @@ cio_cancel_protection cio__t_swap_cancel_protection(void *ud, cio_cancel_protect
 
 /* ---- futex ------------------------------------------------------------------------------------- */
 
-cio_err cio__t_futex_wait_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout)
+cio_err cio__t_futex_wait(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout)
 {
     (void)ud;
     if (atomic_load_explicit(ptr, memory_order_acquire) != expected || timeout.kind == CIO_TIMEOUT_KIND_NONE)
@@ -130,14 +130,14 @@ cio_err cio__t_futex_wait_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t 
     return CIO__IN_SET(futex_wait, CIO_E_TIMEOUT);
 }
 
-void cio__t_futex_wait_uncancelable_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected)
+void cio__t_futex_wait_uncancelable(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected)
 {
     (void)ud;
     (void)ptr;
     (void)expected;
 }
 
-void cio__t_futex_wake_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t max_waiters)
+void cio__t_futex_wake(void *ud, const _Atomic(uint32_t) *ptr, uint32_t max_waiters)
 {
     (void)ud;
     (void)ptr;

@@ -53,10 +53,10 @@ void cio__t_yield_while(const _Atomic(uint32_t) *word, uint32_t value, bool equa
 
 /* ---- cancellation slots --------------------------------------------------------------------------- */
 
-cio_err cio__t_check_cancel_slot(void *ud)
+cio_err cio__t_check_cancel(void *ud)
 {
     (void)ud;
-    return CIO__IN_SET(cancelable, cio__t_check_cancel());
+    return CIO__IN_SET(cancelable, cio__t_cancel_point());
 }
 
 void cio__t_recancel(void *ud)
@@ -108,7 +108,7 @@ static void yield_on_word(const _Atomic(uint32_t) *ptr, uint32_t expected, bool 
     }
 }
 
-cio_err cio__t_futex_wait_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout)
+cio_err cio__t_futex_wait(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout)
 {
     (void)ud;
     if (timeout.kind == CIO_TIMEOUT_KIND_NONE) {
@@ -116,20 +116,20 @@ cio_err cio__t_futex_wait_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t 
         if (atomic_load_explicit(ptr, memory_order_acquire) != expected && !cio__t_cancel_pending())
             return CIO_OK;
     }
-    return CIO__IN_SET(futex_wait, cio__t_futex_wait(ptr, expected, timeout, true));
+    return CIO__IN_SET(futex_wait, cio__t_os_futex_wait(ptr, expected, timeout, true));
 }
 
-void cio__t_futex_wait_uncancelable_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected)
+void cio__t_futex_wait_uncancelable(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected)
 {
     (void)ud;
     yield_on_word(ptr, expected, false);
     if (atomic_load_explicit(ptr, memory_order_acquire) != expected)
         return;
-    (void)cio__t_futex_wait(ptr, expected, CIO_TIMEOUT_NONE, false);
+    (void)cio__t_os_futex_wait(ptr, expected, CIO_TIMEOUT_NONE, false);
 }
 
-void cio__t_futex_wake_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t max_waiters)
+void cio__t_futex_wake(void *ud, const _Atomic(uint32_t) *ptr, uint32_t max_waiters)
 {
     (void)ud;
-    cio__t_futex_wake(ptr, max_waiters);
+    cio__t_os_futex_wake(ptr, max_waiters);
 }

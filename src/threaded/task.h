@@ -107,8 +107,8 @@ size_t cio__t_cpu_count(void);
 size_t cio__t_stack_size(size_t requested);
 
 /* Futex on this OS, bracketed as a cancellation point when `cancelable`. */
-cio_err cio__t_futex_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout, _Bool cancelable);
-void cio__t_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters);
+cio_err cio__t_os_futex_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout, _Bool cancelable);
+void cio__t_os_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters);
 
 
 #endif

@@ -53,15 +53,15 @@
  * Between begin and end a cancel request makes the canceler send the thread a signal (repeated with
  * backoff until the thread leaves the syscall), so the call fails with EINTR. On a thread that is
  * not a worker, or under CIO_CANCEL_BLOCKED, begin never fails and no signal is sent.
- * cio__t_check_cancel() is the bracket-free cancellation point (Cancelable slots that do not block).
+ * cio__t_cancel_point() is the bracket-free cancellation point (Cancelable slots that do not block).
  * The call itself goes through the OS call table, CIO__SYS(read, <site>)(fd, buf, len), one entry per
  * call site in spec/oscalls.yaml (platform/internal/cio_oscalls.h), where tests inject faults.
  */
 cio_err cio__t_syscall_begin(void);
 cio_err cio__t_syscall_interrupted(void);
 void cio__t_syscall_end(void);
-cio_err cio__t_check_cancel(void);
-/* Off a worker thread (cio__t_current NULL) the bracket and cio__t_check_cancel ask `fn` instead, set
+cio_err cio__t_cancel_point(void);
+/* Off a worker thread (cio__t_current NULL) the bracket and cio__t_cancel_point ask `fn` instead, set
  * once by a backend that runs fibers on its own threads and calls Threaded code inline there (the
  * Evented backend's loop threads): CIO_E_CANCELED takes the running fiber's cancel request, so an
  * EINTR storm in such a call still ends when the fiber is canceled. NULL (the default): CIO_OK. */
@@ -113,12 +113,12 @@ void cio__t_group_async(void *ud, cio_group *g, cio_task_fn fn, const void *ctx,
 cio_err cio__t_group_concurrent(void *ud, cio_group *g, cio_task_fn fn, const void *ctx, size_t ctx_size);
 cio_err cio__t_group_await(void *ud, cio_group *g);
 void cio__t_group_cancel(void *ud, cio_group *g);
-cio_err cio__t_check_cancel_slot(void *ud);
+cio_err cio__t_check_cancel(void *ud);
 void cio__t_recancel(void *ud);
 cio_cancel_protection cio__t_swap_cancel_protection(void *ud, cio_cancel_protection prot);
-cio_err cio__t_futex_wait_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout);
-void cio__t_futex_wait_uncancelable_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected);
-void cio__t_futex_wake_slot(void *ud, const _Atomic(uint32_t) *ptr, uint32_t max_waiters);
+cio_err cio__t_futex_wait(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout);
+void cio__t_futex_wait_uncancelable(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected);
+void cio__t_futex_wake(void *ud, const _Atomic(uint32_t) *ptr, uint32_t max_waiters);
 
 /* ---- slots implemented in time_posix.c / time_wasi.c (cio__t_random: random_chacha.c) ------------- */
 cio_timestamp cio__t_now(void *ud, cio_clock clock);

@@ -53,7 +53,7 @@ bool cio__t_os_seed(void *buf, size_t len)
 cio_err cio__t_random_secure(void *ud, void *buf, size_t len)
 {
     (void)ud;
-    cio_err e = cio__t_check_cancel();
+    cio_err e = cio__t_cancel_point();
     if (e != CIO_OK)
         return CIO__IN_SET(random_secure, e);
     unsigned char *p = (unsigned char *)buf;

@@ -38,7 +38,7 @@ bool cio__t_deadline_left(const cio__t_deadline *d, struct timespec *left);
  * the futex_wait error map. */
 typedef int (*cio__t_wait_once_fn)(const _Atomic(uint32_t) *ptr, uint32_t expected, const cio__t_deadline *d);
 
-/* cio__t_futex_wait over `once`: CIO_OK (woken or the value differed: re-check), CIO_E_TIMEOUT,
+/* cio__t_os_futex_wait over `once`: CIO_OK (woken or the value differed: re-check), CIO_E_TIMEOUT,
  * CIO_E_CANCELED (cancelable, in the bracket), or a mapped error. A signal with no cancel request
  * waits again, toward the same deadline. */
 cio_err cio__t_futex_wait_loop(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout,
