@@ -1071,6 +1071,13 @@ def gen_selftests(tally):
     else:
         tally.fail(HOST, "gen --check", "platform/ is stale")
     say(f"  {'generator':16} {'gen --check':28} {'ok' if rc == 0 else 'FAILED'}")
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "callgraph.py"), os.path.join(ROOT, "src", "evented")],
+                       capture_output=True, text=True)
+    ok = r.returncode == 0
+    tally.add(HOST, "src/evented call cycles", int(ok), int(not ok), 0, None if ok else (r.stdout + r.stderr)[-4000:])
+    say(f"  {'tools':16} {'callgraph.py src/evented':28} {'no cycle' if ok else 'FAILED'}")
+    if not ok:
+        print((r.stdout + r.stderr)[-4000:])
 
 
 def save_results(results):

@@ -83,7 +83,7 @@ static void test_stack_free_fails(void **state)
 /* ---- adopted threads: adoption fails, the thread works as a foreign thread ----------------------------------- */
 
 /* A thread of the test's own (not a loop thread): its first wait through the instance would make it
- * a fiber of the instance (sched.c adopt). With adoption failing it takes the foreign-thread path
+ * a fiber of the instance (adopt.c adopt). With adoption failing it takes the foreign-thread path
  * (its operations run as fibers on a loop thread): a sleep and a pipe round trip still work. No
  * cmocka assertion runs on that thread: it records what it saw and the test thread checks. */
 typedef struct foreign_ctx {

@@ -937,7 +937,7 @@ struct cio__sys_table {
     _Atomic(cio__sys_clock_gettime_fn) clock_gettime__worker_idle; /* src/threaded/pool.c: worker_main */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_clock_gettime_fn) clock_gettime__yield_clock; /* src/threaded/pool.c: mono_ns */
+    _Atomic(cio__sys_clock_gettime_fn) clock_gettime__yield_clock; /* src/threaded/pool_slots.c: mono_ns */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_pthread_attr_init_fn) pthread_attr_init__enqueue; /* src/threaded/pool.c: enqueue_locked */
@@ -988,13 +988,13 @@ struct cio__sys_table {
     _Atomic(cio__sys_pthread_sigmask_fn) pthread_sigmask__sig_mask; /* src/core/sig_posix.c: cio_sig_mask */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_calloc_fn) calloc__evented_create; /* src/evented/sched.c: cio_evented_create */
+    _Atomic(cio__sys_calloc_fn) calloc__evented_create; /* src/evented/io.c: cio_evented_create */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_calloc_fn) calloc__evented_loops; /* src/evented/sched.c: cio_evented_create */
+    _Atomic(cio__sys_calloc_fn) calloc__evented_loops; /* src/evented/io.c: cio_evented_create */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_pthread_create_fn) pthread_create__loop_start; /* src/evented/sched.c: cio_evented_create */
+    _Atomic(cio__sys_pthread_create_fn) pthread_create__loop_start; /* src/evented/io.c: cio_evented_create */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_posix_memalign_fn) posix_memalign__fiber_alloc; /* src/evented/blocks.c: block_alloc */
@@ -1003,10 +1003,10 @@ struct cio__sys_table {
     _Atomic(cio__sys_read_fn) read__wake_drain; /* src/evented/sched.c: cio__e_wake_drained */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_calloc_fn) calloc__adopt_loop; /* src/evented/sched.c: adopt */
+    _Atomic(cio__sys_calloc_fn) calloc__adopt_loop; /* src/evented/adopt.c: adopt */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_calloc_fn) calloc__adopt_fiber; /* src/evented/sched.c: adopt */
+    _Atomic(cio__sys_calloc_fn) calloc__adopt_fiber; /* src/evented/adopt.c: adopt */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_calloc_fn) calloc__evented_group; /* src/evented/tasks.c: group_get */
@@ -1123,13 +1123,13 @@ struct cio__sys_table {
     _Atomic(cio__sys_pwritev2_fn) pwritev2__nowait_write; /* src/evented/fs_nowait_linux.c: cio__e_file_try_rw */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_clock_gettime_fn) clock_gettime__evented_now; /* src/evented/sched.c: cio__e_now_ns */
+    _Atomic(cio__sys_clock_gettime_fn) clock_gettime__evented_now; /* src/evented/timers.c: cio__e_now_ns */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_realloc_fn) realloc__timer_heap; /* src/evented/timers.c: cio__e_timer_add */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_pthread_key_create_fn) pthread_key_create__adopt_key; /* src/evented/sched.c: adopt_key_ready */
+    _Atomic(cio__sys_pthread_key_create_fn) pthread_key_create__adopt_key; /* src/evented/adopt.c: adopt_key_ready */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_sysconf_fn) sysconf__stack_page; /* src/evented/stack.c: page_size */

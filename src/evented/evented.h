@@ -1,10 +1,13 @@
 /*
  * Internal interface of the Evented backend (names cio__e_*), shared by its files:
  *   blocks.c      fiber blocks (the task records) and new fibers: loop caches, free list, regions
- *   sched.c       instances, loop threads, run queues, inboxes, spawning and stealing, suspend/ready,
- *                 running tasks inline, the bridge for threads that are not fibers
- *   timers.c      each loop's timers (a FIFO for deadlines armed in order, a heap for the rest)
+ *   sched.c       loop threads, run queues, inboxes, spawning and stealing, suspend/ready, running
+ *                 tasks inline
+ *   adopt.c       adopted threads (a thread that is no loop thread, made a fiber with a loop of its own)
+ *   timers.c      each loop's timers (a FIFO for deadlines armed in order, a heap for the rest), and
+ *                 their clock
  *   tasks.c       async/concurrent/await/cancel, groups, cancel state, the futex table, sleep
+ *   fdwait.c      a fiber's wait for descriptor readiness through its loop's poller
  *   poll_epoll.c  the readiness poller on epoll (Linux)
  *   poll_kqueue.c the same contract on kqueue (the BSDs), woken through poll_kqueue_user.c
  *                 (EVFILT_USER) or poll_kqueue_pipe.c (a pipe, where EVFILT_USER is missing)
@@ -12,8 +15,10 @@
  *   poll_uring.c  the io_uring poller: readiness through POLL_ADD, ring operations (one submission,
  *                 optionally with a linked timeout), the opcode probe, cancel
  *   fs_uring.c, net_uring.c   the slots the io_uring flavour runs as ring operations (uring.h)
- *   helper.c      operations with no asynchronous form, on a blocking helper pool
- *   fs.c, net.c   the file/directory and socket slots;  io.c  the vtable
+ *   helper.c      operations with no asynchronous form, on a blocking helper pool; the bridge for
+ *                 threads that are not fibers
+ *   fs.c, net.c   the file/directory and socket slots;  fds.c  the descriptor table
+ *   io.c          the vtable, and creating and destroying an instance (the top: nothing calls into it)
  *   fiber*.c, stack.c   context switch and fiber stacks (fiber.h)
  *
  * The model:
@@ -41,6 +46,14 @@
  *
  * Lock order: group mu → futex bucket mu → loop inbox mu;  spawn mu is a leaf; free_mu → the stack
  * pool's lock (blocks carved from its regions).
+ *
+ * Layers: no file calls a function of a file that calls back into it, directly or round a longer
+ * loop (tools/callgraph.py checks, in `build.py test`). Each file calls only files below it: io.c;
+ * the slot files (fs, net, their _uring forms) and flavour_<os>.c; poll_uring.c, helper.c,
+ * fdwait.c; tasks.c; poll_epoll.c, poll_kqueue*.c; adopt.c; sched.c; timers.c, blocks.c, fds.c,
+ * stack.c, fiber*.c. What a lower file must reach above it goes through a pointer set from above:
+ * the poller ops (e->poller), a wait's interrupt (the wait record), e->fiber_started and
+ * e->fiber_finished (set by create), the Threaded backend's hooks.
  */
 #ifndef CIO_EVENTED_INTERNAL_H
 #define CIO_EVENTED_INTERNAL_H
@@ -68,7 +81,7 @@ struct cio__e_group;
 struct cio__e_wait;
 
 /* ---- timers (per loop, touched by the loop thread only): a FIFO of deadlines armed in order, and
- * a binary min-heap for the rest (sched.c) ------------------------------------------------------------- */
+ * a binary min-heap for the rest (timers.c) ------------------------------------------------------------- */
 #define CIO__E_TIMER_QUEUED (SIZE_MAX - 1)
 struct cio__e_timer {
     int64_t deadline;     /* CIO_CLOCK_AWAKE ns */
@@ -123,6 +136,9 @@ struct cio__e_wait {
     uint8_t kind;
     bool cancelable;
     uint8_t reason;                   /* why it ended (for poller waits: why it was canceled) */
+    /* Interrupts the wait for a cancel request (home loop thread, the fiber switched out): set by
+     * whoever starts a cancelable wait of a fiber (NULL: none), called by cio__e_deliver_cancel. */
+    void (*interrupt)(struct cio__e_loop *loop, struct cio__e_wait *w);
     _Atomic(uint32_t) state;          /* futex/sleep: 0 waiting, 1 woken; foreign: OS futex word */
     /* futex */
     const _Atomic(uint32_t) *addr;
@@ -160,9 +176,6 @@ struct cio__e_poller_ops {
      * (now for epoll and kqueue, and for an io_uring request still in the submission queue; from
      * the kernel for one it has). */
     void (*cancel)(struct cio__e_loop *loop, struct cio__e_wait *w);
-    /* Optional (NULL: none), at create once the loops' pollers are up: replaces in vt the slots this
-     * poller runs natively (the io_uring flavour's ring operations, per probed opcode). */
-    void (*override)(struct cio_evented *e, struct cio_vtable *vt);
     /* Optional (NULL: none), home loop, fiber running, around a stream read of fd (net.c):
      * read_first says whether the read should wait for readiness before its attempt (the poller
      * knows nothing has arrived since this loop's last read came back short), and takes any edge
@@ -215,7 +228,7 @@ struct cio__e_loop {
     unsigned stk_count;
     cio__stack stk_cache[CIO__E_LOCAL_STACKS]; /* free stacks */
     /* an adopted thread's loop (a thread that is not a loop thread, made a fiber when it first
-     * used the instance; see sched.c): */
+     * used the instance; see adopt.c): */
     bool adopted;
     struct cio__e_loop *anext;        /* the instance's list of them (adopt_mu) */
     struct cio_any_future *main_fiber; /* the thread itself */
@@ -236,7 +249,7 @@ struct cio_evented {
     size_t stack_size;
     unsigned ring_entries;
     cio_threaded *helper;             /* the blocking helper pool */
-    struct cio_vtable vtable;         /* cio__e_vtable, with the poller's native slots (override) */
+    struct cio_vtable vtable;         /* cio__e_vtable, with the io_uring flavour's ring operations (io.c) */
     _Atomic(size_t) live;             /* fibers created and not finished (a group with members: one) */
     _Atomic(uint32_t) live_seq;       /* futex word bumped when live drops to 0 */
     _Atomic(uint32_t) next_loop;      /* round robin for spawns from foreign threads */
@@ -247,8 +260,18 @@ struct cio_evented {
     void *rgn;                        /* the region blocks are carved from (free_mu), rgn_left bytes left */
     unsigned char *rgn_next;
     size_t rgn_left;
-    struct cio__e_loop *adopted;      /* loops of adopted threads (sched.c adopt_mu) */
+    struct cio__e_loop *adopted;      /* loops of adopted threads (adopt.c adopt_mu) */
+    /* tasks.c's part of a fiber's start and finish, which sched.c calls back (set by create, io.c):
+     * cio__e_group_started (a group member starts running), cio__e_finish (a fiber finished). */
+    void (*fiber_started)(struct cio_any_future *f);
+    void (*fiber_finished)(struct cio_any_future *f);
 };
+
+/* One more live unit (a fiber, or a group that has members): destroy waits until none is left. */
+static inline void cio__e_live_add(struct cio_evented *e)
+{
+    atomic_fetch_add_explicit(&e->live, 1, memory_order_acq_rel);
+}
 
 /* ---- io.c: the slots every flavour shares ---- */
 extern const struct cio_vtable cio__e_vtable;
@@ -281,20 +304,21 @@ static inline struct cio_any_future *cio__e_self(const struct cio_evented *e)
     struct cio__e_loop *l = cio__e_tls_loop;
     return (l != NULL && l->ev == e) ? l->current : NULL;
 }
-/* Like cio__e_self, but a thread that is no instance's fiber yet becomes one of e (its own loop,
- * driven by the thread while it waits). NULL when that cannot be had (no memory, no ring) or the
- * thread is another instance's fiber: then the caller takes its foreign-thread path. */
-struct cio_any_future *cio__e_self_adopt(struct cio_evented *e);
-/* Calls fn(loop, arg) for every loop of e: its loop threads' and its adopted threads' (whose list
- * is locked meanwhile: fn must not adopt or release). For statistics. */
-void cio__e_for_each_loop(const struct cio_evented *e, void (*fn)(const struct cio__e_loop *, void *), void *arg);
+/* The scheduler: runs until shutdown (a loop thread) or forever (an adopted thread's scheduler
+ * context, which is simply never resumed once its thread leaves for good). An adopted loop runs
+ * only its thread's fiber: it takes no spawned fibers, steals nothing and does not spin. */
+void cio__e_loop_run(struct cio__e_loop *loop);
+/* In the scheduler context, right after the current fiber switched out. */
+void cio__e_switched_out(struct cio__e_loop *loop);
+/* A loop thread's start routine (pthread_create by create): runs the loop until shutdown. */
+void *cio__e_loop_main(void *arg);
+/* Wakes loop l if it sleeps in its poller (any thread, after publishing what it is to see). */
+void cio__e_wake_loop(struct cio__e_loop *loop);
 
 /* A new fiber running fn on a copy of ctx; NULL when memory or a stack cannot be had. live: it
  * counts in e->live by itself (group members do not: their group counts once while it has any). */
 struct cio_any_future *cio__e_fiber_new(struct cio_evented *e, cio_task_fn fn, const void *ctx, size_t ctx_size,
                                         bool live);
-/* One more live unit (a fiber, or a group that has members): destroy waits until none is left. */
-void cio__e_live_add(struct cio_evented *e);
 /* Queues a new fiber to be started by some loop. */
 void cio__e_spawn(struct cio_evented *e, struct cio_any_future *f);
 /* cio_await of an `async` future f that sits, not started, in the caller's LIFO slot (the caller is
@@ -328,6 +352,7 @@ void cio__e_timer_remove(struct cio__e_loop *loop, struct cio__e_timer *t);
 int64_t cio__e_timer_next(const struct cio__e_loop *loop);
 /* Fires every timer that is due (timers.c; the loop, between fibers). */
 void cio__e_fire_timers(struct cio__e_loop *loop);
+/* The clock of loop timers (timers.c; any thread): CLOCK_MONOTONIC in ns. */
 int64_t cio__e_now_ns(void);
 /* A timeout as a CLOCK_MONOTONIC deadline in ns (-1: none), the clock of loop timers. */
 int64_t cio__e_mono_deadline(cio_timeout timeout);
@@ -340,23 +365,33 @@ void cio__e_wake_drained(struct cio__e_loop *loop);
 cio_err cio__e_init_pollers(struct cio_evented *e, const struct cio__e_poller_ops *ops);
 /* Called by a poller on the home loop thread when w's operation completed. */
 void cio__e_poller_complete(struct cio__e_wait *w, int32_t res);
-/* Runs fn(arg) as a fiber of e and waits for it when the caller is not one of e's fibers; calls it
- * directly otherwise. */
-cio_err cio__e_run(struct cio_evented *e, cio_err (*fn)(void *), void *arg);
 /* Posts a cancel request for f to its home loop (f has started). */
 void cio__e_post_cancel(struct cio_any_future *f);
-/* A group member starts running as a fiber (first thing on its stack, no lock held; tasks.c): it
- * joins the group's member list, where a group cancel reaches it, and sees a cancel under way. */
+/* A group member starts running as a fiber (first thing on its stack, no lock held; tasks.c, called
+ * by sched.c through e->fiber_started): it joins the group's member list, where a group cancel
+ * reaches it, and sees a cancel under way. */
 void cio__e_group_started(struct cio_any_future *f);
-/* Called when a fiber finishes (tasks.c): publish the result, wake awaiters / leave the group.
- * True when a live unit ended with it (the caller then drops e->live). */
-bool cio__e_finish(struct cio_any_future *f);
+/* Called when a fiber finishes (tasks.c, called by sched.c through e->fiber_finished, its context
+ * switched out or its function run inline): publish the result, wake awaiters / leave the group,
+ * and drop e->live when a live unit ended with it (the last wakes destroy). f may be freed. */
+void cio__e_finish(struct cio_any_future *f);
 /* Waits until future f finished (tasks.c). cancelable: a cancel request of the calling fiber is
  * forwarded to f (the wait still lasts until f finishes); returns whether one was (then acknowledged
  * by the caller's fiber). From a thread that is no fiber of e: waits on the futex table. */
 bool cio__e_join(struct cio_evented *e, struct cio_any_future *f, bool cancelable);
 
-/* ---- net.c: the descriptor table (see net.c's top comment) ------------------------------------------- */
+/* ---- adopt.c: adopted threads' loops ------------------------------------------------------------------------- */
+/* Like cio__e_self, but a thread that is no instance's fiber yet becomes one of e (its own loop,
+ * driven by the thread while it waits). NULL when that cannot be had (no memory, no ring) or the
+ * thread is another instance's fiber: then the caller takes its foreign-thread path. */
+struct cio_any_future *cio__e_self_adopt(struct cio_evented *e);
+/* Calls fn(loop, arg) for every loop of e: its loop threads' and its adopted threads' (whose list
+ * is locked meanwhile: fn must not adopt or release). For statistics. */
+void cio__e_for_each_loop(const struct cio_evented *e, void (*fn)(const struct cio__e_loop *, void *), void *arg);
+/* cio_evented_destroy, after the last fiber finished: releases every adopted loop. */
+void cio__e_release_adopted(struct cio_evented *e);
+
+/* ---- fds.c: the descriptor table (see fds.c's top comment) ------------------------------------------- */
 /* Whether cio made the socket numbered fd (and has not closed it since); *gen: the number's
  * generation, which changes whenever cio makes or closes a descriptor with that number. */
 bool cio__e_fd_owned(int fd, uint32_t *gen);
@@ -377,19 +412,31 @@ cio_err cio__e_outer_cancel(void);
 void cio__e_ack_cancel(struct cio_any_future *f);
 /* Whether a wait of the current fiber may be interrupted by a cancel now. */
 bool cio__e_cancelable_now(const struct cio_any_future *f);
-/* Home loop: deliver a posted cancel request (interrupt the wait if it is cancelable). */
-void cio__e_deliver_cancel(struct cio__e_loop *loop, struct cio_any_future *f);
+/* Home loop, f switched out: deliver a posted cancel request (interrupt f's wait, through its wait
+ * record, if the wait is cancelable, protection allows and the request is still pending). */
+static inline void cio__e_deliver_cancel(struct cio__e_loop *loop, struct cio_any_future *f)
+{
+    struct cio__e_wait *w = f->wait;
+    if (w == NULL || !w->cancelable || w->interrupt == NULL || f->protection != CIO_CANCEL_UNBLOCKED)
+        return;
+    if (!(atomic_load_explicit(&f->cancel, memory_order_acquire) & CIO__E_REQ))
+        return;
+    w->interrupt(loop, w);
+}
 cio_err cio__e_fiber_futex_wait(struct cio_evented *e, const _Atomic(uint32_t) *ptr, uint32_t expected,
                           cio_timeout timeout, bool cancelable);
 /* A futex wait on the futex table by a thread that is not (and does not become) a fiber. */
 cio_err cio__e_futex_wait_foreign(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout);
 void cio__e_fiber_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters);
 
-/* ---- poller waits (sched.c) ------------------------------------------------------------------------------- */
+/* ---- fdwait.c: poller waits ---------------------------------------------------------------------------------- */
 /* Waits for readiness of fd (POLLIN / POLLOUT) as the current fiber. deadline_ns < 0: none.
  * Returns CIO_OK (ready: *revents), CIO_E_TIMEOUT, CIO_E_CANCELED (acknowledged). */
 cio_err cio__e_wait_fd(struct cio_evented *e, int fd, uint32_t events, int64_t deadline_ns, bool cancelable,
                        uint32_t *revents);
+/* A poller wait's interrupt (wait->interrupt of fd waits and ring operations): asks the poller to
+ * stop it (once), with reason CANCEL; the completion follows. */
+void cio__e_poller_interrupt(struct cio__e_loop *loop, struct cio__e_wait *w);
 
 /* ---- flavour_<os>.c ----------------------------------------------------------------------------------------- */
 /* Chooses and initialises the poller for `requested` (CIO_EVENTED_BACKEND applies to AUTO) on every
@@ -409,10 +456,17 @@ enum cio__e_uring_op { CIO__E_U_READV, CIO__E_U_WRITEV, CIO__E_U_FSYNC };
  * -ECANCELED when a cancel request interrupted it (then acknowledged: *canceled = true). */
 int32_t cio__e_uring_rw(struct cio_evented *e, enum cio__e_uring_op op, int fd, const void *iov, unsigned iovcnt,
                         uint64_t offset, bool cancelable, bool *canceled);
+/* The slots fs_uring.c and net_uring.c run on the ring, put into vt for the opcodes e has: installed
+ * by cio_evented_create (io.c) for the io_uring flavour (poll_uring_none.c: never called). */
+void cio__e_uring_fs_override(struct cio_evented *e, struct cio_vtable *vt);
+void cio__e_uring_net_override(struct cio_evented *e, struct cio_vtable *vt);
 
 /* ---- helper.c ------------------------------------------------------------------------------------------------ */
 /* Runs fn(arg) on the helper pool while the current fiber waits (cancelable: a cancel request is
  * forwarded as a Threaded cancel, which knocks fn's syscall out). From a foreign thread: fn(arg). */
 cio_err cio__e_helper(struct cio_evented *e, cio_err (*fn)(void *), void *arg, bool cancelable);
+/* Runs fn(arg) as a fiber of e and waits for it when the caller is not one of e's fibers; calls it
+ * directly otherwise. */
+cio_err cio__e_run(struct cio_evented *e, cio_err (*fn)(void *), void *arg);
 
 #endif /* CIO_EVENTED_INTERNAL_H */

@@ -1,6 +1,7 @@
 /*
  * Operations with no asynchronous form run on the helper pool: an internal Threaded instance whose
- * workers make the blocking call while the fiber waits.
+ * workers make the blocking call while the fiber waits. And the bridge (split from sched.c): a call
+ * from a thread that cannot be a fiber of the instance runs on a fiber while the thread waits.
  *
  * Invariants: the job record lives on the waiting fiber's stack; the worker touches it only until it
  * makes the fiber ready (the last thing it does with it). Only that completion resumes the fiber —
@@ -11,6 +12,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <stddef.h>
 #include <string.h>
 
 #include "bridge.h"
@@ -29,6 +31,33 @@ static cio_err helper_task(void *ctx)
     j->result = j->fn(j->arg);
     cio__e_make_ready(j->fiber); /* j may be gone from here on */
     return CIO_OK;
+}
+
+static void helper_resignal_fire(struct cio__e_loop *l, struct cio__e_timer *t)
+{
+    struct cio__e_wait *w = (struct cio__e_wait *)(void *)((char *)t - offsetof(struct cio__e_wait, resignal));
+    if (cio__t_task_resignal(w->htask)) {
+        if (w->backoff < 10000000)
+            w->backoff *= 2;
+        t->deadline = cio__e_now_ns() + w->backoff;
+        cio__e_timer_add(l, t);
+    }
+}
+
+/* The interrupt (wait->interrupt) of a helper wait: a Threaded cancel request for the job, repeated
+ * by a timer while the worker is still in its syscall. */
+static void interrupt_helper(struct cio__e_loop *l, struct cio__e_wait *w)
+{
+    if (!w->cancel_sent) {
+        w->cancel_sent = true;
+        w->reason = CIO__E_R_CANCEL;
+        if (cio__t_task_request_cancel(w->htask)) {
+            w->backoff = 1000;
+            w->resignal.deadline = cio__e_now_ns() + w->backoff;
+            w->resignal.fire = helper_resignal_fire;
+            cio__e_timer_add(l, &w->resignal);
+        }
+    }
 }
 
 cio_err cio__e_helper(struct cio_evented *e, cio_err (*fn)(void *), void *arg, bool cancelable)
@@ -51,6 +80,7 @@ cio_err cio__e_helper(struct cio_evented *e, cio_err (*fn)(void *), void *arg, b
     w.fiber = f;
     w.kind = CIO__E_W_HELPER;
     w.cancelable = cancelable;
+    w.interrupt = interrupt_helper;
     w.htask = task;
     w.timer.index = SIZE_MAX;
     w.resignal.index = SIZE_MAX;
@@ -65,4 +95,34 @@ cio_err cio__e_helper(struct cio_evented *e, cio_err (*fn)(void *), void *arg, b
     if (j.result == CIO_E_CANCELED && w.reason == CIO__E_R_CANCEL)
         cio__e_ack_cancel(f);
     return j.result;
+}
+
+/* ---- the bridge for foreign threads ------------------------------------------------------------------------------- */
+
+struct bridge {
+    cio_err (*fn)(void *);
+    void *arg;
+};
+
+static cio_err bridge_task(void *ctx)
+{
+    struct bridge *b = *(struct bridge **)ctx;
+    return b->fn(b->arg);
+}
+
+cio_err cio__e_run(struct cio_evented *e, cio_err (*fn)(void *), void *arg)
+{
+    if (cio__e_self_adopt(e) != NULL)
+        return fn(arg);
+    /* A thread that cannot become a fiber of e (it is another instance's, or adoption failed). */
+    struct bridge b = {fn, arg};
+    struct bridge *bp = &b;
+    struct cio_any_future *f = cio__e_fiber_new(e, bridge_task, &bp, sizeof bp, true);
+    if (f == NULL)
+        return CIO_E_SYSTEM_RESOURCES;
+    cio__e_spawn(e, f);
+    (void)cio__e_join(e, f, false);
+    cio_err r = f->result;
+    cio__e_fiber_free(e, f);
+    return r;
 }

@@ -1,8 +1,30 @@
-/* The Evented backend's vtable: cio__e_<name> for every row of CIO_VTABLE_SLOTS (cio/io.h). An instance
- * uses a copy in which its poller may have replaced slots it runs natively (poller->override). */
+/*
+ * The Evented backend's top: its vtable (cio__e_<name> for every row of CIO_VTABLE_SLOTS, cio/io.h),
+ * and creating and destroying an instance.
+ *
+ * Invariants: nothing else in src/evented calls into this file (it names everything below it: the
+ * slot files, the scheduler, the pollers). cio_evented_create installs what the layers below call
+ * back without naming: the instance's vtable is a copy of cio__e_vtable in which the io_uring flavour
+ * puts the ring-operation slots the kernel has (fs_uring.c, net_uring.c); e->fiber_started and
+ * e->fiber_finished are tasks.c's part of a fiber's start and finish, which sched.c calls; and the
+ * Threaded backend's hooks (the outer cancellation point, the close hook of the descriptor table).
+ * Destroy waits until no fiber is live, then stops the loops.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <stdlib.h>
+#include <string.h>
+
+#include "bridge.h" /* cio__t_cpu_count */
 #include "evented.h"
+#include "internal.h"
+#include "internal/cio_oscalls.h"
 #include "slots.h"
 #include "threaded.h"
+
+#define DEFAULT_STACK (64u * 1024u)
+#define STACKS_CACHED 1024u
 
 #define CIO__E_SLOT(ret, name, params) .name = cio__e_##name,
 const struct cio_vtable cio__e_vtable = {CIO_VTABLE_SLOTS(CIO__E_SLOT)};
@@ -10,4 +32,139 @@ const struct cio_vtable cio__e_vtable = {CIO_VTABLE_SLOTS(CIO__E_SLOT)};
 cio_io cio_evented_io(cio_evented *evented)
 {
     return (cio_io){evented, &evented->vtable};
+}
+
+/* ---- create / destroy ------------------------------------------------------------------------------------------------- */
+
+static unsigned cpu_count(void)
+{
+    size_t n = cio__t_cpu_count(); /* the affinity mask: `taskset -c 0` means one loop */
+    return n < 1024 ? (unsigned)n : 1024u;
+}
+
+static void free_instance(struct cio_evented *e)
+{
+    for (unsigned i = 0; i < e->nloops; i++) {
+        struct cio__e_loop *l = &e->loops[i];
+        while (l->stk_count > 0)
+            cio__stack_free(&l->stk_cache[--l->stk_count]);
+        pthread_mutex_destroy(&e->loops[i].inbox_mu);
+        pthread_mutex_destroy(&e->loops[i].spawn_mu);
+        free(e->loops[i].heap);
+    }
+    cio__e_blocks_free(e); /* before the loops go: their block caches */
+    free(e->loops);
+    cio__stack_pool_destroy(&e->stacks);
+    pthread_mutex_destroy(&e->free_mu);
+    free(e);
+}
+
+cio_err cio_evented_create(const cio_evented_options *options, cio_evented **out)
+{
+    cio_evented_options o;
+    memset(&o, 0, sizeof o);
+    if (options != NULL)
+        o = *options;
+    if (out == NULL || (unsigned)o.flavour > (unsigned)CIO_EVENTED_KQUEUE)
+        return CIO_E_INVALID_ARGUMENT;
+    struct cio_evented *e = (struct cio_evented *)CIO__SYS(calloc, evented_create)(1, sizeof *e);
+    if (e == NULL)
+        return CIO_E_SYSTEM_RESOURCES;
+    cio__t_set_outer_cancel(cio__e_outer_cancel); /* inline Threaded calls: cancelable as fibers */
+    cio__t_set_close_hook(cio__e_fd_forget); /* closes through Threaded slots renew the descriptor table */
+    e->fiber_started = cio__e_group_started; /* tasks.c's part of a fiber's life, called by sched.c */
+    e->fiber_finished = cio__e_finish;
+    e->nloops = o.threads != 0 ? o.threads : cpu_count();
+    e->stack_size = o.stack_size != 0 ? o.stack_size : DEFAULT_STACK;
+    e->ring_entries = o.ring_entries != 0 ? o.ring_entries : 256u;
+    pthread_mutex_init(&e->free_mu, NULL);
+    cio__stack_pool_init(&e->stacks, e->stack_size, STACKS_CACHED);
+    e->loops = (struct cio__e_loop *)CIO__SYS(calloc, evented_loops)(e->nloops, sizeof *e->loops);
+    if (e->loops == NULL) {
+        e->nloops = 0;
+        free_instance(e);
+        return CIO_E_SYSTEM_RESOURCES;
+    }
+    for (unsigned i = 0; i < e->nloops; i++) {
+        struct cio__e_loop *l = &e->loops[i];
+        l->ev = e;
+        l->index = i;
+        l->epfd = -1;
+        l->wakefd = -1;
+        pthread_mutex_init(&l->inbox_mu, NULL);
+        pthread_mutex_init(&l->spawn_mu, NULL);
+    }
+    cio_err err = cio__e_choose_poller(e, o.flavour); /* flavour_<os>.c */
+    if (err != CIO_OK) {
+        free_instance(e);
+        return err;
+    }
+    e->vtable = cio__e_vtable;
+    if (e->flavour == CIO_EVENTED_IO_URING) { /* the ring operations the kernel has (poll_uring_none.c: never) */
+        cio__e_uring_fs_override(e, &e->vtable);
+        cio__e_uring_net_override(e, &e->vtable);
+    }
+    cio_threaded_options ho;
+    memset(&ho, 0, sizeof ho);
+    ho.async_limit = 0;
+    ho.idle_timeout_ms = 2000;
+    err = cio_threaded_create(&ho, &e->helper);
+    if (err != CIO_OK) {
+        for (unsigned i = 0; i < e->nloops; i++)
+            e->poller->deinit(&e->loops[i]);
+        free_instance(e);
+        return err;
+    }
+    if (o.helper_threads != 0)
+        cio_threaded_set_concurrent_limit(e->helper, o.helper_threads);
+    for (unsigned i = 0; i < e->nloops; i++) {
+        if (CIO__SYS(pthread_create, loop_start)(&e->loops[i].thread, NULL, cio__e_loop_main, &e->loops[i]) != 0) {
+            atomic_store(&e->shutdown, 1);
+            for (unsigned j = 0; j < i; j++) {
+                atomic_store(&e->loops[j].sleeping, 1);
+                cio__e_wake_loop(&e->loops[j]);
+                pthread_join(e->loops[j].thread, NULL);
+            }
+            for (unsigned j = 0; j < e->nloops; j++)
+                e->poller->deinit(&e->loops[j]);
+            cio_threaded_destroy(e->helper);
+            free_instance(e);
+            return CIO_E_SYSTEM_RESOURCES;
+        }
+    }
+    *out = e;
+    return CIO_OK;
+}
+
+void cio_evented_destroy(cio_evented *e)
+{
+    if (e == NULL)
+        return;
+    for (;;) {
+        uint32_t seq = atomic_load_explicit(&e->live_seq, memory_order_acquire);
+        if (atomic_load_explicit(&e->live, memory_order_acquire) == 0)
+            break;
+        if (cio__e_self(e) != NULL)
+            (void)cio__e_fiber_futex_wait(e, &e->live_seq, seq, cio_timeout_ms(100), false);
+        else
+            (void)cio__e_futex_wait_foreign(&e->live_seq, seq, cio_timeout_ms(100));
+    }
+    atomic_store_explicit(&e->shutdown, 1, memory_order_seq_cst);
+    cio__e_release_adopted(e);
+    for (unsigned i = 0; i < e->nloops; i++) {
+        struct cio__e_loop *l = &e->loops[i];
+        atomic_store_explicit(&l->woken, 1, memory_order_seq_cst);
+        e->poller->wake(l);
+    }
+    for (unsigned i = 0; i < e->nloops; i++)
+        pthread_join(e->loops[i].thread, NULL);
+    for (unsigned i = 0; i < e->nloops; i++)
+        e->poller->deinit(&e->loops[i]);
+    cio_threaded_destroy(e->helper);
+    free_instance(e);
+}
+
+cio_evented_flavour cio_evented_flavour_of(const cio_evented *e)
+{
+    return e->flavour;
 }

@@ -22,8 +22,9 @@
  * kernel.io_uring_disabled), IORING_FEAT_EXT_ARG (5.11: timed waits) and the opcodes the flavour
  * needs; any failure makes the flavour unavailable (the auto flavour then falls back to epoll). The
  * other opcodes (openat, statx, accept, ...) are optional: the probe's answer is kept per ring
- * (every ring of a process sees the same kernel) and the override puts a native slot in the
- * instance's vtable only for those the kernel has; the rest keep the helper pool / readiness paths.
+ * (every ring of a process sees the same kernel) and the overrides (fs_uring.c, net_uring.c,
+ * installed by cio_evented_create) put a native slot in the instance's vtable only for those the
+ * kernel has; the rest keep the helper pool / readiness paths.
  * A linked operation and its timeout are reserved together (get_sqes), so a submission made to
  * free room never separates them.
  */
@@ -412,12 +413,6 @@ static void ur_cancel(struct cio__e_loop *l, struct cio__e_wait *w)
     sqe->user_data = TAG_CANCEL;
 }
 
-static void ur_override(struct cio_evented *e, struct cio_vtable *vt)
-{
-    cio__e_uring_fs_override(e, vt);
-    cio__e_uring_net_override(e, vt);
-}
-
 const struct cio__e_poller_ops cio__e_uring_ops = {
     .name = "io_uring",
     .init = ur_init,
@@ -426,7 +421,6 @@ const struct cio__e_poller_ops cio__e_uring_ops = {
     .wake = ur_wake,
     .arm_fd = ur_arm,
     .cancel = ur_cancel,
-    .override = ur_override,
 };
 
 /* ---- ring operations ---------------------------------------------------------------------------------------- */
@@ -477,6 +471,7 @@ int32_t cio__e_uring_op(struct cio_evented *e, const struct io_uring_sqe *op, in
     w.fiber = f;
     w.kind = CIO__E_W_POLLER;
     w.cancelable = cancelable;
+    w.interrupt = cio__e_poller_interrupt;
     w.fd = op->fd;
     w.timer.index = SIZE_MAX;
     w.resignal.index = SIZE_MAX;

@@ -1,7 +1,7 @@
 /*
- * The io_uring entry points that fs.c names, where there is no io_uring (the BSDs). The flavour is
- * never CIO_EVENTED_IO_URING there (flavour_kqueue.c), so fs.c never calls them: reaching one is a
- * bug, reported as such.
+ * The io_uring entry points that fs.c and io.c name, where there is no io_uring (the BSDs). The
+ * flavour is never CIO_EVENTED_IO_URING there (flavour_kqueue.c), so they are never called: reaching
+ * one is a bug, reported as such.
  */
 #include <errno.h>
 
@@ -21,4 +21,18 @@ int32_t cio__e_uring_rw(struct cio_evented *e, enum cio__e_uring_op op, int fd, 
     *canceled = false;
     (void)CIO__BUG("io_uring operation on a system without io_uring");
     return -ENOSYS;
+}
+
+void cio__e_uring_fs_override(struct cio_evented *e, struct cio_vtable *vt)
+{
+    (void)e;
+    (void)vt;
+    (void)CIO__BUG("io_uring slots on a system without io_uring");
+}
+
+void cio__e_uring_net_override(struct cio_evented *e, struct cio_vtable *vt)
+{
+    (void)e;
+    (void)vt;
+    (void)CIO__BUG("io_uring slots on a system without io_uring");
 }

@@ -1,10 +1,13 @@
 /*
- * The Evented backend's scheduler: instances, loop threads, run queues, spawning and stealing,
- * suspending and waking fibers (switching straight from fiber to fiber), running tasks inline on
- * an awaiting fiber, adopted threads, and the bridge that runs a foreign thread's call on a fiber.
- * (The loops' timers are in timers.c.)
+ * The Evented backend's scheduler: loop threads, run queues, spawning and stealing, suspending and
+ * waking fibers (switching straight from fiber to fiber), running tasks inline on an awaiting fiber,
+ * and the loops' pollers. (The loops' timers are in timers.c, adopted threads' loops in adopt.c,
+ * creating and destroying an instance in io.c.)
  *
  * Invariants (see evented.h for the model):
+ * - The scheduler names nothing above it: what tasks.c does when a fiber starts or finishes it calls
+ *   through e->fiber_started / e->fiber_finished (set by create), and a cancel request it delivers
+ *   goes through the wait record's interrupt (cio__e_deliver_cancel).
  * - A loop's run queue (run_head), timer heap and poller registrations are touched only by the loop
  *   thread (including fibers running on it). Other threads reach a loop through its inbox
  *   (in_head, cancels; inbox_mu) and its spawn queue (sp_head; spawn_mu), then wake it.
@@ -21,50 +24,14 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <errno.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "bridge.h"
 #include "evented.h"
 #include "internal.h"
 #include "internal/cio_oscalls.h"
-#include "threaded.h" /* cio__t_now, cio__t_set_outer_cancel */
-
-#define DEFAULT_STACK (64u * 1024u)
-#define STACKS_CACHED 1024u
 
 _Thread_local struct cio__e_loop *cio__e_tls_loop;
-
-int64_t cio__e_mono_deadline(cio_timeout timeout)
-{
-    if (timeout.kind == CIO_TIMEOUT_KIND_NONE)
-        return -1;
-    int64_t remaining = timeout.ns;
-    if (timeout.kind == CIO_TIMEOUT_KIND_DEADLINE)
-        remaining = timeout.ns - cio__t_now(NULL, timeout.clock).ns;
-    return cio__deadline_after(cio__e_now_ns(), remaining);
-}
-
-/* A failed reading (none is expected of CLOCK_MONOTONIC) is asked again through the Threaded
- * backend's clock (the same clock, clock_gettime@now); when that fails too, this thread's last good
- * reading stands (0 before the first), so the loop goes on and its timers fire, if off time. */
-static _Thread_local int64_t last_now;
-
-int64_t cio__e_now_ns(void)
-{
-    struct timespec ts;
-    if (CIO__SYS(clock_gettime, evented_now)(CLOCK_MONOTONIC, &ts) == 0) {
-        last_now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-    } else {
-        int64_t again = cio__t_now(NULL, CIO_CLOCK_AWAKE).ns; /* 0: failed as well */
-        if (again != 0)
-            last_now = again;
-    }
-    return last_now;
-}
 
 static void fiber_exit_after(void *arg);
 static struct cio_any_future *next_direct(struct cio__e_loop *l);
@@ -86,7 +53,7 @@ static void fiber_entry(void *arg)
     struct cio__e_loop *l = atomic_load_explicit(&f->home, memory_order_relaxed); /* set by whoever started f */
     run_after(l);
     if (f->group != NULL)
-        cio__e_group_started(f); /* here, not in start_here: the switching fiber's `after` may hold a futex bucket */
+        f->owner->fiber_started(f); /* here, not in start_here: the switching fiber's `after` may hold a futex bucket */
     f->result = f->fn(f->ctxbuf);
     l->after = fiber_exit_after;
     l->after_arg = f;
@@ -108,27 +75,12 @@ static void fiber_entry(void *arg)
     cio__fiber_exit(&f->ctx, &l->sched);
 }
 
-void cio__e_live_add(struct cio_evented *e)
-{
-    atomic_fetch_add_explicit(&e->live, 1, memory_order_acq_rel);
-}
-
 /* Loop l's thread, about to switch to f: a fiber that never ran gets its home and its context. */
 static void start_here(struct cio__e_loop *l, struct cio_any_future *f)
 {
     if (atomic_load_explicit(&f->home, memory_order_relaxed) == NULL) {
         cio__fiber_ctx_init(&f->ctx, f->stack.lo, f->stack.size, fiber_entry, f);
         atomic_store_explicit(&f->home, l, memory_order_seq_cst);
-    }
-}
-
-/* Exit accounting shared by fibers and inline runs: one fewer live unit (a fiber, or a group with
- * members); the last wakes destroy. */
-static void live_done(struct cio_evented *e)
-{
-    if (atomic_fetch_sub_explicit(&e->live, 1, memory_order_acq_rel) == 1) {
-        atomic_fetch_add_explicit(&e->live_seq, 1, memory_order_release);
-        cio__e_fiber_futex_wake(&e->live_seq, UINT32_MAX);
     }
 }
 
@@ -173,8 +125,7 @@ static void fiber_exit_after(void *arg)
     }
     cio__fiber_ctx_release(&f->ctx);
     stack_back(e, l, &f->stack); /* l: f's home, this thread's loop */
-    if (cio__e_finish(f)) /* f may be freed from here on */
-        live_done(e);
+    e->fiber_finished(f); /* cio__e_finish: f may be freed from here on */
 }
 
 /* ---- queues ------------------------------------------------------------------------------------------- */
@@ -200,7 +151,7 @@ static struct cio_any_future *pop_local(struct cio__e_loop *l)
     return f;
 }
 
-static void wake_loop(struct cio__e_loop *l)
+void cio__e_wake_loop(struct cio__e_loop *l)
 {
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(&l->sleeping, memory_order_seq_cst) &&
@@ -232,7 +183,7 @@ void cio__e_make_ready(struct cio_any_future *f)
     home->in_tail = f;
     atomic_store_explicit(&home->inbox_flag, 1, memory_order_relaxed);
     pthread_mutex_unlock(&home->inbox_mu);
-    wake_loop(home);
+    cio__e_wake_loop(home);
 }
 
 void cio__e_post_cancel(struct cio_any_future *f)
@@ -249,7 +200,7 @@ void cio__e_post_cancel(struct cio_any_future *f)
     }
     pthread_mutex_unlock(&home->inbox_mu);
     if (posted && cio__e_tls_loop != home)
-        wake_loop(home);
+        cio__e_wake_loop(home);
 }
 
 /* The spawn ring (a bounded single-producer, multi-consumer queue as in Go's per-P run queue): only
@@ -388,13 +339,13 @@ void cio__e_spawn(struct cio_evented *e, struct cio_any_future *f)
     atomic_thread_fence(memory_order_seq_cst);
     /* The queue's own loop if it sleeps; else one sleeping loop, which will steal it. */
     if (cio__e_tls_loop != l && atomic_load_explicit(&l->sleeping, memory_order_seq_cst)) {
-        wake_loop(l);
+        cio__e_wake_loop(l);
         return;
     }
     for (unsigned k = 1; k < e->nloops; k++) {
         struct cio__e_loop *o = &e->loops[(l->index + k) % e->nloops];
         if (atomic_load_explicit(&o->sleeping, memory_order_seq_cst)) {
-            wake_loop(o);
+            cio__e_wake_loop(o);
             return;
         }
     }
@@ -524,8 +475,7 @@ static void inline_exit(struct cio_evented *e, struct cio_any_future *f)
      * loop as before it */
     stack_back(e, cio__e_local_loop(e), &f->stack);
     atomic_store_explicit(&f->exited, true, memory_order_relaxed);
-    if (cio__e_finish(f)) /* f may be freed from here on */
-        live_done(e);
+    e->fiber_finished(f); /* cio__e_finish: f may be freed from here on */
 }
 
 bool cio__e_await_inline(struct cio_evented *e, struct cio_any_future *f)
@@ -581,8 +531,7 @@ int cio__e_group_inline(struct cio_evented *e, const struct cio__e_group *gr)
         f->result = f->fn(f->ctxbuf);
         stack_back(e, l, &f->stack);
         atomic_store_explicit(&f->exited, true, memory_order_relaxed);
-        if (cio__e_finish(f)) /* f may be freed from here on */
-            live_done(e);
+        e->fiber_finished(f); /* cio__e_finish: f may be freed from here on */
         uint32_t c = atomic_load_explicit(&self->cancel, memory_order_acquire);
         if (c != 0) /* the member saw the awaiter's request: acknowledged (-1), or still pending */
             return (c & CIO__E_REQ) ? 0 : -1;
@@ -627,98 +576,9 @@ void cio__e_poller_complete(struct cio__e_wait *w, int32_t res)
     push_local(l, w->fiber);
 }
 
-static void poller_timeout_fire(struct cio__e_loop *l, struct cio__e_timer *t)
-{
-    struct cio__e_wait *w = (struct cio__e_wait *)(void *)((char *)t - offsetof(struct cio__e_wait, timer));
-    if (w->in_flight && !w->cancel_sent) {
-        w->reason = CIO__E_R_TIMEOUT;
-        w->cancel_sent = true;
-        l->ev->poller->cancel(l, w);
-    }
-}
-
-cio_err cio__e_wait_fd(struct cio_evented *e, int fd, uint32_t events, int64_t deadline_ns, bool cancelable,
-                       uint32_t *revents)
-{
-    struct cio_any_future *f = cio__e_self(e);
-    struct cio__e_loop *l = f->home;
-    if (cancelable) {
-        cio_err c = cio__e_cancel_point(e);
-        if (c != CIO_OK)
-            return c;
-    }
-    struct cio__e_wait w;
-    memset(&w, 0, sizeof w);
-    w.fiber = f;
-    w.kind = CIO__E_W_POLLER;
-    w.cancelable = cancelable;
-    w.fd = fd;
-    w.events = events;
-    w.timer.index = SIZE_MAX;
-    w.resignal.index = SIZE_MAX;
-    w.in_flight = true;
-    l->armed++;
-    cio_err err = e->poller->arm_fd(l, &w);
-    if (err != CIO_OK) {
-        l->armed--;
-        return err;
-    }
-    if (deadline_ns >= 0) {
-        w.timer.deadline = deadline_ns;
-        w.timer.fire = poller_timeout_fire;
-        cio__e_timer_add(l, &w.timer);
-    }
-    f->wait = &w;
-    cio__e_suspend(NULL, NULL);
-    f->wait = NULL;
-    cio__e_timer_remove(l, &w.timer);
-    if (w.res > 0) {
-        *revents = (uint32_t)w.res;
-        return CIO_OK;
-    }
-    if (w.res < 0 && w.res != -ECANCELED && w.res != -EINTR)
-        return CIO__BUG("poller: an fd wait failed");
-    if (w.reason == CIO__E_R_CANCEL) {
-        cio__e_ack_cancel(f);
-        return CIO_E_CANCELED;
-    }
-    return CIO_E_TIMEOUT;
-}
-
-/* ---- the bridge for foreign threads ------------------------------------------------------------------------------- */
-
-struct bridge {
-    cio_err (*fn)(void *);
-    void *arg;
-};
-
-static cio_err bridge_task(void *ctx)
-{
-    struct bridge *b = *(struct bridge **)ctx;
-    return b->fn(b->arg);
-}
-
-cio_err cio__e_run(struct cio_evented *e, cio_err (*fn)(void *), void *arg)
-{
-    if (cio__e_self_adopt(e) != NULL)
-        return fn(arg);
-    /* A thread that cannot become a fiber of e (it is another instance's, or adoption failed). */
-    struct bridge b = {fn, arg};
-    struct bridge *bp = &b;
-    struct cio_any_future *f = cio__e_fiber_new(e, bridge_task, &bp, sizeof bp, true);
-    if (f == NULL)
-        return CIO_E_SYSTEM_RESOURCES;
-    cio__e_spawn(e, f);
-    (void)cio__e_join(e, f, false);
-    cio_err r = f->result;
-    cio__e_fiber_free(e, f);
-    return r;
-}
-
 /* ---- loops ------------------------------------------------------------------------------------------------------------ */
 
-/* In the scheduler context, right after the current fiber switched out. */
-static void switched_out(struct cio__e_loop *l)
+void cio__e_switched_out(struct cio__e_loop *l)
 {
     l->current = NULL;
     run_after(l);
@@ -732,7 +592,7 @@ static void run_fiber(struct cio__e_loop *l, struct cio_any_future *f)
     if (l->budget > 0)
         l->budget--;
     cio__fiber_switch(&l->sched, &f->ctx);
-    switched_out(l);
+    cio__e_switched_out(l);
 }
 
 /* Moves the inbox to the run queue and delivers cancel requests; true if anything was there. */
@@ -794,10 +654,7 @@ static bool spin_for_work(struct cio__e_loop *l)
     return false;
 }
 
-/* The scheduler: runs until shutdown (a loop thread) or forever (an adopted thread's scheduler
- * context, which is simply never resumed once its thread leaves for good). An adopted loop runs
- * only its thread's fiber: it takes no spawned fibers, steals nothing and does not spin. */
-static void loop_run(struct cio__e_loop *l)
+void cio__e_loop_run(struct cio__e_loop *l)
 {
     struct cio_evented *e = l->ev;
     const bool adopted = l->adopted;
@@ -875,223 +732,18 @@ static void loop_run(struct cio__e_loop *l)
     }
 }
 
-static void *loop_main(void *arg)
+void *cio__e_loop_main(void *arg)
 {
     struct cio__e_loop *l = (struct cio__e_loop *)arg;
     cio__e_tls_loop = l;
     cio__fiber_ctx_thread(&l->sched);
-    loop_run(l);
+    cio__e_loop_run(l);
     cio__fiber_ctx_release(&l->sched);
     cio__e_tls_loop = NULL;
     return NULL;
 }
 
-/* ---- adopted threads ------------------------------------------------------------------------------------------------ */
-/*
- * A thread that is not a loop thread becomes a fiber of the instance when it first waits through it
- * (cio__e_self_adopt: sleep, futex waits, awaits, file and socket operations). It gets a loop of its
- * own (a poller, timers, an inbox) whose only fiber is the thread itself: `main_fiber` is the thread's
- * own context, and the scheduler runs on a small stack of its own (`sched`). When the thread's fiber
- * suspends, the thread switches to that scheduler, which waits in the poller until the fiber is made
- * ready and switches back; so the thread's waits run on its own loop with no hop to a loop thread.
- * The adopted loop never runs other fibers (they would be stranded whenever the thread runs code
- * outside the Io): what the thread spawns goes to the loop threads.
- *
- * Lifetime: the instance lists its adopted loops (adopt_mu). A thread's exit (the key's destructor)
- * unlinks and frees its loop. cio_evented_destroy releases every adopted loop's resources and
- * leaves it orphaned (ev NULL); the thread frees an orphan when it next uses an instance or exits.
- * Lock order: adopt_mu is a leaf (nothing else is taken while it is held but the poller's own).
- */
-#define ADOPT_SCHED_STACK (128u * 1024u)
-
-static pthread_mutex_t adopt_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_key_t adopt_key;
-static _Atomic(int) adopt_key_state; /* 0: not made, 1: being made, 2: made, 3: failed */
-
-/* adopt_mu held, l->ev alive: give back what the loop holds of its instance; l becomes an orphan. */
-static void adopted_release(struct cio__e_loop *l)
-{
-    struct cio_evented *e = l->ev;
-    e->poller->deinit(l);
-    while (l->blk_cache != NULL) {
-        struct cio_any_future *n = l->blk_cache->next;
-        cio__e_block_release(l->blk_cache);
-        l->blk_cache = n;
-    }
-    while (l->stk_count > 0)
-        cio__stack_pool_put(&e->stacks, &l->stk_cache[--l->stk_count]);
-    cio__fiber_ctx_release(&l->sched);
-    cio__stack_free(&l->sched_stack);
-    free(l->heap);
-    l->heap = NULL;
-    l->heap_len = l->heap_cap = 0;
-    l->tq_head = l->tq_tail = NULL;
-    pthread_mutex_destroy(&l->inbox_mu);
-    pthread_mutex_destroy(&l->spawn_mu);
-    l->ev = NULL;
-}
-
-/* On the loop's own thread, l released (an orphan) or never linked. */
-static void adopted_free(struct cio__e_loop *l)
-{
-    if (l->main_fiber != NULL)
-        cio__fiber_ctx_release(&l->main_fiber->ctx);
-    free(l->main_fiber);
-    free(l);
-}
-
-static void adopt_thread_exit(void *p)
-{
-    struct cio__e_loop *l = (struct cio__e_loop *)p;
-    pthread_mutex_lock(&adopt_mu);
-    struct cio_evented *e = l->ev;
-    if (e != NULL) {
-        struct cio__e_loop **pp = &e->adopted;
-        while (*pp != NULL && *pp != l)
-            pp = &(*pp)->anext;
-        if (*pp == l)
-            *pp = l->anext;
-        adopted_release(l);
-    }
-    pthread_mutex_unlock(&adopt_mu);
-    if (cio__e_tls_loop == l)
-        cio__e_tls_loop = NULL;
-    adopted_free(l);
-}
-
-/* The thread-exit key, made once (by hand: the BSD stand-in headers have no pthread_once). */
-static bool adopt_key_ready(void)
-{
-    int s = atomic_load_explicit(&adopt_key_state, memory_order_acquire);
-    if (s == 0) {
-        int expected = 0;
-        if (atomic_compare_exchange_strong_explicit(&adopt_key_state, &expected, 1, memory_order_acq_rel,
-                                                    memory_order_acquire)) {
-            s = CIO__SYS(pthread_key_create, adopt_key)(&adopt_key, adopt_thread_exit) == 0 ? 2 : 3;
-            atomic_store_explicit(&adopt_key_state, s, memory_order_release);
-        }
-    }
-    while ((s = atomic_load_explicit(&adopt_key_state, memory_order_acquire)) == 1)
-        cio__cpu_relax();
-    return s == 2;
-}
-
-/* The adopted loop's scheduler context: entered by the thread fiber's first suspend. */
-static void adopted_main(void *arg)
-{
-    struct cio__e_loop *l = (struct cio__e_loop *)arg;
-    switched_out(l);
-    loop_run(l); /* never returns: the loop is adopted */
-    abort();
-}
-
-static struct cio_any_future *adopt(struct cio_evented *e)
-{
-    if (!adopt_key_ready())
-        return NULL;
-    struct cio__e_loop *l = (struct cio__e_loop *)CIO__SYS(calloc, adopt_loop)(1, sizeof *l);
-    struct cio_any_future *f = (struct cio_any_future *)CIO__SYS(calloc, adopt_fiber)(1, sizeof *f);
-    if (l == NULL || f == NULL) {
-        free(l);
-        free(f);
-        return NULL;
-    }
-    l->ev = e;
-    l->index = UINT32_MAX;
-    l->adopted = true;
-    l->epfd = -1;
-    l->wakefd = -1;
-    pthread_mutex_init(&l->inbox_mu, NULL);
-    pthread_mutex_init(&l->spawn_mu, NULL);
-    if (cio__stack_alloc(ADOPT_SCHED_STACK, &l->sched_stack) != CIO_OK)
-        goto fail;
-    if (e->poller->init(l) != CIO_OK) {
-        cio__stack_free(&l->sched_stack);
-        goto fail;
-    }
-    f->owner = e;
-    atomic_store_explicit(&f->home, l, memory_order_relaxed);
-    f->protection = CIO_CANCEL_UNBLOCKED;
-    cio__fiber_ctx_thread(&f->ctx);
-    cio__fiber_ctx_init(&l->sched, l->sched_stack.lo, l->sched_stack.size, adopted_main, l);
-    l->main_fiber = f;
-    l->current = f;
-    pthread_mutex_lock(&adopt_mu);
-    if (atomic_load_explicit(&e->shutdown, memory_order_acquire) || pthread_setspecific(adopt_key, l) != 0) {
-        adopted_release(l);
-        pthread_mutex_unlock(&adopt_mu);
-        adopted_free(l);
-        return NULL;
-    }
-    l->anext = e->adopted;
-    e->adopted = l;
-    pthread_mutex_unlock(&adopt_mu);
-    cio__e_tls_loop = l;
-    return f;
-fail:
-    pthread_mutex_destroy(&l->inbox_mu);
-    pthread_mutex_destroy(&l->spawn_mu);
-    free(f);
-    free(l);
-    return NULL;
-}
-
-struct cio_any_future *cio__e_self_adopt(struct cio_evented *e)
-{
-    struct cio__e_loop *l = cio__e_tls_loop;
-    if (l != NULL) {
-        if (l->ev == e)
-            return l->current;
-        if (!l->adopted)
-            return NULL; /* a loop thread of another instance */
-        pthread_mutex_lock(&adopt_mu);
-        bool orphan = l->ev == NULL;
-        pthread_mutex_unlock(&adopt_mu);
-        if (!orphan)
-            return NULL; /* the thread is another instance's fiber */
-        /* Its instance is gone: drop the orphan and be adopted by this one. */
-        (void)pthread_setspecific(adopt_key, NULL);
-        cio__e_tls_loop = NULL;
-        adopted_free(l);
-    }
-    return adopt(e);
-}
-
-void cio__e_for_each_loop(const struct cio_evented *e, void (*fn)(const struct cio__e_loop *, void *), void *arg)
-{
-    for (unsigned i = 0; i < e->nloops; i++)
-        fn(&e->loops[i], arg);
-    pthread_mutex_lock(&adopt_mu);
-    for (const struct cio__e_loop *l = e->adopted; l != NULL; l = l->anext)
-        fn(l, arg);
-    pthread_mutex_unlock(&adopt_mu);
-}
-
-/* cio_evented_destroy, after the last fiber finished: releases every adopted loop. */
-static void release_adopted(struct cio_evented *e)
-{
-    pthread_mutex_lock(&adopt_mu);
-    while (e->adopted != NULL) {
-        struct cio__e_loop *l = e->adopted;
-        e->adopted = l->anext;
-        adopted_release(l);
-    }
-    pthread_mutex_unlock(&adopt_mu);
-    struct cio__e_loop *mine = cio__e_tls_loop;
-    if (mine != NULL && mine->adopted && mine->ev == NULL) {
-        (void)pthread_setspecific(adopt_key, NULL);
-        cio__e_tls_loop = NULL;
-        adopted_free(mine);
-    }
-}
-
-/* ---- create / destroy ------------------------------------------------------------------------------------------------- */
-
-static unsigned cpu_count(void)
-{
-    size_t n = cio__t_cpu_count(); /* the affinity mask: `taskset -c 0` means one loop */
-    return n < 1024 ? (unsigned)n : 1024u;
-}
+/* ---- pollers ---------------------------------------------------------------------------------------------------------- */
 
 cio_err cio__e_init_pollers(struct cio_evented *e, const struct cio__e_poller_ops *ops)
 {
@@ -1105,127 +757,4 @@ cio_err cio__e_init_pollers(struct cio_evented *e, const struct cio__e_poller_op
         }
     }
     return CIO_OK;
-}
-
-static void free_instance(struct cio_evented *e)
-{
-    for (unsigned i = 0; i < e->nloops; i++) {
-        struct cio__e_loop *l = &e->loops[i];
-        while (l->stk_count > 0)
-            cio__stack_free(&l->stk_cache[--l->stk_count]);
-        pthread_mutex_destroy(&e->loops[i].inbox_mu);
-        pthread_mutex_destroy(&e->loops[i].spawn_mu);
-        free(e->loops[i].heap);
-    }
-    cio__e_blocks_free(e); /* before the loops go: their block caches */
-    free(e->loops);
-    cio__stack_pool_destroy(&e->stacks);
-    pthread_mutex_destroy(&e->free_mu);
-    free(e);
-}
-
-cio_err cio_evented_create(const cio_evented_options *options, cio_evented **out)
-{
-    cio_evented_options o;
-    memset(&o, 0, sizeof o);
-    if (options != NULL)
-        o = *options;
-    if (out == NULL || (unsigned)o.flavour > (unsigned)CIO_EVENTED_KQUEUE)
-        return CIO_E_INVALID_ARGUMENT;
-    struct cio_evented *e = (struct cio_evented *)CIO__SYS(calloc, evented_create)(1, sizeof *e);
-    if (e == NULL)
-        return CIO_E_SYSTEM_RESOURCES;
-    cio__t_set_outer_cancel(cio__e_outer_cancel); /* inline Threaded calls: cancelable as fibers */
-    cio__t_set_close_hook(cio__e_fd_forget); /* closes through Threaded slots renew the descriptor table */
-    e->nloops = o.threads != 0 ? o.threads : cpu_count();
-    e->stack_size = o.stack_size != 0 ? o.stack_size : DEFAULT_STACK;
-    e->ring_entries = o.ring_entries != 0 ? o.ring_entries : 256u;
-    pthread_mutex_init(&e->free_mu, NULL);
-    cio__stack_pool_init(&e->stacks, e->stack_size, STACKS_CACHED);
-    e->loops = (struct cio__e_loop *)CIO__SYS(calloc, evented_loops)(e->nloops, sizeof *e->loops);
-    if (e->loops == NULL) {
-        e->nloops = 0;
-        free_instance(e);
-        return CIO_E_SYSTEM_RESOURCES;
-    }
-    for (unsigned i = 0; i < e->nloops; i++) {
-        struct cio__e_loop *l = &e->loops[i];
-        l->ev = e;
-        l->index = i;
-        l->epfd = -1;
-        l->wakefd = -1;
-        pthread_mutex_init(&l->inbox_mu, NULL);
-        pthread_mutex_init(&l->spawn_mu, NULL);
-    }
-    cio_err err = cio__e_choose_poller(e, o.flavour); /* flavour_<os>.c */
-    if (err != CIO_OK) {
-        free_instance(e);
-        return err;
-    }
-    e->vtable = cio__e_vtable;
-    if (e->poller->override != NULL)
-        e->poller->override(e, &e->vtable); /* the io_uring flavour's ring-operation slots */
-    cio_threaded_options ho;
-    memset(&ho, 0, sizeof ho);
-    ho.async_limit = 0;
-    ho.idle_timeout_ms = 2000;
-    err = cio_threaded_create(&ho, &e->helper);
-    if (err != CIO_OK) {
-        for (unsigned i = 0; i < e->nloops; i++)
-            e->poller->deinit(&e->loops[i]);
-        free_instance(e);
-        return err;
-    }
-    if (o.helper_threads != 0)
-        cio_threaded_set_concurrent_limit(e->helper, o.helper_threads);
-    for (unsigned i = 0; i < e->nloops; i++) {
-        if (CIO__SYS(pthread_create, loop_start)(&e->loops[i].thread, NULL, loop_main, &e->loops[i]) != 0) {
-            atomic_store(&e->shutdown, 1);
-            for (unsigned j = 0; j < i; j++) {
-                atomic_store(&e->loops[j].sleeping, 1);
-                wake_loop(&e->loops[j]);
-                pthread_join(e->loops[j].thread, NULL);
-            }
-            for (unsigned j = 0; j < e->nloops; j++)
-                e->poller->deinit(&e->loops[j]);
-            cio_threaded_destroy(e->helper);
-            free_instance(e);
-            return CIO_E_SYSTEM_RESOURCES;
-        }
-    }
-    *out = e;
-    return CIO_OK;
-}
-
-void cio_evented_destroy(cio_evented *e)
-{
-    if (e == NULL)
-        return;
-    for (;;) {
-        uint32_t seq = atomic_load_explicit(&e->live_seq, memory_order_acquire);
-        if (atomic_load_explicit(&e->live, memory_order_acquire) == 0)
-            break;
-        if (cio__e_self(e) != NULL)
-            (void)cio__e_fiber_futex_wait(e, &e->live_seq, seq, cio_timeout_ms(100), false);
-        else
-            (void)cio__e_futex_wait_foreign(&e->live_seq, seq, cio_timeout_ms(100));
-    }
-    atomic_store_explicit(&e->shutdown, 1, memory_order_seq_cst);
-    release_adopted(e);
-    for (unsigned i = 0; i < e->nloops; i++) {
-        struct cio__e_loop *l = &e->loops[i];
-        atomic_store_explicit(&l->woken, 1, memory_order_seq_cst);
-        e->poller->wake(l);
-    }
-    for (unsigned i = 0; i < e->nloops; i++)
-        pthread_join(e->loops[i].thread, NULL);
-    for (unsigned i = 0; i < e->nloops; i++)
-        e->poller->deinit(&e->loops[i]);
-    cio_threaded_destroy(e->helper);
-    free_instance(e);
-}
-
-cio_evented_flavour cio_evented_flavour_of(const cio_evented *e)
-{
-    return e->flavour;
 }

@@ -13,6 +13,11 @@
  *   waker never makes a fiber ready that is still running. A waiter ends with one CAS on its state:
  *   futex wake, timer or cancel — the winner makes it ready, the others do nothing. Foreign threads
  *   wait on their waiter's state word with the OS futex.
+ * - Cancel delivery: each wait started here names its interrupt in its wait record (futex waits and
+ *   sleeps: one more waker; awaits: forwarded to the awaited future), which the home loop calls for a
+ *   request it delivers (cio__e_deliver_cancel, evented.h). A fiber's finish (cio__e_finish, with
+ *   the instance's live count) is called by sched.c through e->fiber_finished, a group member's
+ *   start through e->fiber_started: the scheduler names nothing of this file.
  * - Groups: lock order group mu → bucket mu → inbox mu; a member is listed (under the group mu) only
  *   while it runs as a fiber; it leaves (unlinks if listed, frees its block, then drops `running`,
  *   its last touch of the record) when it finishes, and the one that drops it to 0 wakes the
@@ -30,7 +35,7 @@
 #include "internal/cio_oscalls.h"
 #include "internal.h"
 #include "slots.h"
-#include "bridge.h" /* the OS futex and helper-task cancellation of the Threaded backend */
+#include "bridge.h" /* the OS futex of the Threaded backend */
 #include "threaded.h"
 
 /* ---- cancel state ------------------------------------------------------------------------------------ */
@@ -95,17 +100,6 @@ static void request_cancel(struct cio_any_future *f)
     cio__e_post_cancel(f);
 }
 
-static void helper_resignal_fire(struct cio__e_loop *l, struct cio__e_timer *t)
-{
-    struct cio__e_wait *w = (struct cio__e_wait *)(void *)((char *)t - offsetof(struct cio__e_wait, resignal));
-    if (cio__t_task_resignal(w->htask)) {
-        if (w->backoff < 10000000)
-            w->backoff *= 2;
-        t->deadline = cio__e_now_ns() + w->backoff;
-        cio__e_timer_add(l, t);
-    }
-}
-
 static bool win(struct cio__e_wait *w, uint32_t reason)
 {
     uint32_t expected = 0;
@@ -113,50 +107,24 @@ static bool win(struct cio__e_wait *w, uint32_t reason)
                                                    memory_order_acquire);
 }
 
-void cio__e_deliver_cancel(struct cio__e_loop *l, struct cio_any_future *f)
+/* The interrupt (wait->interrupt) of futex waits and sleeps: the cancel is one of their wakers. */
+static void interrupt_woken(struct cio__e_loop *l, struct cio__e_wait *w)
 {
-    struct cio__e_wait *w = f->wait;
-    if (w == NULL || !w->cancelable || f->protection != CIO_CANCEL_UNBLOCKED)
-        return;
-    if (!(atomic_load_explicit(&f->cancel, memory_order_acquire) & CIO__E_REQ))
-        return;
-    switch (w->kind) {
-    case CIO__E_W_FUTEX:
-    case CIO__E_W_SLEEP:
-        if (win(w, CIO__E_R_CANCEL))
-            cio__e_make_ready(f);
-        break;
-    case CIO__E_W_POLLER:
-        if (w->in_flight && !w->cancel_sent) {
-            w->reason = CIO__E_R_CANCEL;
-            w->cancel_sent = true;
-            l->ev->poller->cancel(l, w);
-        }
-        break;
-    case CIO__E_W_AWAIT:
-        /* An await is not interrupted: the request goes on to the awaited future, and the awaiter
-         * stays parked until that finishes (cio__e_join). */
-        if (!w->cancel_sent) {
-            w->cancel_sent = true;
-            w->reason = CIO__E_R_CANCEL;
-            cio__e_ack_cancel(f);
-            request_cancel(w->awaited);
-        }
-        break;
-    case CIO__E_W_HELPER:
-        if (!w->cancel_sent) {
-            w->cancel_sent = true;
-            w->reason = CIO__E_R_CANCEL;
-            if (cio__t_task_request_cancel(w->htask)) {
-                w->backoff = 1000;
-                w->resignal.deadline = cio__e_now_ns() + w->backoff;
-                w->resignal.fire = helper_resignal_fire;
-                cio__e_timer_add(l, &w->resignal);
-            }
-        }
-        break;
-    default:
-        break;
+    (void)l;
+    if (win(w, CIO__E_R_CANCEL))
+        cio__e_make_ready(w->fiber);
+}
+
+/* The interrupt of an await: not interrupted, the request goes on to the awaited future, and the
+ * awaiter stays parked until that finishes (cio__e_join). */
+static void interrupt_await(struct cio__e_loop *l, struct cio__e_wait *w)
+{
+    (void)l;
+    if (!w->cancel_sent) {
+        w->cancel_sent = true;
+        w->reason = CIO__E_R_CANCEL;
+        cio__e_ack_cancel(w->fiber);
+        request_cancel(w->awaited);
     }
 }
 
@@ -294,6 +262,7 @@ cio_err cio__e_fiber_futex_wait(struct cio_evented *e, const _Atomic(uint32_t) *
     w.fiber = f;
     w.kind = CIO__E_W_FUTEX;
     w.cancelable = cancelable;
+    w.interrupt = interrupt_woken;
     w.addr = ptr;
     w.timer.index = SIZE_MAX;
     w.resignal.index = SIZE_MAX;
@@ -377,6 +346,7 @@ cio_err cio__e_sleep(void *ud, cio_timeout timeout)
     w.fiber = f;
     w.kind = CIO__E_W_SLEEP;
     w.cancelable = true;
+    w.interrupt = interrupt_woken;
     w.timer.index = SIZE_MAX;
     w.resignal.index = SIZE_MAX;
     /* A positive duration is a deadline still ahead: one clock read, not two. */
@@ -462,6 +432,7 @@ bool cio__e_join(struct cio_evented *e, struct cio_any_future *f, bool cancelabl
     w.fiber = self;
     w.kind = CIO__E_W_AWAIT;
     w.cancelable = cancelable && !forwarded;
+    w.interrupt = interrupt_await;
     w.reason = CIO__E_R_NONE;
     w.cancel_sent = false;
     w.awaited = f;
@@ -573,7 +544,18 @@ static bool group_drop(struct cio__e_group *gr, struct cio_any_future *f)
     return true;
 }
 
-bool cio__e_finish(struct cio_any_future *f)
+/* Exit accounting shared by fibers and inline runs: one fewer live unit (a fiber, or a group with
+ * members); the last wakes destroy. */
+static void live_done(struct cio_evented *e)
+{
+    if (atomic_fetch_sub_explicit(&e->live, 1, memory_order_acq_rel) == 1) {
+        atomic_fetch_add_explicit(&e->live_seq, 1, memory_order_release);
+        cio__e_fiber_futex_wake(&e->live_seq, UINT32_MAX);
+    }
+}
+
+/* f finished: true when a live unit ended with it. */
+static bool finish(struct cio_any_future *f)
 {
     if (f->group != NULL)
         return group_drop(f->group, f);
@@ -587,6 +569,13 @@ bool cio__e_finish(struct cio_any_future *f)
     else if (old == CIO__E_DONE_TABLE)
         cio__e_fiber_futex_wake(&f->done, UINT32_MAX); /* address only: the waiter may free f at once */
     return true;
+}
+
+void cio__e_finish(struct cio_any_future *f)
+{
+    struct cio_evented *e = f->owner;
+    if (finish(f)) /* f may be freed from here on */
+        live_done(e);
 }
 
 static inline struct cio_any_future *group_fiber(struct cio_evented *e, cio_group *g, cio_task_fn fn, const void *ctx,

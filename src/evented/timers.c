@@ -1,12 +1,51 @@
 /*
  * The Evented backend's loop timers (split from sched.c): each loop's deadlines, on the loop thread
- * only (a timer lives in a wait record on its fiber's stack, or in the loop).
+ * only (a timer lives in a wait record on its fiber's stack, or in the loop); and their clock
+ * (cio__e_now_ns, cio__e_mono_deadline: any thread).
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "evented.h"
+#include "internal.h"
 #include "internal/cio_oscalls.h"
+#include "threaded.h" /* cio__t_now */
+
+/* ---- the clock ---------------------------------------------------------------------------------- */
+
+int64_t cio__e_mono_deadline(cio_timeout timeout)
+{
+    if (timeout.kind == CIO_TIMEOUT_KIND_NONE)
+        return -1;
+    int64_t remaining = timeout.ns;
+    if (timeout.kind == CIO_TIMEOUT_KIND_DEADLINE)
+        remaining = timeout.ns - cio__t_now(NULL, timeout.clock).ns;
+    return cio__deadline_after(cio__e_now_ns(), remaining);
+}
+
+/* A failed reading (none is expected of CLOCK_MONOTONIC) is asked again through the Threaded
+ * backend's clock (the same clock, clock_gettime@now); when that fails too, this thread's last good
+ * reading stands (0 before the first), so the loop goes on and its timers fire, if off time. */
+static _Thread_local int64_t last_now;
+
+int64_t cio__e_now_ns(void)
+{
+    struct timespec ts;
+    if (CIO__SYS(clock_gettime, evented_now)(CLOCK_MONOTONIC, &ts) == 0) {
+        last_now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    } else {
+        int64_t again = cio__t_now(NULL, CIO_CLOCK_AWAKE).ns; /* 0: failed as well */
+        if (again != 0)
+            last_now = again;
+    }
+    return last_now;
+}
+
+/* ---- the timers --------------------------------------------------------------------------------- */
 
 /*
  * Two structures, both on the loop thread only. Most timers of a loop are armed with deadlines in

@@ -48,8 +48,4 @@ cio_err cio__e_uring_call(struct cio_evented *e, const struct io_uring_sqe *sqe,
  * submitted. Tests check with it what ran natively. */
 uint64_t cio__e_uring_count(const struct cio_evented *e, unsigned opcode);
 
-/* The slots fs_uring.c and net_uring.c run on the ring, put into vt for the opcodes e has. */
-void cio__e_uring_fs_override(struct cio_evented *e, struct cio_vtable *vt);
-void cio__e_uring_net_override(struct cio_evented *e, struct cio_vtable *vt);
-
 #endif /* CIO_EVENTED_URING_H */

@@ -31,7 +31,9 @@
  *   context), so a hot async/await loop does not call malloc; with a recycled block async takes mu
  *   once (limit check, block, enqueue). `work` is signalled after mu is released.
  * - The OS pieces (aligned blocks, CPU count, stack size) are pool_posix.c / pool_windows.c; the
- *   threads, locks and condition variables are POSIX threads (winpthreads on Windows).
+ *   threads, locks and condition variables are POSIX threads (winpthreads on Windows). Yielding
+ *   before sleeping (cio__t_yield_while), the cancellation slots and the futex slots are
+ *   pool_slots.c's.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -58,7 +60,6 @@
 #define RESIGNAL_FIRST_NS 50000 /* wait_canceled */
 #define CANCEL_YIELD_NS 50000   /* wait_canceled */
 #define IDLE_YIELD_NS 20000     /* worker_main, cio__t_await */
-#define SYNC_YIELD_NS 20000     /* the futex slots */
 
 struct cio_threaded {
     pthread_mutex_t mu;
@@ -149,35 +150,6 @@ static void task_free(cio_threaded *t, struct cio_any_future *task)
     cio__t_block_free(task);
 }
 
-/* ---- yielding before sleeping ---------------------------------------------------------------------- */
-
-/* -1 when the clock cannot be read (then nobody yields: they sleep at once). */
-static int64_t mono_ns(void)
-{
-    struct timespec ts;
-    if (CIO__SYS(clock_gettime, yield_clock)(CLOCK_MONOTONIC, &ts) != 0)
-        return -1;
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-/* Yields the CPU for up to ns while *word reads `value` (equal) or anything but `value` (!equal). */
-static void yield_while(const _Atomic(uint32_t) *word, uint32_t value, bool equal, int64_t ns)
-{
-    int64_t start = mono_ns();
-    if (start < 0)
-        return;
-    int64_t end = start + ns;
-    for (;;) {
-        uint32_t v = atomic_load_explicit(word, memory_order_acquire);
-        if ((v == value) != equal)
-            return;
-        int64_t now = mono_ns();
-        if (now < 0 || now >= end)
-            return;
-        sched_yield();
-    }
-}
-
 /* ---- running a task ------------------------------------------------------------------------------ */
 
 static void group_member_done(struct cio_any_future *task);
@@ -239,7 +211,7 @@ static void *worker_main(void *arg)
             /* Counted idle while yielding, so that enqueue grants this worker the next task. */
             uint32_t gen = atomic_load_explicit(&t->wake_gen, memory_order_relaxed);
             pthread_mutex_unlock(&t->mu);
-            yield_while(&t->wake_gen, gen, true, IDLE_YIELD_NS);
+            cio__t_yield_while(&t->wake_gen, gen, true, IDLE_YIELD_NS);
             pthread_mutex_lock(&t->mu);
         }
         struct timespec deadline;
@@ -459,7 +431,7 @@ static void wait_canceled(struct cio_any_future *task, bool signalled)
     int64_t backoff = RESIGNAL_FIRST_NS;
     bool again = signalled;
     if (again)
-        yield_while(&task->done, CIO__T_FINISHED, false, CANCEL_YIELD_NS);
+        cio__t_yield_while(&task->done, CIO__T_FINISHED, false, CANCEL_YIELD_NS);
     while (!finished(task)) {
         cio_timeout to = again ? cio_timeout_ns(backoff) : CIO_TIMEOUT_NONE;
         (void)sleep_until_finished(task, to, false);
@@ -481,7 +453,7 @@ static cio_err finish_future(cio_threaded *t, struct cio_any_future *task)
 cio_err cio__t_await(void *ud, struct cio_any_future *task)
 {
     cio_threaded *t = (cio_threaded *)ud;
-    yield_while(&task->done, CIO__T_FINISHED, false, IDLE_YIELD_NS);
+    cio__t_yield_while(&task->done, CIO__T_FINISHED, false, IDLE_YIELD_NS);
     for (;;) {
         if (finished(task))
             return finish_future(t, task);
@@ -660,7 +632,7 @@ static void group_wait_all(struct cio__t_group *gr, bool canceling)
     int64_t backoff = RESIGNAL_FIRST_NS; /* as wait_canceled */
     bool again = canceling;
     if (again)
-        yield_while(&gr->running, 0, false, CANCEL_YIELD_NS);
+        cio__t_yield_while(&gr->running, 0, false, CANCEL_YIELD_NS);
     for (;;) {
         uint32_t seq = atomic_load_explicit(&gr->seq, memory_order_acquire);
         if (atomic_load_explicit(&gr->running, memory_order_acquire) == 0)
@@ -692,7 +664,7 @@ cio_err cio__t_group_await(void *ud, cio_group *g)
     if (gr == NULL)
         return CIO_OK;
     cio_err result = CIO_OK;
-    yield_while(&gr->running, 0, false, IDLE_YIELD_NS); /* as cio__t_await */
+    cio__t_yield_while(&gr->running, 0, false, IDLE_YIELD_NS); /* as cio__t_await */
     for (;;) {
         uint32_t seq = atomic_load_explicit(&gr->seq, memory_order_acquire);
         if (atomic_load_explicit(&gr->running, memory_order_acquire) == 0)
@@ -718,89 +690,6 @@ void cio__t_group_cancel(void *ud, cio_group *g)
     bool again = group_signal_all(gr, true);
     group_wait_all(gr, again);
     group_release(g, gr);
-}
-
-/* ---- cancellation slots --------------------------------------------------------------------------- */
-
-cio_err cio__t_check_cancel(void *ud)
-{
-    (void)ud;
-    return CIO__IN_SET(cancelable, cio__t_cancel_point());
-}
-
-void cio__t_recancel(void *ud)
-{
-    (void)ud;
-    struct cio_any_future *task = cio__t_current;
-    if (task == NULL)
-        return;
-    uint32_t s = atomic_load_explicit(&task->cancel, memory_order_acquire);
-    assert((s & CIO__T_ACK) && "cio_recancel without a received cancel request");
-    while (s & CIO__T_ACK) {
-        uint32_t n = (s & ~CIO__T_ACK) | CIO__T_REQ;
-        if (atomic_compare_exchange_weak_explicit(&task->cancel, &s, n, memory_order_acq_rel, memory_order_acquire))
-            break;
-    }
-}
-
-static _Thread_local cio_cancel_protection foreign_protection;
-
-cio_cancel_protection cio__t_swap_cancel_protection(void *ud, cio_cancel_protection prot)
-{
-    (void)ud;
-    struct cio_any_future *task = cio__t_current;
-    cio_cancel_protection *slot = task != NULL ? &task->protection : &foreign_protection;
-    cio_cancel_protection old = *slot;
-    *slot = prot;
-    return old;
-}
-
-/* ---- futex slots ------------------------------------------------------------------------------------ */
-
-/* What cio_mutex, cio_condition, cio_queue, cio_event … (src/core) wait with. An untimed wait first
- * yields for up to SYNC_YIELD_NS while the word holds `expected`, like await (top comment): on one
- * CPU the thread it waits for runs at once and its wake finds nobody in the kernel (no futex call,
- * no preemption of the waker, which may still hold the lock the woken one needs next); on another
- * CPU it saves the wake-up of a halted vCPU. A pending cancel request ends the yielding (the
- * futex wait's bracket then reports it). Timed waits sleep at once. */
-static void yield_on_word(const _Atomic(uint32_t) *ptr, uint32_t expected, bool cancelable)
-{
-    int64_t start = mono_ns();
-    if (start < 0)
-        return;
-    int64_t end = start + SYNC_YIELD_NS;
-    while (atomic_load_explicit(ptr, memory_order_acquire) == expected && !(cancelable && cio__t_cancel_pending())) {
-        int64_t now = mono_ns();
-        if (now < 0 || now >= end)
-            return;
-        sched_yield();
-    }
-}
-
-cio_err cio__t_futex_wait(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout)
-{
-    (void)ud;
-    if (timeout.kind == CIO_TIMEOUT_KIND_NONE) {
-        yield_on_word(ptr, expected, true);
-        if (atomic_load_explicit(ptr, memory_order_acquire) != expected && !cio__t_cancel_pending())
-            return CIO_OK;
-    }
-    return CIO__IN_SET(futex_wait, cio__t_os_futex_wait(ptr, expected, timeout, true));
-}
-
-void cio__t_futex_wait_uncancelable(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected)
-{
-    (void)ud;
-    yield_on_word(ptr, expected, false);
-    if (atomic_load_explicit(ptr, memory_order_acquire) != expected)
-        return;
-    (void)cio__t_os_futex_wait(ptr, expected, CIO_TIMEOUT_NONE, false);
-}
-
-void cio__t_futex_wake(void *ud, const _Atomic(uint32_t) *ptr, uint32_t max_waiters)
-{
-    (void)ud;
-    cio__t_os_futex_wake(ptr, max_waiters);
 }
 
 /* ---- create / destroy --------------------------------------------------------------------------------- */

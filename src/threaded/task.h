@@ -95,6 +95,10 @@ void cio__t_signals_release(void);
 /* Unblocks the cancel signal in the calling (worker) thread. */
 void cio__t_signals_unblock(void);
 
+/* Yields the CPU for up to ns while *word reads `value` (equal) or anything but `value` (!equal)
+ * (pool_slots.c). */
+void cio__t_yield_while(const _Atomic(uint32_t) *word, uint32_t value, _Bool equal, int64_t ns);
+
 /* The pool's OS pieces (pool_posix.c / pool_windows.c). Blocks are CIO_CONTEXT_ALIGN-aligned. */
 void *cio__t_block_alloc(size_t size);
 void cio__t_block_free(void *block);

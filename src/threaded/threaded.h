@@ -105,10 +105,10 @@ void cio__t_before_close(int fd);
     } while (0)
 
 /* ---- the slots: cio__t_<name> for every row of CIO_VTABLE_SLOTS (cio/io.h) ------------------------
- * pool.c (pool_single.c): concurrency, cancellation and futex slots; time_posix.c / time_wasi.c:
- * now, sleep; random_chacha.c: random, random_secure; fs_posix.c (fs_windows*.c, fs_wasi.c): the
- * dir_ and file_ slots; process_posix.c (process_windows.c): process_; net_posix.c (net_windows.c,
- * net_none.c): net_. */
+ * pool.c: concurrency; pool_slots.c: cancellation and futex slots (WASI: pool_single.c, both);
+ * time_posix.c / time_wasi.c: now, sleep; random_chacha.c: random, random_secure; fs_posix.c
+ * (fs_windows*.c, fs_wasi.c): the dir_ and file_ slots; process_posix.c (process_windows.c):
+ * process_; net_posix.c (net_windows.c, net_none.c): net_. */
 #define CIO__T_SLOT_PROTO(ret, name, params) ret cio__t_##name params;
 CIO_VTABLE_SLOTS(CIO__T_SLOT_PROTO)
 #undef CIO__T_SLOT_PROTO
