@@ -30,7 +30,9 @@ static inline snapshot snap(void)
     return s;
 }
 
-/* Threads may take a moment to be gone from /proc after their join. */
+/* Threads may take a moment to be gone from /proc after their join. Fewer threads than before is no
+ * leak: a thread of an earlier test (a helper pool worker past its idle timeout) may end meanwhile
+ * (2 vs 3 seen under qemu-aarch64 on a loaded machine). */
 static inline void same_as(snapshot before, const char *what)
 {
     snapshot now = snap();
@@ -38,7 +40,7 @@ static inline void same_as(snapshot before, const char *what)
         pause_ms(5);
         now = snap();
     }
-    if (now.fds != before.fds || now.threads != before.threads)
+    if (now.fds != before.fds || now.threads > before.threads)
         fail_msg("%s: %d descriptors and %d threads, %d and %d before", what, now.fds, now.threads, before.fds,
                  before.threads);
 }

@@ -1,6 +1,6 @@
 /*
  * The io_uring poller: one ring per loop, set up through raw system calls (numbers from the generated
- * platform/cio/sysnum.h; no liburing). Readiness waits are POLL_ADD requests; reads, writes and
+ * platform/internal/cio/sysnum.h; no liburing). Readiness waits are POLL_ADD requests; reads, writes and
  * fsync run as native ring operations; a wait is canceled with ASYNC_CANCEL and its completion
  * (-ECANCELED, or the result if it finished first) still ends it — unless the request has not been
  * submitted yet (fibers queue, the loop submits when it next enters the kernel): then it becomes a
