@@ -11,7 +11,14 @@
  *     window ends; SERVFAIL resends are counted and capped by `attempts` per (query, server);
  *   - packets are accepted only from a configured nameserver address, with an outstanding id and
  *     a matching question (dns.c checks the latter), else dropped;
- *   - the one UDP socket is closed on every path.
+ *   - the one UDP socket is closed on every path;
+ *   - a truncated (TC) UDP answer marks its query for TCP and is kept; after the UDP phase each
+ *     such query is asked over TCP (resolve_tcp.c: from the server that truncated, then the next,
+ *     `attempts` rounds, each exchange within timeout/attempts); only when no server answers over
+ *     TCP are the truncated answer's addresses taken. Under use-vc there is no UDP phase. Addresses
+ *     of a query go out from one answer only (never the truncated one and then the full one);
+ *   - queries carry an EDNS0 OPT record (1232 bytes) until a server answers FORMERR, then that
+ *     query is resent once without it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +28,7 @@
 #include "dns.h"
 #include "internal.h"
 #include "resolve.h"
+#include "resolve_tcp.h"
 #include "internal/cio_oscalls.h"
 
 #define FILE_MAX ((size_t)1 << 20) /* hosts / resolv.conf bytes read; the rest is ignored */
@@ -245,6 +253,7 @@ typedef struct resolv_conf {
     size_t nns;
     char search[CIO__DNS_NAME_MAX * 2];
     unsigned ndots, attempts, timeout_s;
+    bool use_vc; /* options use-vc: TCP only */
 } resolv_conf;
 
 static unsigned option_value(const char *s, size_t len, unsigned cap)
@@ -269,6 +278,7 @@ static cio_err parse_resolv_conf(lookup *l, resolv_conf *rc)
     rc->ndots = 1;
     rc->attempts = 2;
     rc->timeout_s = 5;
+    rc->use_vc = false;
     uint16_t port = l->opt.dns_port != 0 ? l->opt.dns_port : 53;
     char *buf = NULL;
     size_t len = 0;
@@ -320,7 +330,9 @@ static cio_err parse_resolv_conf(lookup *l, resolv_conf *rc)
                     } else if (tlen[i] > 8 && memcmp(tok[i], "timeout:", 8) == 0) {
                         if ((v = option_value(tok[i] + 8, tlen[i] - 8, 60)) <= 60)
                             rc->timeout_s = v;
-                    }
+                    } else if (tlen[i] == 6 && memcmp(tok[i], "use-vc", 6) == 0) {
+                        rc->use_vc = true;
+                    } /* "edns0": EDNS0 is always on (a FORMERR turns it off per query) */
                 }
             }
         }
@@ -344,9 +356,30 @@ typedef struct query {
     size_t len;
     uint8_t pkt[CIO__DNS_QUERY_MAX];
     bool answered;
+    bool edns;      /* pkt ends with our OPT record (dropped after a FORMERR) */
+    bool tcp;       /* to be asked over TCP, from server tc_server on */
+    size_t tc_server;
     unsigned rcode;
     unsigned servfails[MAX_NAMESERVERS];
 } query;
+
+#define UDP_MAX 1500
+
+/* Allocated on the first truncated answer (at once under use-vc): the TCP answer buffer, and each
+ * query's truncated UDP answer, kept for when no server answers over TCP. */
+typedef struct tcp_space {
+    uint8_t tcp[CIO__DNS_TCP_MAX + 2];
+    uint8_t udp[2][UDP_MAX];
+    size_t udp_len[2];
+} tcp_space;
+
+static tcp_space *new_tcp_space(void)
+{
+    tcp_space *t = (tcp_space *)CIO__SYS(malloc, resolve_tcp_space)(sizeof *t);
+    if (t != NULL)
+        t->udp_len[0] = t->udp_len[1] = 0;
+    return t;
+}
 
 static cio_ip_address mapped(const cio_ip_address *a)
 {
@@ -371,26 +404,44 @@ static bool all_settled(const query *q, size_t nq, const resolv_conf *rc)
     return true;
 }
 
-static cio_err lookup_dns(lookup *l, const resolv_conf *rc, const char *fqdn, char *canonical)
+typedef struct dns_outcome {
+    bool got_address, nxdomain;
+    char *canonical;
+} dns_outcome;
+
+/* A NOERROR or NXDOMAIN answer to q, parsed into r from pkt: every address goes out. */
+static cio_err take_answer(lookup *l, query *q, const uint8_t *pkt, size_t len, const cio__dns_response *r,
+                           const char *fqdn, dns_outcome *o)
+{
+    q->answered = true;
+    q->rcode = r->rcode;
+    if (r->rcode == CIO__DNS_RCODE_NXDOMAIN) {
+        o->nxdomain = true;
+        return CIO_OK;
+    }
+    if (o->canonical[0] == '\0' || strcmp(r->canonical, fqdn) != 0)
+        memcpy(o->canonical, r->canonical, strlen(r->canonical) + 1);
+    size_t cursor[2] = {0, 0};
+    cio__dns_addr d;
+    cio_err err = CIO_OK;
+    while (err == CIO_OK && cio__dns_next_addr(pkt, len, r, cursor, &d)) {
+        cio_ip_address a;
+        if (d.type == CIO__DNS_TYPE_A)
+            a = cio_ip4(d.bytes[0], d.bytes[1], d.bytes[2], d.bytes[3], 0);
+        else
+            a = cio_ip6(d.bytes, 0);
+        o->got_address = true;
+        err = emit_address(l, &a);
+    }
+    return err;
+}
+
+/* The UDP exchange: every query to every server, resent per attempt window, until each is answered
+ * (a truncated answer counts: it is kept in *space and the query marked for TCP). */
+static cio_err udp_phase(lookup *l, const resolv_conf *rc, query *q, size_t nq, const char *fqdn, tcp_space **space,
+                         dns_outcome *o)
 {
     cio_io io = l->io;
-    query q[2];
-    size_t nq = 0;
-    if (l->opt.family != CIO_IP6)
-        q[nq++].type = CIO__DNS_TYPE_A;
-    if (l->opt.family != CIO_IP4)
-        q[nq++].type = CIO__DNS_TYPE_AAAA;
-    for (size_t i = 0; i < nq; i++) {
-        cio_random(io, &q[i].id, sizeof q[i].id);
-        if (i == 1 && q[1].id == q[0].id)
-            q[1].id = (uint16_t)(q[0].id + 1);
-        q[i].len = cio__dns_build_query(q[i].pkt, sizeof q[i].pkt, q[i].id, fqdn, q[i].type);
-        if (q[i].len == 0)
-            return CIO_E_INVALID_HOST_NAME;
-        q[i].answered = false;
-        q[i].rcode = 0;
-        memset(q[i].servfails, 0, sizeof q[i].servfails);
-    }
     bool v6 = false;
     for (size_t s = 0; s < rc->nns; s++)
         v6 = v6 || rc->ns[s].family == CIO_IP6;
@@ -408,10 +459,7 @@ static cio_err lookup_dns(lookup *l, const resolv_conf *rc, const char *fqdn, ch
     int64_t window = total / (int64_t)rc->attempts;
     int64_t start = cio_now(io, CIO_CLOCK_AWAKE).ns;
     int64_t deadline = start + total;
-    bool got_address = false, nxdomain = false;
-    uint8_t buf[1500];
-    canonical[0] = '\0';
-    err = CIO_OK;
+    uint8_t buf[UDP_MAX];
     for (unsigned attempt = 0; attempt < rc->attempts && err == CIO_OK; attempt++) {
         for (size_t i = 0; i < nq && err == CIO_OK; i++)
             for (size_t s = 0; s < rc->nns && !q[i].answered; s++) {
@@ -454,43 +502,121 @@ static cio_err lookup_dns(lookup *l, const resolv_conf *rc, const char *fqdn, ch
             cio__dns_response r;
             if (cio__dns_parse(buf, n, q[i].id, fqdn, q[i].type, &r) != CIO_OK)
                 continue;
-            if (r.rcode == CIO__DNS_RCODE_SERVFAIL) {
-                if (++q[i].servfails[s] < rc->attempts) {
-                    cio_err se = cio_socket_send_to(io, &sock, &ns[s], q[i].pkt, q[i].len, NULL);
-                    if (se == CIO_E_CANCELED)
-                        err = se;
-                }
+            bool resend = false;
+            if (r.rcode == CIO__DNS_RCODE_FORMERR && q[i].edns) {
+                /* RFC 6891 7: a server without EDNS0; once more without the OPT record (the last 11 bytes) */
+                q[i].edns = false;
+                q[i].len -= 11;
+                q[i].pkt[11] = 0; /* ARCOUNT */
+                resend = true;
+            } else if (r.rcode == CIO__DNS_RCODE_SERVFAIL) {
+                resend = ++q[i].servfails[s] < rc->attempts;
+            }
+            if (resend) {
+                cio_err se = cio_socket_send_to(io, &sock, &ns[s], q[i].pkt, q[i].len, NULL);
+                if (se == CIO_E_CANCELED)
+                    err = se;
                 continue;
             }
             if (r.rcode != CIO__DNS_RCODE_NOERROR && r.rcode != CIO__DNS_RCODE_NXDOMAIN)
                 continue;
-            q[i].answered = true;
-            q[i].rcode = r.rcode;
-            if (r.rcode == CIO__DNS_RCODE_NXDOMAIN) {
-                nxdomain = true;
+            atomic_fetch_add(&cio__dns_stats.udp_answers, 1);
+            if (r.truncated && r.rcode == CIO__DNS_RCODE_NOERROR) {
+                /* cut to fit: ask server s again over TCP once UDP is done (RFC 7766 5) */
+                atomic_fetch_add(&cio__dns_stats.udp_truncated, 1);
+                if (*space == NULL && (*space = new_tcp_space()) == NULL) {
+                    err = CIO_E_SYSTEM_RESOURCES;
+                    break;
+                }
+                memcpy((*space)->udp[i], buf, n);
+                (*space)->udp_len[i] = n;
+                q[i].answered = true;
+                q[i].tcp = true;
+                q[i].tc_server = s;
                 continue;
             }
-            if (canonical[0] == '\0' || strcmp(r.canonical, fqdn) != 0)
-                memcpy(canonical, r.canonical, strlen(r.canonical) + 1);
-            for (size_t k = 0; k < r.naddrs && err == CIO_OK; k++) {
-                cio_ip_address a;
-                if (r.addrs[k].type == CIO__DNS_TYPE_A)
-                    a = cio_ip4(r.addrs[k].bytes[0], r.addrs[k].bytes[1], r.addrs[k].bytes[2], r.addrs[k].bytes[3], 0);
-                else
-                    a = cio_ip6(r.addrs[k].bytes, 0);
-                got_address = true;
-                err = emit_address(l, &a);
-            }
+            err = take_answer(l, &q[i], buf, n, &r, fqdn, o);
         }
         if (all_settled(q, nq, rc))
             break;
     }
     cio_socket_close(io, &sock);
+    return err;
+}
+
+/* The TCP exchange for every query marked for it; when no server answers over TCP, the truncated
+ * UDP answer is taken (the best there is), or under use-vc the query stays unanswered. */
+static cio_err tcp_phase(lookup *l, const resolv_conf *rc, query *q, size_t nq, const char *fqdn, tcp_space *space,
+                         dns_outcome *o)
+{
+    cio_err err = CIO_OK;
+    for (size_t i = 0; i < nq && err == CIO_OK; i++) {
+        if (!q[i].tcp)
+            continue;
+        cio__dns_tcp_request rq = {rc->ns, rc->nns, q[i].tc_server, rc->attempts,
+                                   (int64_t)rc->timeout_s * 1000000000 / (int64_t)rc->attempts,
+                                   q[i].pkt, q[i].len, q[i].id, q[i].type, fqdn, space->tcp};
+        cio__dns_response r;
+        const uint8_t *pkt = NULL;
+        size_t len = 0;
+        err = cio__dns_tcp_query(l->io, &rq, &r, &pkt, &len);
+        if (err == CIO_E_CANCELED)
+            break;
+        if (err != CIO_OK) {
+            err = CIO_OK;
+            pkt = space->udp[i];
+            len = space->udp_len[i];
+            q[i].answered = false;
+            if (len == 0 || cio__dns_parse(pkt, len, q[i].id, fqdn, q[i].type, &r) != CIO_OK)
+                continue;
+        }
+        err = take_answer(l, &q[i], pkt, len, &r, fqdn, o);
+    }
+    return err;
+}
+
+static cio_err lookup_dns(lookup *l, const resolv_conf *rc, const char *fqdn, char *canonical)
+{
+    cio_io io = l->io;
+    query q[2];
+    size_t nq = 0;
+    if (l->opt.family != CIO_IP6)
+        q[nq++].type = CIO__DNS_TYPE_A;
+    if (l->opt.family != CIO_IP4)
+        q[nq++].type = CIO__DNS_TYPE_AAAA;
+    for (size_t i = 0; i < nq; i++) {
+        cio_random(io, &q[i].id, sizeof q[i].id);
+        if (i == 1 && q[1].id == q[0].id)
+            q[1].id = (uint16_t)(q[0].id + 1);
+        q[i].len = cio__dns_build_query(q[i].pkt, sizeof q[i].pkt, q[i].id, fqdn, q[i].type);
+        if (q[i].len == 0)
+            return CIO_E_INVALID_HOST_NAME;
+        q[i].len = cio__dns_add_opt(q[i].pkt, sizeof q[i].pkt, q[i].len, CIO__DNS_EDNS_PAYLOAD);
+        q[i].edns = true;
+        q[i].answered = false;
+        q[i].tcp = rc->use_vc;
+        q[i].tc_server = 0;
+        q[i].rcode = 0;
+        memset(q[i].servfails, 0, sizeof q[i].servfails);
+    }
+    canonical[0] = '\0';
+    dns_outcome o = {false, false, canonical};
+    tcp_space *space = NULL;
+    cio_err err = CIO_OK;
+    if (rc->use_vc) {
+        if ((space = new_tcp_space()) == NULL)
+            return CIO_E_SYSTEM_RESOURCES;
+    } else {
+        err = udp_phase(l, rc, q, nq, fqdn, &space, &o);
+    }
+    if (err == CIO_OK && space != NULL)
+        err = tcp_phase(l, rc, q, nq, fqdn, space, &o);
+    free(space);
     if (err != CIO_OK)
         return err;
-    if (got_address)
+    if (o.got_address)
         return CIO_OK;
-    if (nxdomain)
+    if (o.nxdomain)
         return CIO_E_UNKNOWN_HOST_NAME;
     bool all = true;
     for (size_t i = 0; i < nq; i++)
