@@ -6,12 +6,28 @@
  *   - TCP on the same port number (optional): STALL accepts and never answers; SCRIPT answers
  *     connection k as script step k: close at once, a length of 5, a length of 60000 then 20 bytes
  *     and close, then a whole answer (127.0.3.1..5) trickled one byte per write.
- * Needs resolve_helpers.h (strip_opt) first. Every wait is bounded or canceled by the test.
+ * Every wait is bounded or canceled by the test.
  */
 #ifndef CIO_TEST_DNS_SERVERS_H
 #define CIO_TEST_DNS_SERVERS_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "cio.h"
+
+/* A query's length without its EDNS0 OPT record (the resolver appends one: the last 11 bytes),
+ * ARCOUNT set back to 0, so that answers can be written right after the question. */
+static inline size_t strip_opt(uint8_t *q, size_t n)
+{
+    if (n >= 12 + 11 && q[10] == 0 && q[11] == 1 && q[n - 11] == 0 && q[n - 10] == 0 && q[n - 9] == 41) {
+        q[11] = 0;
+        return n - 11;
+    }
+    return n;
+}
 
 typedef enum tcp_mode { TCP_NONE = 0, TCP_STALL, TCP_SCRIPT } tcp_mode;
 

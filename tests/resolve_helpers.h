@@ -110,17 +110,6 @@ static inline cio_err lookup(cio_io io, const char *name, const cio_lookup_optio
     return err;
 }
 
-/* A query's length without its EDNS0 OPT record (the resolver appends one: the last 11 bytes),
- * ARCOUNT set back to 0, so that answers can be written right after the question. */
-static inline size_t strip_opt(uint8_t *q, size_t n)
-{
-    if (n >= 12 + 11 && q[10] == 0 && q[11] == 1 && q[n - 11] == 0 && q[n - 10] == 0 && q[n - 9] == 41) {
-        q[11] = 0;
-        return n - 11;
-    }
-    return n;
-}
-
 static inline bool has(const collected *c, const char *ip)
 {
     cio_ip_address a;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "resolve_helpers.h"
+#include "dns_servers.h"
 
 static void test_numeric_and_validation(void **state)
 {
