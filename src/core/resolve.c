@@ -6,9 +6,11 @@
  *   - results go out only through emit(); the public function's emit is a cancelable queue put,
  *     and the queue is closed on every return path of cio_hostname_lookup;
  *   - exactly one canonical name is emitted, and only on success, after every address;
- *   - the DNS loop is bounded: it ends when every query is answered or at the overall deadline
+ *   - the UDP loop is bounded: it ends when every query is answered or at the overall deadline
  *     (timeout seconds after the start); every receive waits at most until the current attempt
  *     window ends; SERVFAIL resends are counted and capped by `attempts` per (query, server);
+ *     the TCP phase that may follow is bounded too: per query at most attempts x servers
+ *     exchanges of timeout/attempts each;
  *   - packets are accepted only from a configured nameserver address, with an outstanding id and
  *     a matching question (dns.c checks the latter), else dropped;
  *   - the one UDP socket is closed on every path;
@@ -28,11 +30,12 @@
 #include "dns.h"
 #include "internal.h"
 #include "resolve.h"
+#include "resolve_files.h"
 #include "resolve_tcp.h"
 #include "internal/cio_oscalls.h"
 
-#define FILE_MAX ((size_t)1 << 20) /* hosts / resolv.conf bytes read; the rest is ignored */
-#define MAX_NAMESERVERS 3
+#define MAX_NAMESERVERS CIO__RESOLVE_MAX_NAMESERVERS
+#define MAX_TOKENS CIO__RESOLVE_MAX_TOKENS
 
 static char lower(char c)
 {
@@ -130,73 +133,6 @@ static cio_err emit_canonical(lookup *l, const char *name, size_t len)
     return emit_result(l, &r);
 }
 
-/* Reads up to FILE_MAX bytes of path into a malloc'd, NUL-terminated buffer. CIO_E_FILE_NOT_FOUND
- * (or another open error) when it cannot be opened. */
-static cio_err read_file(cio_io io, const char *path, char **out, size_t *len)
-{
-    cio_file f;
-    cio_err err = cio_dir_open_file(io, cio_dir_cwd(), path, NULL, &f);
-    if (err != CIO_OK)
-        return err;
-    char *buf = (char *)CIO__SYS(malloc, resolve_read_file)(FILE_MAX + 1);
-    if (buf == NULL) {
-        cio_file_close(io, f);
-        return CIO_E_SYSTEM_RESOURCES;
-    }
-    size_t n = 0;
-    err = cio_file_read_all(io, f, buf, FILE_MAX, &n);
-    cio_file_close(io, f);
-    if (err != CIO_OK) {
-        free(buf);
-        return err;
-    }
-    buf[n] = '\0';
-    *out = buf;
-    *len = n;
-    return CIO_OK;
-}
-
-static bool is_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
-}
-
-/* Splits line [p, end) (comment already cut) into tokens; returns the count (at most max). */
-static size_t tokens(const char *p, const char *end, const char **tok, size_t *tlen, size_t max)
-{
-    size_t n = 0;
-    while (p < end && n < max) {
-        while (p < end && is_space(*p))
-            p++;
-        if (p == end)
-            break;
-        const char *s = p;
-        while (p < end && !is_space(*p))
-            p++;
-        tok[n] = s;
-        tlen[n] = (size_t)(p - s);
-        n++;
-    }
-    return n;
-}
-
-/* Returns the end of the line at p (the '\n' or the NUL) and the end of its content before '#'. */
-static const char *line_end(const char *p, const char **content_end)
-{
-    const char *e = p;
-    *content_end = NULL;
-    while (*e != '\0' && *e != '\n') {
-        if (*e == '#' && *content_end == NULL)
-            *content_end = e;
-        e++;
-    }
-    if (*content_end == NULL)
-        *content_end = e;
-    return e;
-}
-
-#define MAX_TOKENS 64
-
 /* Hosts file: *found is set when at least one address was emitted (then the canonical name too). */
 static cio_err lookup_hosts(lookup *l, bool *found)
 {
@@ -204,7 +140,7 @@ static cio_err lookup_hosts(lookup *l, bool *found)
     char *buf = NULL;
     size_t len = 0;
     const char *path = l->opt.hosts_file != NULL ? l->opt.hosts_file : "/etc/hosts";
-    cio_err err = read_file(l->io, path, &buf, &len);
+    cio_err err = cio__resolve_read_file(l->io, path, &buf, &len);
     if (err == CIO_E_CANCELED || err == CIO_E_SYSTEM_RESOURCES)
         return err; /* out of memory is not "no hosts file": asking DNS instead could answer wrongly */
     if (err != CIO_OK)
@@ -215,10 +151,10 @@ static cio_err lookup_hosts(lookup *l, bool *found)
     const char *p = buf;
     while (*p != '\0' && err == CIO_OK) {
         const char *cend;
-        const char *e = line_end(p, &cend);
+        const char *e = cio__resolve_line_end(p, &cend);
         const char *tok[MAX_TOKENS];
         size_t tlen[MAX_TOKENS];
-        size_t nt = tokens(p, cend, tok, tlen, MAX_TOKENS);
+        size_t nt = cio__resolve_tokens(p, cend, tok, tlen, MAX_TOKENS);
         p = *e == '\n' ? e + 1 : e;
         if (nt < 2 || tlen[0] >= 64)
             continue;
@@ -244,109 +180,6 @@ static cio_err lookup_hosts(lookup *l, bool *found)
     if (err == CIO_OK && *found)
         err = emit_canonical(l, canonical, clen);
     return err;
-}
-
-/* ---- resolv.conf ------------------------------------------------------------------------------ */
-
-typedef struct resolv_conf {
-    cio_ip_address ns[MAX_NAMESERVERS];
-    size_t nns;
-    char search[CIO__DNS_NAME_MAX * 2];
-    unsigned ndots, attempts, timeout_s;
-    bool use_vc; /* options use-vc: TCP only */
-} resolv_conf;
-
-static unsigned option_value(const char *s, size_t len, unsigned cap)
-{
-    unsigned v = 0;
-    if (len == 0)
-        return cap + 1; /* invalid: caller ignores */
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return cap + 1;
-        if (v < 1000)
-            v = v * 10 + (unsigned)(s[i] - '0');
-    }
-    return v > cap ? cap : v;
-}
-
-static cio_err parse_resolv_conf(lookup *l, resolv_conf *rc)
-{
-    memset(rc, 0, sizeof rc->ns);
-    rc->nns = 0;
-    rc->search[0] = '\0';
-    rc->ndots = 1;
-    rc->attempts = 2;
-    rc->timeout_s = 5;
-    rc->use_vc = false;
-    uint16_t port = l->opt.dns_port != 0 ? l->opt.dns_port : 53;
-    char *buf = NULL;
-    size_t len = 0;
-    const char *path = l->opt.resolv_conf != NULL ? l->opt.resolv_conf : "/etc/resolv.conf";
-    cio_err err = read_file(l->io, path, &buf, &len);
-    if (err == CIO_E_CANCELED || err == CIO_E_SYSTEM_RESOURCES)
-        return err; /* out of memory (or descriptors) is not a file we could not parse */
-    if (err == CIO_OK) {
-        const char *p = buf;
-        while (*p != '\0') {
-            const char *cend;
-            const char *e = line_end(p, &cend);
-            const char *tok[MAX_TOKENS];
-            size_t tlen[MAX_TOKENS];
-            size_t nt = tokens(p, cend, tok, tlen, MAX_TOKENS);
-            p = *e == '\n' ? e + 1 : e;
-            if (nt >= 2 && tlen[0] == 10 && memcmp(tok[0], "nameserver", 10) == 0) {
-                char ip[64];
-                cio_ip_address a;
-                if (tlen[1] < sizeof ip && rc->nns < MAX_NAMESERVERS) {
-                    memcpy(ip, tok[1], tlen[1]);
-                    ip[tlen[1]] = '\0';
-                    if (cio_ip_parse(ip, port, &a) == CIO_OK)
-                        rc->ns[rc->nns++] = a;
-                }
-            } else if (nt >= 1 && ((tlen[0] == 6 && memcmp(tok[0], "search", 6) == 0) ||
-                                   (tlen[0] == 6 && memcmp(tok[0], "domain", 6) == 0))) {
-                /* the last one wins; stored as space-separated domains */
-                size_t o = 0;
-                rc->search[0] = '\0';
-                for (size_t i = 1; i < nt; i++) {
-                    if (o + tlen[i] + 2 > sizeof rc->search)
-                        break;
-                    if (o > 0)
-                        rc->search[o++] = ' ';
-                    memcpy(rc->search + o, tok[i], tlen[i]);
-                    o += tlen[i];
-                    rc->search[o] = '\0';
-                }
-            } else if (nt >= 1 && tlen[0] == 7 && memcmp(tok[0], "options", 7) == 0) {
-                for (size_t i = 1; i < nt; i++) {
-                    unsigned v;
-                    if (tlen[i] > 6 && memcmp(tok[i], "ndots:", 6) == 0) {
-                        if ((v = option_value(tok[i] + 6, tlen[i] - 6, 15)) <= 15)
-                            rc->ndots = v;
-                    } else if (tlen[i] > 9 && memcmp(tok[i], "attempts:", 9) == 0) {
-                        if ((v = option_value(tok[i] + 9, tlen[i] - 9, 10)) <= 10)
-                            rc->attempts = v;
-                    } else if (tlen[i] > 8 && memcmp(tok[i], "timeout:", 8) == 0) {
-                        if ((v = option_value(tok[i] + 8, tlen[i] - 8, 60)) <= 60)
-                            rc->timeout_s = v;
-                    } else if (tlen[i] == 6 && memcmp(tok[i], "use-vc", 6) == 0) {
-                        rc->use_vc = true;
-                    } /* "edns0": EDNS0 is always on (a FORMERR turns it off per query) */
-                }
-            }
-        }
-        free(buf);
-    } else if (err != CIO_E_FILE_NOT_FOUND) {
-        return CIO_E_RESOLV_CONF_PARSE_FAILED;
-    }
-    if (rc->attempts == 0)
-        rc->attempts = 1;
-    if (rc->timeout_s == 0)
-        rc->timeout_s = 1;
-    if (rc->nns == 0)
-        rc->ns[rc->nns++] = cio_ip4_loopback(port);
-    return CIO_OK;
 }
 
 /* ---- the DNS exchange ------------------------------------------------------------------------- */
@@ -392,7 +225,7 @@ static cio_ip_address mapped(const cio_ip_address *a)
 
 /* Every query is answered, or every server answered it SERVFAIL as often as allowed (no point
  * waiting for the rest of the window). */
-static bool all_settled(const query *q, size_t nq, const resolv_conf *rc)
+static bool all_settled(const query *q, size_t nq, const cio__resolv_conf *rc)
 {
     for (size_t i = 0; i < nq; i++) {
         bool exhausted = true;
@@ -438,7 +271,7 @@ static cio_err take_answer(lookup *l, query *q, const uint8_t *pkt, size_t len, 
 
 /* The UDP exchange: every query to every server, resent per attempt window, until each is answered
  * (a truncated answer counts: it is kept in *space and the query marked for TCP). */
-static cio_err udp_phase(lookup *l, const resolv_conf *rc, query *q, size_t nq, const char *fqdn, tcp_space **space,
+static cio_err udp_phase(lookup *l, const cio__resolv_conf *rc, query *q, size_t nq, const char *fqdn, tcp_space **space,
                          dns_outcome *o)
 {
     cio_io io = l->io;
@@ -546,7 +379,7 @@ static cio_err udp_phase(lookup *l, const resolv_conf *rc, query *q, size_t nq, 
 
 /* The TCP exchange for every query marked for it; when no server answers over TCP, the truncated
  * UDP answer is taken (the best there is), or under use-vc the query stays unanswered. */
-static cio_err tcp_phase(lookup *l, const resolv_conf *rc, query *q, size_t nq, const char *fqdn, tcp_space *space,
+static cio_err tcp_phase(lookup *l, const cio__resolv_conf *rc, query *q, size_t nq, const char *fqdn, tcp_space *space,
                          dns_outcome *o)
 {
     cio_err err = CIO_OK;
@@ -575,7 +408,7 @@ static cio_err tcp_phase(lookup *l, const resolv_conf *rc, query *q, size_t nq, 
     return err;
 }
 
-static cio_err lookup_dns(lookup *l, const resolv_conf *rc, const char *fqdn, char *canonical)
+static cio_err lookup_dns(lookup *l, const cio__resolv_conf *rc, const char *fqdn, char *canonical)
 {
     cio_io io = l->io;
     query q[2];
@@ -626,8 +459,10 @@ static cio_err lookup_dns(lookup *l, const resolv_conf *rc, const char *fqdn, ch
 
 static cio_err lookup_dns_search(lookup *l)
 {
-    resolv_conf rc;
-    cio_err err = parse_resolv_conf(l, &rc);
+    cio__resolv_conf rc;
+    uint16_t port = l->opt.dns_port != 0 ? l->opt.dns_port : 53;
+    cio_err err = cio__resolve_parse_conf(l->io, l->opt.resolv_conf != NULL ? l->opt.resolv_conf : "/etc/resolv.conf",
+                                          port, &rc);
     if (err != CIO_OK)
         return err;
     size_t nlen = strlen(l->name);
