@@ -400,7 +400,8 @@ static cio_err tcp_phase(lookup *l, const cio__resolv_conf *rc, query *q, size_t
             pkt = space->udp[i];
             len = space->udp_len[i];
             q[i].answered = false;
-            if (len == 0 || cio__dns_parse(pkt, len, q[i].id, fqdn, q[i].type, &r) != CIO_OK)
+            /* a truncated answer without one address says nothing: the query stays unanswered */
+            if (len == 0 || cio__dns_parse(pkt, len, q[i].id, fqdn, q[i].type, &r) != CIO_OK || r.naddrs == 0)
                 continue;
         }
         err = take_answer(l, &q[i], pkt, len, &r, fqdn, o);
