@@ -13,6 +13,10 @@
 #include "backends.h"
 #include "os_helpers.h"
 
+#ifndef CIO_TEST_SUITE_TAG
+#define CIO_TEST_SUITE_TAG "resolve" /* tells the suites' dnsmasq stop files apart */
+#endif
+
 #if defined(CIO_OS_WINDOWS)
 /* Under Wine the Linux dnsmasq is started as a Unix process from the Windows test (Wine's
  * CreateProcess runs ELF binaries), through a shell that stops it when a stop file appears (Wine
@@ -190,7 +194,7 @@ static inline bool dns_server_alive(dns_server pid)
 #else
 typedef struct dns_server {
     bool started;
-    char stop_file[64]; /* the Windows name of /tmp/cio_test_resolve_<pid>_stop */
+    char stop_file[96]; /* the Windows name of /tmp/cio_test_resolve_<suite>_<pid>_<n>_stop */
 } dns_server;
 
 static inline bool dnsmasq_installed(void)
@@ -206,10 +210,15 @@ static inline bool dns_server_started(dns_server h)
 
 static inline dns_server start_dnsmasq(uint16_t port, const char *extra)
 {
+    /* a stop file per start: a start right after a stop must not delete the file the previous
+     * shell has yet to see (Wine's process ids are small and reused: the suite is in the name) */
+    static unsigned starts;
+    starts++;
     dns_server h = {false, ""};
-    char unix_stop[64];
-    snprintf(unix_stop, sizeof unix_stop, "/tmp/cio_test_resolve_%ld_stop", OWN_PID);
-    snprintf(h.stop_file, sizeof h.stop_file, "Z:\\tmp\\cio_test_resolve_%ld_stop", OWN_PID);
+    char unix_stop[96];
+    snprintf(unix_stop, sizeof unix_stop, "/tmp/cio_test_resolve_%s_%ld_%u_stop", CIO_TEST_SUITE_TAG, OWN_PID, starts);
+    snprintf(h.stop_file, sizeof h.stop_file, "Z:\\tmp\\cio_test_resolve_%s_%ld_%u_stop", CIO_TEST_SUITE_TAG, OWN_PID,
+             starts);
     DeleteFileA(h.stop_file);
     char cmd[2400];
     snprintf(cmd, sizeof cmd,
@@ -254,6 +263,10 @@ static inline bool dnsmasq_serving(cio_io io, const char *extra, const char *pro
     cio_socket sock;
     cio_ip_address lo = cio_ip4_loopback(0);
     cio_lookup_options o = *base;
+    char resolv[128], hosts[128]; /* a short timeout while dnsmasq starts */
+    dns_only_files("probe", "nameserver 127.0.0.1\noptions timeout:1 attempts:1\n", resolv, hosts);
+    o.resolv_conf = resolv;
+    o.hosts_file = hosts;
     collected *c = (collected *)malloc(sizeof *c);
     assert_non_null(c);
     cio_err err = CIO_E_NAME_SERVER_FAILURE;

@@ -7,6 +7,7 @@
  * How many UDP and TCP exchanges happened is read from the resolver's counters (resolve_tcp.h).
  */
 #define _POSIX_C_SOURCE 200809L
+#define CIO_TEST_SUITE_TAG "tcp"
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
