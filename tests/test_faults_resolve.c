@@ -90,11 +90,15 @@ static void test_resolve_tcp_no_socket(void **state)
     fx_open(state, &f);
     dns_test_server s;
     cio_err err = dns_test_server_start(f.io, &s, TCP_STALL, false);
-    if (err == CIO_E_ADDRESS_IN_USE) {
+    if (err == CIO_E_ADDRESS_IN_USE || err == CIO_E_NETWORK_DOWN || err == CIO_E_CONCURRENCY_UNAVAILABLE) {
         fx_close(&f);
+        if (err == CIO_E_NETWORK_DOWN)
+            CIO_SKIP("no sockets on this target (NetworkDown)");
+        if (err == CIO_E_CONCURRENCY_UNAVAILABLE)
+            CIO_SKIP("concurrency unavailable (the servers are tasks)");
         CIO_SKIP("the TCP port of the server's UDP port number is taken");
     }
-    CIO_REQUIRE_CONCURRENT(err);
+    assert_ok(err);
     char resolv[96];
     write_conf(&f, "nameserver 127.0.0.1\noptions timeout:2 attempts:1\n", resolv);
     cio_lookup_options o;
