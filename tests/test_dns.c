@@ -222,6 +222,124 @@ static void test_pointer_loops_and_bounds(void **state)
     assert_int_not_equal(cio__dns_parse(p.b, p.n, 4, "a.test", CIO__DNS_TYPE_A, &r), CIO_OK);
 }
 
+
+/* A TC answer cut inside its third record: the two whole ones count; without TC it is malformed.
+ * 40 A records: naddrs counts them all, addrs[] keeps 32, cio__dns_next_addr walks all 40. */
+static void test_truncated_answer_and_many(void **state)
+{
+    (void)state;
+    pkt p;
+    cio__dns_response r;
+    header(&p, 5, 0, 3);
+    p.b[2] |= 0x02; /* TC */
+    question(&p, "t.test", CIO__DNS_TYPE_A);
+    for (unsigned i = 1; i <= 3; i++) {
+        put16(&p, 0xC00C);
+        rr_head(&p, CIO__DNS_TYPE_A, 4);
+        put8(&p, 10); put8(&p, 0); put8(&p, 0); put8(&p, i);
+    }
+    size_t cut = p.n - 3;
+    assert_int_equal(cio__dns_parse(p.b, cut, 5, "t.test", CIO__DNS_TYPE_A, &r), CIO_OK);
+    assert_true(r.truncated);
+    assert_int_equal(r.naddrs, 2);
+    p.b[2] &= (uint8_t)~0x02;
+    assert_int_not_equal(cio__dns_parse(p.b, cut, 5, "t.test", CIO__DNS_TYPE_A, &r), CIO_OK);
+
+    header(&p, 6, 0, 40);
+    question(&p, "many.test", CIO__DNS_TYPE_A);
+    for (unsigned i = 1; i <= 40; i++) {
+        put16(&p, 0xC00C);
+        rr_head(&p, CIO__DNS_TYPE_A, 4);
+        put8(&p, 10); put8(&p, 0); put8(&p, 0); put8(&p, i);
+    }
+    assert_int_equal(cio__dns_parse(p.b, p.n, 6, "many.test", CIO__DNS_TYPE_A, &r), CIO_OK);
+    assert_false(r.truncated);
+    assert_int_equal(r.naddrs, 40);
+    assert_int_equal(r.addrs[31].bytes[3], 32);
+    size_t cursor[2] = {0, 0};
+    cio__dns_addr a;
+    unsigned n = 0;
+    while (cio__dns_next_addr(p.b, p.n, &r, cursor, &a)) {
+        n++;
+        assert_int_equal(a.type, CIO__DNS_TYPE_A);
+        assert_int_equal(a.bytes[3], n);
+    }
+    assert_int_equal(n, 40);
+}
+
+/* The OPT record (RFC 6891) and a FORMERR without a question. */
+static void test_edns_opt_and_formerr(void **state)
+{
+    (void)state;
+    uint8_t b[CIO__DNS_QUERY_MAX];
+    size_t n = cio__dns_build_query(b, sizeof b, 0xBEEF, "a.bc", CIO__DNS_TYPE_A);
+    size_t m = cio__dns_add_opt(b, sizeof b, n, CIO__DNS_EDNS_PAYLOAD);
+    const uint8_t opt[] = {0, 0, 41, 0x04, 0xD0, 0, 0, 0, 0, 0, 0};
+    assert_int_equal(m, n + 11);
+    assert_memory_equal(b + n, opt, sizeof opt);
+    assert_int_equal(b[10], 0);
+    assert_int_equal(b[11], 1); /* ARCOUNT */
+    assert_int_equal(cio__dns_add_opt(b, n + 10, n, 1232), 0);
+    pkt p;
+    cio__dns_response r;
+    header(&p, 9, 1, 0);
+    p.b[5] = 0; /* QDCOUNT 0 */
+    assert_int_equal(cio__dns_parse(p.b, p.n, 9, "a.bc", CIO__DNS_TYPE_A, &r), CIO_OK);
+    assert_int_equal(r.rcode, CIO__DNS_RCODE_FORMERR);
+    assert_int_equal(r.naddrs, 0);
+    header(&p, 9, 0, 0);
+    p.b[5] = 0; /* NOERROR without the question: still malformed */
+    assert_int_not_equal(cio__dns_parse(p.b, p.n, 9, "a.bc", CIO__DNS_TYPE_A, &r), CIO_OK);
+}
+
+/* Feeds `len` bytes to a reader over buf[cap], `chunk` at a time; returns the final state. */
+static int feed(cio__dns_tcp_reader *rd, uint8_t *buf, size_t cap, const uint8_t *data, size_t len, size_t chunk)
+{
+    cio__dns_tcp_reader_init(rd, buf, cap);
+    int st = 0;
+    for (size_t pos = 0; st == 0 && pos < len;) {
+        size_t want = 0;
+        uint8_t *p = cio__dns_tcp_space(rd, &want);
+        assert_true(want > 0);
+        size_t n = chunk < want ? chunk : want;
+        if (n > len - pos)
+            n = len - pos;
+        memcpy(p, data + pos, n);
+        pos += n;
+        st = cio__dns_tcp_advance(rd, n);
+    }
+    return st;
+}
+
+/* RFC 1035 4.2.2 framing: byte by byte or whole, never a byte past the frame; a length under a
+ * header, over the buffer, or more bytes reported than asked fail; a stream cut short is incomplete. */
+static void test_tcp_framing(void **state)
+{
+    (void)state;
+    pkt p;
+    cname_packet(&p);
+    uint8_t framed[1100], buf[1100];
+    framed[0] = (uint8_t)(p.n >> 8);
+    framed[1] = (uint8_t)p.n;
+    memcpy(framed + 2, p.b, p.n);
+    framed[p.n + 2] = 0xAA; /* the next frame's first byte: never consumed */
+    cio__dns_tcp_reader rd;
+    for (size_t chunk = 1; chunk <= 9; chunk += 4) {
+        assert_int_equal(feed(&rd, buf, sizeof buf, framed, p.n + 3, chunk), 1);
+        assert_int_equal(rd.msg_len, p.n);
+        assert_int_equal(rd.have, p.n + 2);
+        cio__dns_response r;
+        assert_int_equal(cio__dns_parse(buf + 2, rd.msg_len, 0x1234, "www.example.test", CIO__DNS_TYPE_A, &r), CIO_OK);
+        assert_int_equal(r.naddrs, 2);
+    }
+    assert_int_equal(feed(&rd, buf, sizeof buf, framed, p.n + 1, 1), 0); /* closed early */
+    assert_int_equal(feed(&rd, buf, p.n + 1, framed, p.n + 2, 1), -1);    /* over the buffer */
+    const uint8_t short_len[] = {0, 5, 1, 2, 3, 4, 5};
+    assert_int_equal(feed(&rd, buf, sizeof buf, short_len, sizeof short_len, 1), -1);
+    cio__dns_tcp_reader_init(&rd, buf, sizeof buf);
+    assert_int_equal(cio__dns_tcp_advance(&rd, 3), -1); /* more than the 2 asked */
+}
+
 /* A deterministic random mutation pass: flips bytes of valid packets; only checks no crash. */
 static void test_mutations(void **state)
 {
@@ -290,6 +408,9 @@ int main(void)
         cmocka_unit_test(test_parse_cname_chain),
         cmocka_unit_test(test_truncated_everywhere),
         cmocka_unit_test(test_pointer_loops_and_bounds),
+        cmocka_unit_test(test_truncated_answer_and_many),
+        cmocka_unit_test(test_edns_opt_and_formerr),
+        cmocka_unit_test(test_tcp_framing),
         cmocka_unit_test(test_mutations),
         cmocka_unit_test(test_corpus_replay),
     };

@@ -11,114 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends.h"
-#include "os_helpers.h"
-
-#if defined(CIO_OS_WINDOWS)
-/* Under Wine the Linux dnsmasq is started as a Unix process from the Windows test (Wine's
- * CreateProcess runs ELF binaries), through a shell that stops it when a stop file appears (Wine
- * gives no waitable or killable handle for a Unix process, nor its stdin): the test creates the
- * file as Z:\tmp\..., the shell sees it as /tmp/... . The shell gives up after two minutes. */
-#define DNSMASQ_WIN "Z:\\usr\\sbin\\dnsmasq"
-#define SHELL_WIN "Z:\\bin\\sh"
-#define OWN_PID ((long)GetCurrentProcessId())
-#else
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
-#define OWN_PID ((long)getpid())
-#endif
-
-#define DNSMASQ "/usr/sbin/dnsmasq"
-
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
-/* Every path tmp_path hands out, removed when the program ends (atexit), whatever became of the
- * test that wrote it: a failed assertion leaves its test halfway, before its own remove(). */
-#define TMP_FILES_MAX 32
-static char tmp_files[TMP_FILES_MAX][128];
-static size_t tmp_count;
-
-static void remove_tmp_files(void)
-{
-    for (size_t i = 0; i < tmp_count; i++)
-        (void)remove(tmp_files[i]);
-    tmp_count = 0;
-}
-
-static void tmp_path(char *buf, size_t len, const char *what)
-{
-    snprintf(buf, len, "%scio_test_resolve_%ld_%s", cio_test_tmp_root(), OWN_PID, what);
-    for (size_t i = 0; i < tmp_count; i++)
-        if (strcmp(tmp_files[i], buf) == 0)
-            return;
-    assert_true(tmp_count < TMP_FILES_MAX && strlen(buf) < sizeof tmp_files[0]);
-    strcpy(tmp_files[tmp_count++], buf);
-}
-
-/* Writes a resolv.conf with `text` and an empty hosts file (both named after `what`) so that a lookup
- * asks DNS only; the paths go into `resolv` and `hosts`. */
-static void dns_only_files(const char *what, const char *text, char resolv[128], char hosts[128])
-{
-    char name[64];
-    snprintf(name, sizeof name, "resolv_%s", what);
-    tmp_path(resolv, 128, name);
-    snprintf(name, sizeof name, "hosts_%s", what);
-    tmp_path(hosts, 128, name);
-    write_text(resolv, text);
-    write_text(hosts, "");
-}
-
-typedef struct collected {
-    size_t naddrs;
-    cio_ip_address addrs[32];
-    int canonicals;
-    char canonical[CIO_HOST_NAME_MAX + 1];
-} collected;
-
-/* Runs the lookup with a queue big enough never to block, then drains it. */
-static cio_err lookup(cio_io io, const char *name, const cio_lookup_options *o, collected *c)
-{
-    cio_lookup_result buf[40];
-    cio_queue q;
-    cio_queue_init(&q, buf, sizeof buf[0], 40);
-    memset(c, 0, sizeof *c);
-    cio_err err = cio_hostname_lookup(io, name, o, &q);
-    cio_lookup_result r;
-    while (cio_queue_get_one(io, &q, &r) == CIO_OK) {
-        if (r.kind == CIO_LOOKUP_ADDRESS && c->naddrs < 32)
-            c->addrs[c->naddrs++] = r.address;
-        else if (r.kind == CIO_LOOKUP_CANONICAL_NAME) {
-            c->canonicals++;
-            memcpy(c->canonical, r.canonical_name, sizeof c->canonical);
-        }
-    }
-    /* closed on return */
-    assert_int_equal(cio_queue_put_one(io, &q, &r), CIO_E_CLOSED);
-    return err;
-}
-
-static bool has(const collected *c, const char *ip)
-{
-    cio_ip_address a;
-    if (cio_ip_parse(ip, 0, &a) != CIO_OK)
-        return false;
-    for (size_t i = 0; i < c->naddrs; i++) {
-        cio_ip_address b = c->addrs[i];
-        b.port = 0;
-        if (cio_ip_equal(&a, &b))
-            return true;
-    }
-    return false;
-}
+#include "resolve_helpers.h"
+#include "dns_servers.h"
 
 static void test_numeric_and_validation(void **state)
 {
@@ -313,6 +207,7 @@ static cio_err garbage_task(void *context)
         cio_err err = cio_socket_receive_timeout(g->io, &g->sock, q, 512, &n, &from, cio_timeout_ms(10000));
         if (err != CIO_OK)
             return err;
+        n = strip_opt(q, n);
         if (n < 17)
             continue;
         atomic_fetch_add(g->queries, 1);
@@ -403,118 +298,6 @@ static void test_garbage_then_answer(void **state)
     garbage_lookup(state, true);
 }
 
-/* ---- dnsmasq ---------------------------------------------------------------------------------- */
-
-#if !defined(CIO_OS_WINDOWS)
-typedef pid_t dns_server;
-
-static bool dnsmasq_installed(void)
-{
-    return access(DNSMASQ, X_OK) == 0;
-}
-
-static bool dns_server_started(dns_server pid)
-{
-    return pid > 0;
-}
-
-static dns_server start_dnsmasq(uint16_t port)
-{
-    char portarg[32];
-    snprintf(portarg, sizeof portarg, "--port=%u", (unsigned)port);
-    char *argv[] = {(char *)DNSMASQ, (char *)"--keep-in-foreground", (char *)"--conf-file=/dev/null",
-                    (char *)"--no-resolv", (char *)"--no-hosts", (char *)"--no-dhcp-interface=",
-                    portarg, (char *)"--listen-address=127.0.0.1", (char *)"--bind-interfaces",
-                    (char *)"--pid-file=", (char *)"--local=/test/",
-                    (char *)"--host-record=both.test,127.0.0.10,::10",
-                    (char *)"--host-record=v4only.test,127.0.0.11",
-                    (char *)"--host-record=v6only.test,::11",
-                    (char *)"--cname=alias.test,mid.test", (char *)"--cname=mid.test,both.test",
-                    (char *)"--host-record=www.search.test,127.0.0.12",
-                    NULL};
-    pid_t pid = fork();
-    if (pid == 0) {
-        int devnull = open("/dev/null", O_WRONLY);
-        if (devnull >= 0) {
-            dup2(devnull, 1);
-            dup2(devnull, 2);
-        }
-        execv(DNSMASQ, argv);
-        _exit(127);
-    }
-    return pid;
-}
-
-static void stop_dnsmasq(pid_t pid)
-{
-    int status;
-    kill(pid, SIGTERM);
-    waitpid(pid, &status, 0);
-}
-
-/* False once the server exited (it could not bind its port: taken meanwhile by another test). */
-static bool dns_server_alive(dns_server pid)
-{
-    int status;
-    return waitpid(pid, &status, WNOHANG) == 0;
-}
-#else
-typedef struct dns_server {
-    bool started;
-    char stop_file[64]; /* the Windows name of /tmp/cio_test_resolve_<pid>_stop */
-} dns_server;
-
-static bool dnsmasq_installed(void)
-{
-    return GetFileAttributesA(DNSMASQ_WIN) != INVALID_FILE_ATTRIBUTES &&
-           GetFileAttributesA(SHELL_WIN) != INVALID_FILE_ATTRIBUTES;
-}
-
-static bool dns_server_started(dns_server h)
-{
-    return h.started;
-}
-
-static dns_server start_dnsmasq(uint16_t port)
-{
-    dns_server h = {false, ""};
-    char unix_stop[64];
-    snprintf(unix_stop, sizeof unix_stop, "/tmp/cio_test_resolve_%ld_stop", OWN_PID);
-    snprintf(h.stop_file, sizeof h.stop_file, "Z:\\tmp\\cio_test_resolve_%ld_stop", OWN_PID);
-    DeleteFileA(h.stop_file);
-    char cmd[1200];
-    snprintf(cmd, sizeof cmd,
-             SHELL_WIN " -c \"" DNSMASQ " --keep-in-foreground --conf-file=/dev/null --no-resolv --no-hosts"
-             " --no-dhcp-interface= --port=%u --listen-address=127.0.0.1 --bind-interfaces --pid-file="
-             " --local=/test/ --host-record=both.test,127.0.0.10,::10 --host-record=v4only.test,127.0.0.11"
-             " --host-record=v6only.test,::11 --cname=alias.test,mid.test --cname=mid.test,both.test"
-             " --host-record=www.search.test,127.0.0.12 </dev/null >/dev/null 2>&1 & p=$!; i=0;"
-             " while [ ! -e %s ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done; kill $p; rm -f %s\"",
-             (unsigned)port, unix_stop, unix_stop);
-    STARTUPINFOA si;
-    memset(&si, 0, sizeof si);
-    si.cb = sizeof si;
-    PROCESS_INFORMATION pi;
-    if (!CreateProcessA(SHELL_WIN, cmd, NULL, NULL, FALSE, 0, NULL, NULL, &si, &pi))
-        return h;
-    CloseHandle(pi.hThread);
-    CloseHandle(pi.hProcess);
-    h.started = true;
-    return h;
-}
-
-static void stop_dnsmasq(dns_server h)
-{
-    HANDLE f = CreateFileA(h.stop_file, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL);
-    if (f != INVALID_HANDLE_VALUE)
-        CloseHandle(f);
-}
-
-static bool dns_server_alive(dns_server h)
-{
-    return h.started; /* the shell's dnsmasq cannot be watched from here: the retries below wait */
-}
-#endif
 
 static void test_dnsmasq_zone(void **state)
 {
@@ -523,41 +306,16 @@ static void test_dnsmasq_zone(void **state)
     if (!CIO_HAVE_THREADS)
         CIO_SKIP("needs a second thread for the SERVFAIL responder");
     /* a free port on 127.0.0.1 for dnsmasq; the SERVFAIL responder takes the same on 127.0.0.2 */
-    cio_socket probe;
-    cio_ip_address lo = cio_ip4_loopback(0);
-    assert_int_equal(cio_net_bind(io, &lo, NULL, &probe), CIO_OK);
-    uint16_t port = probe.address.port;
-    cio_socket_close(io, &probe);
-    dns_server pid = start_dnsmasq(port);
-    assert_true(dns_server_started(pid));
-
     char resolv[128], hosts[128];
     dns_only_files("dnsmasq", "nameserver 127.0.0.1\nsearch search.test\noptions timeout:2 attempts:2\n", resolv, hosts);
-    cio_lookup_options o = {.port = 443, .resolv_conf = resolv, .hosts_file = hosts, .dns_port = port};
+    cio_lookup_options o = {.port = 443, .resolv_conf = resolv, .hosts_file = hosts};
+    dns_server pid;
+    uint16_t port;
+    if (!dnsmasq_serving(io, NULL, "both.test", &o, &pid, &port))
+        fail_msg("dnsmasq did not answer");
+    o.dns_port = port;
     collected c;
-    cio_err err = CIO_E_NAME_SERVER_FAILURE;
-    int restarts = 0;
-    for (int i = 0; i < 50 && err != CIO_OK; i++) { /* wait until dnsmasq serves */
-        if (!dns_server_alive(pid) && restarts < 3) {
-            /* it exited: its port was taken between the probe and its bind (tests run side by
-             * side); a fresh port and a fresh start */
-            restarts++;
-            assert_int_equal(cio_net_bind(io, &lo, NULL, &probe), CIO_OK);
-            port = probe.address.port;
-            cio_socket_close(io, &probe);
-            pid = start_dnsmasq(port);
-            assert_true(dns_server_started(pid));
-            o.dns_port = port;
-            i = 0;
-        }
-        err = lookup(io, "both.test", &o, &c);
-        if (err != CIO_OK)
-            cio_sleep(io, cio_timeout_ms(100));
-    }
-    if (err != CIO_OK) {
-        stop_dnsmasq(pid);
-        fail_msg("dnsmasq did not answer: %s", cio_err_name(err));
-    }
+    assert_int_equal(lookup(io, "both.test", &o, &c), CIO_OK);
     assert_int_equal(c.naddrs, 2);
     assert_true(has(&c, "127.0.0.10") && has(&c, "::10"));
     assert_int_equal(c.addrs[0].port, 443);

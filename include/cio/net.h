@@ -203,12 +203,29 @@ typedef struct cio_lookup_result {
  * label over 63 bytes or a byte other than [A-Za-z0-9_-] InvalidHostName; one trailing dot allowed),
  * then the hosts file (case-insensitive; the first name of the first matching line is canonical),
  * then RFC 6761 `localhost` and `*.localhost` (::1 and 127.0.0.1, never sent to DNS), then DNS:
- * resolv.conf (nameserver x3, search/domain, options ndots:n attempts:n timeout:n; malformed lines
- * ignored), A and AAAA to every nameserver over one UDP socket, first valid answer per query wins,
- * resend every timeout/attempts, SERVFAIL retries that server, NXDOMAIN is UnknownHostName, a name
- * with no address of the family is NoAddressReturned, no usable answer in time NameServerFailure.
- * Packets from other addresses, with another id or question, or malformed, are dropped.
- * Out of memory while reading the hosts file or resolv.conf is SystemResources (LookupError has no
+ * resolv.conf (nameserver x3, search/domain, options ndots:n attempts:n timeout:n use-vc edns0;
+ * malformed lines ignored), A and AAAA to every nameserver over one UDP socket, first valid answer
+ * per query wins, resend every timeout/attempts, SERVFAIL retries that server, NXDOMAIN is
+ * UnknownHostName, a name with no address of the family is NoAddressReturned, no usable answer in
+ * time NameServerFailure. Packets from other addresses, with another id or question, or malformed,
+ * are dropped. Every address of an answer is returned, however many.
+ * EDNS0: every query advertises a 1232-byte UDP payload (RFC 6891, DNS Flag Day 2020), so answers
+ * up to that size come in one datagram (`options edns0` is accepted: this is the default); a
+ * server that answers FORMERR is asked that query once more without it.
+ * Truncated answers (TC set, RFC 7766): once the UDP exchange is over, the query is asked again
+ * over TCP (RFC 1035 4.2.2 framing, through cio's own socket calls: cancelable), first of the
+ * server that truncated, then of the next ones, `attempts` rounds, each exchange (connect, send,
+ * receive) within timeout/attempts; a TCP answer must match the id and question like a UDP one.
+ * `options use-vc` asks over TCP from the start (no UDP at all). The TCP exchange comes on top of
+ * the UDP timeout: a lookup whose servers all stall on TCP can take up to
+ * timeout + attempts x servers x timeout/attempts per truncated query.
+ * When no server answers over TCP (refused, reset, closed early, a bad length or answer, the
+ * window ran out), the addresses of the truncated UDP answer are returned and the lookup
+ * succeeds: they are all of the name's addresses that could be had, possibly not all it has;
+ * the queue does not say so (under use-vc there is no such fallback: NameServerFailure). No
+ * address is ever returned from a truncated answer when the server's full answer was had.
+ * Out of memory while reading the hosts file or resolv.conf, or for the TCP answer's buffer (64 KiB),
+ * is SystemResources (LookupError has no
  * OutOfMemory; the lookup stops rather than answer without the file); any other failure to read
  * resolv.conf is ResolvConfParseFailed (a missing one means the defaults).
  * Cancelable. Set: LookupError.
@@ -229,7 +246,9 @@ typedef struct cio_connect_options {
 
 /*
  * Looks `name` up and connects to `port`: the lookup and the connection attempts race (one attempt
- * per address as it arrives, concurrently when the backend can; at most 32). The first established
+ * per address as it arrives, concurrently when the backend can; every address is tried, at most 32
+ * at a time: the 33rd starts when one of those has failed; where the lookup cannot run concurrently
+ * it runs first, and only its first 32 addresses are tried). The first established
  * connection wins; the lookup and every other attempt are canceled and their sockets closed.
  * If every attempt fails, the error is, in order of preference: the first ConnectionRefused or
  * Timeout of an attempt; else the first other attempt error; else the lookup's error; else (no

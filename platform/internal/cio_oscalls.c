@@ -1200,6 +1200,9 @@ struct cio__sys_table cio__sys = {
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
     .malloc__resolve_read_file = cio__sys_dflt_malloc,
 #endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
+    .malloc__resolve_tcp_space = cio__sys_dflt_malloc,
+#endif
 #if defined(CIO_OS_LINUX)
     .sigaction__sig_action = cio__sys_dflt_sigaction,
 #endif
@@ -2128,6 +2131,13 @@ static void cio__sys_set_malloc__select_blob(cio__sys_any fn)
 static void cio__sys_set_malloc__resolve_read_file(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.malloc__resolve_read_file, fn != NULL ? (cio__sys_malloc_fn)fn : cio__sys_dflt_malloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
+static void cio__sys_set_malloc__resolve_tcp_space(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.malloc__resolve_tcp_space, fn != NULL ? (cio__sys_malloc_fn)fn : cio__sys_dflt_malloc,
                           memory_order_relaxed);
 }
 #endif
@@ -3278,6 +3288,9 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
     {"malloc", "resolve_read_file", "malloc@resolve_read_file", cio__sys_set_malloc__resolve_read_file},
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
+    {"malloc", "resolve_tcp_space", "malloc@resolve_tcp_space", cio__sys_set_malloc__resolve_tcp_space},
 #endif
 #if defined(CIO_OS_LINUX)
     {"sigaction", "sig_action", "sigaction@sig_action", cio__sys_set_sigaction__sig_action},

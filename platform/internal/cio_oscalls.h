@@ -973,7 +973,10 @@ struct cio__sys_table {
     _Atomic(cio__sys_malloc_fn) malloc__select_blob; /* src/core/select.c: submit */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
-    _Atomic(cio__sys_malloc_fn) malloc__resolve_read_file; /* src/core/resolve.c: read_file */
+    _Atomic(cio__sys_malloc_fn) malloc__resolve_read_file; /* src/core/resolve_files.c: cio__resolve_read_file */
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
+    _Atomic(cio__sys_malloc_fn) malloc__resolve_tcp_space; /* src/core/resolve.c: new_tcp_space */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_sigaction_fn) sigaction__sig_action; /* src/core/sig_posix.c: cio_sigaction */

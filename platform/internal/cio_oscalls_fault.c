@@ -319,6 +319,9 @@ enum {
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
     CIO__FI_malloc__resolve_read_file,
 #endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
+    CIO__FI_malloc__resolve_tcp_space,
+#endif
 #if defined(CIO_OS_LINUX)
     CIO__FI_sigaction__sig_action,
 #endif
@@ -1762,6 +1765,19 @@ static void * cio__fi_malloc__select_blob(size_t size)
 static void * cio__fi_malloc__resolve_read_file(size_t size)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_malloc__resolve_read_file];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.malloc)(size);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
+static void * cio__fi_malloc__resolve_tcp_space(size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_malloc__resolve_tcp_space];
     int mode_ = cio__fi_take(p_);
     if (mode_ == CIO__FI_FAIL) {
         errno = atomic_load(&p_->err);
@@ -3736,6 +3752,9 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
     {"malloc", "resolve_read_file", 1, 0, (cio__sys_any)cio__fi_malloc__resolve_read_file},
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
+    {"malloc", "resolve_tcp_space", 1, 0, (cio__sys_any)cio__fi_malloc__resolve_tcp_space},
 #endif
 #if defined(CIO_OS_LINUX)
     {"sigaction", "sig_action", 1, 0, (cio__sys_any)cio__fi_sigaction__sig_action},

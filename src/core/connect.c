@@ -2,10 +2,14 @@
  * cio_hostname_connect: the lookup and the connection attempts race in one cio_select.
  *
  * Invariants:
- *   - the select's queue holds every message that can ever be posted: at most MAX_ATTEMPTS
- *     addresses are forwarded by the lookup task, at most MAX_ATTEMPTS attempts are started (one
- *     result each), plus the lookup's own result; so no uncancelable post can block and
- *     cio_select_cancel always returns;
+ *   - every address is raced, however many the lookup finds, at most MAX_ATTEMPTS at a time: the
+ *     lookup task takes a slot (a permit of `slots`, a cancelable wait) before it forwards an
+ *     address, and the loop gives the slot back when that address's attempt has reported. A slot
+ *     is one message at a time (the address, then the attempt's result), so the select's queue
+ *     (QUEUE_CAP > MAX_ATTEMPTS + 1, the lookup's own result) holds every message that can be
+ *     posted: no uncancelable post can block and cio_select_cancel always returns;
+ *   - a lookup run inline (no concurrency) cannot wait for a slot (nobody would give one back
+ *     before it returns): it takes free slots only and drops the addresses past MAX_ATTEMPTS;
  *   - after the winner is taken (or on any exit), cio_select_cancel cancels the lookup and every
  *     attempt, waits for them, and every stream found among the remaining results is closed:
  *     exactly one stream (the winner) survives, or none;
@@ -38,6 +42,8 @@ typedef struct race_msg {
 typedef struct lookup_task {
     cio_io io;
     cio_select *sel;
+    cio_semaphore *slots;
+    bool inline_run;
     const char *name;
     cio_lookup_options options;
 } lookup_task;
@@ -45,26 +51,34 @@ typedef struct lookup_task {
 typedef struct forward_ctx {
     cio_io io;
     cio_select *sel;
-    size_t forwarded;
+    cio_semaphore *slots;
+    bool inline_run;
 } forward_ctx;
 
 static cio_err forward(void *ctx, const cio_lookup_result *r)
 {
     forward_ctx *f = (forward_ctx *)ctx;
-    if (r->kind != CIO_LOOKUP_ADDRESS || f->forwarded >= MAX_ATTEMPTS)
+    if (r->kind != CIO_LOOKUP_ADDRESS)
         return CIO_OK;
+    if (f->inline_run) {
+        if (cio_semaphore_wait_timeout(f->io, f->slots, cio_timeout_ns(0)) != CIO_OK)
+            return CIO_OK; /* no slot free and none can come back: this address is dropped */
+    } else {
+        cio_err err = cio_semaphore_wait(f->io, f->slots);
+        if (err != CIO_OK)
+            return err;
+    }
     race_msg m;
     memset(&m, 0, sizeof m);
     m.kind = MSG_ADDRESS;
     m.address = r->address;
-    f->forwarded++;
     return cio_queue_put_one(f->io, &f->sel->queue, &m);
 }
 
 static cio_err run_lookup(void *context, void *result)
 {
     lookup_task *t = (lookup_task *)context;
-    forward_ctx f = {t->io, t->sel, 0};
+    forward_ctx f = {t->io, t->sel, t->slots, t->inline_run};
     race_msg *m = (race_msg *)result;
     m->kind = MSG_LOOKUP_DONE;
     m->err = cio__hostname_lookup_emit(t->io, t->name, &t->options, forward, &f);
@@ -114,9 +128,12 @@ cio_err cio_hostname_connect(cio_io io, const char *name, uint16_t port, const c
     cio_select sel;
     cio_select_init(&sel, buffer, sizeof buffer[0], QUEUE_CAP);
 
-    lookup_task lt = {io, &sel, name, opt.lookup};
-    if (cio_select_concurrent(io, &sel, run_lookup, &lt, sizeof lt) != CIO_OK)
-        cio_select_async(io, &sel, run_lookup, &lt, sizeof lt); /* no concurrency: inline */
+    cio_semaphore slots = CIO_SEMAPHORE_INIT(MAX_ATTEMPTS);
+    lookup_task lt = {io, &sel, &slots, false, name, opt.lookup};
+    if (cio_select_concurrent(io, &sel, run_lookup, &lt, sizeof lt) != CIO_OK) {
+        lt.inline_run = true; /* no concurrency: inline (or as async pleases; it never waits for a slot) */
+        cio_select_async(io, &sel, run_lookup, &lt, sizeof lt);
+    }
 
     cio_connect_options attempt_options = {opt.timeout, {0, CIO_IP_NONE, NULL, NULL, 0}, false};
     size_t started = 0, finished = 0;
@@ -131,8 +148,6 @@ cio_err cio_hostname_connect(cio_io io, const char *name, uint16_t port, const c
         }
         switch (m.kind) {
         case MSG_ADDRESS: {
-            if (started >= MAX_ATTEMPTS)
-                break;
             attempt_task at = {io, m.address, attempt_options,
                                opt.stagger ? STAGGER_NS * (int64_t)started : 0};
             if (cio_select_concurrent(io, &sel, run_attempt, &at, sizeof at) != CIO_OK)
@@ -146,6 +161,7 @@ cio_err cio_hostname_connect(cio_io io, const char *name, uint16_t port, const c
             break;
         case MSG_CONNECTED:
             finished++;
+            cio_semaphore_post(io, &slots); /* its address's slot */
             if (m.err == CIO_OK) {
                 *out = m.stream;
                 have_winner = true;

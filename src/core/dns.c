@@ -155,7 +155,11 @@ cio_err cio__dns_parse(const uint8_t *pkt, size_t len, uint16_t id, const char *
     if (pkt == NULL || len < 12 || get16(pkt) != id || (pkt[2] & 0x80) == 0)
         return CIO_E_INVALID_DNS_PACKET;
     out->rcode = pkt[3] & 0x0F;
+    out->truncated = (pkt[2] & 0x02) != 0;
+    out->qtype = qtype;
     unsigned qd = get16(pkt + 4), an = get16(pkt + 6);
+    if (qd == 0 && an == 0 && out->rcode == CIO__DNS_RCODE_FORMERR)
+        return CIO_OK; /* a server that does not know OPT may answer without the question */
     if (qd != 1)
         return CIO_E_INVALID_DNS_PACKET;
     size_t off = 12;
@@ -172,8 +176,12 @@ cio_err cio__dns_parse(const uint8_t *pkt, size_t len, uint16_t id, const char *
         size_t o = answers;
         for (unsigned i = 0; i < an; i++) {
             rr r;
-            if (read_rr(pkt, len, &o, &r) != 0)
-                return CIO_E_INVALID_DNS_PACKET;
+            if (read_rr(pkt, len, &o, &r) != 0) {
+                if (!out->truncated)
+                    return CIO_E_INVALID_DNS_PACKET;
+                an = i; /* cut to fit (TC): the whole records before the cut are the answer */
+                break;
+            }
             if (r.klass != 1)
                 continue;
             if (r.type == CIO__DNS_TYPE_A && r.rdlen != 4)
@@ -220,11 +228,87 @@ cio_err cio__dns_parse(const uint8_t *pkt, size_t len, uint16_t id, const char *
         (void)read_rr(pkt, len, &o, &r);
         if (r.klass != 1 || r.type != qtype || !name_equal(r.owner, out->canonical))
             continue;
-        if (out->naddrs == CIO__DNS_MAX_ADDRS)
-            break;
-        cio__dns_addr *a = &out->addrs[out->naddrs++];
-        a->type = (uint16_t)r.type;
-        memcpy(a->bytes, pkt + r.rdata, r.rdlen);
+        if (out->naddrs < CIO__DNS_MAX_ADDRS) {
+            cio__dns_addr *a = &out->addrs[out->naddrs];
+            a->type = (uint16_t)r.type;
+            memcpy(a->bytes, pkt + r.rdata, r.rdlen);
+        }
+        out->naddrs++;
     }
+    out->answers = answers;
+    out->ancount = an;
     return CIO_OK;
+}
+
+int cio__dns_next_addr(const uint8_t *pkt, size_t len, const cio__dns_response *r, size_t cursor[2],
+                       cio__dns_addr *out)
+{
+    /* cursor[0]: offset of the next record (0: not started), cursor[1]: records read. The records
+     * were validated by cio__dns_parse, so read_rr cannot fail on [0, ancount). */
+    size_t o = cursor[0] != 0 ? cursor[0] : r->answers;
+    while (cursor[1] < r->ancount) {
+        rr x;
+        if (read_rr(pkt, len, &o, &x) != 0)
+            return 0;
+        cursor[0] = o;
+        cursor[1]++;
+        if (x.klass != 1 || x.type != r->qtype || !name_equal(x.owner, r->canonical))
+            continue;
+        out->type = (uint16_t)x.type;
+        memcpy(out->bytes, pkt + x.rdata, x.rdlen);
+        return 1;
+    }
+    return 0;
+}
+
+size_t cio__dns_add_opt(uint8_t *buf, size_t cap, size_t len, uint16_t payload)
+{
+    if (len < 12 || cap < len || cap - len < 11)
+        return 0;
+    uint8_t *p = buf + len;
+    p[0] = 0;                      /* owner: the root */
+    p[1] = 0;
+    p[2] = CIO__DNS_TYPE_OPT;
+    p[3] = (uint8_t)(payload >> 8); /* class: the UDP payload we can take */
+    p[4] = (uint8_t)payload;
+    memset(p + 5, 0, 6);           /* extended rcode, version 0, flags (no DO), RDLEN 0 */
+    unsigned ar = get16(buf + 10) + 1;
+    buf[10] = (uint8_t)(ar >> 8);
+    buf[11] = (uint8_t)ar;
+    return len + 11;
+}
+
+/* ---- TCP framing ------------------------------------------------------------------------------- */
+
+void cio__dns_tcp_reader_init(cio__dns_tcp_reader *r, uint8_t *buf, size_t cap)
+{
+    r->buf = buf;
+    r->cap = cap;
+    r->have = 0;
+    r->msg_len = 0;
+}
+
+uint8_t *cio__dns_tcp_space(const cio__dns_tcp_reader *r, size_t *want)
+{
+    size_t end = r->have < 2 ? 2 : 2 + r->msg_len;
+    *want = end > r->have ? end - r->have : 0;
+    return r->buf + r->have;
+}
+
+int cio__dns_tcp_advance(cio__dns_tcp_reader *r, size_t n)
+{
+    size_t want;
+    (void)cio__dns_tcp_space(r, &want);
+    if (n > want)
+        return -1;
+    r->have += n;
+    if (r->have < 2)
+        return 0;
+    if (r->have == 2 && n > 0) {
+        r->msg_len = get16(r->buf);
+        if (r->msg_len < 12 || r->cap < 2 || r->msg_len > r->cap - 2)
+            return -1;
+        return 0;
+    }
+    return r->have == 2 + r->msg_len ? 1 : 0;
 }

@@ -6,12 +6,21 @@
  *   - results go out only through emit(); the public function's emit is a cancelable queue put,
  *     and the queue is closed on every return path of cio_hostname_lookup;
  *   - exactly one canonical name is emitted, and only on success, after every address;
- *   - the DNS loop is bounded: it ends when every query is answered or at the overall deadline
+ *   - the UDP loop is bounded: it ends when every query is answered or at the overall deadline
  *     (timeout seconds after the start); every receive waits at most until the current attempt
  *     window ends; SERVFAIL resends are counted and capped by `attempts` per (query, server);
+ *     the TCP phase that may follow is bounded too: per query at most attempts x servers
+ *     exchanges of timeout/attempts each;
  *   - packets are accepted only from a configured nameserver address, with an outstanding id and
  *     a matching question (dns.c checks the latter), else dropped;
- *   - the one UDP socket is closed on every path.
+ *   - the one UDP socket is closed on every path;
+ *   - a truncated (TC) UDP answer marks its query for TCP and is kept; after the UDP phase each
+ *     such query is asked over TCP (resolve_tcp.c: from the server that truncated, then the next,
+ *     `attempts` rounds, each exchange within timeout/attempts); only when no server answers over
+ *     TCP are the truncated answer's addresses taken. Under use-vc there is no UDP phase. Addresses
+ *     of a query go out from one answer only (never the truncated one and then the full one);
+ *   - queries carry an EDNS0 OPT record (1232 bytes) until a server answers FORMERR, then that
+ *     query is resent once without it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,10 +30,12 @@
 #include "dns.h"
 #include "internal.h"
 #include "resolve.h"
+#include "resolve_files.h"
+#include "resolve_tcp.h"
 #include "internal/cio_oscalls.h"
 
-#define FILE_MAX ((size_t)1 << 20) /* hosts / resolv.conf bytes read; the rest is ignored */
-#define MAX_NAMESERVERS 3
+#define MAX_NAMESERVERS CIO__RESOLVE_MAX_NAMESERVERS
+#define MAX_TOKENS CIO__RESOLVE_MAX_TOKENS
 
 static char lower(char c)
 {
@@ -122,73 +133,6 @@ static cio_err emit_canonical(lookup *l, const char *name, size_t len)
     return emit_result(l, &r);
 }
 
-/* Reads up to FILE_MAX bytes of path into a malloc'd, NUL-terminated buffer. CIO_E_FILE_NOT_FOUND
- * (or another open error) when it cannot be opened. */
-static cio_err read_file(cio_io io, const char *path, char **out, size_t *len)
-{
-    cio_file f;
-    cio_err err = cio_dir_open_file(io, cio_dir_cwd(), path, NULL, &f);
-    if (err != CIO_OK)
-        return err;
-    char *buf = (char *)CIO__SYS(malloc, resolve_read_file)(FILE_MAX + 1);
-    if (buf == NULL) {
-        cio_file_close(io, f);
-        return CIO_E_SYSTEM_RESOURCES;
-    }
-    size_t n = 0;
-    err = cio_file_read_all(io, f, buf, FILE_MAX, &n);
-    cio_file_close(io, f);
-    if (err != CIO_OK) {
-        free(buf);
-        return err;
-    }
-    buf[n] = '\0';
-    *out = buf;
-    *len = n;
-    return CIO_OK;
-}
-
-static bool is_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
-}
-
-/* Splits line [p, end) (comment already cut) into tokens; returns the count (at most max). */
-static size_t tokens(const char *p, const char *end, const char **tok, size_t *tlen, size_t max)
-{
-    size_t n = 0;
-    while (p < end && n < max) {
-        while (p < end && is_space(*p))
-            p++;
-        if (p == end)
-            break;
-        const char *s = p;
-        while (p < end && !is_space(*p))
-            p++;
-        tok[n] = s;
-        tlen[n] = (size_t)(p - s);
-        n++;
-    }
-    return n;
-}
-
-/* Returns the end of the line at p (the '\n' or the NUL) and the end of its content before '#'. */
-static const char *line_end(const char *p, const char **content_end)
-{
-    const char *e = p;
-    *content_end = NULL;
-    while (*e != '\0' && *e != '\n') {
-        if (*e == '#' && *content_end == NULL)
-            *content_end = e;
-        e++;
-    }
-    if (*content_end == NULL)
-        *content_end = e;
-    return e;
-}
-
-#define MAX_TOKENS 64
-
 /* Hosts file: *found is set when at least one address was emitted (then the canonical name too). */
 static cio_err lookup_hosts(lookup *l, bool *found)
 {
@@ -196,7 +140,7 @@ static cio_err lookup_hosts(lookup *l, bool *found)
     char *buf = NULL;
     size_t len = 0;
     const char *path = l->opt.hosts_file != NULL ? l->opt.hosts_file : "/etc/hosts";
-    cio_err err = read_file(l->io, path, &buf, &len);
+    cio_err err = cio__resolve_read_file(l->io, path, &buf, &len);
     if (err == CIO_E_CANCELED || err == CIO_E_SYSTEM_RESOURCES)
         return err; /* out of memory is not "no hosts file": asking DNS instead could answer wrongly */
     if (err != CIO_OK)
@@ -207,10 +151,10 @@ static cio_err lookup_hosts(lookup *l, bool *found)
     const char *p = buf;
     while (*p != '\0' && err == CIO_OK) {
         const char *cend;
-        const char *e = line_end(p, &cend);
+        const char *e = cio__resolve_line_end(p, &cend);
         const char *tok[MAX_TOKENS];
         size_t tlen[MAX_TOKENS];
-        size_t nt = tokens(p, cend, tok, tlen, MAX_TOKENS);
+        size_t nt = cio__resolve_tokens(p, cend, tok, tlen, MAX_TOKENS);
         p = *e == '\n' ? e + 1 : e;
         if (nt < 2 || tlen[0] >= 64)
             continue;
@@ -238,105 +182,6 @@ static cio_err lookup_hosts(lookup *l, bool *found)
     return err;
 }
 
-/* ---- resolv.conf ------------------------------------------------------------------------------ */
-
-typedef struct resolv_conf {
-    cio_ip_address ns[MAX_NAMESERVERS];
-    size_t nns;
-    char search[CIO__DNS_NAME_MAX * 2];
-    unsigned ndots, attempts, timeout_s;
-} resolv_conf;
-
-static unsigned option_value(const char *s, size_t len, unsigned cap)
-{
-    unsigned v = 0;
-    if (len == 0)
-        return cap + 1; /* invalid: caller ignores */
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return cap + 1;
-        if (v < 1000)
-            v = v * 10 + (unsigned)(s[i] - '0');
-    }
-    return v > cap ? cap : v;
-}
-
-static cio_err parse_resolv_conf(lookup *l, resolv_conf *rc)
-{
-    memset(rc, 0, sizeof rc->ns);
-    rc->nns = 0;
-    rc->search[0] = '\0';
-    rc->ndots = 1;
-    rc->attempts = 2;
-    rc->timeout_s = 5;
-    uint16_t port = l->opt.dns_port != 0 ? l->opt.dns_port : 53;
-    char *buf = NULL;
-    size_t len = 0;
-    const char *path = l->opt.resolv_conf != NULL ? l->opt.resolv_conf : "/etc/resolv.conf";
-    cio_err err = read_file(l->io, path, &buf, &len);
-    if (err == CIO_E_CANCELED || err == CIO_E_SYSTEM_RESOURCES)
-        return err; /* out of memory (or descriptors) is not a file we could not parse */
-    if (err == CIO_OK) {
-        const char *p = buf;
-        while (*p != '\0') {
-            const char *cend;
-            const char *e = line_end(p, &cend);
-            const char *tok[MAX_TOKENS];
-            size_t tlen[MAX_TOKENS];
-            size_t nt = tokens(p, cend, tok, tlen, MAX_TOKENS);
-            p = *e == '\n' ? e + 1 : e;
-            if (nt >= 2 && tlen[0] == 10 && memcmp(tok[0], "nameserver", 10) == 0) {
-                char ip[64];
-                cio_ip_address a;
-                if (tlen[1] < sizeof ip && rc->nns < MAX_NAMESERVERS) {
-                    memcpy(ip, tok[1], tlen[1]);
-                    ip[tlen[1]] = '\0';
-                    if (cio_ip_parse(ip, port, &a) == CIO_OK)
-                        rc->ns[rc->nns++] = a;
-                }
-            } else if (nt >= 1 && ((tlen[0] == 6 && memcmp(tok[0], "search", 6) == 0) ||
-                                   (tlen[0] == 6 && memcmp(tok[0], "domain", 6) == 0))) {
-                /* the last one wins; stored as space-separated domains */
-                size_t o = 0;
-                rc->search[0] = '\0';
-                for (size_t i = 1; i < nt; i++) {
-                    if (o + tlen[i] + 2 > sizeof rc->search)
-                        break;
-                    if (o > 0)
-                        rc->search[o++] = ' ';
-                    memcpy(rc->search + o, tok[i], tlen[i]);
-                    o += tlen[i];
-                    rc->search[o] = '\0';
-                }
-            } else if (nt >= 1 && tlen[0] == 7 && memcmp(tok[0], "options", 7) == 0) {
-                for (size_t i = 1; i < nt; i++) {
-                    unsigned v;
-                    if (tlen[i] > 6 && memcmp(tok[i], "ndots:", 6) == 0) {
-                        if ((v = option_value(tok[i] + 6, tlen[i] - 6, 15)) <= 15)
-                            rc->ndots = v;
-                    } else if (tlen[i] > 9 && memcmp(tok[i], "attempts:", 9) == 0) {
-                        if ((v = option_value(tok[i] + 9, tlen[i] - 9, 10)) <= 10)
-                            rc->attempts = v;
-                    } else if (tlen[i] > 8 && memcmp(tok[i], "timeout:", 8) == 0) {
-                        if ((v = option_value(tok[i] + 8, tlen[i] - 8, 60)) <= 60)
-                            rc->timeout_s = v;
-                    }
-                }
-            }
-        }
-        free(buf);
-    } else if (err != CIO_E_FILE_NOT_FOUND) {
-        return CIO_E_RESOLV_CONF_PARSE_FAILED;
-    }
-    if (rc->attempts == 0)
-        rc->attempts = 1;
-    if (rc->timeout_s == 0)
-        rc->timeout_s = 1;
-    if (rc->nns == 0)
-        rc->ns[rc->nns++] = cio_ip4_loopback(port);
-    return CIO_OK;
-}
-
 /* ---- the DNS exchange ------------------------------------------------------------------------- */
 
 typedef struct query {
@@ -344,9 +189,30 @@ typedef struct query {
     size_t len;
     uint8_t pkt[CIO__DNS_QUERY_MAX];
     bool answered;
+    bool edns;      /* pkt ends with our OPT record (dropped after a FORMERR) */
+    bool tcp;       /* to be asked over TCP, from server tc_server on */
+    size_t tc_server;
     unsigned rcode;
     unsigned servfails[MAX_NAMESERVERS];
 } query;
+
+#define UDP_MAX 1500
+
+/* Allocated on the first truncated answer (at once under use-vc): the TCP answer buffer, and each
+ * query's truncated UDP answer, kept for when no server answers over TCP. */
+typedef struct tcp_space {
+    uint8_t tcp[CIO__DNS_TCP_MAX + 2];
+    uint8_t udp[2][UDP_MAX];
+    size_t udp_len[2];
+} tcp_space;
+
+static tcp_space *new_tcp_space(void)
+{
+    tcp_space *t = (tcp_space *)CIO__SYS(malloc, resolve_tcp_space)(sizeof *t);
+    if (t != NULL)
+        t->udp_len[0] = t->udp_len[1] = 0;
+    return t;
+}
 
 static cio_ip_address mapped(const cio_ip_address *a)
 {
@@ -359,7 +225,7 @@ static cio_ip_address mapped(const cio_ip_address *a)
 
 /* Every query is answered, or every server answered it SERVFAIL as often as allowed (no point
  * waiting for the rest of the window). */
-static bool all_settled(const query *q, size_t nq, const resolv_conf *rc)
+static bool all_settled(const query *q, size_t nq, const cio__resolv_conf *rc)
 {
     for (size_t i = 0; i < nq; i++) {
         bool exhausted = true;
@@ -371,26 +237,44 @@ static bool all_settled(const query *q, size_t nq, const resolv_conf *rc)
     return true;
 }
 
-static cio_err lookup_dns(lookup *l, const resolv_conf *rc, const char *fqdn, char *canonical)
+typedef struct dns_outcome {
+    bool got_address, nxdomain;
+    char *canonical;
+} dns_outcome;
+
+/* A NOERROR or NXDOMAIN answer to q, parsed into r from pkt: every address goes out. */
+static cio_err take_answer(lookup *l, query *q, const uint8_t *pkt, size_t len, const cio__dns_response *r,
+                           const char *fqdn, dns_outcome *o)
+{
+    q->answered = true;
+    q->rcode = r->rcode;
+    if (r->rcode == CIO__DNS_RCODE_NXDOMAIN) {
+        o->nxdomain = true;
+        return CIO_OK;
+    }
+    if (o->canonical[0] == '\0' || strcmp(r->canonical, fqdn) != 0)
+        memcpy(o->canonical, r->canonical, strlen(r->canonical) + 1);
+    size_t cursor[2] = {0, 0};
+    cio__dns_addr d;
+    cio_err err = CIO_OK;
+    while (err == CIO_OK && cio__dns_next_addr(pkt, len, r, cursor, &d)) {
+        cio_ip_address a;
+        if (d.type == CIO__DNS_TYPE_A)
+            a = cio_ip4(d.bytes[0], d.bytes[1], d.bytes[2], d.bytes[3], 0);
+        else
+            a = cio_ip6(d.bytes, 0);
+        o->got_address = true;
+        err = emit_address(l, &a);
+    }
+    return err;
+}
+
+/* The UDP exchange: every query to every server, resent per attempt window, until each is answered
+ * (a truncated answer counts: it is kept in *space and the query marked for TCP). */
+static cio_err udp_phase(lookup *l, const cio__resolv_conf *rc, query *q, size_t nq, const char *fqdn, tcp_space **space,
+                         dns_outcome *o)
 {
     cio_io io = l->io;
-    query q[2];
-    size_t nq = 0;
-    if (l->opt.family != CIO_IP6)
-        q[nq++].type = CIO__DNS_TYPE_A;
-    if (l->opt.family != CIO_IP4)
-        q[nq++].type = CIO__DNS_TYPE_AAAA;
-    for (size_t i = 0; i < nq; i++) {
-        cio_random(io, &q[i].id, sizeof q[i].id);
-        if (i == 1 && q[1].id == q[0].id)
-            q[1].id = (uint16_t)(q[0].id + 1);
-        q[i].len = cio__dns_build_query(q[i].pkt, sizeof q[i].pkt, q[i].id, fqdn, q[i].type);
-        if (q[i].len == 0)
-            return CIO_E_INVALID_HOST_NAME;
-        q[i].answered = false;
-        q[i].rcode = 0;
-        memset(q[i].servfails, 0, sizeof q[i].servfails);
-    }
     bool v6 = false;
     for (size_t s = 0; s < rc->nns; s++)
         v6 = v6 || rc->ns[s].family == CIO_IP6;
@@ -408,10 +292,7 @@ static cio_err lookup_dns(lookup *l, const resolv_conf *rc, const char *fqdn, ch
     int64_t window = total / (int64_t)rc->attempts;
     int64_t start = cio_now(io, CIO_CLOCK_AWAKE).ns;
     int64_t deadline = start + total;
-    bool got_address = false, nxdomain = false;
-    uint8_t buf[1500];
-    canonical[0] = '\0';
-    err = CIO_OK;
+    uint8_t buf[UDP_MAX];
     for (unsigned attempt = 0; attempt < rc->attempts && err == CIO_OK; attempt++) {
         for (size_t i = 0; i < nq && err == CIO_OK; i++)
             for (size_t s = 0; s < rc->nns && !q[i].answered; s++) {
@@ -454,43 +335,122 @@ static cio_err lookup_dns(lookup *l, const resolv_conf *rc, const char *fqdn, ch
             cio__dns_response r;
             if (cio__dns_parse(buf, n, q[i].id, fqdn, q[i].type, &r) != CIO_OK)
                 continue;
-            if (r.rcode == CIO__DNS_RCODE_SERVFAIL) {
-                if (++q[i].servfails[s] < rc->attempts) {
-                    cio_err se = cio_socket_send_to(io, &sock, &ns[s], q[i].pkt, q[i].len, NULL);
-                    if (se == CIO_E_CANCELED)
-                        err = se;
-                }
+            bool resend = false;
+            if (r.rcode == CIO__DNS_RCODE_FORMERR && q[i].edns) {
+                /* RFC 6891 7: a server without EDNS0; once more without the OPT record (the last 11 bytes) */
+                q[i].edns = false;
+                q[i].len -= 11;
+                q[i].pkt[11] = 0; /* ARCOUNT */
+                resend = true;
+            } else if (r.rcode == CIO__DNS_RCODE_SERVFAIL) {
+                resend = ++q[i].servfails[s] < rc->attempts;
+            }
+            if (resend) {
+                cio_err se = cio_socket_send_to(io, &sock, &ns[s], q[i].pkt, q[i].len, NULL);
+                if (se == CIO_E_CANCELED)
+                    err = se;
                 continue;
             }
             if (r.rcode != CIO__DNS_RCODE_NOERROR && r.rcode != CIO__DNS_RCODE_NXDOMAIN)
                 continue;
-            q[i].answered = true;
-            q[i].rcode = r.rcode;
-            if (r.rcode == CIO__DNS_RCODE_NXDOMAIN) {
-                nxdomain = true;
+            atomic_fetch_add(&cio__dns_stats.udp_answers, 1);
+            if (r.truncated && r.rcode == CIO__DNS_RCODE_NOERROR) {
+                /* cut to fit: ask server s again over TCP once UDP is done (RFC 7766 5) */
+                atomic_fetch_add(&cio__dns_stats.udp_truncated, 1);
+                if (*space == NULL && (*space = new_tcp_space()) == NULL) {
+                    err = CIO_E_SYSTEM_RESOURCES;
+                    break;
+                }
+                memcpy((*space)->udp[i], buf, n);
+                (*space)->udp_len[i] = n;
+                q[i].answered = true;
+                q[i].tcp = true;
+                q[i].tc_server = s;
                 continue;
             }
-            if (canonical[0] == '\0' || strcmp(r.canonical, fqdn) != 0)
-                memcpy(canonical, r.canonical, strlen(r.canonical) + 1);
-            for (size_t k = 0; k < r.naddrs && err == CIO_OK; k++) {
-                cio_ip_address a;
-                if (r.addrs[k].type == CIO__DNS_TYPE_A)
-                    a = cio_ip4(r.addrs[k].bytes[0], r.addrs[k].bytes[1], r.addrs[k].bytes[2], r.addrs[k].bytes[3], 0);
-                else
-                    a = cio_ip6(r.addrs[k].bytes, 0);
-                got_address = true;
-                err = emit_address(l, &a);
-            }
+            err = take_answer(l, &q[i], buf, n, &r, fqdn, o);
         }
         if (all_settled(q, nq, rc))
             break;
     }
     cio_socket_close(io, &sock);
+    return err;
+}
+
+/* The TCP exchange for every query marked for it; when no server answers over TCP, the truncated
+ * UDP answer is taken (the best there is), or under use-vc the query stays unanswered. */
+static cio_err tcp_phase(lookup *l, const cio__resolv_conf *rc, query *q, size_t nq, const char *fqdn, tcp_space *space,
+                         dns_outcome *o)
+{
+    cio_err err = CIO_OK;
+    for (size_t i = 0; i < nq && err == CIO_OK; i++) {
+        if (!q[i].tcp)
+            continue;
+        cio__dns_tcp_request rq = {rc->ns, rc->nns, q[i].tc_server, rc->attempts,
+                                   (int64_t)rc->timeout_s * 1000000000 / (int64_t)rc->attempts,
+                                   q[i].pkt, q[i].len, q[i].id, q[i].type, fqdn, space->tcp};
+        cio__dns_response r;
+        const uint8_t *pkt = NULL;
+        size_t len = 0;
+        err = cio__dns_tcp_query(l->io, &rq, &r, &pkt, &len);
+        if (err == CIO_E_CANCELED)
+            break;
+        if (err != CIO_OK) {
+            err = CIO_OK;
+            pkt = space->udp[i];
+            len = space->udp_len[i];
+            q[i].answered = false;
+            /* a truncated answer without one address says nothing: the query stays unanswered */
+            if (len == 0 || cio__dns_parse(pkt, len, q[i].id, fqdn, q[i].type, &r) != CIO_OK || r.naddrs == 0)
+                continue;
+        }
+        err = take_answer(l, &q[i], pkt, len, &r, fqdn, o);
+    }
+    return err;
+}
+
+static cio_err lookup_dns(lookup *l, const cio__resolv_conf *rc, const char *fqdn, char *canonical)
+{
+    cio_io io = l->io;
+    query q[2];
+    size_t nq = 0;
+    if (l->opt.family != CIO_IP6)
+        q[nq++].type = CIO__DNS_TYPE_A;
+    if (l->opt.family != CIO_IP4)
+        q[nq++].type = CIO__DNS_TYPE_AAAA;
+    for (size_t i = 0; i < nq; i++) {
+        cio_random(io, &q[i].id, sizeof q[i].id);
+        if (i == 1 && q[1].id == q[0].id)
+            q[1].id = (uint16_t)(q[0].id + 1);
+        q[i].len = cio__dns_build_query(q[i].pkt, sizeof q[i].pkt, q[i].id, fqdn, q[i].type);
+        if (q[i].len == 0)
+            return CIO_E_INVALID_HOST_NAME;
+        q[i].len = cio__dns_add_opt(q[i].pkt, sizeof q[i].pkt, q[i].len, CIO__DNS_EDNS_PAYLOAD);
+        q[i].edns = true;
+        q[i].answered = false;
+        q[i].tcp = rc->use_vc;
+        q[i].tc_server = 0;
+        q[i].rcode = 0;
+        memset(q[i].servfails, 0, sizeof q[i].servfails);
+    }
+    canonical[0] = '\0';
+    dns_outcome o = {false, false, canonical};
+    tcp_space *space = NULL;
+    cio_err err = CIO_OK;
+    if (rc->use_vc) {
+        if ((space = new_tcp_space()) == NULL)
+            return CIO_E_SYSTEM_RESOURCES;
+    } else {
+        err = udp_phase(l, rc, q, nq, fqdn, &space, &o);
+    }
+    if (err == CIO_OK && space != NULL)
+        err = tcp_phase(l, rc, q, nq, fqdn, space, &o);
+    free(space);
     if (err != CIO_OK)
         return err;
-    if (got_address)
+    if (o.got_address)
         return CIO_OK;
-    if (nxdomain)
+    if (o.nxdomain)
         return CIO_E_UNKNOWN_HOST_NAME;
     bool all = true;
     for (size_t i = 0; i < nq; i++)
@@ -500,8 +460,10 @@ static cio_err lookup_dns(lookup *l, const resolv_conf *rc, const char *fqdn, ch
 
 static cio_err lookup_dns_search(lookup *l)
 {
-    resolv_conf rc;
-    cio_err err = parse_resolv_conf(l, &rc);
+    cio__resolv_conf rc;
+    uint16_t port = l->opt.dns_port != 0 ? l->opt.dns_port : 53;
+    cio_err err = cio__resolve_parse_conf(l->io, l->opt.resolv_conf != NULL ? l->opt.resolv_conf : "/etc/resolv.conf",
+                                          port, &rc);
     if (err != CIO_OK)
         return err;
     size_t nlen = strlen(l->name);

@@ -71,11 +71,13 @@ void cio__t_sockaddr_to_ip(const struct sockaddr_storage *storage, socklen_t len
 {
     const cio__t_sockaddr_any *sa = (const cio__t_sockaddr_any *)(const void *)storage;
     memset(out, 0, sizeof *out);
-    if (sa->sa.sa_family == AF_INET && len >= (socklen_t)sizeof sa->in4) {
+    /* the length first: a receive on a stream (the resolver's TCP exchange) or from an unnamed
+     * sender reports 0 bytes of address and leaves the storage as it was */
+    if (len >= (socklen_t)sizeof sa->in4 && sa->sa.sa_family == AF_INET) {
         out->family = CIO_IP4;
         out->port = get_be16(&sa->in4.sin_port);
         memcpy(out->bytes, &sa->in4.sin_addr, 4);
-    } else if (sa->sa.sa_family == AF_INET6 && len >= (socklen_t)sizeof sa->in6) {
+    } else if (len >= (socklen_t)sizeof sa->in6 && sa->sa.sa_family == AF_INET6) {
         out->family = CIO_IP6;
         out->port = get_be16(&sa->in6.sin6_port);
         out->flowinfo = get_be32(&sa->in6.sin6_flowinfo);
