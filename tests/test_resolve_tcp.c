@@ -87,8 +87,7 @@ typedef struct big_fixture {
 /* dnsmasq with the big names, or a skip. */
 static void big_start(cio_io io, big_fixture *b, const char *conf)
 {
-    if (!dnsmasq_installed())
-        CIO_SKIP("dnsmasq is not installed (apt-get install dnsmasq)");
+    CIO_NEED_TOOL(dnsmasq_installed(), "dnsmasq is not installed (apt-get install dnsmasq)");
     char unix_big[128], extra[200];
     big_hosts_paths(b->big, unix_big);
     write_big_hosts(b->big);
