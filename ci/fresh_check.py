@@ -178,6 +178,7 @@ def run(args):
     started = time.time()
     try:
         subprocess.run(["tar", "-C", root, "-xf", tar], check=True)
+        os.chmod(root, 0o755)  # mkdtemp made it 0700: a real / lets every user (dnsmasq's nobody) through
         subprocess.run(["git", "clone", "-q", ROOT, os.path.join(root, "src")], check=True)
         shutil.copy("/etc/resolv.conf", os.path.join(root, "etc/resolv.conf"))
         first = "deb822" if args.sources == "deb822" else "list"

@@ -13,6 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if !defined(_WIN32)
+#include <sys/stat.h> /* chmod */
+#endif
+
 #include "resolve_helpers.h"
 #include "dns_servers.h"
 #include "resolve_tcp.h"
@@ -76,6 +80,10 @@ static void write_big_hosts(const char *path)
     for (int i = 1; i <= 60; i++)
         fprintf(f, "fd00::6:%x big6.test\n", i);
     fclose(f);
+#if !defined(CIO_OS_WINDOWS)
+    /* dnsmasq reads it after dropping root for `nobody`: readable whatever the user's umask (077) */
+    assert_int_equal(chmod(path, 0644), 0);
+#endif
 }
 
 typedef struct big_fixture {
