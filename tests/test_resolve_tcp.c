@@ -213,20 +213,43 @@ static void own_files(const char *what, unsigned timeout, unsigned attempts, cha
     dns_only_files(what, conf, resolv, hosts);
 }
 
+/* The test's own server (TCP `mode`; FORMERR to EDNS0 or not) and cio's files naming it (timeout and
+ * attempts in resolv.conf), with IPv4 lookup options; skips where the server's TCP port is taken. */
+typedef struct own_fixture {
+    dns_test_server s;
+    char resolv[128], hosts[128];
+    cio_lookup_options o;
+} own_fixture;
+
+static void own_start(cio_io io, own_fixture *x, tcp_mode mode, bool formerr, const char *what, unsigned timeout,
+                      unsigned attempts)
+{
+    cio_err err = dns_test_server_start(io, &x->s, mode, formerr);
+    if (mode != TCP_NONE && err == CIO_E_ADDRESS_IN_USE)
+        CIO_SKIP("the TCP port of the server's UDP port number is taken");
+    CIO_REQUIRE_CONCURRENT(err);
+    own_files(what, timeout, attempts, x->resolv, x->hosts);
+    x->o = (cio_lookup_options){.resolv_conf = x->resolv, .hosts_file = x->hosts, .dns_port = x->s.udp.address.port,
+                                .family = CIO_IP4};
+}
+
+static void own_stop(own_fixture *x)
+{
+    dns_test_server_stop(&x->s);
+    remove(x->resolv);
+    remove(x->hosts);
+}
+
 /* UDP answers are truncated and nothing listens on TCP: the truncated addresses, at once. */
 static void test_udp_only_server(void **state)
 {
     cio_io io = cio_test_io(state);
-    dns_test_server s;
-    CIO_REQUIRE_CONCURRENT(dns_test_server_start(io, &s, TCP_NONE, false));
-    char resolv[128], hosts[128];
-    own_files("udponly", 2, 2, resolv, hosts);
-    cio_lookup_options o = {.resolv_conf = resolv, .hosts_file = hosts, .dns_port = s.udp.address.port,
-                            .family = CIO_IP4};
+    own_fixture x;
+    own_start(io, &x, TCP_NONE, false, "udponly", 2, 2);
     collected c;
     counts k0 = counters();
     cio_timestamp t0 = cio_now(io, CIO_CLOCK_AWAKE);
-    assert_int_equal(lookup(io, "trunc.test", &o, &c), CIO_OK);
+    assert_int_equal(lookup(io, "trunc.test", &x.o, &c), CIO_OK);
     int64_t ms = ms_since(io, t0);
     counts d = since(k0);
     assert_int_equal(c.naddrs, 3);
@@ -235,9 +258,7 @@ static void test_udp_only_server(void **state)
     assert_int_equal(d.tcp, 1); /* refused: not asked again */
     assert_int_equal(d.tcp_answers, 0);
     assert_true(ms < 900);
-    dns_test_server_stop(&s);
-    remove(resolv);
-    remove(hosts);
+    own_stop(&x);
 }
 
 /* A TCP server that accepts and never answers: the exchange ends at its window (timeout/attempts)
@@ -245,26 +266,17 @@ static void test_udp_only_server(void **state)
 static void test_tcp_stall_timeout(void **state)
 {
     cio_io io = cio_test_io(state);
-    dns_test_server s;
-    cio_err err = dns_test_server_start(io, &s, TCP_STALL, false);
-    if (err == CIO_E_ADDRESS_IN_USE)
-        CIO_SKIP("the TCP port of the server's UDP port number is taken");
-    CIO_REQUIRE_CONCURRENT(err);
-    char resolv[128], hosts[128];
-    own_files("stall", 1, 1, resolv, hosts);
-    cio_lookup_options o = {.resolv_conf = resolv, .hosts_file = hosts, .dns_port = s.udp.address.port,
-                            .family = CIO_IP4};
+    own_fixture x;
+    own_start(io, &x, TCP_STALL, false, "stall", 1, 1);
     collected c;
     cio_timestamp t0 = cio_now(io, CIO_CLOCK_AWAKE);
-    assert_int_equal(lookup(io, "stall.test", &o, &c), CIO_OK);
+    assert_int_equal(lookup(io, "stall.test", &x.o, &c), CIO_OK);
     int64_t ms = ms_since(io, t0);
     print_message("stalled TCP server: the lookup returned after %lld ms (window 1000 ms)\n", (long long)ms);
     assert_int_equal(c.naddrs, 3);
     assert_true(ms >= 900 && ms < 3000);
-    assert_int_equal(atomic_load(&s.tcp_accepted), 1);
-    dns_test_server_stop(&s);
-    remove(resolv);
-    remove(hosts);
+    assert_int_equal(atomic_load(&x.s.tcp_accepted), 1);
+    own_stop(&x);
 }
 
 typedef struct lookup_args {
@@ -285,29 +297,23 @@ static void test_tcp_stall_canceled(void **state)
 {
     cio_io io = cio_test_io(state);
     int before = cio_test_count_handles();
-    dns_test_server s;
-    cio_err err = dns_test_server_start(io, &s, TCP_STALL, false);
-    if (err == CIO_E_ADDRESS_IN_USE)
-        CIO_SKIP("the TCP port of the server's UDP port number is taken");
-    CIO_REQUIRE_CONCURRENT(err);
-    char resolv[128], hosts[128];
-    own_files("stall_cancel", 30, 1, resolv, hosts);
+    own_fixture x;
+    own_start(io, &x, TCP_STALL, false, "stall_cancel", 30, 1);
     collected *c = (collected *)malloc(sizeof *c);
     assert_non_null(c);
-    lookup_args a = {io, "stall.test", {.resolv_conf = resolv, .hosts_file = hosts, .family = CIO_IP4}, c};
-    a.o.dns_port = s.udp.address.port;
+    lookup_args a = {io, "stall.test", x.o, c};
     cio_future f;
     CIO_REQUIRE_CONCURRENT(cio_concurrent(io, lookup_task, &a, sizeof a, &f));
-    for (int i = 0; i < 1000 && atomic_load(&s.tcp_accepted) == 0; i++)
+    for (int i = 0; i < 1000 && atomic_load(&x.s.tcp_accepted) == 0; i++)
         cio_sleep(io, cio_timeout_ms(10));
-    assert_int_equal(atomic_load(&s.tcp_accepted), 1);
+    assert_int_equal(atomic_load(&x.s.tcp_accepted), 1);
     cio_sleep(io, cio_timeout_ms(50)); /* into its receive */
     cio_timestamp t0 = cio_now(io, CIO_CLOCK_AWAKE);
     assert_int_equal(cio_cancel(io, &f), CIO_E_CANCELED);
     int64_t ms = ms_since(io, t0);
     print_message("stalled TCP server: canceled in %lld ms\n", (long long)ms);
     assert_true(ms < 500);
-    dns_test_server_stop(&s);
+    dns_test_server_stop(&x.s);
     free(c);
     if (before >= 0) {
         int after = cio_test_count_handles();
@@ -317,8 +323,8 @@ static void test_tcp_stall_canceled(void **state)
         }
         assert_int_equal(after, before);
     }
-    remove(resolv);
-    remove(hosts);
+    remove(x.resolv);
+    remove(x.hosts);
 }
 
 /* Connection after connection the TCP server misbehaves (closes at once; a length of 5; a length
@@ -327,51 +333,36 @@ static void test_tcp_stall_canceled(void **state)
 static void test_tcp_misbehaving_then_trickle(void **state)
 {
     cio_io io = cio_test_io(state);
-    dns_test_server s;
-    cio_err err = dns_test_server_start(io, &s, TCP_SCRIPT, false);
-    if (err == CIO_E_ADDRESS_IN_USE)
-        CIO_SKIP("the TCP port of the server's UDP port number is taken");
-    CIO_REQUIRE_CONCURRENT(err);
-    char resolv[128], hosts[128];
-    own_files("script", 8, 4, resolv, hosts);
-    cio_lookup_options o = {.resolv_conf = resolv, .hosts_file = hosts, .dns_port = s.udp.address.port,
-                            .family = CIO_IP4};
+    own_fixture x;
+    own_start(io, &x, TCP_SCRIPT, false, "script", 8, 4);
     collected c;
     counts k0 = counters();
-    assert_int_equal(lookup(io, "trickle.test", &o, &c), CIO_OK);
+    assert_int_equal(lookup(io, "trickle.test", &x.o, &c), CIO_OK);
     counts d = since(k0);
     assert_int_equal(c.naddrs, 5);
     assert_true(has(&c, "127.0.3.1") && has(&c, "127.0.3.5"));
     assert_false(has(&c, "127.0.2.1"));
     assert_int_equal(d.tcp, 4);
     assert_int_equal(d.tcp_answers, 1);
-    assert_int_equal(atomic_load(&s.tcp_accepted), 4);
-    dns_test_server_stop(&s);
-    remove(resolv);
-    remove(hosts);
+    assert_int_equal(atomic_load(&x.s.tcp_accepted), 4);
+    own_stop(&x);
 }
 
 /* A server without EDNS0 answers FORMERR to the OPT record: asked once more without it. */
 static void test_formerr_without_edns(void **state)
 {
     cio_io io = cio_test_io(state);
-    dns_test_server s;
-    CIO_REQUIRE_CONCURRENT(dns_test_server_start(io, &s, TCP_NONE, true));
-    char resolv[128], hosts[128];
-    own_files("formerr", 2, 1, resolv, hosts);
-    cio_lookup_options o = {.resolv_conf = resolv, .hosts_file = hosts, .dns_port = s.udp.address.port,
-                            .family = CIO_IP4};
+    own_fixture x;
+    own_start(io, &x, TCP_NONE, true, "formerr", 2, 1);
     collected c;
     cio_timestamp t0 = cio_now(io, CIO_CLOCK_AWAKE);
-    assert_int_equal(lookup(io, "old.test", &o, &c), CIO_OK);
+    assert_int_equal(lookup(io, "old.test", &x.o, &c), CIO_OK);
     assert_true(ms_since(io, t0) < 900);
     assert_int_equal(c.naddrs, 1);
     assert_true(has(&c, "127.0.0.77"));
-    assert_int_equal(atomic_load(&s.udp_queries), 2);
-    assert_int_equal(atomic_load(&s.udp_with_opt), 1);
-    dns_test_server_stop(&s);
-    remove(resolv);
-    remove(hosts);
+    assert_int_equal(atomic_load(&x.s.udp_queries), 2);
+    assert_int_equal(atomic_load(&x.s.udp_with_opt), 1);
+    own_stop(&x);
 }
 
 int main(void)
