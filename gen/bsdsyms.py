@@ -9,12 +9,12 @@ NetBSD's headers' __RENAME lines, OpenBSD's Symbols.list / Symbols.map) and that
 The generator checks coverage: every function libc.yaml declares for an OS must have a recorded row
 (an import with no recorded node is an error, never a silent default), every row must name a declared
 function, and FreeBSD rows must carry a version node. Whether the binding agrees with the record is
-checked on the built binaries by tools/bsd_check.py (`build.py test`), which reads this file itself.
+checked on the built binaries by tools/cio_build/bsd_symbols.py (`build.py test`), which reads this file itself.
 """
 
 import re
 
-from specload import SpecError, Where
+from .specload import SpecError, Where
 
 OSES = ("freebsd", "netbsd", "openbsd")
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

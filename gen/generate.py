@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """cio's generator: spec/*.yaml -> platform/ (typed C headers, a conformance test, CMake toolchains).
 
-    python3 gen/generate.py [--spec DIR] [--out DIR] [--check]
+    python3 -m gen.generate [--spec DIR] [--out DIR] [--check]
 
 Exit status: 0 done (or, with --check, platform/ is up to date); 1 --check found stale or extra
 files; 2 the spec is bad (one `spec/FILE.yaml:LINE: message` line on stderr; nothing written).
@@ -16,14 +16,12 @@ import os
 import sys
 import tempfile
 
+import jinja2
+
+from . import checks, model, model_libc, oscalls
+from .specload import SpecError
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-
-import jinja2  # noqa: E402
-
-import model  # noqa: E402
-import oscalls  # noqa: E402
-from specload import SpecError  # noqa: E402
 
 COMMAND = "python3 build.py gen"
 
@@ -71,11 +69,11 @@ def outputs(m):
     for t in m.targets:
         out.append((f"cmake/{t['name']}.cmake", "toolchain.cmake.j2", {"t": t}, ["targets"]))
     bsd = ["libc", "errno", "signals"]
-    if any(m.libc[o]["functions"] for o in model.LIBC_OSES) and m.libc_headers:
+    if any(m.libc[o]["functions"] for o in model_libc.LIBC_OSES) and m.libc_headers:
         out.append(("bsd/include/cio_bsd_libc.h", "bsd_libc.h.j2", {}, bsd))
         for h in m.libc_headers:
             out.append((f"bsd/include/{h}", "bsd_header.h.j2", {"h": h}, ["libc"]))
-    for o in model.LIBC_OSES:
+    for o in model_libc.LIBC_OSES:
         for lib in m.libc[o]["libraries"]:
             out.append((f"bsd/{o}/lib{lib['name']}.s", "bsd_stub.s.j2", {"os": o, "lib": lib}, ["libc"]))
             if lib["nodes"]:
@@ -92,7 +90,7 @@ def render_all(m, spec_display="spec"):
         undefined=jinja2.StrictUndefined, autoescape=False)
     env.filters["c_string"] = c_string
     env.filters["hex32"] = hex32
-    env.filters["upper_snake"] = model.upper_snake
+    env.filters["upper_snake"] = checks.upper_snake
     env.filters["unprefix"] = lambda s: s.replace("cio_c_", "")
     result = {}
     for rel, tmpl, extra, stems in outputs(m):

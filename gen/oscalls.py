@@ -9,8 +9,8 @@ directly in a file that routes it.
 import os
 import re
 
-from specload import Seq, SpecError
-from model import IDENT, check_keys, check_top, expect_row, get_bool, get_str, get_str_list, rows_of
+from .checks import IDENT, check_keys, check_top, expect_row, get_bool, get_str, get_str_list, rows_of
+from .specload import Seq, SpecError
 
 FAIL_KINDS = ("errno", "pointer", "mapfailed", "code", "none", "ntstatus", "win32", "handle", "wsa")
 # The Windows kinds' failure return (`value`): win32 defaults to 0 (FALSE, a NULL pointer), wsa to

@@ -7,15 +7,12 @@ import io
 import os
 import re
 import shutil
-import sys
 import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-GEN = os.path.dirname(HERE)
-sys.path.insert(0, GEN)
+from gen import generate
 
-import generate  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 GOOD = os.path.join(HERE, "good")
 
@@ -643,7 +640,7 @@ class GoodSpec(GenCase):
         self.assertIn("#define CIO_NT_FILE_USE_FILE_POINTER_POSITION (-2)", h)
 
     def test_set_c_names(self):
-        import model
+        from gen import checks as model
         self.assertEqual(model.set_c_name("File.OpenError"), "file_open")
         self.assertEqual(model.set_c_name("File.Reader.Error"), "file_reader")
         self.assertEqual(model.set_c_name("net.UnixAddress.ListenError"), "net_unix_address_listen")

@@ -889,7 +889,7 @@ struct cio__sys_table {
     _Atomic(cio__sys_connect_fn) connect__connect_unix; /* src/threaded/net_posix.c: cio__t_net_connect_unix */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_clock_gettime_fn) clock_gettime__now; /* src/threaded/time_posix.c: cio__t_now */
+    _Atomic(cio__sys_clock_gettime_fn) clock_gettime__now; /* src/threaded/clock_posix.c: cio__t_now */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_clock_nanosleep_fn) clock_nanosleep__sleep; /* src/threaded/time_getrandom.c: cio__t_sleep_step */

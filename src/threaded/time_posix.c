@@ -10,6 +10,7 @@
  *   whole sleep is one bracketed syscall (cancel.c): the cancel signal ends it with CIO_E_CANCELED.
  * - A step returns 0 once the deadline has passed, CIO__T_SLEEP_AGAIN when it woke before it (the
  *   next step measures again), or an errno; with no timeout, sleep goes on until canceled.
+ * - The clocks are clock_posix.c's (this file calls down to it and to wait_posix.c, never back).
  * - cio_random is random_chacha.c's generator; its seed and cio_random_secure are the OS piece's.
  */
 #define _GNU_SOURCE 1
@@ -20,34 +21,10 @@
 
 #include "cio/errmap.h"
 #include "internal.h"
-#include "internal/cio_oscalls.h"
 #include "task.h"
 #include "threaded.h"
 #include "time_posix.h"
 
-#define NS_PER_S 1000000000LL
-
-static clockid_t os_clock(cio_clock clock)
-{
-    switch (clock) {
-    case CIO_CLOCK_REAL: return CLOCK_REALTIME;
-#ifdef CLOCK_BOOTTIME
-    case CIO_CLOCK_BOOT: return CLOCK_BOOTTIME;
-#endif
-    case CIO_CLOCK_CPU_PROCESS: return CLOCK_PROCESS_CPUTIME_ID;
-    case CIO_CLOCK_CPU_THREAD: return CLOCK_THREAD_CPUTIME_ID;
-    default: return CLOCK_MONOTONIC;
-    }
-}
-
-cio_timestamp cio__t_now(void *ud, cio_clock clock)
-{
-    (void)ud;
-    struct timespec ts;
-    if (CIO__SYS(clock_gettime, now)(os_clock(clock), &ts) != 0)
-        return (cio_timestamp){0};
-    return (cio_timestamp){(int64_t)ts.tv_sec * NS_PER_S + (int64_t)ts.tv_nsec};
-}
 
 cio_err cio__t_sleep(void *ud, cio_timeout timeout)
 {

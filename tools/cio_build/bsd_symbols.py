@@ -1,6 +1,6 @@
 """The BSD smoke binaries against the OSes' own symbol lists (spec/bsd_symbols.yaml).
 
-build.py's other readelf checks compare a binary with the stubs it was linked against, which come from
+bsd.py's other readelf checks compare a binary with the stubs it was linked against, which come from
 spec/libc.yaml: they cannot notice a binding that FreeBSD, NetBSD or OpenBSD would refuse. These
 checks read the built binary (and libcio.a) and compare every undefined reference with the record of
 what the OS's files say, which libc.yaml does not feed:
@@ -20,9 +20,11 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from gen import bsdsyms, specload
+
+from .common import ROOT
+
 SPEC = os.path.join(ROOT, "spec", "bsd_symbols.yaml")
 # What libcio.a may leave undefined that no OS library provides: the smoke program's own
 # start-up/runtime objects define these (tests/bsd/emutls_openbsd.c: libcompiler_rt's emulated TLS).
@@ -30,9 +32,6 @@ RUNTIME = {"__emutls_get_address"}
 
 
 def load_record():
-    sys.path.insert(0, os.path.join(ROOT, "gen"))
-    import bsdsyms  # noqa: E402
-    import specload  # noqa: E402
     doc = specload.load(SPEC, "spec/bsd_symbols.yaml")
     return bsdsyms.load_table(doc, "spec/bsd_symbols.yaml")
 

@@ -1,0 +1,36 @@
+/*
+ * The clocks of the Threaded backend on the POSIX kernels: cio__t_now over clock_gettime. The lowest
+ * layer of the time code (wait_posix.c and time_posix.c read the clocks through it; it calls
+ * nothing of theirs). Evented uses the same function (src/evented/slots.h).
+ */
+#define _GNU_SOURCE 1
+#include <stdint.h>
+#include <time.h>
+
+#include "internal.h"
+#include "internal/cio_oscalls.h"
+#include "threaded.h"
+
+#define NS_PER_S 1000000000LL
+
+static clockid_t os_clock(cio_clock clock)
+{
+    switch (clock) {
+    case CIO_CLOCK_REAL: return CLOCK_REALTIME;
+#ifdef CLOCK_BOOTTIME
+    case CIO_CLOCK_BOOT: return CLOCK_BOOTTIME;
+#endif
+    case CIO_CLOCK_CPU_PROCESS: return CLOCK_PROCESS_CPUTIME_ID;
+    case CIO_CLOCK_CPU_THREAD: return CLOCK_THREAD_CPUTIME_ID;
+    default: return CLOCK_MONOTONIC;
+    }
+}
+
+cio_timestamp cio__t_now(void *ud, cio_clock clock)
+{
+    (void)ud;
+    struct timespec ts;
+    if (CIO__SYS(clock_gettime, now)(os_clock(clock), &ts) != 0)
+        return (cio_timestamp){0};
+    return (cio_timestamp){(int64_t)ts.tv_sec * NS_PER_S + (int64_t)ts.tv_nsec};
+}

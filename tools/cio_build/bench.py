@@ -1,0 +1,95 @@
+"""The benchmarks (bench/): a Release build, the driver, and the smoke run the suites make.
+"""
+
+import os
+import subprocess
+import time
+
+from .common import BENCH_DIR, HOST, ROOT, say
+from .deps import ensure_packages
+from .spec import spec_packages
+
+
+def build_bench(allow_install, jobs):
+    """Builds bench/cio_bench in its own Release (-O2) directory; returns (exe or None, message)."""
+    miss = ensure_packages(spec_packages("base") + spec_packages("bench"), allow_install)
+    if miss:
+        return None, "missing Debian packages: " + " ".join(miss)
+    args = ["cmake", "-S", ROOT, "-B", BENCH_DIR, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
+            "-DCMAKE_C_FLAGS_RELEASE=-O2 -DNDEBUG", "-DCIO_BUILD_TESTS=OFF", "-DCIO_BUILD_EXAMPLES=OFF",
+            "-DCIO_BUILD_BENCH=ON", f"-DCMAKE_TOOLCHAIN_FILE={os.path.join(ROOT, 'platform', 'cmake', HOST + '.cmake')}"]
+    for step in (args, ["cmake", "--build", BENCH_DIR, "-j", str(jobs)]):
+        r = subprocess.run(step, capture_output=True, text=True)
+        if r.returncode != 0:
+            return None, "bench build failed:\n" + r.stdout[-4000:] + r.stderr[-2000:]
+    return os.path.join(BENCH_DIR, "bench", "cio_bench"), "built"
+
+
+def bench_driver():
+    from bench import driver
+    return driver
+
+
+def bench_smoke(tally, allow_install, jobs):
+    """Each benchmark once with tiny sizes: they still build and run (not a measurement)."""
+    label = "bench smoke (every benchmark once)"
+    exe, msg = build_bench(allow_install, jobs)
+    if exe is None:
+        if msg.startswith("missing"):
+            tally.add(HOST, label, 0, 0, 1)
+            say(f"  {HOST:16} {label:28} skipped: {msg}")
+        else:
+            tally.fail(HOST, label, msg)
+            say(f"  {HOST:16} {label:28} FAILED\n{msg}")
+        return
+    import contextlib
+    import io
+    started = time.time()
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        rc = bench_driver().main([exe, "--smoke"])
+    out = buf.getvalue()
+    good = rc == 0 and "error:" not in out
+    tally.add(HOST, label, int(good), int(not good), 0, None if good else out[-3000:])
+    say(f"  {HOST:16} {'bench smoke':28} {'ok' if good else 'FAILED'}  ({time.time() - started:.1f}s)")
+    if not good:
+        say("      " + out[-3000:].replace("\n", "\n      "))
+
+
+BENCH_MAP_COUNT = 262144  # B12: 100,000 fibers, each a stack and a guard page (two mappings)
+
+
+def bench_map_count(who="bench"):
+    """B12 and test_evented need ~200,000 mappings; the kernel's default vm.max_map_count (65530) is
+    too low for 100,000 fibers with guarded stacks."""
+    path = "/proc/sys/vm/max_map_count"
+    try:
+        current = int(open(path).read())
+    except (OSError, ValueError):
+        return
+    if current >= BENCH_MAP_COUNT:
+        return
+    if os.geteuid() == 0:
+        r = subprocess.run(["sysctl", "-w", f"vm.max_map_count={BENCH_MAP_COUNT}"], capture_output=True, text=True)
+        if r.returncode == 0:
+            say(f"build.py {who}: raised vm.max_map_count from {current} to {BENCH_MAP_COUNT} (100,000 "
+                "fibers with guarded stacks)")
+            return
+    say(f"build.py {who}: vm.max_map_count is {current} (not root, or sysctl failed): B12 and test_evented run "
+        f"with the fibers that fit, about {(current - 2000) // 2} (`sysctl -w vm.max_map_count={BENCH_MAP_COUNT}` "
+        "for 100,000)")
+
+
+def cmd_bench(args):
+    exe, msg = build_bench(not args.no_install, args.jobs)
+    if exe is None:
+        say("build.py bench: " + msg)
+        return 1
+    if not args.only or "B12" in args.only.split(","):
+        bench_map_count()
+    argv = [exe, "--rounds", str(args.rounds), "--seconds", str(args.seconds)]
+    if args.only:
+        argv += ["--only", args.only]
+    if args.conditions:
+        argv += ["--conditions", args.conditions]
+    return bench_driver().main(argv)

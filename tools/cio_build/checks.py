@@ -1,0 +1,253 @@
+"""The checks that are not cmocka suites: headers, the cflags contract, install, examples, misuse
+compile checks, the generator's own tests and the source-tree structure checks.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+from .cmake import bsd_no_sysroot, cflags, cmd_gen
+from .common import BOOTSTRAP_PACKAGES, BUILD, HOST, NATIVE_BSD, ROOT, say
+from .spec import runner_cmd, spec_packages
+
+
+def compile_check(t, src, extra, tally, label, expect_ok=True, expect_text=None):
+    """One compile of `src` for target t counted as a test."""
+    cc = ["clang"] if t["compiler"] == "clang" else [t["cc"]]
+    cmd = cc + ["-std=c11", "-Wall", "-Wextra", "-Werror", "-fsyntax-only"] + \
+        cflags(t, for_clang=cc[0] == "clang") + extra + [src]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    out = r.stdout + r.stderr
+    ok = (r.returncode == 0) == expect_ok and (expect_text is None or re.search(expect_text, out))
+    if ok:
+        tally.add(t["name"], label, 1, 0)
+    else:
+        tally.fail(t["name"], label, ("expected a diagnostic matching %r" % expect_text if not expect_ok
+                                      else "compile failed") + "\n" + out[-3000:])
+        say(f"  {t['name']:16} {label:28} FAILED\n" + "\n".join("      " + x for x in out.splitlines()[:40]))
+    return ok
+
+
+def header_checks(t, tally):
+    """Targets without a runner: every generated header (and <cio.h>) must compile for them, and
+    where the target has system headers, the conformance test's static asserts must hold."""
+    tmp = os.path.join(BUILD, "checks", t["name"])
+    os.makedirs(tmp, exist_ok=True)
+    internal = os.path.join(ROOT, "platform", "internal")
+    headers = [(f, []) for f in sorted(os.listdir(os.path.join(ROOT, "platform", "include", "cio")))
+               if f.endswith(".h")]
+    headers += [(f, [f"-I{internal}"]) for f in sorted(os.listdir(os.path.join(internal, "cio"))) if f.endswith(".h")]
+    n_ok = 0
+    for h, extra in headers + [("<cio.h>", [])]:
+        inc = h if h.startswith("<") else f'"cio/{h}"'
+        src = os.path.join(tmp, "hdr_" + re.sub(r"[^a-z0-9]", "_", h) + ".c")
+        with open(src, "w") as f:
+            f.write(f"#include {inc}\n#include {inc}\nint cio_check_{re.sub(r'[^a-z0-9]', '_', h)};\n")
+        n_ok += compile_check(t, src, extra, tally, f"header {h}")
+    if t["runner"] == "none" and t["os"] == "linux" or t["os"] == "wasi":
+        compile_check(t, os.path.join(ROOT, "platform", "check", "conformance.c"),
+                      ["-DCIO_CONFORMANCE_STATIC_ONLY=1", f"-I{internal}"], tally, "conformance (static asserts)")
+    say(f"  {t['name']:16} {'headers':28} {n_ok}/{len(headers) + 1} compile")
+
+
+def cflags_check(t, tally):
+    """`clang $(python3 build.py cflags --target T) -c x.c` compiles <cio.h> for T."""
+    if shutil.which("clang") is None:
+        tally.fail(t["name"], "cflags contract", "clang not installed")
+        return
+    obj = os.path.join(BUILD, "checks", t["name"], "cflags_probe.o")
+    os.makedirs(os.path.dirname(obj), exist_ok=True)
+    cmd = ["clang"] + cflags(t) + ["-std=c11", "-Wall", "-Wextra", "-Werror", "-c",
+                                   os.path.join(ROOT, "tests", "cflags_probe.c"), "-o", obj]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    why = r.stderr[-2000:] if r.returncode != 0 else toolchain_drift(t)
+    if not why:
+        tally.add(t["name"], "cflags contract", 1, 0)
+    else:
+        tally.fail(t["name"], "cflags contract", why)
+        say(f"  {t['name']:16} {'cflags contract':28} FAILED\n{why}")
+
+
+def toolchain_drift(t):
+    """For a BSD with no sysroot: the flags its toolchain file builds the library with
+    (CMAKE_C_FLAGS_INIT) that `cflags` leaves out, as a message; None when there are none."""
+    if not bsd_no_sysroot(t):
+        return None
+    tc_dir = os.path.join(ROOT, "platform", "cmake")
+    text = open(os.path.join(tc_dir, t["name"] + ".cmake")).read()
+    m = re.search(r'^set\(CMAKE_C_FLAGS_INIT "([^"]*)"\)', text, re.M)
+    if m is None:
+        return f"platform/cmake/{t['name']}.cmake sets no CMAKE_C_FLAGS_INIT"
+
+    def norm(flags):  # -Ipath / -isystem path as ('-I', normalised path); others as they are
+        out, it = [], iter(flags)
+        for f in it:
+            if f == "-isystem":
+                out.append(("-isystem", os.path.normpath(next(it, ""))))
+            elif f.startswith("-I"):
+                out.append(("-I", os.path.normpath(f[2:] or next(it, ""))))
+            else:
+                out.append((f, None))
+        return out
+    want = norm(m.group(1).replace("${CMAKE_CURRENT_LIST_DIR}", tc_dir).split())
+    have = norm(cflags(t))
+    missing = [" ".join(x for x in f if x) for f in want if f not in have]
+    return ("`build.py cflags` lacks what the library is built with: " + " ".join(missing)) if missing else None
+
+
+def install_checks(bdir, tally, jobs):
+    """Installs the host build into a scratch prefix and builds a consumer through pkg-config and
+    through find_package(cio)."""
+    failed_before = tally.failed
+    prefix = os.path.join(BUILD, "install-test")
+    shutil.rmtree(prefix, ignore_errors=True)
+    steps = [("install", ["cmake", "--install", bdir, "--prefix", prefix])]
+    src = os.path.join(ROOT, "tests", "install")
+    pc = os.path.join(prefix, "lib", "pkgconfig")
+    exe = os.path.join(prefix, "consumer-pc")
+    env = dict(os.environ, PKG_CONFIG_PATH=pc)
+    for label, cmd in steps:
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            tally.fail(HOST, label, r.stdout[-2000:] + r.stderr[-2000:])
+            return
+
+    def tree(d):
+        return {os.path.relpath(os.path.join(r, f), d) for r, _, fs in os.walk(d) for f in fs}
+    public = tree(os.path.join(ROOT, "include")) | tree(os.path.join(ROOT, "platform", "include"))
+    extra = sorted(tree(os.path.join(prefix, "include")) - public)
+    tally.add(HOST, "install: public headers only", int(not extra), int(bool(extra)), 0,
+              f"installed beyond include/ and platform/include/: {extra}" if extra else None)
+    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "--static", "cio"], capture_output=True, text=True,
+                           env=env)
+    r = subprocess.run(["cc", os.path.join(src, "consumer.c"), "-o", exe] + flags.stdout.split(),
+                       capture_output=True, text=True) if flags.returncode == 0 else flags
+    ok = r.returncode == 0 and subprocess.run([exe], capture_output=True).returncode == 0
+    tally.add(HOST, "install + pkg-config consumer", int(ok), int(not ok), 0, None if ok else r.stderr[-2000:])
+    cb = os.path.join(prefix, "consumer-cmake")
+    r1 = subprocess.run(["cmake", "-S", src, "-B", cb, "-G", "Ninja", f"-DCMAKE_PREFIX_PATH={prefix}"],
+                        capture_output=True, text=True)
+    r2 = subprocess.run(["cmake", "--build", cb], capture_output=True, text=True) if r1.returncode == 0 else r1
+    ok = r2.returncode == 0 and subprocess.run([os.path.join(cb, "consumer")], capture_output=True).returncode == 0
+    tally.add(HOST, "install + find_package consumer", int(ok), int(not ok), 0,
+              None if ok else (r2.stdout + r2.stderr)[-2000:])
+    say(f"  {HOST:16} {'install (pkg-config, cmake)':28} {'ok' if tally.failed == failed_before else 'see failures'}")
+
+
+def example_checks(t, bdir, tally, env):
+    """The README's examples run and do what they say (on every target that builds them)."""
+    exdir = os.path.join(bdir, "examples")
+    if not os.path.isdir(exdir):
+        return
+    work = os.path.join(bdir, "example-run")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    suffix = {"windows": ".exe", "wasi": ".wasm"}.get(t["os"], "")
+    checks = [("save_data", [], lambda out: "save complete" in out and all(
+                  open(os.path.join(work, f)).read() == "hello from cio\n" for f in ("saveA.txt", "saveB.txt"))),
+              ("save_data", ["--inline"], lambda out: "save complete" in out),
+              ("cancel_read", [], lambda out: "returned Canceled" in out),
+              ("connect_first", [], lambda out: "localhost: connected to" in out)]
+    for name, args, ok in checks:
+        exe = os.path.join(exdir, name + suffix)
+        if not os.path.exists(exe):
+            continue
+        label = f"example {name} {' '.join(args)}".strip()
+        try:
+            r = subprocess.run(runner_cmd(t) + [exe] + args, capture_output=True, text=True, cwd=work, env=env,
+                               timeout=120)
+            good = r.returncode == 0 and ok(r.stdout)
+            detail = (r.stdout + r.stderr)[-2000:]
+        except (subprocess.TimeoutExpired, OSError) as e:
+            good, detail = False, str(e)
+        tally.add(t["name"], label, int(good), int(not good), 0, None if good else detail)
+        say(f"  {t['name']:16} {label:28} {'ok' if good else 'FAILED'}")
+        if not good:
+            say("      " + detail.replace("\n", "\n      "))
+
+
+def misuse_checks(tally):
+    """cio_sig is a real type: misuse warns with the project's flags on gcc and clang."""
+    host = {"name": HOST, "compiler": "gcc", "cc": "gcc", "cflags": [], "os": "linux", "triple": "x86_64-linux-gnu",
+            "runner": "native"}
+    cases = [
+        ("int_as_sig.c", {"gcc": r"enum conversion.*c\+\+-compat", "clang": r".int. to .cio_sig..*sign-conversion"}),
+        ("enum_compare.c", {"gcc": r".cio_sig. and .cio_err..*enum-compare", "clang": r"enum-compare"}),
+    ]
+    for comp in ("gcc", "clang"):
+        if shutil.which(comp) is None:
+            if NATIVE_BSD:
+                say(f"  {HOST:16} misuse ({comp}): {comp} not installed here, not checked")
+                continue
+            tally.fail(HOST, f"misuse ({comp})", f"{comp} not installed")
+            continue
+        t = dict(host, compiler="gcc" if comp == "gcc" else "clang-host", cc=comp)
+        flags = ["-Wconversion"] + (["-Wc++-compat"] if comp == "gcc" else [])
+        for src, expect in cases:
+            path = os.path.join(ROOT, "tests", "misuse", src)
+            compile_check(t, path, flags, tally, f"misuse {src} ({comp})", expect_ok=False,
+                          expect_text=expect[comp])
+        compile_check(t, os.path.join(ROOT, "tests", "misuse", "correct_use.c"), flags, tally,
+                      f"misuse correct_use.c ({comp})")
+
+
+def gen_selftests(tally):
+    r = subprocess.run([sys.executable, "-m", "unittest", "discover", "-s", os.path.join(ROOT, "gen", "tests"),
+                        "-t", ROOT, "-v"], capture_output=True, text=True, cwd=ROOT)
+    out = r.stderr
+    ran = re.search(r"^Ran (\d+) tests?", out, re.M)
+    n = int(ran.group(1)) if ran else 0
+    fails = re.search(r"FAILED \((?:failures=(\d+))?(?:, )?(?:errors=(\d+))?", out)
+    bad = 0
+    if fails:
+        bad = int(fails.group(1) or 0) + int(fails.group(2) or 0)
+    if n == 0:
+        tally.fail(HOST, "gen unittest", "ran no test\n" + out[-2000:])
+    else:
+        tally.add(HOST, "gen unittest", n - bad, bad, 0, out[-4000:] if bad else None)
+    say(f"  {'generator':16} {'unittest':28} {n - bad} passed, {bad} failed")
+    if bad:
+        print(out[-4000:])
+    stray = [p for p in BOOTSTRAP_PACKAGES if p not in spec_packages("base")]
+    tally.add(HOST, "bootstrap packages in spec", int(not stray), int(bool(stray)), 0,
+              f"build.py installs {stray} before reading spec/: add them to packages: base" if stray else None)
+    rc = cmd_gen(True)
+    if rc == 0:
+        tally.add(HOST, "gen --check", 1, 0)
+    else:
+        tally.fail(HOST, "gen --check", "platform/ is stale")
+    say(f"  {'generator':16} {'gen --check':28} {'ok' if rc == 0 else 'FAILED'}")
+    structure_checks(tally)
+
+
+# A hand-written file is reviewed at about 600 lines and never grows past this (CONTRIBUTING.md).
+MAX_LINES = 800
+
+
+def structure_checks(tally):
+    """The tree's shape: no call cycle between the C files of src/ and no import cycle in the Python
+    packages (tools/callgraph.py); no hand-written file in src/ over MAX_LINES lines."""
+    graph = os.path.join(ROOT, "tools", "callgraph.py")
+    for label, args in (("src/ call cycles", [os.path.join(ROOT, "src")]),
+                        ("gen/ import cycles", ["--python", os.path.join(ROOT, "gen")]),
+                        ("tools/cio_build import cycles", ["--python", os.path.join(ROOT, "tools", "cio_build")])):
+        r = subprocess.run([sys.executable, graph] + args, capture_output=True, text=True)
+        ok = r.returncode == 0
+        tally.add(HOST, label, int(ok), int(not ok), 0, None if ok else (r.stdout + r.stderr)[-4000:])
+        say(f"  {'tools':16} {label:28} {'no cycle' if ok else 'FAILED'}")
+        if not ok:
+            print((r.stdout + r.stderr)[-4000:])
+    big = []
+    for r, _, fs in os.walk(os.path.join(ROOT, "src")):
+        for f in fs:
+            if f.endswith((".c", ".h")):
+                path = os.path.join(r, f)
+                with open(path, encoding="utf-8", errors="replace") as fh:
+                    n = sum(1 for _ in fh)
+                if n > MAX_LINES:
+                    big.append(f"{os.path.relpath(path, ROOT)}: {n} lines")
+    tally.add(HOST, f"src/ files <= {MAX_LINES} lines", int(not big), int(bool(big)), 0,
+              "split these (CONTRIBUTING.md): " + "; ".join(sorted(big)) if big else None)
+    say(f"  {'tools':16} {'src/ file sizes':28} {'ok' if not big else 'FAILED: ' + '; '.join(sorted(big))}")
