@@ -368,16 +368,33 @@ def build_errmaps(m, doc, path):
                 entries.append(dict(e, macro="CIO_ERRNO_" + canon[e["native"]][1:]))
             maps.append({"name": mp["name"], "set": mp["set"], "entries": entries})
         m.errno_maps_by_flavour[fl["name"]] = maps
-    # Flavours whose maps come out the same (the same canonical names) share one rendering.
-    m.errno_map_groups = []
-    for fl in m.flavours:
-        if m.os_family.get(fl["os"][0]) == "windows":
-            continue
-        maps = m.errno_maps_by_flavour[fl["name"]]
-        key = repr([(mp["name"], [(e["macro"], e["action"], e["error"]) for e in mp["entries"]]) for mp in maps])
-        for g in m.errno_map_groups:
-            if g["key"] == key:
-                g["flavours"].append(fl)
-                break
-        else:
-            m.errno_map_groups.append({"key": key, "flavours": [fl], "maps": maps})
+    # One function per map for every errno flavour: the rows every flavour has are written once; a row
+    # only some flavours have (an errno that exists there, or whose value another row already took)
+    # is written under #if of exactly those flavours. Per flavour, the cases are that flavour's rows.
+    m.errno_flavours = [fl for fl in m.flavours if m.os_family.get(fl["os"][0]) != "windows"]
+    m.errno_maps_shared = []
+    for i, mp in enumerate(m.maps["errno"]):
+        rows, order = {}, []
+        for fl in m.errno_flavours:
+            for e in m.errno_maps_by_flavour[fl["name"]][i]["entries"]:
+                k = (e["macro"], e["action"], e["error"])
+                if k not in rows:
+                    rows[k] = (e, [])
+                    order.append(k)
+                rows[k][1].append(fl)
+        blocks = []
+        common = [rows[k][0] for k in order if len(rows[k][1]) == len(m.errno_flavours)]
+        if common:
+            blocks.append({"flavours": None, "entries": common})
+        for k in order:
+            e, fls = rows[k]
+            if len(fls) == len(m.errno_flavours):
+                continue
+            names = [fl["name"] for fl in fls]
+            for b in blocks:
+                if b["flavours"] is not None and [fl["name"] for fl in b["flavours"]] == names:
+                    b["entries"].append(e)
+                    break
+            else:
+                blocks.append({"flavours": fls, "entries": [e]})
+        m.errno_maps_shared.append({"name": mp["name"], "set": mp["set"], "blocks": blocks})

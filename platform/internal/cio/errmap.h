@@ -10,7 +10,8 @@
  * BUG (a programming error: assert in debug builds, err is CIO_E_UNEXPECTED), OK (treat as success),
  * BACKOFF (sleep with exponential backoff and call again; err is the error once the backoff is
  * exhausted), REINIT (initialise the subsystem, call again). Anything unmapped is ERROR/Unexpected.
- * The comment above each function names the error set its errors belong to.
+ * The comment above each function names the error set its errors belong to. The errno maps are
+ * written once for every POSIX-like flavour: a row only some flavours have is under #if of those.
  */
 #ifndef CIO_ERRMAP_H
 #define CIO_ERRMAP_H
@@ -37,7 +38,7 @@ typedef struct cio__mapped {
 
 #define CIO__MAPPED(action, err) ((cio__mapped){CIO__MAP_##action, err})
 
-#if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
+#if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU) || defined(CIO__FLAVOUR_WASI)
 
 /* read: File.Reader.Error */
 static inline cio__mapped cio__errno_read(int code)
@@ -57,6 +58,9 @@ static inline cio__mapped cio__errno_read(int code)
     case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
     case CIO_ERRNO_SRCH: return CIO__MAPPED(ERROR, CIO_E_PROCESS_NOT_FOUND);
     case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+#if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+#endif
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -79,6 +83,9 @@ static inline cio__mapped cio__errno_readv(int code)
     case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
     case CIO_ERRNO_SRCH: return CIO__MAPPED(ERROR, CIO_E_PROCESS_NOT_FOUND);
     case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+#if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+#endif
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -103,6 +110,9 @@ static inline cio__mapped cio__errno_pread(int code)
     case CIO_ERRNO_OVERFLOW: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
     case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
     case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+#if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+#endif
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -127,6 +137,9 @@ static inline cio__mapped cio__errno_preadv(int code)
     case CIO_ERRNO_OVERFLOW: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
     case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
     case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+#if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+#endif
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -154,6 +167,9 @@ static inline cio__mapped cio__errno_write(int code)
     case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_NO_DEVICE);
     case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
     case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+#if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+#endif
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -181,6 +197,9 @@ static inline cio__mapped cio__errno_writev(int code)
     case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_NO_DEVICE);
     case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
     case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+#if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+#endif
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -210,6 +229,9 @@ static inline cio__mapped cio__errno_pwrite(int code)
     case CIO_ERRNO_OVERFLOW: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
     case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
     case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+#if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+#endif
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -239,6 +261,9 @@ static inline cio__mapped cio__errno_pwritev(int code)
     case CIO_ERRNO_OVERFLOW: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
     case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
     case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+#if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+#endif
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -269,2562 +294,20 @@ static inline cio__mapped cio__errno_openat(int code)
     case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
     case CIO_ERRNO_EXIST: return CIO__MAPPED(ERROR, CIO_E_PATH_ALREADY_EXISTS);
     case CIO_ERRNO_BUSY: return CIO__MAPPED(ERROR, CIO_E_DEVICE_BUSY);
+    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
+    case CIO_ERRNO_TXTBSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
+    case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
+    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
+    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+#if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
     case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(ERROR, CIO_E_FILE_LOCKS_UNSUPPORTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_TXTBSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
-    case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
-    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* openat_dir: Dir.OpenError */
-static inline cio__mapped cio__errno_openat_dir(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_BUSY: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NODEV: return CIO__MAPPED(ERROR, CIO_E_NO_DEVICE);
-    case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_NO_DEVICE);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* flock: File.OpenError */
-static inline cio__mapped cio__errno_flock(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOLCK: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(ERROR, CIO_E_FILE_LOCKS_UNSUPPORTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* close: Unexpected */
-static inline cio__mapped cio__errno_close(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INTR: return CIO__MAPPED(OK, CIO_OK);
-    case CIO_ERRNO_INPROGRESS: return CIO__MAPPED(OK, CIO_OK);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* fcntl: Unexpected */
-static inline cio__mapped cio__errno_fcntl(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* pipe2: PipeError */
-static inline cio__mapped cio__errno_pipe2(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* evented_fd: Evented.CreateError */
-static inline cio__mapped cio__errno_evented_fd(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOSPC: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NODEV: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* mkdirat: Dir.CreateDirError */
-static inline cio__mapped cio__errno_mkdirat(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_DQUOT: return CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA);
-    case CIO_ERRNO_EXIST: return CIO__MAPPED(ERROR, CIO_E_PATH_ALREADY_EXISTS);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_MLINK: return CIO__MAPPED(ERROR, CIO_E_LINK_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOSPC: return CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
-    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* unlinkat: Dir.DeleteFileError */
-static inline cio__mapped cio__errno_unlinkat(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_EXIST: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTEMPTY: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_BUSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_FILE_SYSTEM);
-    case CIO_ERRNO_ISDIR: return CIO__MAPPED(ERROR, CIO_E_IS_DIR);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
-    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* unlinkat_dir: Dir.DeleteDirError */
-static inline cio__mapped cio__errno_unlinkat_dir(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ISDIR: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_BUSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_FILE_SYSTEM);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
-    case CIO_ERRNO_NOTEMPTY: return CIO__MAPPED(ERROR, CIO_E_DIR_NOT_EMPTY);
-    case CIO_ERRNO_EXIST: return CIO__MAPPED(ERROR, CIO_E_DIR_NOT_EMPTY);
-    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* renameat: Dir.RenameError */
-static inline cio__mapped cio__errno_renameat(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_BUSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
-    case CIO_ERRNO_DQUOT: return CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA);
-    case CIO_ERRNO_ISDIR: return CIO__MAPPED(ERROR, CIO_E_IS_DIR);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_HARDWARE_FAILURE);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_MLINK: return CIO__MAPPED(ERROR, CIO_E_LINK_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOSPC: return CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT);
-    case CIO_ERRNO_EXIST: return CIO__MAPPED(ERROR, CIO_E_DIR_NOT_EMPTY);
-    case CIO_ERRNO_NOTEMPTY: return CIO__MAPPED(ERROR, CIO_E_DIR_NOT_EMPTY);
-    case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
-    case CIO_ERRNO_XDEV: return CIO__MAPPED(ERROR, CIO_E_CROSS_DEVICE);
-    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* fstat: File.StatError */
-static inline cio__mapped cio__errno_fstat(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* fstatat: Dir.StatFileError */
-static inline cio__mapped cio__errno_fstatat(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* statx: Dir.StatFileError */
-static inline cio__mapped cio__errno_statx(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* statx_fd: File.StatError */
-static inline cio__mapped cio__errno_statx_fd(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* lseek: File.SeekError */
-static inline cio__mapped cio__errno_lseek(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_OVERFLOW: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_SPIPE: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* ftruncate: File.SetLengthError */
-static inline cio__mapped cio__errno_ftruncate(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FBIG: return CIO__MAPPED(ERROR, CIO_E_FILE_TOO_BIG);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_TXTBSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_NON_RESIZABLE);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* fsync: File.SyncError */
-static inline cio__mapped cio__errno_fsync(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ROFS: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
-    case CIO_ERRNO_NOSPC: return CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT);
-    case CIO_ERRNO_DQUOT: return CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* futimens: File.SetTimestampsError */
-static inline cio__mapped cio__errno_futimens(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* utimensat: Dir.SetTimestampsError */
-static inline cio__mapped cio__errno_utimensat(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* getdents: Dir.IterateError */
-static inline cio__mapped cio__errno_getdents(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(OK, CIO_OK);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* readlinkat: Dir.ReadLinkError */
-static inline cio__mapped cio__errno_readlinkat(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_NOT_LINK);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_FILE_SYSTEM);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* faccessat: Dir.AccessError */
-static inline cio__mapped cio__errno_faccessat(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_TXTBSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* futex_wait: Futex.WaitError */
-static inline cio__mapped cio__errno_futex_wait(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(OK, CIO_OK);
-    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* futex_wake: Unexpected */
-static inline cio__mapped cio__errno_futex_wake(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(OK, CIO_OK);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(OK, CIO_OK);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* umtx_op: Futex.WaitError */
-static inline cio__mapped cio__errno_umtx_op(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* lwp_park: Futex.WaitError */
-static inline cio__mapped cio__errno_lwp_park(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_ALREADY: return CIO__MAPPED(OK, CIO_OK);
-    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_SRCH: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* openbsd_futex: Futex.WaitError */
-static inline cio__mapped cio__errno_openbsd_futex(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(OK, CIO_OK);
-    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOSYS: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* ulock_wait: Futex.WaitError */
-static inline cio__mapped cio__errno_ulock_wait(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(OK, CIO_OK);
-    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* umtx_sleep: Futex.WaitError */
-static inline cio__mapped cio__errno_umtx_sleep(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BUSY: return CIO__MAPPED(OK, CIO_OK);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(OK, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* clock_gettime: Clock.ResolutionError */
-static inline cio__mapped cio__errno_clock_gettime(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_CLOCK_UNAVAILABLE);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* clock_getres: Clock.ResolutionError */
-static inline cio__mapped cio__errno_clock_getres(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_CLOCK_UNAVAILABLE);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* nanosleep: SleepError */
-static inline cio__mapped cio__errno_nanosleep(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* clock_nanosleep: SleepError */
-static inline cio__mapped cio__errno_clock_nanosleep(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* getrandom: RandomSecureError */
-static inline cio__mapped cio__errno_getrandom(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_ENTROPY_UNAVAILABLE);
-    case CIO_ERRNO_NOSYS: return CIO__MAPPED(ERROR, CIO_E_ENTROPY_UNAVAILABLE);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_ENTROPY_UNAVAILABLE);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* kill: SignalError */
-static inline cio__mapped cio__errno_kill(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_INVALID_SIGNAL);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_SRCH: return CIO__MAPPED(ERROR, CIO_E_PROCESS_NOT_FOUND);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* sigaction: SignalError */
-static inline cio__mapped cio__errno_sigaction(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_INVALID_SIGNAL);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* sigprocmask: SignalError */
-static inline cio__mapped cio__errno_sigprocmask(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* sysctl: ProcessExecutablePathError */
-static inline cio__mapped cio__errno_sysctl(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* socket: net.SocketError */
-static inline cio__mapped cio__errno_socket(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_AFNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_PROTOCOL_UNSUPPORTED_BY_SYSTEM);
-    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_PROTONOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_PROTOCOL_UNSUPPORTED_BY_ADDRESS_FAMILY);
-    case CIO_ERRNO_PROTOTYPE: return CIO__MAPPED(ERROR, CIO_E_SOCKET_MODE_UNSUPPORTED);
-    case CIO_ERRNO_SOCKTNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_SOCKET_MODE_UNSUPPORTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* socket_unix: net.UnixAddress.ListenError */
-static inline cio__mapped cio__errno_socket_unix(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_AFNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_PROTONOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_PROTOTYPE: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_SOCKTNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* setsockopt: net.SetOptionError */
-static inline cio__mapped cio__errno_setsockopt(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOPROTOOPT: return CIO__MAPPED(ERROR, CIO_E_OPTION_UNSUPPORTED);
-    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(ERROR, CIO_E_OPTION_UNSUPPORTED);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* bind: net.BindError */
-static inline cio__mapped cio__errno_bind(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ADDRINUSE: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_IN_USE);
-    case CIO_ERRNO_AFNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_ADDRNOTAVAIL: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_UNAVAILABLE);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* bind_unix: net.UnixAddress.ListenError */
-static inline cio__mapped cio__errno_bind_unix(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_ADDRINUSE: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_IN_USE);
-    case CIO_ERRNO_AFNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_ADDRNOTAVAIL: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_UNAVAILABLE);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* listen: net.ListenError */
-static inline cio__mapped cio__errno_listen(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ADDRINUSE: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_IN_USE);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* listen_unix: net.UnixAddress.ListenError */
-static inline cio__mapped cio__errno_listen_unix(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ADDRINUSE: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_IN_USE);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* getsockname: net.ListenError */
-static inline cio__mapped cio__errno_getsockname(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* accept4: net.AcceptError */
-static inline cio__mapped cio__errno_accept4(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_CONNABORTED: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_ABORTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_SOCKET_NOT_LISTENING);
-    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_PROTO: return CIO__MAPPED(ERROR, CIO_E_PROTOCOL_FAILURE);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_BLOCKED_BY_FIREWALL);
-    case CIO_ERRNO_NETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* connect: net.ConnectError */
-static inline cio__mapped cio__errno_connect(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_CONNABORTED: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ISCONN: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_PROTOTYPE: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ADDRNOTAVAIL: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_UNAVAILABLE);
-    case CIO_ERRNO_AFNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_INPROGRESS: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_ALREADY: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_PENDING);
-    case CIO_ERRNO_CONNREFUSED: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_REFUSED);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_ERRNO_HOSTUNREACH: return CIO__MAPPED(ERROR, CIO_E_HOST_UNREACHABLE);
-    case CIO_ERRNO_NETUNREACH: return CIO__MAPPED(ERROR, CIO_E_NETWORK_UNREACHABLE);
-    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_NETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* connect_unix: net.UnixAddress.ConnectError */
-static inline cio__mapped cio__errno_connect_unix(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_CONNABORTED: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ISCONN: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_PROTOTYPE: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AFNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_INPROGRESS: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_CONNREFUSED: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_REFUSED);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* net_read: net.ReadError */
-static inline cio__mapped cio__errno_net_read(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_ERRNO_PIPE: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_ERRNO_NETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* net_write: net.WriteError */
-static inline cio__mapped cio__errno_net_write(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_DESTADDRREQ: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ISCONN: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_MSGSIZE: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_ALREADY: return CIO__MAPPED(ERROR, CIO_E_FAST_OPEN_ALREADY_IN_PROGRESS);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_PIPE: return CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE);
-    case CIO_ERRNO_AFNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_HOSTUNREACH: return CIO__MAPPED(ERROR, CIO_E_HOST_UNREACHABLE);
-    case CIO_ERRNO_NETUNREACH: return CIO__MAPPED(ERROR, CIO_E_NETWORK_UNREACHABLE);
-    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_ERRNO_NETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_ERRNO_CONNREFUSED: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_REFUSED);
-    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* send: net.SendError */
-static inline cio__mapped cio__errno_send(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_DESTADDRREQ: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ISCONN: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_ALREADY: return CIO__MAPPED(ERROR, CIO_E_FAST_OPEN_ALREADY_IN_PROGRESS);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_ERRNO_CONNREFUSED: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_REFUSED);
-    case CIO_ERRNO_MSGSIZE: return CIO__MAPPED(ERROR, CIO_E_MESSAGE_OVERSIZE);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_PIPE: return CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE);
-    case CIO_ERRNO_AFNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_ADDRNOTAVAIL: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_UNAVAILABLE);
-    case CIO_ERRNO_HOSTUNREACH: return CIO__MAPPED(ERROR, CIO_E_HOST_UNREACHABLE);
-    case CIO_ERRNO_NETUNREACH: return CIO__MAPPED(ERROR, CIO_E_NETWORK_UNREACHABLE);
-    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_ERRNO_NETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* sendmsg: net.SendError */
-static inline cio__mapped cio__errno_sendmsg(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_DESTADDRREQ: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ISCONN: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_ALREADY: return CIO__MAPPED(ERROR, CIO_E_FAST_OPEN_ALREADY_IN_PROGRESS);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_ERRNO_CONNREFUSED: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_REFUSED);
-    case CIO_ERRNO_MSGSIZE: return CIO__MAPPED(ERROR, CIO_E_MESSAGE_OVERSIZE);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_PIPE: return CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE);
-    case CIO_ERRNO_AFNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_ADDRNOTAVAIL: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_UNAVAILABLE);
-    case CIO_ERRNO_HOSTUNREACH: return CIO__MAPPED(ERROR, CIO_E_HOST_UNREACHABLE);
-    case CIO_ERRNO_NETUNREACH: return CIO__MAPPED(ERROR, CIO_E_NETWORK_UNREACHABLE);
-    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_ERRNO_NETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* recv: net.ReceiveError */
-static inline cio__mapped cio__errno_recv(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_ERRNO_PIPE: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_ERRNO_MSGSIZE: return CIO__MAPPED(ERROR, CIO_E_MESSAGE_OVERSIZE);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_ERRNO_CONNREFUSED: return CIO__MAPPED(ERROR, CIO_E_PORT_UNREACHABLE);
-    case CIO_ERRNO_NETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* recvmsg: net.ReceiveError */
-static inline cio__mapped cio__errno_recvmsg(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_ERRNO_PIPE: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_ERRNO_MSGSIZE: return CIO__MAPPED(ERROR, CIO_E_MESSAGE_OVERSIZE);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_ERRNO_CONNREFUSED: return CIO__MAPPED(ERROR, CIO_E_PORT_UNREACHABLE);
-    case CIO_ERRNO_NETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* poll: net.ReceiveTimeoutError */
-static inline cio__mapped cio__errno_poll(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* shutdown: net.ShutdownError */
-static inline cio__mapped cio__errno_shutdown(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-#elif defined(CIO__FLAVOUR_FREEBSD)
-
-/* read: File.Reader.Error */
-static inline cio__mapped cio__errno_read(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(ERROR, CIO_E_NOT_OPEN_FOR_READING);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
-    case CIO_ERRNO_ISDIR: return CIO__MAPPED(ERROR, CIO_E_IS_DIR);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_SRCH: return CIO__MAPPED(ERROR, CIO_E_PROCESS_NOT_FOUND);
+#endif
+#if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
     case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* readv: File.Reader.Error */
-static inline cio__mapped cio__errno_readv(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(ERROR, CIO_E_NOT_OPEN_FOR_READING);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
-    case CIO_ERRNO_ISDIR: return CIO__MAPPED(ERROR, CIO_E_IS_DIR);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_SRCH: return CIO__MAPPED(ERROR, CIO_E_PROCESS_NOT_FOUND);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* pread: File.ReadPositionalError */
-static inline cio__mapped cio__errno_pread(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(ERROR, CIO_E_NOT_OPEN_FOR_READING);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
-    case CIO_ERRNO_ISDIR: return CIO__MAPPED(ERROR, CIO_E_IS_DIR);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_SPIPE: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_OVERFLOW: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* preadv: File.ReadPositionalError */
-static inline cio__mapped cio__errno_preadv(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(ERROR, CIO_E_NOT_OPEN_FOR_READING);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
-    case CIO_ERRNO_ISDIR: return CIO__MAPPED(ERROR, CIO_E_IS_DIR);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_SPIPE: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_OVERFLOW: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* write: File.WriteStreamingError */
-static inline cio__mapped cio__errno_write(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_DESTADDRREQ: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(ERROR, CIO_E_NOT_OPEN_FOR_WRITING);
-    case CIO_ERRNO_DQUOT: return CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA);
-    case CIO_ERRNO_FBIG: return CIO__MAPPED(ERROR, CIO_E_FILE_TOO_BIG);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
-    case CIO_ERRNO_NOSPC: return CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PIPE: return CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE);
-    case CIO_ERRNO_BUSY: return CIO__MAPPED(ERROR, CIO_E_DEVICE_BUSY);
-    case CIO_ERRNO_TXTBSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
-    case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_NO_DEVICE);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* writev: File.WriteStreamingError */
-static inline cio__mapped cio__errno_writev(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_DESTADDRREQ: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(ERROR, CIO_E_NOT_OPEN_FOR_WRITING);
-    case CIO_ERRNO_DQUOT: return CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA);
-    case CIO_ERRNO_FBIG: return CIO__MAPPED(ERROR, CIO_E_FILE_TOO_BIG);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
-    case CIO_ERRNO_NOSPC: return CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PIPE: return CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE);
-    case CIO_ERRNO_BUSY: return CIO__MAPPED(ERROR, CIO_E_DEVICE_BUSY);
-    case CIO_ERRNO_TXTBSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
-    case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_NO_DEVICE);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* pwrite: File.WritePositionalError */
-static inline cio__mapped cio__errno_pwrite(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_DESTADDRREQ: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(ERROR, CIO_E_NOT_OPEN_FOR_WRITING);
-    case CIO_ERRNO_DQUOT: return CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA);
-    case CIO_ERRNO_FBIG: return CIO__MAPPED(ERROR, CIO_E_FILE_TOO_BIG);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
-    case CIO_ERRNO_NOSPC: return CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PIPE: return CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE);
-    case CIO_ERRNO_BUSY: return CIO__MAPPED(ERROR, CIO_E_DEVICE_BUSY);
-    case CIO_ERRNO_TXTBSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
-    case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_SPIPE: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_OVERFLOW: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* pwritev: File.WritePositionalError */
-static inline cio__mapped cio__errno_pwritev(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_DESTADDRREQ: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(ERROR, CIO_E_NOT_OPEN_FOR_WRITING);
-    case CIO_ERRNO_DQUOT: return CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA);
-    case CIO_ERRNO_FBIG: return CIO__MAPPED(ERROR, CIO_E_FILE_TOO_BIG);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
-    case CIO_ERRNO_NOSPC: return CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PIPE: return CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE);
-    case CIO_ERRNO_BUSY: return CIO__MAPPED(ERROR, CIO_E_DEVICE_BUSY);
-    case CIO_ERRNO_TXTBSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
-    case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_SPIPE: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_OVERFLOW: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* openat: File.OpenError */
-static inline cio__mapped cio__errno_openat(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_FBIG: return CIO__MAPPED(ERROR, CIO_E_FILE_TOO_BIG);
-    case CIO_ERRNO_OVERFLOW: return CIO__MAPPED(ERROR, CIO_E_FILE_TOO_BIG);
-    case CIO_ERRNO_ISDIR: return CIO__MAPPED(ERROR, CIO_E_IS_DIR);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NODEV: return CIO__MAPPED(ERROR, CIO_E_NO_DEVICE);
-    case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_NO_DEVICE);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_SRCH: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOSPC: return CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_EXIST: return CIO__MAPPED(ERROR, CIO_E_PATH_ALREADY_EXISTS);
-    case CIO_ERRNO_BUSY: return CIO__MAPPED(ERROR, CIO_E_DEVICE_BUSY);
-    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(ERROR, CIO_E_FILE_LOCKS_UNSUPPORTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_TXTBSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
-    case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
-    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* openat_dir: Dir.OpenError */
-static inline cio__mapped cio__errno_openat_dir(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_BUSY: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NODEV: return CIO__MAPPED(ERROR, CIO_E_NO_DEVICE);
-    case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_NO_DEVICE);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* flock: File.OpenError */
-static inline cio__mapped cio__errno_flock(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOLCK: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(ERROR, CIO_E_FILE_LOCKS_UNSUPPORTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* close: Unexpected */
-static inline cio__mapped cio__errno_close(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INTR: return CIO__MAPPED(OK, CIO_OK);
-    case CIO_ERRNO_INPROGRESS: return CIO__MAPPED(OK, CIO_OK);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* fcntl: Unexpected */
-static inline cio__mapped cio__errno_fcntl(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* pipe2: PipeError */
-static inline cio__mapped cio__errno_pipe2(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* evented_fd: Evented.CreateError */
-static inline cio__mapped cio__errno_evented_fd(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOSPC: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NODEV: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* mkdirat: Dir.CreateDirError */
-static inline cio__mapped cio__errno_mkdirat(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_DQUOT: return CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA);
-    case CIO_ERRNO_EXIST: return CIO__MAPPED(ERROR, CIO_E_PATH_ALREADY_EXISTS);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_MLINK: return CIO__MAPPED(ERROR, CIO_E_LINK_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOSPC: return CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
-    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* unlinkat: Dir.DeleteFileError */
-static inline cio__mapped cio__errno_unlinkat(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_EXIST: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTEMPTY: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_BUSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_FILE_SYSTEM);
-    case CIO_ERRNO_ISDIR: return CIO__MAPPED(ERROR, CIO_E_IS_DIR);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
-    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* unlinkat_dir: Dir.DeleteDirError */
-static inline cio__mapped cio__errno_unlinkat_dir(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ISDIR: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_BUSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_FILE_SYSTEM);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
-    case CIO_ERRNO_NOTEMPTY: return CIO__MAPPED(ERROR, CIO_E_DIR_NOT_EMPTY);
-    case CIO_ERRNO_EXIST: return CIO__MAPPED(ERROR, CIO_E_DIR_NOT_EMPTY);
-    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* renameat: Dir.RenameError */
-static inline cio__mapped cio__errno_renameat(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_BUSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
-    case CIO_ERRNO_DQUOT: return CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA);
-    case CIO_ERRNO_ISDIR: return CIO__MAPPED(ERROR, CIO_E_IS_DIR);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_HARDWARE_FAILURE);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_MLINK: return CIO__MAPPED(ERROR, CIO_E_LINK_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOSPC: return CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT);
-    case CIO_ERRNO_EXIST: return CIO__MAPPED(ERROR, CIO_E_DIR_NOT_EMPTY);
-    case CIO_ERRNO_NOTEMPTY: return CIO__MAPPED(ERROR, CIO_E_DIR_NOT_EMPTY);
-    case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
-    case CIO_ERRNO_XDEV: return CIO__MAPPED(ERROR, CIO_E_CROSS_DEVICE);
-    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* fstat: File.StatError */
-static inline cio__mapped cio__errno_fstat(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* fstatat: Dir.StatFileError */
-static inline cio__mapped cio__errno_fstatat(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* statx: Dir.StatFileError */
-static inline cio__mapped cio__errno_statx(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* statx_fd: File.StatError */
-static inline cio__mapped cio__errno_statx_fd(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* lseek: File.SeekError */
-static inline cio__mapped cio__errno_lseek(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_OVERFLOW: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_SPIPE: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* ftruncate: File.SetLengthError */
-static inline cio__mapped cio__errno_ftruncate(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FBIG: return CIO__MAPPED(ERROR, CIO_E_FILE_TOO_BIG);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_TXTBSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_NON_RESIZABLE);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* fsync: File.SyncError */
-static inline cio__mapped cio__errno_fsync(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ROFS: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
-    case CIO_ERRNO_NOSPC: return CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT);
-    case CIO_ERRNO_DQUOT: return CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* futimens: File.SetTimestampsError */
-static inline cio__mapped cio__errno_futimens(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* utimensat: Dir.SetTimestampsError */
-static inline cio__mapped cio__errno_utimensat(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* getdents: Dir.IterateError */
-static inline cio__mapped cio__errno_getdents(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(OK, CIO_OK);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* readlinkat: Dir.ReadLinkError */
-static inline cio__mapped cio__errno_readlinkat(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_NOT_LINK);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_FILE_SYSTEM);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* faccessat: Dir.AccessError */
-static inline cio__mapped cio__errno_faccessat(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_TXTBSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* futex_wait: Futex.WaitError */
-static inline cio__mapped cio__errno_futex_wait(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(OK, CIO_OK);
-    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* futex_wake: Unexpected */
-static inline cio__mapped cio__errno_futex_wake(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(OK, CIO_OK);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(OK, CIO_OK);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* umtx_op: Futex.WaitError */
-static inline cio__mapped cio__errno_umtx_op(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* lwp_park: Futex.WaitError */
-static inline cio__mapped cio__errno_lwp_park(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_ALREADY: return CIO__MAPPED(OK, CIO_OK);
-    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_SRCH: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* openbsd_futex: Futex.WaitError */
-static inline cio__mapped cio__errno_openbsd_futex(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(OK, CIO_OK);
-    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOSYS: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* ulock_wait: Futex.WaitError */
-static inline cio__mapped cio__errno_ulock_wait(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(OK, CIO_OK);
-    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* umtx_sleep: Futex.WaitError */
-static inline cio__mapped cio__errno_umtx_sleep(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BUSY: return CIO__MAPPED(OK, CIO_OK);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(OK, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* clock_gettime: Clock.ResolutionError */
-static inline cio__mapped cio__errno_clock_gettime(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_CLOCK_UNAVAILABLE);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* clock_getres: Clock.ResolutionError */
-static inline cio__mapped cio__errno_clock_getres(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_CLOCK_UNAVAILABLE);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* nanosleep: SleepError */
-static inline cio__mapped cio__errno_nanosleep(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* clock_nanosleep: SleepError */
-static inline cio__mapped cio__errno_clock_nanosleep(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* getrandom: RandomSecureError */
-static inline cio__mapped cio__errno_getrandom(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_ENTROPY_UNAVAILABLE);
-    case CIO_ERRNO_NOSYS: return CIO__MAPPED(ERROR, CIO_E_ENTROPY_UNAVAILABLE);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_ENTROPY_UNAVAILABLE);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* kill: SignalError */
-static inline cio__mapped cio__errno_kill(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_INVALID_SIGNAL);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_SRCH: return CIO__MAPPED(ERROR, CIO_E_PROCESS_NOT_FOUND);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* sigaction: SignalError */
-static inline cio__mapped cio__errno_sigaction(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_INVALID_SIGNAL);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* sigprocmask: SignalError */
-static inline cio__mapped cio__errno_sigprocmask(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* sysctl: ProcessExecutablePathError */
-static inline cio__mapped cio__errno_sysctl(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* socket: net.SocketError */
-static inline cio__mapped cio__errno_socket(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_AFNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_PROTOCOL_UNSUPPORTED_BY_SYSTEM);
-    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_PROTONOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_PROTOCOL_UNSUPPORTED_BY_ADDRESS_FAMILY);
-    case CIO_ERRNO_PROTOTYPE: return CIO__MAPPED(ERROR, CIO_E_SOCKET_MODE_UNSUPPORTED);
-    case CIO_ERRNO_SOCKTNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_SOCKET_MODE_UNSUPPORTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* socket_unix: net.UnixAddress.ListenError */
-static inline cio__mapped cio__errno_socket_unix(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_AFNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_PROTONOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_PROTOTYPE: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_SOCKTNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* setsockopt: net.SetOptionError */
-static inline cio__mapped cio__errno_setsockopt(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOPROTOOPT: return CIO__MAPPED(ERROR, CIO_E_OPTION_UNSUPPORTED);
-    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(ERROR, CIO_E_OPTION_UNSUPPORTED);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* bind: net.BindError */
-static inline cio__mapped cio__errno_bind(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ADDRINUSE: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_IN_USE);
-    case CIO_ERRNO_AFNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_ADDRNOTAVAIL: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_UNAVAILABLE);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* bind_unix: net.UnixAddress.ListenError */
-static inline cio__mapped cio__errno_bind_unix(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_ADDRINUSE: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_IN_USE);
-    case CIO_ERRNO_AFNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_ADDRNOTAVAIL: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_UNAVAILABLE);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* listen: net.ListenError */
-static inline cio__mapped cio__errno_listen(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ADDRINUSE: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_IN_USE);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* listen_unix: net.UnixAddress.ListenError */
-static inline cio__mapped cio__errno_listen_unix(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ADDRINUSE: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_IN_USE);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* getsockname: net.ListenError */
-static inline cio__mapped cio__errno_getsockname(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* accept4: net.AcceptError */
-static inline cio__mapped cio__errno_accept4(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_CONNABORTED: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_ABORTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_SOCKET_NOT_LISTENING);
-    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_PROTO: return CIO__MAPPED(ERROR, CIO_E_PROTOCOL_FAILURE);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_BLOCKED_BY_FIREWALL);
-    case CIO_ERRNO_NETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* connect: net.ConnectError */
-static inline cio__mapped cio__errno_connect(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_CONNABORTED: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ISCONN: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_PROTOTYPE: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ADDRNOTAVAIL: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_UNAVAILABLE);
-    case CIO_ERRNO_AFNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_INPROGRESS: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_ALREADY: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_PENDING);
-    case CIO_ERRNO_CONNREFUSED: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_REFUSED);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_ERRNO_HOSTUNREACH: return CIO__MAPPED(ERROR, CIO_E_HOST_UNREACHABLE);
-    case CIO_ERRNO_NETUNREACH: return CIO__MAPPED(ERROR, CIO_E_NETWORK_UNREACHABLE);
-    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_NETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* connect_unix: net.UnixAddress.ConnectError */
-static inline cio__mapped cio__errno_connect_unix(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_CONNABORTED: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ISCONN: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_PROTOTYPE: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AFNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_INPROGRESS: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_CONNREFUSED: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_REFUSED);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* net_read: net.ReadError */
-static inline cio__mapped cio__errno_net_read(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_ERRNO_PIPE: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_ERRNO_NETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* net_write: net.WriteError */
-static inline cio__mapped cio__errno_net_write(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_DESTADDRREQ: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ISCONN: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_MSGSIZE: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_ALREADY: return CIO__MAPPED(ERROR, CIO_E_FAST_OPEN_ALREADY_IN_PROGRESS);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_PIPE: return CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE);
-    case CIO_ERRNO_AFNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_HOSTUNREACH: return CIO__MAPPED(ERROR, CIO_E_HOST_UNREACHABLE);
-    case CIO_ERRNO_NETUNREACH: return CIO__MAPPED(ERROR, CIO_E_NETWORK_UNREACHABLE);
-    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_ERRNO_NETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_ERRNO_CONNREFUSED: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_REFUSED);
-    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* send: net.SendError */
-static inline cio__mapped cio__errno_send(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_DESTADDRREQ: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ISCONN: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_ALREADY: return CIO__MAPPED(ERROR, CIO_E_FAST_OPEN_ALREADY_IN_PROGRESS);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_ERRNO_CONNREFUSED: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_REFUSED);
-    case CIO_ERRNO_MSGSIZE: return CIO__MAPPED(ERROR, CIO_E_MESSAGE_OVERSIZE);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_PIPE: return CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE);
-    case CIO_ERRNO_AFNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_ADDRNOTAVAIL: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_UNAVAILABLE);
-    case CIO_ERRNO_HOSTUNREACH: return CIO__MAPPED(ERROR, CIO_E_HOST_UNREACHABLE);
-    case CIO_ERRNO_NETUNREACH: return CIO__MAPPED(ERROR, CIO_E_NETWORK_UNREACHABLE);
-    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_ERRNO_NETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* sendmsg: net.SendError */
-static inline cio__mapped cio__errno_sendmsg(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_DESTADDRREQ: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ISCONN: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_ALREADY: return CIO__MAPPED(ERROR, CIO_E_FAST_OPEN_ALREADY_IN_PROGRESS);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_ERRNO_CONNREFUSED: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_REFUSED);
-    case CIO_ERRNO_MSGSIZE: return CIO__MAPPED(ERROR, CIO_E_MESSAGE_OVERSIZE);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_PIPE: return CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE);
-    case CIO_ERRNO_AFNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_ADDRNOTAVAIL: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_UNAVAILABLE);
-    case CIO_ERRNO_HOSTUNREACH: return CIO__MAPPED(ERROR, CIO_E_HOST_UNREACHABLE);
-    case CIO_ERRNO_NETUNREACH: return CIO__MAPPED(ERROR, CIO_E_NETWORK_UNREACHABLE);
-    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_ERRNO_NETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* recv: net.ReceiveError */
-static inline cio__mapped cio__errno_recv(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_ERRNO_PIPE: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_ERRNO_MSGSIZE: return CIO__MAPPED(ERROR, CIO_E_MESSAGE_OVERSIZE);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_ERRNO_CONNREFUSED: return CIO__MAPPED(ERROR, CIO_E_PORT_UNREACHABLE);
-    case CIO_ERRNO_NETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* recvmsg: net.ReceiveError */
-static inline cio__mapped cio__errno_recvmsg(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_ERRNO_PIPE: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_ERRNO_MSGSIZE: return CIO__MAPPED(ERROR, CIO_E_MESSAGE_OVERSIZE);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_ERRNO_CONNREFUSED: return CIO__MAPPED(ERROR, CIO_E_PORT_UNREACHABLE);
-    case CIO_ERRNO_NETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* poll: net.ReceiveTimeoutError */
-static inline cio__mapped cio__errno_poll(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* shutdown: net.ShutdownError */
-static inline cio__mapped cio__errno_shutdown(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-#elif defined(CIO__FLAVOUR_WASI)
-
-/* read: File.Reader.Error */
-static inline cio__mapped cio__errno_read(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(ERROR, CIO_E_NOT_OPEN_FOR_READING);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
-    case CIO_ERRNO_ISDIR: return CIO__MAPPED(ERROR, CIO_E_IS_DIR);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_SRCH: return CIO__MAPPED(ERROR, CIO_E_PROCESS_NOT_FOUND);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* readv: File.Reader.Error */
-static inline cio__mapped cio__errno_readv(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(ERROR, CIO_E_NOT_OPEN_FOR_READING);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
-    case CIO_ERRNO_ISDIR: return CIO__MAPPED(ERROR, CIO_E_IS_DIR);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_SRCH: return CIO__MAPPED(ERROR, CIO_E_PROCESS_NOT_FOUND);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* pread: File.ReadPositionalError */
-static inline cio__mapped cio__errno_pread(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(ERROR, CIO_E_NOT_OPEN_FOR_READING);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
-    case CIO_ERRNO_ISDIR: return CIO__MAPPED(ERROR, CIO_E_IS_DIR);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_SPIPE: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_OVERFLOW: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* preadv: File.ReadPositionalError */
-static inline cio__mapped cio__errno_preadv(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(ERROR, CIO_E_NOT_OPEN_FOR_READING);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
-    case CIO_ERRNO_ISDIR: return CIO__MAPPED(ERROR, CIO_E_IS_DIR);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_SPIPE: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_OVERFLOW: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* write: File.WriteStreamingError */
-static inline cio__mapped cio__errno_write(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_DESTADDRREQ: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(ERROR, CIO_E_NOT_OPEN_FOR_WRITING);
-    case CIO_ERRNO_DQUOT: return CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA);
-    case CIO_ERRNO_FBIG: return CIO__MAPPED(ERROR, CIO_E_FILE_TOO_BIG);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
-    case CIO_ERRNO_NOSPC: return CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PIPE: return CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE);
-    case CIO_ERRNO_BUSY: return CIO__MAPPED(ERROR, CIO_E_DEVICE_BUSY);
-    case CIO_ERRNO_TXTBSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
-    case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_NO_DEVICE);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* writev: File.WriteStreamingError */
-static inline cio__mapped cio__errno_writev(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_DESTADDRREQ: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(ERROR, CIO_E_NOT_OPEN_FOR_WRITING);
-    case CIO_ERRNO_DQUOT: return CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA);
-    case CIO_ERRNO_FBIG: return CIO__MAPPED(ERROR, CIO_E_FILE_TOO_BIG);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
-    case CIO_ERRNO_NOSPC: return CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PIPE: return CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE);
-    case CIO_ERRNO_BUSY: return CIO__MAPPED(ERROR, CIO_E_DEVICE_BUSY);
-    case CIO_ERRNO_TXTBSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
-    case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_NO_DEVICE);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* pwrite: File.WritePositionalError */
-static inline cio__mapped cio__errno_pwrite(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_DESTADDRREQ: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(ERROR, CIO_E_NOT_OPEN_FOR_WRITING);
-    case CIO_ERRNO_DQUOT: return CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA);
-    case CIO_ERRNO_FBIG: return CIO__MAPPED(ERROR, CIO_E_FILE_TOO_BIG);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
-    case CIO_ERRNO_NOSPC: return CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PIPE: return CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE);
-    case CIO_ERRNO_BUSY: return CIO__MAPPED(ERROR, CIO_E_DEVICE_BUSY);
-    case CIO_ERRNO_TXTBSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
-    case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_SPIPE: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_OVERFLOW: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* pwritev: File.WritePositionalError */
-static inline cio__mapped cio__errno_pwritev(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_DESTADDRREQ: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(ERROR, CIO_E_NOT_OPEN_FOR_WRITING);
-    case CIO_ERRNO_DQUOT: return CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA);
-    case CIO_ERRNO_FBIG: return CIO__MAPPED(ERROR, CIO_E_FILE_TOO_BIG);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
-    case CIO_ERRNO_NOSPC: return CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PIPE: return CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE);
-    case CIO_ERRNO_BUSY: return CIO__MAPPED(ERROR, CIO_E_DEVICE_BUSY);
-    case CIO_ERRNO_TXTBSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
-    case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_SPIPE: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_OVERFLOW: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
-    }
-}
-
-/* openat: File.OpenError */
-static inline cio__mapped cio__errno_openat(int code)
-{
-    switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_FBIG: return CIO__MAPPED(ERROR, CIO_E_FILE_TOO_BIG);
-    case CIO_ERRNO_OVERFLOW: return CIO__MAPPED(ERROR, CIO_E_FILE_TOO_BIG);
-    case CIO_ERRNO_ISDIR: return CIO__MAPPED(ERROR, CIO_E_IS_DIR);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NODEV: return CIO__MAPPED(ERROR, CIO_E_NO_DEVICE);
-    case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_NO_DEVICE);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_SRCH: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOSPC: return CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_EXIST: return CIO__MAPPED(ERROR, CIO_E_PATH_ALREADY_EXISTS);
-    case CIO_ERRNO_BUSY: return CIO__MAPPED(ERROR, CIO_E_DEVICE_BUSY);
+#endif
+#if defined(CIO__FLAVOUR_WASI)
     case CIO_ERRNO_NOTSUP: return CIO__MAPPED(ERROR, CIO_E_FILE_LOCKS_UNSUPPORTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_TXTBSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
-    case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
-    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+#endif
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -2850,8 +333,10 @@ static inline cio__mapped cio__errno_openat_dir(int code)
     case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
     case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
     case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
     case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+#if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+#endif
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -2865,7 +350,12 @@ static inline cio__mapped cio__errno_flock(int code)
     case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_NOLCK: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
     case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
+#if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
+    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(ERROR, CIO_E_FILE_LOCKS_UNSUPPORTED);
+#endif
+#if defined(CIO__FLAVOUR_WASI)
     case CIO_ERRNO_NOTSUP: return CIO__MAPPED(ERROR, CIO_E_FILE_LOCKS_UNSUPPORTED);
+#endif
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -2941,8 +431,10 @@ static inline cio__mapped cio__errno_mkdirat(int code)
     case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
     case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
     case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
     case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+#if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+#endif
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -2969,8 +461,10 @@ static inline cio__mapped cio__errno_unlinkat(int code)
     case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
     case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
     case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
     case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+#if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+#endif
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -2997,8 +491,10 @@ static inline cio__mapped cio__errno_unlinkat_dir(int code)
     case CIO_ERRNO_NOTEMPTY: return CIO__MAPPED(ERROR, CIO_E_DIR_NOT_EMPTY);
     case CIO_ERRNO_EXIST: return CIO__MAPPED(ERROR, CIO_E_DIR_NOT_EMPTY);
     case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
     case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+#if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+#endif
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -3029,8 +525,10 @@ static inline cio__mapped cio__errno_renameat(int code)
     case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
     case CIO_ERRNO_XDEV: return CIO__MAPPED(ERROR, CIO_E_CROSS_DEVICE);
     case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
     case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+#if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+#endif
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -3045,7 +543,9 @@ static inline cio__mapped cio__errno_fstat(int code)
     case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
     case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+#if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
     case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+#endif
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -3066,7 +566,9 @@ static inline cio__mapped cio__errno_fstatat(int code)
     case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
     case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
     case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
+#if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
     case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+#endif
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -3119,7 +621,9 @@ static inline cio__mapped cio__errno_lseek(int code)
     case CIO_ERRNO_OVERFLOW: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
     case CIO_ERRNO_SPIPE: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
     case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
+#if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
     case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+#endif
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -3135,7 +639,9 @@ static inline cio__mapped cio__errno_ftruncate(int code)
     case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
     case CIO_ERRNO_TXTBSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
     case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_NON_RESIZABLE);
+#if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
     case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+#endif
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -3151,8 +657,10 @@ static inline cio__mapped cio__errno_fsync(int code)
     case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
     case CIO_ERRNO_NOSPC: return CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT);
     case CIO_ERRNO_DQUOT: return CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
     case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+#if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+#endif
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -3168,7 +676,9 @@ static inline cio__mapped cio__errno_futimens(int code)
     case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
     case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
     case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
+#if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
     case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+#endif
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -3189,7 +699,9 @@ static inline cio__mapped cio__errno_utimensat(int code)
     case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
     case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
     case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
+#if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
     case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+#endif
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -3205,7 +717,9 @@ static inline cio__mapped cio__errno_getdents(int code)
     case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_NOENT: return CIO__MAPPED(OK, CIO_OK);
     case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+#if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
     case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+#endif
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -3226,7 +740,9 @@ static inline cio__mapped cio__errno_readlinkat(int code)
     case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
     case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
     case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
+#if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
     case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+#endif
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -3250,7 +766,9 @@ static inline cio__mapped cio__errno_faccessat(int code)
     case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
     case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
     case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
+#if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
     case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+#endif
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -3457,6 +975,9 @@ static inline cio__mapped cio__errno_socket(int code)
     case CIO_ERRNO_PROTONOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_PROTOCOL_UNSUPPORTED_BY_ADDRESS_FAMILY);
     case CIO_ERRNO_PROTOTYPE: return CIO__MAPPED(ERROR, CIO_E_SOCKET_MODE_UNSUPPORTED);
     case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+#if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
+    case CIO_ERRNO_SOCKTNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_SOCKET_MODE_UNSUPPORTED);
+#endif
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -3475,6 +996,9 @@ static inline cio__mapped cio__errno_socket_unix(int code)
     case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
     case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
     case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+#if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
+    case CIO_ERRNO_SOCKTNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
+#endif
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -3489,9 +1013,14 @@ static inline cio__mapped cio__errno_setsockopt(int code)
     case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_NOPROTOOPT: return CIO__MAPPED(ERROR, CIO_E_OPTION_UNSUPPORTED);
+    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+#if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
+    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(ERROR, CIO_E_OPTION_UNSUPPORTED);
+#endif
+#if defined(CIO__FLAVOUR_WASI)
     case CIO_ERRNO_NOTSUP: return CIO__MAPPED(ERROR, CIO_E_OPTION_UNSUPPORTED);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+#endif
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -3546,8 +1075,13 @@ static inline cio__mapped cio__errno_listen(int code)
     case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
     case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSUP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_ADDRINUSE: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_IN_USE);
+#if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
+    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+#endif
+#if defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTSUP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+#endif
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -3559,8 +1093,13 @@ static inline cio__mapped cio__errno_listen_unix(int code)
     case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
     case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSUP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_ADDRINUSE: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_IN_USE);
+#if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
+    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+#endif
+#if defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTSUP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+#endif
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -3587,7 +1126,6 @@ static inline cio__mapped cio__errno_accept4(int code)
     case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSUP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
     case CIO_ERRNO_CONNABORTED: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_ABORTED);
     case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_SOCKET_NOT_LISTENING);
@@ -3599,6 +1137,12 @@ static inline cio__mapped cio__errno_accept4(int code)
     case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_BLOCKED_BY_FIREWALL);
     case CIO_ERRNO_NETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
     case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+#if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
+    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+#endif
+#if defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTSUP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+#endif
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -3678,8 +1222,10 @@ static inline cio__mapped cio__errno_net_read(int code)
     case CIO_ERRNO_CONNRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
     case CIO_ERRNO_NETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
     case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
     case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+#if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+#endif
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -3697,7 +1243,6 @@ static inline cio__mapped cio__errno_net_write(int code)
     case CIO_ERRNO_ISCONN: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_MSGSIZE: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSUP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
     case CIO_ERRNO_ALREADY: return CIO__MAPPED(ERROR, CIO_E_FAST_OPEN_ALREADY_IN_PROGRESS);
     case CIO_ERRNO_CONNRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
@@ -3712,6 +1257,12 @@ static inline cio__mapped cio__errno_net_write(int code)
     case CIO_ERRNO_CONNREFUSED: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_REFUSED);
     case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
     case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+#if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
+    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+#endif
+#if defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTSUP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+#endif
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -3727,7 +1278,6 @@ static inline cio__mapped cio__errno_send(int code)
     case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_ISCONN: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSUP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
     case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
     case CIO_ERRNO_ALREADY: return CIO__MAPPED(ERROR, CIO_E_FAST_OPEN_ALREADY_IN_PROGRESS);
@@ -3744,6 +1294,12 @@ static inline cio__mapped cio__errno_send(int code)
     case CIO_ERRNO_NOTCONN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
     case CIO_ERRNO_NETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
     case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+#if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
+    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+#endif
+#if defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTSUP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+#endif
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -3759,7 +1315,6 @@ static inline cio__mapped cio__errno_sendmsg(int code)
     case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_ISCONN: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSUP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
     case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
     case CIO_ERRNO_ALREADY: return CIO__MAPPED(ERROR, CIO_E_FAST_OPEN_ALREADY_IN_PROGRESS);
@@ -3776,6 +1331,12 @@ static inline cio__mapped cio__errno_sendmsg(int code)
     case CIO_ERRNO_NOTCONN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
     case CIO_ERRNO_NETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
     case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+#if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
+    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+#endif
+#if defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTSUP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+#endif
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -3789,7 +1350,6 @@ static inline cio__mapped cio__errno_recv(int code)
     case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSUP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
     case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
     case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
@@ -3802,6 +1362,12 @@ static inline cio__mapped cio__errno_recv(int code)
     case CIO_ERRNO_NETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
     case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
     case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+#if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
+    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+#endif
+#if defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTSUP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+#endif
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -3815,7 +1381,6 @@ static inline cio__mapped cio__errno_recvmsg(int code)
     case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSUP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
     case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
     case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
@@ -3828,6 +1393,12 @@ static inline cio__mapped cio__errno_recvmsg(int code)
     case CIO_ERRNO_NETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
     case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
     case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+#if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
+    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+#endif
+#if defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTSUP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+#endif
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
