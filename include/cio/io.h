@@ -316,7 +316,21 @@ struct cio_message;
     /* how: a cio_shutdown_how. Set: net.ShutdownError. */                                                            \
     X(cio_err, net_shutdown, (void *ud, cio_handle socket, int how))                                                  \
     /* Closes any socket (stream, server, datagram); never fails. */                                                  \
-    X(void, net_close, (void *ud, cio_handle socket))
+    X(void, net_close, (void *ud, cio_handle socket))                                                                 \
+    /* A connected pair of stream sockets (socketpair(AF_UNIX); Windows: a loopback TCP pair).                        \
+     * Set: net.Socket.CreatePairError. */                                                                            \
+    X(cio_err, net_socket_pair, (void *ud, struct cio_stream *out))                                                   \
+    /* The index of the interface named name (if_nametoindex). Set: net.Interface.ResolveError. */                    \
+    X(cio_err, net_interface_name_resolve, (void *ud, const char *name, uint32_t *index))                             \
+    /* The name of interface index into buf (NUL-terminated; *out_len its length).                                    \
+     * Set: net.Interface.NameError. */                                                                               \
+    X(cio_err, net_interface_name, (void *ud, uint32_t index, char *buf, size_t len, size_t *out_len))                \
+    /* Up to len bytes of file from offset to a connected stream without copying them through user                    \
+     * memory (sendfile), *nwritten what went; fewer than len only at the file's end. Returns                         \
+     * Unimplemented with nothing sent where the backend or OS has no such path: the library then                     \
+     * copies (cio_net_write_file never returns it). Set: net.WriteFileError. */                                      \
+    X(cio_err, net_write_file, (void *ud, cio_handle stream, cio_file file, uint64_t offset, uint64_t len,            \
+                                uint64_t *nwritten))
 
 #define CIO__VTABLE_FIELD(ret, name, params) ret(*name) params;
 struct cio_vtable {

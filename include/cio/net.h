@@ -343,6 +343,101 @@ cio_err cio_unix_listen(cio_io io, const cio_unix_address *address, const cio_li
 /* Set: net.UnixAddress.ConnectError. */
 cio_err cio_unix_connect(cio_io io, const cio_unix_address *address, cio_stream *out);
 
+/* ---- socket pairs, interfaces, files over streams -------------------------------------------------------- */
+
+/**
+ * Creates two connected stream sockets: what is written to one is read from the other (both ways).
+ * POSIX: socketpair(AF_UNIX, SOCK_STREAM), close-on-exec. Windows: a TCP connection over 127.0.0.1
+ * (listen on a fresh port, connect, accept, the listener closed again; the accepted side is checked to
+ * be this connection). WASI has no sockets: OperationUnsupported. Both ends are cio_streams for every
+ * stream call on the backend that made them (their `peer` is all-zero); close each with
+ * cio_stream_close. Writes never raise SIGPIPE.
+ *
+ * @param io    the backend
+ * @param pair  receives the two ends (pair[0], pair[1]); untouched on failure
+ * @return CIO_OK, or an error of set net.Socket.CreatePairError: AddressFamilyUnsupported,
+ *         ProtocolUnsupportedBySystem, ProcessFdQuotaExceeded, SystemFdQuotaExceeded, SystemResources,
+ *         AccessDenied, NetworkDown, OperationUnsupported, Canceled, Unexpected.
+ * Cancellation point (it does not block).
+ */
+cio_err cio_net_socket_pair(cio_io io, cio_stream pair[2]);
+
+/** Longest interface name cio_net_interface_name writes, without its NUL (Windows' limit; POSIX
+ *  names are at most 15 bytes). */
+#define CIO_INTERFACE_NAME_MAX 256
+
+/**
+ * The index of the network interface called `name` ("lo", "eth0"; on Windows the names
+ * if_nametoindex knows, such as "loopback_0"): what a scoped IPv6 address ("fe80::1%eth0") and the
+ * multicast options take. POSIX and Windows: if_nametoindex. WASI: OperationUnsupported.
+ *
+ * @param io     the backend
+ * @param name   NUL-terminated interface name
+ * @param index  receives the index (never 0 on success)
+ * @return CIO_OK, or an error of set net.Interface.ResolveError: InterfaceNotFound (no such
+ *         interface, or an empty or over-long name), AccessDenied, SystemResources, Canceled,
+ *         Unexpected; OperationUnsupported where the OS has no interfaces (WASI).
+ * Cancellation point (it does not block).
+ */
+cio_err cio_net_interface_name_resolve(cio_io io, const char *name, uint32_t *index);
+
+/**
+ * The name of the network interface with index `index` (if_indextoname), NUL-terminated in buf.
+ *
+ * @param io       the backend
+ * @param index    an interface index (0 is never one: InterfaceNotFound)
+ * @param buf      receives the name; always NUL-terminated when len > 0
+ * @param len      size of buf (CIO_INTERFACE_NAME_MAX + 1 always suffices)
+ * @param out_len  if not NULL, receives the name's length without the NUL, also when it did not fit
+ * @return CIO_OK, or an error of set net.Interface.NameError: InterfaceNotFound, NameTooLong (buf
+ *         too small), Canceled, Unexpected; OperationUnsupported where the OS has no interfaces (WASI).
+ * Cancellation point (it does not block).
+ */
+cio_err cio_net_interface_name(cio_io io, uint32_t index, char *buf, size_t len, size_t *out_len);
+
+/**
+ * cio_ip_parse, and a scope given by name ("fe80::1%lo", "ff02::1%eth0") resolved to its interface
+ * index with cio_net_interface_name_resolve, so link-local addresses can be written as people write
+ * them. A numeric scope is taken as the index, as cio_ip_parse does. cio_ip_format writes the index
+ * back ("[fe80::1%1]:port"); cio_net_interface_name gives its name.
+ *
+ * @param io    the backend (for the interface lookup)
+ * @param text  NUL-terminated IPv4 or IPv6 address, with an optional "%scope" on IPv6
+ * @param port  put into *out
+ * @param out   receives the address; written only on success
+ * @return CIO_OK, or an error of set net.IpAddress.ResolveError: the parse errors of cio_ip_parse
+ *         (InvalidAddress, InvalidPort, Overflow, InvalidCharacter, InvalidEnd, Incomplete,
+ *         NonCanonical, NameTooLong) and those of resolving the scope (InterfaceNotFound,
+ *         AccessDenied, SystemResources), Canceled, Unexpected.
+ * Cancellation point when the text has a scope name (it does not block).
+ */
+cio_err cio_ip_parse_resolve(cio_io io, const char *text, uint16_t port, cio_ip_address *out);
+
+/**
+ * Sends up to `len` bytes of `file`, starting at `offset`, to a connected stream, and says how many
+ * went. The file's own position is neither used nor moved. Linux (Threaded): sendfile(2), the bytes
+ * never copied through user memory; elsewhere, and where the kernel refuses a file (EINVAL, ENOSYS:
+ * a pipe, a file system without the support), the library copies itself with positional reads into a
+ * 64 KiB buffer and stream writes, on every backend: the caller never sees Unimplemented.
+ * The call returns when `len` bytes went, at the end of the file (*nwritten < len: nothing more to
+ * send; len UINT64_MAX sends to the end), or on an error; on an error *nwritten still counts the
+ * bytes that went before it (a write error after some bytes is reported, with their count).
+ *
+ * @param io        the backend
+ * @param stream    a connected stream (TCP, Unix, or a cio_net_socket_pair end)
+ * @param file      a file open for reading (positional reads)
+ * @param offset    where in the file to start
+ * @param len       how many bytes at most (UINT64_MAX: to the end of the file)
+ * @param nwritten  receives the number of bytes sent (may be NULL)
+ * @return CIO_OK, or an error of set net.WriteFileError: the stream's write errors (net.WriteError:
+ *         BrokenPipe, ConnectionResetByPeer, SystemResources, NetworkDown, ..., WouldBlock, Timeout)
+ *         and the file's (File.ReadPositionalError: InputOutput, IsDir, NotOpenForReading,
+ *         Unseekable, AccessDenied, ...), Canceled, Unexpected.
+ * Cancellation point: a cancel knocks out a blocked send; the bytes sent so far are counted.
+ */
+cio_err cio_net_write_file(cio_io io, const cio_stream *stream, cio_file file, uint64_t offset, uint64_t len,
+                           uint64_t *nwritten);
+
 #ifdef __cplusplus
 }
 #endif

@@ -131,6 +131,36 @@ static int cio__sys_dflt_socket(int domain, int type, int protocol)
 }
 #endif
 #if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_socketpair(int domain, int type, int protocol, int *sv)
+{
+    return socketpair(domain, type, protocol, sv);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static unsigned int cio__sys_dflt_if_nametoindex(const char *name)
+{
+    return if_nametoindex(name);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static char * cio__sys_dflt_if_indextoname(unsigned int index, char *name)
+{
+    return if_indextoname(index, name);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static ssize_t cio__sys_dflt_sendfile(int out_fd, int in_fd, off_t *offset, size_t count)
+{
+    return sendfile(out_fd, in_fd, offset, count);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *timeout)
+{
+    return sigtimedwait(set, info, timeout);
+}
+#endif
+#if defined(CIO_OS_LINUX)
 static int cio__sys_dflt_setsockopt(int fd, int level, int name, const void *value, socklen_t len)
 {
     return setsockopt(fd, level, name, value, len);
@@ -539,6 +569,18 @@ static int cio__sys_dflt_WSAStartup(WORD version, WSADATA *data)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static ULONG cio__sys_dflt_win_if_nametoindex(const char *name)
+{
+    return if_nametoindex(name);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static char * cio__sys_dflt_win_if_indextoname(ULONG index, char *name)
+{
+    return if_indextoname(index, name);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static SOCKET cio__sys_dflt_WSASocketW(int af, int type, int protocol, WSAPROTOCOL_INFOW *info, GROUP g, DWORD flags)
 {
     return WSASocketW(af, type, protocol, info, g, flags);
@@ -707,6 +749,21 @@ const struct cio__sys_defaults cio__sys_default = {
 #endif
 #if defined(CIO_OS_LINUX)
     .socket = cio__sys_dflt_socket,
+#endif
+#if defined(CIO_OS_LINUX)
+    .socketpair = cio__sys_dflt_socketpair,
+#endif
+#if defined(CIO_OS_LINUX)
+    .if_nametoindex = cio__sys_dflt_if_nametoindex,
+#endif
+#if defined(CIO_OS_LINUX)
+    .if_indextoname = cio__sys_dflt_if_indextoname,
+#endif
+#if defined(CIO_OS_LINUX)
+    .sendfile = cio__sys_dflt_sendfile,
+#endif
+#if defined(CIO_OS_LINUX)
+    .sigtimedwait = cio__sys_dflt_sigtimedwait,
 #endif
 #if defined(CIO_OS_LINUX)
     .setsockopt = cio__sys_dflt_setsockopt,
@@ -913,6 +970,12 @@ const struct cio__sys_defaults cio__sys_default = {
     .WSAStartup = cio__sys_dflt_WSAStartup,
 #endif
 #if defined(CIO_OS_WINDOWS)
+    .win_if_nametoindex = cio__sys_dflt_win_if_nametoindex,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .win_if_indextoname = cio__sys_dflt_win_if_indextoname,
+#endif
+#if defined(CIO_OS_WINDOWS)
     .WSASocketW = cio__sys_dflt_WSASocketW,
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -1055,6 +1118,24 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_LINUX)
     .getsockname__local_address = cio__sys_dflt_getsockname,
+#endif
+#if defined(CIO_OS_LINUX)
+    .socketpair__socket_pair = cio__sys_dflt_socketpair,
+#endif
+#if defined(CIO_OS_LINUX)
+    .if_nametoindex__interface_resolve = cio__sys_dflt_if_nametoindex,
+#endif
+#if defined(CIO_OS_LINUX)
+    .if_indextoname__interface_name = cio__sys_dflt_if_indextoname,
+#endif
+#if defined(CIO_OS_LINUX)
+    .sendfile__write_file = cio__sys_dflt_sendfile,
+#endif
+#if defined(CIO_OS_LINUX)
+    .pthread_sigmask__sendfile_block = cio__sys_dflt_pthread_sigmask,
+#endif
+#if defined(CIO_OS_LINUX)
+    .sigtimedwait__sendfile_sigpipe = cio__sys_dflt_sigtimedwait,
 #endif
 #if defined(CIO_OS_LINUX)
     .socket__listen_ip = cio__sys_dflt_socket,
@@ -1501,6 +1582,15 @@ struct cio__sys_table cio__sys = {
     .WaitForSingleObjectEx__wait_events = cio__sys_dflt_WaitForSingleObjectEx,
 #endif
 #if defined(CIO_OS_WINDOWS)
+    .wsa_getsockname__socket_pair = cio__sys_dflt_wsa_getsockname,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .win_if_nametoindex__interface_resolve = cio__sys_dflt_win_if_nametoindex,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .win_if_indextoname__interface_name = cio__sys_dflt_win_if_indextoname,
+#endif
+#if defined(CIO_OS_WINDOWS)
     .closesocket__close_socket = cio__sys_dflt_closesocket,
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -1795,6 +1885,48 @@ static void cio__sys_set_setsockopt__set_int_option(cio__sys_any fn)
 static void cio__sys_set_getsockname__local_address(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.getsockname__local_address, fn != NULL ? (cio__sys_getsockname_fn)fn : cio__sys_dflt_getsockname,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_socketpair__socket_pair(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.socketpair__socket_pair, fn != NULL ? (cio__sys_socketpair_fn)fn : cio__sys_dflt_socketpair,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_if_nametoindex__interface_resolve(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.if_nametoindex__interface_resolve, fn != NULL ? (cio__sys_if_nametoindex_fn)fn : cio__sys_dflt_if_nametoindex,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_if_indextoname__interface_name(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.if_indextoname__interface_name, fn != NULL ? (cio__sys_if_indextoname_fn)fn : cio__sys_dflt_if_indextoname,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_sendfile__write_file(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.sendfile__write_file, fn != NULL ? (cio__sys_sendfile_fn)fn : cio__sys_dflt_sendfile,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_pthread_sigmask__sendfile_block(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.pthread_sigmask__sendfile_block, fn != NULL ? (cio__sys_pthread_sigmask_fn)fn : cio__sys_dflt_pthread_sigmask,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_sigtimedwait__sendfile_sigpipe(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.sigtimedwait__sendfile_sigpipe, fn != NULL ? (cio__sys_sigtimedwait_fn)fn : cio__sys_dflt_sigtimedwait,
                           memory_order_relaxed);
 }
 #endif
@@ -2835,6 +2967,27 @@ static void cio__sys_set_WaitForSingleObjectEx__wait_events(cio__sys_any fn)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_wsa_getsockname__socket_pair(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.wsa_getsockname__socket_pair, fn != NULL ? (cio__sys_wsa_getsockname_fn)fn : cio__sys_dflt_wsa_getsockname,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_win_if_nametoindex__interface_resolve(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.win_if_nametoindex__interface_resolve, fn != NULL ? (cio__sys_win_if_nametoindex_fn)fn : cio__sys_dflt_win_if_nametoindex,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_win_if_indextoname__interface_name(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.win_if_indextoname__interface_name, fn != NULL ? (cio__sys_win_if_indextoname_fn)fn : cio__sys_dflt_win_if_indextoname,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static void cio__sys_set_closesocket__close_socket(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.closesocket__close_socket, fn != NULL ? (cio__sys_closesocket_fn)fn : cio__sys_dflt_closesocket,
@@ -3144,6 +3297,24 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX)
     {"getsockname", "local_address", "getsockname@local_address", cio__sys_set_getsockname__local_address},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"socketpair", "socket_pair", "socketpair@socket_pair", cio__sys_set_socketpair__socket_pair},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"if_nametoindex", "interface_resolve", "if_nametoindex@interface_resolve", cio__sys_set_if_nametoindex__interface_resolve},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"if_indextoname", "interface_name", "if_indextoname@interface_name", cio__sys_set_if_indextoname__interface_name},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"sendfile", "write_file", "sendfile@write_file", cio__sys_set_sendfile__write_file},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"pthread_sigmask", "sendfile_block", "pthread_sigmask@sendfile_block", cio__sys_set_pthread_sigmask__sendfile_block},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"sigtimedwait", "sendfile_sigpipe", "sigtimedwait@sendfile_sigpipe", cio__sys_set_sigtimedwait__sendfile_sigpipe},
 #endif
 #if defined(CIO_OS_LINUX)
     {"socket", "listen_ip", "socket@listen_ip", cio__sys_set_socket__listen_ip},
@@ -3588,6 +3759,15 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"WaitForSingleObjectEx", "wait_events", "WaitForSingleObjectEx@wait_events", cio__sys_set_WaitForSingleObjectEx__wait_events},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_getsockname", "socket_pair", "wsa_getsockname@socket_pair", cio__sys_set_wsa_getsockname__socket_pair},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"win_if_nametoindex", "interface_resolve", "win_if_nametoindex@interface_resolve", cio__sys_set_win_if_nametoindex__interface_resolve},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"win_if_indextoname", "interface_name", "win_if_indextoname@interface_name", cio__sys_set_win_if_indextoname__interface_name},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"closesocket", "close_socket", "closesocket@close_socket", cio__sys_set_closesocket__close_socket},

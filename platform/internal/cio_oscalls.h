@@ -50,6 +50,8 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <net/if.h>
 #include <cio/sysnum.h>
 #endif
 #if defined(CIO_OS_WASI)
@@ -77,6 +79,7 @@
 #include <winsock2.h>
 #include <ws2tcpip.h>
 #include <windows.h>
+#include <iphlpapi.h>
 #include <bcrypt.h>
 #include <malloc.h>
 #include <pthread.h>
@@ -159,6 +162,21 @@ typedef __wasi_errno_t (*cio__sys_wasi_fd_readdir_fn)(__wasi_fd_t, uint8_t *, __
 #endif
 #if defined(CIO_OS_LINUX)
 typedef int (*cio__sys_socket_fn)(int, int, int);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_socketpair_fn)(int, int, int, int *);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef unsigned int (*cio__sys_if_nametoindex_fn)(const char *);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef char * (*cio__sys_if_indextoname_fn)(unsigned int, char *);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef ssize_t (*cio__sys_sendfile_fn)(int, int, off_t *, size_t);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_sigtimedwait_fn)(const sigset_t *, siginfo_t *, const struct timespec *);
 #endif
 #if defined(CIO_OS_LINUX)
 typedef int (*cio__sys_setsockopt_fn)(int, int, int, const void *, socklen_t);
@@ -365,6 +383,12 @@ typedef DWORD (*cio__sys_WaitForSingleObjectEx_fn)(HANDLE, DWORD, BOOL);
 typedef int (*cio__sys_WSAStartup_fn)(WORD, WSADATA *);
 #endif
 #if defined(CIO_OS_WINDOWS)
+typedef ULONG (*cio__sys_win_if_nametoindex_fn)(const char *);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef char * (*cio__sys_win_if_indextoname_fn)(ULONG, char *);
+#endif
+#if defined(CIO_OS_WINDOWS)
 typedef SOCKET (*cio__sys_WSASocketW_fn)(int, int, int, WSAPROTOCOL_INFOW *, GROUP, DWORD);
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -480,6 +504,21 @@ struct cio__sys_defaults {
 #endif
 #if defined(CIO_OS_LINUX)
     cio__sys_socket_fn socket;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_socketpair_fn socketpair;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_if_nametoindex_fn if_nametoindex;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_if_indextoname_fn if_indextoname;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_sendfile_fn sendfile;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_sigtimedwait_fn sigtimedwait;
 #endif
 #if defined(CIO_OS_LINUX)
     cio__sys_setsockopt_fn setsockopt;
@@ -686,6 +725,12 @@ struct cio__sys_defaults {
     cio__sys_WSAStartup_fn WSAStartup;
 #endif
 #if defined(CIO_OS_WINDOWS)
+    cio__sys_win_if_nametoindex_fn win_if_nametoindex;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_win_if_indextoname_fn win_if_indextoname;
+#endif
+#if defined(CIO_OS_WINDOWS)
     cio__sys_WSASocketW_fn WSASocketW;
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -830,6 +875,24 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_getsockname_fn) getsockname__local_address; /* src/threaded/net_posix.c: local_address */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_socketpair_fn) socketpair__socket_pair; /* src/threaded/net_pair_posix.c: cio__t_net_socket_pair */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_if_nametoindex_fn) if_nametoindex__interface_resolve; /* src/threaded/net_pair_posix.c: cio__t_net_interface_name_resolve */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_if_indextoname_fn) if_indextoname__interface_name; /* src/threaded/net_pair_posix.c: cio__t_net_interface_name */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_sendfile_fn) sendfile__write_file; /* src/threaded/net_sendfile_linux.c: send_chunk */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_pthread_sigmask_fn) pthread_sigmask__sendfile_block; /* src/threaded/net_sendfile_linux.c: send_chunk */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_sigtimedwait_fn) sigtimedwait__sendfile_sigpipe; /* src/threaded/net_sendfile_linux.c: send_chunk */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_socket_fn) socket__listen_ip; /* src/threaded/net_posix.c: cio__t_net_listen_ip */
@@ -1274,6 +1337,15 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_WaitForSingleObjectEx_fn) WaitForSingleObjectEx__wait_events; /* src/threaded/net_windows.c: wait_events */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_wsa_getsockname_fn) wsa_getsockname__socket_pair; /* src/threaded/net_pair_windows.c: own_address */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_win_if_nametoindex_fn) win_if_nametoindex__interface_resolve; /* src/threaded/net_pair_windows.c: cio__t_net_interface_name_resolve */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_win_if_indextoname_fn) win_if_indextoname__interface_name; /* src/threaded/net_pair_windows.c: cio__t_net_interface_name */
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_closesocket_fn) closesocket__close_socket; /* src/threaded/net_windows.c: close_socket */

@@ -176,6 +176,24 @@ enum {
     CIO__FI_getsockname__local_address,
 #endif
 #if defined(CIO_OS_LINUX)
+    CIO__FI_socketpair__socket_pair,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_if_nametoindex__interface_resolve,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_if_indextoname__interface_name,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_sendfile__write_file,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_pthread_sigmask__sendfile_block,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_sigtimedwait__sendfile_sigpipe,
+#endif
+#if defined(CIO_OS_LINUX)
     CIO__FI_socket__listen_ip,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -618,6 +636,15 @@ enum {
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_WaitForSingleObjectEx__wait_events,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_wsa_getsockname__socket_pair,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_win_if_nametoindex__interface_resolve,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_win_if_indextoname__interface_name,
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_closesocket__close_socket,
@@ -1122,6 +1149,84 @@ static int cio__fi_getsockname__local_address(int fd, struct sockaddr *addr, soc
     }
     (void)mode_;
     return (cio__sys_default.getsockname)(fd, addr, len);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_socketpair__socket_pair(int domain, int type, int protocol, int *sv)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_socketpair__socket_pair];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.socketpair)(domain, type, protocol, sv);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static unsigned int cio__fi_if_nametoindex__interface_resolve(const char *name)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_if_nametoindex__interface_resolve];
+    int mode_ = cio__fi_take(p_);
+    (void)mode_;
+    return (cio__sys_default.if_nametoindex)(name);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static char * cio__fi_if_indextoname__interface_name(unsigned int index, char *name)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_if_indextoname__interface_name];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.if_indextoname)(index, name);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static ssize_t cio__fi_sendfile__write_file(int out_fd, int in_fd, off_t *offset, size_t count)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_sendfile__write_file];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (ssize_t)-1;
+    }
+    if (mode_ == CIO__FI_SHORT) {
+        size_t max_ = atomic_load(&p_->max);
+        if ((size_t)count > max_)
+            count = (size_t)max_;
+    }
+    (void)mode_;
+    return (cio__sys_default.sendfile)(out_fd, in_fd, offset, count);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_pthread_sigmask__sendfile_block(int how, const sigset_t *set, sigset_t *old)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_pthread_sigmask__sendfile_block];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.pthread_sigmask)(how, set, old);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_sigtimedwait__sendfile_sigpipe(const sigset_t *set, siginfo_t *info, const struct timespec *timeout)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_sigtimedwait__sendfile_sigpipe];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.sigtimedwait)(set, info, timeout);
 }
 #endif
 #if defined(CIO_OS_LINUX)
@@ -3100,6 +3205,41 @@ static DWORD cio__fi_WaitForSingleObjectEx__wait_events(HANDLE h, DWORD ms, BOOL
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static int cio__fi_wsa_getsockname__socket_pair(SOCKET s, struct sockaddr *addr, int *len)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_wsa_getsockname__socket_pair];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.wsa_getsockname)(s, addr, len);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static ULONG cio__fi_win_if_nametoindex__interface_resolve(const char *name)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_win_if_nametoindex__interface_resolve];
+    int mode_ = cio__fi_take(p_);
+    (void)mode_;
+    return (cio__sys_default.win_if_nametoindex)(name);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static char * cio__fi_win_if_indextoname__interface_name(ULONG index, char *name)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_win_if_indextoname__interface_name];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (char *)NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.win_if_indextoname)(index, name);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static int cio__fi_closesocket__close_socket(SOCKET s)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_closesocket__close_socket];
@@ -3610,6 +3750,24 @@ static const struct {
     {"getsockname", "local_address", 1, 0, (cio__sys_any)cio__fi_getsockname__local_address},
 #endif
 #if defined(CIO_OS_LINUX)
+    {"socketpair", "socket_pair", 1, 0, (cio__sys_any)cio__fi_socketpair__socket_pair},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"if_nametoindex", "interface_resolve", 0, 0, (cio__sys_any)cio__fi_if_nametoindex__interface_resolve},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"if_indextoname", "interface_name", 1, 0, (cio__sys_any)cio__fi_if_indextoname__interface_name},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"sendfile", "write_file", 1, 1, (cio__sys_any)cio__fi_sendfile__write_file},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"pthread_sigmask", "sendfile_block", 1, 0, (cio__sys_any)cio__fi_pthread_sigmask__sendfile_block},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"sigtimedwait", "sendfile_sigpipe", 1, 0, (cio__sys_any)cio__fi_sigtimedwait__sendfile_sigpipe},
+#endif
+#if defined(CIO_OS_LINUX)
     {"socket", "listen_ip", 1, 0, (cio__sys_any)cio__fi_socket__listen_ip},
 #endif
 #if defined(CIO_OS_LINUX)
@@ -4052,6 +4210,15 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"WaitForSingleObjectEx", "wait_events", 1, 0, (cio__sys_any)cio__fi_WaitForSingleObjectEx__wait_events},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_getsockname", "socket_pair", 1, 0, (cio__sys_any)cio__fi_wsa_getsockname__socket_pair},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"win_if_nametoindex", "interface_resolve", 0, 0, (cio__sys_any)cio__fi_win_if_nametoindex__interface_resolve},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"win_if_indextoname", "interface_name", 1, 0, (cio__sys_any)cio__fi_win_if_indextoname__interface_name},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"closesocket", "close_socket", 1, 0, (cio__sys_any)cio__fi_closesocket__close_socket},

@@ -333,6 +333,32 @@ static void f_net_close(void *ud, cio_handle h)
     (void)ud, (void)h;
 }
 
+static cio_err f_net_socket_pair(void *ud, cio_stream *out)
+{
+    (void)ud, (void)out;
+    return CIO_E_NETWORK_DOWN;
+}
+
+static cio_err f_net_interface_name_resolve(void *ud, const char *name, uint32_t *index)
+{
+    (void)ud, (void)name, (void)index;
+    return CIO_E_INTERFACE_NOT_FOUND;
+}
+
+static cio_err f_net_interface_name(void *ud, uint32_t index, char *buf, size_t len, size_t *out_len)
+{
+    (void)ud, (void)index, (void)buf, (void)len, (void)out_len;
+    return CIO_E_INTERFACE_NOT_FOUND;
+}
+
+static cio_err f_net_write_file(void *ud, cio_handle h, cio_file f, uint64_t off, uint64_t len, uint64_t *n)
+{
+    (void)ud, (void)h, (void)f, (void)off, (void)len;
+    if (n != NULL)
+        *n = 0;
+    return CIO_E_NETWORK_DOWN;
+}
+
 /* dir_delete_dir fails as dir_delete_file does; cancel (request, then as await) as await. */
 #define f_dir_delete_dir f_dir_delete_file
 #define f_cancel f_await

@@ -96,6 +96,40 @@ cio_err cio__e_net_listen_unix(void *ud, const cio_unix_address *address, const 
     return made(err, out->handle, false);
 }
 
+/* socketpair (net_pair_posix.c), then both ends non-blocking and owned like every socket made here. */
+cio_err cio__e_net_socket_pair(void *ud, cio_stream *out)
+{
+    cio_err err = cio__t_net_socket_pair(NULL, out);
+    if (err != CIO_OK)
+        return err;
+    err = made(CIO_OK, out[0].handle, false);
+    if (err != CIO_OK) {
+        cio__t_net_close(NULL, out[1].handle);
+        return err;
+    }
+    err = made(CIO_OK, out[1].handle, false);
+    if (err != CIO_OK)
+        cio__e_net_close(ud, out[0].handle);
+    return err;
+}
+
+/* No zero-copy path of the loop's own yet (a sendfile on a non-blocking socket would have to wait
+ * for writability between chunks, and may read the disk on the loop thread): the library copies
+ * through this backend's positional-read and stream-write slots (src/core/net_pair.c). */
+cio_err cio__e_net_write_file(void *ud, cio_handle stream, cio_file file, uint64_t offset, uint64_t len,
+                              uint64_t *nwritten)
+{
+    (void)ud;
+    (void)stream;
+    (void)file;
+    (void)offset;
+    (void)len;
+    if (nwritten == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    *nwritten = 0;
+    return CIO_E_UNIMPLEMENTED;
+}
+
 cio_err cio__e_net_shutdown(void *ud, cio_handle socket, int how)
 {
     (void)ud;

@@ -16,6 +16,9 @@
 #define cio__e_now cio__t_now
 #define cio__e_random cio__t_random
 #define cio__e_random_secure cio__t_random_secure
+/* Interface names never block and need no loop state either. */
+#define cio__e_net_interface_name_resolve cio__t_net_interface_name_resolve
+#define cio__e_net_interface_name cio__t_net_interface_name
 #define CIO__E_SLOT_PROTO(ret, name, params) ret cio__e_##name params;
 CIO_VTABLE_SLOTS(CIO__E_SLOT_PROTO)
 #undef CIO__E_SLOT_PROTO

@@ -128,3 +128,44 @@ void cio__t_net_close(void *ud, cio_handle socket)
     (void)ud;
     (void)socket;
 }
+
+/* WASI preview1 has no socketpair: a pair cannot be had at all. */
+cio_err cio__t_net_socket_pair(void *ud, cio_stream *out)
+{
+    (void)ud;
+    (void)out;
+    return CIO__IN_SET(net_socket_create_pair, CIO_E_OPERATION_UNSUPPORTED);
+}
+
+/* No network interfaces to name. */
+cio_err cio__t_net_interface_name_resolve(void *ud, const char *name, uint32_t *index)
+{
+    (void)ud;
+    (void)name;
+    (void)index;
+    return CIO_E_OPERATION_UNSUPPORTED;
+}
+
+cio_err cio__t_net_interface_name(void *ud, uint32_t index, char *buf, size_t len, size_t *out_len)
+{
+    (void)ud;
+    (void)index;
+    (void)buf;
+    (void)len;
+    (void)out_len;
+    return CIO_E_OPERATION_UNSUPPORTED;
+}
+
+/* Nothing to send to; the library's copy reports the stream's NetworkDown. */
+cio_err cio__t_net_write_file(void *ud, cio_handle stream, cio_file file, uint64_t offset, uint64_t len,
+                              uint64_t *nwritten)
+{
+    (void)ud;
+    (void)stream;
+    (void)file;
+    (void)offset;
+    (void)len;
+    if (nwritten != NULL)
+        *nwritten = 0;
+    return CIO_E_UNIMPLEMENTED;
+}

@@ -142,7 +142,7 @@ def libs(t, sanitize=None):
         libc = load_model().libc[t["os"]]
         out += [f"-L{os.path.join(bdir, 'stubs')}"] + ["-l" + lib["name"] for lib in libc["libraries"]]
     elif t["os"] == "windows":
-        out += ["-lws2_32", "-lntdll", "-lsynchronization", "-lbcrypt", "-lpthread"]
+        out += ["-lws2_32", "-liphlpapi", "-lntdll", "-lsynchronization", "-lbcrypt", "-lpthread"]
     elif t["os"] == "wasi":
         out.append("-lwasi-emulated-signal")  # cio_sig_* on wasi-libc's signal emulation
     else:

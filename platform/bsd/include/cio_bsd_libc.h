@@ -402,6 +402,8 @@ extern int setsockopt(int s, int level, int optname, const void *optval, socklen
 extern int getsockopt(int s, int level, int optname, void *optval, socklen_t *optlen);
 extern ssize_t send(int s, const void *buf, size_t len, int flags);
 extern ssize_t recv(int s, void *buf, size_t len, int flags);
+extern unsigned int if_nametoindex(const char *ifname);
+extern char * if_indextoname(unsigned int ifindex, char *ifname);
 extern ssize_t sendto(int s, const void *buf, size_t len, int flags, const struct sockaddr *to, socklen_t tolen);
 extern ssize_t recvfrom(int s, void *buf, size_t len, int flags, struct sockaddr *from, socklen_t *fromlen);
 extern int shutdown(int s, int how);
@@ -562,6 +564,7 @@ extern int pthread_setspecific(pthread_key_t key, const void *value);
 #define AF_INET 2
 #define AF_INET6 28
 #define SOCK_STREAM 1
+#define IF_NAMESIZE 16
 #define SOCK_DGRAM 2
 #define SOCK_RAW 3
 #define SOCK_SEQPACKET 5
@@ -1223,6 +1226,8 @@ extern int setsockopt(int s, int level, int optname, const void *optval, socklen
 extern int getsockopt(int s, int level, int optname, void *optval, socklen_t *optlen);
 extern ssize_t send(int s, const void *buf, size_t len, int flags);
 extern ssize_t recv(int s, void *buf, size_t len, int flags);
+extern unsigned int if_nametoindex(const char *ifname);
+extern char * if_indextoname(unsigned int ifindex, char *ifname);
 extern ssize_t sendto(int s, const void *buf, size_t len, int flags, const struct sockaddr *to, socklen_t tolen);
 extern ssize_t recvfrom(int s, void *buf, size_t len, int flags, struct sockaddr *from, socklen_t *fromlen);
 extern int shutdown(int s, int how);
@@ -1376,6 +1381,7 @@ extern int pthread_setspecific(pthread_key_t key, const void *value) __asm__("__
 #define AF_INET 2
 #define AF_INET6 24
 #define SOCK_STREAM 1
+#define IF_NAMESIZE 16
 #define SOCK_DGRAM 2
 #define SOCK_RAW 3
 #define SOCK_SEQPACKET 5
@@ -1938,6 +1944,8 @@ extern int setsockopt(int s, int level, int optname, const void *optval, socklen
 extern int getsockopt(int s, int level, int optname, void *optval, socklen_t *optlen);
 extern ssize_t send(int s, const void *buf, size_t len, int flags);
 extern ssize_t recv(int s, void *buf, size_t len, int flags);
+extern unsigned int if_nametoindex(const char *ifname);
+extern char * if_indextoname(unsigned int ifindex, char *ifname);
 extern ssize_t sendto(int s, const void *buf, size_t len, int flags, const struct sockaddr *to, socklen_t tolen);
 extern ssize_t recvfrom(int s, void *buf, size_t len, int flags, struct sockaddr *from, socklen_t *fromlen);
 extern int shutdown(int s, int how);
@@ -2072,6 +2080,7 @@ extern int pthread_setspecific(pthread_key_t key, const void *value);
 #define AF_INET 2
 #define AF_INET6 24
 #define SOCK_STREAM 1
+#define IF_NAMESIZE 16
 #define SOCK_DGRAM 2
 #define SOCK_RAW 3
 #define SOCK_SEQPACKET 5

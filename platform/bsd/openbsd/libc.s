@@ -3,7 +3,7 @@
 
 /*
  * Link-time stand-in for openbsd's libc.so.100.0: one symbol per function cio may call there
- * (98), each a single byte that is never executed. build.py assembles this into a
+ * (100), each a single byte that is never executed. build.py assembles this into a
  * shared object named libc.so.100.0, so that
  * ld.lld records DT_NEEDED libc.so.100.0 as linking against the real one would.
  */
@@ -363,6 +363,16 @@ send:
 recv:
 	.byte 0
 	.size recv, 1
+	.globl if_nametoindex
+	.type if_nametoindex, %function
+if_nametoindex:
+	.byte 0
+	.size if_nametoindex, 1
+	.globl if_indextoname
+	.type if_indextoname, %function
+if_indextoname:
+	.byte 0
+	.size if_indextoname, 1
 	.globl sendto
 	.type sendto, %function
 sendto:

@@ -1705,6 +1705,81 @@ static inline bool cio_errset_net_interface_name_contains(cio_err err)
     }
 }
 
+/* net.Socket.CreatePairError */
+static inline bool cio_errset_net_socket_create_pair_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_PROCESS_FD_QUOTA_EXCEEDED:
+    case CIO_E_SYSTEM_FD_QUOTA_EXCEEDED:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_OPERATION_UNSUPPORTED:
+    case CIO_E_NETWORK_DOWN:
+    case CIO_E_ADDRESS_FAMILY_UNSUPPORTED:
+    case CIO_E_PROTOCOL_UNSUPPORTED_BY_SYSTEM:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* net.IpAddress.ResolveError */
+static inline bool cio_errset_net_ip_address_resolve_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_NAME_TOO_LONG:
+    case CIO_E_INTERFACE_NOT_FOUND:
+    case CIO_E_INVALID_ADDRESS:
+    case CIO_E_INVALID_PORT:
+    case CIO_E_OVERFLOW:
+    case CIO_E_INVALID_CHARACTER:
+    case CIO_E_INVALID_END:
+    case CIO_E_INCOMPLETE:
+    case CIO_E_NON_CANONICAL:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* net.WriteFileError */
+static inline bool cio_errset_net_write_file_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_TIMEOUT:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_PROCESS_NOT_FOUND:
+    case CIO_E_IS_DIR:
+    case CIO_E_LOCK_VIOLATION:
+    case CIO_E_INPUT_OUTPUT:
+    case CIO_E_NOT_OPEN_FOR_READING:
+    case CIO_E_WOULD_BLOCK:
+    case CIO_E_UNSEEKABLE:
+    case CIO_E_BROKEN_PIPE:
+    case CIO_E_NETWORK_DOWN:
+    case CIO_E_NETWORK_UNREACHABLE:
+    case CIO_E_HOST_UNREACHABLE:
+    case CIO_E_ADDRESS_FAMILY_UNSUPPORTED:
+    case CIO_E_CONNECTION_REFUSED:
+    case CIO_E_CONNECTION_RESET_BY_PEER:
+    case CIO_E_SOCKET_UNCONNECTED:
+    case CIO_E_SOCKET_NOT_BOUND:
+    case CIO_E_FAST_OPEN_ALREADY_IN_PROGRESS:
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* HostName.ValidateError */
 static inline bool cio_errset_host_name_validate_contains(cio_err err)
 {
@@ -1911,6 +1986,9 @@ static inline bool cio_errset_abi_and_dynamic_linker_from_file_contains(cio_err 
     X(net_ip_parse, "net.IpParseError") \
     X(net_interface_resolve, "net.Interface.ResolveError") \
     X(net_interface_name, "net.Interface.NameError") \
+    X(net_socket_create_pair, "net.Socket.CreatePairError") \
+    X(net_ip_address_resolve, "net.IpAddress.ResolveError") \
+    X(net_write_file, "net.WriteFileError") \
     X(host_name_validate, "HostName.ValidateError") \
     X(host_name_expand, "HostName.ExpandError") \
     X(lookup, "LookupError") \

@@ -1003,6 +1003,81 @@ static inline cio__mapped cio__errno_socket_unix(int code)
     }
 }
 
+/* socketpair: net.Socket.CreatePairError */
+static inline cio__mapped cio__errno_socketpair(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_AFNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
+    case CIO_ERRNO_PROTONOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_PROTOCOL_UNSUPPORTED_BY_SYSTEM);
+    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
+    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
+    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+#if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
+    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED);
+#endif
+#if defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTSUP: return CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED);
+#endif
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* if_nametoindex: net.Interface.ResolveError */
+static inline cio__mapped cio__errno_if_nametoindex(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_NODEV: return CIO__MAPPED(ERROR, CIO_E_INTERFACE_NOT_FOUND);
+    case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_INTERFACE_NOT_FOUND);
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_INTERFACE_NOT_FOUND);
+    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* if_indextoname: net.Interface.NameError */
+static inline cio__mapped cio__errno_if_indextoname(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_INTERFACE_NOT_FOUND);
+    case CIO_ERRNO_NODEV: return CIO__MAPPED(ERROR, CIO_E_INTERFACE_NOT_FOUND);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* sendfile: net.WriteFileError */
+static inline cio__mapped cio__errno_sendfile(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
+    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
+    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_OVERFLOW: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
+    case CIO_ERRNO_SPIPE: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
+    case CIO_ERRNO_PIPE: return CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE);
+    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
+    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
+    case CIO_ERRNO_NETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
+    case CIO_ERRNO_NETUNREACH: return CIO__MAPPED(ERROR, CIO_E_NETWORK_UNREACHABLE);
+    case CIO_ERRNO_HOSTUNREACH: return CIO__MAPPED(ERROR, CIO_E_HOST_UNREACHABLE);
+    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
+    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
 /* setsockopt: net.SetOptionError */
 static inline cio__mapped cio__errno_setsockopt(int code)
 {
@@ -2176,6 +2251,10 @@ static inline cio__mapped cio__wsa_wsa_connect_unix(int code)
     X(sysctl, process_executable_path) \
     X(socket, net_socket) \
     X(socket_unix, net_unix_address_listen) \
+    X(socketpair, net_socket_create_pair) \
+    X(if_nametoindex, net_interface_resolve) \
+    X(if_indextoname, net_interface_name) \
+    X(sendfile, net_write_file) \
     X(setsockopt, net_set_option) \
     X(bind, net_bind) \
     X(bind_unix, net_unix_address_listen) \

@@ -1,0 +1,143 @@
+/*
+ * Socket pairs, interface names, scoped addresses and files sent over streams (cio/net.h): the
+ * public wrappers of their slots, and the library code around them.
+ *
+ * Invariants:
+ * - Each wrapper checks its arguments (CIO__NULL_ARG), calls its slot and returns the slot's result
+ *   in the function's set (CIO__IN_SET), as net.c's do.
+ * - cio_net_write_file: the slot sends what it can without copying and says Unimplemented, having
+ *   sent nothing more, where it has no such path (another OS, a file the kernel refuses); the rest
+ *   is copied here through the positional-read and stream-write slots, in one 64 KiB heap buffer.
+ *   Unimplemented never reaches the caller. *nwritten counts every byte that went, also when an
+ *   error ends the call.
+ * - cio_ip_parse_resolve resolves only a scope that is not a decimal index; everything else is
+ *   cio_ip_parse's, so the two agree on every text without a scope name.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cio/fs.h"
+#include "cio/io.h"
+#include "cio/net.h"
+#include "internal.h"
+
+/* Bytes the library copies per round when the slot cannot send the file itself. */
+#define WRITE_FILE_CHUNK ((size_t)64 * 1024)
+
+cio_err cio_net_socket_pair(cio_io io, cio_stream pair[2])
+{
+    if (pair == NULL)
+        return CIO__NULL_ARG("pair");
+    return CIO__IN_SET(net_socket_create_pair, io.vtable->net_socket_pair(io.userdata, pair));
+}
+
+cio_err cio_net_interface_name_resolve(cio_io io, const char *name, uint32_t *index)
+{
+    if (name == NULL)
+        return CIO__NULL_ARG("name");
+    if (index == NULL)
+        return CIO__NULL_ARG("index");
+    cio_err err = io.vtable->net_interface_name_resolve(io.userdata, name, index);
+    return err == CIO_E_OPERATION_UNSUPPORTED ? err : CIO__IN_SET(net_interface_resolve, err);
+}
+
+cio_err cio_net_interface_name(cio_io io, uint32_t index, char *buf, size_t len, size_t *out_len)
+{
+    if (buf == NULL && len > 0)
+        return CIO__NULL_ARG("buf");
+    cio_err err = io.vtable->net_interface_name(io.userdata, index, buf, len, out_len);
+    return err == CIO_E_OPERATION_UNSUPPORTED ? err : CIO__IN_SET(net_interface_name, err);
+}
+
+static bool all_digits(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+    return true;
+}
+
+cio_err cio_ip_parse_resolve(cio_io io, const char *text, uint16_t port, cio_ip_address *out)
+{
+    if (text == NULL)
+        return CIO__NULL_ARG("text");
+    if (out == NULL)
+        return CIO__NULL_ARG("out");
+    size_t n = strlen(text);
+    if (memchr(text, ':', n) == NULL || memchr(text, '%', n) == NULL)
+        return cio_ip_parse(text, port, out);
+    cio_ip6_unresolved u;
+    cio_err err = cio_ip6_parse_unresolved(text, n, &u, NULL);
+    if (err != CIO_OK || u.scope == NULL || all_digits(u.scope, u.scope_len))
+        return err != CIO_OK ? CIO__IN_SET(net_ip_address_resolve, err) : cio_ip_parse(text, port, out);
+    char name[CIO_IP_SCOPE_MAX + 1]; /* the parser refuses a longer scope (NameTooLong) */
+    memcpy(name, u.scope, u.scope_len);
+    name[u.scope_len] = '\0';
+    uint32_t index = 0;
+    err = cio_net_interface_name_resolve(io, name, &index);
+    if (err != CIO_OK)
+        return err == CIO_E_OPERATION_UNSUPPORTED ? CIO_E_INTERFACE_NOT_FOUND : err;
+    *out = cio_ip6(u.bytes, port);
+    out->scope_id = index;
+    return CIO_OK;
+}
+
+/* The library's copy: positional reads of up to WRITE_FILE_CHUNK bytes, each written out in full
+ * before the next read. *total counts what the stream took. */
+static cio_err copy_file(cio_io io, const cio_stream *stream, cio_file file, uint64_t offset, uint64_t len,
+                         uint64_t *total)
+{
+    uint8_t *buf = (uint8_t *)malloc(WRITE_FILE_CHUNK);
+    if (buf == NULL)
+        return CIO_E_SYSTEM_RESOURCES;
+    cio_err err = CIO_OK;
+    while (*total < len) {
+        uint64_t left = len - *total;
+        size_t want = left < WRITE_FILE_CHUNK ? (size_t)left : WRITE_FILE_CHUNK;
+        size_t got = 0;
+        err = cio_file_read_positional(io, file, buf, want, offset + *total, &got);
+        if (err != CIO_OK || got == 0)
+            break; /* an error, or the end of the file */
+        size_t done = 0;
+        while (done < got) {
+            size_t w = 0;
+            err = cio_stream_write(io, stream, buf + done, got - done, &w);
+            done += w;
+            *total += w;
+            if (err != CIO_OK)
+                break;
+            if (w == 0) {
+                err = CIO_E_UNEXPECTED; /* a stream that takes nothing would loop for ever */
+                break;
+            }
+        }
+        if (err != CIO_OK)
+            break;
+    }
+    free(buf);
+    return err;
+}
+
+cio_err cio_net_write_file(cio_io io, const cio_stream *stream, cio_file file, uint64_t offset, uint64_t len,
+                           uint64_t *nwritten)
+{
+    if (stream == NULL)
+        return CIO__NULL_ARG("stream");
+    if (nwritten != NULL)
+        *nwritten = 0;
+    if (len > UINT64_MAX - offset)
+        len = UINT64_MAX - offset; /* "to the end" never wraps past the largest offset */
+    uint64_t total = 0;
+    cio_err err = CIO_OK;
+    if (len > 0) {
+        err = io.vtable->net_write_file(io.userdata, stream->handle, file, offset, len, &total);
+        if (err == CIO_E_UNIMPLEMENTED)
+            err = copy_file(io, stream, file, offset, len, &total);
+    }
+    if (nwritten != NULL)
+        *nwritten = total;
+    return CIO__IN_SET(net_write_file, err);
+}
