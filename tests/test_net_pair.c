@@ -234,6 +234,30 @@ static void test_scoped_addresses(void **state)
     assert_string_equal(text, want);
 }
 
+/* A lookup of a scoped numeric address gives it back with the interface's index, and a scope no
+ * interface has is UnknownHostName. */
+static void test_lookup_scoped(void **state)
+{
+    cio_io io = cio_test_io(state);
+    uint32_t idx;
+    char name[CIO_INTERFACE_NAME_MAX + 1];
+    if (!some_interface(io, &idx, name, sizeof name))
+        CIO_SKIP("no interface has a name here");
+    char text[CIO_INTERFACE_NAME_MAX + 16];
+    snprintf(text, sizeof text, "fe80::7%%%s", name);
+    cio_lookup_result buf[4];
+    cio_queue q;
+    cio_queue_init(&q, buf, sizeof buf[0], 4);
+    assert_int_equal(cio_hostname_lookup(io, text, &(cio_lookup_options){.port = 22}, &q), CIO_OK);
+    cio_lookup_result r;
+    assert_int_equal(cio_queue_get_one(io, &q, &r), CIO_OK);
+    assert_int_equal(r.kind, CIO_LOOKUP_ADDRESS);
+    assert_int_equal(r.address.scope_id, idx);
+    assert_int_equal(r.address.port, 22);
+    cio_queue_init(&q, buf, sizeof buf[0], 4);
+    assert_int_equal(cio_hostname_lookup(io, "fe80::7%cio-nope0", NULL, &q), CIO_E_UNKNOWN_HOST_NAME);
+}
+
 /* ---- files over streams -------------------------------------------------------------------------------- */
 
 typedef struct send_ctx {
@@ -433,6 +457,7 @@ int main(void)
         CIO_TESTS(test_pair_cancel_read),
         CIO_TESTS(test_interface_names),
         CIO_TESTS(test_scoped_addresses),
+        CIO_TESTS(test_lookup_scoped),
         CIO_TESTS(test_write_file_whole),
         CIO_TESTS(test_write_file_ranges),
         CIO_TESTS(test_write_file_counts_on_error),

@@ -327,8 +327,9 @@ struct cio_message;
     X(cio_err, net_interface_name, (void *ud, uint32_t index, char *buf, size_t len, size_t *out_len))                \
     /* Up to len bytes of file from offset to a connected stream without copying them through user                    \
      * memory (sendfile), *nwritten what went; fewer than len only at the file's end. Returns                         \
-     * Unimplemented with nothing sent where the backend or OS has no such path: the library then                     \
-     * copies (cio_net_write_file never returns it). Set: net.WriteFileError. */                                      \
+     * Unimplemented, *nwritten what went before, where the backend or OS has no such path for                        \
+     * the rest: the library copies it (cio_net_write_file never returns Unimplemented).                              \
+     * Set: net.WriteFileError. */                                                                                    \
     X(cio_err, net_write_file, (void *ud, cio_handle stream, cio_file file, uint64_t offset, uint64_t len,            \
                                 uint64_t *nwritten))
 

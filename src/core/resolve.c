@@ -536,7 +536,9 @@ cio_err cio__hostname_lookup_emit(cio_io io, const char *name, const cio_lookup_
         return err;
 
     cio_ip_address a;
-    if (strlen(name) < 64 && cio_ip_parse(name, l.opt.port, &a) == CIO_OK) {
+    /* a numeric address, its scope given by index or by interface name ("fe80::1%eth0") */
+    err = strlen(name) < 64 ? cio_ip_parse_resolve(io, name, l.opt.port, &a) : CIO_E_INVALID_ADDRESS;
+    if (err == CIO_OK) {
         if (!family_ok(&l, a.family))
             return CIO_E_UNKNOWN_HOST_NAME;
         err = emit_address(&l, &a);
@@ -544,6 +546,10 @@ cio_err cio__hostname_lookup_emit(cio_io io, const char *name, const cio_lookup_
             err = emit_canonical(&l, name, strlen(name));
         return err;
     }
+    if (err == CIO_E_CANCELED || err == CIO_E_SYSTEM_RESOURCES)
+        return err;
+    if (err == CIO_E_INTERFACE_NOT_FOUND || err == CIO_E_ACCESS_DENIED)
+        return CIO_E_UNKNOWN_HOST_NAME; /* an address on an interface this machine does not have */
     err = cio_hostname_validate(name);
     if (err != CIO_OK)
         return err;
