@@ -1,8 +1,10 @@
 """The API reference and its checks: `python3 build.py docs` runs Doxygen (docs/Doxyfile) over the
 public headers and the pages of docs/ into build/docs/html; `python3 build.py test` (host) counts
-three checks: the reference builds with zero warnings, every ```c block of docs/*.md compiles (each is
-a whole program), and every `Set.Name \\errset_<c_name>` pair in a header names one set of
-spec/errors.yaml (the alias renders the members; the name before it must be that set's).
+four checks: the reference builds with zero warnings (Doxygen itself requires every parameter and
+return value documented), every public function's comment says whether it is a cancellation point
+(`@cancellation`), every ```c block of docs/*.md compiles (each is a whole program), and every
+`Set.Name \\errset_<c_name>` pair in a header names one set of spec/errors.yaml (the alias renders
+the members; the name before it must be that set's).
 """
 
 import glob
@@ -89,10 +91,8 @@ SET_REF = re.compile(r"([A-Za-z][A-Za-z0-9.]*)\s+\\errset_([a-z0-9_]+)")
 def errset_name_checks(tally):
     """`File.OpenError \\errset_file_open` in a header: the alias is the set the text names."""
     by_c = {s["c_name"]: s["name"] for s in load_model().sets}
-    headers = sorted(glob.glob(os.path.join(ROOT, "include", "**", "*.h"), recursive=True) +
-                     glob.glob(os.path.join(ROOT, "platform", "include", "**", "*.h"), recursive=True))
     bad, n = [], 0
-    for h in headers:
+    for h in public_headers():
         text = open(h, encoding="utf-8").read()
         for m in SET_REF.finditer(text):
             n += 1
@@ -107,6 +107,32 @@ def errset_name_checks(tally):
         say("      " + b)
 
 
+PROTO = re.compile(r"^(?:static inline )?(?!typedef)(?:const )?(?:struct )?\w+[\s*]+(cio_(?!_)\w+)\(", re.M)
+
+
+def public_headers():
+    return sorted(glob.glob(os.path.join(ROOT, "include", "**", "*.h"), recursive=True) +
+                  glob.glob(os.path.join(ROOT, "platform", "include", "**", "*.h"), recursive=True))
+
+
+def cancellation_checks(tally):
+    """Every public function's doc comment (the /** block right above it) has @cancellation."""
+    bad, n = [], 0
+    for h in public_headers():
+        text = open(h, encoding="utf-8").read()
+        for m in PROTO.finditer(text):
+            n += 1
+            before = text[:m.start()].rstrip()
+            doc = before[before.rfind("/**"):] if before.endswith("*/") else ""
+            if "@cancellation" not in doc:
+                line = text.count("\n", 0, m.start()) + 1
+                bad.append(f"{os.path.relpath(h, ROOT)}:{line}: {m.group(1)}: no @cancellation in its /** comment")
+    tally.add(HOST, "docs: cancellation points", int(not bad), int(bool(bad)), 0, "\n".join(bad) or None)
+    say(f"  {HOST:16} {'docs: cancellation points':28} {n - len(bad)}/{n} functions say")
+    for b in bad:
+        say("      " + b)
+
+
 def docs_checks(tally, allow_install):
     ok, warnings, msg = build_docs(allow_install)
     detail = "\n".join(warnings[:60]) + ("\n" + msg if msg else "")
@@ -114,5 +140,6 @@ def docs_checks(tally, allow_install):
     say(f"  {HOST:16} {'docs: doxygen':28} {'ok' if ok else 'FAILED'} ({len(warnings)} warnings)")
     if not ok:
         say("      " + detail.replace("\n", "\n      "))
+    cancellation_checks(tally)
     sample_checks(tally)
     errset_name_checks(tally)
