@@ -34,7 +34,7 @@ typedef struct cio_threaded_options {
 } cio_threaded_options;
 
 /**
- * Creates a Threaded instance (workers start on demand).
+ * Creates a Threaded instance.
  * Errors: SystemResources (out of memory).
  * @param options NULL or all-zero: the defaults
  * @param[out] out the instance
