@@ -173,14 +173,16 @@ def build_errors(m, doc, path):
                             f"'{c_name}'; give one a c_name")
         c_names[c_name] = name
         members = []
-        for u in get_str_list(row, "union", SET_NAME, optional=True):
+        unions = get_str_list(row, "union", SET_NAME, optional=True)
+        for u in unions:
             if u not in m.set_by_name:
                 raise SpecError(row.key_where["union"], f"union names unknown set '{u}' "
                                 "(sets must be defined before they are used)")
             for e in m.set_by_name[u]["members"]:
                 if e not in members:
                     members.append(e)
-        for e in get_str_list(row, "errors", CAMEL, optional=True):
+        own = get_str_list(row, "errors", CAMEL, optional=True)
+        for e in own:
             if e not in m.error_names:
                 raise SpecError(row.key_where["errors"], f"set {name} names unknown error '{e}'")
             if e not in members:
@@ -190,7 +192,8 @@ def build_errors(m, doc, path):
         order = {e["name"]: i for i, e in enumerate(m.errors)}
         members.sort(key=lambda e: order[e])
         s = {"name": name, "c_name": c_name, "members": members,
-             "macros": [m.error_by_name[e]["macro"] for e in members]}
+             "macros": [m.error_by_name[e]["macro"] for e in members],
+             "union": [m.set_by_name[u] for u in unions], "own": own}
         m.sets.append(s)
         m.set_by_name[name] = s
 

@@ -1,5 +1,8 @@
-/*
- * cio — colorless I/O for C11. This header brings in the whole public API.
+/**
+ * @file cio.h
+ * @brief cio — colorless I/O for C11. This header brings in the whole public API.
+ *
+ * @verbatim
  *
  *   cio/target.h    which OS and CPU this is (generated)
  *   cio/config.h    what this build has: CIO_HAVE_EVENTED, CIO_HAVE_THREADS
@@ -11,6 +14,8 @@
  *   cio/fs.h        files, directories, the program's own executable
  *   cio/net.h       IP addresses, TCP/UDP and Unix-domain sockets
  *   cio/threaded.h  the Threaded backend
+ *   cio/evented.h   the Evented backend (where CIO_HAVE_EVENTED is 1)
+   @endverbatim
  */
 #ifndef CIO_H
 #define CIO_H

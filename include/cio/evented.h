@@ -1,4 +1,7 @@
-/*
+/**
+ * @file cio/evented.h
+ * @brief The Evented backend: fibers over io_uring or epoll (Linux) and kqueue (the BSDs).
+ *
  * The Evented backend: tasks are fibers (small stacks, switched in user space) run by a few event-loop
  * threads; I/O is submitted to the kernel's completion interface (io_uring on Linux) or driven by
  * readiness (the epoll flavour on Linux, the kqueue flavour on FreeBSD, NetBSD and OpenBSD: one
@@ -26,36 +29,60 @@ extern "C" {
 
 #if CIO_HAVE_EVENTED
 
+/** An Evented instance (opaque): its loops, fibers and helper pool. */
 typedef struct cio_evented cio_evented;
 
-/* Each OS has its own flavours; forcing one the OS lacks fails with CIO_E_OPERATION_UNSUPPORTED. */
+/** Which poller an Evented instance runs. Each OS has its own flavours; forcing one the OS lacks fails
+ * with CIO_E_OPERATION_UNSUPPORTED. */
 typedef enum cio_evented_flavour {
-    CIO_EVENTED_AUTO = 0,   /* Linux: io_uring when the kernel allows it, else epoll;
+    CIO_EVENTED_AUTO = 0,   /**< Linux: io_uring when the kernel allows it, else epoll;
                                CIO_EVENTED_BACKEND (io_uring | epoll) in the environment overrides,
                                read at create time. The BSDs: kqueue (the variable is not read). */
-    CIO_EVENTED_IO_URING,   /* Linux: io_uring, or fail (OperationUnsupported / SystemResources) */
-    CIO_EVENTED_EPOLL,      /* Linux: readiness through epoll */
-    CIO_EVENTED_KQUEUE      /* FreeBSD, NetBSD, OpenBSD: readiness through kqueue */
+    CIO_EVENTED_IO_URING,   /**< Linux: io_uring, or fail (OperationUnsupported / SystemResources) */
+    CIO_EVENTED_EPOLL,      /**< Linux: readiness through epoll */
+    CIO_EVENTED_KQUEUE      /**< FreeBSD, NetBSD, OpenBSD: readiness through kqueue */
 } cio_evented_flavour;
 
-/* All-zero (or NULL) gives the defaults. */
+/** Options of cio_evented_create. All-zero (or NULL) gives the defaults. */
 typedef struct cio_evented_options {
-    cio_evented_flavour flavour;
-    unsigned threads;         /* event-loop threads; 0: CPU count */
-    size_t stack_size;        /* per fiber, plus a guard page; 0: 64 KiB */
-    unsigned helper_threads;  /* blocking helper pool (ops with no async form); 0: 4 */
-    unsigned ring_entries;    /* io_uring submission queue size per loop; 0: 256 */
+    cio_evented_flavour flavour; /**< the poller (CIO_EVENTED_AUTO: the best this OS and kernel offer) */
+    unsigned threads;         /**< event-loop threads; 0: CPU count */
+    size_t stack_size;        /**< per fiber, plus a guard page; 0: 64 KiB */
+    unsigned helper_threads;  /**< blocking helper pool (ops with no async form); 0: 4 */
+    unsigned ring_entries;    /**< io_uring submission queue size per loop; 0: 256 */
 } cio_evented_options;
 
-/* Errors (Evented.CreateError): SystemResources (memory, threads, ring), ProcessFdQuotaExceeded /
+/**
+ * Creates an Evented instance and starts its loops.
+ * Errors (Evented.CreateError): SystemResources (memory, threads, ring), ProcessFdQuotaExceeded /
  * SystemFdQuotaExceeded (the pollers' descriptors), OperationUnsupported (a forced flavour this OS or
  * kernel does not offer: no kqueue on Linux, io_uring refused with ENOSYS or EPERM or missing
- * features), InvalidArgument (out NULL, an unknown flavour). */
+ * features), InvalidArgument (out NULL, an unknown flavour).
+ * @param options NULL or all-zero: the defaults
+ * @param[out] out the instance
+ * @return #CIO_OK, or an error of Evented.CreateError \errset_evented_create
+ * @cancellation no
+ */
 cio_err cio_evented_create(const cio_evented_options *options, cio_evented **out);
-/* Waits for every fiber still running, then stops the loops and frees everything. */
+/**
+ * Waits for every fiber still running, then stops the loops and frees everything.
+ * @param evented the instance
+ * @cancellation no
+ */
 void cio_evented_destroy(cio_evented *evented);
+/**
+ * The instance's Io.
+ * @param evented the instance
+ * @return the cio_io to pass to every I/O function.
+ * @cancellation no
+ */
 cio_io cio_evented_io(cio_evented *evented);
-/* The flavour actually in use (never CIO_EVENTED_AUTO). */
+/**
+ * The flavour actually in use (never CIO_EVENTED_AUTO).
+ * @param evented the instance
+ * @return the flavour.
+ * @cancellation no
+ */
 cio_evented_flavour cio_evented_flavour_of(const cio_evented *evented);
 
 #endif /* CIO_HAVE_EVENTED */

@@ -1,4 +1,7 @@
-/*
+/**
+ * @file cio/net.h
+ * @brief IP and Unix-domain addresses, TCP/UDP and Unix sockets, host name lookup and connect.
+ *
  * cio/net.h — IP addresses, TCP and UDP sockets, Unix-domain sockets through a cio_io, and our own
  * resolver and first-connection-wins connect over them (Zig's std.Io.net and net.HostName).
  *
@@ -30,35 +33,88 @@ extern "C" {
 
 /* ---- IP addresses -------------------------------------------------------------------------------- */
 
+/** An IP address family. */
 typedef enum cio_ip_family {
-    CIO_IP_NONE = 0, /* no address (a Unix-domain server's `address`) */
-    CIO_IP4 = 4,
-    CIO_IP6 = 6
+    CIO_IP_NONE = 0, /**< no address (a Unix-domain server's `address`) */
+    CIO_IP4 = 4,     /**< IPv4 */
+    CIO_IP6 = 6      /**< IPv6 */
 } cio_ip_family;
 
-/* An IPv4 or IPv6 address with a port. All-zero is "no address". */
+/** An IPv4 or IPv6 address with a port. All-zero is "no address". */
 typedef struct cio_ip_address {
-    cio_ip_family family;
-    uint16_t port;     /* host byte order */
-    uint8_t bytes[16]; /* network byte order; IPv4 uses bytes[0..3], the rest stays zero */
-    uint32_t flowinfo; /* IPv6 flow label (host byte order); 0 for IPv4 */
-    uint32_t scope_id; /* IPv6 scope: an interface index, 0 = none; 0 for IPv4 */
+    cio_ip_family family; /**< IPv4, IPv6 or none */
+    uint16_t port;        /**< host byte order */
+    uint8_t bytes[16];    /**< network byte order; IPv4 uses bytes[0..3], the rest stays zero */
+    uint32_t flowinfo;    /**< IPv6 flow label (host byte order); 0 for IPv4 */
+    uint32_t scope_id;    /**< IPv6 scope: an interface index, 0 = none; 0 for IPv4 */
 } cio_ip_address;
 
-/* Text of any address with its port ("[ffff:…:ffff%4294967295]:65535" plus NUL fits). */
+/** Text of any address with its port ("[ffff:…:ffff%4294967295]:65535" plus NUL fits). */
 #define CIO_IP_FORMAT_MAX 64
 
+/**
+ * An IPv4 address a.b.c.d with a port.
+ * @param a the first byte
+ * @param b the second byte
+ * @param c the third byte
+ * @param d the fourth byte
+ * @param port the port (host byte order)
+ * @return the address.
+ * @cancellation no (pure library code)
+ */
 cio_ip_address cio_ip4(uint8_t a, uint8_t b, uint8_t c, uint8_t d, uint16_t port);
+/**
+ * An IPv6 address with a port (flow label and scope 0).
+ * @param bytes the 16 bytes, network byte order
+ * @param port the port (host byte order)
+ * @return the address.
+ * @cancellation no (pure library code)
+ */
 cio_ip_address cio_ip6(const uint8_t bytes[16], uint16_t port);
-cio_ip_address cio_ip4_loopback(uint16_t port); /* 127.0.0.1 */
-cio_ip_address cio_ip4_any(uint16_t port);      /* 0.0.0.0 */
-cio_ip_address cio_ip6_loopback(uint16_t port); /* ::1 */
-cio_ip_address cio_ip6_any(uint16_t port);      /* :: */
+/**
+ * 127.0.0.1 with a port.
+ * @param port the port (host byte order)
+ * @return the address.
+ * @cancellation no (pure library code)
+ */
+cio_ip_address cio_ip4_loopback(uint16_t port);
+/**
+ * 0.0.0.0 (any IPv4 address) with a port.
+ * @param port the port (host byte order)
+ * @return the address.
+ * @cancellation no (pure library code)
+ */
+cio_ip_address cio_ip4_any(uint16_t port);
+/**
+ * ::1 with a port.
+ * @param port the port (host byte order)
+ * @return the address.
+ * @cancellation no (pure library code)
+ */
+cio_ip_address cio_ip6_loopback(uint16_t port);
+/**
+ * :: (any IPv6 address) with a port.
+ * @param port the port (host byte order)
+ * @return the address.
+ * @cancellation no (pure library code)
+ */
+cio_ip_address cio_ip6_any(uint16_t port);
 
-/* Zig's eql: same family, port and address bytes (flow and scope are not compared). */
+/**
+ * Zig's eql: same family, port and address bytes (flow and scope are not compared).
+ * @param a an address
+ * @param b another
+ * @return whether they are equal.
+ * @cancellation no (pure library code)
+ */
 bool cio_ip_equal(const cio_ip_address *a, const cio_ip_address *b);
 
-/*
+/** The longest "%scope" text cio_ip6_parse accepts, in bytes. */
+#define CIO_IP_SCOPE_MAX 255
+
+/**
+ * Parses an IPv4 or IPv6 address (no port in the text).
+ *
  * Parsing (Zig's Ip4Address.parse and Ip6Address.Unresolved.parse, same failures). Set:
  * net.IpParseError. Text is NUL-terminated; *out is written only on success.
  *
@@ -78,121 +134,190 @@ bool cio_ip_equal(const cio_ip_address *a, const cio_ip_address *b);
  *
  * cio_ip_parse decides by the text: with a ':' it is IPv6, otherwise IPv4 (Zig tries IPv4, then
  * IPv6; the errors here are those of the family the text is written in).
+ * @param text the address, NUL-terminated
+ * @param port the port to put into the address
+ * @param[out] out the address (written only on success)
+ * @return #CIO_OK, or an error of net.IpParseError \errset_net_ip_parse
+ * @cancellation no (pure library code)
  */
-#define CIO_IP_SCOPE_MAX 255
-
 cio_err cio_ip_parse(const char *text, uint16_t port, cio_ip_address *out);
+/**
+ * As cio_ip_parse for IPv4 text only.
+ * @param text the address, NUL-terminated
+ * @param port the port to put into the address
+ * @param[out] out the address (written only on success)
+ * @return #CIO_OK, or an error of net.IpParseError \errset_net_ip_parse
+ * @cancellation no (pure library code)
+ */
 cio_err cio_ip4_parse(const char *text, uint16_t port, cio_ip_address *out);
+/**
+ * As cio_ip_parse for IPv6 text only.
+ * @param text the address, NUL-terminated
+ * @param port the port to put into the address
+ * @param[out] out the address (written only on success)
+ * @return #CIO_OK, or an error of net.IpParseError \errset_net_ip_parse
+ * @cancellation no (pure library code)
+ */
 cio_err cio_ip6_parse(const char *text, uint16_t port, cio_ip_address *out);
 
-/* Zig's parseLiteral: "a.b.c.d", "a.b.c.d:port", "[v6]" or "[v6]:port" (port 0 when absent).
- * InvalidAddress for a bad address or bracket, InvalidPort for a bad port. */
+/**
+ * Zig's parseLiteral: "a.b.c.d", "a.b.c.d:port", "[v6]" or "[v6]:port" (port 0 when absent).
+ * InvalidAddress for a bad address or bracket, InvalidPort for a bad port.
+ * @param text the literal, NUL-terminated
+ * @param[out] out the address (written only on success)
+ * @return #CIO_OK, or an error of net.IpParseError \errset_net_ip_parse
+ * @cancellation no (pure library code)
+ */
 cio_err cio_ip_parse_literal(const char *text, cio_ip_address *out);
 
-/* The IPv6 parser itself, on len bytes (no NUL needed): the scope is returned as text (pointing
+/** An IPv6 address whose scope is still text (cio_ip6_parse_unresolved). */
+typedef struct cio_ip6_unresolved {
+    uint8_t bytes[16]; /**< the address, network byte order */
+    const char *scope; /**< NULL: no "%scope"; else the scope's text, pointing into the parsed text */
+    size_t scope_len;  /**< the scope's length in bytes */
+} cio_ip6_unresolved;
+
+/**
+ * The IPv6 parser itself, on len bytes (no NUL needed): the scope is returned as text (pointing
  * into `text`, scope == NULL when there is none), and on failure *err_pos (if not NULL) gets the
  * byte offset Zig reports (invalid_byte, overflow, junk_after_end) or the length for Incomplete.
  * Zig's test values: ":::" InvalidCharacter at 2, "FF001::FB" Overflow at 4, "FF01::Fb:zig"
  * InvalidCharacter at 9, "FF01:0:0:0:0:0:0:FB:" InvalidEnd at 19, "::123.123.123.123"
- * InvalidCharacter at 5. */
-typedef struct cio_ip6_unresolved {
-    uint8_t bytes[16];
-    const char *scope; /* NULL: no "%scope" */
-    size_t scope_len;
-} cio_ip6_unresolved;
-
+ * InvalidCharacter at 5.
+ * @param text the text
+ * @param len its length
+ * @param[out] out the address and its scope text
+ * @param[out] err_pos (if not NULL) on failure, the byte offset of the failure
+ * @return #CIO_OK, or an error of net.IpParseError \errset_net_ip_parse
+ * @cancellation no (pure library code)
+ */
 cio_err cio_ip6_parse_unresolved(const char *text, size_t len, cio_ip6_unresolved *out, size_t *err_pos);
 
-/*
+/**
+ * Formats an address with its port.
+ *
  * Formatting as Zig's {f}: "a.b.c.d:port" and "[v6]:port" (RFC 5952: lowercase hex, the longest run
  * of two or more zero groups compressed to "::", the first of equal runs; "::ffff:a.b.c.d" for
  * IPv4-mapped), with "%scope_id" inside the brackets when scope_id != 0.
  * cio_ip_format_host writes the address alone: no port, no brackets (scope kept).
  * Always NUL-terminates when len > 0. *out_len (if not NULL) gets the text's length without the
  * NUL, also when it did not fit: then the result is CIO_E_NAME_TOO_LONG.
+ * @param address the address
+ * @param buf where the text goes (CIO_IP_FORMAT_MAX bytes always suffice)
+ * @param len its length
+ * @param[out] out_len (if not NULL) the text's length without the NUL
+ * @return #CIO_OK, or #CIO_E_NAME_TOO_LONG when the text did not fit (a member of
+ *         net.IpParseError \errset_net_ip_parse)
+ * @cancellation no (pure library code)
  */
 cio_err cio_ip_format(const cio_ip_address *address, char *buf, size_t len, size_t *out_len);
+/**
+ * As cio_ip_format, the address alone: no port, no brackets (scope kept).
+ * @param address the address
+ * @param buf where the text goes
+ * @param len its length
+ * @param[out] out_len (if not NULL) the text's length without the NUL
+ * @return #CIO_OK, or #CIO_E_NAME_TOO_LONG when the text did not fit (a member of
+ *         net.IpParseError \errset_net_ip_parse)
+ * @cancellation no (pure library code)
+ */
 cio_err cio_ip_format_host(const cio_ip_address *address, char *buf, size_t len, size_t *out_len);
 
 /* ---- Unix-domain addresses ------------------------------------------------------------------------- */
 
 #if defined(__FreeBSD__) || defined(__NetBSD__) || defined(__OpenBSD__) || defined(__DragonFly__) || defined(__APPLE__)
-#define CIO_UNIX_PATH_MAX 104 /* sun_path on the BSDs and macOS */
+#define CIO_UNIX_PATH_MAX 104 /**< The longest Unix-domain socket path: sun_path on the BSDs and macOS. */
 #else
-#define CIO_UNIX_PATH_MAX 108 /* sun_path on Linux */
+#define CIO_UNIX_PATH_MAX 108 /**< The longest Unix-domain socket path: sun_path on Linux (104 on the BSDs and macOS). */
 #endif
 
-/* A Unix-domain socket address: `len` bytes of `path`, no NUL needed. A path starting with '\0' is a
+/** A Unix-domain socket address: `len` bytes of `path`, no NUL needed. A path starting with '\0' is a
  * Linux abstract name (no file; every byte of `len` counts, including further NULs). */
 typedef struct cio_unix_address {
-    size_t len;
-    char path[CIO_UNIX_PATH_MAX];
+    size_t len;                   /**< how many bytes of path count */
+    char path[CIO_UNIX_PATH_MAX]; /**< the path or abstract name */
 } cio_unix_address;
 
-/* NameTooLong over CIO_UNIX_PATH_MAX bytes; InvalidArgument for len 0; BadPathName for a NUL inside
- * a file-system path (an abstract name, which starts with NUL, may hold any bytes). */
+/**
+ * A Unix-domain address from len bytes of path.
+ * @param path the path, or an abstract name starting with NUL
+ * @param len its length in bytes
+ * @param[out] out the address
+ * @return #CIO_OK; #CIO_E_NAME_TOO_LONG over CIO_UNIX_PATH_MAX bytes; #CIO_E_INVALID_ARGUMENT for len 0;
+ *         #CIO_E_BAD_PATH_NAME for a NUL inside a file-system path (an abstract name, which starts
+ *         with NUL, may hold any bytes). No named set: exactly these.
+ * @cancellation no (pure library code)
+ */
 cio_err cio_unix_address_init(const char *path, size_t len, cio_unix_address *out);
-/* The same for a NUL-terminated file system path. */
+/**
+ * The same for a NUL-terminated file system path.
+ * @param path the path, NUL-terminated
+ * @param[out] out the address
+ * @return as cio_unix_address_init.
+ * @cancellation no (pure library code)
+ */
 cio_err cio_unix_address_from_path(const char *path, cio_unix_address *out);
 
 /* ---- sockets --------------------------------------------------------------------------------------- */
 
-/* A connected stream (TCP or Unix). `peer` is the address connected to (TCP connect), the client's
+/** A connected stream (TCP or Unix). `peer` is the address connected to (TCP connect), the client's
  * address (TCP accept), or all-zero (Unix). */
 typedef struct cio_stream {
-    cio_handle handle;
-    cio_ip_address peer;
+    cio_handle handle;   /**< the socket */
+    cio_ip_address peer; /**< the other end (all-zero for Unix) */
 } cio_stream;
 
-/* A listening socket. `address` is the bound address with the actual port (TCP); all-zero (Unix). */
+/** A listening socket. `address` is the bound address with the actual port (TCP); all-zero (Unix). */
 typedef struct cio_server {
-    cio_handle handle;
-    cio_ip_address address;
+    cio_handle handle;      /**< the socket */
+    cio_ip_address address; /**< the bound address (all-zero for Unix) */
 } cio_server;
 
-/* A datagram (UDP) socket; `address` is the bound address with the actual port. */
+/** A datagram (UDP) socket; `address` is the bound address with the actual port. */
 typedef struct cio_socket {
-    cio_handle handle;
-    cio_ip_address address;
+    cio_handle handle;      /**< the socket */
+    cio_ip_address address; /**< the bound address */
 } cio_socket;
 
-/* NULL means CIO_LISTEN_DEFAULTS. reuse_address is SO_REUSEADDR (rebind over TIME_WAIT; two
- * listeners on one port are still AddressInUse); reuse_port is SO_REUSEPORT (several listeners on
- * one port: Zig's reuse_address sets both). Unix listeners use only backlog. */
+/** Options of cio_net_listen and cio_unix_listen. NULL means CIO_LISTEN_DEFAULTS. */
 typedef struct cio_listen_options {
-    uint32_t backlog; /* 0: 128 */
-    bool reuse_address;
-    bool reuse_port;
+    uint32_t backlog;   /**< 0: 128 (the only field Unix listeners use) */
+    bool reuse_address; /**< SO_REUSEADDR (rebind over TIME_WAIT; two listeners on one port are still AddressInUse) */
+    bool reuse_port;    /**< SO_REUSEPORT (several listeners on one port: Zig's reuse_address sets both) */
 } cio_listen_options;
 
+/** The default cio_listen_options: backlog 128, reuse_address on, reuse_port off. */
 #define CIO_LISTEN_DEFAULTS ((cio_listen_options){128, true, false})
 
 /* ---- host name lookup (library code over the socket and file calls: every backend) ------------- */
 
+/** The longest host name, in bytes (RFC 1123). */
 #define CIO_HOST_NAME_MAX 255
 
-/* NULL or all-zero: any family, port 0, /etc/resolv.conf, /etc/hosts, DNS port 53. */
+/** Options of cio_hostname_lookup. NULL or all-zero: any family, port 0, /etc/resolv.conf, /etc/hosts,
+ * DNS port 53. */
 typedef struct cio_lookup_options {
-    uint16_t port;           /* put into every address returned */
-    cio_ip_family family;    /* CIO_IP_NONE: both; CIO_IP4 / CIO_IP6: only that family */
-    const char *resolv_conf; /* NULL: "/etc/resolv.conf" (a missing file means nameserver 127.0.0.1) */
-    const char *hosts_file;  /* NULL: "/etc/hosts" (a missing file is skipped) */
-    uint16_t dns_port;       /* 0: 53. An override for tests and local servers (resolv.conf has no port) */
+    uint16_t port;           /**< put into every address returned */
+    cio_ip_family family;    /**< CIO_IP_NONE: both; CIO_IP4 / CIO_IP6: only that family */
+    const char *resolv_conf; /**< NULL: "/etc/resolv.conf" (a missing file means nameserver 127.0.0.1) */
+    const char *hosts_file;  /**< NULL: "/etc/hosts" (a missing file is skipped) */
+    uint16_t dns_port;       /**< 0: 53. An override for tests and local servers (resolv.conf has no port) */
 } cio_lookup_options;
 
+/** What a cio_lookup_result holds. */
 typedef enum cio_lookup_result_kind {
-    CIO_LOOKUP_ADDRESS = 1,
-    CIO_LOOKUP_CANONICAL_NAME = 2
+    CIO_LOOKUP_ADDRESS = 1,       /**< an address */
+    CIO_LOOKUP_CANONICAL_NAME = 2 /**< the canonical name (the last element on success) */
 } cio_lookup_result_kind;
 
-/* One element of the lookup queue. */
+/** One element of the lookup queue. */
 typedef struct cio_lookup_result {
-    cio_lookup_result_kind kind;
-    cio_ip_address address;                        /* CIO_LOOKUP_ADDRESS */
-    char canonical_name[CIO_HOST_NAME_MAX + 1];    /* CIO_LOOKUP_CANONICAL_NAME (NUL-terminated) */
+    cio_lookup_result_kind kind;                /**< which field is set */
+    cio_ip_address address;                     /**< CIO_LOOKUP_ADDRESS */
+    char canonical_name[CIO_HOST_NAME_MAX + 1]; /**< CIO_LOOKUP_CANONICAL_NAME (NUL-terminated) */
 } cio_lookup_result;
 
-/*
+/**
  * Resolves `name` into `results` (a cio_queue of cio_lookup_result), streaming addresses as they are
  * found, then exactly one canonical name on success. The queue is closed on return, success or
  * error; nobody else may close it meanwhile (if they do, the lookup stops pushing and returns).
@@ -229,22 +354,33 @@ typedef struct cio_lookup_result {
  * OutOfMemory; the lookup stops rather than answer without the file); any other failure to read
  * resolv.conf is ResolvConfParseFailed (a missing one means the defaults).
  * Cancelable. Set: LookupError.
+ * @param io the Io
+ * @param name the host name or numeric address, NUL-terminated
+ * @param options NULL or all-zero: the defaults (cio_lookup_options)
+ * @param results a cio_queue of cio_lookup_result, closed on return
+ * @return #CIO_OK, or an error of LookupError \errset_lookup
+ * @cancellation yes
  */
 cio_err cio_hostname_lookup(cio_io io, const char *name, const cio_lookup_options *options, cio_queue *results);
 
-/* The name checks of cio_hostname_lookup alone. Set: HostName.ValidateError. */
+/**
+ * The name checks of cio_hostname_lookup alone.
+ * @param name the host name, NUL-terminated
+ * @return #CIO_OK, or an error of HostName.ValidateError \errset_host_name_validate
+ * @cancellation no (pure library code)
+ */
 cio_err cio_hostname_validate(const char *name);
 
-/* NULL or all-zero: no timeout. Connect with a timeout that expires is CIO_E_TIMEOUT (the attempt
- * is abandoned and its socket closed). `lookup` and `stagger` are used by cio_hostname_connect only
- * (its `port` is replaced by the port argument). */
+/** Options of cio_net_connect and cio_hostname_connect. NULL or all-zero: no timeout. Connect with a
+ * timeout that expires is CIO_E_TIMEOUT (the attempt is abandoned and its socket closed). `lookup` and
+ * `stagger` are used by cio_hostname_connect only (its `port` is replaced by the port argument). */
 typedef struct cio_connect_options {
-    cio_timeout timeout;        /* per connection attempt */
-    cio_lookup_options lookup;
-    bool stagger;               /* RFC 8305: attempt k starts k x 250 ms after the first */
+    cio_timeout timeout;       /**< per connection attempt */
+    cio_lookup_options lookup; /**< cio_hostname_connect's lookup */
+    bool stagger;              /**< RFC 8305: attempt k starts k x 250 ms after the first */
 } cio_connect_options;
 
-/*
+/**
  * Looks `name` up and connects to `port`: the lookup and the connection attempts race (one attempt
  * per address as it arrives, concurrently when the backend can; every address is tried, at most 32
  * at a time: the 33rd starts when one of those has failed; where the lookup cannot run concurrently
@@ -253,94 +389,268 @@ typedef struct cio_connect_options {
  * If every attempt fails, the error is, in order of preference: the first ConnectionRefused or
  * Timeout of an attempt; else the first other attempt error; else the lookup's error; else (no
  * address at all) UnknownHostName. Canceled wins over all of these. Set: HostName.ConnectError.
+ * @param io the Io
+ * @param name the host name or numeric address, NUL-terminated
+ * @param port the port to connect to
+ * @param options NULL or all-zero: no timeout, default lookup, no stagger
+ * @param[out] out the connected stream
+ * @return #CIO_OK, or an error of HostName.ConnectError \errset_host_name_connect
+ * @cancellation yes
  */
 cio_err cio_hostname_connect(cio_io io, const char *name, uint16_t port, const cio_connect_options *options,
                              cio_stream *out);
 
-/* NULL or all-zero: none of these. ip6_only applies to IPv6 sockets (IPV6_V6ONLY on); otherwise the
- * system's default holds. */
+/** Options of cio_net_bind. NULL or all-zero: none of these. */
 typedef struct cio_bind_options {
-    bool reuse_address;
-    bool reuse_port;
-    bool ip6_only;
-    bool allow_broadcast;
+    bool reuse_address;   /**< SO_REUSEADDR */
+    bool reuse_port;      /**< SO_REUSEPORT */
+    bool ip6_only;        /**< IPv6 sockets only: IPV6_V6ONLY on (otherwise the system's default holds) */
+    bool allow_broadcast; /**< SO_BROADCAST */
 } cio_bind_options;
 
+/** Which direction cio_stream_shutdown shuts. */
 typedef enum cio_shutdown_how {
-    CIO_SHUTDOWN_RECEIVE = 0,
-    CIO_SHUTDOWN_SEND,
-    CIO_SHUTDOWN_BOTH
+    CIO_SHUTDOWN_RECEIVE = 0, /**< no more receiving */
+    CIO_SHUTDOWN_SEND,        /**< no more sending (the peer reads the end) */
+    CIO_SHUTDOWN_BOTH         /**< both */
 } cio_shutdown_how;
 
-/* One datagram for cio_socket_receive_batch: the caller sets buf and cap; the call sets the rest. */
+/** One datagram for cio_socket_receive_batch: the caller sets buf and cap; the call sets the rest. */
 typedef struct cio_message {
-    void *buf;
-    size_t cap;
-    size_t len;          /* bytes stored in buf */
-    cio_ip_address from; /* the sender */
-    bool truncated;      /* the datagram was longer than cap; the rest is lost */
+    void *buf;           /**< where the datagram goes (the caller's) */
+    size_t cap;          /**< its capacity (the caller's) */
+    size_t len;          /**< bytes stored in buf */
+    cio_ip_address from; /**< the sender */
+    bool truncated;      /**< the datagram was longer than cap; the rest is lost */
 } cio_message;
 
 /* ---- TCP ------------------------------------------------------------------------------------------ */
 
-/* socket + bind + listen; out->address gets the bound address (port 0: the port the OS chose).
- * Set: net.ListenError. */
+/**
+ * socket + bind + listen; out->address gets the bound address (port 0: the port the OS chose).
+ * @param io the Io
+ * @param address the address to listen on
+ * @param options NULL: CIO_LISTEN_DEFAULTS
+ * @param[out] out the server
+ * @return #CIO_OK, or an error of net.ListenError \errset_net_listen
+ * @cancellation yes (does not block)
+ */
 cio_err cio_net_listen(cio_io io, const cio_ip_address *address, const cio_listen_options *options,
                        cio_server *out);
-/* Waits for a connection (cancelable). Set: net.AcceptError. */
+/**
+ * Waits for a connection; out->peer gets the client's address (Unix: all-zero).
+ * @param io the Io
+ * @param server the listening socket
+ * @param[out] out the accepted stream
+ * @return #CIO_OK, or an error of net.AcceptError \errset_net_accept
+ * @cancellation yes (a cancel knocks it out of the wait)
+ */
 cio_err cio_server_accept(cio_io io, const cio_server *server, cio_stream *out);
+/**
+ * Closes a server; never fails.
+ * @param io the Io
+ * @param server the server (exactly once)
+ * @cancellation no
+ */
 void cio_server_close(cio_io io, const cio_server *server);
 
-/* Connects (cancelable, with the options' timeout). Set: net.ConnectError. */
+/**
+ * Connects, giving up after the options' timeout (the abandoned socket is closed).
+ * @param io the Io
+ * @param address the address to connect to
+ * @param options NULL: no timeout
+ * @param[out] out the connected stream
+ * @return #CIO_OK, or an error of net.ConnectError \errset_net_connect
+ * @cancellation yes (a cancel knocks it out of the wait)
+ */
 cio_err cio_net_connect(cio_io io, const cio_ip_address *address, const cio_connect_options *options,
                         cio_stream *out);
 
-/* 0 bytes read means the peer closed its side. Set: net.ReadError. */
+/**
+ * Reads what has arrived (waits for at least one byte). 0 bytes read means the peer closed its side.
+ * @param io the Io
+ * @param stream the connected stream
+ * @param buf where the bytes go
+ * @param len its length
+ * @param[out] nread how many were read (0: the peer closed)
+ * @return #CIO_OK, or an error of net.ReadError \errset_net_read
+ * @cancellation yes (a cancel knocks it out of the wait)
+ */
 cio_err cio_stream_read(cio_io io, const cio_stream *stream, void *buf, size_t len, size_t *nread);
+/**
+ * Vectored read; 0 bytes read means the peer closed its side.
+ * @param io the Io
+ * @param stream the connected stream
+ * @param iov the buffers
+ * @param iovcnt how many
+ * @param[out] nread how many bytes were read
+ * @return #CIO_OK, or an error of net.ReadError \errset_net_read
+ * @cancellation yes (a cancel knocks it out of the wait)
+ */
 cio_err cio_stream_read_v(cio_io io, const cio_stream *stream, const cio_iovec *iov, size_t iovcnt,
                           size_t *nread);
-/* Set: net.WriteError (a closed peer is BrokenPipe or ConnectionResetByPeer). */
+/**
+ * Writes (may be short); a closed peer is BrokenPipe or ConnectionResetByPeer, never a SIGPIPE.
+ * @param io the Io
+ * @param stream the connected stream
+ * @param buf the bytes
+ * @param len how many
+ * @param[out] nwritten how many were written
+ * @return #CIO_OK, or an error of net.WriteError \errset_net_write
+ * @cancellation yes (a cancel knocks it out of the wait)
+ */
 cio_err cio_stream_write(cio_io io, const cio_stream *stream, const void *buf, size_t len, size_t *nwritten);
+/**
+ * Vectored write (may be short).
+ * @param io the Io
+ * @param stream the connected stream
+ * @param iov the buffers
+ * @param iovcnt how many
+ * @param[out] nwritten how many bytes were written
+ * @return #CIO_OK, or an error of net.WriteError \errset_net_write
+ * @cancellation yes (a cancel knocks it out of the wait)
+ */
 cio_err cio_stream_write_v(cio_io io, const cio_stream *stream, const cio_const_iovec *iov, size_t iovcnt,
                            size_t *nwritten);
-/* Writes every byte, retrying short writes. Set: net.WriteError. As cio_file_write_all: a second
- * 0-byte write in a row is CIO_E_UNEXPECTED, never an endless loop. */
+/**
+ * Writes every byte, retrying short writes. As cio_file_write_all: a second 0-byte write in a row
+ * is CIO_E_UNEXPECTED, never an endless loop.
+ * @param io the Io
+ * @param stream the connected stream
+ * @param buf the bytes
+ * @param len how many
+ * @return #CIO_OK, or an error of net.WriteError \errset_net_write
+ * @cancellation yes (a cancel knocks it out of the wait)
+ */
 cio_err cio_stream_write_all(cio_io io, const cio_stream *stream, const void *buf, size_t len);
-/* Set: net.ShutdownError. */
+/**
+ * Shuts one or both directions of a stream.
+ * @param io the Io
+ * @param stream the connected stream
+ * @param how which direction
+ * @return #CIO_OK, or an error of net.ShutdownError \errset_net_shutdown
+ * @cancellation yes (does not block)
+ */
 cio_err cio_stream_shutdown(cio_io io, const cio_stream *stream, cio_shutdown_how how);
+/**
+ * Closes a stream; never fails.
+ * @param io the Io
+ * @param stream the stream (exactly once)
+ * @cancellation no
+ */
 void cio_stream_close(cio_io io, const cio_stream *stream);
 
 /* ---- UDP ------------------------------------------------------------------------------------------ */
 
-/* A datagram socket bound to address; out->address gets the actual port. Set: net.BindError. */
+/**
+ * A datagram socket bound to address; out->address gets the actual port.
+ * @param io the Io
+ * @param address the address to bind
+ * @param options NULL: none
+ * @param[out] out the socket
+ * @return #CIO_OK, or an error of net.BindError \errset_net_bind
+ * @cancellation yes (does not block)
+ */
 cio_err cio_net_bind(cio_io io, const cio_ip_address *address, const cio_bind_options *options, cio_socket *out);
-/* Sends one datagram (all of it or an error); *nsent may be NULL. Set: net.SendError. */
+/**
+ * Sends one datagram (all of it or an error).
+ * @param io the Io
+ * @param socket the datagram socket
+ * @param dest the receiver (NULL: the connected peer)
+ * @param buf the datagram
+ * @param len its length
+ * @param[out] nsent (may be NULL) how many bytes were sent
+ * @return #CIO_OK, or an error of net.SendError \errset_net_send
+ * @cancellation yes (a cancel knocks it out of the wait)
+ */
 cio_err cio_socket_send_to(cio_io io, const cio_socket *socket, const cio_ip_address *dest, const void *buf,
                            size_t len, size_t *nsent);
+/**
+ * Sends one datagram gathered from several buffers.
+ * @param io the Io
+ * @param socket the datagram socket
+ * @param dest the receiver (NULL: the connected peer)
+ * @param iov the buffers
+ * @param iovcnt how many
+ * @param[out] nsent (may be NULL) how many bytes were sent
+ * @return #CIO_OK, or an error of net.SendError \errset_net_send
+ * @cancellation yes (a cancel knocks it out of the wait)
+ */
 cio_err cio_socket_send_to_v(cio_io io, const cio_socket *socket, const cio_ip_address *dest,
                              const cio_const_iovec *iov, size_t iovcnt, size_t *nsent);
-/* Waits for one datagram; *from (if not NULL) gets the sender. A datagram longer than len is cut
- * to len. Set: net.ReceiveError. */
+/**
+ * Waits for one datagram. A datagram longer than len is cut to len.
+ * @param io the Io
+ * @param socket the datagram socket
+ * @param buf where the datagram goes
+ * @param len its length
+ * @param[out] nread how many bytes were stored
+ * @param[out] from (if not NULL) the sender
+ * @return #CIO_OK, or an error of net.ReceiveError \errset_net_receive
+ * @cancellation yes (a cancel knocks it out of the wait)
+ */
 cio_err cio_socket_receive_from(cio_io io, const cio_socket *socket, void *buf, size_t len, size_t *nread,
                                 cio_ip_address *from);
-/* The same, giving up with CIO_E_TIMEOUT. Set: net.ReceiveTimeoutError. */
+/**
+ * As cio_socket_receive_from, giving up with CIO_E_TIMEOUT.
+ * @param io the Io
+ * @param socket the datagram socket
+ * @param buf where the datagram goes
+ * @param len its length
+ * @param[out] nread how many bytes were stored
+ * @param[out] from (if not NULL) the sender
+ * @param timeout how long to wait
+ * @return #CIO_OK, or an error of net.ReceiveTimeoutError \errset_net_receive_timeout
+ * @cancellation yes (a cancel knocks it out of the wait)
+ */
 cio_err cio_socket_receive_timeout(cio_io io, const cio_socket *socket, void *buf, size_t len, size_t *nread,
                                    cio_ip_address *from, cio_timeout timeout);
-/* Waits (up to timeout; CIO_TIMEOUT_NONE: forever) for the first datagram, then takes the ones that
+/**
+ * Waits (up to timeout; CIO_TIMEOUT_NONE: forever) for the first datagram, then takes the ones that
  * have already arrived, up to max, without waiting for more: *count is 1..max on success. An error
  * after the first datagram ends the batch early (the call succeeds; the error comes again next
- * time). Set: net.ReceiveTimeoutError. */
+ * time).
+ * @param io the Io
+ * @param socket the datagram socket
+ * @param msgs the messages (the caller sets buf and cap of each)
+ * @param max how many at most
+ * @param timeout how long to wait for the first
+ * @param[out] count how many were received
+ * @return #CIO_OK, or an error of net.ReceiveTimeoutError \errset_net_receive_timeout
+ * @cancellation yes (a cancel knocks it out of the wait)
+ */
 cio_err cio_socket_receive_batch(cio_io io, const cio_socket *socket, cio_message *msgs, size_t max,
                                  cio_timeout timeout, size_t *count);
+/**
+ * Closes a datagram socket; never fails.
+ * @param io the Io
+ * @param socket the socket (exactly once)
+ * @cancellation no
+ */
 void cio_socket_close(cio_io io, const cio_socket *socket);
 
 /* ---- Unix-domain streams --------------------------------------------------------------------------- */
 
-/* A file system path is created by bind and stays after close (delete it yourself); an abstract
- * name vanishes with the socket. Set: net.UnixAddress.ListenError. */
+/**
+ * socket(AF_UNIX, stream) + bind + listen. A file system path is created by bind and stays after
+ * close (delete it yourself); an abstract name vanishes with the socket.
+ * @param io the Io
+ * @param address the path or abstract name
+ * @param options NULL: CIO_LISTEN_DEFAULTS (only backlog is used)
+ * @param[out] out the server
+ * @return #CIO_OK, or an error of net.UnixAddress.ListenError \errset_net_unix_address_listen
+ * @cancellation yes (does not block)
+ */
 cio_err cio_unix_listen(cio_io io, const cio_unix_address *address, const cio_listen_options *options,
                         cio_server *out);
-/* Set: net.UnixAddress.ConnectError. */
+/**
+ * Connects to a Unix-domain stream server.
+ * @param io the Io
+ * @param address the path or abstract name
+ * @param[out] out the connected stream
+ * @return #CIO_OK, or an error of net.UnixAddress.ConnectError \errset_net_unix_address_connect
+ * @cancellation yes (a cancel knocks it out of the wait)
+ */
 cio_err cio_unix_connect(cio_io io, const cio_unix_address *address, cio_stream *out);
 
 /* ---- socket pairs, interfaces, files over streams -------------------------------------------------------- */
@@ -358,7 +668,7 @@ cio_err cio_unix_connect(cio_io io, const cio_unix_address *address, cio_stream 
  * @return CIO_OK, or an error of set net.Socket.CreatePairError: AddressFamilyUnsupported,
  *         ProtocolUnsupportedBySystem, ProcessFdQuotaExceeded, SystemFdQuotaExceeded, SystemResources,
  *         AccessDenied, NetworkDown, OperationUnsupported, Canceled, Unexpected.
- * Cancellation point (it does not block).
+ * @cancellation yes (it does not block)
  */
 cio_err cio_net_socket_pair(cio_io io, cio_stream pair[2]);
 
@@ -377,7 +687,7 @@ cio_err cio_net_socket_pair(cio_io io, cio_stream pair[2]);
  * @return CIO_OK, or an error of set net.Interface.ResolveError: InterfaceNotFound (no such
  *         interface, or an empty or over-long name), AccessDenied, SystemResources, Canceled,
  *         Unexpected; OperationUnsupported where the OS has no interfaces (WASI).
- * Cancellation point (it does not block).
+ * @cancellation yes (it does not block)
  */
 cio_err cio_net_interface_name_resolve(cio_io io, const char *name, uint32_t *index);
 
@@ -391,7 +701,7 @@ cio_err cio_net_interface_name_resolve(cio_io io, const char *name, uint32_t *in
  * @param out_len  if not NULL, receives the name's length without the NUL, also when it did not fit
  * @return CIO_OK, or an error of set net.Interface.NameError: InterfaceNotFound, NameTooLong (buf
  *         too small), Canceled, Unexpected; OperationUnsupported where the OS has no interfaces (WASI).
- * Cancellation point (it does not block).
+ * @cancellation yes (it does not block)
  */
 cio_err cio_net_interface_name(cio_io io, uint32_t index, char *buf, size_t len, size_t *out_len);
 
@@ -409,7 +719,7 @@ cio_err cio_net_interface_name(cio_io io, uint32_t index, char *buf, size_t len,
  *         (InvalidAddress, InvalidPort, Overflow, InvalidCharacter, InvalidEnd, Incomplete,
  *         NonCanonical, NameTooLong) and those of resolving the scope (InterfaceNotFound,
  *         AccessDenied, SystemResources), Canceled, Unexpected.
- * Cancellation point when the text has a scope name (it does not block).
+ * @cancellation yes when the text has a scope name (it does not block)
  */
 cio_err cio_ip_parse_resolve(cio_io io, const char *text, uint16_t port, cio_ip_address *out);
 
@@ -433,7 +743,7 @@ cio_err cio_ip_parse_resolve(cio_io io, const char *text, uint16_t port, cio_ip_
  *         BrokenPipe, ConnectionResetByPeer, SystemResources, NetworkDown, ..., WouldBlock, Timeout)
  *         and the file's (File.ReadPositionalError: InputOutput, IsDir, NotOpenForReading,
  *         Unseekable, AccessDenied, ...), Canceled, Unexpected.
- * Cancellation point: a cancel knocks out a blocked send; the bytes sent so far are counted.
+ * @cancellation yes: a cancel knocks out a blocked send; the bytes sent so far are counted
  */
 cio_err cio_net_write_file(cio_io io, const cio_stream *stream, cio_file file, uint64_t offset, uint64_t len,
                            uint64_t *nwritten);

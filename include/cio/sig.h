@@ -1,4 +1,7 @@
-/*
+/**
+ * @file cio/sig.h
+ * @brief Raising, handling and masking signals, typed by cio_sig.
+ *
  * Signals, typed by the generated enum cio_sig (platform/include/cio/signals.h: the numbers of the target
  * being compiled). POSIX targets have the whole set; Windows has the C runtime's subset (INT, ILL,
  * FPE, SEGV, TERM, BREAK, ABRT, ABRT_COMPAT) with raise and handlers, and no kill or masks.
@@ -20,75 +23,149 @@
 extern "C" {
 #endif
 
-/* The signal's name without the SIG prefix ("USR1"), or NULL for a value that is no signal here. */
+/**
+ * The signal's name without the SIG prefix ("USR1").
+ * @param sig the signal
+ * @return a static string, or NULL for a value that is no signal here.
+ * @cancellation no (pure library code)
+ */
 const char *cio_sig_name(cio_sig sig);
 
-/* Converts an OS signal number. CIO_E_INVALID_SIGNAL when the target has no such signal; *out is
- * written only on success. Never undefined behaviour, whatever the int. */
+/**
+ * Converts an OS signal number. Never undefined behaviour, whatever the int.
+ * @param number the OS number
+ * @param[out] out the signal (written only on success)
+ * @return #CIO_OK, or #CIO_E_INVALID_SIGNAL when the target has no such signal (a member of SignalError
+ *         \errset_signal)
+ * @cancellation no (pure library code)
+ */
 cio_err cio_sig_from_number(int number, cio_sig *out);
 
-/* The OS number of a signal (the enum's value). */
+/**
+ * The OS number of a signal (the enum's value).
+ * @param sig the signal
+ * @return the number.
+ * @cancellation no (pure library code)
+ */
 static inline int cio_sig_number(cio_sig sig) { return (int)sig; }
 
-/* A set of signals, independent of the C library's sigset_t (128 bits: enough for mips' 128). */
+/** A set of signals, independent of the C library's sigset_t (128 bits: enough for mips' 128). */
 typedef struct cio_sigset {
-    uint64_t bits[2];
+    uint64_t bits[2]; /**< bit n - 1 stands for signal number n */
 } cio_sigset;
 
+/**
+ * Empties the set.
+ * @param[out] set the set
+ * @cancellation no (pure library code; async-signal-safe on POSIX)
+ */
 void cio_sigset_empty(cio_sigset *set);
-/* Every signal the target defines. */
+/**
+ * Every signal the target defines.
+ * @param[out] set the set
+ * @cancellation no (pure library code; async-signal-safe on POSIX)
+ */
 void cio_sigset_fill(cio_sigset *set);
-/* CIO_E_INVALID_SIGNAL for a value that is no signal here. */
+/**
+ * Adds a signal to the set.
+ * @param set the set
+ * @param sig the signal
+ * @return #CIO_OK, or #CIO_E_INVALID_SIGNAL for a value that is no signal here (a member of
+ *         SignalError \errset_signal)
+ * @cancellation no (pure library code; async-signal-safe on POSIX)
+ */
 cio_err cio_sigset_add(cio_sigset *set, cio_sig sig);
+/**
+ * Removes a signal from the set.
+ * @param set the set
+ * @param sig the signal
+ * @return #CIO_OK, or #CIO_E_INVALID_SIGNAL for a value that is no signal here (a member of
+ *         SignalError \errset_signal)
+ * @cancellation no (pure library code; async-signal-safe on POSIX)
+ */
 cio_err cio_sigset_del(cio_sigset *set, cio_sig sig);
+/**
+ * Whether the set holds the signal.
+ * @param set the set
+ * @param sig the signal
+ * @return true when it does (false for a value that is no signal here).
+ * @cancellation no (pure library code; async-signal-safe on POSIX)
+ */
 bool cio_sigset_has(const cio_sigset *set, cio_sig sig);
 
-/* A handler receives the signal as a cio_sig. CIO_SIG_HANDLER_DEFAULT and CIO_SIG_HANDLER_IGNORE
+/** A handler receives the signal as a cio_sig. CIO_SIG_HANDLER_DEFAULT and CIO_SIG_HANDLER_IGNORE
  * are the two dispositions that are not functions. */
 typedef void (*cio_sig_handler)(cio_sig sig);
+/** The default disposition (SIG_DFL). */
 #define CIO_SIG_HANDLER_DEFAULT ((cio_sig_handler)0)
 #if defined(CIO_OS_WASI)
 /* WebAssembly function pointers are table indices, so 1 is a real function: IGNORE is the address
  * of a function of cio's that is never called (as wasi-libc's SIG_IGN is). */
 void cio__sig_handler_ignore(cio_sig sig);
-#define CIO_SIG_HANDLER_IGNORE (&cio__sig_handler_ignore)
+#define CIO_SIG_HANDLER_IGNORE (&cio__sig_handler_ignore) /**< Ignore the signal (SIG_IGN). */
 #else
-#define CIO_SIG_HANDLER_IGNORE ((cio_sig_handler)1)
+#define CIO_SIG_HANDLER_IGNORE ((cio_sig_handler)1) /**< Ignore the signal (SIG_IGN). */
 #endif
 
-#define CIO_SIGACTION_RESTART 1u   /* restart interrupted system calls (SA_RESTART) */
-#define CIO_SIGACTION_RESETHAND 2u /* back to the default after one delivery (SA_RESETHAND) */
-#define CIO_SIGACTION_NODEFER 4u   /* do not block the signal in its own handler (SA_NODEFER) */
+#define CIO_SIGACTION_RESTART 1u   /**< restart interrupted system calls (SA_RESTART) */
+#define CIO_SIGACTION_RESETHAND 2u /**< back to the default after one delivery (SA_RESETHAND) */
+#define CIO_SIGACTION_NODEFER 4u   /**< do not block the signal in its own handler (SA_NODEFER) */
 
+/** A signal's disposition (cio_sigaction). */
 struct cio_sigaction {
-    cio_sig_handler handler;
-    cio_sigset mask;    /* blocked while the handler runs (POSIX; ignored on Windows) */
-    unsigned flags;     /* CIO_SIGACTION_* */
+    cio_sig_handler handler; /**< a function, CIO_SIG_HANDLER_DEFAULT or CIO_SIG_HANDLER_IGNORE */
+    cio_sigset mask;         /**< blocked while the handler runs (POSIX; ignored on Windows) */
+    unsigned flags;          /**< CIO_SIGACTION_* */
 };
 
-/* Installs `act` (if not NULL) for `sig` and stores the previous disposition in `old` (if not
+/**
+ * Installs `act` (if not NULL) for `sig` and stores the previous disposition in `old` (if not
  * NULL). Errors: InvalidSignal (no such signal, or one that cannot be caught: KILL, STOP),
- * Unexpected. */
+ * Unexpected.
+ * @param sig the signal
+ * @param act the new disposition, or NULL
+ * @param[out] old (if not NULL) the previous disposition
+ * @return #CIO_OK, or an error of SignalError \errset_signal
+ * @cancellation no
+ */
 cio_err cio_sigaction(cio_sig sig, const struct cio_sigaction *act, struct cio_sigaction *old);
 
-/* Sends `sig` to the calling thread and returns after the handler (if any) ran.
- * Errors: InvalidSignal, Unexpected. */
+/**
+ * Sends `sig` to the calling thread and returns after the handler (if any) ran.
+ * Errors: InvalidSignal, Unexpected.
+ * @param sig the signal
+ * @return #CIO_OK, or an error of SignalError \errset_signal
+ * @cancellation no
+ */
 cio_err cio_sig_raise(cio_sig sig);
 
-/* Sends `sig` to process `pid` (POSIX kill(2)). Errors: InvalidSignal, PermissionDenied,
- * ProcessNotFound, OperationUnsupported (Windows, WASI), Unexpected. */
+/**
+ * Sends `sig` to process `pid` (POSIX kill(2)). Errors: InvalidSignal, PermissionDenied,
+ * ProcessNotFound, OperationUnsupported (Windows, WASI), Unexpected.
+ * @param pid the process (kill(2)'s pid, also 0 and negative values)
+ * @param sig the signal
+ * @return #CIO_OK, or an error of SignalError \errset_signal
+ * @cancellation no
+ */
 cio_err cio_sig_kill(long pid, cio_sig sig);
 
 #if !defined(CIO_SIG_BLOCK)
 /* Targets without signal masks (Windows) still accept the how-values; cio_sig_mask then reports
  * OperationUnsupported. */
-#define CIO_SIG_BLOCK 0
-#define CIO_SIG_UNBLOCK 1
-#define CIO_SIG_SETMASK 2
+#define CIO_SIG_BLOCK 0   /**< add to the mask */
+#define CIO_SIG_UNBLOCK 1 /**< remove from the mask */
+#define CIO_SIG_SETMASK 2 /**< replace the mask */
 #endif
 
-/* The calling thread's signal mask (pthread_sigmask): how is CIO_SIG_BLOCK, CIO_SIG_UNBLOCK or
- * CIO_SIG_SETMASK. Errors: InvalidArgument (bad how), OperationUnsupported (Windows, WASI). */
+/**
+ * The calling thread's signal mask (pthread_sigmask): how is CIO_SIG_BLOCK, CIO_SIG_UNBLOCK or
+ * CIO_SIG_SETMASK. Errors: InvalidArgument (bad how), OperationUnsupported (Windows, WASI).
+ * @param how CIO_SIG_BLOCK, CIO_SIG_UNBLOCK or CIO_SIG_SETMASK
+ * @param set the signals (NULL: only read the mask)
+ * @param[out] old (if not NULL) the previous mask
+ * @return #CIO_OK, or an error of SignalError \errset_signal
+ * @cancellation no
+ */
 cio_err cio_sig_mask(int how, const cio_sigset *set, cio_sigset *old);
 
 #ifdef __cplusplus

@@ -1,4 +1,7 @@
-/*
+/**
+ * @file cio/threaded.h
+ * @brief The Threaded backend: blocking syscalls, a pool of worker threads for tasks.
+ *
  * The Threaded backend: blocking syscalls on the calling thread; async/concurrent tasks on a pool of
  * worker threads. Create one per program (or per test), take its cio_io with cio_threaded_io.
  *
@@ -18,33 +21,67 @@
 extern "C" {
 #endif
 
+/** A Threaded instance (opaque): its worker pool. */
 typedef struct cio_threaded cio_threaded;
 
-/* All-zero (or NULL) gives the defaults. */
+/** Options of cio_threaded_create. All-zero (or NULL) gives the defaults. */
 typedef struct cio_threaded_options {
-    size_t stack_size;        /* worker stack, with a guard page; 0: 256 KiB */
-    size_t async_limit;       /* tasks async puts on workers; 0: CPU count - 1, at least 4 (blocking
+    size_t stack_size;        /**< worker stack, with a guard page; 0: 256 KiB */
+    size_t async_limit;       /**< tasks async puts on workers; 0: CPU count - 1, at least 4 (blocking
                                  I/O overlaps even on one CPU; see set_async_limit) */
-    size_t concurrent_limit;  /* tasks on workers for concurrent; 0: unlimited */
-    unsigned idle_timeout_ms; /* an idle worker retires after this; 0: 5000 */
+    size_t concurrent_limit;  /**< tasks on workers for concurrent; 0: unlimited */
+    unsigned idle_timeout_ms; /**< an idle worker retires after this; 0: 5000 */
 } cio_threaded_options;
 
-/* Errors: SystemResources (out of memory). */
+/**
+ * Creates a Threaded instance.
+ * Errors: SystemResources (out of memory).
+ * @param options NULL or all-zero: the defaults
+ * @param[out] out the instance
+ * @return #CIO_OK, or #CIO_E_SYSTEM_RESOURCES (no named set: exactly this one)
+ * @cancellation no
+ */
 cio_err cio_threaded_create(const cio_threaded_options *options, cio_threaded **out);
-/* Waits for every task still running, then frees everything. */
+/**
+ * Waits for every task still running, then frees everything.
+ * @param threaded the instance
+ * @cancellation no
+ */
 void cio_threaded_destroy(cio_threaded *threaded);
+/**
+ * The instance's Io.
+ * @param threaded the instance
+ * @return the cio_io to pass to every I/O function.
+ * @cancellation no
+ */
 cio_io cio_threaded_io(cio_threaded *threaded);
-/* 0: async always runs inline. */
+/**
+ * Sets how many tasks async puts on workers; 0: async always runs inline.
+ * @param threaded the instance
+ * @param limit the new limit
+ * @cancellation no
+ */
 void cio_threaded_set_async_limit(cio_threaded *threaded, size_t limit);
-/* SIZE_MAX: unlimited. */
+/**
+ * Sets how many tasks concurrent puts on workers; SIZE_MAX: unlimited.
+ * @param threaded the instance
+ * @param limit the new limit
+ * @cancellation no
+ */
 void cio_threaded_set_concurrent_limit(cio_threaded *threaded, size_t limit);
 
-/* Counters since cio_threaded_create, for benchmarks and tests (they only grow; size_t wraps). */
+/** Counters since cio_threaded_create, for benchmarks and tests (they only grow; size_t wraps). */
 typedef struct cio_threaded_stats {
-    size_t kicks; /* a canceler knocked a task's thread out of a blocked call: one signal on POSIX
+    size_t kicks; /**< a canceler knocked a task's thread out of a blocked call: one signal on POSIX
                      (an APC, CancelSynchronousIo and a futex wake on Windows), counting the
                      re-kicks of the backoff; 0 where nothing can be canceled (WASI) */
 } cio_threaded_stats;
+/**
+ * Reads the counters.
+ * @param threaded the instance
+ * @param[out] out the counters
+ * @cancellation no
+ */
 void cio_threaded_get_stats(cio_threaded *threaded, cio_threaded_stats *out);
 
 #ifdef __cplusplus

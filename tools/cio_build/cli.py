@@ -10,6 +10,8 @@
     python3 build.py targets              the target matrix with the last results
     python3 build.py cflags --target T    compiler flags for a file that includes <cio.h> for T
     python3 build.py libs --target T      linker flags for the library built by `build --target T`
+    python3 build.py docs                 the API reference (Doxygen, docs/Doxyfile) into build/docs/html;
+                                          fails on any warning (also checked by `test` on the host)
     python3 build.py fresh-check [--sources switch|list|deb822] [--expect-passed N]
                                           the two commands above on a bare Debian 12 root
                                           (debootstrap + chroot; ci/fresh_check.py says what it proves)
@@ -41,6 +43,7 @@ from .checks import cflags_check, example_checks, gen_selftests, header_checks, 
 from .cmake import build_full, cflags, cmd_gen, libs
 from .common import HOST, NATIVE_BSD, RESULTS, ROOT, have_apt, is_root, say
 from .deps import ensure_packages, ensure_python_modules
+from .docs import cmd_docs, docs_checks
 from .faults import FAULT_REPORT, fault_report
 from .fuzz import fuzz_checks
 from .lock import build_lock, lock_checks
@@ -97,6 +100,7 @@ def cmd_test(targets, names, args):
         lock_checks(tally)
         if not args.sanitize:
             misuse_checks(tally)
+            docs_checks(tally, allow)
         if args.fuzz:
             fuzz_checks(tally, args.fuzz_seconds)
     soak_seed = int.from_bytes(os.urandom(4), "little")
@@ -199,7 +203,8 @@ def main():
     ap = argparse.ArgumentParser(description="cio's build driver", formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=__doc__)
     ap.add_argument("command", nargs="?", default="all",
-                    choices=["all", "gen", "build", "test", "targets", "cflags", "libs", "bench", "fresh-check"])
+                    choices=["all", "gen", "build", "test", "targets", "cflags", "libs", "bench", "docs",
+                             "fresh-check"])
     ap.add_argument("--target", help="target name, or `all`")
     ap.add_argument("--check", action="store_true", help="gen: fail if platform/ is stale")
     ap.add_argument("--sanitize", help="address,undefined | thread (host only)")
@@ -260,6 +265,8 @@ def main():
         return 0
     if args.command == "bench":
         return cmd_bench(args)
+    if args.command == "docs":
+        return cmd_docs(args)
     if args.command == "test":
         return cmd_test(targets, select(targets, order, args.target, default_only=True), args)
     if args.command == "build":

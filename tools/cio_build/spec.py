@@ -36,7 +36,7 @@ def load_targets():
 
 
 def spec_packages(group):
-    """One of spec/targets.yaml's `packages` lists (base, cmocka-source, host-tests, bench, fuzz,
+    """One of spec/targets.yaml's `packages` lists (base, cmocka-source, host-tests, docs, bench, fuzz,
     valgrind, fresh-check)."""
     return list(load_model().packages[group])
 
