@@ -526,20 +526,21 @@ static void group_unlink_locked(struct cio__t_group *gr, struct cio_any_future *
         task->gnext->gprev = task->gprev;
 }
 
-/* Unlinks a member and frees its block; the last one out bumps `seq` (under mu, so the awaiter,
- * which takes mu before freeing the record, never frees it under our feet) and wakes the awaiter. */
+/* Unlinks a member and frees its block; the last one out bumps `seq` and wakes the awaiter, both
+ * under mu: the awaiter takes mu before it frees the record (group_release), so the record (and
+ * the futex word) outlives the wake. Nothing here touches the record after the unlock. */
 static void group_drop(struct cio__t_group *gr, struct cio_any_future *task)
 {
     cio_threaded *t = task->owner;
     pthread_mutex_lock(&gr->mu);
     group_unlink_locked(gr, task);
     uint32_t left = atomic_fetch_sub_explicit(&gr->running, 1, memory_order_acq_rel) - 1;
-    if (left == 0)
+    if (left == 0) {
         atomic_fetch_add_explicit(&gr->seq, 1, memory_order_release);
+        cio__t_os_futex_wake(&gr->seq, UINT32_MAX);
+    }
     pthread_mutex_unlock(&gr->mu);
     task_free(t, task);
-    if (left == 0)
-        cio__t_os_futex_wake(&gr->seq, UINT32_MAX); /* address only: harmless if the record is gone */
 }
 
 static void group_member_done(struct cio_any_future *task)
@@ -649,7 +650,7 @@ static void group_wait_all(struct cio__t_group *gr, bool canceling)
 
 static void group_release(cio_group *g, struct cio__t_group *gr)
 {
-    /* The last member bumped seq under mu; taking mu once more waits until it let go. */
+    /* The last member bumped seq and woke us under mu; taking mu once more waits until it let go. */
     pthread_mutex_lock(&gr->mu);
     pthread_mutex_unlock(&gr->mu);
     atomic_store_explicit(&g->token, 0, memory_order_release);
