@@ -478,6 +478,7 @@ def build_full(t, sanitize, allow_install, jobs):
         if prefix is None:
             return False, "; ".join(log)
         args.append(f"-DCMAKE_FIND_ROOT_PATH={prefix}")
+    args.append("-DCMAKE_BUILD_TYPE=Debug")  # the suites' build; a plain cmake is RelWithDebInfo
     r = subprocess.run(args, capture_output=True, text=True)
     if r.returncode != 0:
         return False, "cmake configure failed:\n" + r.stdout[-3000:] + r.stderr[-3000:]
@@ -753,7 +754,7 @@ def bsd_build(t, jobs, log):
     os_ = t["os"]
     cfg = ["cmake", "-S", ROOT, "-B", bdir, "-G", "Ninja",
            f"-DCMAKE_TOOLCHAIN_FILE={os.path.join(ROOT, 'platform', 'cmake', t['name'] + '.cmake')}",
-           "-DCIO_BUILD_TESTS=OFF", "-DCIO_BUILD_EXAMPLES=OFF"]
+           "-DCIO_BUILD_TESTS=OFF", "-DCIO_BUILD_EXAMPLES=OFF", "-DCMAKE_BUILD_TYPE=Debug"]
     if not (run_step(cfg, log) and run_step(["cmake", "--build", bdir, "-j", str(jobs)], log)):
         return None
     m = load_model()

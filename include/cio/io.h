@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cio/atomic.h"
 #include "cio/errors.h"
 #include "cio/target.h"
 
@@ -113,7 +114,7 @@ typedef struct cio_future {
  * discarded). All-zero is the empty group: statically initialisable with CIO_GROUP_INIT, and
  * await/cancel of an empty group return at once without calling the backend. */
 typedef struct cio_group {
-    _Atomic(uintptr_t) token;
+    CIO_ATOMIC(uintptr_t) token;
     uintptr_t state;
 } cio_group;
 
@@ -191,11 +192,11 @@ struct cio_message;
                                                                                                                       \
     /* If *ptr == expected, blocks until a wake, the timeout, a cancel, or spuriously. Returns                        \
      * CIO_OK (woken or spurious: re-check), CIO_E_TIMEOUT, CIO_E_CANCELED. Set: Futex.WaitError. */                  \
-    X(cio_err, futex_wait, (void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout))          \
+    X(cio_err, futex_wait, (void *ud, const CIO_ATOMIC(uint32_t) *ptr, uint32_t expected, cio_timeout timeout))          \
     /* As futex_wait with no timeout, never a cancellation point. */                                                  \
-    X(void, futex_wait_uncancelable, (void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected))                     \
+    X(void, futex_wait_uncancelable, (void *ud, const CIO_ATOMIC(uint32_t) *ptr, uint32_t expected))                     \
     /* Wakes up to max_waiters threads or tasks waiting on ptr. */                                                    \
-    X(void, futex_wake, (void *ud, const _Atomic(uint32_t) *ptr, uint32_t max_waiters))                               \
+    X(void, futex_wake, (void *ud, const CIO_ATOMIC(uint32_t) *ptr, uint32_t max_waiters))                               \
                                                                                                                       \
     /* == Time and randomness ========================================================= */                            \
                                                                                                                       \
@@ -349,9 +350,9 @@ cio_err cio_group_concurrent(cio_io io, cio_group *group, cio_task_fn fn, const 
 cio_err cio_group_await(cio_io io, cio_group *group);
 void cio_group_cancel(cio_io io, cio_group *group);
 
-cio_err cio_futex_wait(cio_io io, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout);
-void cio_futex_wait_uncancelable(cio_io io, const _Atomic(uint32_t) *ptr, uint32_t expected);
-void cio_futex_wake(cio_io io, const _Atomic(uint32_t) *ptr, uint32_t max_waiters);
+cio_err cio_futex_wait(cio_io io, const CIO_ATOMIC(uint32_t) *ptr, uint32_t expected, cio_timeout timeout);
+void cio_futex_wait_uncancelable(cio_io io, const CIO_ATOMIC(uint32_t) *ptr, uint32_t expected);
+void cio_futex_wake(cio_io io, const CIO_ATOMIC(uint32_t) *ptr, uint32_t max_waiters);
 
 cio_timestamp cio_now(cio_io io, cio_clock clock);
 cio_err cio_sleep(cio_io io, cio_timeout timeout);

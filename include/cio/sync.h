@@ -20,7 +20,7 @@ extern "C" {
 
 /* ---- Mutex: 3-state futex mutex; no owner, not recursive ------------------------------------ */
 typedef struct cio_mutex {
-    _Atomic(uint32_t) state;
+    CIO_ATOMIC(uint32_t) state;
 } cio_mutex;
 #define CIO_MUTEX_INIT {0}
 
@@ -31,9 +31,9 @@ void cio_mutex_unlock(cio_io io, cio_mutex *mutex);
 
 /* ---- Condition ------------------------------------------------------------------------------ */
 typedef struct cio_condition {
-    _Atomic(uint32_t) state; /* waiters (low 16 bits) and pending signals (high 16 bits) */
-    _Atomic(uint32_t) epoch;
-    _Atomic(uint32_t) sleepers; /* waiters inside a futex wait on epoch (signal skips the wake if 0) */
+    CIO_ATOMIC(uint32_t) state; /* waiters (low 16 bits) and pending signals (high 16 bits) */
+    CIO_ATOMIC(uint32_t) epoch;
+    CIO_ATOMIC(uint32_t) sleepers; /* waiters inside a futex wait on epoch (signal skips the wake if 0) */
 } cio_condition;
 #define CIO_CONDITION_INIT {0, 0, 0}
 
@@ -46,7 +46,7 @@ void cio_condition_broadcast(cio_io io, cio_condition *cond);
 
 /* ---- Event (a reset event) -------------------------------------------------------------------- */
 typedef struct cio_event {
-    _Atomic(uint32_t) state; /* 0 unset, 1 waiting, 2 set */
+    CIO_ATOMIC(uint32_t) state; /* 0 unset, 1 waiting, 2 set */
 } cio_event;
 #define CIO_EVENT_INIT {0}
 
@@ -138,7 +138,7 @@ typedef cio_err (*cio_select_fn)(void *context, void *result);
 typedef struct cio_select {
     cio_group group;
     cio_queue queue;
-    _Atomic(uint32_t) failed; /* 0, or the cio_err of a task that could not deliver its result */
+    CIO_ATOMIC(uint32_t) failed; /* 0, or the cio_err of a task that could not deliver its result */
 } cio_select;
 
 void cio_select_init(cio_select *sel, void *buffer, size_t elem_size, size_t capacity);
