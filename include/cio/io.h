@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "cio/atomic.h"
+#include "cio/diag.h"
 #include "cio/errors.h"
 #include "cio/target.h"
 
@@ -104,10 +105,13 @@ typedef cio_err (*cio_task_fn)(void *context);
 
 struct cio_any_future; /* the backend's */
 
-/* any == NULL: the task already ran (inline) and `result` holds its return value. */
+/* any == NULL: the task already ran (inline) and `result` holds its return value. `gen` is the
+ * task's generation: a copy of a future that another copy already awaited no longer matches its
+ * task block, and cio_await/cio_cancel abort naming the misuse instead of touching a freed task. */
 typedef struct cio_future {
     struct cio_any_future *any;
     cio_err result;
+    uint32_t gen;
 } cio_future;
 
 /* A set of tasks awaited or canceled together; a cancellation boundary (members' results are

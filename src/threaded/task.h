@@ -43,6 +43,7 @@
 struct cio__t_group;
 
 struct cio_any_future {
+    _Atomic(uint32_t) gen;            /* first: the future's generation (src/core/io.c), 0 once awaited */
     struct cio_any_future *next;      /* run queue / free list */
     struct cio_any_future *gnext;     /* group member list */
     struct cio_any_future *gprev;
