@@ -102,6 +102,45 @@ static void test_unexpected_has_os_error(void **state)
 #endif
 }
 
+/* A write and a read through CIO_FILE_INVALID: the operation's error for a bad handle, no crash. */
+static void test_invalid_handle(void **state)
+{
+    cio_io io = cio_test_io(state);
+    unsigned char b[4] = {0};
+    size_t n = 0;
+    cio_err w = cio_file_write_streaming(io, CIO_FILE_INVALID, b, sizeof b, &n);
+    cio_err r = cio_file_read_streaming(io, CIO_FILE_INVALID, b, sizeof b, &n);
+    print_message("      write: %s, read: %s\n", cio_err_name(w), cio_err_name(r));
+    assert_true(w != CIO_OK && w != CIO_E_UNEXPECTED);
+    assert_true(r != CIO_OK && r != CIO_E_UNEXPECTED);
+}
+
+/* Closing a descriptor twice: nothing crashes or aborts, and the OS's EBADF is recorded for the
+ * thread (cio_last_os_error, operation "close"). The descriptor is a high number of its own, so no
+ * other thread's open can take it between the two closes. */
+static void test_double_close_records_ebadf(void **state)
+{
+    cio_io io = cio_test_io(state);
+#if defined(HAVE_PIPE)
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    int high = dup2(p[1], 901);
+    close(p[1]);
+    assert_int_equal(high, 901);
+    cio_file_close(io, (cio_file){high});
+    cio_clear_last_os_error();
+    cio_file_close(io, (cio_file){high});
+    cio_os_error os = cio_last_os_error();
+    close(p[0]);
+    assert_int_equal(os.kind, CIO_OS_ERROR_ERRNO);
+    assert_int_equal(os.code, EBADF);
+    assert_string_equal(os.operation, "close");
+#else
+    (void)io;
+    CIO_SKIP("no pipe(2) here");
+#endif
+}
+
 /* ---- deaths ---------------------------------------------------------------------------------------- */
 
 static void die_await_null(cio_io io, void *s)
@@ -221,6 +260,8 @@ int main(int argc, char **argv)
         CIO_TESTS(test_group_null_arguments),
         CIO_TESTS(test_null_path_and_out),
         CIO_TESTS(test_unexpected_has_os_error),
+        CIO_TESTS(test_invalid_handle),
+        CIO_TESTS(test_double_close_records_ebadf),
         CIO_TESTS(test_await_null_dies),
         CIO_TESTS(test_cancel_null_dies),
         CIO_TESTS(test_group_cancel_null_dies),

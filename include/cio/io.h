@@ -53,6 +53,18 @@ typedef struct cio_dir {
     cio_handle handle;
 } cio_dir;
 
+/* A handle that is no handle (-1; INVALID_HANDLE_VALUE on Windows): initialise a cio_file or cio_dir
+ * that holds nothing yet with CIO_FILE_INVALID / CIO_DIR_INVALID rather than zero, which is a valid
+ * descriptor (standard input) on POSIX. An operation on it fails with the operation's error for a
+ * bad handle (NotOpenForReading, NotOpenForWriting, …) or records it (close). */
+#if defined(CIO_OS_WINDOWS)
+#define CIO_HANDLE_INVALID ((cio_handle)(intptr_t)-1)
+#else
+#define CIO_HANDLE_INVALID ((cio_handle)-1)
+#endif
+#define CIO_FILE_INVALID ((cio_file){CIO_HANDLE_INVALID})
+#define CIO_DIR_INVALID ((cio_dir){CIO_HANDLE_INVALID})
+
 typedef struct cio_iovec {
     void *base;
     size_t len;

@@ -82,6 +82,22 @@ cio_err cio__bug_note(const char *func, const char *what)
     return CIO_E_UNEXPECTED;
 }
 
+void cio__close_note_(const char *func, const char *fmt, long long handle)
+{
+#ifndef NDEBUG
+    printed = false;
+    if (!cio__diag_quiet) {
+        char msg[256];
+        snprintf(msg, sizeof msg, fmt, func, (int)handle);
+        line("cio: %s\n", msg);
+    }
+#else
+    (void)func;
+    (void)fmt;
+    (void)handle;
+#endif
+}
+
 void cio__misuse_abort(const char *func, const char *what)
 {
     line("cio: %s: %s\n", func, what);

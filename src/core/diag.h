@@ -18,6 +18,10 @@ void cio__os_error_record(int kind, int64_t code, const char *operation);
 cio_err cio__invalid_arg(const char *func, const char *what);
 /* Debug builds print "func: what"; returns CIO_E_UNEXPECTED. */
 cio_err cio__bug_note(const char *func, const char *what);
+/* A close the OS refused as a bad handle (EBADF, STATUS_INVALID_HANDLE): debug builds print fmt
+ * (with "%s" for the operation, then the handle) after the map's line; the code is recorded. */
+#define cio__close_note(fmt, handle) cio__close_note_(__func__, fmt, (long long)(handle))
+void cio__close_note_(const char *func, const char *fmt, long long handle);
 /* Prints "cio: func: what" on stderr and aborts. */
 _Noreturn void cio__misuse_abort(const char *func, const char *what);
 
