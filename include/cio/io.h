@@ -375,6 +375,17 @@ cio_err cio_sleep(cio_io io, cio_timeout timeout);
 void cio_random(cio_io io, void *buf, size_t len);
 cio_err cio_random_secure(cio_io io, void *buf, size_t len);
 
+/**
+ * Destroys the backend instance behind io, whichever it is (cio_threaded_destroy or
+ * cio_evented_destroy), so that switching backends changes only the create call. Same contract as
+ * the backend's destroy: tasks still running are waited for (a Threaded task still blocked after a
+ * grace period of 1 s is canceled; a debug build reports any that still run after 5 s).
+ * @param io  a cio_io from cio_threaded_io or cio_evented_io; a zeroed cio_io, cio_failing_io() or an
+ *            io of the program's own vtable: nothing happens.
+ * Never fails; not a cancellation point. io must not be used afterwards.
+ */
+void cio_io_destroy(cio_io io);
+
 /* Zig's Io.failing: every operation fails (files: AccessDenied or Unexpected, concurrency:
  * ConcurrencyUnavailable, async runs inline, futex waits return at once), for tests. */
 cio_io cio_failing_io(void);

@@ -13,7 +13,9 @@
 #include "diag.h"
 
 static _Thread_local cio_os_error last = {CIO_OS_ERROR_NONE, 0, ""};
+#ifndef NDEBUG
 static _Thread_local bool printed; /* the record's debug line was the last one (bug_note adds none) */
+#endif
 
 _Atomic(int) cio__diag_quiet;
 
@@ -95,6 +97,17 @@ void cio__close_note_(const char *func, const char *fmt, long long handle)
     (void)func;
     (void)fmt;
     (void)handle;
+#endif
+}
+
+void cio__debug_note(const char *func, const char *what)
+{
+#ifndef NDEBUG
+    if (!cio__diag_quiet)
+        line("cio: %s: %s\n", func, what);
+#else
+    (void)func;
+    (void)what;
 #endif
 }
 

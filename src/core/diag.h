@@ -22,6 +22,8 @@ cio_err cio__bug_note(const char *func, const char *what);
  * (with "%s" for the operation, then the handle) after the map's line; the code is recorded. */
 #define cio__close_note(fmt, handle) cio__close_note_(__func__, fmt, (long long)(handle))
 void cio__close_note_(const char *func, const char *fmt, long long handle);
+/* Debug builds print "cio: func: what" (a diagnostic that changes nothing). */
+void cio__debug_note(const char *func, const char *what);
 /* Prints "cio: func: what" on stderr and aborts. */
 _Noreturn void cio__misuse_abort(const char *func, const char *what);
 

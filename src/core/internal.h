@@ -62,6 +62,12 @@ static inline cio_err cio__in_set(cio_err err, bool (*contains)(cio_err), const 
 extern const struct cio_vtable cio__zeroed_vtable;
 #define CIO__VT(io) ((io).vtable != NULL ? (io).vtable : &cio__zeroed_vtable)
 
+/* cio_io_destroy's registry (io_destroy.c): a backend's cio_io maker registers "is this io mine?"
+ * and its destroy (idempotent, lock-free). */
+typedef bool (*cio__owns_fn)(cio_io io);
+typedef void (*cio__destroy_fn)(void *userdata);
+void cio__register_backend(cio__owns_fn owns, cio__destroy_fn destroy);
+
 /* A duration timeout as a deadline on its clock, computed once, so that spurious wake-ups and
  * retries never extend it; NONE and DEADLINE pass through (io.c). */
 #include "cio/io.h"

@@ -47,6 +47,8 @@ struct cio_any_future {
     struct cio_any_future *next;      /* run queue / free list */
     struct cio_any_future *gnext;     /* group member list */
     struct cio_any_future *gprev;
+    struct cio_any_future *rnext;     /* the pool's running list (pool mu): what destroy cancels */
+    struct cio_any_future *rprev;
     struct cio_threaded *owner;
     struct cio__t_group *group;       /* NULL for futures */
     cio_task_fn fn;
