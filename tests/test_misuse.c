@@ -215,6 +215,22 @@ static void test_io_destroy_any_backend(void **state)
     cio_io_destroy(cio_failing_io());
 }
 
+/* Positional I/O at an offset above INT64_MAX is InvalidArgument on every backend (io_uring and
+ * preadv2 would take UINT64_MAX, -1, as "the current position"), on a file open for reading only
+ * or for writing only alike. */
+static void test_positional_offset_above_int64_max(void **state)
+{
+    cio_io io = cio_test_io(state);
+    cio_file f;
+    assert_ok(cio_process_executable_open(io, NULL, &f));
+    unsigned char b[4];
+    size_t n = 0;
+    assert_err(cio_file_read_positional(io, f, b, sizeof b, UINT64_MAX, &n), CIO_E_INVALID_ARGUMENT);
+    assert_err(cio_file_write_positional(io, f, b, sizeof b, UINT64_MAX, &n), CIO_E_INVALID_ARGUMENT);
+    assert_err(cio_file_read_positional(io, f, b, sizeof b, (uint64_t)INT64_MAX + 1, &n), CIO_E_INVALID_ARGUMENT);
+    cio_file_close(io, f);
+}
+
 /* ---- deaths ---------------------------------------------------------------------------------------- */
 
 static void die_await_null(cio_io io, void *s)
@@ -335,6 +351,7 @@ int main(int argc, char **argv)
         CIO_TESTS(test_null_path_and_out),
         CIO_TESTS(test_unexpected_has_os_error),
         CIO_TESTS(test_invalid_handle),
+        CIO_TESTS(test_positional_offset_above_int64_max),
         CIO_TESTS(test_double_close_records_ebadf),
         cmocka_unit_test(test_destroy_cancels_blocked_task),
         cmocka_unit_test(test_io_destroy_any_backend),

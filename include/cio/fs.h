@@ -148,7 +148,8 @@ cio_err cio_file_write_streaming_v(cio_io io, cio_file file, const cio_const_iov
 cio_err cio_file_write_all(cio_io io, cio_file file, const void *buf, size_t len);
 /* Reads until buf is full or the end; *nread may be less than len only at the end. */
 cio_err cio_file_read_all(cio_io io, cio_file file, void *buf, size_t len, size_t *nread);
-/* 0 bytes at or past the end. */
+/* 0 bytes at or past the end. Positional reads and writes: an offset above INT64_MAX is
+ * InvalidArgument on every backend. */
 cio_err cio_file_read_positional(cio_io io, cio_file file, void *buf, size_t len, uint64_t offset, size_t *nread);
 cio_err cio_file_read_positional_v(cio_io io, cio_file file, const cio_iovec *iov, size_t iovcnt, uint64_t offset,
                                    size_t *nread);

@@ -325,6 +325,8 @@ cio_err cio_file_read_positional_v(cio_io io, cio_file file, const cio_iovec *io
         return CIO__NULL_ARG("nread");
     if (iov == NULL && iovcnt > 0)
         return CIO__NULL_ARG("iov");
+    if (offset > (uint64_t)INT64_MAX) /* no OS takes it; io_uring and preadv2 would read "-1" as "here" */
+        return cio__invalid_arg(__func__, "offset above INT64_MAX");
     cio_err err = CIO__VT(io)->file_read_positional(io.userdata, file, iov, iovcnt, offset, nread);
     return CIO__IN_SET(file_read_positional, err);
 }
@@ -344,6 +346,8 @@ cio_err cio_file_write_positional_v(cio_io io, cio_file file, const cio_const_io
         return CIO__NULL_ARG("nwritten");
     if (iov == NULL && iovcnt > 0)
         return CIO__NULL_ARG("iov");
+    if (offset > (uint64_t)INT64_MAX) /* no OS takes it; io_uring and preadv2 would read "-1" as "here" */
+        return cio__invalid_arg(__func__, "offset above INT64_MAX");
     cio_err err = CIO__VT(io)->file_write_positional(io.userdata, file, iov, iovcnt, offset, nwritten);
     return CIO__IN_SET(file_write_positional, err);
 }
