@@ -5,9 +5,15 @@
 #ifndef CIO_CORE_DIAG_H
 #define CIO_CORE_DIAG_H
 
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cio/errors.h"
+
+/* snprintf without stdio: %s %d %u %lld %p %% only (diag.c). */
+void cio__fmt(char *buf, size_t cap, const char *fmt, ...);
+void cio__vfmt(char *buf, size_t cap, const char *fmt, va_list ap);
 
 /* Non-zero: no debug lines (tests that drive every native code through the maps). */
 extern _Atomic(int) cio__diag_quiet;

@@ -158,7 +158,7 @@ void cio_evented_destroy(cio_evented *e)
             break;
         if (rounds == 50) { /* 5 s: say so (debug builds) rather than wait silently */
             char what[160];
-            snprintf(what, sizeof what, "%u task(s) still live after 5 s; waiting for them (a task "
+            cio__fmt(what, sizeof what, "%u task(s) still live after 5 s; waiting for them (a task "
                      "blocked and never awaited or canceled?)", (unsigned)live);
             cio__debug_note("cio_evented_destroy", what);
         }

@@ -9,7 +9,6 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,7 +87,7 @@ static void destroy_wait(cio_threaded *t)
             size_t n = 0;
             for (struct cio_any_future *r = t->running; r != NULL; r = r->rnext) {
                 char what[160];
-                snprintf(what, sizeof what, "task %p (function %p) still runs %lld ms after destroy began "
+                cio__fmt(what, sizeof what, "task %p (function %p) still runs %lld ms after destroy began "
                          "and a cancel request; waiting for it", (void *)r, *(void **)&r->fn, (long long)waited_ms);
                 cio__debug_note("cio_threaded_destroy", what);
                 n++;
