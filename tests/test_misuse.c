@@ -233,7 +233,10 @@ static void test_positional_offset_above_int64_max(void **state)
 {
     cio_io io = cio_test_io(state);
     cio_file f;
-    assert_ok(cio_process_executable_open(io, NULL, &f));
+    cio_err oe = cio_process_executable_open(io, NULL, &f);
+    if (oe == CIO_E_OPERATION_UNSUPPORTED)
+        CIO_SKIP("no executable file to open on this target (WASI)");
+    assert_ok(oe);
     unsigned char b[4];
     size_t n = 0;
     assert_err(cio_file_read_positional(io, f, b, sizeof b, UINT64_MAX, &n), CIO_E_INVALID_ARGUMENT);
