@@ -9,6 +9,7 @@
  *   cio/errors.h    cio_err, error names, descriptions and error sets (generated)
  *   cio/signals.h   cio_sig with this target's numbers (generated)
  *   cio/sig.h       raising, handling, masking signals
+ *   cio/atomic.h    CIO_ATOMIC(T): _Atomic(T) in C, std::atomic<T> in C++ (same layout)
  *   cio/io.h        the Io interface: vtable, tasks, groups, cancellation, futex, time, random
  *   cio/sync.h      Mutex, Condition, Event, Semaphore, RwLock, Queue, Select (over the futex)
  *   cio/fs.h        files, directories, the program's own executable

@@ -72,7 +72,7 @@ typedef struct create_case {
 static unsigned create_fails_as(const create_case *c, cio_evented_flavour fl, unsigned loops)
 {
     cio__fault_reset();
-    snapshot before = snap();
+    snapshot before = settled();
     assert_true(cio__fault_errno(c->site, c->err, c->skip, c->skip > 0 ? 1 : -1) == 1);
     if (c->undo != NULL)
         assert_true(cio__fault_errno(c->undo, c->undo_err, 0, -1) == 1);
@@ -172,7 +172,7 @@ static void test_create_fails(void **state)
         print_message("fault-covered: %s %s\n", c->site, c->name);
     }
     /* both flavours out of descriptors: the automatic one reports it */
-    snapshot before = snap();
+    snapshot before = settled();
     assert_true(cio__fault_errno("eventfd", EMFILE, 0, -1) == 2);
     cio_evented *e;
     assert_err(make(CIO_EVENTED_AUTO, 2, &e), CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
@@ -244,7 +244,7 @@ static void test_epoll_wait_interrupted(void **state)
 {
     cio_io io = cio_test_io(state);
     cio__fault_reset();
-    snapshot before = snap();
+    snapshot before = settled();
     assert_true(cio__fault_errno("epoll_wait@epoll_wait", EINTR, 0, 50) == 1);
     for (int round = 0; round < 200 && cio__fault_injected("epoll_wait@epoll_wait") < 50; round++)
         workload(io);
@@ -304,7 +304,7 @@ static void test_epoll_readiness_faults(void **state)
 {
     cio_io io = cio_test_io(state);
     cio__fault_reset();
-    snapshot before = snap();
+    snapshot before = settled();
     int p[2];
     assert_int_equal(pipe(p), 0);
     pipe_ctx c;
@@ -596,7 +596,7 @@ static void test_ring_cq_separate(void **state)
     (void)state;
     REQUIRE_URING_LOOPS("no ring to map");
     cio__fault_reset();
-    snapshot before = snap();
+    snapshot before = settled();
     cio__sys_set(io_uring_setup__ring_setup, setup_no_single_mmap);
     assert_true(cio__fault_watch("mmap@ring_cq") == 1);
     cio_evented *e;
@@ -707,7 +707,7 @@ static void test_nonblocking_fails(void **state)
 {
     cio_io io = cio_test_io(state);
     cio__fault_reset();
-    snapshot before = snap();
+    snapshot before = settled();
     cio_ip_address lo = cio_ip4_loopback(0);
     cio_server srv;
     assert_true(cio__fault_errno("fcntl@nonblocking", ENOMEM, 0, 1) == 1);
@@ -787,7 +787,7 @@ static void test_ring_socket_fails(void **state)
 {
     (void)state;
     REQUIRE_URING_LOOPS("no ring connect");
-    snapshot before = snap();
+    snapshot before = settled();
     cio_evented *e = native_ring_without_socket();
     cio_io io = cio_evented_io(e);
     cio_ip_address lo = cio_ip4_loopback(0);

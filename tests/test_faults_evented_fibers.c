@@ -24,7 +24,7 @@
 /* With `site` failing: async runs inline, concurrent is unavailable, groups likewise; nothing leaks. */
 static void no_fibers(cio_io io, const char *site, int err, const char *fault)
 {
-    snapshot before = snap();
+    snapshot before = settled();
     assert_true(cio__fault_errno(site, err, 0, -1) == 1);
     tasks_run_inline(io);
     unsigned injected = cio__fault_injected(site);
@@ -301,7 +301,7 @@ static void test_stack_keeper_fails(void **state)
 {
     (void)state;
     cio__fault_reset();
-    snapshot before = snap();
+    snapshot before = settled();
     cio__stack_pool p;
     cio__stack_pool_init(&p, 64 * 1024, 64);
     assert_true(cio__fault_errno("pthread_create@stack_keeper", EAGAIN, 0, -1) == 1);
@@ -323,7 +323,7 @@ static void test_stack_slab_fails(void **state)
 {
     (void)state;
     cio__fault_reset();
-    snapshot before = snap();
+    snapshot before = settled();
     cio__stack_pool p;
     cio__stack_pool_init(&p, 64 * 1024, 64);
     assert_true(cio__fault_errno("process_madvise@stack_slab", ENOMEM, 0, -1) == 1);

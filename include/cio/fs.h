@@ -348,7 +348,8 @@ cio_err cio_file_write_all(cio_io io, cio_file file, const void *buf, size_t len
  */
 cio_err cio_file_read_all(cio_io io, cio_file file, void *buf, size_t len, size_t *nread);
 /**
- * Reads at offset without moving the file position; 0 bytes at or past the end.
+ * Reads at offset without moving the file position; 0 bytes at or past the end. An offset above
+ * INT64_MAX is InvalidArgument on every backend.
  * @param io the Io
  * @param file the file
  * @param buf where the bytes go

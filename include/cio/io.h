@@ -31,6 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cio/atomic.h"
+#include "cio/diag.h"
 #include "cio/errors.h"
 #include "cio/target.h"
 
@@ -55,6 +57,20 @@ typedef struct cio_file {
 typedef struct cio_dir {
     cio_handle handle; /**< the OS handle */
 } cio_dir;
+
+/** A handle that is no handle (-1; INVALID_HANDLE_VALUE on Windows): initialise a cio_file or
+ * cio_dir that holds nothing yet with CIO_FILE_INVALID / CIO_DIR_INVALID rather than zero, which is a
+ * valid descriptor (standard input) on POSIX. An operation on it fails with the operation's error for
+ * a bad handle (NotOpenForReading, NotOpenForWriting, ...) or records it (close). */
+#if defined(CIO_OS_WINDOWS)
+#define CIO_HANDLE_INVALID ((cio_handle)(intptr_t)-1)
+#else
+#define CIO_HANDLE_INVALID ((cio_handle)-1)
+#endif
+/** A cio_file that holds no file (see CIO_HANDLE_INVALID). */
+#define CIO_FILE_INVALID ((cio_file){CIO_HANDLE_INVALID})
+/** A cio_dir that holds no directory (see CIO_HANDLE_INVALID). */
+#define CIO_DIR_INVALID ((cio_dir){CIO_HANDLE_INVALID})
 
 /** A buffer to read into (vectored I/O). */
 typedef struct cio_iovec {
@@ -142,18 +158,21 @@ typedef cio_err (*cio_task_fn)(void *context);
 struct cio_any_future; /* the backend's */
 
 /** A task started by cio_async or cio_concurrent; any == NULL: the task already ran (inline) and
- * `result` holds its return value. */
+ * `result` holds its return value. `gen` is the task's generation: a copy of a future that another
+ * copy already awaited no longer matches its task block, and cio_await/cio_cancel abort naming the
+ * misuse instead of touching a freed task. */
 typedef struct cio_future {
     struct cio_any_future *any; /**< the backend's task, NULL once done (or when it ran inline) */
     cio_err result;             /**< the task's result once `any` is NULL */
+    uint32_t gen;               /**< the task's generation when this future was made */
 } cio_future;
 
 /** A set of tasks awaited or canceled together; a cancellation boundary (members' results are
  * discarded). All-zero is the empty group: statically initialisable with CIO_GROUP_INIT, and
  * await/cancel of an empty group return at once without calling the backend. */
 typedef struct cio_group {
-    _Atomic(uintptr_t) token; /**< the backend's (0: empty) */
-    uintptr_t state;          /**< the backend's */
+    CIO_ATOMIC(uintptr_t) token; /**< the backend's (0: empty) */
+    uintptr_t state;             /**< the backend's */
 } cio_group;
 
 /** The empty group. */
@@ -235,11 +254,11 @@ struct cio_message;
                                                                                                                       \
     /* If *ptr == expected, blocks until a wake, the timeout, a cancel, or spuriously. Returns                        \
      * CIO_OK (woken or spurious: re-check), CIO_E_TIMEOUT, CIO_E_CANCELED. Set: Futex.WaitError. */                  \
-    X(cio_err, futex_wait, (void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout))          \
+    X(cio_err, futex_wait, (void *ud, const CIO_ATOMIC(uint32_t) *ptr, uint32_t expected, cio_timeout timeout))          \
     /* As futex_wait with no timeout, never a cancellation point. */                                                  \
-    X(void, futex_wait_uncancelable, (void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected))                     \
+    X(void, futex_wait_uncancelable, (void *ud, const CIO_ATOMIC(uint32_t) *ptr, uint32_t expected))                     \
     /* Wakes up to max_waiters threads or tasks waiting on ptr. */                                                    \
-    X(void, futex_wake, (void *ud, const _Atomic(uint32_t) *ptr, uint32_t max_waiters))                               \
+    X(void, futex_wake, (void *ud, const CIO_ATOMIC(uint32_t) *ptr, uint32_t max_waiters))                               \
                                                                                                                       \
     /* == Time and randomness ========================================================= */                            \
                                                                                                                       \
@@ -507,7 +526,7 @@ void cio_group_cancel(cio_io io, cio_group *group);
  * @return #CIO_OK (woken or spurious: re-check), or an error of Futex.WaitError \errset_futex_wait
  * @cancellation yes
  */
-cio_err cio_futex_wait(cio_io io, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout);
+cio_err cio_futex_wait(cio_io io, const CIO_ATOMIC(uint32_t) *ptr, uint32_t expected, cio_timeout timeout);
 /**
  * As cio_futex_wait with no timeout, never a cancellation point.
  * @param io the Io
@@ -515,7 +534,7 @@ cio_err cio_futex_wait(cio_io io, const _Atomic(uint32_t) *ptr, uint32_t expecte
  * @param expected the value *ptr must have for the call to block
  * @cancellation no
  */
-void cio_futex_wait_uncancelable(cio_io io, const _Atomic(uint32_t) *ptr, uint32_t expected);
+void cio_futex_wait_uncancelable(cio_io io, const CIO_ATOMIC(uint32_t) *ptr, uint32_t expected);
 /**
  * Wakes up to max_waiters threads or tasks waiting on ptr.
  * @param io the Io
@@ -523,7 +542,7 @@ void cio_futex_wait_uncancelable(cio_io io, const _Atomic(uint32_t) *ptr, uint32
  * @param max_waiters how many to wake at most
  * @cancellation no
  */
-void cio_futex_wake(cio_io io, const _Atomic(uint32_t) *ptr, uint32_t max_waiters);
+void cio_futex_wake(cio_io io, const CIO_ATOMIC(uint32_t) *ptr, uint32_t max_waiters);
 
 /**
  * Reads a clock; never fails (an unavailable clock reads 0).
@@ -558,6 +577,17 @@ void cio_random(cio_io io, void *buf, size_t len);
  * @cancellation yes
  */
 cio_err cio_random_secure(cio_io io, void *buf, size_t len);
+
+/**
+ * Destroys the backend instance behind io, whichever it is (cio_threaded_destroy or
+ * cio_evented_destroy), so that switching backends changes only the create call. Same contract as
+ * the backend's destroy: tasks still running are waited for (a Threaded task still blocked after a
+ * grace period of 1 s is canceled; a debug build reports any that still run after 5 s).
+ * @param io  a cio_io from cio_threaded_io or cio_evented_io; a zeroed cio_io, cio_failing_io() or an
+ *            io of the program's own vtable: nothing happens. io must not be used afterwards.
+ * @cancellation no (never fails)
+ */
+void cio_io_destroy(cio_io io);
 
 /**
  * Zig's Io.failing: every operation fails (files: AccessDenied or Unexpected, concurrency:

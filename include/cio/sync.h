@@ -24,7 +24,7 @@ extern "C" {
 /* ---- Mutex: a futex mutex that counts its sleepers; no owner, not recursive ------------------ */
 /** A mutex: a futex mutex that counts its sleepers (src/core/mutex.c); no owner, not recursive. */
 typedef struct cio_mutex {
-    _Atomic(uint32_t) state; /**< bit 0: locked; bits 1..31: tasks in the slow path of lock */
+    CIO_ATOMIC(uint32_t) state; /**< bit 0: locked; bits 1..31: tasks in the slow path of lock */
 } cio_mutex;
 /** An unlocked mutex. */
 #define CIO_MUTEX_INIT {0}
@@ -62,9 +62,9 @@ void cio_mutex_unlock(cio_io io, cio_mutex *mutex);
 /* ---- Condition ------------------------------------------------------------------------------ */
 /** A condition variable, used with a cio_mutex. */
 typedef struct cio_condition {
-    _Atomic(uint32_t) state;    /**< waiters (low 16 bits) and pending signals (high 16 bits) */
-    _Atomic(uint32_t) epoch;    /**< the futex word waiters sleep on */
-    _Atomic(uint32_t) sleepers; /**< waiters inside a futex wait on epoch (signal skips the wake if 0) */
+    CIO_ATOMIC(uint32_t) state;    /**< waiters (low 16 bits) and pending signals (high 16 bits) */
+    CIO_ATOMIC(uint32_t) epoch;    /**< the futex word waiters sleep on */
+    CIO_ATOMIC(uint32_t) sleepers; /**< waiters inside a futex wait on epoch (signal skips the wake if 0) */
 } cio_condition;
 /** A condition nobody waits on. */
 #define CIO_CONDITION_INIT {0, 0, 0}
@@ -115,7 +115,7 @@ void cio_condition_broadcast(cio_io io, cio_condition *cond);
 /* ---- Event (a reset event) -------------------------------------------------------------------- */
 /** A reset event: waiters block until it is set. */
 typedef struct cio_event {
-    _Atomic(uint32_t) state; /**< 0 unset, 1 waiting, 2 set */
+    CIO_ATOMIC(uint32_t) state; /**< 0 unset, 1 waiting, 2 set */
 } cio_event;
 /** An event that is not set. */
 #define CIO_EVENT_INIT {0}
@@ -419,7 +419,7 @@ typedef cio_err (*cio_select_fn)(void *context, void *result);
 typedef struct cio_select {
     cio_group group;          /**< the tasks */
     cio_queue queue;          /**< their results */
-    _Atomic(uint32_t) failed; /**< 0, or the cio_err of a task that could not deliver its result */
+    CIO_ATOMIC(uint32_t) failed; /**< 0, or the cio_err of a task that could not deliver its result */
 } cio_select;
 
 /**

@@ -1018,7 +1018,7 @@ struct cio__sys_table {
     _Atomic(cio__sys_sysconf_fn) sysconf__cpu_count; /* src/threaded/cpus_linux.c: cio__t_cpu_count */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_calloc_fn) calloc__threaded_create; /* src/threaded/pool.c: cio_threaded_create */
+    _Atomic(cio__sys_calloc_fn) calloc__threaded_create; /* src/threaded/pool_life.c: cio_threaded_create */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_sysconf_fn) sysconf__page_size; /* src/threaded/pool_posix.c: cio__t_stack_size */

@@ -48,7 +48,7 @@ static void wake_epoch(cio_io io, cio_condition *cond, uint32_t n)
 {
     atomic_fetch_add_explicit(&cond->epoch, 1, memory_order_seq_cst);
     if (atomic_load_explicit(&cond->sleepers, memory_order_seq_cst) != 0)
-        io.vtable->futex_wake(io.userdata, &cond->epoch, n);
+        CIO__VT(io)->futex_wake(io.userdata, &cond->epoch, n);
 }
 
 /* One futex wait on the epoch, unless it moved since the caller read it (then a signal or
@@ -61,9 +61,9 @@ static cio_err sleep_on(cio_io io, cio_condition *cond, uint32_t epoch, cio_time
     atomic_fetch_add_explicit(&cond->sleepers, 1, memory_order_seq_cst);
     if (atomic_load_explicit(&cond->epoch, memory_order_seq_cst) == epoch) {
         if (cancelable)
-            err = io.vtable->futex_wait(io.userdata, &cond->epoch, epoch, timeout);
+            err = CIO__VT(io)->futex_wait(io.userdata, &cond->epoch, epoch, timeout);
         else
-            io.vtable->futex_wait_uncancelable(io.userdata, &cond->epoch, epoch);
+            CIO__VT(io)->futex_wait_uncancelable(io.userdata, &cond->epoch, epoch);
     }
     atomic_fetch_sub_explicit(&cond->sleepers, 1, memory_order_relaxed);
     return err;

@@ -32,7 +32,7 @@ bool cio_event_is_set(const cio_event *event)
 void cio_event_set(cio_io io, cio_event *event)
 {
     if (atomic_exchange_explicit(&event->state, IS_SET, memory_order_release) == WAITING)
-        io.vtable->futex_wake(io.userdata, &event->state, UINT32_MAX);
+        CIO__VT(io)->futex_wake(io.userdata, &event->state, UINT32_MAX);
 }
 
 void cio_event_reset(cio_event *event)
@@ -55,7 +55,7 @@ static cio_err wait_common(cio_io io, cio_event *event, cio_timeout timeout)
     if (announce(event))
         return CIO_OK;
     for (;;) {
-        cio_err err = io.vtable->futex_wait(io.userdata, &event->state, WAITING, timeout);
+        cio_err err = CIO__VT(io)->futex_wait(io.userdata, &event->state, WAITING, timeout);
         uint32_t state = atomic_load_explicit(&event->state, memory_order_acquire);
         assert(state != UNSET && "cio_event_reset raced with a waiter");
         if (err == CIO_E_CANCELED)
@@ -86,5 +86,5 @@ void cio_event_wait_uncancelable(cio_io io, cio_event *event)
     if (announce(event))
         return;
     while (atomic_load_explicit(&event->state, memory_order_acquire) != IS_SET)
-        io.vtable->futex_wait_uncancelable(io.userdata, &event->state, WAITING);
+        CIO__VT(io)->futex_wait_uncancelable(io.userdata, &event->state, WAITING);
 }

@@ -6,8 +6,8 @@
  * - Every wrapper calls exactly the slot it is named after (read_all and write_all call the
  *   streaming slots repeatedly; seek_to/seek_by/position call file_seek; length calls file_stat) and
  *   adds no OS code: the backend owns every syscall, so the same wrapper serves every backend.
- * - A NULL where the API forbids one is the caller's bug: CIO__NULL_ARG (an assertion in debug
- *   builds, CIO_E_INVALID_ARGUMENT in release ones), checked here before the backend is asked.
+ * - A NULL where the API forbids one is the caller's bug: CIO__NULL_ARG (CIO_E_INVALID_ARGUMENT in
+ *   every build, and a line on stderr in debug ones), checked here before the backend is asked.
  * - A wrapper returns the slot's result unchanged: CIO_OK, CIO_E_INVALID_ARGUMENT (other impossible
  *   arguments, never asserted: callers may test it), or a member of the function's error set, which
  *   debug builds check here as well (CIO__IN_SET), so a backend that strays is caught at the boundary.
@@ -111,7 +111,7 @@ cio_err cio_dir_create_file(cio_io io, cio_dir dir, const char *path, const cio_
         return CIO__NULL_ARG("path");
     if (out == NULL)
         return CIO__NULL_ARG("out");
-    cio_err err = io.vtable->dir_create_file(io.userdata, dir, path, options, out);
+    cio_err err = CIO__VT(io)->dir_create_file(io.userdata, dir, path, options, out);
     return CIO__IN_SET(file_open, err);
 }
 
@@ -122,7 +122,7 @@ cio_err cio_dir_open_file(cio_io io, cio_dir dir, const char *path, const cio_op
         return CIO__NULL_ARG("path");
     if (out == NULL)
         return CIO__NULL_ARG("out");
-    cio_err err = io.vtable->dir_open_file(io.userdata, dir, path, options, out);
+    cio_err err = CIO__VT(io)->dir_open_file(io.userdata, dir, path, options, out);
     return CIO__IN_SET(file_open, err);
 }
 
@@ -133,7 +133,7 @@ cio_err cio_dir_open_dir(cio_io io, cio_dir dir, const char *path, const cio_ope
         return CIO__NULL_ARG("path");
     if (out == NULL)
         return CIO__NULL_ARG("out");
-    cio_err err = io.vtable->dir_open_dir(io.userdata, dir, path, options, out);
+    cio_err err = CIO__VT(io)->dir_open_dir(io.userdata, dir, path, options, out);
     return CIO__IN_SET(dir_open, err);
 }
 
@@ -141,7 +141,7 @@ cio_err cio_dir_create_dir(cio_io io, cio_dir dir, const char *path, uint32_t pe
 {
     if (path == NULL)
         return CIO__NULL_ARG("path");
-    cio_err err = io.vtable->dir_create_dir(io.userdata, dir, path, permissions);
+    cio_err err = CIO__VT(io)->dir_create_dir(io.userdata, dir, path, permissions);
     return CIO__IN_SET(dir_create_dir, err);
 }
 
@@ -149,7 +149,7 @@ cio_err cio_dir_create_dir_path(cio_io io, cio_dir dir, const char *path, uint32
 {
     if (path == NULL)
         return CIO__NULL_ARG("path");
-    cio_err err = io.vtable->dir_create_dir_path(io.userdata, dir, path, permissions, created);
+    cio_err err = CIO__VT(io)->dir_create_dir_path(io.userdata, dir, path, permissions, created);
     return CIO__IN_SET(dir_make_path, err);
 }
 
@@ -160,7 +160,7 @@ cio_err cio_dir_create_dir_path_open(cio_io io, cio_dir dir, const char *path,
         return CIO__NULL_ARG("path");
     if (out == NULL)
         return CIO__NULL_ARG("out");
-    cio_err err = io.vtable->dir_create_dir_path_open(io.userdata, dir, path, options, out);
+    cio_err err = CIO__VT(io)->dir_create_dir_path_open(io.userdata, dir, path, options, out);
     return CIO__IN_SET(dir_make_open_path, err);
 }
 
@@ -170,7 +170,7 @@ cio_err cio_dir_rename(cio_io io, cio_dir old_dir, const char *old_path, cio_dir
         return CIO__NULL_ARG("old_path");
     if (new_path == NULL)
         return CIO__NULL_ARG("new_path");
-    cio_err err = io.vtable->dir_rename(io.userdata, old_dir, old_path, new_dir, new_path);
+    cio_err err = CIO__VT(io)->dir_rename(io.userdata, old_dir, old_path, new_dir, new_path);
     return CIO__IN_SET(dir_rename, err);
 }
 
@@ -178,7 +178,7 @@ cio_err cio_dir_delete_file(cio_io io, cio_dir dir, const char *path)
 {
     if (path == NULL)
         return CIO__NULL_ARG("path");
-    cio_err err = io.vtable->dir_delete_file(io.userdata, dir, path);
+    cio_err err = CIO__VT(io)->dir_delete_file(io.userdata, dir, path);
     return CIO__IN_SET(dir_delete_file, err);
 }
 
@@ -186,7 +186,7 @@ cio_err cio_dir_delete_dir(cio_io io, cio_dir dir, const char *path)
 {
     if (path == NULL)
         return CIO__NULL_ARG("path");
-    cio_err err = io.vtable->dir_delete_dir(io.userdata, dir, path);
+    cio_err err = CIO__VT(io)->dir_delete_dir(io.userdata, dir, path);
     return CIO__IN_SET(dir_delete_dir, err);
 }
 
@@ -196,7 +196,7 @@ cio_err cio_dir_stat_file(cio_io io, cio_dir dir, const char *path, unsigned fla
         return CIO__NULL_ARG("path");
     if (out == NULL)
         return CIO__NULL_ARG("out");
-    cio_err err = io.vtable->dir_stat_file(io.userdata, dir, path, flags, out);
+    cio_err err = CIO__VT(io)->dir_stat_file(io.userdata, dir, path, flags, out);
     return CIO__IN_SET(dir_stat_file, err);
 }
 
@@ -204,7 +204,7 @@ cio_err cio_dir_access(cio_io io, cio_dir dir, const char *path, unsigned mode)
 {
     if (path == NULL)
         return CIO__NULL_ARG("path");
-    cio_err err = io.vtable->dir_access(io.userdata, dir, path, mode);
+    cio_err err = CIO__VT(io)->dir_access(io.userdata, dir, path, mode);
     return CIO__IN_SET(dir_access, err);
 }
 
@@ -216,13 +216,13 @@ cio_err cio_dir_read(cio_io io, cio_dir_reader *reader, cio_dir_entry *entries, 
         return CIO__NULL_ARG("count");
     if (entries == NULL && max > 0)
         return CIO__NULL_ARG("entries");
-    cio_err err = io.vtable->dir_read(io.userdata, reader, entries, max, count);
+    cio_err err = CIO__VT(io)->dir_read(io.userdata, reader, entries, max, count);
     return CIO__IN_SET(dir_iterate, err);
 }
 
 void cio_dir_close(cio_io io, cio_dir dir)
 {
-    io.vtable->dir_close(io.userdata, dir);
+    CIO__VT(io)->dir_close(io.userdata, dir);
 }
 
 /* ---- files: streaming ------------------------------------------------------------------------- */
@@ -233,7 +233,7 @@ cio_err cio_file_read_streaming_v(cio_io io, cio_file file, const cio_iovec *iov
         return CIO__NULL_ARG("nread");
     if (iov == NULL && iovcnt > 0)
         return CIO__NULL_ARG("iov");
-    cio_err err = io.vtable->file_read_streaming(io.userdata, file, iov, iovcnt, nread);
+    cio_err err = CIO__VT(io)->file_read_streaming(io.userdata, file, iov, iovcnt, nread);
     return CIO__IN_SET(file_reader, err);
 }
 
@@ -252,7 +252,7 @@ cio_err cio_file_write_streaming_v(cio_io io, cio_file file, const cio_const_iov
         return CIO__NULL_ARG("nwritten");
     if (iov == NULL && iovcnt > 0)
         return CIO__NULL_ARG("iov");
-    cio_err err = io.vtable->file_write_streaming(io.userdata, file, iov, iovcnt, nwritten);
+    cio_err err = CIO__VT(io)->file_write_streaming(io.userdata, file, iov, iovcnt, nwritten);
     return CIO__IN_SET(file_write_streaming, err);
 }
 
@@ -325,7 +325,9 @@ cio_err cio_file_read_positional_v(cio_io io, cio_file file, const cio_iovec *io
         return CIO__NULL_ARG("nread");
     if (iov == NULL && iovcnt > 0)
         return CIO__NULL_ARG("iov");
-    cio_err err = io.vtable->file_read_positional(io.userdata, file, iov, iovcnt, offset, nread);
+    if (offset > (uint64_t)INT64_MAX) /* no OS takes it; io_uring and preadv2 would read "-1" as "here" */
+        return cio__invalid_arg(__func__, "offset above INT64_MAX");
+    cio_err err = CIO__VT(io)->file_read_positional(io.userdata, file, iov, iovcnt, offset, nread);
     return CIO__IN_SET(file_read_positional, err);
 }
 
@@ -344,7 +346,9 @@ cio_err cio_file_write_positional_v(cio_io io, cio_file file, const cio_const_io
         return CIO__NULL_ARG("nwritten");
     if (iov == NULL && iovcnt > 0)
         return CIO__NULL_ARG("iov");
-    cio_err err = io.vtable->file_write_positional(io.userdata, file, iov, iovcnt, offset, nwritten);
+    if (offset > (uint64_t)INT64_MAX) /* no OS takes it; io_uring and preadv2 would read "-1" as "here" */
+        return cio__invalid_arg(__func__, "offset above INT64_MAX");
+    cio_err err = CIO__VT(io)->file_write_positional(io.userdata, file, iov, iovcnt, offset, nwritten);
     return CIO__IN_SET(file_write_positional, err);
 }
 
@@ -362,13 +366,13 @@ cio_err cio_file_write_positional(cio_io io, cio_file file, const void *buf, siz
 cio_err cio_file_seek_to(cio_io io, cio_file file, uint64_t offset)
 {
     /* The slot reads whence 0's offset back as a uint64: the conversion is only a carrier. */
-    cio_err err = io.vtable->file_seek(io.userdata, file, 0, (int64_t)offset, NULL);
+    cio_err err = CIO__VT(io)->file_seek(io.userdata, file, 0, (int64_t)offset, NULL);
     return CIO__IN_SET(file_seek, err);
 }
 
 cio_err cio_file_seek_by(cio_io io, cio_file file, int64_t delta)
 {
-    cio_err err = io.vtable->file_seek(io.userdata, file, 1, delta, NULL);
+    cio_err err = CIO__VT(io)->file_seek(io.userdata, file, 1, delta, NULL);
     return CIO__IN_SET(file_seek, err);
 }
 
@@ -376,7 +380,7 @@ cio_err cio_file_position(cio_io io, cio_file file, uint64_t *pos)
 {
     if (pos == NULL)
         return CIO__NULL_ARG("pos");
-    cio_err err = io.vtable->file_seek(io.userdata, file, 1, 0, pos);
+    cio_err err = CIO__VT(io)->file_seek(io.userdata, file, 1, 0, pos);
     return CIO__IN_SET(file_seek, err);
 }
 
@@ -385,7 +389,7 @@ cio_err cio_file_length(cio_io io, cio_file file, uint64_t *length)
     if (length == NULL)
         return CIO__NULL_ARG("length");
     cio_stat st;
-    cio_err err = io.vtable->file_stat(io.userdata, file, &st);
+    cio_err err = CIO__VT(io)->file_stat(io.userdata, file, &st);
     if (err == CIO_OK)
         *length = st.size;
     return CIO__IN_SET(file_length, err);
@@ -393,7 +397,7 @@ cio_err cio_file_length(cio_io io, cio_file file, uint64_t *length)
 
 cio_err cio_file_set_length(cio_io io, cio_file file, uint64_t length)
 {
-    cio_err err = io.vtable->file_set_length(io.userdata, file, length);
+    cio_err err = CIO__VT(io)->file_set_length(io.userdata, file, length);
     return CIO__IN_SET(file_set_length, err);
 }
 
@@ -401,13 +405,13 @@ cio_err cio_file_stat(cio_io io, cio_file file, cio_stat *out)
 {
     if (out == NULL)
         return CIO__NULL_ARG("out");
-    cio_err err = io.vtable->file_stat(io.userdata, file, out);
+    cio_err err = CIO__VT(io)->file_stat(io.userdata, file, out);
     return CIO__IN_SET(file_stat, err);
 }
 
 cio_err cio_file_sync(cio_io io, cio_file file)
 {
-    cio_err err = io.vtable->file_sync(io.userdata, file);
+    cio_err err = CIO__VT(io)->file_sync(io.userdata, file);
     return CIO__IN_SET(file_sync, err);
 }
 
@@ -415,13 +419,13 @@ cio_err cio_file_set_timestamps(cio_io io, cio_file file, const cio_set_timestam
 {
     if (ts == NULL)
         return CIO__NULL_ARG("ts");
-    cio_err err = io.vtable->file_set_timestamps(io.userdata, file, ts);
+    cio_err err = CIO__VT(io)->file_set_timestamps(io.userdata, file, ts);
     return CIO__IN_SET(file_set_timestamps, err);
 }
 
 void cio_file_close(cio_io io, cio_file file)
 {
-    io.vtable->file_close(io.userdata, file);
+    CIO__VT(io)->file_close(io.userdata, file);
 }
 
 /* ---- the executable --------------------------------------------------------------------------- */
@@ -430,7 +434,7 @@ cio_err cio_process_executable_open(cio_io io, const cio_open_file_options *opti
 {
     if (out == NULL)
         return CIO__NULL_ARG("out");
-    cio_err err = io.vtable->process_executable_open(io.userdata, options, out);
+    cio_err err = CIO__VT(io)->process_executable_open(io.userdata, options, out);
     return CIO__IN_SET(process_executable_open, err);
 }
 
@@ -438,6 +442,6 @@ cio_err cio_process_executable_path(cio_io io, char *buf, size_t len, size_t *ou
 {
     if (buf == NULL)
         return CIO__NULL_ARG("buf");
-    cio_err err = io.vtable->process_executable_path(io.userdata, buf, len, out_len);
+    cio_err err = CIO__VT(io)->process_executable_path(io.userdata, buf, len, out_len);
     return CIO__IN_SET(process_executable_path, err);
 }

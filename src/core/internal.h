@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "cio/errors.h"
+#include "cio/io.h"
 
 /* Debug builds check that a public function returns only errors of its declared set:
  *     return CIO__IN_SET(file_open, err);
@@ -33,22 +34,39 @@ static inline cio_err cio__in_set(cio_err err, bool (*contains)(cio_err), const 
 /* A NULL (or missing) argument where the API forbids one is a bug in the caller. Public entry
  * points check with
  *     if (out == NULL) return CIO__NULL_ARG("out");
- * Debug builds assert (naming the argument); release builds (NDEBUG) return CIO_E_INVALID_ARGUMENT
- * and nothing is touched. Other impossible arguments (a bad enum value, an offset out of range)
- * stay a plain CIO_E_INVALID_ARGUMENT in both: callers may test for those. */
+ * Every build returns CIO_E_INVALID_ARGUMENT and touches nothing (the rule of cio/diag.h); debug
+ * builds also print one line naming the function and the argument. Other impossible arguments (a
+ * bad enum value, an offset out of range) are a plain CIO_E_INVALID_ARGUMENT. */
+#include "diag.h"
 #ifdef NDEBUG
 #define CIO__NULL_ARG(what) ((cio_err)CIO_E_INVALID_ARGUMENT)
 #else
-#define CIO__NULL_ARG(what) (assert(0 && "cio: NULL argument: " what), (cio_err)CIO_E_INVALID_ARGUMENT)
+#define CIO__NULL_ARG(what) cio__invalid_arg(__func__, "NULL " what)
 #endif
 
-/* A native error that means a programming error (EBADF, EFAULT): assert in debug builds, then
- * CIO_E_UNEXPECTED. */
+/* A native error that means a programming error (EBADF, EFAULT: often the caller's, a closed or
+ * bad handle): CIO_E_UNEXPECTED, its code recorded by the error map (cio_last_os_error); debug
+ * builds also print a line naming the function. Never an abort. */
 #ifdef NDEBUG
 #define CIO__BUG(what) ((cio_err)CIO_E_UNEXPECTED)
 #else
-#define CIO__BUG(what) (assert(0 && "cio: native error means a bug: " what), (cio_err)CIO_E_UNEXPECTED)
+#define CIO__BUG(what) cio__bug_note(__func__, what)
 #endif
+
+/* A misuse no return value can report (a NULL future to await, a stale copy of a future, a zeroed
+ * cio_io): one line on stderr naming it, then abort, in every build. */
+#define CIO__MISUSE(what) cio__misuse_abort(__func__, what)
+
+/* The vtable of io, or for a zeroed cio_io (no backend) one whose every slot aborts naming the
+ * misuse (zeroed.c): the public wrappers call slots through it. */
+extern const struct cio_vtable cio__zeroed_vtable;
+#define CIO__VT(io) ((io).vtable != NULL ? (io).vtable : &cio__zeroed_vtable)
+
+/* cio_io_destroy's registry (io_destroy.c): a backend's cio_io maker registers "is this io mine?"
+ * and its destroy (idempotent, lock-free). */
+typedef bool (*cio__owns_fn)(cio_io io);
+typedef void (*cio__destroy_fn)(void *userdata);
+void cio__register_backend(cio__owns_fn owns, cio__destroy_fn destroy);
 
 /* A duration timeout as a deadline on its clock, computed once, so that spurious wake-ups and
  * retries never extend it; NONE and DEADLINE pass through (io.c). */

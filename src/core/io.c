@@ -65,112 +65,173 @@ cio_err cio__run_inline(cio_task_fn fn, const void *ctx, size_t ctx_size)
     return r;
 }
 
+/* Futures' generations: every backend's struct cio_any_future starts with an _Atomic(uint32_t), set
+ * here when the future is made and cleared here before the backend's await/cancel frees the block.
+ * A stale copy of a future (another copy was awaited) then finds 0, or a new task's generation once
+ * the block is reused, instead of its own. (A block the backend gave back to malloc cannot be
+ * checked without touching freed memory; blocks of small contexts are recycled, not freed.) */
+static _Atomic(uint32_t) next_gen;
+
+static _Atomic(uint32_t) *gen_of(struct cio_any_future *any)
+{
+    return (_Atomic(uint32_t) *)(void *)any;
+}
+
+static cio_future made(struct cio_any_future *any, cio_err result)
+{
+    uint32_t gen = 0;
+    if (any != NULL) {
+        do
+            gen = atomic_fetch_add_explicit(&next_gen, 1, memory_order_relaxed) + 1;
+        while (gen == 0);
+        atomic_store_explicit(gen_of(any), gen, memory_order_relaxed);
+    }
+    return (cio_future){any, result, gen};
+}
+
+/* The backend future of *future, consumed (any = NULL), or NULL when it was consumed already. */
+static struct cio_any_future *consume(cio_future *future, const char *func)
+{
+    if (future == NULL)
+        cio__misuse_abort(func, "the future is NULL");
+    struct cio_any_future *any = future->any;
+    if (any == NULL)
+        return NULL;
+    if (future->gen == 0 || atomic_load_explicit(gen_of(any), memory_order_relaxed) != future->gen)
+        cio__misuse_abort(func, "future awaited through a stale copy (another copy of this cio_future "
+                                "was awaited or canceled already; await each future once, through one copy)");
+    atomic_store_explicit(gen_of(any), 0, memory_order_relaxed);
+    future->any = NULL;
+    return any;
+}
+
 cio_future cio_async(cio_io io, cio_task_fn fn, const void *context, size_t context_size)
 {
+    if (fn == NULL)
+        return made(NULL, CIO__NULL_ARG("fn"));
+    if (context == NULL && context_size != 0)
+        return made(NULL, CIO__NULL_ARG("context (with context_size > 0)"));
     cio_err inline_result = CIO_OK;
-    struct cio_any_future *any = io.vtable->async(io.userdata, fn, context, context_size, &inline_result);
-    return (cio_future){any, any != NULL ? CIO_OK : inline_result};
+    struct cio_any_future *any = CIO__VT(io)->async(io.userdata, fn, context, context_size, &inline_result);
+    return made(any, any != NULL ? CIO_OK : inline_result);
 }
 
 cio_err cio_concurrent(cio_io io, cio_task_fn fn, const void *context, size_t context_size, cio_future *out)
 {
+    if (out == NULL)
+        return CIO__NULL_ARG("out");
+    *out = made(NULL, CIO_E_INVALID_ARGUMENT);
+    if (fn == NULL)
+        return CIO__NULL_ARG("fn");
+    if (context == NULL && context_size != 0)
+        return CIO__NULL_ARG("context (with context_size > 0)");
     struct cio_any_future *any = NULL;
-    cio_err err = io.vtable->concurrent(io.userdata, fn, context, context_size, &any);
-    *out = (cio_future){err == CIO_OK ? any : NULL, err};
+    cio_err err = CIO__VT(io)->concurrent(io.userdata, fn, context, context_size, &any);
+    *out = made(err == CIO_OK ? any : NULL, err);
     return CIO__IN_SET(concurrent, err);
 }
 
 cio_err cio_await(cio_io io, cio_future *future)
 {
-    if (future->any != NULL) {
-        struct cio_any_future *any = future->any;
-        future->any = NULL;
-        future->result = io.vtable->await(io.userdata, any);
-    }
+    struct cio_any_future *any = consume(future, "cio_await");
+    if (any != NULL)
+        future->result = CIO__VT(io)->await(io.userdata, any);
     return future->result;
 }
 
 cio_err cio_cancel(cio_io io, cio_future *future)
 {
-    if (future->any != NULL) {
-        struct cio_any_future *any = future->any;
-        future->any = NULL;
-        future->result = io.vtable->cancel(io.userdata, any);
-    }
+    struct cio_any_future *any = consume(future, "cio_cancel");
+    if (any != NULL)
+        future->result = CIO__VT(io)->cancel(io.userdata, any);
     return future->result;
 }
 
 cio_err cio_check_cancel(cio_io io)
 {
-    return io.vtable->check_cancel(io.userdata);
+    return CIO__VT(io)->check_cancel(io.userdata);
 }
 
 void cio_recancel(cio_io io)
 {
-    io.vtable->recancel(io.userdata);
+    CIO__VT(io)->recancel(io.userdata);
 }
 
 cio_cancel_protection cio_swap_cancel_protection(cio_io io, cio_cancel_protection prot)
 {
-    return io.vtable->swap_cancel_protection(io.userdata, prot);
+    return CIO__VT(io)->swap_cancel_protection(io.userdata, prot);
 }
 
 void cio_group_async(cio_io io, cio_group *group, cio_task_fn fn, const void *context, size_t context_size)
 {
-    io.vtable->group_async(io.userdata, group, fn, context, context_size);
+    if (group == NULL || fn == NULL || (context == NULL && context_size != 0)) {
+        (void)CIO__NULL_ARG("group, fn or context (the task is not added)");
+        return;
+    }
+    CIO__VT(io)->group_async(io.userdata, group, fn, context, context_size);
 }
 
 cio_err cio_group_concurrent(cio_io io, cio_group *group, cio_task_fn fn, const void *context, size_t context_size)
 {
-    return io.vtable->group_concurrent(io.userdata, group, fn, context, context_size);
+    if (group == NULL)
+        return CIO__NULL_ARG("group");
+    if (fn == NULL)
+        return CIO__NULL_ARG("fn");
+    if (context == NULL && context_size != 0)
+        return CIO__NULL_ARG("context (with context_size > 0)");
+    return CIO__VT(io)->group_concurrent(io.userdata, group, fn, context, context_size);
 }
 
 cio_err cio_group_await(cio_io io, cio_group *group)
 {
+    if (group == NULL)
+        return CIO__NULL_ARG("group");
     if (atomic_load_explicit(&group->token, memory_order_acquire) == 0)
         return CIO_OK;
-    return io.vtable->group_await(io.userdata, group);
+    return CIO__VT(io)->group_await(io.userdata, group);
 }
 
 void cio_group_cancel(cio_io io, cio_group *group)
 {
+    if (group == NULL)
+        CIO__MISUSE("the group is NULL");
     if (atomic_load_explicit(&group->token, memory_order_acquire) == 0)
         return;
-    io.vtable->group_cancel(io.userdata, group);
+    CIO__VT(io)->group_cancel(io.userdata, group);
 }
 
 cio_err cio_futex_wait(cio_io io, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout)
 {
-    return io.vtable->futex_wait(io.userdata, ptr, expected, timeout);
+    return CIO__VT(io)->futex_wait(io.userdata, ptr, expected, timeout);
 }
 
 void cio_futex_wait_uncancelable(cio_io io, const _Atomic(uint32_t) *ptr, uint32_t expected)
 {
-    io.vtable->futex_wait_uncancelable(io.userdata, ptr, expected);
+    CIO__VT(io)->futex_wait_uncancelable(io.userdata, ptr, expected);
 }
 
 void cio_futex_wake(cio_io io, const _Atomic(uint32_t) *ptr, uint32_t max_waiters)
 {
     if (max_waiters != 0)
-        io.vtable->futex_wake(io.userdata, ptr, max_waiters);
+        CIO__VT(io)->futex_wake(io.userdata, ptr, max_waiters);
 }
 
 cio_timestamp cio_now(cio_io io, cio_clock clock)
 {
-    return io.vtable->now(io.userdata, clock);
+    return CIO__VT(io)->now(io.userdata, clock);
 }
 
 cio_err cio_sleep(cio_io io, cio_timeout timeout)
 {
-    return io.vtable->sleep(io.userdata, timeout);
+    return CIO__VT(io)->sleep(io.userdata, timeout);
 }
 
 void cio_random(cio_io io, void *buf, size_t len)
 {
-    io.vtable->random(io.userdata, buf, len);
+    CIO__VT(io)->random(io.userdata, buf, len);
 }
 
 cio_err cio_random_secure(cio_io io, void *buf, size_t len)
 {
-    return io.vtable->random_secure(io.userdata, buf, len);
+    return CIO__VT(io)->random_secure(io.userdata, buf, len);
 }

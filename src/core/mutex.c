@@ -94,11 +94,11 @@ cio_err cio_mutex_lock(cio_io io, cio_mutex *mutex)
     if (fast_lock(mutex) || lock_or_register(mutex, &seen))
         return CIO_OK;
     do {
-        cio_err err = io.vtable->futex_wait(io.userdata, &mutex->state, seen, CIO_TIMEOUT_NONE);
+        cio_err err = CIO__VT(io)->futex_wait(io.userdata, &mutex->state, seen, CIO_TIMEOUT_NONE);
         if (err == CIO_E_CANCELED) {
             uint32_t s = atomic_fetch_sub_explicit(&mutex->state, SLEEPER, memory_order_relaxed) - SLEEPER;
             if (!(s & LOCKED) && s >= SLEEPER)
-                io.vtable->futex_wake(io.userdata, &mutex->state, 1); /* pass the wake on */
+                CIO__VT(io)->futex_wake(io.userdata, &mutex->state, 1); /* pass the wake on */
             return CIO__IN_SET(cancelable, err);
         }
         /* CIO_OK: woken, spurious, or the word had changed; anything else (no timeout): re-check. */
@@ -112,7 +112,7 @@ void cio_mutex_lock_uncancelable(cio_io io, cio_mutex *mutex)
     if (fast_lock(mutex) || lock_or_register(mutex, &seen))
         return;
     do
-        io.vtable->futex_wait_uncancelable(io.userdata, &mutex->state, seen);
+        CIO__VT(io)->futex_wait_uncancelable(io.userdata, &mutex->state, seen);
     while (!sleeper_try_take(mutex, &seen));
 }
 
@@ -121,5 +121,5 @@ void cio_mutex_unlock(cio_io io, cio_mutex *mutex)
     uint32_t prev = atomic_fetch_sub_explicit(&mutex->state, LOCKED, memory_order_release);
     assert((prev & LOCKED) && "cio_mutex_unlock: mutex not locked");
     if (prev != LOCKED)
-        io.vtable->futex_wake(io.userdata, &mutex->state, 1);
+        CIO__VT(io)->futex_wake(io.userdata, &mutex->state, 1);
 }

@@ -7,8 +7,8 @@
  *   repeatedly, through fs.c's cio__write_all; the receive forms all call net_receive) and returns
  *   its result unchanged: CIO_OK, CIO_E_INVALID_ARGUMENT (bad arguments, checked here before the
  *   slot), or a member of the function's error set, checked with CIO__IN_SET in debug builds. A
- *   NULL where the API forbids one is CIO__NULL_ARG: an assertion in debug builds,
- *   CIO_E_INVALID_ARGUMENT in release ones.
+ *   NULL where the API forbids one is CIO__NULL_ARG: CIO_E_INVALID_ARGUMENT in every
+ *   build (debug builds also print a line; cio/diag.h).
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -51,7 +51,7 @@ cio_err cio_net_listen(cio_io io, const cio_ip_address *address, const cio_liste
 {
     cio_err err = check_ip_args(address, out);
     if (err == CIO_OK)
-        err = io.vtable->net_listen_ip(io.userdata, address, options, out);
+        err = CIO__VT(io)->net_listen_ip(io.userdata, address, options, out);
     return CIO__IN_SET(net_listen, err);
 }
 
@@ -61,14 +61,14 @@ cio_err cio_server_accept(cio_io io, const cio_server *server, cio_stream *out)
         return CIO__NULL_ARG("server");
     if (out == NULL)
         return CIO__NULL_ARG("out");
-    cio_err err = io.vtable->net_accept(io.userdata, server->handle, out);
+    cio_err err = CIO__VT(io)->net_accept(io.userdata, server->handle, out);
     return CIO__IN_SET(net_accept, err);
 }
 
 void cio_server_close(cio_io io, const cio_server *server)
 {
     if (server != NULL)
-        io.vtable->net_close(io.userdata, server->handle);
+        CIO__VT(io)->net_close(io.userdata, server->handle);
 }
 
 cio_err cio_net_connect(cio_io io, const cio_ip_address *address, const cio_connect_options *options,
@@ -76,7 +76,7 @@ cio_err cio_net_connect(cio_io io, const cio_ip_address *address, const cio_conn
 {
     cio_err err = check_ip_args(address, out);
     if (err == CIO_OK)
-        err = io.vtable->net_connect_ip(io.userdata, address, options, out);
+        err = CIO__VT(io)->net_connect_ip(io.userdata, address, options, out);
     return CIO__IN_SET(net_connect, err);
 }
 
@@ -89,7 +89,7 @@ cio_err cio_stream_read_v(cio_io io, const cio_stream *stream, const cio_iovec *
         return CIO__NULL_ARG("nread");
     if (iov == NULL && iovcnt > 0)
         return CIO__NULL_ARG("iov");
-    cio_err err = io.vtable->net_read(io.userdata, stream->handle, iov, iovcnt, nread);
+    cio_err err = CIO__VT(io)->net_read(io.userdata, stream->handle, iov, iovcnt, nread);
     return CIO__IN_SET(net_read, err);
 }
 
@@ -110,7 +110,7 @@ cio_err cio_stream_write_v(cio_io io, const cio_stream *stream, const cio_const_
         return CIO__NULL_ARG("nwritten");
     if (iov == NULL && iovcnt > 0)
         return CIO__NULL_ARG("iov");
-    cio_err err = io.vtable->net_write(io.userdata, stream->handle, iov, iovcnt, nwritten);
+    cio_err err = CIO__VT(io)->net_write(io.userdata, stream->handle, iov, iovcnt, nwritten);
     return CIO__IN_SET(net_write, err);
 }
 
@@ -142,14 +142,14 @@ cio_err cio_stream_shutdown(cio_io io, const cio_stream *stream, cio_shutdown_ho
         return CIO__NULL_ARG("stream");
     if ((how != CIO_SHUTDOWN_RECEIVE && how != CIO_SHUTDOWN_SEND && how != CIO_SHUTDOWN_BOTH))
         return CIO_E_INVALID_ARGUMENT;
-    cio_err err = io.vtable->net_shutdown(io.userdata, stream->handle, (int)how);
+    cio_err err = CIO__VT(io)->net_shutdown(io.userdata, stream->handle, (int)how);
     return CIO__IN_SET(net_shutdown, err);
 }
 
 void cio_stream_close(cio_io io, const cio_stream *stream)
 {
     if (stream != NULL)
-        io.vtable->net_close(io.userdata, stream->handle);
+        CIO__VT(io)->net_close(io.userdata, stream->handle);
 }
 
 /* ---- UDP ---------------------------------------------------------------------------------------------- */
@@ -158,7 +158,7 @@ cio_err cio_net_bind(cio_io io, const cio_ip_address *address, const cio_bind_op
 {
     cio_err err = check_ip_args(address, out);
     if (err == CIO_OK)
-        err = io.vtable->net_bind_ip(io.userdata, address, options, out);
+        err = CIO__VT(io)->net_bind_ip(io.userdata, address, options, out);
     return CIO__IN_SET(net_bind, err);
 }
 
@@ -174,7 +174,7 @@ cio_err cio_socket_send_to_v(cio_io io, const cio_socket *socket, const cio_ip_a
     if (!is_ip(dest))
         return CIO_E_INVALID_ARGUMENT;
     size_t ignored = 0;
-    cio_err err = io.vtable->net_send(io.userdata, socket->handle, dest, iov, iovcnt,
+    cio_err err = CIO__VT(io)->net_send(io.userdata, socket->handle, dest, iov, iovcnt,
                                       nsent != NULL ? nsent : &ignored);
     return CIO__IN_SET(net_send, err);
 }
@@ -204,7 +204,7 @@ static cio_err receive_one(cio_io io, const cio_socket *socket, void *buf, size_
     m.buf = buf;
     m.cap = len;
     size_t count = 0;
-    cio_err err = io.vtable->net_receive(io.userdata, socket->handle, &m, 1, timeout, &count);
+    cio_err err = CIO__VT(io)->net_receive(io.userdata, socket->handle, &m, 1, timeout, &count);
     if (err == CIO_OK) {
         *nread = m.len;
         if (from != NULL)
@@ -240,14 +240,14 @@ cio_err cio_socket_receive_batch(cio_io io, const cio_socket *socket, cio_messag
     for (size_t i = 0; i < max; i++)
         if (msgs[i].buf == NULL && msgs[i].cap > 0)
             return CIO_E_INVALID_ARGUMENT;
-    cio_err err = io.vtable->net_receive(io.userdata, socket->handle, msgs, max, timeout, count);
+    cio_err err = CIO__VT(io)->net_receive(io.userdata, socket->handle, msgs, max, timeout, count);
     return CIO__IN_SET(net_receive_timeout, err);
 }
 
 void cio_socket_close(cio_io io, const cio_socket *socket)
 {
     if (socket != NULL)
-        io.vtable->net_close(io.userdata, socket->handle);
+        CIO__VT(io)->net_close(io.userdata, socket->handle);
 }
 
 /* ---- Unix-domain streams ------------------------------------------------------------------------------ */
@@ -257,7 +257,7 @@ cio_err cio_unix_listen(cio_io io, const cio_unix_address *address, const cio_li
 {
     cio_err err = check_unix_args(address, out);
     if (err == CIO_OK)
-        err = io.vtable->net_listen_unix(io.userdata, address, options, out);
+        err = CIO__VT(io)->net_listen_unix(io.userdata, address, options, out);
     return CIO__IN_SET(net_unix_address_listen, err);
 }
 
@@ -265,6 +265,6 @@ cio_err cio_unix_connect(cio_io io, const cio_unix_address *address, cio_stream 
 {
     cio_err err = check_unix_args(address, out);
     if (err == CIO_OK)
-        err = io.vtable->net_connect_unix(io.userdata, address, out);
+        err = CIO__VT(io)->net_connect_unix(io.userdata, address, out);
     return CIO__IN_SET(net_unix_address_connect, err);
 }

@@ -13,8 +13,8 @@
  *   groups (Zig rejects "::ffff:1234:5678"), and an oversized scope is NameTooLong (Zig: overflow).
  * - Formatting writes the whole text into a local buffer of CIO_IP_FORMAT_MAX bytes first, then
  *   copies what fits; the result is always NUL-terminated when len > 0.
- * - A NULL where the API forbids one is CIO__NULL_ARG: an assertion in debug builds,
- *   CIO_E_INVALID_ARGUMENT in release ones (as in net.c).
+ * - A NULL where the API forbids one is CIO__NULL_ARG: CIO_E_INVALID_ARGUMENT in every build
+ *   (debug builds also print a line; cio/diag.h), as in net.c.
  */
 #include <stdbool.h>
 #include <stddef.h>

@@ -31,7 +31,7 @@ cio_err cio_net_socket_pair(cio_io io, cio_stream pair[2])
 {
     if (pair == NULL)
         return CIO__NULL_ARG("pair");
-    return CIO__IN_SET(net_socket_create_pair, io.vtable->net_socket_pair(io.userdata, pair));
+    return CIO__IN_SET(net_socket_create_pair, CIO__VT(io)->net_socket_pair(io.userdata, pair));
 }
 
 cio_err cio_net_interface_name_resolve(cio_io io, const char *name, uint32_t *index)
@@ -40,7 +40,7 @@ cio_err cio_net_interface_name_resolve(cio_io io, const char *name, uint32_t *in
         return CIO__NULL_ARG("name");
     if (index == NULL)
         return CIO__NULL_ARG("index");
-    cio_err err = io.vtable->net_interface_name_resolve(io.userdata, name, index);
+    cio_err err = CIO__VT(io)->net_interface_name_resolve(io.userdata, name, index);
     return err == CIO_E_OPERATION_UNSUPPORTED ? err : CIO__IN_SET(net_interface_resolve, err);
 }
 
@@ -48,7 +48,7 @@ cio_err cio_net_interface_name(cio_io io, uint32_t index, char *buf, size_t len,
 {
     if (buf == NULL && len > 0)
         return CIO__NULL_ARG("buf");
-    cio_err err = io.vtable->net_interface_name(io.userdata, index, buf, len, out_len);
+    cio_err err = CIO__VT(io)->net_interface_name(io.userdata, index, buf, len, out_len);
     return err == CIO_E_OPERATION_UNSUPPORTED ? err : CIO__IN_SET(net_interface_name, err);
 }
 
@@ -133,7 +133,7 @@ cio_err cio_net_write_file(cio_io io, const cio_stream *stream, cio_file file, u
     uint64_t total = 0;
     cio_err err = CIO_OK;
     if (len > 0) {
-        err = io.vtable->net_write_file(io.userdata, stream->handle, file, offset, len, &total);
+        err = CIO__VT(io)->net_write_file(io.userdata, stream->handle, file, offset, len, &total);
         if (err == CIO_E_UNIMPLEMENTED)
             err = copy_file(io, stream, file, offset, len, &total);
     }

@@ -216,10 +216,10 @@ static cio_err block(cio_io io, wakes *wk, cio_queue *q, waiter **head, waiter *
     cio_err err = CIO_OK;
     while (atomic_load_explicit(&w->done, memory_order_acquire) == 0) {
         if (uncancelable) {
-            io.vtable->futex_wait_uncancelable(io.userdata, &w->done, 0);
+            CIO__VT(io)->futex_wait_uncancelable(io.userdata, &w->done, 0);
             continue;
         }
-        err = io.vtable->futex_wait(io.userdata, &w->done, 0, CIO_TIMEOUT_NONE);
+        err = CIO__VT(io)->futex_wait(io.userdata, &w->done, 0, CIO_TIMEOUT_NONE);
         if (err == CIO_E_CANCELED)
             break;
         err = CIO_OK; /* woken, spurious, or done already: re-check */

@@ -92,6 +92,7 @@ struct cio__e_timer {
 
 /* ---- a fiber --------------------------------------------------------------------------------------- */
 struct cio_any_future {
+    _Atomic(uint32_t) gen;            /* first: the future's generation (src/core/io.c), 0 once awaited */
     struct cio_any_future *next;      /* run queue / spawn queue / free list */
     struct cio_any_future *cnext;     /* home loop's cancel list */
     struct cio_any_future *gnext, *gprev;

@@ -29,8 +29,19 @@
 #define CIO__E_SLOT(ret, name, params) .name = cio__e_##name,
 const struct cio_vtable cio__e_vtable = {CIO_VTABLE_SLOTS(CIO__E_SLOT)};
 
+static bool owns(cio_io io)
+{
+    return io.userdata != NULL && io.vtable == &((cio_evented *)io.userdata)->vtable; /* no dereference */
+}
+
+static void destroy(void *userdata)
+{
+    cio_evented_destroy((cio_evented *)userdata);
+}
+
 cio_io cio_evented_io(cio_evented *evented)
 {
+    cio__register_backend(owns, destroy); /* for cio_io_destroy */
     return (cio_io){evented, &evented->vtable};
 }
 
@@ -140,10 +151,17 @@ void cio_evented_destroy(cio_evented *e)
 {
     if (e == NULL)
         return;
-    for (;;) {
+    for (unsigned rounds = 0;; rounds++) {
         uint32_t seq = atomic_load_explicit(&e->live_seq, memory_order_acquire);
-        if (atomic_load_explicit(&e->live, memory_order_acquire) == 0)
+        uint32_t live = (uint32_t)atomic_load_explicit(&e->live, memory_order_acquire);
+        if (live == 0)
             break;
+        if (rounds == 50) { /* 5 s: say so (debug builds) rather than wait silently */
+            char what[160];
+            cio__fmt(what, sizeof what, "%u task(s) still live after 5 s; waiting for them (a task "
+                     "blocked and never awaited or canceled?)", (unsigned)live);
+            cio__debug_note("cio_evented_destroy", what);
+        }
         if (cio__e_self(e) != NULL)
             (void)cio__e_fiber_futex_wait(e, &e->live_seq, seq, cio_timeout_ms(100), false);
         else

@@ -8,7 +8,7 @@
  * Invariants:
  * - Every blocking syscall runs inside the cancellation bracket (CIO__T_SYSCALL): EINTR retries the
  *   call unless a cancel request arrived, which ends the call with CIO_E_CANCELED; every other errno
- *   goes through the generated map for that operation (cio__errno_<op>): BUG asserts in debug builds
+ *   goes through the generated map for that operation (cio__errno_<op>): BUG prints a line in debug builds
  *   and is Unexpected otherwise, ERROR is the mapped error, anything unmapped is Unexpected. No raw
  *   errno value ever leaves this file.
  * - Every slot returns CIO_OK, CIO_E_INVALID_ARGUMENT (a NULL pointer or impossible argument, checked
@@ -115,9 +115,10 @@ static void close_fd(int fd)
 {
     if (CIO__SYS(close, fs_close_fd)(fd) == 0)
         return;
-    cio__mapped m = cio__errno_close(errno);
+    int code = errno;
+    cio__mapped m = cio__errno_close(code); /* records EBADF for cio_last_os_error */
     if (m.action == CIO__MAP_BUG)
-        (void)CIO__BUG("close: bad file descriptor");
+        cio__close_note("%s: descriptor %d was not open (closed twice, or never opened)", fd);
 }
 
 /* fstat inside the bracket (used by file_stat and by open_file's directory check). */

@@ -1,6 +1,8 @@
 /* The Threaded backend's vtable: cio__t_<name> for every row of CIO_VTABLE_SLOTS (cio/io.h). */
 #include <stdatomic.h>
+#include <stdbool.h>
 
+#include "internal.h"
 #include "threaded.h"
 
 static _Atomic(cio__t_close_hook_fn) close_hook;
@@ -20,7 +22,18 @@ void cio__t_before_close(int fd)
 #define CIO__T_SLOT(ret, name, params) .name = cio__t_##name,
 static const struct cio_vtable threaded_vtable = {CIO_VTABLE_SLOTS(CIO__T_SLOT)};
 
+static bool owns(cio_io io)
+{
+    return io.vtable == &threaded_vtable;
+}
+
+static void destroy(void *userdata)
+{
+    cio_threaded_destroy((cio_threaded *)userdata);
+}
+
 cio_io cio_threaded_io(cio_threaded *threaded)
 {
+    cio__register_backend(owns, destroy); /* for cio_io_destroy */
     return (cio_io){threaded, &threaded_vtable};
 }

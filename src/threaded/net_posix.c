@@ -128,9 +128,10 @@ static void close_fd(int fd)
 {
     if (CIO__SYS(close, net_close_fd)(fd) == 0)
         return;
-    cio__mapped m = cio__errno_close(errno);
+    int code = errno;
+    cio__mapped m = cio__errno_close(code); /* records EBADF for cio_last_os_error */
     if (m.action == CIO__MAP_BUG)
-        (void)CIO__BUG("close: bad file descriptor");
+        cio__close_note("%s: descriptor %d was not open (closed twice, or never opened)", fd);
 }
 
 static cio_err set_int_option(int fd, int level, int name, int value)

@@ -24,7 +24,11 @@
  *   a few µs. Yielding (not spinning) lets the thread waited for run at once when it shares the
  *   CPU, and a waker that finds nobody in the kernel is not preempted by the thread it wakes.
  * - Workers retire after idle_timeout_ms without work; destroy waits until busy == 0 and no worker
- *   is left, so it returns only after every task finished.
+ *   is left, so it returns only after every task finished. Tasks taken by a worker are on the
+ *   `running` list (under mu) until they finish: a destroy that still finds some after
+ *   DESTROY_GRACE_MS cancels them (and signals again, as a canceler does), and a debug build
+ *   reports those that still run after DESTROY_REPORT_MS (ignoring cancellation) instead of hanging
+ *   silently.
  * - A future's block is freed by whoever awaits/cancels it, after `done` is FINISHED. A group member's
  *   block is freed by its own worker after it unlinked itself from the group.
  * - Task blocks are recycled through a free list (at most FREE_MAX blocks of BLOCK_CTX bytes of
@@ -33,7 +37,7 @@
  * - The OS pieces (aligned blocks, CPU count, stack size) are pool_posix.c / pool_windows.c; the
  *   threads, locks and condition variables are POSIX threads (winpthreads on Windows). Yielding
  *   before sleeping (cio__t_yield_while), the cancellation slots and the futex slots are
- *   pool_slots.c's.
+ *   pool_slots.c's; create and destroy are pool_life.c's (the records of both: pool.h).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -51,46 +55,13 @@
 #include "internal/cio_oscalls.h"
 #include "task.h"
 #include "threaded.h"
+#include "pool.h"
 
 #define BLOCK_CTX 256u
 #define FREE_MAX 64u
-#define DEFAULT_STACK (256u * 1024u)
-#define DEFAULT_IDLE_MS 5000u
-#define ASYNC_FLOOR 4u           /* the least default async limit */
 #define RESIGNAL_FIRST_NS 50000 /* wait_canceled */
 #define CANCEL_YIELD_NS 50000   /* wait_canceled */
 #define IDLE_YIELD_NS 20000     /* worker_main, cio__t_await */
-
-struct cio_threaded {
-    pthread_mutex_t mu;
-    pthread_cond_t work;      /* idle workers wait here */
-    pthread_cond_t quiet;     /* destroy waits here */
-    struct cio_any_future *head, *tail;
-    struct cio_any_future *free_list;
-    size_t free_count;
-    size_t workers;           /* live worker threads */
-    size_t idle;              /* workers waiting on `work` */
-    size_t wakeups;           /* wakeups granted to idle workers, not yet taken */
-    size_t busy;              /* tasks queued or running */
-    _Atomic(bool) async_full; /* busy >= async_limit, kept under mu: async's lock-free hint */
-    size_t async_limit;
-    size_t concurrent_limit;
-    size_t stack_size;
-    unsigned idle_timeout_ms;
-    _Atomic(uint32_t) wake_gen; /* bumped when a wakeup is granted: what yielding idle workers watch */
-    _Atomic(uint32_t) signalers; /* cancelers inside their check-then-kick window (task.h) */
-    _Atomic(size_t) kicks;       /* kicks sent (cio_threaded_get_stats) */
-    bool shutdown;
-};
-
-/* A group's record, allocated on the first member (cio_group.token points to it). */
-struct cio__t_group {
-    pthread_mutex_t mu;            /* guards members */
-    struct cio_any_future *members;
-    _Atomic(uint32_t) running;     /* members not finished */
-    _Atomic(uint32_t) seq;         /* futex word: bumped when running drops to 0 */
-    _Atomic(uint32_t) canceled;    /* new members start with a cancel request */
-};
 
 /* ---- task blocks ------------------------------------------------------------------------------- */
 
@@ -167,6 +138,12 @@ static void run_task(struct cio_any_future *task)
      * the same moment, so that such an async hands the task to it instead of starting a thread. */
     cio_threaded *t = task->owner;
     pthread_mutex_lock(&t->mu);
+    if (task->rprev != NULL)
+        task->rprev->rnext = task->rnext;
+    else
+        t->running = task->rnext;
+    if (task->rnext != NULL)
+        task->rnext->rprev = task->rprev;
     t->busy--;
     t->idle++;
     atomic_store_explicit(&t->async_full, t->busy >= t->async_limit, memory_order_relaxed);
@@ -196,6 +173,11 @@ static void *worker_main(void *arg)
                 t->head = task->next;
                 if (t->head == NULL)
                     t->tail = NULL;
+                task->rprev = NULL;
+                task->rnext = t->running;
+                if (t->running != NULL)
+                    t->running->rprev = task;
+                t->running = task;
                 pthread_mutex_unlock(&t->mu);
                 run_task(task); /* busy--, and counts this worker idle */
                 pthread_mutex_lock(&t->mu);
@@ -526,20 +508,21 @@ static void group_unlink_locked(struct cio__t_group *gr, struct cio_any_future *
         task->gnext->gprev = task->gprev;
 }
 
-/* Unlinks a member and frees its block; the last one out bumps `seq` (under mu, so the awaiter,
- * which takes mu before freeing the record, never frees it under our feet) and wakes the awaiter. */
+/* Unlinks a member and frees its block; the last one out bumps `seq` and wakes the awaiter, both
+ * under mu: the awaiter takes mu before it frees the record (group_release), so the record (and
+ * the futex word) outlives the wake. Nothing here touches the record after the unlock. */
 static void group_drop(struct cio__t_group *gr, struct cio_any_future *task)
 {
     cio_threaded *t = task->owner;
     pthread_mutex_lock(&gr->mu);
     group_unlink_locked(gr, task);
     uint32_t left = atomic_fetch_sub_explicit(&gr->running, 1, memory_order_acq_rel) - 1;
-    if (left == 0)
+    if (left == 0) {
         atomic_fetch_add_explicit(&gr->seq, 1, memory_order_release);
+        cio__t_os_futex_wake(&gr->seq, UINT32_MAX);
+    }
     pthread_mutex_unlock(&gr->mu);
     task_free(t, task);
-    if (left == 0)
-        cio__t_os_futex_wake(&gr->seq, UINT32_MAX); /* address only: harmless if the record is gone */
 }
 
 static void group_member_done(struct cio_any_future *task)
@@ -649,7 +632,7 @@ static void group_wait_all(struct cio__t_group *gr, bool canceling)
 
 static void group_release(cio_group *g, struct cio__t_group *gr)
 {
-    /* The last member bumped seq under mu; taking mu once more waits until it let go. */
+    /* The last member bumped seq and woke us under mu; taking mu once more waits until it let go. */
     pthread_mutex_lock(&gr->mu);
     pthread_mutex_unlock(&gr->mu);
     atomic_store_explicit(&g->token, 0, memory_order_release);
@@ -690,91 +673,4 @@ void cio__t_group_cancel(void *ud, cio_group *g)
     bool again = group_signal_all(gr, true);
     group_wait_all(gr, again);
     group_release(g, gr);
-}
-
-/* ---- create / destroy --------------------------------------------------------------------------------- */
-
-cio_err cio_threaded_create(const cio_threaded_options *options, cio_threaded **out)
-{
-    cio_threaded_options o;
-    memset(&o, 0, sizeof o);
-    if (options != NULL)
-        o = *options;
-    if (out == NULL)
-        return CIO_E_INVALID_ARGUMENT;
-    cio_threaded *t = (cio_threaded *)CIO__SYS(calloc, threaded_create)(1, sizeof *t);
-    if (t == NULL)
-        return CIO_E_SYSTEM_RESOURCES;
-    if (cio__t_signals_acquire() != CIO_OK) {
-        free(t);
-        return CIO_E_UNEXPECTED;
-    }
-    pthread_mutex_init(&t->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_cond_init(&t->work, &ca);
-    pthread_cond_init(&t->quiet, &ca);
-    pthread_condattr_destroy(&ca);
-    size_t cpus = cio__t_cpu_count();
-    /* Zig's default is CPU count - 1; but async tasks are mostly blocking I/O, which overlaps even
-     * on one CPU: with that default a process pinned to one CPU ran every async inline (measured,
-     * B13: 64 files written 5-7x slower than by libuv's pool of 4). So at least ASYNC_FLOOR. */
-    t->async_limit = o.async_limit != 0 ? o.async_limit : (cpus - 1 > ASYNC_FLOOR ? cpus - 1 : ASYNC_FLOOR);
-    atomic_init(&t->async_full, t->async_limit == 0);
-    atomic_init(&t->wake_gen, 0);
-    atomic_init(&t->signalers, 0);
-    atomic_init(&t->kicks, 0);
-    t->concurrent_limit = o.concurrent_limit != 0 ? o.concurrent_limit : SIZE_MAX;
-    t->stack_size = cio__t_stack_size(o.stack_size != 0 ? o.stack_size : DEFAULT_STACK);
-    t->idle_timeout_ms = o.idle_timeout_ms != 0 ? o.idle_timeout_ms : DEFAULT_IDLE_MS;
-    *out = t;
-    return CIO_OK;
-}
-
-void cio_threaded_destroy(cio_threaded *t)
-{
-    if (t == NULL)
-        return;
-    pthread_mutex_lock(&t->mu);
-    t->shutdown = true;
-    pthread_cond_broadcast(&t->work);
-    while (t->busy > 0 || t->workers > 0)
-        pthread_cond_wait(&t->quiet, &t->mu);
-    struct cio_any_future *f = t->free_list;
-    t->free_list = NULL;
-    pthread_mutex_unlock(&t->mu);
-    while (f != NULL) {
-        struct cio_any_future *next = f->next;
-        cio__t_block_free(f);
-        f = next;
-    }
-    pthread_cond_destroy(&t->work);
-    pthread_cond_destroy(&t->quiet);
-    pthread_mutex_destroy(&t->mu);
-    cio__t_signals_release();
-    free(t);
-}
-
-void cio_threaded_set_async_limit(cio_threaded *t, size_t limit)
-{
-    pthread_mutex_lock(&t->mu);
-    t->async_limit = limit;
-    atomic_store_explicit(&t->async_full, t->busy >= t->async_limit, memory_order_relaxed);
-    pthread_mutex_unlock(&t->mu);
-}
-
-void cio_threaded_set_concurrent_limit(cio_threaded *t, size_t limit)
-{
-    pthread_mutex_lock(&t->mu);
-    t->concurrent_limit = limit;
-    pthread_mutex_unlock(&t->mu);
-}
-
-void cio_threaded_get_stats(cio_threaded *t, cio_threaded_stats *out)
-{
-    if (out == NULL)
-        return;
-    memset(out, 0, sizeof *out);
-    if (t != NULL)
-        out->kicks = atomic_load_explicit(&t->kicks, memory_order_relaxed);
 }

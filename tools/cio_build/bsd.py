@@ -24,7 +24,7 @@ def bsd_build(t, jobs, log):
     os_ = t["os"]
     cfg = ["cmake", "-S", ROOT, "-B", bdir, "-G", "Ninja",
            f"-DCMAKE_TOOLCHAIN_FILE={os.path.join(ROOT, 'platform', 'cmake', t['name'] + '.cmake')}",
-           "-DCIO_BUILD_TESTS=OFF", "-DCIO_BUILD_EXAMPLES=OFF"]
+           "-DCIO_BUILD_TESTS=OFF", "-DCIO_BUILD_EXAMPLES=OFF", "-DCMAKE_BUILD_TYPE=Debug"]
     if not (run_step(cfg, log) and run_step(["cmake", "--build", bdir, "-j", str(jobs)], log)):
         return None
     m = load_model()

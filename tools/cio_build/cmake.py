@@ -99,6 +99,7 @@ def build_full(t, sanitize, allow_install, jobs):
         if prefix is None:
             return False, "; ".join(log)
         args.append(f"-DCMAKE_FIND_ROOT_PATH={prefix}")
+    args.append("-DCMAKE_BUILD_TYPE=Debug")  # the suites' build; a plain cmake is RelWithDebInfo
     r = subprocess.run(args, capture_output=True, text=True)
     if r.returncode != 0:
         return False, "cmake configure failed:\n" + r.stdout[-3000:] + r.stderr[-3000:]

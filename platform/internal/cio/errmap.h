@@ -16,6 +16,8 @@
 #ifndef CIO_ERRMAP_H
 #define CIO_ERRMAP_H
 
+#include <stdint.h>
+
 #include "cio/errors.h"
 #include "cio/errno.h"
 #include "cio/ntstatus.h"
@@ -38,1471 +40,1621 @@ typedef struct cio__mapped {
 
 #define CIO__MAPPED(action, err) ((cio__mapped){CIO__MAP_##action, err})
 
+/* Every map ends here: a result of CIO_E_UNEXPECTED records the native code for the calling thread
+ * (cio_last_os_error, cio/diag.h; src/core/diag.c), with the operation's name. */
+void cio__os_error_record(int kind, int64_t code, const char *operation);
+static inline cio__mapped cio__map_note(cio__mapped m, int kind, int64_t code, const char *operation)
+{
+    if (m.err == CIO_E_UNEXPECTED)
+        cio__os_error_record(kind, code, operation);
+    return m;
+}
+
 #if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU) || defined(CIO__FLAVOUR_WASI)
 
 /* read: File.Reader.Error */
 static inline cio__mapped cio__errno_read(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(ERROR, CIO_E_NOT_OPEN_FOR_READING);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
-    case CIO_ERRNO_ISDIR: return CIO__MAPPED(ERROR, CIO_E_IS_DIR);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_SRCH: return CIO__MAPPED(ERROR, CIO_E_PROCESS_NOT_FOUND);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_AGAIN: m = CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(ERROR, CIO_E_NOT_OPEN_FOR_READING); break;
+    case CIO_ERRNO_IO: m = CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT); break;
+    case CIO_ERRNO_ISDIR: m = CIO__MAPPED(ERROR, CIO_E_IS_DIR); break;
+    case CIO_ERRNO_NOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOTCONN: m = CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED); break;
+    case CIO_ERRNO_CONNRESET: m = CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER); break;
+    case CIO_ERRNO_TIMEDOUT: m = CIO__MAPPED(ERROR, CIO_E_TIMEOUT); break;
+    case CIO_ERRNO_SRCH: m = CIO__MAPPED(ERROR, CIO_E_PROCESS_NOT_FOUND); break;
+    case CIO_ERRNO_CANCELED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
 #if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_NOTCAPABLE: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "read");
 }
 
 /* readv: File.Reader.Error */
 static inline cio__mapped cio__errno_readv(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(ERROR, CIO_E_NOT_OPEN_FOR_READING);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
-    case CIO_ERRNO_ISDIR: return CIO__MAPPED(ERROR, CIO_E_IS_DIR);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_SRCH: return CIO__MAPPED(ERROR, CIO_E_PROCESS_NOT_FOUND);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_AGAIN: m = CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(ERROR, CIO_E_NOT_OPEN_FOR_READING); break;
+    case CIO_ERRNO_IO: m = CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT); break;
+    case CIO_ERRNO_ISDIR: m = CIO__MAPPED(ERROR, CIO_E_IS_DIR); break;
+    case CIO_ERRNO_NOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOTCONN: m = CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED); break;
+    case CIO_ERRNO_CONNRESET: m = CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER); break;
+    case CIO_ERRNO_TIMEDOUT: m = CIO__MAPPED(ERROR, CIO_E_TIMEOUT); break;
+    case CIO_ERRNO_SRCH: m = CIO__MAPPED(ERROR, CIO_E_PROCESS_NOT_FOUND); break;
+    case CIO_ERRNO_CANCELED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
 #if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_NOTCAPABLE: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "readv");
 }
 
 /* pread: File.ReadPositionalError */
 static inline cio__mapped cio__errno_pread(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(ERROR, CIO_E_NOT_OPEN_FOR_READING);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
-    case CIO_ERRNO_ISDIR: return CIO__MAPPED(ERROR, CIO_E_IS_DIR);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_SPIPE: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_OVERFLOW: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOTCONN: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_CONNRESET: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_AGAIN: m = CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(ERROR, CIO_E_NOT_OPEN_FOR_READING); break;
+    case CIO_ERRNO_IO: m = CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT); break;
+    case CIO_ERRNO_ISDIR: m = CIO__MAPPED(ERROR, CIO_E_IS_DIR); break;
+    case CIO_ERRNO_NOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NXIO: m = CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE); break;
+    case CIO_ERRNO_SPIPE: m = CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE); break;
+    case CIO_ERRNO_OVERFLOW: m = CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE); break;
+    case CIO_ERRNO_TIMEDOUT: m = CIO__MAPPED(ERROR, CIO_E_TIMEOUT); break;
+    case CIO_ERRNO_CANCELED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
 #if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_NOTCAPABLE: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "pread");
 }
 
 /* preadv: File.ReadPositionalError */
 static inline cio__mapped cio__errno_preadv(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(ERROR, CIO_E_NOT_OPEN_FOR_READING);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
-    case CIO_ERRNO_ISDIR: return CIO__MAPPED(ERROR, CIO_E_IS_DIR);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_SPIPE: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_OVERFLOW: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOTCONN: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_CONNRESET: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_AGAIN: m = CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(ERROR, CIO_E_NOT_OPEN_FOR_READING); break;
+    case CIO_ERRNO_IO: m = CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT); break;
+    case CIO_ERRNO_ISDIR: m = CIO__MAPPED(ERROR, CIO_E_IS_DIR); break;
+    case CIO_ERRNO_NOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NXIO: m = CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE); break;
+    case CIO_ERRNO_SPIPE: m = CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE); break;
+    case CIO_ERRNO_OVERFLOW: m = CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE); break;
+    case CIO_ERRNO_TIMEDOUT: m = CIO__MAPPED(ERROR, CIO_E_TIMEOUT); break;
+    case CIO_ERRNO_CANCELED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
 #if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_NOTCAPABLE: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "preadv");
 }
 
 /* write: File.WriteStreamingError */
 static inline cio__mapped cio__errno_write(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_DESTADDRREQ: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(ERROR, CIO_E_NOT_OPEN_FOR_WRITING);
-    case CIO_ERRNO_DQUOT: return CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA);
-    case CIO_ERRNO_FBIG: return CIO__MAPPED(ERROR, CIO_E_FILE_TOO_BIG);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
-    case CIO_ERRNO_NOSPC: return CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PIPE: return CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE);
-    case CIO_ERRNO_BUSY: return CIO__MAPPED(ERROR, CIO_E_DEVICE_BUSY);
-    case CIO_ERRNO_TXTBSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
-    case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_NO_DEVICE);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_DESTADDRREQ: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_CONNRESET: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_AGAIN: m = CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(ERROR, CIO_E_NOT_OPEN_FOR_WRITING); break;
+    case CIO_ERRNO_DQUOT: m = CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA); break;
+    case CIO_ERRNO_FBIG: m = CIO__MAPPED(ERROR, CIO_E_FILE_TOO_BIG); break;
+    case CIO_ERRNO_IO: m = CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT); break;
+    case CIO_ERRNO_NOSPC: m = CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_PIPE: m = CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE); break;
+    case CIO_ERRNO_BUSY: m = CIO__MAPPED(ERROR, CIO_E_DEVICE_BUSY); break;
+    case CIO_ERRNO_TXTBSY: m = CIO__MAPPED(ERROR, CIO_E_FILE_BUSY); break;
+    case CIO_ERRNO_NXIO: m = CIO__MAPPED(ERROR, CIO_E_NO_DEVICE); break;
+    case CIO_ERRNO_NOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_CANCELED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
 #if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_NOTCAPABLE: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "write");
 }
 
 /* writev: File.WriteStreamingError */
 static inline cio__mapped cio__errno_writev(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_DESTADDRREQ: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(ERROR, CIO_E_NOT_OPEN_FOR_WRITING);
-    case CIO_ERRNO_DQUOT: return CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA);
-    case CIO_ERRNO_FBIG: return CIO__MAPPED(ERROR, CIO_E_FILE_TOO_BIG);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
-    case CIO_ERRNO_NOSPC: return CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PIPE: return CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE);
-    case CIO_ERRNO_BUSY: return CIO__MAPPED(ERROR, CIO_E_DEVICE_BUSY);
-    case CIO_ERRNO_TXTBSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
-    case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_NO_DEVICE);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_DESTADDRREQ: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_CONNRESET: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_AGAIN: m = CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(ERROR, CIO_E_NOT_OPEN_FOR_WRITING); break;
+    case CIO_ERRNO_DQUOT: m = CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA); break;
+    case CIO_ERRNO_FBIG: m = CIO__MAPPED(ERROR, CIO_E_FILE_TOO_BIG); break;
+    case CIO_ERRNO_IO: m = CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT); break;
+    case CIO_ERRNO_NOSPC: m = CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_PIPE: m = CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE); break;
+    case CIO_ERRNO_BUSY: m = CIO__MAPPED(ERROR, CIO_E_DEVICE_BUSY); break;
+    case CIO_ERRNO_TXTBSY: m = CIO__MAPPED(ERROR, CIO_E_FILE_BUSY); break;
+    case CIO_ERRNO_NXIO: m = CIO__MAPPED(ERROR, CIO_E_NO_DEVICE); break;
+    case CIO_ERRNO_NOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_CANCELED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
 #if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_NOTCAPABLE: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "writev");
 }
 
 /* pwrite: File.WritePositionalError */
 static inline cio__mapped cio__errno_pwrite(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_DESTADDRREQ: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(ERROR, CIO_E_NOT_OPEN_FOR_WRITING);
-    case CIO_ERRNO_DQUOT: return CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA);
-    case CIO_ERRNO_FBIG: return CIO__MAPPED(ERROR, CIO_E_FILE_TOO_BIG);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
-    case CIO_ERRNO_NOSPC: return CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PIPE: return CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE);
-    case CIO_ERRNO_BUSY: return CIO__MAPPED(ERROR, CIO_E_DEVICE_BUSY);
-    case CIO_ERRNO_TXTBSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
-    case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_SPIPE: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_OVERFLOW: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_DESTADDRREQ: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_CONNRESET: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_AGAIN: m = CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(ERROR, CIO_E_NOT_OPEN_FOR_WRITING); break;
+    case CIO_ERRNO_DQUOT: m = CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA); break;
+    case CIO_ERRNO_FBIG: m = CIO__MAPPED(ERROR, CIO_E_FILE_TOO_BIG); break;
+    case CIO_ERRNO_IO: m = CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT); break;
+    case CIO_ERRNO_NOSPC: m = CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_PIPE: m = CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE); break;
+    case CIO_ERRNO_BUSY: m = CIO__MAPPED(ERROR, CIO_E_DEVICE_BUSY); break;
+    case CIO_ERRNO_TXTBSY: m = CIO__MAPPED(ERROR, CIO_E_FILE_BUSY); break;
+    case CIO_ERRNO_NXIO: m = CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE); break;
+    case CIO_ERRNO_SPIPE: m = CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE); break;
+    case CIO_ERRNO_OVERFLOW: m = CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE); break;
+    case CIO_ERRNO_NOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_CANCELED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
 #if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_NOTCAPABLE: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "pwrite");
 }
 
 /* pwritev: File.WritePositionalError */
 static inline cio__mapped cio__errno_pwritev(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_DESTADDRREQ: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(ERROR, CIO_E_NOT_OPEN_FOR_WRITING);
-    case CIO_ERRNO_DQUOT: return CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA);
-    case CIO_ERRNO_FBIG: return CIO__MAPPED(ERROR, CIO_E_FILE_TOO_BIG);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
-    case CIO_ERRNO_NOSPC: return CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PIPE: return CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE);
-    case CIO_ERRNO_BUSY: return CIO__MAPPED(ERROR, CIO_E_DEVICE_BUSY);
-    case CIO_ERRNO_TXTBSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
-    case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_SPIPE: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_OVERFLOW: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_DESTADDRREQ: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_CONNRESET: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_AGAIN: m = CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(ERROR, CIO_E_NOT_OPEN_FOR_WRITING); break;
+    case CIO_ERRNO_DQUOT: m = CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA); break;
+    case CIO_ERRNO_FBIG: m = CIO__MAPPED(ERROR, CIO_E_FILE_TOO_BIG); break;
+    case CIO_ERRNO_IO: m = CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT); break;
+    case CIO_ERRNO_NOSPC: m = CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_PIPE: m = CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE); break;
+    case CIO_ERRNO_BUSY: m = CIO__MAPPED(ERROR, CIO_E_DEVICE_BUSY); break;
+    case CIO_ERRNO_TXTBSY: m = CIO__MAPPED(ERROR, CIO_E_FILE_BUSY); break;
+    case CIO_ERRNO_NXIO: m = CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE); break;
+    case CIO_ERRNO_SPIPE: m = CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE); break;
+    case CIO_ERRNO_OVERFLOW: m = CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE); break;
+    case CIO_ERRNO_NOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_CANCELED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
 #if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_NOTCAPABLE: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "pwritev");
 }
 
 /* openat: File.OpenError */
 static inline cio__mapped cio__errno_openat(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_FBIG: return CIO__MAPPED(ERROR, CIO_E_FILE_TOO_BIG);
-    case CIO_ERRNO_OVERFLOW: return CIO__MAPPED(ERROR, CIO_E_FILE_TOO_BIG);
-    case CIO_ERRNO_ISDIR: return CIO__MAPPED(ERROR, CIO_E_IS_DIR);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NODEV: return CIO__MAPPED(ERROR, CIO_E_NO_DEVICE);
-    case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_NO_DEVICE);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_SRCH: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOSPC: return CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_EXIST: return CIO__MAPPED(ERROR, CIO_E_PATH_ALREADY_EXISTS);
-    case CIO_ERRNO_BUSY: return CIO__MAPPED(ERROR, CIO_E_DEVICE_BUSY);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_TXTBSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
-    case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
-    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_FBIG: m = CIO__MAPPED(ERROR, CIO_E_FILE_TOO_BIG); break;
+    case CIO_ERRNO_OVERFLOW: m = CIO__MAPPED(ERROR, CIO_E_FILE_TOO_BIG); break;
+    case CIO_ERRNO_ISDIR: m = CIO__MAPPED(ERROR, CIO_E_IS_DIR); break;
+    case CIO_ERRNO_LOOP: m = CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP); break;
+    case CIO_ERRNO_MFILE: m = CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED); break;
+    case CIO_ERRNO_NAMETOOLONG: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_ERRNO_NFILE: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED); break;
+    case CIO_ERRNO_NODEV: m = CIO__MAPPED(ERROR, CIO_E_NO_DEVICE); break;
+    case CIO_ERRNO_NXIO: m = CIO__MAPPED(ERROR, CIO_E_NO_DEVICE); break;
+    case CIO_ERRNO_NOENT: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_ERRNO_SRCH: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOSPC: m = CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT); break;
+    case CIO_ERRNO_NOTDIR: m = CIO__MAPPED(ERROR, CIO_E_NOT_DIR); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED); break;
+    case CIO_ERRNO_EXIST: m = CIO__MAPPED(ERROR, CIO_E_PATH_ALREADY_EXISTS); break;
+    case CIO_ERRNO_BUSY: m = CIO__MAPPED(ERROR, CIO_E_DEVICE_BUSY); break;
+    case CIO_ERRNO_AGAIN: m = CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK); break;
+    case CIO_ERRNO_TXTBSY: m = CIO__MAPPED(ERROR, CIO_E_FILE_BUSY); break;
+    case CIO_ERRNO_ROFS: m = CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM); break;
+    case CIO_ERRNO_ILSEQ: m = CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME); break;
+    case CIO_ERRNO_CANCELED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
 #if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
-    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(ERROR, CIO_E_FILE_LOCKS_UNSUPPORTED);
+    case CIO_ERRNO_OPNOTSUPP: m = CIO__MAPPED(ERROR, CIO_E_FILE_LOCKS_UNSUPPORTED); break;
 #endif
 #if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_NOTCAPABLE: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
 #endif
 #if defined(CIO__FLAVOUR_WASI)
-    case CIO_ERRNO_NOTSUP: return CIO__MAPPED(ERROR, CIO_E_FILE_LOCKS_UNSUPPORTED);
+    case CIO_ERRNO_NOTSUP: m = CIO__MAPPED(ERROR, CIO_E_FILE_LOCKS_UNSUPPORTED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "openat");
 }
 
 /* openat_dir: Dir.OpenError */
 static inline cio__mapped cio__errno_openat_dir(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_BUSY: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NODEV: return CIO__MAPPED(ERROR, CIO_E_NO_DEVICE);
-    case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_NO_DEVICE);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_BUSY: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_LOOP: m = CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP); break;
+    case CIO_ERRNO_MFILE: m = CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED); break;
+    case CIO_ERRNO_NAMETOOLONG: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_ERRNO_NFILE: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED); break;
+    case CIO_ERRNO_NODEV: m = CIO__MAPPED(ERROR, CIO_E_NO_DEVICE); break;
+    case CIO_ERRNO_NXIO: m = CIO__MAPPED(ERROR, CIO_E_NO_DEVICE); break;
+    case CIO_ERRNO_NOENT: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOTDIR: m = CIO__MAPPED(ERROR, CIO_E_NOT_DIR); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED); break;
+    case CIO_ERRNO_ILSEQ: m = CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME); break;
+    case CIO_ERRNO_CANCELED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
 #if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_NOTCAPABLE: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "openat_dir");
 }
 
 /* flock: File.OpenError */
 static inline cio__mapped cio__errno_flock(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOLCK: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOLCK: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_AGAIN: m = CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK); break;
 #if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
-    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(ERROR, CIO_E_FILE_LOCKS_UNSUPPORTED);
+    case CIO_ERRNO_OPNOTSUPP: m = CIO__MAPPED(ERROR, CIO_E_FILE_LOCKS_UNSUPPORTED); break;
 #endif
 #if defined(CIO__FLAVOUR_WASI)
-    case CIO_ERRNO_NOTSUP: return CIO__MAPPED(ERROR, CIO_E_FILE_LOCKS_UNSUPPORTED);
+    case CIO_ERRNO_NOTSUP: m = CIO__MAPPED(ERROR, CIO_E_FILE_LOCKS_UNSUPPORTED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "flock");
 }
 
 /* close: Unexpected */
 static inline cio__mapped cio__errno_close(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INTR: return CIO__MAPPED(OK, CIO_OK);
-    case CIO_ERRNO_INPROGRESS: return CIO__MAPPED(OK, CIO_OK);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(OK, CIO_OK); break;
+    case CIO_ERRNO_INPROGRESS: m = CIO__MAPPED(OK, CIO_OK); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "close");
 }
 
 /* fcntl: Unexpected */
 static inline cio__mapped cio__errno_fcntl(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "fcntl");
 }
 
 /* pipe2: PipeError */
 static inline cio__mapped cio__errno_pipe2(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_MFILE: m = CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED); break;
+    case CIO_ERRNO_NFILE: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "pipe2");
 }
 
 /* evented_fd: Evented.CreateError */
 static inline cio__mapped cio__errno_evented_fd(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOSPC: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NODEV: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_MFILE: m = CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED); break;
+    case CIO_ERRNO_NFILE: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOSPC: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NODEV: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "evented_fd");
 }
 
 /* mkdirat: Dir.CreateDirError */
 static inline cio__mapped cio__errno_mkdirat(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_DQUOT: return CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA);
-    case CIO_ERRNO_EXIST: return CIO__MAPPED(ERROR, CIO_E_PATH_ALREADY_EXISTS);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_MLINK: return CIO__MAPPED(ERROR, CIO_E_LINK_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOSPC: return CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
-    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED); break;
+    case CIO_ERRNO_DQUOT: m = CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA); break;
+    case CIO_ERRNO_EXIST: m = CIO__MAPPED(ERROR, CIO_E_PATH_ALREADY_EXISTS); break;
+    case CIO_ERRNO_LOOP: m = CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP); break;
+    case CIO_ERRNO_MLINK: m = CIO__MAPPED(ERROR, CIO_E_LINK_QUOTA_EXCEEDED); break;
+    case CIO_ERRNO_NAMETOOLONG: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_ERRNO_NOENT: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_ERRNO_NOTCONN: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOSPC: m = CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT); break;
+    case CIO_ERRNO_NOTDIR: m = CIO__MAPPED(ERROR, CIO_E_NOT_DIR); break;
+    case CIO_ERRNO_ROFS: m = CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM); break;
+    case CIO_ERRNO_ILSEQ: m = CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME); break;
+    case CIO_ERRNO_CANCELED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
 #if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_NOTCAPABLE: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "mkdirat");
 }
 
 /* unlinkat: Dir.DeleteFileError */
 static inline cio__mapped cio__errno_unlinkat(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_EXIST: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTEMPTY: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_BUSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_FILE_SYSTEM);
-    case CIO_ERRNO_ISDIR: return CIO__MAPPED(ERROR, CIO_E_IS_DIR);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
-    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_EXIST: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOTEMPTY: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED); break;
+    case CIO_ERRNO_BUSY: m = CIO__MAPPED(ERROR, CIO_E_FILE_BUSY); break;
+    case CIO_ERRNO_IO: m = CIO__MAPPED(ERROR, CIO_E_FILE_SYSTEM); break;
+    case CIO_ERRNO_ISDIR: m = CIO__MAPPED(ERROR, CIO_E_IS_DIR); break;
+    case CIO_ERRNO_LOOP: m = CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP); break;
+    case CIO_ERRNO_NAMETOOLONG: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_ERRNO_NOENT: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_ERRNO_NOTDIR: m = CIO__MAPPED(ERROR, CIO_E_NOT_DIR); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_ROFS: m = CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM); break;
+    case CIO_ERRNO_ILSEQ: m = CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME); break;
+    case CIO_ERRNO_CANCELED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
 #if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_NOTCAPABLE: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "unlinkat");
 }
 
 /* unlinkat_dir: Dir.DeleteDirError */
 static inline cio__mapped cio__errno_unlinkat_dir(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ISDIR: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_BUSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_FILE_SYSTEM);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
-    case CIO_ERRNO_NOTEMPTY: return CIO__MAPPED(ERROR, CIO_E_DIR_NOT_EMPTY);
-    case CIO_ERRNO_EXIST: return CIO__MAPPED(ERROR, CIO_E_DIR_NOT_EMPTY);
-    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_ISDIR: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED); break;
+    case CIO_ERRNO_BUSY: m = CIO__MAPPED(ERROR, CIO_E_FILE_BUSY); break;
+    case CIO_ERRNO_IO: m = CIO__MAPPED(ERROR, CIO_E_FILE_SYSTEM); break;
+    case CIO_ERRNO_LOOP: m = CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP); break;
+    case CIO_ERRNO_NAMETOOLONG: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_ERRNO_NOENT: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_ERRNO_NOTDIR: m = CIO__MAPPED(ERROR, CIO_E_NOT_DIR); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_ROFS: m = CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM); break;
+    case CIO_ERRNO_NOTEMPTY: m = CIO__MAPPED(ERROR, CIO_E_DIR_NOT_EMPTY); break;
+    case CIO_ERRNO_EXIST: m = CIO__MAPPED(ERROR, CIO_E_DIR_NOT_EMPTY); break;
+    case CIO_ERRNO_ILSEQ: m = CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME); break;
+    case CIO_ERRNO_CANCELED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
 #if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_NOTCAPABLE: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "unlinkat_dir");
 }
 
 /* renameat: Dir.RenameError */
 static inline cio__mapped cio__errno_renameat(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_BUSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
-    case CIO_ERRNO_DQUOT: return CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA);
-    case CIO_ERRNO_ISDIR: return CIO__MAPPED(ERROR, CIO_E_IS_DIR);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_HARDWARE_FAILURE);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_MLINK: return CIO__MAPPED(ERROR, CIO_E_LINK_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOSPC: return CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT);
-    case CIO_ERRNO_EXIST: return CIO__MAPPED(ERROR, CIO_E_DIR_NOT_EMPTY);
-    case CIO_ERRNO_NOTEMPTY: return CIO__MAPPED(ERROR, CIO_E_DIR_NOT_EMPTY);
-    case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
-    case CIO_ERRNO_XDEV: return CIO__MAPPED(ERROR, CIO_E_CROSS_DEVICE);
-    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED); break;
+    case CIO_ERRNO_BUSY: m = CIO__MAPPED(ERROR, CIO_E_FILE_BUSY); break;
+    case CIO_ERRNO_DQUOT: m = CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA); break;
+    case CIO_ERRNO_ISDIR: m = CIO__MAPPED(ERROR, CIO_E_IS_DIR); break;
+    case CIO_ERRNO_IO: m = CIO__MAPPED(ERROR, CIO_E_HARDWARE_FAILURE); break;
+    case CIO_ERRNO_LOOP: m = CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP); break;
+    case CIO_ERRNO_MLINK: m = CIO__MAPPED(ERROR, CIO_E_LINK_QUOTA_EXCEEDED); break;
+    case CIO_ERRNO_NAMETOOLONG: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_ERRNO_NOENT: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_ERRNO_NOTDIR: m = CIO__MAPPED(ERROR, CIO_E_NOT_DIR); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOSPC: m = CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT); break;
+    case CIO_ERRNO_EXIST: m = CIO__MAPPED(ERROR, CIO_E_DIR_NOT_EMPTY); break;
+    case CIO_ERRNO_NOTEMPTY: m = CIO__MAPPED(ERROR, CIO_E_DIR_NOT_EMPTY); break;
+    case CIO_ERRNO_ROFS: m = CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM); break;
+    case CIO_ERRNO_XDEV: m = CIO__MAPPED(ERROR, CIO_E_CROSS_DEVICE); break;
+    case CIO_ERRNO_ILSEQ: m = CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME); break;
+    case CIO_ERRNO_CANCELED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
 #if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_NOTCAPABLE: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "renameat");
 }
 
 /* fstat: File.StatError */
 static inline cio__mapped cio__errno_fstat(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
 #if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_NOTCAPABLE: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "fstat");
 }
 
 /* fstatat: Dir.StatFileError */
 static inline cio__mapped cio__errno_fstatat(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED); break;
+    case CIO_ERRNO_NAMETOOLONG: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_ERRNO_LOOP: m = CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP); break;
+    case CIO_ERRNO_NOENT: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_ERRNO_NOTDIR: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_ERRNO_ILSEQ: m = CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME); break;
 #if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_NOTCAPABLE: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "fstatat");
 }
 
 /* statx: Dir.StatFileError */
 static inline cio__mapped cio__errno_statx(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_LOOP: m = CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP); break;
+    case CIO_ERRNO_NAMETOOLONG: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_ERRNO_NOENT: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_ERRNO_NOTDIR: m = CIO__MAPPED(ERROR, CIO_E_NOT_DIR); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_CANCELED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "statx");
 }
 
 /* statx_fd: File.StatError */
 static inline cio__mapped cio__errno_statx_fd(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_LOOP: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NAMETOOLONG: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOENT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOTDIR: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_CANCELED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "statx_fd");
 }
 
 /* lseek: File.SeekError */
 static inline cio__mapped cio__errno_lseek(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_OVERFLOW: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_SPIPE: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE); break;
+    case CIO_ERRNO_OVERFLOW: m = CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE); break;
+    case CIO_ERRNO_SPIPE: m = CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE); break;
+    case CIO_ERRNO_NXIO: m = CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE); break;
 #if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_NOTCAPABLE: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "lseek");
 }
 
 /* ftruncate: File.SetLengthError */
 static inline cio__mapped cio__errno_ftruncate(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FBIG: return CIO__MAPPED(ERROR, CIO_E_FILE_TOO_BIG);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_TXTBSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_NON_RESIZABLE);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FBIG: m = CIO__MAPPED(ERROR, CIO_E_FILE_TOO_BIG); break;
+    case CIO_ERRNO_IO: m = CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED); break;
+    case CIO_ERRNO_TXTBSY: m = CIO__MAPPED(ERROR, CIO_E_FILE_BUSY); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(ERROR, CIO_E_NON_RESIZABLE); break;
 #if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_NOTCAPABLE: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "ftruncate");
 }
 
 /* fsync: File.SyncError */
 static inline cio__mapped cio__errno_fsync(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ROFS: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
-    case CIO_ERRNO_NOSPC: return CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT);
-    case CIO_ERRNO_DQUOT: return CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_ROFS: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_IO: m = CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT); break;
+    case CIO_ERRNO_NOSPC: m = CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT); break;
+    case CIO_ERRNO_DQUOT: m = CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA); break;
+    case CIO_ERRNO_CANCELED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
 #if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_NOTCAPABLE: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "fsync");
 }
 
 /* futimens: File.SetTimestampsError */
 static inline cio__mapped cio__errno_futimens(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED); break;
+    case CIO_ERRNO_ROFS: m = CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM); break;
 #if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_NOTCAPABLE: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "futimens");
 }
 
 /* utimensat: Dir.SetTimestampsError */
 static inline cio__mapped cio__errno_utimensat(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED); break;
+    case CIO_ERRNO_ROFS: m = CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM); break;
+    case CIO_ERRNO_NOENT: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_ERRNO_NOTDIR: m = CIO__MAPPED(ERROR, CIO_E_NOT_DIR); break;
+    case CIO_ERRNO_LOOP: m = CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP); break;
+    case CIO_ERRNO_NAMETOOLONG: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_ERRNO_ILSEQ: m = CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME); break;
 #if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_NOTCAPABLE: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "utimensat");
 }
 
 /* getdents: Dir.IterateError */
 static inline cio__mapped cio__errno_getdents(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(OK, CIO_OK);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOTDIR: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOENT: m = CIO__MAPPED(OK, CIO_OK); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
 #if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_NOTCAPABLE: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "getdents");
 }
 
 /* readlinkat: Dir.ReadLinkError */
 static inline cio__mapped cio__errno_readlinkat(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_NOT_LINK);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_FILE_SYSTEM);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(ERROR, CIO_E_NOT_LINK); break;
+    case CIO_ERRNO_IO: m = CIO__MAPPED(ERROR, CIO_E_FILE_SYSTEM); break;
+    case CIO_ERRNO_LOOP: m = CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP); break;
+    case CIO_ERRNO_NAMETOOLONG: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_ERRNO_NOENT: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOTDIR: m = CIO__MAPPED(ERROR, CIO_E_NOT_DIR); break;
+    case CIO_ERRNO_ILSEQ: m = CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME); break;
 #if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_NOTCAPABLE: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "readlinkat");
 }
 
 /* faccessat: Dir.AccessError */
 static inline cio__mapped cio__errno_faccessat(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_TXTBSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED); break;
+    case CIO_ERRNO_ROFS: m = CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM); break;
+    case CIO_ERRNO_LOOP: m = CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP); break;
+    case CIO_ERRNO_TXTBSY: m = CIO__MAPPED(ERROR, CIO_E_FILE_BUSY); break;
+    case CIO_ERRNO_NOTDIR: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_ERRNO_NOENT: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_ERRNO_NAMETOOLONG: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_ERRNO_IO: m = CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_ILSEQ: m = CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME); break;
 #if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_NOTCAPABLE: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "faccessat");
 }
 
 /* futex_wait: Futex.WaitError */
 static inline cio__mapped cio__errno_futex_wait(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(OK, CIO_OK);
-    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_AGAIN: m = CIO__MAPPED(OK, CIO_OK); break;
+    case CIO_ERRNO_TIMEDOUT: m = CIO__MAPPED(ERROR, CIO_E_TIMEOUT); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "futex_wait");
 }
 
 /* futex_wake: Unexpected */
 static inline cio__mapped cio__errno_futex_wake(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(OK, CIO_OK);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(OK, CIO_OK);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(OK, CIO_OK); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(OK, CIO_OK); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "futex_wake");
 }
 
 /* umtx_op: Futex.WaitError */
 static inline cio__mapped cio__errno_umtx_op(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_TIMEDOUT: m = CIO__MAPPED(ERROR, CIO_E_TIMEOUT); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "umtx_op");
 }
 
 /* lwp_park: Futex.WaitError */
 static inline cio__mapped cio__errno_lwp_park(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_ALREADY: return CIO__MAPPED(OK, CIO_OK);
-    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_SRCH: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_ALREADY: m = CIO__MAPPED(OK, CIO_OK); break;
+    case CIO_ERRNO_TIMEDOUT: m = CIO__MAPPED(ERROR, CIO_E_TIMEOUT); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_SRCH: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "lwp_park");
 }
 
 /* openbsd_futex: Futex.WaitError */
 static inline cio__mapped cio__errno_openbsd_futex(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(OK, CIO_OK);
-    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOSYS: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_CANCELED: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_AGAIN: m = CIO__MAPPED(OK, CIO_OK); break;
+    case CIO_ERRNO_TIMEDOUT: m = CIO__MAPPED(ERROR, CIO_E_TIMEOUT); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOSYS: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "openbsd_futex");
 }
 
 /* ulock_wait: Futex.WaitError */
 static inline cio__mapped cio__errno_ulock_wait(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(OK, CIO_OK);
-    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(OK, CIO_OK); break;
+    case CIO_ERRNO_TIMEDOUT: m = CIO__MAPPED(ERROR, CIO_E_TIMEOUT); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "ulock_wait");
 }
 
 /* umtx_sleep: Futex.WaitError */
 static inline cio__mapped cio__errno_umtx_sleep(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BUSY: return CIO__MAPPED(OK, CIO_OK);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(OK, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BUSY: m = CIO__MAPPED(OK, CIO_OK); break;
+    case CIO_ERRNO_AGAIN: m = CIO__MAPPED(OK, CIO_OK); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "umtx_sleep");
 }
 
 /* clock_gettime: Clock.ResolutionError */
 static inline cio__mapped cio__errno_clock_gettime(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_CLOCK_UNAVAILABLE);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(ERROR, CIO_E_CLOCK_UNAVAILABLE); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "clock_gettime");
 }
 
 /* clock_getres: Clock.ResolutionError */
 static inline cio__mapped cio__errno_clock_getres(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_CLOCK_UNAVAILABLE);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(ERROR, CIO_E_CLOCK_UNAVAILABLE); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "clock_getres");
 }
 
 /* nanosleep: SleepError */
 static inline cio__mapped cio__errno_nanosleep(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "nanosleep");
 }
 
 /* clock_nanosleep: SleepError */
 static inline cio__mapped cio__errno_clock_nanosleep(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "clock_nanosleep");
 }
 
 /* getrandom: RandomSecureError */
 static inline cio__mapped cio__errno_getrandom(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_ENTROPY_UNAVAILABLE);
-    case CIO_ERRNO_NOSYS: return CIO__MAPPED(ERROR, CIO_E_ENTROPY_UNAVAILABLE);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_ENTROPY_UNAVAILABLE);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_AGAIN: m = CIO__MAPPED(ERROR, CIO_E_ENTROPY_UNAVAILABLE); break;
+    case CIO_ERRNO_NOSYS: m = CIO__MAPPED(ERROR, CIO_E_ENTROPY_UNAVAILABLE); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_ENTROPY_UNAVAILABLE); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "getrandom");
 }
 
 /* kill: SignalError */
 static inline cio__mapped cio__errno_kill(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_INVALID_SIGNAL);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_SRCH: return CIO__MAPPED(ERROR, CIO_E_PROCESS_NOT_FOUND);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(ERROR, CIO_E_INVALID_SIGNAL); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED); break;
+    case CIO_ERRNO_SRCH: m = CIO__MAPPED(ERROR, CIO_E_PROCESS_NOT_FOUND); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "kill");
 }
 
 /* sigaction: SignalError */
 static inline cio__mapped cio__errno_sigaction(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_INVALID_SIGNAL);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(ERROR, CIO_E_INVALID_SIGNAL); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "sigaction");
 }
 
 /* sigprocmask: SignalError */
 static inline cio__mapped cio__errno_sigprocmask(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "sigprocmask");
 }
 
 /* sysctl: ProcessExecutablePathError */
 static inline cio__mapped cio__errno_sysctl(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOENT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "sysctl");
 }
 
 /* socket: net.SocketError */
 static inline cio__mapped cio__errno_socket(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_AFNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_PROTOCOL_UNSUPPORTED_BY_SYSTEM);
-    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_PROTONOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_PROTOCOL_UNSUPPORTED_BY_ADDRESS_FAMILY);
-    case CIO_ERRNO_PROTOTYPE: return CIO__MAPPED(ERROR, CIO_E_SOCKET_MODE_UNSUPPORTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_AFNOSUPPORT: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(ERROR, CIO_E_PROTOCOL_UNSUPPORTED_BY_SYSTEM); break;
+    case CIO_ERRNO_MFILE: m = CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED); break;
+    case CIO_ERRNO_NFILE: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED); break;
+    case CIO_ERRNO_NOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_PROTONOSUPPORT: m = CIO__MAPPED(ERROR, CIO_E_PROTOCOL_UNSUPPORTED_BY_ADDRESS_FAMILY); break;
+    case CIO_ERRNO_PROTOTYPE: m = CIO__MAPPED(ERROR, CIO_E_SOCKET_MODE_UNSUPPORTED); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
 #if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
-    case CIO_ERRNO_SOCKTNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_SOCKET_MODE_UNSUPPORTED);
+    case CIO_ERRNO_SOCKTNOSUPPORT: m = CIO__MAPPED(ERROR, CIO_E_SOCKET_MODE_UNSUPPORTED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "socket");
 }
 
 /* socket_unix: net.UnixAddress.ListenError */
 static inline cio__mapped cio__errno_socket_unix(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_AFNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_PROTONOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_PROTOTYPE: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_AFNOSUPPORT: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED); break;
+    case CIO_ERRNO_PROTONOSUPPORT: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED); break;
+    case CIO_ERRNO_PROTOTYPE: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED); break;
+    case CIO_ERRNO_MFILE: m = CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED); break;
+    case CIO_ERRNO_NFILE: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED); break;
+    case CIO_ERRNO_NOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
 #if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
-    case CIO_ERRNO_SOCKTNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
+    case CIO_ERRNO_SOCKTNOSUPPORT: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "socket_unix");
 }
 
 /* socketpair: net.Socket.CreatePairError */
 static inline cio__mapped cio__errno_socketpair(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AFNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_PROTONOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_PROTOCOL_UNSUPPORTED_BY_SYSTEM);
-    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_AFNOSUPPORT: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED); break;
+    case CIO_ERRNO_PROTONOSUPPORT: m = CIO__MAPPED(ERROR, CIO_E_PROTOCOL_UNSUPPORTED_BY_SYSTEM); break;
+    case CIO_ERRNO_MFILE: m = CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED); break;
+    case CIO_ERRNO_NFILE: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED); break;
+    case CIO_ERRNO_NOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
 #if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
-    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED);
+    case CIO_ERRNO_OPNOTSUPP: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
 #endif
 #if defined(CIO__FLAVOUR_WASI)
-    case CIO_ERRNO_NOTSUP: return CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED);
+    case CIO_ERRNO_NOTSUP: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "socketpair");
 }
 
 /* if_nametoindex: net.Interface.ResolveError */
 static inline cio__mapped cio__errno_if_nametoindex(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_NODEV: return CIO__MAPPED(ERROR, CIO_E_INTERFACE_NOT_FOUND);
-    case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_INTERFACE_NOT_FOUND);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_INTERFACE_NOT_FOUND);
-    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_NODEV: m = CIO__MAPPED(ERROR, CIO_E_INTERFACE_NOT_FOUND); break;
+    case CIO_ERRNO_NXIO: m = CIO__MAPPED(ERROR, CIO_E_INTERFACE_NOT_FOUND); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(ERROR, CIO_E_INTERFACE_NOT_FOUND); break;
+    case CIO_ERRNO_MFILE: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NFILE: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "if_nametoindex");
 }
 
 /* if_indextoname: net.Interface.NameError */
 static inline cio__mapped cio__errno_if_indextoname(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_INTERFACE_NOT_FOUND);
-    case CIO_ERRNO_NODEV: return CIO__MAPPED(ERROR, CIO_E_INTERFACE_NOT_FOUND);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_NXIO: m = CIO__MAPPED(ERROR, CIO_E_INTERFACE_NOT_FOUND); break;
+    case CIO_ERRNO_NODEV: m = CIO__MAPPED(ERROR, CIO_E_INTERFACE_NOT_FOUND); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "if_indextoname");
 }
 
 /* sendfile: net.WriteFileError */
 static inline cio__mapped cio__errno_sendfile(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_OVERFLOW: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_SPIPE: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_ERRNO_PIPE: return CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_ERRNO_NETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_ERRNO_NETUNREACH: return CIO__MAPPED(ERROR, CIO_E_NETWORK_UNREACHABLE);
-    case CIO_ERRNO_HOSTUNREACH: return CIO__MAPPED(ERROR, CIO_E_HOST_UNREACHABLE);
-    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_AGAIN: m = CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK); break;
+    case CIO_ERRNO_IO: m = CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_OVERFLOW: m = CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE); break;
+    case CIO_ERRNO_SPIPE: m = CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE); break;
+    case CIO_ERRNO_PIPE: m = CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE); break;
+    case CIO_ERRNO_CONNRESET: m = CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER); break;
+    case CIO_ERRNO_NOTCONN: m = CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED); break;
+    case CIO_ERRNO_NETDOWN: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN); break;
+    case CIO_ERRNO_NETUNREACH: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_UNREACHABLE); break;
+    case CIO_ERRNO_HOSTUNREACH: m = CIO__MAPPED(ERROR, CIO_E_HOST_UNREACHABLE); break;
+    case CIO_ERRNO_TIMEDOUT: m = CIO__MAPPED(ERROR, CIO_E_TIMEOUT); break;
+    case CIO_ERRNO_CANCELED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "sendfile");
 }
 
 /* setsockopt: net.SetOptionError */
 static inline cio__mapped cio__errno_setsockopt(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOPROTOOPT: return CIO__MAPPED(ERROR, CIO_E_OPTION_UNSUPPORTED);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOTSOCK: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOPROTOOPT: m = CIO__MAPPED(ERROR, CIO_E_OPTION_UNSUPPORTED); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
 #if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
-    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(ERROR, CIO_E_OPTION_UNSUPPORTED);
+    case CIO_ERRNO_OPNOTSUPP: m = CIO__MAPPED(ERROR, CIO_E_OPTION_UNSUPPORTED); break;
 #endif
 #if defined(CIO__FLAVOUR_WASI)
-    case CIO_ERRNO_NOTSUP: return CIO__MAPPED(ERROR, CIO_E_OPTION_UNSUPPORTED);
+    case CIO_ERRNO_NOTSUP: m = CIO__MAPPED(ERROR, CIO_E_OPTION_UNSUPPORTED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "setsockopt");
 }
 
 /* bind: net.BindError */
 static inline cio__mapped cio__errno_bind(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ADDRINUSE: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_IN_USE);
-    case CIO_ERRNO_AFNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_ADDRNOTAVAIL: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_UNAVAILABLE);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOTSOCK: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_ADDRINUSE: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_IN_USE); break;
+    case CIO_ERRNO_AFNOSUPPORT: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED); break;
+    case CIO_ERRNO_ADDRNOTAVAIL: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_UNAVAILABLE); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "bind");
 }
 
 /* bind_unix: net.UnixAddress.ListenError */
 static inline cio__mapped cio__errno_bind_unix(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_ADDRINUSE: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_IN_USE);
-    case CIO_ERRNO_AFNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_ADDRNOTAVAIL: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_UNAVAILABLE);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOTSOCK: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NAMETOOLONG: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_ADDRINUSE: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_IN_USE); break;
+    case CIO_ERRNO_AFNOSUPPORT: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED); break;
+    case CIO_ERRNO_ADDRNOTAVAIL: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_UNAVAILABLE); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_LOOP: m = CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP); break;
+    case CIO_ERRNO_NOENT: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_ERRNO_NOTDIR: m = CIO__MAPPED(ERROR, CIO_E_NOT_DIR); break;
+    case CIO_ERRNO_ROFS: m = CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "bind_unix");
 }
 
 /* listen: net.ListenError */
 static inline cio__mapped cio__errno_listen(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ADDRINUSE: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_IN_USE);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOTSOCK: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_ADDRINUSE: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_IN_USE); break;
 #if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
-    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_OPNOTSUPP: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
 #endif
 #if defined(CIO__FLAVOUR_WASI)
-    case CIO_ERRNO_NOTSUP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_NOTSUP: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "listen");
 }
 
 /* listen_unix: net.UnixAddress.ListenError */
 static inline cio__mapped cio__errno_listen_unix(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ADDRINUSE: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_IN_USE);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOTSOCK: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_ADDRINUSE: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_IN_USE); break;
 #if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
-    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_OPNOTSUPP: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
 #endif
 #if defined(CIO__FLAVOUR_WASI)
-    case CIO_ERRNO_NOTSUP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_NOTSUP: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "listen_unix");
 }
 
 /* getsockname: net.ListenError */
 static inline cio__mapped cio__errno_getsockname(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOTSOCK: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "getsockname");
 }
 
 /* accept4: net.AcceptError */
 static inline cio__mapped cio__errno_accept4(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_CONNABORTED: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_ABORTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_SOCKET_NOT_LISTENING);
-    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_PROTO: return CIO__MAPPED(ERROR, CIO_E_PROTOCOL_FAILURE);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_BLOCKED_BY_FIREWALL);
-    case CIO_ERRNO_NETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOTSOCK: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_AGAIN: m = CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK); break;
+    case CIO_ERRNO_CONNABORTED: m = CIO__MAPPED(ERROR, CIO_E_CONNECTION_ABORTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(ERROR, CIO_E_SOCKET_NOT_LISTENING); break;
+    case CIO_ERRNO_MFILE: m = CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED); break;
+    case CIO_ERRNO_NFILE: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED); break;
+    case CIO_ERRNO_NOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_PROTO: m = CIO__MAPPED(ERROR, CIO_E_PROTOCOL_FAILURE); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_BLOCKED_BY_FIREWALL); break;
+    case CIO_ERRNO_NETDOWN: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN); break;
+    case CIO_ERRNO_CANCELED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
 #if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
-    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_OPNOTSUPP: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
 #endif
 #if defined(CIO__FLAVOUR_WASI)
-    case CIO_ERRNO_NOTSUP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_NOTSUP: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "accept4");
 }
 
 /* connect: net.ConnectError */
 static inline cio__mapped cio__errno_connect(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_CONNABORTED: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ISCONN: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_PROTOTYPE: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ADDRNOTAVAIL: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_UNAVAILABLE);
-    case CIO_ERRNO_AFNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_INPROGRESS: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_ALREADY: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_PENDING);
-    case CIO_ERRNO_CONNREFUSED: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_REFUSED);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_ERRNO_HOSTUNREACH: return CIO__MAPPED(ERROR, CIO_E_HOST_UNREACHABLE);
-    case CIO_ERRNO_NETUNREACH: return CIO__MAPPED(ERROR, CIO_E_NETWORK_UNREACHABLE);
-    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_NETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_CONNABORTED: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_ISCONN: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOENT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOTSOCK: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_PROTOTYPE: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_ADDRNOTAVAIL: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_UNAVAILABLE); break;
+    case CIO_ERRNO_AFNOSUPPORT: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED); break;
+    case CIO_ERRNO_AGAIN: m = CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK); break;
+    case CIO_ERRNO_INPROGRESS: m = CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK); break;
+    case CIO_ERRNO_ALREADY: m = CIO__MAPPED(ERROR, CIO_E_CONNECTION_PENDING); break;
+    case CIO_ERRNO_CONNREFUSED: m = CIO__MAPPED(ERROR, CIO_E_CONNECTION_REFUSED); break;
+    case CIO_ERRNO_CONNRESET: m = CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER); break;
+    case CIO_ERRNO_HOSTUNREACH: m = CIO__MAPPED(ERROR, CIO_E_HOST_UNREACHABLE); break;
+    case CIO_ERRNO_NETUNREACH: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_UNREACHABLE); break;
+    case CIO_ERRNO_TIMEDOUT: m = CIO__MAPPED(ERROR, CIO_E_TIMEOUT); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_NETDOWN: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN); break;
+    case CIO_ERRNO_CANCELED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "connect");
 }
 
 /* connect_unix: net.UnixAddress.ConnectError */
 static inline cio__mapped cio__errno_connect_unix(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_CONNABORTED: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ISCONN: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_PROTOTYPE: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AFNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_INPROGRESS: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
-    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
-    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
-    case CIO_ERRNO_CONNREFUSED: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_REFUSED);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_CONNABORTED: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_ISCONN: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOTSOCK: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_PROTOTYPE: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_AFNOSUPPORT: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED); break;
+    case CIO_ERRNO_AGAIN: m = CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK); break;
+    case CIO_ERRNO_INPROGRESS: m = CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_LOOP: m = CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP); break;
+    case CIO_ERRNO_NOENT: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_ERRNO_NOTDIR: m = CIO__MAPPED(ERROR, CIO_E_NOT_DIR); break;
+    case CIO_ERRNO_ROFS: m = CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED); break;
+    case CIO_ERRNO_CONNREFUSED: m = CIO__MAPPED(ERROR, CIO_E_CONNECTION_REFUSED); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_CANCELED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "connect_unix");
 }
 
 /* net_read: net.ReadError */
 static inline cio__mapped cio__errno_net_read(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_ERRNO_PIPE: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_ERRNO_NETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOTSOCK: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_AGAIN: m = CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK); break;
+    case CIO_ERRNO_NOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOTCONN: m = CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED); break;
+    case CIO_ERRNO_PIPE: m = CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED); break;
+    case CIO_ERRNO_CONNRESET: m = CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER); break;
+    case CIO_ERRNO_NETDOWN: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN); break;
+    case CIO_ERRNO_TIMEDOUT: m = CIO__MAPPED(ERROR, CIO_E_TIMEOUT); break;
+    case CIO_ERRNO_CANCELED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
 #if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
-    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_NOTCAPABLE: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "net_read");
 }
 
 /* net_write: net.WriteError */
 static inline cio__mapped cio__errno_net_write(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_DESTADDRREQ: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ISCONN: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_MSGSIZE: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_ALREADY: return CIO__MAPPED(ERROR, CIO_E_FAST_OPEN_ALREADY_IN_PROGRESS);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_PIPE: return CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE);
-    case CIO_ERRNO_AFNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_HOSTUNREACH: return CIO__MAPPED(ERROR, CIO_E_HOST_UNREACHABLE);
-    case CIO_ERRNO_NETUNREACH: return CIO__MAPPED(ERROR, CIO_E_NETWORK_UNREACHABLE);
-    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_ERRNO_NETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_ERRNO_CONNREFUSED: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_REFUSED);
-    case CIO_ERRNO_TIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_DESTADDRREQ: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_ISCONN: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_MSGSIZE: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOTSOCK: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_AGAIN: m = CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK); break;
+    case CIO_ERRNO_ALREADY: m = CIO__MAPPED(ERROR, CIO_E_FAST_OPEN_ALREADY_IN_PROGRESS); break;
+    case CIO_ERRNO_CONNRESET: m = CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER); break;
+    case CIO_ERRNO_NOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_PIPE: m = CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE); break;
+    case CIO_ERRNO_AFNOSUPPORT: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED); break;
+    case CIO_ERRNO_HOSTUNREACH: m = CIO__MAPPED(ERROR, CIO_E_HOST_UNREACHABLE); break;
+    case CIO_ERRNO_NETUNREACH: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_UNREACHABLE); break;
+    case CIO_ERRNO_NOTCONN: m = CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED); break;
+    case CIO_ERRNO_NETDOWN: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN); break;
+    case CIO_ERRNO_CONNREFUSED: m = CIO__MAPPED(ERROR, CIO_E_CONNECTION_REFUSED); break;
+    case CIO_ERRNO_TIMEDOUT: m = CIO__MAPPED(ERROR, CIO_E_TIMEOUT); break;
+    case CIO_ERRNO_CANCELED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
 #if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
-    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_OPNOTSUPP: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
 #endif
 #if defined(CIO__FLAVOUR_WASI)
-    case CIO_ERRNO_NOTSUP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_NOTSUP: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "net_write");
 }
 
 /* send: net.SendError */
 static inline cio__mapped cio__errno_send(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_DESTADDRREQ: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ISCONN: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_ALREADY: return CIO__MAPPED(ERROR, CIO_E_FAST_OPEN_ALREADY_IN_PROGRESS);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_ERRNO_CONNREFUSED: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_REFUSED);
-    case CIO_ERRNO_MSGSIZE: return CIO__MAPPED(ERROR, CIO_E_MESSAGE_OVERSIZE);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_PIPE: return CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE);
-    case CIO_ERRNO_AFNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_ADDRNOTAVAIL: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_UNAVAILABLE);
-    case CIO_ERRNO_HOSTUNREACH: return CIO__MAPPED(ERROR, CIO_E_HOST_UNREACHABLE);
-    case CIO_ERRNO_NETUNREACH: return CIO__MAPPED(ERROR, CIO_E_NETWORK_UNREACHABLE);
-    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_ERRNO_NETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_DESTADDRREQ: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_ISCONN: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOTSOCK: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_AGAIN: m = CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK); break;
+    case CIO_ERRNO_ALREADY: m = CIO__MAPPED(ERROR, CIO_E_FAST_OPEN_ALREADY_IN_PROGRESS); break;
+    case CIO_ERRNO_CONNRESET: m = CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER); break;
+    case CIO_ERRNO_CONNREFUSED: m = CIO__MAPPED(ERROR, CIO_E_CONNECTION_REFUSED); break;
+    case CIO_ERRNO_MSGSIZE: m = CIO__MAPPED(ERROR, CIO_E_MESSAGE_OVERSIZE); break;
+    case CIO_ERRNO_NOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_PIPE: m = CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE); break;
+    case CIO_ERRNO_AFNOSUPPORT: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED); break;
+    case CIO_ERRNO_ADDRNOTAVAIL: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_UNAVAILABLE); break;
+    case CIO_ERRNO_HOSTUNREACH: m = CIO__MAPPED(ERROR, CIO_E_HOST_UNREACHABLE); break;
+    case CIO_ERRNO_NETUNREACH: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_UNREACHABLE); break;
+    case CIO_ERRNO_NOTCONN: m = CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED); break;
+    case CIO_ERRNO_NETDOWN: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN); break;
+    case CIO_ERRNO_CANCELED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
 #if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
-    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_OPNOTSUPP: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
 #endif
 #if defined(CIO__FLAVOUR_WASI)
-    case CIO_ERRNO_NOTSUP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_NOTSUP: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "send");
 }
 
 /* sendmsg: net.SendError */
 static inline cio__mapped cio__errno_sendmsg(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_DESTADDRREQ: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ISCONN: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_ALREADY: return CIO__MAPPED(ERROR, CIO_E_FAST_OPEN_ALREADY_IN_PROGRESS);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_ERRNO_CONNREFUSED: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_REFUSED);
-    case CIO_ERRNO_MSGSIZE: return CIO__MAPPED(ERROR, CIO_E_MESSAGE_OVERSIZE);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_PIPE: return CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE);
-    case CIO_ERRNO_AFNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_ERRNO_ADDRNOTAVAIL: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_UNAVAILABLE);
-    case CIO_ERRNO_HOSTUNREACH: return CIO__MAPPED(ERROR, CIO_E_HOST_UNREACHABLE);
-    case CIO_ERRNO_NETUNREACH: return CIO__MAPPED(ERROR, CIO_E_NETWORK_UNREACHABLE);
-    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_ERRNO_NETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_DESTADDRREQ: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_ISCONN: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOTSOCK: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_AGAIN: m = CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK); break;
+    case CIO_ERRNO_ALREADY: m = CIO__MAPPED(ERROR, CIO_E_FAST_OPEN_ALREADY_IN_PROGRESS); break;
+    case CIO_ERRNO_CONNRESET: m = CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER); break;
+    case CIO_ERRNO_CONNREFUSED: m = CIO__MAPPED(ERROR, CIO_E_CONNECTION_REFUSED); break;
+    case CIO_ERRNO_MSGSIZE: m = CIO__MAPPED(ERROR, CIO_E_MESSAGE_OVERSIZE); break;
+    case CIO_ERRNO_NOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_PIPE: m = CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE); break;
+    case CIO_ERRNO_AFNOSUPPORT: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED); break;
+    case CIO_ERRNO_ADDRNOTAVAIL: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_UNAVAILABLE); break;
+    case CIO_ERRNO_HOSTUNREACH: m = CIO__MAPPED(ERROR, CIO_E_HOST_UNREACHABLE); break;
+    case CIO_ERRNO_NETUNREACH: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_UNREACHABLE); break;
+    case CIO_ERRNO_NOTCONN: m = CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED); break;
+    case CIO_ERRNO_NETDOWN: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN); break;
+    case CIO_ERRNO_CANCELED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
 #if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
-    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_OPNOTSUPP: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
 #endif
 #if defined(CIO__FLAVOUR_WASI)
-    case CIO_ERRNO_NOTSUP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_NOTSUP: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "sendmsg");
 }
 
 /* recv: net.ReceiveError */
 static inline cio__mapped cio__errno_recv(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_ERRNO_PIPE: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_ERRNO_MSGSIZE: return CIO__MAPPED(ERROR, CIO_E_MESSAGE_OVERSIZE);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_ERRNO_CONNREFUSED: return CIO__MAPPED(ERROR, CIO_E_PORT_UNREACHABLE);
-    case CIO_ERRNO_NETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOTSOCK: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NFILE: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED); break;
+    case CIO_ERRNO_MFILE: m = CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED); break;
+    case CIO_ERRNO_NOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOTCONN: m = CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED); break;
+    case CIO_ERRNO_PIPE: m = CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED); break;
+    case CIO_ERRNO_MSGSIZE: m = CIO__MAPPED(ERROR, CIO_E_MESSAGE_OVERSIZE); break;
+    case CIO_ERRNO_CONNRESET: m = CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER); break;
+    case CIO_ERRNO_CONNREFUSED: m = CIO__MAPPED(ERROR, CIO_E_PORT_UNREACHABLE); break;
+    case CIO_ERRNO_NETDOWN: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN); break;
+    case CIO_ERRNO_AGAIN: m = CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK); break;
+    case CIO_ERRNO_CANCELED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
 #if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
-    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_OPNOTSUPP: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
 #endif
 #if defined(CIO__FLAVOUR_WASI)
-    case CIO_ERRNO_NOTSUP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_NOTSUP: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "recv");
 }
 
 /* recvmsg: net.ReceiveError */
 static inline cio__mapped cio__errno_recvmsg(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_ERRNO_PIPE: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_ERRNO_MSGSIZE: return CIO__MAPPED(ERROR, CIO_E_MESSAGE_OVERSIZE);
-    case CIO_ERRNO_CONNRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_ERRNO_CONNREFUSED: return CIO__MAPPED(ERROR, CIO_E_PORT_UNREACHABLE);
-    case CIO_ERRNO_NETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_ERRNO_CANCELED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOTSOCK: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NFILE: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED); break;
+    case CIO_ERRNO_MFILE: m = CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED); break;
+    case CIO_ERRNO_NOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOTCONN: m = CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED); break;
+    case CIO_ERRNO_PIPE: m = CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED); break;
+    case CIO_ERRNO_MSGSIZE: m = CIO__MAPPED(ERROR, CIO_E_MESSAGE_OVERSIZE); break;
+    case CIO_ERRNO_CONNRESET: m = CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER); break;
+    case CIO_ERRNO_CONNREFUSED: m = CIO__MAPPED(ERROR, CIO_E_PORT_UNREACHABLE); break;
+    case CIO_ERRNO_NETDOWN: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN); break;
+    case CIO_ERRNO_AGAIN: m = CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK); break;
+    case CIO_ERRNO_CANCELED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
 #if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
-    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_OPNOTSUPP: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
 #endif
 #if defined(CIO__FLAVOUR_WASI)
-    case CIO_ERRNO_NOTSUP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_NOTSUP: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
 #endif
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "recvmsg");
 }
 
 /* poll: net.ReceiveTimeoutError */
 static inline cio__mapped cio__errno_poll(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_AGAIN: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "poll");
 }
 
 /* shutdown: net.ShutdownError */
 static inline cio__mapped cio__errno_shutdown(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_ERRNO_NOTCONN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOTSOCK: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOTCONN: m = CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED); break;
+    case CIO_ERRNO_NOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 1, (int64_t)code, "shutdown");
 }
 
 #endif /* errno flavour */
@@ -1510,694 +1662,762 @@ static inline cio__mapped cio__errno_shutdown(int code)
 /* nt_create_file: File.OpenError */
 static inline cio__mapped cio__ntstatus_nt_create_file(cio_ntstatus code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_NTSTATUS_CANCELLED: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_NTSTATUS_SHARING_VIOLATION: return CIO__MAPPED(BACKOFF, CIO_E_SHARING_VIOLATION);
-    case CIO_NTSTATUS_DELETE_PENDING: return CIO__MAPPED(BACKOFF, CIO_E_SHARING_VIOLATION);
-    case CIO_NTSTATUS_OBJECT_NAME_INVALID: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_NTSTATUS_OBJECT_PATH_INVALID: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_NTSTATUS_OBJECT_NAME_NOT_FOUND: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_NTSTATUS_OBJECT_PATH_NOT_FOUND: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_NTSTATUS_BAD_NETWORK_PATH: return CIO__MAPPED(ERROR, CIO_E_NETWORK_NOT_FOUND);
-    case CIO_NTSTATUS_BAD_NETWORK_NAME: return CIO__MAPPED(ERROR, CIO_E_NETWORK_NOT_FOUND);
-    case CIO_NTSTATUS_NO_MEDIA_IN_DEVICE: return CIO__MAPPED(ERROR, CIO_E_NO_DEVICE);
-    case CIO_NTSTATUS_ACCESS_DENIED: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_NTSTATUS_PIPE_BUSY: return CIO__MAPPED(ERROR, CIO_E_PIPE_BUSY);
-    case CIO_NTSTATUS_PIPE_NOT_AVAILABLE: return CIO__MAPPED(ERROR, CIO_E_NO_DEVICE);
-    case CIO_NTSTATUS_OBJECT_NAME_COLLISION: return CIO__MAPPED(ERROR, CIO_E_PATH_ALREADY_EXISTS);
-    case CIO_NTSTATUS_FILE_IS_A_DIRECTORY: return CIO__MAPPED(ERROR, CIO_E_IS_DIR);
-    case CIO_NTSTATUS_NOT_A_DIRECTORY: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_NTSTATUS_USER_MAPPED_FILE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_NTSTATUS_VIRUS_INFECTED: return CIO__MAPPED(ERROR, CIO_E_ANTIVIRUS_INTERFERENCE);
-    case CIO_NTSTATUS_VIRUS_DELETED: return CIO__MAPPED(ERROR, CIO_E_ANTIVIRUS_INTERFERENCE);
-    case CIO_NTSTATUS_DISK_FULL: return CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT);
-    case CIO_NTSTATUS_NAME_TOO_LONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_NTSTATUS_TOO_MANY_OPENED_FILES: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
-    case CIO_NTSTATUS_INSUFFICIENT_RESOURCES: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_NTSTATUS_NO_MEMORY: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_NTSTATUS_MEDIA_WRITE_PROTECTED: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
-    case CIO_NTSTATUS_INVALID_PARAMETER: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_NTSTATUS_OBJECT_PATH_SYNTAX_BAD: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_NTSTATUS_INVALID_HANDLE: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_NTSTATUS_CANCELLED: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_NTSTATUS_SHARING_VIOLATION: m = CIO__MAPPED(BACKOFF, CIO_E_SHARING_VIOLATION); break;
+    case CIO_NTSTATUS_DELETE_PENDING: m = CIO__MAPPED(BACKOFF, CIO_E_SHARING_VIOLATION); break;
+    case CIO_NTSTATUS_OBJECT_NAME_INVALID: m = CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME); break;
+    case CIO_NTSTATUS_OBJECT_PATH_INVALID: m = CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME); break;
+    case CIO_NTSTATUS_OBJECT_NAME_NOT_FOUND: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_NTSTATUS_OBJECT_PATH_NOT_FOUND: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_NTSTATUS_BAD_NETWORK_PATH: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_NOT_FOUND); break;
+    case CIO_NTSTATUS_BAD_NETWORK_NAME: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_NOT_FOUND); break;
+    case CIO_NTSTATUS_NO_MEDIA_IN_DEVICE: m = CIO__MAPPED(ERROR, CIO_E_NO_DEVICE); break;
+    case CIO_NTSTATUS_ACCESS_DENIED: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_NTSTATUS_PIPE_BUSY: m = CIO__MAPPED(ERROR, CIO_E_PIPE_BUSY); break;
+    case CIO_NTSTATUS_PIPE_NOT_AVAILABLE: m = CIO__MAPPED(ERROR, CIO_E_NO_DEVICE); break;
+    case CIO_NTSTATUS_OBJECT_NAME_COLLISION: m = CIO__MAPPED(ERROR, CIO_E_PATH_ALREADY_EXISTS); break;
+    case CIO_NTSTATUS_FILE_IS_A_DIRECTORY: m = CIO__MAPPED(ERROR, CIO_E_IS_DIR); break;
+    case CIO_NTSTATUS_NOT_A_DIRECTORY: m = CIO__MAPPED(ERROR, CIO_E_NOT_DIR); break;
+    case CIO_NTSTATUS_USER_MAPPED_FILE: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_NTSTATUS_VIRUS_INFECTED: m = CIO__MAPPED(ERROR, CIO_E_ANTIVIRUS_INTERFERENCE); break;
+    case CIO_NTSTATUS_VIRUS_DELETED: m = CIO__MAPPED(ERROR, CIO_E_ANTIVIRUS_INTERFERENCE); break;
+    case CIO_NTSTATUS_DISK_FULL: m = CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT); break;
+    case CIO_NTSTATUS_NAME_TOO_LONG: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_NTSTATUS_TOO_MANY_OPENED_FILES: m = CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED); break;
+    case CIO_NTSTATUS_INSUFFICIENT_RESOURCES: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_NTSTATUS_NO_MEMORY: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_NTSTATUS_MEDIA_WRITE_PROTECTED: m = CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM); break;
+    case CIO_NTSTATUS_INVALID_PARAMETER: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_NTSTATUS_OBJECT_PATH_SYNTAX_BAD: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_NTSTATUS_INVALID_HANDLE: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 2, (int64_t)(uint32_t)code, "nt_create_file");
 }
 
 /* nt_lock_file: File.OpenError */
 static inline cio__mapped cio__ntstatus_nt_lock_file(cio_ntstatus code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_NTSTATUS_CANCELLED: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_NTSTATUS_INSUFFICIENT_RESOURCES: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_NTSTATUS_LOCK_NOT_GRANTED: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_NTSTATUS_ACCESS_VIOLATION: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_NTSTATUS_CANCELLED: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_NTSTATUS_INSUFFICIENT_RESOURCES: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_NTSTATUS_LOCK_NOT_GRANTED: m = CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK); break;
+    case CIO_NTSTATUS_ACCESS_VIOLATION: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 2, (int64_t)(uint32_t)code, "nt_lock_file");
 }
 
 /* nt_create_dir: Dir.CreateDirError */
 static inline cio__mapped cio__ntstatus_nt_create_dir(cio_ntstatus code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_NTSTATUS_CANCELLED: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_NTSTATUS_SHARING_VIOLATION: return CIO__MAPPED(BACKOFF, CIO_E_ACCESS_DENIED);
-    case CIO_NTSTATUS_DELETE_PENDING: return CIO__MAPPED(BACKOFF, CIO_E_ACCESS_DENIED);
-    case CIO_NTSTATUS_OBJECT_NAME_INVALID: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_NTSTATUS_OBJECT_PATH_INVALID: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_NTSTATUS_OBJECT_NAME_NOT_FOUND: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_NTSTATUS_OBJECT_PATH_NOT_FOUND: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_NTSTATUS_BAD_NETWORK_PATH: return CIO__MAPPED(ERROR, CIO_E_NETWORK_NOT_FOUND);
-    case CIO_NTSTATUS_BAD_NETWORK_NAME: return CIO__MAPPED(ERROR, CIO_E_NETWORK_NOT_FOUND);
-    case CIO_NTSTATUS_NO_MEDIA_IN_DEVICE: return CIO__MAPPED(ERROR, CIO_E_NO_DEVICE);
-    case CIO_NTSTATUS_ACCESS_DENIED: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_NTSTATUS_OBJECT_NAME_COLLISION: return CIO__MAPPED(ERROR, CIO_E_PATH_ALREADY_EXISTS);
-    case CIO_NTSTATUS_NOT_A_DIRECTORY: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_NTSTATUS_USER_MAPPED_FILE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_NTSTATUS_DISK_FULL: return CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT);
-    case CIO_NTSTATUS_NAME_TOO_LONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_NTSTATUS_INSUFFICIENT_RESOURCES: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_NTSTATUS_MEDIA_WRITE_PROTECTED: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
-    case CIO_NTSTATUS_INVALID_PARAMETER: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_NTSTATUS_OBJECT_PATH_SYNTAX_BAD: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_NTSTATUS_INVALID_HANDLE: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_NTSTATUS_CANCELLED: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_NTSTATUS_SHARING_VIOLATION: m = CIO__MAPPED(BACKOFF, CIO_E_ACCESS_DENIED); break;
+    case CIO_NTSTATUS_DELETE_PENDING: m = CIO__MAPPED(BACKOFF, CIO_E_ACCESS_DENIED); break;
+    case CIO_NTSTATUS_OBJECT_NAME_INVALID: m = CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME); break;
+    case CIO_NTSTATUS_OBJECT_PATH_INVALID: m = CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME); break;
+    case CIO_NTSTATUS_OBJECT_NAME_NOT_FOUND: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_NTSTATUS_OBJECT_PATH_NOT_FOUND: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_NTSTATUS_BAD_NETWORK_PATH: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_NOT_FOUND); break;
+    case CIO_NTSTATUS_BAD_NETWORK_NAME: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_NOT_FOUND); break;
+    case CIO_NTSTATUS_NO_MEDIA_IN_DEVICE: m = CIO__MAPPED(ERROR, CIO_E_NO_DEVICE); break;
+    case CIO_NTSTATUS_ACCESS_DENIED: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_NTSTATUS_OBJECT_NAME_COLLISION: m = CIO__MAPPED(ERROR, CIO_E_PATH_ALREADY_EXISTS); break;
+    case CIO_NTSTATUS_NOT_A_DIRECTORY: m = CIO__MAPPED(ERROR, CIO_E_NOT_DIR); break;
+    case CIO_NTSTATUS_USER_MAPPED_FILE: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_NTSTATUS_DISK_FULL: m = CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT); break;
+    case CIO_NTSTATUS_NAME_TOO_LONG: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_NTSTATUS_INSUFFICIENT_RESOURCES: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_NTSTATUS_MEDIA_WRITE_PROTECTED: m = CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM); break;
+    case CIO_NTSTATUS_INVALID_PARAMETER: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_NTSTATUS_OBJECT_PATH_SYNTAX_BAD: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_NTSTATUS_INVALID_HANDLE: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 2, (int64_t)(uint32_t)code, "nt_create_dir");
 }
 
 /* nt_open_dir: Dir.OpenError */
 static inline cio__mapped cio__ntstatus_nt_open_dir(cio_ntstatus code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_NTSTATUS_CANCELLED: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_NTSTATUS_OBJECT_NAME_INVALID: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_NTSTATUS_OBJECT_PATH_INVALID: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_NTSTATUS_OBJECT_NAME_NOT_FOUND: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_NTSTATUS_OBJECT_PATH_NOT_FOUND: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_NTSTATUS_BAD_NETWORK_PATH: return CIO__MAPPED(ERROR, CIO_E_NETWORK_NOT_FOUND);
-    case CIO_NTSTATUS_BAD_NETWORK_NAME: return CIO__MAPPED(ERROR, CIO_E_NETWORK_NOT_FOUND);
-    case CIO_NTSTATUS_NO_MEDIA_IN_DEVICE: return CIO__MAPPED(ERROR, CIO_E_NO_DEVICE);
-    case CIO_NTSTATUS_NOT_A_DIRECTORY: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_NTSTATUS_ACCESS_DENIED: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_NTSTATUS_DELETE_PENDING: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_NTSTATUS_NAME_TOO_LONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_NTSTATUS_TOO_MANY_OPENED_FILES: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
-    case CIO_NTSTATUS_INSUFFICIENT_RESOURCES: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_NTSTATUS_OBJECT_NAME_COLLISION: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_NTSTATUS_INVALID_PARAMETER: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_NTSTATUS_OBJECT_PATH_SYNTAX_BAD: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_NTSTATUS_INVALID_HANDLE: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_NTSTATUS_CANCELLED: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_NTSTATUS_OBJECT_NAME_INVALID: m = CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME); break;
+    case CIO_NTSTATUS_OBJECT_PATH_INVALID: m = CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME); break;
+    case CIO_NTSTATUS_OBJECT_NAME_NOT_FOUND: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_NTSTATUS_OBJECT_PATH_NOT_FOUND: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_NTSTATUS_BAD_NETWORK_PATH: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_NOT_FOUND); break;
+    case CIO_NTSTATUS_BAD_NETWORK_NAME: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_NOT_FOUND); break;
+    case CIO_NTSTATUS_NO_MEDIA_IN_DEVICE: m = CIO__MAPPED(ERROR, CIO_E_NO_DEVICE); break;
+    case CIO_NTSTATUS_NOT_A_DIRECTORY: m = CIO__MAPPED(ERROR, CIO_E_NOT_DIR); break;
+    case CIO_NTSTATUS_ACCESS_DENIED: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_NTSTATUS_DELETE_PENDING: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_NTSTATUS_NAME_TOO_LONG: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_NTSTATUS_TOO_MANY_OPENED_FILES: m = CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED); break;
+    case CIO_NTSTATUS_INSUFFICIENT_RESOURCES: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_NTSTATUS_OBJECT_NAME_COLLISION: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_NTSTATUS_INVALID_PARAMETER: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_NTSTATUS_OBJECT_PATH_SYNTAX_BAD: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_NTSTATUS_INVALID_HANDLE: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 2, (int64_t)(uint32_t)code, "nt_open_dir");
 }
 
 /* nt_read_file: File.Reader.Error */
 static inline cio__mapped cio__ntstatus_nt_read_file(cio_ntstatus code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_NTSTATUS_CANCELLED: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_NTSTATUS_END_OF_FILE: return CIO__MAPPED(OK, CIO_OK);
-    case CIO_NTSTATUS_PIPE_BROKEN: return CIO__MAPPED(OK, CIO_OK);
-    case CIO_NTSTATUS_INVALID_HANDLE: return CIO__MAPPED(ERROR, CIO_E_NOT_OPEN_FOR_READING);
-    case CIO_NTSTATUS_INVALID_DEVICE_REQUEST: return CIO__MAPPED(ERROR, CIO_E_IS_DIR);
-    case CIO_NTSTATUS_FILE_LOCK_CONFLICT: return CIO__MAPPED(ERROR, CIO_E_LOCK_VIOLATION);
-    case CIO_NTSTATUS_ACCESS_DENIED: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_NTSTATUS_INSUFFICIENT_RESOURCES: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_NTSTATUS_NO_MEMORY: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_NTSTATUS_INVALID_USER_BUFFER: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_NTSTATUS_ACCESS_VIOLATION: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_NTSTATUS_CANCELLED: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_NTSTATUS_END_OF_FILE: m = CIO__MAPPED(OK, CIO_OK); break;
+    case CIO_NTSTATUS_PIPE_BROKEN: m = CIO__MAPPED(OK, CIO_OK); break;
+    case CIO_NTSTATUS_INVALID_HANDLE: m = CIO__MAPPED(ERROR, CIO_E_NOT_OPEN_FOR_READING); break;
+    case CIO_NTSTATUS_INVALID_DEVICE_REQUEST: m = CIO__MAPPED(ERROR, CIO_E_IS_DIR); break;
+    case CIO_NTSTATUS_FILE_LOCK_CONFLICT: m = CIO__MAPPED(ERROR, CIO_E_LOCK_VIOLATION); break;
+    case CIO_NTSTATUS_ACCESS_DENIED: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_NTSTATUS_INSUFFICIENT_RESOURCES: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_NTSTATUS_NO_MEMORY: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_NTSTATUS_INVALID_USER_BUFFER: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_NTSTATUS_ACCESS_VIOLATION: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 2, (int64_t)(uint32_t)code, "nt_read_file");
 }
 
 /* nt_write_file: File.WriteStreamingError */
 static inline cio__mapped cio__ntstatus_nt_write_file(cio_ntstatus code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_NTSTATUS_CANCELLED: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_NTSTATUS_INVALID_USER_BUFFER: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_NTSTATUS_NO_MEMORY: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_NTSTATUS_QUOTA_EXCEEDED: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_NTSTATUS_WORKING_SET_QUOTA: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_NTSTATUS_INSUFFICIENT_RESOURCES: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_NTSTATUS_PIPE_BROKEN: return CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE);
-    case CIO_NTSTATUS_PIPE_CLOSING: return CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE);
-    case CIO_NTSTATUS_INVALID_HANDLE: return CIO__MAPPED(ERROR, CIO_E_NOT_OPEN_FOR_WRITING);
-    case CIO_NTSTATUS_FILE_LOCK_CONFLICT: return CIO__MAPPED(ERROR, CIO_E_LOCK_VIOLATION);
-    case CIO_NTSTATUS_ACCESS_DENIED: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_NTSTATUS_DISK_FULL: return CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT);
-    case CIO_NTSTATUS_ACCESS_VIOLATION: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_NTSTATUS_CANCELLED: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_NTSTATUS_INVALID_USER_BUFFER: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_NTSTATUS_NO_MEMORY: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_NTSTATUS_QUOTA_EXCEEDED: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_NTSTATUS_WORKING_SET_QUOTA: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_NTSTATUS_INSUFFICIENT_RESOURCES: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_NTSTATUS_PIPE_BROKEN: m = CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE); break;
+    case CIO_NTSTATUS_PIPE_CLOSING: m = CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE); break;
+    case CIO_NTSTATUS_INVALID_HANDLE: m = CIO__MAPPED(ERROR, CIO_E_NOT_OPEN_FOR_WRITING); break;
+    case CIO_NTSTATUS_FILE_LOCK_CONFLICT: m = CIO__MAPPED(ERROR, CIO_E_LOCK_VIOLATION); break;
+    case CIO_NTSTATUS_ACCESS_DENIED: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_NTSTATUS_DISK_FULL: m = CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT); break;
+    case CIO_NTSTATUS_ACCESS_VIOLATION: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 2, (int64_t)(uint32_t)code, "nt_write_file");
 }
 
 /* nt_query_information_file: File.StatError */
 static inline cio__mapped cio__ntstatus_nt_query_information_file(cio_ntstatus code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_NTSTATUS_CANCELLED: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_NTSTATUS_BUFFER_OVERFLOW: return CIO__MAPPED(OK, CIO_OK);
-    case CIO_NTSTATUS_ACCESS_DENIED: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_NTSTATUS_INVALID_PARAMETER: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_NTSTATUS_INFO_LENGTH_MISMATCH: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_NTSTATUS_INVALID_INFO_CLASS: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_NTSTATUS_INVALID_HANDLE: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_NTSTATUS_CANCELLED: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_NTSTATUS_BUFFER_OVERFLOW: m = CIO__MAPPED(OK, CIO_OK); break;
+    case CIO_NTSTATUS_ACCESS_DENIED: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_NTSTATUS_INVALID_PARAMETER: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_NTSTATUS_INFO_LENGTH_MISMATCH: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_NTSTATUS_INVALID_INFO_CLASS: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_NTSTATUS_INVALID_HANDLE: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 2, (int64_t)(uint32_t)code, "nt_query_information_file");
 }
 
 /* nt_file_position: File.SeekError */
 static inline cio__mapped cio__ntstatus_nt_file_position(cio_ntstatus code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_NTSTATUS_CANCELLED: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_NTSTATUS_ACCESS_DENIED: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_NTSTATUS_PIPE_NOT_AVAILABLE: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_NTSTATUS_INVALID_DEVICE_REQUEST: return CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE);
-    case CIO_NTSTATUS_INVALID_HANDLE: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_NTSTATUS_INVALID_PARAMETER: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_NTSTATUS_CANCELLED: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_NTSTATUS_ACCESS_DENIED: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_NTSTATUS_PIPE_NOT_AVAILABLE: m = CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE); break;
+    case CIO_NTSTATUS_INVALID_DEVICE_REQUEST: m = CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE); break;
+    case CIO_NTSTATUS_INVALID_HANDLE: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_NTSTATUS_INVALID_PARAMETER: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 2, (int64_t)(uint32_t)code, "nt_file_position");
 }
 
 /* nt_set_information_file: File.SetLengthError */
 static inline cio__mapped cio__ntstatus_nt_set_information_file(cio_ntstatus code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_NTSTATUS_CANCELLED: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_NTSTATUS_ACCESS_DENIED: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_NTSTATUS_USER_MAPPED_FILE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_NTSTATUS_INVALID_PARAMETER: return CIO__MAPPED(ERROR, CIO_E_FILE_TOO_BIG);
-    case CIO_NTSTATUS_DISK_FULL: return CIO__MAPPED(ERROR, CIO_E_FILE_TOO_BIG);
-    case CIO_NTSTATUS_INVALID_HANDLE: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_NTSTATUS_CANCELLED: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_NTSTATUS_ACCESS_DENIED: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_NTSTATUS_USER_MAPPED_FILE: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_NTSTATUS_INVALID_PARAMETER: m = CIO__MAPPED(ERROR, CIO_E_FILE_TOO_BIG); break;
+    case CIO_NTSTATUS_DISK_FULL: m = CIO__MAPPED(ERROR, CIO_E_FILE_TOO_BIG); break;
+    case CIO_NTSTATUS_INVALID_HANDLE: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 2, (int64_t)(uint32_t)code, "nt_set_information_file");
 }
 
 /* nt_set_basic_information: File.SetTimestampsError */
 static inline cio__mapped cio__ntstatus_nt_set_basic_information(cio_ntstatus code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_NTSTATUS_CANCELLED: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_NTSTATUS_ACCESS_DENIED: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_NTSTATUS_MEDIA_WRITE_PROTECTED: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
-    case CIO_NTSTATUS_INVALID_HANDLE: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_NTSTATUS_INVALID_PARAMETER: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_NTSTATUS_CANCELLED: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_NTSTATUS_ACCESS_DENIED: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_NTSTATUS_MEDIA_WRITE_PROTECTED: m = CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM); break;
+    case CIO_NTSTATUS_INVALID_HANDLE: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_NTSTATUS_INVALID_PARAMETER: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 2, (int64_t)(uint32_t)code, "nt_set_basic_information");
 }
 
 /* nt_flush_buffers_file: File.SyncError */
 static inline cio__mapped cio__ntstatus_nt_flush_buffers_file(cio_ntstatus code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_NTSTATUS_CANCELLED: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_NTSTATUS_ACCESS_DENIED: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_NTSTATUS_UNEXPECTED_NETWORK_ERROR: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
-    case CIO_NTSTATUS_DISK_FULL: return CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT);
-    case CIO_NTSTATUS_INVALID_HANDLE: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_NTSTATUS_CANCELLED: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_NTSTATUS_ACCESS_DENIED: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_NTSTATUS_UNEXPECTED_NETWORK_ERROR: m = CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT); break;
+    case CIO_NTSTATUS_DISK_FULL: m = CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT); break;
+    case CIO_NTSTATUS_INVALID_HANDLE: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 2, (int64_t)(uint32_t)code, "nt_flush_buffers_file");
 }
 
 /* nt_query_directory_file: Dir.IterateError */
 static inline cio__mapped cio__ntstatus_nt_query_directory_file(cio_ntstatus code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_NTSTATUS_CANCELLED: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_NTSTATUS_NO_MORE_FILES: return CIO__MAPPED(OK, CIO_OK);
-    case CIO_NTSTATUS_NO_SUCH_FILE: return CIO__MAPPED(OK, CIO_OK);
-    case CIO_NTSTATUS_BUFFER_OVERFLOW: return CIO__MAPPED(OK, CIO_OK);
-    case CIO_NTSTATUS_ACCESS_DENIED: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_NTSTATUS_INSUFFICIENT_RESOURCES: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_NTSTATUS_INVALID_HANDLE: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_NTSTATUS_INVALID_PARAMETER: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_NTSTATUS_INVALID_INFO_CLASS: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_NTSTATUS_CANCELLED: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_NTSTATUS_NO_MORE_FILES: m = CIO__MAPPED(OK, CIO_OK); break;
+    case CIO_NTSTATUS_NO_SUCH_FILE: m = CIO__MAPPED(OK, CIO_OK); break;
+    case CIO_NTSTATUS_BUFFER_OVERFLOW: m = CIO__MAPPED(OK, CIO_OK); break;
+    case CIO_NTSTATUS_ACCESS_DENIED: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_NTSTATUS_INSUFFICIENT_RESOURCES: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_NTSTATUS_INVALID_HANDLE: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_NTSTATUS_INVALID_PARAMETER: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_NTSTATUS_INVALID_INFO_CLASS: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 2, (int64_t)(uint32_t)code, "nt_query_directory_file");
 }
 
 /* nt_delete_file_open: Dir.DeleteFileError */
 static inline cio__mapped cio__ntstatus_nt_delete_file_open(cio_ntstatus code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_NTSTATUS_CANCELLED: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_NTSTATUS_DELETE_PENDING: return CIO__MAPPED(OK, CIO_OK);
-    case CIO_NTSTATUS_OBJECT_NAME_INVALID: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_NTSTATUS_OBJECT_NAME_NOT_FOUND: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_NTSTATUS_OBJECT_PATH_NOT_FOUND: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_NTSTATUS_BAD_NETWORK_PATH: return CIO__MAPPED(ERROR, CIO_E_NETWORK_NOT_FOUND);
-    case CIO_NTSTATUS_BAD_NETWORK_NAME: return CIO__MAPPED(ERROR, CIO_E_NETWORK_NOT_FOUND);
-    case CIO_NTSTATUS_FILE_IS_A_DIRECTORY: return CIO__MAPPED(ERROR, CIO_E_IS_DIR);
-    case CIO_NTSTATUS_NOT_A_DIRECTORY: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_NTSTATUS_SHARING_VIOLATION: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
-    case CIO_NTSTATUS_ACCESS_DENIED: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_NTSTATUS_NAME_TOO_LONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_NTSTATUS_MEDIA_WRITE_PROTECTED: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
-    case CIO_NTSTATUS_INVALID_PARAMETER: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_NTSTATUS_CANCELLED: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_NTSTATUS_DELETE_PENDING: m = CIO__MAPPED(OK, CIO_OK); break;
+    case CIO_NTSTATUS_OBJECT_NAME_INVALID: m = CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME); break;
+    case CIO_NTSTATUS_OBJECT_NAME_NOT_FOUND: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_NTSTATUS_OBJECT_PATH_NOT_FOUND: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_NTSTATUS_BAD_NETWORK_PATH: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_NOT_FOUND); break;
+    case CIO_NTSTATUS_BAD_NETWORK_NAME: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_NOT_FOUND); break;
+    case CIO_NTSTATUS_FILE_IS_A_DIRECTORY: m = CIO__MAPPED(ERROR, CIO_E_IS_DIR); break;
+    case CIO_NTSTATUS_NOT_A_DIRECTORY: m = CIO__MAPPED(ERROR, CIO_E_NOT_DIR); break;
+    case CIO_NTSTATUS_SHARING_VIOLATION: m = CIO__MAPPED(ERROR, CIO_E_FILE_BUSY); break;
+    case CIO_NTSTATUS_ACCESS_DENIED: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_NTSTATUS_NAME_TOO_LONG: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_NTSTATUS_MEDIA_WRITE_PROTECTED: m = CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM); break;
+    case CIO_NTSTATUS_INVALID_PARAMETER: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 2, (int64_t)(uint32_t)code, "nt_delete_file_open");
 }
 
 /* nt_delete_dir_open: Dir.DeleteDirError */
 static inline cio__mapped cio__ntstatus_nt_delete_dir_open(cio_ntstatus code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_NTSTATUS_CANCELLED: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_NTSTATUS_DELETE_PENDING: return CIO__MAPPED(OK, CIO_OK);
-    case CIO_NTSTATUS_OBJECT_NAME_INVALID: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
-    case CIO_NTSTATUS_OBJECT_NAME_NOT_FOUND: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_NTSTATUS_OBJECT_PATH_NOT_FOUND: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_NTSTATUS_BAD_NETWORK_PATH: return CIO__MAPPED(ERROR, CIO_E_NETWORK_NOT_FOUND);
-    case CIO_NTSTATUS_BAD_NETWORK_NAME: return CIO__MAPPED(ERROR, CIO_E_NETWORK_NOT_FOUND);
-    case CIO_NTSTATUS_NOT_A_DIRECTORY: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_NTSTATUS_SHARING_VIOLATION: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
-    case CIO_NTSTATUS_ACCESS_DENIED: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_NTSTATUS_NAME_TOO_LONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
-    case CIO_NTSTATUS_MEDIA_WRITE_PROTECTED: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
-    case CIO_NTSTATUS_INVALID_PARAMETER: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_NTSTATUS_CANCELLED: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_NTSTATUS_DELETE_PENDING: m = CIO__MAPPED(OK, CIO_OK); break;
+    case CIO_NTSTATUS_OBJECT_NAME_INVALID: m = CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME); break;
+    case CIO_NTSTATUS_OBJECT_NAME_NOT_FOUND: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_NTSTATUS_OBJECT_PATH_NOT_FOUND: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_NTSTATUS_BAD_NETWORK_PATH: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_NOT_FOUND); break;
+    case CIO_NTSTATUS_BAD_NETWORK_NAME: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_NOT_FOUND); break;
+    case CIO_NTSTATUS_NOT_A_DIRECTORY: m = CIO__MAPPED(ERROR, CIO_E_NOT_DIR); break;
+    case CIO_NTSTATUS_SHARING_VIOLATION: m = CIO__MAPPED(ERROR, CIO_E_FILE_BUSY); break;
+    case CIO_NTSTATUS_ACCESS_DENIED: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_NTSTATUS_NAME_TOO_LONG: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_NTSTATUS_MEDIA_WRITE_PROTECTED: m = CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM); break;
+    case CIO_NTSTATUS_INVALID_PARAMETER: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 2, (int64_t)(uint32_t)code, "nt_delete_dir_open");
 }
 
 /* nt_set_disposition: Dir.DeleteDirError */
 static inline cio__mapped cio__ntstatus_nt_set_disposition(cio_ntstatus code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_NTSTATUS_CANCELLED: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_NTSTATUS_DIRECTORY_NOT_EMPTY: return CIO__MAPPED(ERROR, CIO_E_DIR_NOT_EMPTY);
-    case CIO_NTSTATUS_CANNOT_DELETE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_NTSTATUS_MEDIA_WRITE_PROTECTED: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
-    case CIO_NTSTATUS_ACCESS_DENIED: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_NTSTATUS_SHARING_VIOLATION: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
-    case CIO_NTSTATUS_INVALID_PARAMETER: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_NTSTATUS_CANCELLED: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_NTSTATUS_DIRECTORY_NOT_EMPTY: m = CIO__MAPPED(ERROR, CIO_E_DIR_NOT_EMPTY); break;
+    case CIO_NTSTATUS_CANNOT_DELETE: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_NTSTATUS_MEDIA_WRITE_PROTECTED: m = CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM); break;
+    case CIO_NTSTATUS_ACCESS_DENIED: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_NTSTATUS_SHARING_VIOLATION: m = CIO__MAPPED(ERROR, CIO_E_FILE_BUSY); break;
+    case CIO_NTSTATUS_INVALID_PARAMETER: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 2, (int64_t)(uint32_t)code, "nt_set_disposition");
 }
 
 /* nt_rename: Dir.RenamePreserveError */
 static inline cio__mapped cio__ntstatus_nt_rename(cio_ntstatus code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_NTSTATUS_CANCELLED: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_NTSTATUS_ACCESS_DENIED: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_NTSTATUS_OBJECT_NAME_NOT_FOUND: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_NTSTATUS_OBJECT_PATH_NOT_FOUND: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_NTSTATUS_NOT_SAME_DEVICE: return CIO__MAPPED(ERROR, CIO_E_CROSS_DEVICE);
-    case CIO_NTSTATUS_OBJECT_NAME_COLLISION: return CIO__MAPPED(ERROR, CIO_E_PATH_ALREADY_EXISTS);
-    case CIO_NTSTATUS_DIRECTORY_NOT_EMPTY: return CIO__MAPPED(ERROR, CIO_E_DIR_NOT_EMPTY);
-    case CIO_NTSTATUS_FILE_IS_A_DIRECTORY: return CIO__MAPPED(ERROR, CIO_E_IS_DIR);
-    case CIO_NTSTATUS_NOT_A_DIRECTORY: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
-    case CIO_NTSTATUS_SHARING_VIOLATION: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
-    case CIO_NTSTATUS_INVALID_HANDLE: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_NTSTATUS_INVALID_PARAMETER: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_NTSTATUS_OBJECT_PATH_SYNTAX_BAD: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_NTSTATUS_CANCELLED: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_NTSTATUS_ACCESS_DENIED: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_NTSTATUS_OBJECT_NAME_NOT_FOUND: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_NTSTATUS_OBJECT_PATH_NOT_FOUND: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_NTSTATUS_NOT_SAME_DEVICE: m = CIO__MAPPED(ERROR, CIO_E_CROSS_DEVICE); break;
+    case CIO_NTSTATUS_OBJECT_NAME_COLLISION: m = CIO__MAPPED(ERROR, CIO_E_PATH_ALREADY_EXISTS); break;
+    case CIO_NTSTATUS_DIRECTORY_NOT_EMPTY: m = CIO__MAPPED(ERROR, CIO_E_DIR_NOT_EMPTY); break;
+    case CIO_NTSTATUS_FILE_IS_A_DIRECTORY: m = CIO__MAPPED(ERROR, CIO_E_IS_DIR); break;
+    case CIO_NTSTATUS_NOT_A_DIRECTORY: m = CIO__MAPPED(ERROR, CIO_E_NOT_DIR); break;
+    case CIO_NTSTATUS_SHARING_VIOLATION: m = CIO__MAPPED(ERROR, CIO_E_FILE_BUSY); break;
+    case CIO_NTSTATUS_INVALID_HANDLE: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_NTSTATUS_INVALID_PARAMETER: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_NTSTATUS_OBJECT_PATH_SYNTAX_BAD: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 2, (int64_t)(uint32_t)code, "nt_rename");
 }
 
 /* nt_wait_for_alert: Futex.WaitError */
 static inline cio__mapped cio__ntstatus_nt_wait_for_alert(cio_ntstatus code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_NTSTATUS_ALERTED: return CIO__MAPPED(OK, CIO_OK);
-    case CIO_NTSTATUS_USER_APC: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_NTSTATUS_TIMEOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_NTSTATUS_ALERTED: m = CIO__MAPPED(OK, CIO_OK); break;
+    case CIO_NTSTATUS_USER_APC: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_NTSTATUS_TIMEOUT: m = CIO__MAPPED(ERROR, CIO_E_TIMEOUT); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 2, (int64_t)(uint32_t)code, "nt_wait_for_alert");
 }
 
 /* nt_delay_execution: SleepError */
 static inline cio__mapped cio__ntstatus_nt_delay_execution(cio_ntstatus code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_NTSTATUS_ALERTED: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_NTSTATUS_USER_APC: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_NTSTATUS_INVALID_PARAMETER: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_NTSTATUS_ALERTED: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_NTSTATUS_USER_APC: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_NTSTATUS_INVALID_PARAMETER: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 2, (int64_t)(uint32_t)code, "nt_delay_execution");
 }
 
 /* wsa_startup: net.SocketError */
 static inline cio__mapped cio__wsa_wsa_startup(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_WSA_SYSNOTREADY: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_WSA_VERNOTSUPPORTED: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_WSA_EPROCLIM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_WSA_EINPROGRESS: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_WSA_EFAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_WSA_SYSNOTREADY: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN); break;
+    case CIO_WSA_VERNOTSUPPORTED: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN); break;
+    case CIO_WSA_EPROCLIM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_WSA_EINPROGRESS: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_WSA_EFAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 3, (int64_t)code, "wsa_startup");
 }
 
 /* wsa_socket: net.SocketError */
 static inline cio__mapped cio__wsa_wsa_socket(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_WSA_EINTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_WSA_ECANCELLED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_E_CANCELLED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_OPERATION_ABORTED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_NOTINITIALISED: return CIO__MAPPED(REINIT, CIO_OK);
-    case CIO_WSA_EAFNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_WSA_EMFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
-    case CIO_WSA_ENOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_WSA_EPROTONOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_PROTOCOL_UNSUPPORTED_BY_ADDRESS_FAMILY);
-    case CIO_WSA_EPROTOTYPE: return CIO__MAPPED(ERROR, CIO_E_SOCKET_MODE_UNSUPPORTED);
-    case CIO_WSA_ESOCKTNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_SOCKET_MODE_UNSUPPORTED);
-    case CIO_WSA_EINVAL: return CIO__MAPPED(ERROR, CIO_E_PROTOCOL_UNSUPPORTED_BY_SYSTEM);
-    case CIO_WSA_ENETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_WSA_EFAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_WSA_EINTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_WSA_ECANCELLED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_E_CANCELLED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_OPERATION_ABORTED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_NOTINITIALISED: m = CIO__MAPPED(REINIT, CIO_OK); break;
+    case CIO_WSA_EAFNOSUPPORT: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED); break;
+    case CIO_WSA_EMFILE: m = CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED); break;
+    case CIO_WSA_ENOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_WSA_EPROTONOSUPPORT: m = CIO__MAPPED(ERROR, CIO_E_PROTOCOL_UNSUPPORTED_BY_ADDRESS_FAMILY); break;
+    case CIO_WSA_EPROTOTYPE: m = CIO__MAPPED(ERROR, CIO_E_SOCKET_MODE_UNSUPPORTED); break;
+    case CIO_WSA_ESOCKTNOSUPPORT: m = CIO__MAPPED(ERROR, CIO_E_SOCKET_MODE_UNSUPPORTED); break;
+    case CIO_WSA_EINVAL: m = CIO__MAPPED(ERROR, CIO_E_PROTOCOL_UNSUPPORTED_BY_SYSTEM); break;
+    case CIO_WSA_ENETDOWN: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN); break;
+    case CIO_WSA_EFAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 3, (int64_t)code, "wsa_socket");
 }
 
 /* wsa_socket_unix: net.UnixAddress.ListenError */
 static inline cio__mapped cio__wsa_wsa_socket_unix(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_WSA_EINTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_WSA_ECANCELLED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_E_CANCELLED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_OPERATION_ABORTED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_NOTINITIALISED: return CIO__MAPPED(REINIT, CIO_OK);
-    case CIO_WSA_EAFNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_WSA_EPROTONOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_WSA_EPROTOTYPE: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_WSA_ESOCKTNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_WSA_EINVAL: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_WSA_EMFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
-    case CIO_WSA_ENOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_WSA_ENETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_WSA_EFAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_WSA_EINTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_WSA_ECANCELLED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_E_CANCELLED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_OPERATION_ABORTED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_NOTINITIALISED: m = CIO__MAPPED(REINIT, CIO_OK); break;
+    case CIO_WSA_EAFNOSUPPORT: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED); break;
+    case CIO_WSA_EPROTONOSUPPORT: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED); break;
+    case CIO_WSA_EPROTOTYPE: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED); break;
+    case CIO_WSA_ESOCKTNOSUPPORT: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED); break;
+    case CIO_WSA_EINVAL: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED); break;
+    case CIO_WSA_EMFILE: m = CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED); break;
+    case CIO_WSA_ENOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_WSA_ENETDOWN: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN); break;
+    case CIO_WSA_EFAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 3, (int64_t)code, "wsa_socket_unix");
 }
 
 /* wsa_setsockopt: net.SetOptionError */
 static inline cio__mapped cio__wsa_wsa_setsockopt(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_WSA_EINTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_WSA_ECANCELLED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_E_CANCELLED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_OPERATION_ABORTED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_NOTINITIALISED: return CIO__MAPPED(REINIT, CIO_OK);
-    case CIO_WSA_ENETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_WSA_ENOPROTOOPT: return CIO__MAPPED(ERROR, CIO_E_OPTION_UNSUPPORTED);
-    case CIO_WSA_ENOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_WSA_EFAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_WSA_ENOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_WSA_EINVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_WSA_EINTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_WSA_ECANCELLED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_E_CANCELLED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_OPERATION_ABORTED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_NOTINITIALISED: m = CIO__MAPPED(REINIT, CIO_OK); break;
+    case CIO_WSA_ENETDOWN: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN); break;
+    case CIO_WSA_ENOPROTOOPT: m = CIO__MAPPED(ERROR, CIO_E_OPTION_UNSUPPORTED); break;
+    case CIO_WSA_ENOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_WSA_EFAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_ENOTSOCK: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_EINVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 3, (int64_t)code, "wsa_setsockopt");
 }
 
 /* wsa_bind: net.BindError */
 static inline cio__mapped cio__wsa_wsa_bind(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_WSA_EINTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_WSA_ECANCELLED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_E_CANCELLED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_OPERATION_ABORTED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_NOTINITIALISED: return CIO__MAPPED(REINIT, CIO_OK);
-    case CIO_WSA_EADDRINUSE: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_IN_USE);
-    case CIO_WSA_EADDRNOTAVAIL: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_UNAVAILABLE);
-    case CIO_WSA_EACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_WSA_ENOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_WSA_ENETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_WSA_ENOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_WSA_EFAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_WSA_EINVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_WSA_EINTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_WSA_ECANCELLED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_E_CANCELLED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_OPERATION_ABORTED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_NOTINITIALISED: m = CIO__MAPPED(REINIT, CIO_OK); break;
+    case CIO_WSA_EADDRINUSE: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_IN_USE); break;
+    case CIO_WSA_EADDRNOTAVAIL: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_UNAVAILABLE); break;
+    case CIO_WSA_EACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_WSA_ENOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_WSA_ENETDOWN: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN); break;
+    case CIO_WSA_ENOTSOCK: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_EFAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_EINVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 3, (int64_t)code, "wsa_bind");
 }
 
 /* wsa_listen: net.ListenError */
 static inline cio__mapped cio__wsa_wsa_listen(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_WSA_EINTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_WSA_ECANCELLED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_E_CANCELLED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_OPERATION_ABORTED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_NOTINITIALISED: return CIO__MAPPED(REINIT, CIO_OK);
-    case CIO_WSA_ENETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_WSA_EADDRINUSE: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_IN_USE);
-    case CIO_WSA_EMFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_WSA_ENOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_WSA_EISCONN: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_WSA_EINVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_WSA_ENOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_WSA_EOPNOTSUPP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_WSA_EINPROGRESS: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_WSA_EINTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_WSA_ECANCELLED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_E_CANCELLED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_OPERATION_ABORTED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_NOTINITIALISED: m = CIO__MAPPED(REINIT, CIO_OK); break;
+    case CIO_WSA_ENETDOWN: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN); break;
+    case CIO_WSA_EADDRINUSE: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_IN_USE); break;
+    case CIO_WSA_EMFILE: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_WSA_ENOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_WSA_EISCONN: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_EINVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_ENOTSOCK: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_EOPNOTSUPP: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_EINPROGRESS: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 3, (int64_t)code, "wsa_listen");
 }
 
 /* wsa_connect: net.ConnectError */
 static inline cio__mapped cio__wsa_wsa_connect(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_WSA_EINTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_WSA_ECANCELLED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_E_CANCELLED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_OPERATION_ABORTED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_NOTINITIALISED: return CIO__MAPPED(REINIT, CIO_OK);
-    case CIO_WSA_EADDRNOTAVAIL: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_UNAVAILABLE);
-    case CIO_WSA_ECONNREFUSED: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_REFUSED);
-    case CIO_WSA_ECONNRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_WSA_ETIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_WSA_EHOSTUNREACH: return CIO__MAPPED(ERROR, CIO_E_HOST_UNREACHABLE);
-    case CIO_WSA_ENETUNREACH: return CIO__MAPPED(ERROR, CIO_E_NETWORK_UNREACHABLE);
-    case CIO_WSA_EWOULDBLOCK: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_WSA_EALREADY: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_PENDING);
-    case CIO_WSA_EACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_WSA_ENOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_WSA_EAFNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_WSA_ENETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_WSA_EFAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_WSA_EINVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_WSA_EISCONN: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_WSA_ENOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_WSA_EINTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_WSA_ECANCELLED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_E_CANCELLED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_OPERATION_ABORTED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_NOTINITIALISED: m = CIO__MAPPED(REINIT, CIO_OK); break;
+    case CIO_WSA_EADDRNOTAVAIL: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_UNAVAILABLE); break;
+    case CIO_WSA_ECONNREFUSED: m = CIO__MAPPED(ERROR, CIO_E_CONNECTION_REFUSED); break;
+    case CIO_WSA_ECONNRESET: m = CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER); break;
+    case CIO_WSA_ETIMEDOUT: m = CIO__MAPPED(ERROR, CIO_E_TIMEOUT); break;
+    case CIO_WSA_EHOSTUNREACH: m = CIO__MAPPED(ERROR, CIO_E_HOST_UNREACHABLE); break;
+    case CIO_WSA_ENETUNREACH: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_UNREACHABLE); break;
+    case CIO_WSA_EWOULDBLOCK: m = CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK); break;
+    case CIO_WSA_EALREADY: m = CIO__MAPPED(ERROR, CIO_E_CONNECTION_PENDING); break;
+    case CIO_WSA_EACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_WSA_ENOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_WSA_EAFNOSUPPORT: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED); break;
+    case CIO_WSA_ENETDOWN: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN); break;
+    case CIO_WSA_EFAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_EINVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_EISCONN: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_ENOTSOCK: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 3, (int64_t)code, "wsa_connect");
 }
 
 /* wsa_accept: net.AcceptError */
 static inline cio__mapped cio__wsa_wsa_accept(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_WSA_EINTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_WSA_ECANCELLED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_E_CANCELLED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_OPERATION_ABORTED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_NOTINITIALISED: return CIO__MAPPED(REINIT, CIO_OK);
-    case CIO_WSA_ECONNRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_ABORTED);
-    case CIO_WSA_EMFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
-    case CIO_WSA_ENETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_WSA_ENOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_WSA_EINVAL: return CIO__MAPPED(ERROR, CIO_E_SOCKET_NOT_LISTENING);
-    case CIO_WSA_EWOULDBLOCK: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_WSA_EFAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_WSA_ENOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_WSA_EOPNOTSUPP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_WSA_EINTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_WSA_ECANCELLED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_E_CANCELLED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_OPERATION_ABORTED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_NOTINITIALISED: m = CIO__MAPPED(REINIT, CIO_OK); break;
+    case CIO_WSA_ECONNRESET: m = CIO__MAPPED(ERROR, CIO_E_CONNECTION_ABORTED); break;
+    case CIO_WSA_EMFILE: m = CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED); break;
+    case CIO_WSA_ENETDOWN: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN); break;
+    case CIO_WSA_ENOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_WSA_EINVAL: m = CIO__MAPPED(ERROR, CIO_E_SOCKET_NOT_LISTENING); break;
+    case CIO_WSA_EWOULDBLOCK: m = CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK); break;
+    case CIO_WSA_EFAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_ENOTSOCK: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_EOPNOTSUPP: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 3, (int64_t)code, "wsa_accept");
 }
 
 /* wsa_recv: net.ReadError */
 static inline cio__mapped cio__wsa_wsa_recv(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_WSA_EINTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_WSA_ECANCELLED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_E_CANCELLED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_OPERATION_ABORTED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_NOTINITIALISED: return CIO__MAPPED(REINIT, CIO_OK);
-    case CIO_WSA_ECONNRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_WSA_ECONNABORTED: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_WSA_ENETRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_WSA_ENETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_WSA_ENOTCONN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_WSA_ESHUTDOWN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_WSA_ETIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_WSA_EWOULDBLOCK: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_WSA_ENOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_WSA_EFAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_WSA_EINVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_WSA_EMSGSIZE: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_WSA_ENOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_WSA_EINTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_WSA_ECANCELLED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_E_CANCELLED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_OPERATION_ABORTED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_NOTINITIALISED: m = CIO__MAPPED(REINIT, CIO_OK); break;
+    case CIO_WSA_ECONNRESET: m = CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER); break;
+    case CIO_WSA_ECONNABORTED: m = CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER); break;
+    case CIO_WSA_ENETRESET: m = CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER); break;
+    case CIO_WSA_ENETDOWN: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN); break;
+    case CIO_WSA_ENOTCONN: m = CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED); break;
+    case CIO_WSA_ESHUTDOWN: m = CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED); break;
+    case CIO_WSA_ETIMEDOUT: m = CIO__MAPPED(ERROR, CIO_E_TIMEOUT); break;
+    case CIO_WSA_EWOULDBLOCK: m = CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK); break;
+    case CIO_WSA_ENOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_WSA_EFAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_EINVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_EMSGSIZE: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_ENOTSOCK: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 3, (int64_t)code, "wsa_recv");
 }
 
 /* wsa_send: net.WriteError */
 static inline cio__mapped cio__wsa_wsa_send(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_WSA_EINTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_WSA_ECANCELLED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_E_CANCELLED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_OPERATION_ABORTED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_NOTINITIALISED: return CIO__MAPPED(REINIT, CIO_OK);
-    case CIO_WSA_ECONNABORTED: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_WSA_ECONNRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_WSA_ENETRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_WSA_EINVAL: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_WSA_ENOTCONN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_WSA_ENETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_WSA_ENETUNREACH: return CIO__MAPPED(ERROR, CIO_E_NETWORK_UNREACHABLE);
-    case CIO_WSA_EHOSTUNREACH: return CIO__MAPPED(ERROR, CIO_E_HOST_UNREACHABLE);
-    case CIO_WSA_ENOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_WSA_ESHUTDOWN: return CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE);
-    case CIO_WSA_ETIMEDOUT: return CIO__MAPPED(ERROR, CIO_E_TIMEOUT);
-    case CIO_WSA_EWOULDBLOCK: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_WSA_EFAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_WSA_ENOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_WSA_EOPNOTSUPP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_WSA_EINTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_WSA_ECANCELLED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_E_CANCELLED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_OPERATION_ABORTED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_NOTINITIALISED: m = CIO__MAPPED(REINIT, CIO_OK); break;
+    case CIO_WSA_ECONNABORTED: m = CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER); break;
+    case CIO_WSA_ECONNRESET: m = CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER); break;
+    case CIO_WSA_ENETRESET: m = CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER); break;
+    case CIO_WSA_EINVAL: m = CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED); break;
+    case CIO_WSA_ENOTCONN: m = CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED); break;
+    case CIO_WSA_ENETDOWN: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN); break;
+    case CIO_WSA_ENETUNREACH: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_UNREACHABLE); break;
+    case CIO_WSA_EHOSTUNREACH: m = CIO__MAPPED(ERROR, CIO_E_HOST_UNREACHABLE); break;
+    case CIO_WSA_ENOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_WSA_ESHUTDOWN: m = CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE); break;
+    case CIO_WSA_ETIMEDOUT: m = CIO__MAPPED(ERROR, CIO_E_TIMEOUT); break;
+    case CIO_WSA_EWOULDBLOCK: m = CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK); break;
+    case CIO_WSA_EFAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_ENOTSOCK: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_EOPNOTSUPP: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 3, (int64_t)code, "wsa_send");
 }
 
 /* wsa_sendto: net.SendError */
 static inline cio__mapped cio__wsa_wsa_sendto(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_WSA_EINTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_WSA_ECANCELLED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_E_CANCELLED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_OPERATION_ABORTED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_NOTINITIALISED: return CIO__MAPPED(REINIT, CIO_OK);
-    case CIO_WSA_EACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_WSA_EADDRNOTAVAIL: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_UNAVAILABLE);
-    case CIO_WSA_ECONNRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_WSA_ENETRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_WSA_EMSGSIZE: return CIO__MAPPED(ERROR, CIO_E_MESSAGE_OVERSIZE);
-    case CIO_WSA_ENOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_WSA_EAFNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_WSA_EHOSTUNREACH: return CIO__MAPPED(ERROR, CIO_E_HOST_UNREACHABLE);
-    case CIO_WSA_ENETUNREACH: return CIO__MAPPED(ERROR, CIO_E_NETWORK_UNREACHABLE);
-    case CIO_WSA_ENETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_WSA_ENOTCONN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_WSA_ESHUTDOWN: return CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE);
-    case CIO_WSA_EWOULDBLOCK: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_WSA_EDESTADDRREQ: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_WSA_EFAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_WSA_EINVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_WSA_ENOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_WSA_EINTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_WSA_ECANCELLED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_E_CANCELLED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_OPERATION_ABORTED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_NOTINITIALISED: m = CIO__MAPPED(REINIT, CIO_OK); break;
+    case CIO_WSA_EACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_WSA_EADDRNOTAVAIL: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_UNAVAILABLE); break;
+    case CIO_WSA_ECONNRESET: m = CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER); break;
+    case CIO_WSA_ENETRESET: m = CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER); break;
+    case CIO_WSA_EMSGSIZE: m = CIO__MAPPED(ERROR, CIO_E_MESSAGE_OVERSIZE); break;
+    case CIO_WSA_ENOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_WSA_EAFNOSUPPORT: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED); break;
+    case CIO_WSA_EHOSTUNREACH: m = CIO__MAPPED(ERROR, CIO_E_HOST_UNREACHABLE); break;
+    case CIO_WSA_ENETUNREACH: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_UNREACHABLE); break;
+    case CIO_WSA_ENETDOWN: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN); break;
+    case CIO_WSA_ENOTCONN: m = CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED); break;
+    case CIO_WSA_ESHUTDOWN: m = CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE); break;
+    case CIO_WSA_EWOULDBLOCK: m = CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK); break;
+    case CIO_WSA_EDESTADDRREQ: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_EFAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_EINVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_ENOTSOCK: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 3, (int64_t)code, "wsa_sendto");
 }
 
 /* wsa_recvfrom: net.ReceiveError */
 static inline cio__mapped cio__wsa_wsa_recvfrom(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_WSA_EINTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_WSA_ECANCELLED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_E_CANCELLED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_OPERATION_ABORTED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_NOTINITIALISED: return CIO__MAPPED(REINIT, CIO_OK);
-    case CIO_WSA_ECONNRESET: return CIO__MAPPED(ERROR, CIO_E_PORT_UNREACHABLE);
-    case CIO_WSA_ENETRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_WSA_EMSGSIZE: return CIO__MAPPED(ERROR, CIO_E_MESSAGE_OVERSIZE);
-    case CIO_WSA_ENETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_WSA_ENOTCONN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_WSA_ESHUTDOWN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_WSA_EWOULDBLOCK: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_WSA_ENOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_WSA_EFAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_WSA_EINVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_WSA_ENOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_WSA_EOPNOTSUPP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_WSA_EINTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_WSA_ECANCELLED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_E_CANCELLED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_OPERATION_ABORTED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_NOTINITIALISED: m = CIO__MAPPED(REINIT, CIO_OK); break;
+    case CIO_WSA_ECONNRESET: m = CIO__MAPPED(ERROR, CIO_E_PORT_UNREACHABLE); break;
+    case CIO_WSA_ENETRESET: m = CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER); break;
+    case CIO_WSA_EMSGSIZE: m = CIO__MAPPED(ERROR, CIO_E_MESSAGE_OVERSIZE); break;
+    case CIO_WSA_ENETDOWN: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN); break;
+    case CIO_WSA_ENOTCONN: m = CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED); break;
+    case CIO_WSA_ESHUTDOWN: m = CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED); break;
+    case CIO_WSA_EWOULDBLOCK: m = CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK); break;
+    case CIO_WSA_ENOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_WSA_EFAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_EINVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_ENOTSOCK: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_EOPNOTSUPP: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 3, (int64_t)code, "wsa_recvfrom");
 }
 
 /* wsa_shutdown: net.ShutdownError */
 static inline cio__mapped cio__wsa_wsa_shutdown(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_WSA_EINTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_WSA_NOTINITIALISED: return CIO__MAPPED(REINIT, CIO_OK);
-    case CIO_WSA_ECONNABORTED: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_ABORTED);
-    case CIO_WSA_ECONNRESET: return CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER);
-    case CIO_WSA_ENETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_WSA_ENOTCONN: return CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED);
-    case CIO_WSA_EINVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_WSA_EINPROGRESS: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_WSA_ENOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_WSA_EINTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_WSA_NOTINITIALISED: m = CIO__MAPPED(REINIT, CIO_OK); break;
+    case CIO_WSA_ECONNABORTED: m = CIO__MAPPED(ERROR, CIO_E_CONNECTION_ABORTED); break;
+    case CIO_WSA_ECONNRESET: m = CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER); break;
+    case CIO_WSA_ENETDOWN: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN); break;
+    case CIO_WSA_ENOTCONN: m = CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED); break;
+    case CIO_WSA_EINVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_EINPROGRESS: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_ENOTSOCK: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 3, (int64_t)code, "wsa_shutdown");
 }
 
 /* wsa_bind_unix: net.UnixAddress.ListenError */
 static inline cio__mapped cio__wsa_wsa_bind_unix(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_WSA_EINTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_WSA_ECANCELLED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_E_CANCELLED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_OPERATION_ABORTED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_NOTINITIALISED: return CIO__MAPPED(REINIT, CIO_OK);
-    case CIO_WSA_EADDRINUSE: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_IN_USE);
-    case CIO_WSA_EADDRNOTAVAIL: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_UNAVAILABLE);
-    case CIO_WSA_EACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_WSA_EAFNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_WSA_ENOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_WSA_ENETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_WSA_ENOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_WSA_EFAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_WSA_EINVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_WSA_EINTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_WSA_ECANCELLED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_E_CANCELLED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_OPERATION_ABORTED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_NOTINITIALISED: m = CIO__MAPPED(REINIT, CIO_OK); break;
+    case CIO_WSA_EADDRINUSE: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_IN_USE); break;
+    case CIO_WSA_EADDRNOTAVAIL: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_UNAVAILABLE); break;
+    case CIO_WSA_EACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_WSA_EAFNOSUPPORT: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED); break;
+    case CIO_WSA_ENOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_WSA_ENETDOWN: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN); break;
+    case CIO_WSA_ENOTSOCK: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_EFAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_EINVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 3, (int64_t)code, "wsa_bind_unix");
 }
 
 /* wsa_listen_unix: net.UnixAddress.ListenError */
 static inline cio__mapped cio__wsa_wsa_listen_unix(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_WSA_EINTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_WSA_ECANCELLED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_E_CANCELLED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_OPERATION_ABORTED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_NOTINITIALISED: return CIO__MAPPED(REINIT, CIO_OK);
-    case CIO_WSA_ENETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_WSA_EADDRINUSE: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_IN_USE);
-    case CIO_WSA_EMFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_WSA_ENOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_WSA_EISCONN: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_WSA_EINVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_WSA_ENOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_WSA_EOPNOTSUPP: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_WSA_EINPROGRESS: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_WSA_EINTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_WSA_ECANCELLED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_E_CANCELLED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_OPERATION_ABORTED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_NOTINITIALISED: m = CIO__MAPPED(REINIT, CIO_OK); break;
+    case CIO_WSA_ENETDOWN: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN); break;
+    case CIO_WSA_EADDRINUSE: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_IN_USE); break;
+    case CIO_WSA_EMFILE: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_WSA_ENOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_WSA_EISCONN: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_EINVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_ENOTSOCK: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_EOPNOTSUPP: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_EINPROGRESS: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 3, (int64_t)code, "wsa_listen_unix");
 }
 
 /* wsa_connect_unix: net.UnixAddress.ConnectError */
 static inline cio__mapped cio__wsa_wsa_connect_unix(int code)
 {
+    cio__mapped m;
     switch (code) {
-    case CIO_WSA_EINTR: return CIO__MAPPED(RETRY, CIO_OK);
-    case CIO_WSA_ECANCELLED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_E_CANCELLED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_OPERATION_ABORTED: return CIO__MAPPED(ERROR, CIO_E_CANCELED);
-    case CIO_WSA_NOTINITIALISED: return CIO__MAPPED(REINIT, CIO_OK);
-    case CIO_WSA_ECONNREFUSED: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
-    case CIO_WSA_EWOULDBLOCK: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
-    case CIO_WSA_EACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
-    case CIO_WSA_ENOBUFS: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
-    case CIO_WSA_EAFNOSUPPORT: return CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED);
-    case CIO_WSA_ENETDOWN: return CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN);
-    case CIO_WSA_EFAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_WSA_EINVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_WSA_EISCONN: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    case CIO_WSA_ENOTSOCK: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
-    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    case CIO_WSA_EINTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_WSA_ECANCELLED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_E_CANCELLED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_OPERATION_ABORTED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_NOTINITIALISED: m = CIO__MAPPED(REINIT, CIO_OK); break;
+    case CIO_WSA_ECONNREFUSED: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_WSA_EWOULDBLOCK: m = CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK); break;
+    case CIO_WSA_EACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_WSA_ENOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_WSA_EAFNOSUPPORT: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_FAMILY_UNSUPPORTED); break;
+    case CIO_WSA_ENETDOWN: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN); break;
+    case CIO_WSA_EFAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_EINVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_EISCONN: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_ENOTSOCK: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
+    return cio__map_note(m, 3, (int64_t)code, "wsa_connect_unix");
 }
 
 /* X(op, set_c_name) for every map, to check them table-driven. */

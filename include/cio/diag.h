@@ -1,0 +1,57 @@
+/*
+ * cio/diag.h — diagnostics: the OS error behind an Unexpected, and the rule for misuse.
+ *
+ * The rule (every build type). A NULL or otherwise invalid argument to a function that returns
+ * cio_err makes it return CIO_E_INVALID_ARGUMENT (or the error its documentation names) without
+ * touching anything; a debug build (no NDEBUG) also prints one line on stderr naming the function
+ * and the argument. Nothing aborts for such an argument. The few misuses that cannot be reported
+ * through a return value abort the process with a one-line message on stderr naming the misuse:
+ *   - cio_await / cio_cancel / cio_group_cancel with a NULL future or group;
+ *   - cio_await / cio_cancel of a future through a stale copy (another copy of the same cio_future
+ *     was awaited or canceled already: "future awaited through a stale copy");
+ *   - any function called through a zeroed cio_io (no backend).
+ *
+ * The OS error. When an operation returns CIO_E_UNEXPECTED because of a native error it has no
+ * better name for (an errno, NTSTATUS or Winsock code its map in spec/errmaps.yaml sends to
+ * Unexpected), that code is recorded for the calling thread and cio_last_os_error() returns it,
+ * with the name of the operation's map. A debug build also prints it on stderr. Under the Evented
+ * backend a call that ran on a helper thread (a blocking call without an async form) records it
+ * on that thread, not on the caller's.
+ */
+#ifndef CIO_DIAG_H
+#define CIO_DIAG_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum cio_os_error_kind {
+    CIO_OS_ERROR_NONE = 0, /* nothing recorded on this thread (or cleared) */
+    CIO_OS_ERROR_ERRNO,    /* an errno value of the target */
+    CIO_OS_ERROR_NTSTATUS, /* a Windows NTSTATUS */
+    CIO_OS_ERROR_WSA       /* a Winsock error */
+} cio_os_error_kind;
+
+typedef struct cio_os_error {
+    cio_os_error_kind kind;
+    int64_t code;          /* the native value (an NTSTATUS as its unsigned 32 bits) */
+    const char *operation; /* the operation's error map (spec/errmaps.yaml), e.g. "write"; "" if none */
+} cio_os_error;
+
+/**
+ * The native error behind the calling thread's most recent CIO_E_UNEXPECTED.
+ * @return the error, or kind CIO_OS_ERROR_NONE when none was recorded since the thread started or
+ *         since cio_clear_last_os_error. Never fails; not a cancellation point.
+ */
+cio_os_error cio_last_os_error(void);
+
+/** Forgets the calling thread's recorded OS error. Never fails; not a cancellation point. */
+void cio_clear_last_os_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CIO_DIAG_H */

@@ -1,0 +1,36 @@
+/*
+ * The library's side of cio/diag.h (diag.c): recording the OS error, the debug lines, the misuse
+ * abort. Internal (cio__).
+ */
+#ifndef CIO_CORE_DIAG_H
+#define CIO_CORE_DIAG_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cio/errors.h"
+
+/* snprintf without stdio: %s %d %u %lld %p %% only (diag.c). */
+void cio__fmt(char *buf, size_t cap, const char *fmt, ...);
+void cio__vfmt(char *buf, size_t cap, const char *fmt, va_list ap);
+
+/* Non-zero: no debug lines (tests that drive every native code through the maps). */
+extern _Atomic(int) cio__diag_quiet;
+
+/* Records the calling thread's OS error (kind: a cio_os_error_kind); debug builds print it. */
+void cio__os_error_record(int kind, int64_t code, const char *operation);
+/* Debug builds print "func: invalid argument: what"; returns CIO_E_INVALID_ARGUMENT. */
+cio_err cio__invalid_arg(const char *func, const char *what);
+/* Debug builds print "func: what"; returns CIO_E_UNEXPECTED. */
+cio_err cio__bug_note(const char *func, const char *what);
+/* A close the OS refused as a bad handle (EBADF, STATUS_INVALID_HANDLE): debug builds print fmt
+ * (with "%s" for the operation, then the handle) after the map's line; the code is recorded. */
+#define cio__close_note(fmt, handle) cio__close_note_(__func__, fmt, (long long)(handle))
+void cio__close_note_(const char *func, const char *fmt, long long handle);
+/* Debug builds print "cio: func: what" (a diagnostic that changes nothing). */
+void cio__debug_note(const char *func, const char *what);
+/* Prints "cio: func: what" on stderr and aborts. */
+_Noreturn void cio__misuse_abort(const char *func, const char *what);
+
+#endif

@@ -1,0 +1,380 @@
+/*
+ * Misuse (issue 22): each mistake a user can make gets a clean error, or — where no return value can
+ * carry one — a death with a message naming the misuse (the rule of cio/diag.h). Every test runs on
+ * every backend. Death tests run the misuse in a child process (tests/death.h: fork on POSIX, the
+ * program itself again under Windows/Wine; skipped on WASI, which has no processes).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cio.h"
+
+#include "asserts.h"
+#include "backends.h"
+#include "death.h"
+#include "null_arg.h"
+
+#if !defined(CIO_OS_WINDOWS) && !defined(CIO_OS_WASI)
+#include <errno.h>
+#include <unistd.h>
+#define HAVE_PIPE 1
+#endif
+
+/* ---- clean errors --------------------------------------------------------------------------------- */
+
+static void test_async_null_fn(void **state)
+{
+    cio_io io = cio_test_io(state);
+    cio_future f = cio_async(io, NULL, NULL, 0);
+    assert_null(f.any);
+    assert_err(cio_await(io, &f), CIO_E_INVALID_ARGUMENT);
+    int x = 1;
+    f = cio_async(io, cio_test_nop_task, NULL, sizeof x); /* bytes to copy from nowhere */
+    assert_err(cio_await(io, &f), CIO_E_INVALID_ARGUMENT);
+}
+
+static void test_concurrent_null_fn_and_out(void **state)
+{
+    cio_io io = cio_test_io(state);
+    cio_future f;
+    memset(&f, 0xff, sizeof f);
+    assert_err(cio_concurrent(io, NULL, NULL, 0, &f), CIO_E_INVALID_ARGUMENT);
+    assert_null(f.any); /* an empty future: awaiting it is harmless */
+    assert_err(cio_await(io, &f), CIO_E_INVALID_ARGUMENT);
+    assert_err(cio_concurrent(io, cio_test_nop_task, NULL, 0, NULL), CIO_E_INVALID_ARGUMENT);
+}
+
+static void test_group_null_arguments(void **state)
+{
+    cio_io io = cio_test_io(state);
+    cio_group g = CIO_GROUP_INIT;
+    assert_err(cio_group_await(io, NULL), CIO_E_INVALID_ARGUMENT);
+    assert_err(cio_group_concurrent(io, NULL, cio_test_nop_task, NULL, 0), CIO_E_INVALID_ARGUMENT);
+    assert_err(cio_group_concurrent(io, &g, NULL, NULL, 0), CIO_E_INVALID_ARGUMENT);
+    cio_group_async(io, &g, NULL, NULL, 0); /* not added: the group stays empty */
+    cio_group_async(io, NULL, cio_test_nop_task, NULL, 0);
+    assert_int_equal(g.token, 0);
+    assert_ok(cio_group_await(io, &g));
+}
+
+static void test_null_path_and_out(void **state)
+{
+    cio_io io = cio_test_io(state);
+    cio_file f = {0};
+    assert_null_arg(cio_dir_open_file(io, cio_dir_cwd(), NULL, NULL, &f));
+    assert_null_arg(cio_dir_open_file(io, cio_dir_cwd(), ".", NULL, NULL));
+    assert_null_arg(cio_dir_create_file(io, cio_dir_cwd(), NULL, NULL, &f));
+    assert_null_arg(cio_dir_delete_file(io, cio_dir_cwd(), NULL));
+    assert_null_arg(cio_process_executable_path(io, NULL, 16, NULL));
+}
+
+/* The native code behind an Unexpected is kept for the thread (cio_last_os_error), with the map's
+ * name. A write from an address that is not mapped is EFAULT, which the write maps call a bug. */
+static void test_unexpected_has_os_error(void **state)
+{
+    cio_io io = cio_test_io(state);
+#if defined(HAVE_PIPE)
+    const char *vg = getenv("CIO_TEST_VALGRIND"); /* set by build.py --valgrind */
+    if (vg != NULL && vg[0] == '1')
+        CIO_SKIP("under valgrind, which reports the deliberately unmapped buffer of this write");
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    cio_clear_last_os_error();
+    assert_int_equal(cio_last_os_error().kind, CIO_OS_ERROR_NONE);
+    size_t n = 0;
+    cio_err e = cio_file_write_streaming(io, (cio_file){p[1]}, (const void *)(uintptr_t)16, 8, &n);
+    close(p[0]);
+    close(p[1]);
+    assert_err(e, CIO_E_UNEXPECTED);
+    cio_os_error os = cio_last_os_error();
+    if (os.kind == CIO_OS_ERROR_NONE && cio_test_threaded(state) == NULL)
+        CIO_SKIP("the write ran on a helper thread of this Evented flavour, where the OS error was "
+                 "recorded (cio/diag.h: per thread)");
+    assert_int_equal(os.kind, CIO_OS_ERROR_ERRNO);
+    assert_int_equal(os.code, EFAULT);
+    assert_non_null(os.operation);
+    assert_true(os.operation[0] != '\0');
+    print_message("      last OS error: %s errno %lld\n", os.operation, (long long)os.code);
+    cio_clear_last_os_error();
+    assert_int_equal(cio_last_os_error().kind, CIO_OS_ERROR_NONE);
+#else
+    (void)io;
+    CIO_SKIP("no pipe(2) here to provoke an EFAULT");
+#endif
+}
+
+/* A write and a read through CIO_FILE_INVALID: the operation's error for a bad handle, no crash. */
+static void test_invalid_handle(void **state)
+{
+    cio_io io = cio_test_io(state);
+    unsigned char b[4] = {0};
+    size_t n = 0;
+    cio_err w = cio_file_write_streaming(io, CIO_FILE_INVALID, b, sizeof b, &n);
+    cio_err r = cio_file_read_streaming(io, CIO_FILE_INVALID, b, sizeof b, &n);
+    print_message("      write: %s, read: %s\n", cio_err_name(w), cio_err_name(r));
+    assert_true(w != CIO_OK && r != CIO_OK);
+#if defined(CIO_OS_WINDOWS)
+    /* INVALID_HANDLE_VALUE is NT's pseudo-handle of the current process: NtWriteFile says
+     * STATUS_OBJECT_TYPE_MISMATCH, which the maps leave Unexpected; the status is recorded. */
+    if (w == CIO_E_UNEXPECTED || r == CIO_E_UNEXPECTED) {
+        assert_int_equal(cio_last_os_error().kind, CIO_OS_ERROR_NTSTATUS);
+        return;
+    }
+#endif
+    assert_true(w != CIO_E_UNEXPECTED && r != CIO_E_UNEXPECTED);
+}
+
+/* Closing a descriptor twice: nothing crashes or aborts, and the OS's EBADF is recorded for the
+ * thread (cio_last_os_error, operation "close"). The descriptor is a high number of its own, so no
+ * other thread's open can take it between the two closes. */
+static void test_double_close_records_ebadf(void **state)
+{
+    cio_io io = cio_test_io(state);
+#if defined(HAVE_PIPE)
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    int high = dup2(p[1], 901);
+    close(p[1]);
+    assert_int_equal(high, 901);
+    cio_file_close(io, (cio_file){high});
+    cio_clear_last_os_error();
+    cio_file_close(io, (cio_file){high});
+    cio_os_error os = cio_last_os_error();
+    close(p[0]);
+    assert_int_equal(os.kind, CIO_OS_ERROR_ERRNO);
+    assert_int_equal(os.code, EBADF);
+    assert_string_equal(os.operation, "close");
+#else
+    (void)io;
+    CIO_SKIP("no pipe(2) here");
+#endif
+}
+
+#if defined(HAVE_PIPE)
+typedef struct blocked_read {
+    cio_io io;
+    int fd;
+} blocked_read;
+
+static cio_err read_forever(void *p)
+{
+    blocked_read *b = (blocked_read *)p;
+    unsigned char c;
+    size_t n;
+    return cio_file_read_streaming(b->io, (cio_file){b->fd}, &c, 1, &n);
+}
+#endif
+
+/* Destroying a Threaded instance while a task is blocked in a read that never completes: destroy
+ * cancels it after its grace period and returns, instead of hanging. (The future is never awaited:
+ * its block stays reachable from `lost`, as a user's forgotten future would.) */
+static void test_destroy_cancels_blocked_task(void **state)
+{
+    (void)state;
+#if defined(HAVE_PIPE) && CIO_HAVE_THREADS
+    static cio_future lost;
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    cio_threaded *t = NULL;
+    assert_ok(cio_threaded_create(NULL, &t));
+    blocked_read b = {cio_threaded_io(t), p[0]};
+    assert_ok(cio_concurrent(b.io, read_forever, &b, sizeof b, &lost));
+    cio_timestamp t0 = cio_now(b.io, CIO_CLOCK_AWAKE);
+    cio_threaded_destroy(t);
+    cio_threaded *clock_src = NULL;
+    assert_ok(cio_threaded_create(NULL, &clock_src));
+    int64_t ms = (cio_now(cio_threaded_io(clock_src), CIO_CLOCK_AWAKE).ns - t0.ns) / 1000000;
+    cio_threaded_destroy(clock_src);
+    close(p[0]);
+    close(p[1]);
+    print_message("      destroy returned after %lld ms\n", (long long)ms);
+    assert_true(ms >= 900);   /* the grace period first */
+    assert_true(ms < 30000);  /* then the cancel ends the read (generous: a loaded machine) */
+#else
+    CIO_SKIP("needs pipe(2) and threads");
+#endif
+}
+
+/* cio_io_destroy destroys whichever backend made the io; a zeroed or failing io is left alone. */
+static void test_io_destroy_any_backend(void **state)
+{
+    (void)state;
+    cio_threaded *t = NULL;
+    assert_ok(cio_threaded_create(NULL, &t));
+    cio_io io = cio_threaded_io(t);
+    assert_ok(cio_sleep(io, cio_timeout_ms(1)));
+    cio_io_destroy(io);
+#if CIO_HAVE_EVENTED
+    cio_evented *e = NULL;
+    cio_evented_options o;
+    memset(&o, 0, sizeof o);
+    o.flavour = CIO_TEST_READINESS_FLAVOUR;
+    assert_ok(cio_evented_create(&o, &e));
+    io = cio_evented_io(e);
+    assert_ok(cio_sleep(io, cio_timeout_ms(1)));
+    cio_io_destroy(io);
+#endif
+    cio_io zero;
+    memset(&zero, 0, sizeof zero);
+    cio_io_destroy(zero);
+    cio_io_destroy(cio_failing_io());
+}
+
+/* Positional I/O at an offset above INT64_MAX is InvalidArgument on every backend (io_uring and
+ * preadv2 would take UINT64_MAX, -1, as "the current position"), on a file open for reading only
+ * or for writing only alike. */
+static void test_positional_offset_above_int64_max(void **state)
+{
+    cio_io io = cio_test_io(state);
+    cio_file f;
+    cio_err oe = cio_process_executable_open(io, NULL, &f);
+    if (oe == CIO_E_OPERATION_UNSUPPORTED)
+        CIO_SKIP("no executable file to open on this target (WASI)");
+    assert_ok(oe);
+    unsigned char b[4];
+    size_t n = 0;
+    assert_err(cio_file_read_positional(io, f, b, sizeof b, UINT64_MAX, &n), CIO_E_INVALID_ARGUMENT);
+    assert_err(cio_file_write_positional(io, f, b, sizeof b, UINT64_MAX, &n), CIO_E_INVALID_ARGUMENT);
+    assert_err(cio_file_read_positional(io, f, b, sizeof b, (uint64_t)INT64_MAX + 1, &n), CIO_E_INVALID_ARGUMENT);
+    cio_file_close(io, f);
+}
+
+/* ---- deaths ---------------------------------------------------------------------------------------- */
+
+static void die_await_null(cio_io io, void *s)
+{
+    (void)s;
+    (void)cio_await(io, NULL);
+}
+
+static void die_cancel_null(cio_io io, void *s)
+{
+    (void)s;
+    (void)cio_cancel(io, NULL);
+}
+
+static void die_group_cancel_null(cio_io io, void *s)
+{
+    (void)s;
+    cio_group_cancel(io, NULL);
+}
+
+/* Two copies of one future: the first is awaited (here, in the parent), the second is the misuse. */
+static void prepare_stale(cio_io io, void *s)
+{
+    cio_future f;
+    cio_err e = cio_concurrent(io, cio_test_nop_task, NULL, 0, &f);
+    if (e != CIO_OK) { /* no concurrency: an async future that may have run inline */
+        f = cio_async(io, cio_test_nop_task, NULL, 0);
+    }
+    cio_future copy = f;
+    (void)cio_await(io, &f);
+    memcpy(s, &copy, sizeof copy);
+}
+
+static void die_stale_await(cio_io io, void *s)
+{
+    cio_future copy;
+    memcpy(&copy, s, sizeof copy);
+    if (copy.any == NULL)
+        abort(); /* ran inline: no misuse to see (the parent's check below tells) */
+    (void)cio_await(io, &copy);
+}
+
+static void die_stale_cancel(cio_io io, void *s)
+{
+    cio_future copy;
+    memcpy(&copy, s, sizeof copy);
+    (void)cio_cancel(io, &copy);
+}
+
+static void die_zeroed_io(cio_io io, void *s)
+{
+    (void)io;
+    (void)s;
+    cio_io zero;
+    memset(&zero, 0, sizeof zero);
+    (void)cio_sleep(zero, cio_timeout_ms(1));
+}
+
+static const cio_death_case deaths[] = {
+    {"await_null", NULL, die_await_null},
+    {"cancel_null", NULL, die_cancel_null},
+    {"group_cancel_null", NULL, die_group_cancel_null},
+    {"stale_await", prepare_stale, die_stale_await},
+    {"stale_cancel", prepare_stale, die_stale_cancel},
+    {"zeroed_io", NULL, die_zeroed_io},
+};
+
+static const cio_death_case *death(const char *name)
+{
+    for (size_t i = 0; i < sizeof deaths / sizeof deaths[0]; i++)
+        if (strcmp(deaths[i].name, name) == 0)
+            return &deaths[i];
+    fail_msg("no death case %s", name);
+    return NULL;
+}
+
+static void test_await_null_dies(void **state)
+{
+    cio_death_run(cio_test_io(state), death("await_null"), "cio_await: the future is NULL");
+}
+
+static void test_cancel_null_dies(void **state)
+{
+    cio_death_run(cio_test_io(state), death("cancel_null"), "cio_cancel: the future is NULL");
+}
+
+static void test_group_cancel_null_dies(void **state)
+{
+    cio_death_run(cio_test_io(state), death("group_cancel_null"), "cio_group_cancel: the group is NULL");
+}
+
+static void test_await_stale_copy_dies(void **state)
+{
+    cio_io io = cio_test_io(state);
+    CIO_REQUIRE_THREADS(io);
+    cio_death_run(io, death("stale_await"), "cio_await: future awaited through a stale copy");
+}
+
+static void test_cancel_stale_copy_dies(void **state)
+{
+    cio_io io = cio_test_io(state);
+    CIO_REQUIRE_THREADS(io);
+    cio_death_run(io, death("stale_cancel"), "cio_cancel: future awaited through a stale copy");
+}
+
+static void test_zeroed_io_dies(void **state)
+{
+    cio_death_run(cio_test_io(state), death("zeroed_io"), "cio_sleep: called through a zeroed cio_io");
+}
+
+int main(int argc, char **argv)
+{
+    cio_death_child(argc, argv, deaths, sizeof deaths / sizeof deaths[0]);
+    const struct CMUnitTest tests[] = {
+        CIO_TESTS(test_async_null_fn),
+        CIO_TESTS(test_concurrent_null_fn_and_out),
+        CIO_TESTS(test_group_null_arguments),
+        CIO_TESTS(test_null_path_and_out),
+        CIO_TESTS(test_unexpected_has_os_error),
+        CIO_TESTS(test_invalid_handle),
+        CIO_TESTS(test_positional_offset_above_int64_max),
+        CIO_TESTS(test_double_close_records_ebadf),
+        cmocka_unit_test(test_destroy_cancels_blocked_task),
+        cmocka_unit_test(test_io_destroy_any_backend),
+        CIO_TESTS(test_await_null_dies),
+        CIO_TESTS(test_cancel_null_dies),
+        CIO_TESTS(test_group_cancel_null_dies),
+        CIO_TESTS(test_await_stale_copy_dies),
+        CIO_TESTS(test_cancel_stale_copy_dies),
+        CIO_TESTS(test_zeroed_io_dies),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
