@@ -141,10 +141,37 @@ typedef struct cio_select {
     _Atomic(uint32_t) failed; /* 0, or the cio_err of a task that could not deliver its result */
 } cio_select;
 
+/**
+ * Makes an empty select whose results go to `buffer` (capacity results of elem_size bytes).
+ * @param sel        the select (caller-allocated)
+ * @param buffer     room for the results not awaited yet; see cio_select_cancel for its size
+ * @param elem_size  bytes of one result
+ * @param capacity   results the buffer holds (0 is allowed: then use cio_select_cancel_discard)
+ */
 void cio_select_init(cio_select *sel, void *buffer, size_t elem_size, size_t capacity);
+/**
+ * Adds a member that runs `fn` on a copy of `context`.
+ *
+ * Rules (why select cannot deadlock). Members race one another — a blocking read against a sleep
+ * that stands for its timeout — so a member may block until another finishes. Such a member must
+ * never run inline on the awaiter, as cio_async does once the Threaded backend's async limit is
+ * reached (the read would block the caller and the sleep would never start). cio_select_async
+ * therefore starts every member with concurrent semantics (cio_group_concurrent: a thread or fiber
+ * of its own, whatever the async limit). Only where no concurrency can be had at all (WASI's
+ * single-threaded backend, a concurrent limit reached, no memory for the task) does the member run
+ * as cio_group_async would, which may be inline and in order: members that wait on each other then
+ * deadlock there. To be told instead, use cio_select_concurrent (ConcurrencyUnavailable). For a
+ * timeout on one read, cio_stream_read_timeout (cio/batch.h) is cheaper than a select.
+ * Never fails; not a cancellation point.
+ */
 void cio_select_async(cio_io io, cio_select *sel, cio_select_fn fn, const void *context, size_t context_size);
+/**
+ * Adds a member that runs `fn` concurrently with the caller, never inline.
+ * @return CIO_OK or CIO_E_CONCURRENCY_UNAVAILABLE (no thread or fiber: nothing was added).
+ *         Set: ConcurrentError. Not a cancellation point.
+ */
 cio_err cio_select_concurrent(cio_io io, cio_select *sel, cio_select_fn fn, const void *context,
-                              size_t context_size); /* ConcurrentError */
+                              size_t context_size);
 /* The next result. Set: Cancelable (CIO_E_CLOSED cannot happen before cancel), and
  * CIO_E_OUT_OF_MEMORY when a task found no memory for its result (elem_size over 256 bytes is
  * allocated per task): that task's fn did not run, the select has failed, and the results posted
