@@ -146,6 +146,10 @@ struct cio_stream;
 struct cio_socket;
 struct cio_message;
 
+/* ---- operations (declared in cio/batch.h) --------------------------------------------------------- */
+
+struct cio_operation;
+
 /*
  * The vtable, as one list of slots: X(return type, name, (parameters)) per slot, in table order.
  * `ud` is cio_io.userdata; unless noted, every slot is thread-safe. "Set" names a spec/errors.yaml
@@ -316,7 +320,15 @@ struct cio_message;
     /* how: a cio_shutdown_how. Set: net.ShutdownError. */                                                            \
     X(cio_err, net_shutdown, (void *ud, cio_handle socket, int how))                                                  \
     /* Closes any socket (stream, server, datagram); never fails. */                                                  \
-    X(void, net_close, (void *ud, cio_handle socket))
+    X(void, net_close, (void *ud, cio_handle socket))                                                                 \
+                                                                                                                      \
+    /* == Operations (cio/batch.h) ===================================================== */                          \
+                                                                                                                      \
+    /* Runs op (a cio_operation) with a timeout other than NONE natively: the operation's own error,                  \
+     * CIO_E_TIMEOUT (nothing done) or CIO_E_CANCELED; its results in op. CIO_E_UNIMPLEMENTED: no                     \
+     * native timed form of this kind here, nothing done (cio_operate_timeout then runs it as a                       \
+     * concurrent task). A cancellation point. Set: Operate.SlotError (the kinds' sets). */                           \
+    X(cio_err, operate, (void *ud, struct cio_operation *op, cio_timeout timeout))
 
 #define CIO__VTABLE_FIELD(ret, name, params) ret(*name) params;
 struct cio_vtable {

@@ -303,6 +303,14 @@ cio_err cio_operate_timeout(cio_io io, cio_operation *op, cio_timeout timeout)
         return CIO_E_INVALID_ARGUMENT;
     if (timeout.kind == CIO_TIMEOUT_KIND_NONE)
         return cio_operate(io, op);
+    /* The backend's own timed form (a readiness wait, a linked timeout) where it has one. */
+    cio_err native = io.vtable->operate(io.userdata, op, timeout);
+    if (native != CIO_E_UNIMPLEMENTED) {
+        op->err = native;
+        if (native == CIO_E_TIMEOUT || native == CIO_E_CANCELED)
+            return native;
+        return CIO_OK;
+    }
     cio_batch b;
     cio_batch_slot slot;
     (void)cio_batch_init(&b, &slot, 1);

@@ -333,6 +333,13 @@ static void f_net_close(void *ud, cio_handle h)
     (void)ud, (void)h;
 }
 
+/* No native timed operation: cio_operate_timeout falls back to a task, which concurrent refuses. */
+static cio_err f_operate(void *ud, struct cio_operation *op, cio_timeout timeout)
+{
+    (void)ud, (void)op, (void)timeout;
+    return CIO_E_UNIMPLEMENTED;
+}
+
 /* dir_delete_dir fails as dir_delete_file does; cancel (request, then as await) as await. */
 #define f_dir_delete_dir f_dir_delete_file
 #define f_cancel f_await

@@ -1853,6 +1853,41 @@ static inline bool cio_errset_operate_timeout_contains(cio_err err)
     }
 }
 
+/* Operate.SlotError */
+static inline bool cio_errset_operate_slot_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_CONCURRENCY_UNAVAILABLE:
+    case CIO_E_TIMEOUT:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_PROCESS_FD_QUOTA_EXCEEDED:
+    case CIO_E_SYSTEM_FD_QUOTA_EXCEEDED:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_UNIMPLEMENTED:
+    case CIO_E_PROCESS_NOT_FOUND:
+    case CIO_E_IS_DIR:
+    case CIO_E_LOCK_VIOLATION:
+    case CIO_E_INPUT_OUTPUT:
+    case CIO_E_NOT_OPEN_FOR_READING:
+    case CIO_E_WOULD_BLOCK:
+    case CIO_E_BROKEN_PIPE:
+    case CIO_E_NETWORK_DOWN:
+    case CIO_E_CONNECTION_RESET_BY_PEER:
+    case CIO_E_CONNECTION_ABORTED:
+    case CIO_E_SOCKET_UNCONNECTED:
+    case CIO_E_SOCKET_NOT_LISTENING:
+    case CIO_E_MESSAGE_OVERSIZE:
+    case CIO_E_PORT_UNREACHABLE:
+    case CIO_E_BLOCKED_BY_FIREWALL:
+    case CIO_E_PROTOCOL_FAILURE:
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* Batch.AwaitConcurrentError */
 static inline bool cio_errset_batch_await_concurrent_contains(cio_err err)
 {
@@ -2093,6 +2128,7 @@ static inline bool cio_errset_file_write_streaming_timeout_contains(cio_err err)
     X(host_name_connect, "HostName.ConnectError") \
     X(abi_and_dynamic_linker_from_file, "AbiAndDynamicLinkerFromFileError") \
     X(operate_timeout, "Operate.TimeoutError") \
+    X(operate_slot, "Operate.SlotError") \
     X(batch_await_concurrent, "Batch.AwaitConcurrentError") \
     X(net_read_timeout, "net.ReadTimeoutError") \
     X(net_write_timeout, "net.WriteTimeoutError") \
