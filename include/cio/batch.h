@@ -189,7 +189,7 @@ cio_err cio_batch_add(cio_batch *batch, const cio_operation *op, uint32_t *index
 cio_err cio_batch_add_at(cio_batch *batch, uint32_t index, const cio_operation *op);
 
 /**
- * Takes one completed operation (in completion order as far as it was observed), freeing its slot.
+ * Takes one completed operation (no particular order among those completed), freeing its slot.
  * @param index  gets the slot index it was added at (may be NULL)
  * @param out    gets the operation with its result (may be NULL)
  * @return true when one was taken, false when none has completed (await first).
@@ -202,8 +202,10 @@ bool cio_batch_next(cio_batch *batch, uint32_t *index, cio_operation *out);
  * runs inline (Threaded over its async limit, WASI) the operations run one after the other, in
  * order, on the caller: an operation that waits for another member of the batch then never
  * completes — use cio_batch_await_concurrent for such batches.
- * @return CIO_OK, CIO_E_CANCELED (the waiting caller was canceled: the operations stay in flight;
- *         cancel the batch), CIO_E_INVALID_ARGUMENT. Set: Cancelable. A cancellation point.
+ * @return CIO_OK, CIO_E_CANCELED (the waiting caller was canceled: the operations stay in flight,
+ *         cancel the batch; or an operation running inline was canceled: it completes with
+ *         CIO_E_CANCELED in its result and the ones after it stay submitted), CIO_E_INVALID_ARGUMENT.
+ *         Set: Cancelable. A cancellation point.
  */
 cio_err cio_batch_await_async(cio_io io, cio_batch *batch);
 

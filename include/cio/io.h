@@ -342,8 +342,23 @@ typedef struct cio_io {
 
 /* ---- the public wrappers ---------------------------------------------------------------------- */
 
-/* Never fails: either fn ran already (future.any == NULL, result in future.result) or it has a
- * thread of its own. */
+/**
+ * Runs fn on a copy of context, possibly inline. Never fails: either fn ran already, inline on the
+ * caller (future.any == NULL, result in future.result), or it has a thread or fiber of its own.
+ *
+ * Inline async and what it means: the Threaded backend runs fn inline once its async limit is
+ * reached (and always where it has no threads: WASI), so tasks started with cio_async may run one
+ * after the other, in order, on the caller. Code that needs two tasks to make progress together —
+ * one blocks until the other acts (a reader and a writer of one pipe, a read raced against a sleep
+ * standing for its timeout) — deadlocks there: use cio_concurrent (which says
+ * CIO_E_CONCURRENCY_UNAVAILABLE instead), cio_select_async (which starts its members concurrently,
+ * cio/sync.h), or the _timeout calls of cio/batch.h for a timeout.
+ * @param io            the Io
+ * @param fn            the task
+ * @param context       copied (context_size bytes, aligned to CIO_CONTEXT_ALIGN) for the task
+ * @param context_size  bytes of context
+ * @return the future: await or cancel it exactly as if it were running. Not a cancellation point.
+ */
 cio_future cio_async(cio_io io, cio_task_fn fn, const void *context, size_t context_size);
 /* Set: ConcurrentError (CIO_E_CONCURRENCY_UNAVAILABLE); on error *out is an empty future. */
 cio_err cio_concurrent(cio_io io, cio_task_fn fn, const void *context, size_t context_size, cio_future *out);

@@ -222,6 +222,8 @@ static cio_err start(cio_io io, cio_batch *b, bool concurrent)
             }
         } else {
             s->future = cio_async(io, op_task, &c, sizeof c);
+            if (s->future.any == NULL && s->op.err == CIO_E_CANCELED)
+                return CIO_E_CANCELED; /* ran inline and the caller was canceled: start no more */
         }
     }
     return CIO_OK;
@@ -252,7 +254,10 @@ cio_err cio_batch_await_async(cio_io io, cio_batch *batch)
         return CIO__NULL_ARG("batch");
     if (io.vtable == NULL)
         return CIO_E_INVALID_ARGUMENT;
-    (void)start(io, batch, false);
+    if (start(io, batch, false) == CIO_E_CANCELED) {
+        reap(io, batch); /* the canceled operation is COMPLETE, its result CIO_E_CANCELED */
+        return CIO_E_CANCELED;
+    }
     return CIO__IN_SET(cancelable, wait_one(io, batch, CIO_TIMEOUT_NONE));
 }
 
