@@ -1,7 +1,9 @@
 /*
  * TCP over loopback, two processes: B10 (echo, 64-byte messages, 50 connections, one message in
  * flight each), B14 (the same echo on the Evented backend's epoll flavour) and B11 (bulk: one
- * connection, 64 KiB writes).
+ * connection, 64 KiB writes). B15 is B10's echo once more, each backend with and without an idle timeout
+ * on every server read (cio_stream_read_timeout, 10 s: the server a new user writes to close idle
+ * clients), for the ratio timeout/plain.
  *
  * The listening socket is made before fork; the child is the server (echo server, or bulk
  * receiver), the parent the client. Under --cpus split the server process runs on CPU 1 and the
@@ -76,7 +78,10 @@ static int connect_loopback(uint16_t port)
 typedef struct conn_args {
     cio_io io;
     cio_stream stream;
+    bool idle_timeout; /* B15: every read with IDLE_TIMEOUT_MS, as a server closing idle clients */
 } conn_args;
+
+#define IDLE_TIMEOUT_MS 10000
 
 static cio_err echo_conn(void *context)
 {
@@ -84,8 +89,10 @@ static cio_err echo_conn(void *context)
     char buf[1024]; /* messages are 64 B; an Evented fiber's stack is 64 KiB */
     for (;;) {
         size_t n = 0;
-        cio_err err = cio_stream_read(a->io, &a->stream, buf, sizeof buf, &n);
-        if (err != CIO_OK || n == 0)
+        cio_err err = a->idle_timeout ? cio_stream_read_timeout(a->io, &a->stream, buf, sizeof buf, &n,
+                                                                 cio_timeout_ms(IDLE_TIMEOUT_MS))
+                                      : cio_stream_read(a->io, &a->stream, buf, sizeof buf, &n);
+        if (err != CIO_OK || n == 0) /* CIO_E_TIMEOUT: idle, closed */
             break;
         if (cio_stream_write_all(a->io, &a->stream, buf, n) != CIO_OK)
             break;
@@ -97,6 +104,7 @@ static cio_err echo_conn(void *context)
 typedef struct serve_args {
     int listen_fd;
     int report_fd; /* bulk: where the receiver writes its result */
+    bool idle_timeout;
 } serve_args;
 
 /* Echo: one concurrent task per connection. */
@@ -108,7 +116,7 @@ static void cio_echo_serve(bench_backend *b, void *arg)
     srv.handle = s->listen_fd;
     cio_group g = CIO_GROUP_INIT;
     for (;;) {
-        conn_args a = {b->io, {0}};
+        conn_args a = {b->io, {0}, s->idle_timeout};
         cio_err err = cio_server_accept(b->io, &srv, &a.stream);
         if (err != CIO_OK)
             bench_fail("cio_server_accept", err);
@@ -279,6 +287,19 @@ static void uv_bulk_receive(int listen_fd, int report_fd)
     uv_run(loop, UV_RUN_DEFAULT);
 }
 
+/* B15's contenders: "<backend>+timeout" is <backend>'s echo server reading with an idle timeout.
+ * Writes the backend's name to base; true for a +timeout contender. */
+static bool idle_timeout_contender(const char *contender, char *base, size_t cap)
+{
+    const char *plus = strchr(contender, '+');
+    size_t len = plus != NULL ? (size_t)(plus - contender) : strlen(contender);
+    if (len >= cap)
+        len = cap - 1;
+    memcpy(base, contender, len);
+    base[len] = '\0';
+    return plus != NULL && strcmp(plus, "+timeout") == 0;
+}
+
 /* ---- the server process ------------------------------------------------------------------------------------------ */
 
 static pid_t start_server(const bench_opts *o, const char *contender, bool bulk, int listen_fd, int report_fd)
@@ -289,9 +310,11 @@ static pid_t start_server(const bench_opts *o, const char *contender, bool bulk,
     if (pid > 0)
         return pid;
     bench_pin_process(bench_server_cpu(o->cpus));
-    serve_args s = {listen_fd, report_fd};
+    char base[32];
+    bool timed = idle_timeout_contender(contender, base, sizeof base);
+    serve_args s = {listen_fd, report_fd, timed};
     bench_backend_kind kind;
-    if (bench_kind_of(contender, &kind)) {
+    if (bench_kind_of(base, &kind)) {
         bench_backend b;
         if (!bench_backend_open(kind, 0, &b))
             _exit(BENCH_NA);
@@ -314,6 +337,9 @@ static void stop_server(pid_t pid)
 /* Before forking: a cio contender that cannot run here is NA in the parent, not a hung client. */
 static bool contender_available(const char *contender)
 {
+    char base[32];
+    (void)idle_timeout_contender(contender, base, sizeof base);
+    contender = base;
     bench_backend_kind kind;
     if (!bench_kind_of(contender, &kind) || kind == BENCH_THREADED)
         return true;
@@ -566,5 +592,11 @@ const bench_entry bench_net_entries[] = {
     {"B11", "libuv", bulk},
     {"B14", "evented-epoll", echo},
     {"B14", "libuv", echo},
+    {"B15", "threaded", echo},
+    {"B15", "threaded+timeout", echo},
+    {"B15", "evented-uring", echo},
+    {"B15", "evented-uring+timeout", echo},
+    {"B15", "evented-epoll", echo},
+    {"B15", "evented-epoll+timeout", echo},
     {NULL, NULL, NULL},
 };

@@ -26,11 +26,15 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-CIO = ("threaded", "evented-uring", "evented-epoll")
+CIO = ("threaded", "evented-uring", "evented-epoll",
+       "threaded+timeout", "evented-uring+timeout", "evented-epoll+timeout")  # B15: with read timeouts
 LABELS = {
     "threaded": "cio Threaded",
     "evented-uring": "cio Evented (io_uring)",
     "evented-epoll": "cio Evented (epoll)",
+    "threaded+timeout": "cio Threaded, read timeouts",
+    "evented-uring+timeout": "cio Evented (io_uring), read timeouts",
+    "evented-epoll+timeout": "cio Evented (epoll), read timeouts",
     "libuv": "libuv 1.44",
     "pthread": "pthreads",
     "direct": "direct call",
@@ -106,6 +110,13 @@ BENCHES = [
          targets=[("threaded", "ratio_ge", 1.0, "libuv"), ("evented-uring", "ratio_ge", 1.0, "libuv")]),
     dict(id="B14", title="TCP echo 64 B, 50 connections, Evented epoll flavour", variants=SPLIT, seconds_factor=3,
          contenders=["evented-epoll", "libuv"], peer="libuv", targets=[("evented-epoll", "ratio_ge", 0.9, "libuv")]),
+    dict(id="B15", title="TCP echo as B10, every server read with a 10 s idle timeout (+timeout) or without",
+         variants=SPLIT, seconds_factor=3,
+         contenders=["threaded", "threaded+timeout", "evented-uring", "evented-uring+timeout", "evented-epoll",
+                     "evented-epoll+timeout"], peer="threaded",
+         targets=[("threaded+timeout", "ratio_ge", 0.9, "threaded"),
+                  ("evented-uring+timeout", "ratio_ge", 0.9, "evented-uring"),
+                  ("evented-epoll+timeout", "ratio_ge", 0.9, "evented-epoll")]),
 ]
 
 

@@ -14,6 +14,7 @@
  *   cio/sync.h      Mutex, Condition, Event, Semaphore, RwLock, Queue, Select (over the futex)
  *   cio/fs.h        files, directories, the program's own executable
  *   cio/net.h       IP addresses, TCP/UDP and Unix-domain sockets
+ *   cio/batch.h     Operations, Batch, timeouts on stream calls
  *   cio/threaded.h  the Threaded backend
  *   cio/evented.h   the Evented backend (where CIO_HAVE_EVENTED is 1)
    @endverbatim
@@ -30,6 +31,7 @@
 #include "cio/sync.h"
 #include "cio/fs.h"
 #include "cio/net.h"
+#include "cio/batch.h"
 #include "cio/threaded.h"
 #include "cio/evented.h"
 

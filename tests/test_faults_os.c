@@ -196,6 +196,41 @@ static void test_net_errors(void **state)
     net_fault_with(state, &timed, "recvmmsg@net_receive", 'e', EAGAIN, 3, 0, CIO_OK, "EAGAIN");
 }
 
+/* A timed stream read (cio_stream_read_timeout): on Threaded poll, then readv (operate_posix.c). */
+static cio_err run_stream_read_timeout(fx *f)
+{
+    assert_ok(cio_stream_write_all(f->io, &f->a, data, 100));
+    unsigned char buf[100];
+    size_t done = 0;
+    while (done < 100) {
+        size_t n = 0;
+        cio_err err = cio_stream_read_timeout(f->io, &f->b, buf + done, 100 - done, &n, cio_timeout_ms(5000));
+        if (err != CIO_OK)
+            return err;
+        assert_true(n > 0);
+        done += n;
+    }
+    assert_memory_equal(buf, data, 100);
+    return CIO_OK;
+}
+
+static void test_timed_read_faults(void **state)
+{
+    static const net_case timed_poll = {"poll@poll_one", prep_pair, run_stream_read_timeout, done_pair};
+    static const net_case timed_read = {"readv@net_read", prep_pair, run_stream_read_timeout, done_pair};
+    fx_backend b = fx_backend_of(state);
+    if (b == FX_THREADED) { /* the readiness wait is the backend's poll(2) */
+        net_fault_with(state, &timed_poll, "poll@poll_one", 'e', EINTR, 50, 0, CIO_OK, "EINTR");
+        net_fault_with(state, &timed_poll, "poll@poll_one", 'e', ENOMEM, 1, 0, CIO_E_SYSTEM_RESOURCES, "ENOMEM");
+    }
+    if (b == FX_URING) {
+        (void)cio_test_io(state);
+        CIO_SKIP("io_uring reads through RECVMSG on the ring, not the readv site");
+    }
+    net_fault_with(state, &timed_read, "readv@net_read", 'e', ECONNRESET, 1, 0, CIO_E_CONNECTION_RESET_BY_PEER,
+                   "ECONNRESET");
+}
+
 static void test_net_short_transfers(void **state)
 {
     net_fault(state, "readv@net_read", 's', 0, -1, 7, CIO_OK, "short");
@@ -477,6 +512,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         CIO_TESTS(test_net_eintr_storms),
         CIO_TESTS(test_net_errors),
+        CIO_TESTS(test_timed_read_faults),
         CIO_TESTS(test_net_short_transfers),
         CIO_TESTS(test_net_storm_cancel),
         CIO_TESTS(test_net_close),

@@ -206,6 +206,10 @@ struct cio_stream;
 struct cio_socket;
 struct cio_message;
 
+/* ---- operations (declared in cio/batch.h) --------------------------------------------------------- */
+
+struct cio_operation;
+
 /**
  * The vtable, as one list of slots: X(return type, name, (parameters)) per slot, in table order.
  * `ud` is cio_io.userdata; unless noted, every slot is thread-safe. "Set" names a spec/errors.yaml
@@ -394,7 +398,15 @@ struct cio_message;
      * the rest: the library copies it (cio_net_write_file never returns Unimplemented).                              \
      * Set: net.WriteFileError. */                                                                                    \
     X(cio_err, net_write_file, (void *ud, cio_handle stream, cio_file file, uint64_t offset, uint64_t len,            \
-                                uint64_t *nwritten))
+                                uint64_t *nwritten))                                                                  \
+                                                                                                                      \
+    /* == Operations (cio/batch.h) ===================================================== */                          \
+                                                                                                                      \
+    /* Runs op (a cio_operation) with a timeout other than NONE natively: the operation's own error,                  \
+     * CIO_E_TIMEOUT (nothing done) or CIO_E_CANCELED; its results in op. CIO_E_UNIMPLEMENTED: no                     \
+     * native timed form of this kind here, nothing done (cio_operate_timeout then runs it as a                       \
+     * concurrent task). A cancellation point. Set: Operate.SlotError (the kinds' sets). */                           \
+    X(cio_err, operate, (void *ud, struct cio_operation *op, cio_timeout timeout))
 
 #define CIO__VTABLE_FIELD(ret, name, params) ret(*name) params;
 /** A backend's table: one function pointer per row of CIO_VTABLE_SLOTS, in that order (`ret
@@ -412,15 +424,21 @@ typedef struct cio_io {
 /* ---- the public wrappers ---------------------------------------------------------------------- */
 
 /**
- * Runs fn on a copy of the context, possibly later. Never fails: either fn ran already
- * (future.any == NULL, result in future.result) or it has a thread (Evented: a fiber) of its own,
- * so it can never wait behind the caller; when none can be had (limit, memory, spawn failure) fn
- * runs inline.
- * @param io the Io
- * @param fn the task
- * @param context the bytes copied for the task (may be NULL when context_size is 0)
- * @param context_size their length
- * @return the future to await or cancel (exactly once, from one thread).
+ * Runs fn on a copy of context, possibly inline. Never fails: either fn ran already, inline on the
+ * caller (future.any == NULL, result in future.result), or it has a thread or fiber of its own.
+ *
+ * Inline async and what it means: the Threaded backend runs fn inline once its async limit is
+ * reached (and always where it has no threads: WASI), so tasks started with cio_async may run one
+ * after the other, in order, on the caller. Code that needs two tasks to make progress together —
+ * one blocks until the other acts (a reader and a writer of one pipe, a read raced against a sleep
+ * standing for its timeout) — deadlocks there: use cio_concurrent (which says
+ * CIO_E_CONCURRENCY_UNAVAILABLE instead), cio_select_async (which starts its members concurrently,
+ * cio/sync.h), or the _timeout calls of cio/batch.h for a timeout.
+ * @param io            the Io
+ * @param fn            the task
+ * @param context       copied (context_size bytes, aligned to CIO_CONTEXT_ALIGN) for the task
+ * @param context_size  bytes of context
+ * @return the future: await or cancel it exactly as if it were running.
  * @cancellation no
  */
 cio_future cio_async(cio_io io, cio_task_fn fn, const void *context, size_t context_size);

@@ -423,16 +423,28 @@ typedef struct cio_select {
 } cio_select;
 
 /**
- * Sets up a select whose results go to the caller's buffer.
- * @param[out] sel the select
- * @param buffer room for capacity results
- * @param elem_size bytes per result
- * @param capacity results the buffer holds
+ * Makes an empty select whose results go to `buffer` (capacity results of elem_size bytes).
+ * @param[out] sel   the select (caller-allocated)
+ * @param buffer     room for the results not awaited yet; see cio_select_cancel for its size
+ * @param elem_size  bytes of one result
+ * @param capacity   results the buffer holds (0 is allowed: then use cio_select_cancel_discard)
  * @cancellation no
  */
 void cio_select_init(cio_select *sel, void *buffer, size_t elem_size, size_t capacity);
 /**
- * Adds a task (may run it inline, as cio_async).
+ * Adds a member that runs `fn` on a copy of `context`.
+ *
+ * Rules (why select cannot deadlock). Members race one another (a blocking read against a sleep
+ * that stands for its timeout), so a member may block until another finishes. Such a member must
+ * never run inline on the awaiter, as cio_async does once the Threaded backend's async limit is
+ * reached (the read would block the caller and the sleep would never start). cio_select_async
+ * therefore starts every member with concurrent semantics (cio_group_concurrent: a thread or fiber
+ * of its own, whatever the async limit). Only where no concurrency can be had at all (WASI's
+ * single-threaded backend, a concurrent limit reached, no memory for the task) does the member run
+ * as cio_group_async would, which may be inline and in order: members that wait on each other then
+ * deadlock there. To be told instead, use cio_select_concurrent (ConcurrencyUnavailable). For a
+ * timeout on one read, cio_stream_read_timeout (cio/batch.h) is cheaper than a select.
+ * Never fails.
  * @param io the Io
  * @param sel the select
  * @param fn the task
@@ -442,13 +454,14 @@ void cio_select_init(cio_select *sel, void *buffer, size_t elem_size, size_t cap
  */
 void cio_select_async(cio_io io, cio_select *sel, cio_select_fn fn, const void *context, size_t context_size);
 /**
- * Adds a task that runs concurrently, never inline.
+ * Adds a member that runs `fn` concurrently with the caller, never inline.
  * @param io the Io
  * @param sel the select
  * @param fn the task
  * @param context the bytes copied for the task
  * @param context_size their length
- * @return #CIO_OK, or an error of ConcurrentError \errset_concurrent
+ * @return #CIO_OK, or an error of ConcurrentError \errset_concurrent (no thread or fiber: nothing
+ *         was added)
  * @cancellation no
  */
 cio_err cio_select_concurrent(cio_io io, cio_select *sel, cio_select_fn fn, const void *context,

@@ -359,6 +359,13 @@ static cio_err f_net_write_file(void *ud, cio_handle h, cio_file f, uint64_t off
     return CIO_E_NETWORK_DOWN;
 }
 
+/* No native timed operation: cio_operate_timeout falls back to a task, which concurrent refuses. */
+static cio_err f_operate(void *ud, struct cio_operation *op, cio_timeout timeout)
+{
+    (void)ud, (void)op, (void)timeout;
+    return CIO_E_UNIMPLEMENTED;
+}
+
 /* dir_delete_dir fails as dir_delete_file does; cancel (request, then as await) as await. */
 #define f_dir_delete_dir f_dir_delete_file
 #define f_cancel f_await

@@ -124,7 +124,11 @@ void cio_select_init(cio_select *sel, void *buffer, size_t elem_size, size_t cap
 
 void cio_select_async(cio_io io, cio_select *sel, cio_select_fn fn, const void *context, size_t context_size)
 {
-    (void)submit(io, sel, fn, context, context_size, false);
+    /* Concurrent first: select members race, so one may block until another finishes (a read
+     * raced against a sleep); run inline on the awaiter, as async does at its limit, such a member
+     * never returns. Only where there is no concurrency at all does the member run as async. */
+    if (submit(io, sel, fn, context, context_size, true) == CIO_E_CONCURRENCY_UNAVAILABLE)
+        (void)submit(io, sel, fn, context, context_size, false);
 }
 
 cio_err cio_select_concurrent(cio_io io, cio_select *sel, cio_select_fn fn, const void *context,

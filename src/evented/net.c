@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "cio/batch.h"
 #include "cio/errmap.h"
 #include "evented.h"
 #include "internal.h"
@@ -187,7 +188,7 @@ struct net_args {
     const cio_ip_address *dest;
     cio_message *msgs;
     size_t max;
-    int64_t deadline; /* receive: monotonic ns, -1 none */
+    int64_t deadline; /* receive and timed operations: monotonic ns, -1 none */
 };
 
 static cio_err attempt(struct net_args *a)
@@ -226,7 +227,7 @@ static cio_err read_hinted(struct net_args *a)
             return err;
         uint32_t rev;
         if (first && ops->read_first(l, a->fd)) {
-            err = cio__e_wait_fd(a->e, a->fd, POLLIN, -1, true, &rev);
+            err = cio__e_wait_fd(a->e, a->fd, POLLIN, a->deadline, true, &rev);
             if (err != CIO_OK)
                 return err;
         }
@@ -238,7 +239,7 @@ static cio_err read_hinted(struct net_args *a)
         }
         if (err != CIO_E_WOULD_BLOCK)
             return err;
-        err = cio__e_wait_fd(a->e, a->fd, POLLIN, -1, true, &rev);
+        err = cio__e_wait_fd(a->e, a->fd, POLLIN, a->deadline, true, &rev);
         if (err != CIO_OK)
             return err;
     }
@@ -324,4 +325,37 @@ cio_err cio__e_net_receive(void *ud, cio_handle socket, cio_message *msgs, size_
     struct net_args a = {.e = (struct cio_evented *)ud, .op = OP_RECEIVE, .fd = socket, .msgs = msgs, .max = max,
                          .n = count, .deadline = deadline};
     return CIO__IN_SET(net_receive_timeout, net_slot(&a));
+}
+
+/* A timed operation (cio/batch.h): a stream read or an accept waits for readiness up to the
+ * deadline (a timeout ends only the wait: nothing was taken); a datagram receive has its own
+ * timeout; every other kind is CIO_E_UNIMPLEMENTED (cio_operate_timeout runs it as a fiber). */
+cio_err cio__e_operate(void *ud, cio_operation *op, cio_timeout timeout)
+{
+    if (op == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    op->count = 0;
+    struct net_args a = {.e = (struct cio_evented *)ud, .deadline = cio__e_mono_deadline(timeout)};
+    switch (op->kind) {
+    case CIO_OP_NET_READ:
+        if (op->u.net_read.iov == NULL && op->u.net_read.iovcnt > 0)
+            return CIO_E_INVALID_ARGUMENT;
+        a.op = OP_READ;
+        a.fd = op->u.net_read.stream;
+        a.iov = op->u.net_read.iov;
+        a.iovcnt = op->u.net_read.iovcnt;
+        a.n = &op->count;
+        break;
+    case CIO_OP_NET_ACCEPT:
+        a.op = OP_ACCEPT;
+        a.fd = op->u.net_accept.listener;
+        a.stream = &op->stream;
+        break;
+    case CIO_OP_NET_RECEIVE:
+        return cio__e_net_receive(ud, op->u.net_receive.socket, op->u.net_receive.msgs, op->u.net_receive.max,
+                                  timeout, &op->count);
+    default:
+        return CIO_E_UNIMPLEMENTED;
+    }
+    return cio__e_run(a.e, net_run, &a);
 }

@@ -38,6 +38,7 @@
 #include <sys/uio.h>
 
 #include "cio/errmap.h"
+#include "cio/batch.h"
 #include "evented.h"
 #include "internal.h"
 #include "internal/cio_oscalls.h"
@@ -231,9 +232,11 @@ static cio_err run_msg(struct netop *a)
     if (a->kind != N_SEND) {
         /* A descriptor that is not a socket (a pipe used as a stream) is the readiness core's. */
         enum cio__e_uring_end end;
-        int32_t res = cio__e_uring_op(a->e, &sqe, -1, true, &end);
+        int32_t res = cio__e_uring_op(a->e, &sqe, a->deadline, true, &end);
         if (end == CIO__E_U_CANCELED)
             return CIO_E_CANCELED;
+        if (end == CIO__E_U_TIMED_OUT)
+            return CIO_E_TIMEOUT; /* a timed read (cio_operate_timeout): the deadline ended it */
         if (res == -ENOTSOCK) {
             a->not_socket = true;
             return CIO_OK;
@@ -387,6 +390,37 @@ static cio_err u_net_receive(void *ud, cio_handle socket, cio_message *msgs, siz
     return CIO__IN_SET(net_receive_timeout, net_op(ud, &a));
 }
 
+/* A timed operation (cio/batch.h): a read or accept with the deadline linked to its SQE, a datagram
+ * receive with its own timeout; every other kind is the readiness core's (cio__e_operate). A read of
+ * a descriptor that is not a socket goes to the readiness core with the same deadline. */
+static cio_err u_operate(void *ud, cio_operation *op, cio_timeout timeout)
+{
+    struct cio_evented *e = (struct cio_evented *)ud;
+    if (op == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    op->count = 0;
+    int64_t deadline = cio__e_mono_deadline(timeout);
+    if (op->kind == CIO_OP_NET_READ && cio__e_uring_has(e, IORING_OP_RECVMSG)) {
+        if (op->u.net_read.iov == NULL && op->u.net_read.iovcnt > 0)
+            return CIO_E_INVALID_ARGUMENT;
+        struct netop a = {.kind = N_READ, .fd = op->u.net_read.stream, .iov = op->u.net_read.iov,
+                          .iovcnt = op->u.net_read.iovcnt, .n = &op->count, .deadline = deadline};
+        cio_err err = net_op(ud, &a);
+        if (err == CIO_OK && a.not_socket)
+            return cio__e_operate(ud, op, cio_timeout_deadline(CIO_CLOCK_AWAKE, (cio_timestamp){deadline}));
+        return err;
+    }
+    if (op->kind == CIO_OP_NET_ACCEPT && cio__e_uring_has(e, IORING_OP_ACCEPT)) {
+        struct netop a = {.kind = N_ACCEPT, .fd = op->u.net_accept.listener, .stream = &op->stream,
+                          .deadline = deadline};
+        return net_op(ud, &a);
+    }
+    if (op->kind == CIO_OP_NET_RECEIVE && cio__e_uring_has(e, IORING_OP_RECVMSG))
+        return u_net_receive(ud, op->u.net_receive.socket, op->u.net_receive.msgs, op->u.net_receive.max, timeout,
+                             &op->count);
+    return cio__e_operate(ud, op, timeout);
+}
+
 static void u_net_close(void *ud, cio_handle socket)
 {
     struct cio_evented *e = (struct cio_evented *)ud;
@@ -416,4 +450,5 @@ void cio__e_uring_net_override(struct cio_evented *e, struct cio_vtable *vt)
     }
     if (cio__e_uring_has(e, IORING_OP_CLOSE))
         vt->net_close = u_net_close;
+    vt->operate = u_operate;
 }

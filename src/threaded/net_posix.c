@@ -121,6 +121,13 @@ static cio_err poll_one(int fd, short events, const deadline *d)
     return CIO_OK;
 }
 
+/* poll_one against a timeout, for the timed operations (operate_posix.c). */
+cio_err cio__t_poll_ready(int fd, short events, cio_timeout timeout)
+{
+    deadline d = cio__t_deadline_from(timeout);
+    return poll_one(fd, events, &d);
+}
+
 /* ---- descriptors -------------------------------------------------------------------------------------- */
 
 /* close(2) never retried: on Linux the descriptor is gone even when it reports EINTR. */

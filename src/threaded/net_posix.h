@@ -11,4 +11,8 @@
 /* cio__t_net_accept with extra accept4 flags (the Evented backend's SOCK_NONBLOCK). */
 cio_err cio__t_net_accept_flags(cio_handle listener, cio_stream *out, int flags);
 
+/* Waits up to timeout for `events` (POLLIN, POLLOUT) on fd, in the cancellation bracket: CIO_OK,
+ * CIO_E_TIMEOUT, CIO_E_CANCELED, SystemResources, Unexpected (net_posix.c's poll_one). */
+cio_err cio__t_poll_ready(int fd, short events, cio_timeout timeout);
+
 #endif /* CIO_THREADED_NET_POSIX_H */

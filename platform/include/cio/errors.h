@@ -2317,6 +2317,262 @@ static inline bool cio_errset_abi_and_dynamic_linker_from_file_contains(cio_err 
     }
 }
 
+/**
+ * Membership test of the error set Operate.TimeoutError (@ref errset_operate_timeout).
+ * @param err any value
+ * @return true when err is in Operate.TimeoutError \errset_operate_timeout; false otherwise (always for CIO_OK).
+ * @cancellation no (pure library code)
+ */
+static inline bool cio_errset_operate_timeout_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_CONCURRENCY_UNAVAILABLE:
+    case CIO_E_TIMEOUT:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/**
+ * Membership test of the error set Operate.SlotError (@ref errset_operate_slot).
+ * @param err any value
+ * @return true when err is in Operate.SlotError \errset_operate_slot; false otherwise (always for CIO_OK).
+ * @cancellation no (pure library code)
+ */
+static inline bool cio_errset_operate_slot_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_CONCURRENCY_UNAVAILABLE:
+    case CIO_E_TIMEOUT:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_PROCESS_FD_QUOTA_EXCEEDED:
+    case CIO_E_SYSTEM_FD_QUOTA_EXCEEDED:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_UNIMPLEMENTED:
+    case CIO_E_PROCESS_NOT_FOUND:
+    case CIO_E_IS_DIR:
+    case CIO_E_LOCK_VIOLATION:
+    case CIO_E_INPUT_OUTPUT:
+    case CIO_E_NOT_OPEN_FOR_READING:
+    case CIO_E_WOULD_BLOCK:
+    case CIO_E_BROKEN_PIPE:
+    case CIO_E_NETWORK_DOWN:
+    case CIO_E_CONNECTION_RESET_BY_PEER:
+    case CIO_E_CONNECTION_ABORTED:
+    case CIO_E_SOCKET_UNCONNECTED:
+    case CIO_E_SOCKET_NOT_LISTENING:
+    case CIO_E_MESSAGE_OVERSIZE:
+    case CIO_E_PORT_UNREACHABLE:
+    case CIO_E_BLOCKED_BY_FIREWALL:
+    case CIO_E_PROTOCOL_FAILURE:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/**
+ * Membership test of the error set Batch.AwaitConcurrentError (@ref errset_batch_await_concurrent).
+ * @param err any value
+ * @return true when err is in Batch.AwaitConcurrentError \errset_batch_await_concurrent; false otherwise (always for CIO_OK).
+ * @cancellation no (pure library code)
+ */
+static inline bool cio_errset_batch_await_concurrent_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_CONCURRENCY_UNAVAILABLE:
+    case CIO_E_TIMEOUT:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/**
+ * Membership test of the error set net.ReadTimeoutError (@ref errset_net_read_timeout).
+ * @param err any value
+ * @return true when err is in net.ReadTimeoutError \errset_net_read_timeout; false otherwise (always for CIO_OK).
+ * @cancellation no (pure library code)
+ */
+static inline bool cio_errset_net_read_timeout_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_CONCURRENCY_UNAVAILABLE:
+    case CIO_E_TIMEOUT:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_WOULD_BLOCK:
+    case CIO_E_NETWORK_DOWN:
+    case CIO_E_CONNECTION_RESET_BY_PEER:
+    case CIO_E_SOCKET_UNCONNECTED:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/**
+ * Membership test of the error set net.WriteTimeoutError (@ref errset_net_write_timeout).
+ * @param err any value
+ * @return true when err is in net.WriteTimeoutError \errset_net_write_timeout; false otherwise (always for CIO_OK).
+ * @cancellation no (pure library code)
+ */
+static inline bool cio_errset_net_write_timeout_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_CONCURRENCY_UNAVAILABLE:
+    case CIO_E_TIMEOUT:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_WOULD_BLOCK:
+    case CIO_E_BROKEN_PIPE:
+    case CIO_E_NETWORK_DOWN:
+    case CIO_E_NETWORK_UNREACHABLE:
+    case CIO_E_HOST_UNREACHABLE:
+    case CIO_E_ADDRESS_FAMILY_UNSUPPORTED:
+    case CIO_E_CONNECTION_REFUSED:
+    case CIO_E_CONNECTION_RESET_BY_PEER:
+    case CIO_E_SOCKET_UNCONNECTED:
+    case CIO_E_SOCKET_NOT_BOUND:
+    case CIO_E_FAST_OPEN_ALREADY_IN_PROGRESS:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/**
+ * Membership test of the error set net.AcceptTimeoutError (@ref errset_net_accept_timeout).
+ * @param err any value
+ * @return true when err is in net.AcceptTimeoutError \errset_net_accept_timeout; false otherwise (always for CIO_OK).
+ * @cancellation no (pure library code)
+ */
+static inline bool cio_errset_net_accept_timeout_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_CONCURRENCY_UNAVAILABLE:
+    case CIO_E_TIMEOUT:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_PROCESS_FD_QUOTA_EXCEEDED:
+    case CIO_E_SYSTEM_FD_QUOTA_EXCEEDED:
+    case CIO_E_WOULD_BLOCK:
+    case CIO_E_NETWORK_DOWN:
+    case CIO_E_CONNECTION_ABORTED:
+    case CIO_E_SOCKET_NOT_LISTENING:
+    case CIO_E_BLOCKED_BY_FIREWALL:
+    case CIO_E_PROTOCOL_FAILURE:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/**
+ * Membership test of the error set net.SendTimeoutError (@ref errset_net_send_timeout).
+ * @param err any value
+ * @return true when err is in net.SendTimeoutError \errset_net_send_timeout; false otherwise (always for CIO_OK).
+ * @cancellation no (pure library code)
+ */
+static inline bool cio_errset_net_send_timeout_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_CONCURRENCY_UNAVAILABLE:
+    case CIO_E_TIMEOUT:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_WOULD_BLOCK:
+    case CIO_E_BROKEN_PIPE:
+    case CIO_E_NETWORK_DOWN:
+    case CIO_E_NETWORK_UNREACHABLE:
+    case CIO_E_HOST_UNREACHABLE:
+    case CIO_E_ADDRESS_UNAVAILABLE:
+    case CIO_E_ADDRESS_FAMILY_UNSUPPORTED:
+    case CIO_E_CONNECTION_REFUSED:
+    case CIO_E_CONNECTION_RESET_BY_PEER:
+    case CIO_E_SOCKET_UNCONNECTED:
+    case CIO_E_MESSAGE_OVERSIZE:
+    case CIO_E_FAST_OPEN_ALREADY_IN_PROGRESS:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/**
+ * Membership test of the error set File.ReadStreamingTimeoutError (@ref errset_file_read_streaming_timeout).
+ * @param err any value
+ * @return true when err is in File.ReadStreamingTimeoutError \errset_file_read_streaming_timeout; false otherwise (always for CIO_OK).
+ * @cancellation no (pure library code)
+ */
+static inline bool cio_errset_file_read_streaming_timeout_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_CONCURRENCY_UNAVAILABLE:
+    case CIO_E_TIMEOUT:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_PROCESS_NOT_FOUND:
+    case CIO_E_IS_DIR:
+    case CIO_E_LOCK_VIOLATION:
+    case CIO_E_INPUT_OUTPUT:
+    case CIO_E_NOT_OPEN_FOR_READING:
+    case CIO_E_WOULD_BLOCK:
+    case CIO_E_BROKEN_PIPE:
+    case CIO_E_CONNECTION_RESET_BY_PEER:
+    case CIO_E_SOCKET_UNCONNECTED:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/**
+ * Membership test of the error set File.WriteStreamingTimeoutError (@ref errset_file_write_streaming_timeout).
+ * @param err any value
+ * @return true when err is in File.WriteStreamingTimeoutError \errset_file_write_streaming_timeout; false otherwise (always for CIO_OK).
+ * @cancellation no (pure library code)
+ */
+static inline bool cio_errset_file_write_streaming_timeout_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_CONCURRENCY_UNAVAILABLE:
+    case CIO_E_TIMEOUT:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_PERMISSION_DENIED:
+    case CIO_E_NO_DEVICE:
+    case CIO_E_DEVICE_BUSY:
+    case CIO_E_FILE_BUSY:
+    case CIO_E_LOCK_VIOLATION:
+    case CIO_E_NO_SPACE_LEFT:
+    case CIO_E_DISK_QUOTA:
+    case CIO_E_FILE_TOO_BIG:
+    case CIO_E_INPUT_OUTPUT:
+    case CIO_E_NOT_OPEN_FOR_WRITING:
+    case CIO_E_WOULD_BLOCK:
+    case CIO_E_BROKEN_PIPE:
+        return true;
+    default:
+        return false;
+    }
+}
+
 /** X(c_name, "Zig.Name") for every set: cio_errset_<c_name>_contains tests membership. */
 #define CIO_ERRSET_LIST(X) \
     X(cancelable, "Cancelable") \
@@ -2395,6 +2651,15 @@ static inline bool cio_errset_abi_and_dynamic_linker_from_file_contains(cio_err 
     X(host_name_expand, "HostName.ExpandError") \
     X(lookup, "LookupError") \
     X(host_name_connect, "HostName.ConnectError") \
-    X(abi_and_dynamic_linker_from_file, "AbiAndDynamicLinkerFromFileError")
+    X(abi_and_dynamic_linker_from_file, "AbiAndDynamicLinkerFromFileError") \
+    X(operate_timeout, "Operate.TimeoutError") \
+    X(operate_slot, "Operate.SlotError") \
+    X(batch_await_concurrent, "Batch.AwaitConcurrentError") \
+    X(net_read_timeout, "net.ReadTimeoutError") \
+    X(net_write_timeout, "net.WriteTimeoutError") \
+    X(net_accept_timeout, "net.AcceptTimeoutError") \
+    X(net_send_timeout, "net.SendTimeoutError") \
+    X(file_read_streaming_timeout, "File.ReadStreamingTimeoutError") \
+    X(file_write_streaming_timeout, "File.WriteStreamingTimeoutError")
 
 #endif /* CIO_ERRORS_H */

@@ -1,0 +1,278 @@
+/*
+ * cio/batch.h — Operations, Batch, and timeouts on stream calls (Zig's Io.Operation, Io.Batch,
+ * Io.operate and Io.operateTimeout).
+ *
+ * An operation is one I/O call described as data (a cio_operation: kind, arguments, result), so that
+ * it can be run now (cio_operate), run with a timeout (cio_operate_timeout), or put with others into
+ * a caller-allocated cio_batch whose members run overlapped and complete in any order.
+ *
+ * Errors have two levels. The operation's own error (what the same call made directly would
+ * return: ConnectionResetByPeer, EndOfStream, ...) is stored in its result, `op->err`. The function
+ * that runs it returns only what concerns the running itself: CIO_E_CANCELED (the caller was
+ * canceled), CIO_E_TIMEOUT (the timeout passed), CIO_E_CONCURRENCY_UNAVAILABLE (the backend could
+ * not overlap the operation with the caller's wait, where that was required) and
+ * CIO_E_INVALID_ARGUMENT (NULL, unknown kind).
+ *
+ * How operations run. Library code over the vtable slots, the same on every backend: a batch runs
+ * each member as a task of its own (cio_async for await_async, cio_concurrent for
+ * await_concurrent and timeouts). On Evented each task is a fiber: their submissions reach the
+ * kernel together (io_uring: one io_uring_enter for all the SQEs queued before the loop waits;
+ * epoll/kqueue: one wait for the readiness of all of them). On Threaded each is a pool thread for
+ * await_concurrent; await_async uses cio_async, so once the async limit is reached (and always where
+ * the backend has no threads: WASI) the members run inline, one after the other, in submission order.
+ *
+ * What a timeout leaves behind. A timed-out operation is canceled and waited for before the call
+ * returns, so nothing of it is in flight afterwards and the handle stays usable. Nothing is lost:
+ * an operation that had already transferred data when the timeout came completes with it (the
+ * call then succeeds with those bytes); a read that timed out consumed nothing; a timed-out write
+ * reports the bytes it did write (write_all: everything written before the timeout).
+ */
+#ifndef CIO_BATCH_H
+#define CIO_BATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cio/fs.h"
+#include "cio/io.h"
+#include "cio/net.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The kinds of operation. */
+typedef enum cio_op_kind {
+    CIO_OP_NONE = 0,             /**< no operation (an invalid argument) */
+    CIO_OP_FILE_READ_STREAMING,  /**< cio_file_read_streaming_v; count: bytes, 0 at the end */
+    CIO_OP_FILE_WRITE_STREAMING, /**< cio_file_write_streaming_v; count: bytes */
+    CIO_OP_DEVICE_IO_CONTROL,    /**< ioctl: not implemented yet, OperationUnsupported everywhere */
+    CIO_OP_NET_RECEIVE,          /**< cio_socket_receive_batch without timeout; count: datagrams */
+    CIO_OP_NET_SEND,             /**< cio_socket_send_to_v (one datagram); count: bytes */
+    CIO_OP_NET_READ,             /**< cio_stream_read_v; count: bytes, 0 when the peer closed */
+    CIO_OP_NET_WRITE,            /**< cio_stream_write_v; count: bytes (may be short) */
+    CIO_OP_NET_ACCEPT,           /**< cio_server_accept; stream: the connection */
+    CIO_OP_NET_CONNECT           /**< cio_net_connect; stream: the connection */
+} cio_op_kind;
+
+/**
+ * One operation: set `kind` and the member of `u` it names; the running call fills `err` and the
+ * result fields. The buffers and arguments pointed to must stay valid until the operation has
+ * completed (or been canceled).
+ */
+typedef struct cio_operation {
+    cio_op_kind kind;
+    union {
+        struct {
+            cio_file file;
+            const cio_iovec *iov;
+            size_t iovcnt;
+        } file_read_streaming;
+        struct {
+            cio_file file;
+            const cio_const_iovec *iov;
+            size_t iovcnt;
+        } file_write_streaming;
+        struct {
+            cio_file file;
+            unsigned long code;
+            void *arg;
+        } device_io_control;
+        struct {
+            cio_handle socket;
+            cio_message *msgs;
+            size_t max;
+        } net_receive;
+        struct {
+            cio_handle socket;
+            const cio_ip_address *dest; /* NULL: the connected peer */
+            const cio_const_iovec *iov;
+            size_t iovcnt;
+        } net_send;
+        struct {
+            cio_handle stream;
+            const cio_iovec *iov;
+            size_t iovcnt;
+        } net_read;
+        struct {
+            cio_handle stream;
+            const cio_const_iovec *iov;
+            size_t iovcnt;
+        } net_write;
+        struct {
+            cio_handle listener;
+        } net_accept;
+        struct {
+            const cio_ip_address *address;
+            const cio_connect_options *options; /* NULL: none */
+        } net_connect;
+    } u;
+    /* results */
+    cio_err err;       /**< the operation's own error (its call's set); CIO_E_CANCELED if canceled */
+    size_t count;      /**< bytes or datagrams transferred (also on error: what was done before) */
+    cio_stream stream; /**< accept and connect: the new connection */
+} cio_operation;
+
+/**
+ * Runs one operation now, on the calling task (no task is created).
+ * @param io  the Io
+ * @param op  the operation; its result fields are written
+ * @return CIO_OK (the operation ran; see op->err), CIO_E_CANCELED (op->err is CIO_E_CANCELED too),
+ *         CIO_E_INVALID_ARGUMENT (NULL op, unknown kind). Set: Cancelable. A cancellation point.
+ */
+cio_err cio_operate(cio_io io, cio_operation *op);
+
+/**
+ * Runs one operation, giving up after `timeout`. CIO_TIMEOUT_NONE is cio_operate. Otherwise the
+ * operation runs as a concurrent task while the caller waits; when the timeout passes first it is
+ * canceled and waited for, and if it completed anyway (data had arrived) its result stands and the
+ * call returns CIO_OK: a timeout never loses data. A timeout that has already passed (or passes
+ * before the operation's task got to start) may end it before it tried: CIO_E_TIMEOUT, nothing done,
+ * even if data was waiting — it is a deadline, not a poll. On Threaded this costs one pool thread
+ * (a recycled worker) per call; on Evented one fiber.
+ * @param io       the Io
+ * @param op       the operation; its result fields are written
+ * @param timeout  how long to wait (duration or deadline)
+ * @return CIO_OK (see op->err), CIO_E_TIMEOUT (nothing done; the handle is usable), CIO_E_CANCELED,
+ *         CIO_E_CONCURRENCY_UNAVAILABLE (no task could be had: where the backend has no threads,
+ *         or its concurrent limit is reached), CIO_E_INVALID_ARGUMENT.
+ *         Set: Operate.TimeoutError = {Canceled, Timeout, ConcurrencyUnavailable}. A cancellation point.
+ */
+cio_err cio_operate_timeout(cio_io io, cio_operation *op, cio_timeout timeout);
+
+/* ---- Batch ------------------------------------------------------------------------------------- */
+
+struct cio_batch;
+
+/** A slot of a batch: the caller provides the array, cio_batch_init owns it afterwards. */
+typedef struct cio_batch_slot {
+    cio_operation op;
+    cio_future future;
+    struct cio_batch *batch;
+    CIO_ATOMIC(uint32_t) state; /* internal */
+    uint32_t index;
+} cio_batch_slot;
+
+/**
+ * A batch of operations over caller-allocated slots. Not thread-safe: one task adds, awaits, takes
+ * results and cancels. The operations themselves run on other tasks.
+ * Life of a slot: unused → (add) submitted → (await) in flight → completed → (next) unused.
+ */
+typedef struct cio_batch {
+    cio_batch_slot *slots;
+    uint32_t capacity;
+    uint32_t in_flight;           /* internal: tasks not yet reaped */
+    uint32_t completed;           /* internal: reaped, waiting for next */
+    uint32_t next_scan;           /* internal */
+    CIO_ATOMIC(uint32_t) done_gen;   /* internal: futex word, bumped by each finishing task */
+} cio_batch;
+
+/**
+ * Makes an empty batch over `slots` (capacity entries, up to UINT32_MAX - 1).
+ * @return CIO_OK or CIO_E_INVALID_ARGUMENT (NULL, capacity 0).
+ */
+cio_err cio_batch_init(cio_batch *batch, cio_batch_slot *slots, size_t capacity);
+
+/**
+ * Submits a copy of `op` in the first unused slot.
+ * @param index  gets the slot's index (may be NULL)
+ * @return CIO_OK, CIO_E_SYSTEM_RESOURCES (every slot is in use), CIO_E_INVALID_ARGUMENT.
+ *         Not a cancellation point.
+ */
+cio_err cio_batch_add(cio_batch *batch, const cio_operation *op, uint32_t *index);
+
+/**
+ * Submits a copy of `op` in slot `index`, which must be unused.
+ * @return CIO_OK, CIO_E_INVALID_ARGUMENT (out of range, slot in use). Not a cancellation point.
+ */
+cio_err cio_batch_add_at(cio_batch *batch, uint32_t index, const cio_operation *op);
+
+/**
+ * Takes one completed operation (no particular order among those completed), freeing its slot.
+ * @param index  gets the slot index it was added at (may be NULL)
+ * @param out    gets the operation with its result (may be NULL)
+ * @return true when one was taken, false when none has completed (await first).
+ */
+bool cio_batch_next(cio_batch *batch, uint32_t *index, cio_operation *out);
+
+/**
+ * Starts every submitted operation with cio_async and waits until at least one has completed
+ * (returns at once when one already has, or when nothing is submitted or in flight). Where async
+ * runs inline (Threaded over its async limit, WASI) the operations run one after the other, in
+ * order, on the caller: an operation that waits for another member of the batch then never
+ * completes — use cio_batch_await_concurrent for such batches.
+ * @return CIO_OK, CIO_E_CANCELED (the waiting caller was canceled: the operations stay in flight,
+ *         cancel the batch; or an operation running inline was canceled: it completes with
+ *         CIO_E_CANCELED in its result and the ones after it stay submitted), CIO_E_INVALID_ARGUMENT.
+ *         Set: Cancelable. A cancellation point.
+ */
+cio_err cio_batch_await_async(cio_io io, cio_batch *batch);
+
+/**
+ * Starts every submitted operation with cio_concurrent (overlapped, never inline) and waits until
+ * at least one has completed or `timeout` passed.
+ * @return CIO_OK; CIO_E_TIMEOUT (the unfinished operations stay in flight: await again, or cancel);
+ *         CIO_E_CONCURRENCY_UNAVAILABLE (a task could not be had: those already started stay in
+ *         flight, the rest stay submitted); CIO_E_CANCELED; CIO_E_INVALID_ARGUMENT.
+ *         Set: Batch.AwaitConcurrentError = {Canceled, Timeout, ConcurrencyUnavailable}.
+ *         A cancellation point.
+ */
+cio_err cio_batch_await_concurrent(cio_io io, cio_batch *batch, cio_timeout timeout);
+
+/**
+ * Cancels every operation in flight, waits for all of them and drops the submitted ones that never
+ * started. When it returns nothing is in flight and no resource is held; operations that completed
+ * anyway (before noticing the request) can still be taken with cio_batch_next, the canceled ones
+ * are gone. Never fails; not a cancellation point (it runs to the end for a canceled caller too).
+ */
+void cio_batch_cancel(cio_io io, cio_batch *batch);
+
+/* ---- timeouts on stream calls ------------------------------------------------------------------ */
+
+/*
+ * Each is the plain call run through cio_operate_timeout (CIO_TIMEOUT_NONE: exactly the plain call).
+ * CIO_E_TIMEOUT leaves the handle usable and loses nothing: a read that timed out consumed nothing;
+ * *nread / *nwritten hold what was transferred before the timeout (read_all, write_all: the bytes of
+ * every earlier step; the deadline covers the whole call). Each adds Timeout and
+ * ConcurrencyUnavailable (no task for the timer's wait: no threads, or the concurrent limit) to
+ * the plain call's set. All are cancellation points.
+ */
+
+/** cio_stream_read with a timeout. Set: net.ReadTimeoutError = net.ReadError ∪ {ConcurrencyUnavailable}. */
+cio_err cio_stream_read_timeout(cio_io io, const cio_stream *stream, void *buf, size_t len, size_t *nread,
+                                cio_timeout timeout);
+/** Reads until len bytes, the peer's end (fewer bytes) or the timeout (CIO_E_TIMEOUT, *nread bytes
+ * kept in buf). Set: net.ReadTimeoutError. */
+cio_err cio_stream_read_all_timeout(cio_io io, const cio_stream *stream, void *buf, size_t len, size_t *nread,
+                                    cio_timeout timeout);
+/** cio_stream_write with a timeout (*nwritten may be short). Set: net.WriteTimeoutError =
+ * net.WriteError ∪ {ConcurrencyUnavailable}. */
+cio_err cio_stream_write_timeout(cio_io io, const cio_stream *stream, const void *buf, size_t len,
+                                 size_t *nwritten, cio_timeout timeout);
+/** cio_stream_write_all with one deadline for the whole; *nwritten (may be NULL) gets the bytes
+ * written, all of them on success. Set: net.WriteTimeoutError. */
+cio_err cio_stream_write_all_timeout(cio_io io, const cio_stream *stream, const void *buf, size_t len,
+                                     size_t *nwritten, cio_timeout timeout);
+/** cio_server_accept with a timeout. Set: net.AcceptTimeoutError = net.AcceptError ∪ {Timeout,
+ * ConcurrencyUnavailable}. */
+cio_err cio_server_accept_timeout(cio_io io, const cio_server *server, cio_stream *out, cio_timeout timeout);
+/** cio_socket_send_to with a timeout. Set: net.SendTimeoutError = net.SendError ∪ {Timeout,
+ * ConcurrencyUnavailable}. */
+cio_err cio_socket_send_to_timeout(cio_io io, const cio_socket *socket, const cio_ip_address *dest,
+                                   const void *buf, size_t len, size_t *nsent, cio_timeout timeout);
+/** cio_file_read_streaming with a timeout (pipes, terminals, sockets).
+ * Set: File.ReadStreamingTimeoutError = File.Reader.Error ∪ {ConcurrencyUnavailable}. */
+cio_err cio_file_read_streaming_timeout(cio_io io, cio_file file, void *buf, size_t len, size_t *nread,
+                                        cio_timeout timeout);
+/** cio_file_write_streaming with a timeout. Set: File.WriteStreamingTimeoutError =
+ * File.WriteStreamingError ∪ {Timeout, ConcurrencyUnavailable}. */
+cio_err cio_file_write_streaming_timeout(cio_io io, cio_file file, const void *buf, size_t len, size_t *nwritten,
+                                         cio_timeout timeout);
+/* (Datagram receive already takes a timeout: cio_socket_receive_timeout in cio/net.h.) */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CIO_BATCH_H */

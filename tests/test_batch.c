@@ -1,0 +1,702 @@
+/*
+ * Operations, Batch and stream timeouts (cio/batch.h), and the select that cannot deadlock, on
+ * every backend: a batch of 64 reads over 64 loopback TCP pairs completing in any order with the
+ * right bytes (await_concurrent and await_async); await_concurrent's timeout leaving the rest
+ * cancelable; batch cancel with operations in flight leaking nothing; read, read_all, write_all,
+ * accept and pipe-read timeouts firing within 10 ms of their deadline and leaving the handle usable
+ * with nothing lost; the Threaded select deadlock (async limit 0, a blocking read raced against a
+ * sleep). A backend without networking (NetworkDown: WASI) skips the socket tests; the file batch
+ * runs everywhere.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* pipe2 */
+#endif
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends.h"
+#include "null_arg.h"
+#include "os_helpers.h"
+#if defined(CIO_OS_WINDOWS)
+#include <windows.h>
+#elif !defined(CIO_OS_WASI)
+#include <fcntl.h>
+#include <unistd.h>
+#endif
+
+#include "asserts.h"
+
+#define PAIRS 64
+#define SLACK_MS 10 /* a timeout fires within this of its deadline */
+
+static int64_t now_ms(cio_io io)
+{
+    return cio_now(io, CIO_CLOCK_AWAKE).ns / 1000000;
+}
+
+/* ---- a test helper for connected pairs (loopback TCP: every OS has it) -------------------------- */
+
+/* A listener on 127.0.0.1 port 0, or a skip where there is no networking. */
+static void listen_loopback(cio_io io, cio_server *out)
+{
+    cio_ip_address a = cio_ip4_loopback(0);
+    cio_listen_options o = CIO_LISTEN_DEFAULTS;
+    o.backlog = PAIRS * 2;
+    cio_err err = cio_net_listen(io, &a, &o, out);
+    if (err == CIO_E_NETWORK_DOWN)
+        CIO_SKIP("no networking on this backend or target");
+    assert_ok(err);
+}
+
+/* n connected pairs: a[i] the client side, b[i] the accepted side. */
+static void socket_pairs(cio_io io, cio_stream *a, cio_stream *b, size_t n)
+{
+    cio_server srv;
+    listen_loopback(io, &srv);
+    for (size_t i = 0; i < n; i++) {
+        assert_ok(cio_net_connect(io, &srv.address, NULL, &a[i]));
+        assert_ok(cio_server_accept(io, &srv, &b[i]));
+    }
+    cio_server_close(io, &srv);
+}
+
+static void close_pairs(cio_io io, cio_stream *a, cio_stream *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        cio_stream_close(io, &a[i]);
+        cio_stream_close(io, &b[i]);
+    }
+}
+
+static cio_operation read_op(const cio_stream *s, cio_iovec *iov)
+{
+    cio_operation op;
+    memset(&op, 0, sizeof op);
+    op.kind = CIO_OP_NET_READ;
+    op.u.net_read.stream = s->handle;
+    op.u.net_read.iov = iov;
+    op.u.net_read.iovcnt = 1;
+    return op;
+}
+
+/* ---- batch ------------------------------------------------------------------------------------- */
+
+static void batch_of_reads(void **state, bool concurrent)
+{
+    cio_io io = cio_test_io(state);
+    static cio_stream a[PAIRS], b[PAIRS];
+    static char bufs[PAIRS][16];
+    static cio_iovec iov[PAIRS];
+    static cio_batch_slot slots[PAIRS];
+    int fds = cio_test_count_handles();
+    socket_pairs(io, a, b, PAIRS);
+    cio_batch batch;
+    assert_ok(cio_batch_init(&batch, slots, PAIRS));
+    for (uint32_t i = 0; i < PAIRS; i++) {
+        memset(bufs[i], 0, sizeof bufs[i]);
+        iov[i] = (cio_iovec){bufs[i], sizeof bufs[i]};
+        cio_operation op = read_op(&b[i], &iov[i]);
+        uint32_t idx = UINT32_MAX;
+        assert_ok(cio_batch_add(&batch, &op, &idx));
+        assert_int_equal(idx, i);
+    }
+    cio_operation extra = read_op(&b[0], &iov[0]);
+    assert_err(cio_batch_add(&batch, &extra, NULL), CIO_E_SYSTEM_RESOURCES); /* full */
+    if (concurrent) {
+        /* Start them all with nothing to read yet, then write in a scrambled order. */
+        cio_err err = cio_batch_await_concurrent(io, &batch, cio_timeout_ms(0));
+        if (err == CIO_E_CONCURRENCY_UNAVAILABLE) {
+            cio_batch_cancel(io, &batch);
+            close_pairs(io, a, b, PAIRS);
+            CIO_SKIP("concurrency unavailable");
+        }
+        assert_err(err, CIO_E_TIMEOUT);
+    }
+    for (uint32_t k = 0; k < PAIRS; k++) {
+        uint32_t i = (k * 37u + 11u) % PAIRS; /* a permutation of 0..63 */
+        char msg[16];
+        int len = snprintf(msg, sizeof msg, "pair-%u", (unsigned)i);
+        assert_ok(cio_stream_write_all(io, &a[i], msg, (size_t)len));
+    }
+    bool seen[PAIRS] = {false};
+    size_t got = 0;
+    while (got < PAIRS) {
+        if (concurrent)
+            assert_ok(cio_batch_await_concurrent(io, &batch, CIO_TIMEOUT_NONE));
+        else
+            assert_ok(cio_batch_await_async(io, &batch));
+        uint32_t idx;
+        cio_operation done;
+        size_t taken = 0;
+        while (cio_batch_next(&batch, &idx, &done)) {
+            taken++;
+            assert_in_range(idx, 0, PAIRS - 1);
+            assert_false(seen[idx]);
+            seen[idx] = true;
+            assert_ok(done.err);
+            char want[16];
+            int len = snprintf(want, sizeof want, "pair-%u", (unsigned)idx);
+            assert_int_equal(done.count, (size_t)len); /* loopback delivers the small write whole */
+            assert_memory_equal(bufs[idx], want, (size_t)len);
+            got++;
+        }
+        assert_true(taken > 0);
+    }
+    assert_false(cio_batch_next(&batch, NULL, NULL));
+    assert_ok(cio_batch_await_async(io, &batch)); /* nothing left: returns at once */
+    cio_batch_cancel(io, &batch);
+    close_pairs(io, a, b, PAIRS);
+    assert_int_equal(cio_test_count_handles(), fds);
+}
+
+static void test_batch_64_reads_concurrent(void **state)
+{
+    batch_of_reads(state, true);
+}
+
+static void test_batch_64_reads_async(void **state)
+{
+    batch_of_reads(state, false);
+}
+
+/* Timeout with nothing ready: Timeout, every operation still in flight; one completes after a
+ * write; cancel ends the rest and the streams stay usable. */
+static void test_batch_timeout_then_cancel(void **state)
+{
+    cio_io io = cio_test_io(state);
+    enum { N = 4 };
+    cio_stream a[N], b[N];
+    char bufs[N][8];
+    cio_iovec iov[N];
+    cio_batch_slot slots[N];
+    int fds = cio_test_count_handles();
+    socket_pairs(io, a, b, N);
+    cio_batch batch;
+    assert_ok(cio_batch_init(&batch, slots, N));
+    for (uint32_t i = 0; i < N; i++) {
+        iov[i] = (cio_iovec){bufs[i], sizeof bufs[i]};
+        cio_operation op = read_op(&b[i], &iov[i]);
+        assert_ok(cio_batch_add_at(&batch, N - 1 - i, &op)); /* slot N-1-i reads b[i] */
+    }
+    cio_operation again = read_op(&b[0], &iov[0]);
+    assert_err(cio_batch_add_at(&batch, 0, &again), CIO_E_INVALID_ARGUMENT); /* in use */
+    assert_err(cio_batch_add_at(&batch, N, &again), CIO_E_INVALID_ARGUMENT); /* out of range */
+    int64_t t0 = now_ms(io);
+    cio_err err = cio_batch_await_concurrent(io, &batch, cio_timeout_ms(30));
+    if (err == CIO_E_CONCURRENCY_UNAVAILABLE) {
+        cio_batch_cancel(io, &batch);
+        close_pairs(io, a, b, N);
+        CIO_SKIP("concurrency unavailable");
+    }
+    assert_err(err, CIO_E_TIMEOUT);
+    assert_true(now_ms(io) - t0 >= 30);
+    assert_false(cio_batch_next(&batch, NULL, NULL));
+    assert_ok(cio_stream_write_all(io, &a[2], "two", 3));
+    assert_ok(cio_batch_await_concurrent(io, &batch, cio_timeout_ms(5000)));
+    uint32_t idx;
+    cio_operation done;
+    assert_true(cio_batch_next(&batch, &idx, &done));
+    assert_int_equal(idx, N - 1 - 2);
+    assert_ok(done.err);
+    assert_int_equal(done.count, 3);
+    assert_memory_equal(bufs[2], "two", 3);
+    assert_false(cio_batch_next(&batch, NULL, NULL));
+    t0 = now_ms(io);
+    cio_batch_cancel(io, &batch);
+    assert_in_range(now_ms(io) - t0, 0, 1000);
+    assert_false(cio_batch_next(&batch, NULL, NULL)); /* the canceled ones are gone */
+    /* the slots are free again, the streams usable */
+    for (uint32_t i = 0; i < N; i++) {
+        assert_ok(cio_stream_write_all(io, &a[i], "ok", 2));
+        size_t n = 0;
+        assert_ok(cio_stream_read_timeout(io, &b[i], bufs[i], sizeof bufs[i], &n, cio_timeout_ms(5000)));
+        assert_int_equal(n, 2);
+        assert_memory_equal(bufs[i], "ok", 2);
+    }
+    close_pairs(io, a, b, N);
+    assert_int_equal(cio_test_count_handles(), fds);
+}
+
+/* Cancel with everything in flight, many times: nothing leaks (descriptors here; memory under the
+ * sanitizers and valgrind), nothing is left to take. */
+static void test_batch_cancel_leaks_nothing(void **state)
+{
+    cio_io io = cio_test_io(state);
+    enum { N = 16 };
+    cio_stream a[N], b[N];
+    char bufs[N][8];
+    cio_iovec iov[N];
+    cio_batch_slot slots[N + 1];
+    socket_pairs(io, a, b, N);
+    int fds = cio_test_count_handles();
+    cio_server srv;
+    listen_loopback(io, &srv);
+    for (int round = 0; round < 10; round++) {
+        cio_batch batch;
+        assert_ok(cio_batch_init(&batch, slots, N + 1));
+        for (uint32_t i = 0; i < N; i++) {
+            iov[i] = (cio_iovec){bufs[i], sizeof bufs[i]};
+            cio_operation op = read_op(&b[i], &iov[i]);
+            assert_ok(cio_batch_add(&batch, &op, NULL));
+        }
+        cio_operation acc;
+        memset(&acc, 0, sizeof acc);
+        acc.kind = CIO_OP_NET_ACCEPT;
+        acc.u.net_accept.listener = srv.handle;
+        assert_ok(cio_batch_add(&batch, &acc, NULL));
+        cio_err err = cio_batch_await_concurrent(io, &batch, cio_timeout_ms(round % 2 == 0 ? 0 : 5));
+        if (err == CIO_E_CONCURRENCY_UNAVAILABLE) {
+            cio_batch_cancel(io, &batch);
+            CIO_SKIP("concurrency unavailable");
+        }
+        assert_err(err, CIO_E_TIMEOUT);
+        cio_batch_cancel(io, &batch);
+        assert_false(cio_batch_next(&batch, NULL, NULL));
+    }
+    /* a submitted batch never awaited: cancel just drops it */
+    cio_batch batch;
+    assert_ok(cio_batch_init(&batch, slots, 1));
+    cio_operation op = read_op(&b[0], &iov[0]);
+    assert_ok(cio_batch_add(&batch, &op, NULL));
+    cio_batch_cancel(io, &batch);
+    assert_false(cio_batch_next(&batch, NULL, NULL));
+    cio_server_close(io, &srv);
+    assert_int_equal(cio_test_count_handles(), fds - 1 + 1); /* the listener came and went */
+    close_pairs(io, a, b, N);
+}
+
+/* ---- files (every target, WASI included) ------------------------------------------------------- */
+
+static void test_batch_files(void **state)
+{
+    cio_io io = cio_test_io(state);
+    enum { N = 8 };
+    char dir_path[512];
+    assert_true(cio_test_make_tmp_dir(dir_path, sizeof dir_path, "cio-batch"));
+    cio_dir dir;
+    assert_ok(cio_dir_open_dir(io, cio_dir_cwd(), dir_path, NULL, &dir));
+    cio_file files[N];
+    char bufs[N][16];
+    cio_iovec iov[N];
+    cio_batch_slot slots[N];
+    cio_batch batch;
+    assert_ok(cio_batch_init(&batch, slots, N));
+    for (uint32_t i = 0; i < N; i++) {
+        char name[16], text[16];
+        snprintf(name, sizeof name, "f%u", (unsigned)i);
+        int len = snprintf(text, sizeof text, "file %u", (unsigned)i);
+        cio_file w;
+        assert_ok(cio_dir_create_file(io, dir, name, NULL, &w));
+        cio_operation op;
+        memset(&op, 0, sizeof op);
+        cio_const_iovec wv = {text, (size_t)len};
+        op.kind = CIO_OP_FILE_WRITE_STREAMING;
+        op.u.file_write_streaming.file = w;
+        op.u.file_write_streaming.iov = &wv;
+        op.u.file_write_streaming.iovcnt = 1;
+        assert_ok(cio_operate(io, &op));
+        assert_ok(op.err);
+        assert_int_equal(op.count, (size_t)len);
+        cio_file_close(io, w);
+        assert_ok(cio_dir_open_file(io, dir, name, NULL, &files[i]));
+        iov[i] = (cio_iovec){bufs[i], sizeof bufs[i]};
+        memset(&op, 0, sizeof op);
+        op.kind = CIO_OP_FILE_READ_STREAMING;
+        op.u.file_read_streaming.file = files[i];
+        op.u.file_read_streaming.iov = &iov[i];
+        op.u.file_read_streaming.iovcnt = 1;
+        assert_ok(cio_batch_add(&batch, &op, NULL));
+    }
+    size_t got = 0;
+    while (got < N) {
+        assert_ok(cio_batch_await_async(io, &batch));
+        uint32_t idx;
+        cio_operation done;
+        while (cio_batch_next(&batch, &idx, &done)) {
+            char want[16];
+            int len = snprintf(want, sizeof want, "file %u", (unsigned)idx);
+            assert_ok(done.err);
+            assert_int_equal(done.count, (size_t)len);
+            assert_memory_equal(bufs[idx], want, (size_t)len);
+            got++;
+        }
+    }
+    /* ioctl is not implemented yet: it says so in its result */
+    cio_operation ioc;
+    memset(&ioc, 0, sizeof ioc);
+    ioc.kind = CIO_OP_DEVICE_IO_CONTROL;
+    ioc.u.device_io_control.file = files[0];
+    assert_ok(cio_operate(io, &ioc));
+    assert_err(ioc.err, CIO_E_OPERATION_UNSUPPORTED);
+    for (uint32_t i = 0; i < N; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "f%u", (unsigned)i);
+        cio_file_close(io, files[i]);
+        assert_ok(cio_dir_delete_file(io, dir, name));
+    }
+    cio_dir_close(io, dir);
+    assert_ok(cio_dir_delete_dir(io, cio_dir_cwd(), dir_path));
+}
+
+static void test_operate_bad_arguments(void **state)
+{
+    cio_io io = cio_test_io(state);
+    cio_operation op;
+    memset(&op, 0, sizeof op);
+    assert_err(cio_operate(io, &op), CIO_E_INVALID_ARGUMENT); /* CIO_OP_NONE */
+    op.kind = (cio_op_kind)99;
+    assert_err(cio_operate_timeout(io, &op, cio_timeout_ms(1)), CIO_E_INVALID_ARGUMENT);
+    cio_batch_slot slot;
+    cio_batch batch;
+    assert_err(cio_batch_init(&batch, &slot, 0), CIO_E_INVALID_ARGUMENT);
+    assert_ok(cio_batch_init(&batch, &slot, 1));
+    assert_err(cio_batch_add(&batch, &op, NULL), CIO_E_INVALID_ARGUMENT);
+    assert_false(cio_batch_next(&batch, NULL, NULL));
+    assert_ok(cio_batch_await_async(io, &batch)); /* nothing to wait for */
+    assert_ok(cio_batch_await_concurrent(io, &batch, cio_timeout_ms(1000)));
+    cio_batch_cancel(io, &batch);
+    assert_null_arg(cio_operate(io, NULL));
+    assert_null_arg(cio_batch_add(NULL, &op, NULL));
+}
+
+/* ---- timeouts on stream calls ------------------------------------------------------------------ */
+
+/* Runs `attempt` (which returns its elapsed ms, having checked its Timeout) up to 3 times: it must
+ * take at least `ms`, and at least one run must end within SLACK_MS of the deadline (a loaded
+ * machine may delay any one wake-up; a timeout that fires late every time fails). */
+#define CHECK_DEADLINE(ms, attempt)                                                                  \
+    do {                                                                                           \
+        int64_t best_ = INT64_MAX;                                                                 \
+        for (int try_ = 0; try_ < 3 && best_ > (ms) + SLACK_MS; try_++) {                          \
+            int64_t e_ = (attempt);                                                                \
+            assert_true(e_ >= (ms));                                                               \
+            if (e_ < best_)                                                                        \
+                best_ = e_;                                                                        \
+        }                                                                                          \
+        if (best_ > (ms) + SLACK_MS)                                                               \
+            fail_msg("timeout of %d ms fired after %lld ms at best", (int)(ms), (long long)best_); \
+    } while (0)
+
+static int64_t timed_read(cio_io io, const cio_stream *s, int ms)
+{
+    char buf[8];
+    size_t n = 99;
+    int64_t t0 = now_ms(io);
+    cio_err err = cio_stream_read_timeout(io, s, buf, sizeof buf, &n, cio_timeout_ms(ms));
+    int64_t e = now_ms(io) - t0;
+    if (err == CIO_E_CONCURRENCY_UNAVAILABLE)
+        return -1;
+    assert_err(err, CIO_E_TIMEOUT);
+    assert_int_equal(n, 0);
+    return e;
+}
+
+static void test_read_timeout(void **state)
+{
+    cio_io io = cio_test_io(state);
+    cio_stream a, b;
+    int fds = cio_test_count_handles();
+    socket_pairs(io, &a, &b, 1);
+    if (timed_read(io, &b, 1) < 0) {
+        close_pairs(io, &a, &b, 1);
+        CIO_SKIP("concurrency unavailable");
+    }
+    CHECK_DEADLINE(50, timed_read(io, &b, 50));
+    /* the stream is usable and nothing was lost */
+    assert_ok(cio_stream_write_all(io, &a, "after", 5));
+    char buf[8];
+    size_t n = 0;
+    assert_ok(cio_stream_read_timeout(io, &b, buf, sizeof buf, &n, cio_timeout_ms(5000)));
+    assert_int_equal(n, 5);
+    assert_memory_equal(buf, "after", 5);
+    /* data already there: no wait at all; CIO_TIMEOUT_NONE is the plain read */
+    assert_ok(cio_stream_write_all(io, &a, "xyz", 3));
+    assert_ok(cio_stream_read_timeout(io, &b, buf, sizeof buf, &n, CIO_TIMEOUT_NONE));
+    assert_int_equal(n, 3);
+    /* an expired timeout is Timeout at once, having consumed nothing */
+    assert_ok(cio_stream_write_all(io, &a, "q", 1));
+    cio_err err = cio_stream_read_timeout(io, &b, buf, sizeof buf, &n, cio_timeout_ms(0));
+    if (err == CIO_OK) {
+        assert_int_equal(n, 1); /* the task got to run first: it read the byte */
+    } else {
+        assert_err(err, CIO_E_TIMEOUT);
+        assert_ok(cio_stream_read(io, &b, buf, sizeof buf, &n));
+        assert_int_equal(n, 1);
+    }
+    assert_int_equal(buf[0], 'q');
+    close_pairs(io, &a, &b, 1);
+    assert_int_equal(cio_test_count_handles(), fds);
+}
+
+static void test_read_all_timeout_keeps_bytes(void **state)
+{
+    cio_io io = cio_test_io(state);
+    cio_stream a, b;
+    socket_pairs(io, &a, &b, 1);
+    assert_ok(cio_stream_write_all(io, &a, "abc", 3));
+    char buf[16];
+    size_t n = 0;
+    cio_err err = cio_stream_read_all_timeout(io, &b, buf, 10, &n, cio_timeout_ms(50));
+    if (err == CIO_E_CONCURRENCY_UNAVAILABLE) {
+        close_pairs(io, &a, &b, 1);
+        CIO_SKIP("concurrency unavailable");
+    }
+    assert_err(err, CIO_E_TIMEOUT);
+    assert_int_equal(n, 3);
+    assert_memory_equal(buf, "abc", 3);
+    /* the rest comes later: a full read */
+    assert_ok(cio_stream_write_all(io, &a, "defghij", 7));
+    assert_ok(cio_stream_read_all_timeout(io, &b, buf, 7, &n, cio_timeout_ms(5000)));
+    assert_int_equal(n, 7);
+    assert_memory_equal(buf, "defghij", 7);
+    /* the peer's end: fewer bytes, no error */
+    assert_ok(cio_stream_write_all(io, &a, "zz", 2));
+    assert_ok(cio_stream_shutdown(io, &a, CIO_SHUTDOWN_SEND));
+    assert_ok(cio_stream_read_all_timeout(io, &b, buf, 10, &n, cio_timeout_ms(5000)));
+    assert_int_equal(n, 2);
+    close_pairs(io, &a, &b, 1);
+}
+
+/* write_all into a peer that does not read: Timeout with *nwritten exactly what the peer then reads. */
+static void test_write_all_timeout_reports_bytes(void **state)
+{
+    cio_io io = cio_test_io(state);
+    cio_stream a, b;
+    socket_pairs(io, &a, &b, 1);
+    size_t len = 64u << 20;
+    unsigned char *big = (unsigned char *)malloc(len);
+    assert_non_null(big);
+    for (size_t i = 0; i < len; i++)
+        big[i] = (unsigned char)(i * 7u);
+    size_t wrote = 0;
+    cio_err err = cio_stream_write_all_timeout(io, &a, big, len, &wrote, cio_timeout_ms(100));
+    if (err == CIO_E_CONCURRENCY_UNAVAILABLE) {
+        free(big);
+        close_pairs(io, &a, &b, 1);
+        CIO_SKIP("concurrency unavailable");
+    }
+    assert_err(err, CIO_E_TIMEOUT);
+    assert_true(wrote > 0 && wrote < len);
+    assert_ok(cio_stream_shutdown(io, &a, CIO_SHUTDOWN_SEND));
+    unsigned char *got = (unsigned char *)malloc(len);
+    assert_non_null(got);
+    size_t total = 0;
+    for (;;) {
+        size_t n = 0;
+        assert_ok(cio_stream_read_timeout(io, &b, got + total, len - total, &n, cio_timeout_ms(10000)));
+        if (n == 0)
+            break;
+        total += n;
+    }
+    assert_int_equal(total, wrote);
+    assert_memory_equal(got, big, total);
+    free(got);
+    free(big);
+    close_pairs(io, &a, &b, 1);
+}
+
+static int64_t timed_accept(cio_io io, const cio_server *srv, int ms)
+{
+    cio_stream s;
+    int64_t t0 = now_ms(io);
+    cio_err err = cio_server_accept_timeout(io, srv, &s, cio_timeout_ms(ms));
+    int64_t e = now_ms(io) - t0;
+    if (err == CIO_E_CONCURRENCY_UNAVAILABLE)
+        return -1;
+    assert_err(err, CIO_E_TIMEOUT);
+    return e;
+}
+
+static void test_accept_timeout(void **state)
+{
+    cio_io io = cio_test_io(state);
+    int fds = cio_test_count_handles();
+    cio_server srv;
+    listen_loopback(io, &srv);
+    if (timed_accept(io, &srv, 1) < 0) {
+        cio_server_close(io, &srv);
+        CIO_SKIP("concurrency unavailable");
+    }
+    CHECK_DEADLINE(50, timed_accept(io, &srv, 50));
+    /* the listener is usable: a connection is accepted in time */
+    cio_stream c, s;
+    assert_ok(cio_net_connect(io, &srv.address, NULL, &c));
+    assert_ok(cio_server_accept_timeout(io, &srv, &s, cio_timeout_ms(5000)));
+    assert_ok(cio_stream_write_all(io, &c, "hi", 2));
+    char buf[4];
+    size_t n = 0;
+    assert_ok(cio_stream_read_timeout(io, &s, buf, sizeof buf, &n, cio_timeout_ms(5000)));
+    assert_int_equal(n, 2);
+    cio_stream_close(io, &c);
+    cio_stream_close(io, &s);
+    cio_server_close(io, &srv);
+    assert_int_equal(cio_test_count_handles(), fds);
+}
+
+/* ---- pipes ------------------------------------------------------------------------------------- */
+
+#if defined(CIO_OS_WINDOWS)
+static bool make_pipe(cio_file *r, cio_file *w)
+{
+    HANDLE hr, hw;
+    if (!CreatePipe(&hr, &hw, NULL, 0))
+        return false;
+    r->handle = hr;
+    w->handle = hw;
+    return true;
+}
+#elif defined(CIO_OS_WASI)
+static bool make_pipe(cio_file *r, cio_file *w)
+{
+    (void)r;
+    (void)w;
+    return false;
+}
+#else
+static bool make_pipe(cio_file *r, cio_file *w)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return false;
+    (void)fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+    (void)fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+    r->handle = fds[0];
+    w->handle = fds[1];
+    return true;
+}
+#endif
+
+static int64_t timed_pipe_read(cio_io io, cio_file r, int ms)
+{
+    char buf[8];
+    size_t n = 99;
+    int64_t t0 = now_ms(io);
+    cio_err err = cio_file_read_streaming_timeout(io, r, buf, sizeof buf, &n, cio_timeout_ms(ms));
+    int64_t e = now_ms(io) - t0;
+    if (err == CIO_E_CONCURRENCY_UNAVAILABLE)
+        return -1;
+    assert_err(err, CIO_E_TIMEOUT);
+    assert_int_equal(n, 0);
+    return e;
+}
+
+static void test_pipe_read_timeout(void **state)
+{
+    cio_io io = cio_test_io(state);
+    cio_file r, w;
+    if (!make_pipe(&r, &w))
+        CIO_SKIP("no pipes on this target");
+    if (timed_pipe_read(io, r, 1) < 0) {
+        cio_file_close(io, r);
+        cio_file_close(io, w);
+        CIO_SKIP("concurrency unavailable");
+    }
+    CHECK_DEADLINE(50, timed_pipe_read(io, r, 50));
+    size_t n = 0;
+    assert_ok(cio_file_write_streaming_timeout(io, w, "pipe", 4, &n, cio_timeout_ms(5000)));
+    assert_int_equal(n, 4);
+    char buf[8];
+    assert_ok(cio_file_read_streaming_timeout(io, r, buf, sizeof buf, &n, cio_timeout_ms(5000)));
+    assert_int_equal(n, 4);
+    assert_memory_equal(buf, "pipe", 4);
+    cio_file_close(io, w);
+    assert_ok(cio_file_read_streaming_timeout(io, r, buf, sizeof buf, &n, cio_timeout_ms(5000)));
+    assert_int_equal(n, 0); /* the end */
+    cio_file_close(io, r);
+}
+
+/* ---- select that cannot deadlock --------------------------------------------------------------- */
+
+typedef enum { WON_READ = 1, WON_SLEEP = 2 } winner;
+
+typedef struct race_result {
+    winner which;
+    cio_err err;
+} race_result;
+
+typedef struct race_ctx {
+    cio_io io;
+    cio_stream stream;
+    int sleep_ms;
+} race_ctx;
+
+static cio_err race_read(void *context, void *result)
+{
+    race_ctx *c = (race_ctx *)context;
+    race_result *r = (race_result *)result;
+    char buf[8];
+    size_t n = 0;
+    r->which = WON_READ;
+    r->err = cio_stream_read(c->io, &c->stream, buf, sizeof buf, &n);
+    return r->err;
+}
+
+static cio_err race_sleep(void *context, void *result)
+{
+    race_ctx *c = (race_ctx *)context;
+    race_result *r = (race_result *)result;
+    r->which = WON_SLEEP;
+    r->err = cio_sleep(c->io, cio_timeout_ms(c->sleep_ms));
+    return r->err;
+}
+
+/* The new user's idle timeout: a blocking read raced against a sleep with cio_select_async, on a
+ * Threaded instance whose async limit is reached (0: async always inline). Before issue 19 the read
+ * ran inline on the awaiter and the sleep never started: a hang. */
+static void test_select_read_vs_sleep_no_deadlock(void **state)
+{
+    cio_io io = cio_test_io(state);
+    cio_threaded *t = cio_test_threaded(state);
+    if (t != NULL)
+        cio_threaded_set_async_limit(t, 0);
+    cio_stream a, b;
+    socket_pairs(io, &a, &b, 1);
+    for (int round = 0; round < 3; round++) {
+        race_result buf[2];
+        cio_select sel;
+        cio_select_init(&sel, buf, sizeof buf[0], 2);
+        race_ctx c = {io, b, 30};
+        int64_t t0 = now_ms(io);
+        cio_select_async(io, &sel, race_read, &c, sizeof c);
+        cio_select_async(io, &sel, race_sleep, &c, sizeof c);
+        race_result r;
+        assert_ok(cio_select_await(io, &sel, &r));
+        assert_int_equal(r.which, WON_SLEEP);
+        assert_ok(r.err);
+        assert_true(now_ms(io) - t0 >= 30);
+        cio_select_cancel_discard(io, &sel); /* knocks the read out */
+    }
+    /* nothing was read by the canceled reads: the stream still delivers everything */
+    assert_ok(cio_stream_write_all(io, &a, "late", 4));
+    char rb[8];
+    size_t n = 0;
+    assert_ok(cio_stream_read(io, &b, rb, sizeof rb, &n));
+    assert_int_equal(n, 4);
+    close_pairs(io, &a, &b, 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        CIO_TESTS(test_batch_64_reads_concurrent),
+        CIO_TESTS(test_batch_64_reads_async),
+        CIO_TESTS(test_batch_timeout_then_cancel),
+        CIO_TESTS(test_batch_cancel_leaks_nothing),
+        CIO_TESTS(test_batch_files),
+        CIO_TESTS(test_operate_bad_arguments),
+        CIO_TESTS(test_read_timeout),
+        CIO_TESTS(test_read_all_timeout_keeps_bytes),
+        CIO_TESTS(test_write_all_timeout_reports_bytes),
+        CIO_TESTS(test_accept_timeout),
+        CIO_TESTS(test_pipe_read_timeout),
+        CIO_TESTS(test_select_read_vs_sleep_no_deadlock),
+    };
+    return cmocka_run_group_tests_name("batch", tests, NULL, NULL);
+}
