@@ -316,7 +316,21 @@ struct cio_message;
     /* how: a cio_shutdown_how. Set: net.ShutdownError. */                                                            \
     X(cio_err, net_shutdown, (void *ud, cio_handle socket, int how))                                                  \
     /* Closes any socket (stream, server, datagram); never fails. */                                                  \
-    X(void, net_close, (void *ud, cio_handle socket))
+    X(void, net_close, (void *ud, cio_handle socket))                                                                 \
+                                                                                                                      \
+    /* == Socket options and addresses (issue 25) ===================================== */                            \
+                                                                                                                      \
+    /* None blocks; each is a cancellation point. option: a cio_sockopt, value checked by the                         \
+     * wrapper. Set: net.SocketOptionError. */                                                                        \
+    X(cio_err, net_set_option, (void *ud, cio_handle socket, int option, int64_t value))                              \
+    /* Set: net.SocketOptionError. */                                                                                 \
+    X(cio_err, net_get_option, (void *ud, cio_handle socket, int option, int64_t *value))                             \
+    /* op: 0 join, 1 leave (group and interface), 2 outgoing interface (interface only).                              \
+     * Set: net.MulticastError. */                                                                                    \
+    X(cio_err, net_multicast, (void *ud, cio_handle socket, int op, const struct cio_ip_address *group,               \
+                               const struct cio_ip_address *iface))                                               \
+    /* getsockname (peer false) or getpeername (peer true). Set: net.SocketAddressError. */                           \
+    X(cio_err, net_socket_address, (void *ud, cio_handle socket, bool peer, struct cio_ip_address *out))
 
 #define CIO__VTABLE_FIELD(ret, name, params) ret(*name) params;
 struct cio_vtable {

@@ -1658,6 +1658,59 @@ static inline bool cio_errset_net_unix_address_connect_contains(cio_err err)
     }
 }
 
+/* net.SocketOptionError */
+static inline bool cio_errset_net_socket_option_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_INVALID_ARGUMENT:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_OPERATION_UNSUPPORTED:
+    case CIO_E_NETWORK_DOWN:
+    case CIO_E_OPTION_UNSUPPORTED:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* net.MulticastError */
+static inline bool cio_errset_net_multicast_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_INVALID_ARGUMENT:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_OPERATION_UNSUPPORTED:
+    case CIO_E_NETWORK_DOWN:
+    case CIO_E_ADDRESS_IN_USE:
+    case CIO_E_ADDRESS_UNAVAILABLE:
+    case CIO_E_OPTION_UNSUPPORTED:
+    case CIO_E_INTERFACE_NOT_FOUND:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* net.SocketAddressError */
+static inline bool cio_errset_net_socket_address_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_OPERATION_UNSUPPORTED:
+    case CIO_E_NETWORK_DOWN:
+    case CIO_E_SOCKET_UNCONNECTED:
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* net.IpParseError */
 static inline bool cio_errset_net_ip_parse_contains(cio_err err)
 {
@@ -1908,6 +1961,9 @@ static inline bool cio_errset_abi_and_dynamic_linker_from_file_contains(cio_err 
     X(net_shutdown, "net.ShutdownError") \
     X(net_unix_address_listen, "net.UnixAddress.ListenError") \
     X(net_unix_address_connect, "net.UnixAddress.ConnectError") \
+    X(net_socket_option, "net.SocketOptionError") \
+    X(net_multicast, "net.MulticastError") \
+    X(net_socket_address, "net.SocketAddressError") \
     X(net_ip_parse, "net.IpParseError") \
     X(net_interface_resolve, "net.Interface.ResolveError") \
     X(net_interface_name, "net.Interface.NameError") \
