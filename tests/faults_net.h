@@ -93,7 +93,7 @@ static inline cio_err run_bind(fx *f)
 {
     cio_ip_address lo = cio_ip4_loopback(0);
     cio_socket s;
-    cio_bind_options o = {true, false, false, true}; /* reuse_address, allow_broadcast: options to set */
+    cio_bind_options o = {.reuse_address = true, .allow_broadcast = true}; /* reuse_address, allow_broadcast: options to set */
     cio_err err = cio_net_bind(f->io, &lo, &o, &s);
     if (err == CIO_OK)
         cio_socket_close(f->io, &s);
@@ -196,6 +196,68 @@ static inline cio_err run_receive_timeout(fx *f)
         assert_int_equal(got, 100);
         assert_memory_equal(buf, data, 100);
     }
+    return err;
+}
+
+
+/* ---- socket options and addresses (issue 25) ---- */
+
+/* NODELAY on f->a, read back with cio (the OS's own reading is test_sockopt.c's). */
+static inline cio_err run_sockopt_set(fx *f)
+{
+    cio_err err = cio_net_set_option(f->io, f->a.handle, CIO_SOCKOPT_NODELAY, 1);
+    if (err == CIO_OK) {
+        int64_t v = 0;
+        assert_ok(cio_net_get_option(f->io, f->a.handle, CIO_SOCKOPT_NODELAY, &v));
+        assert_int_equal(v, 1);
+    }
+    return err;
+}
+
+static inline cio_err run_sockopt_get(fx *f)
+{
+    int64_t v = -1;
+    cio_err err = cio_net_get_option(f->io, f->a.handle, CIO_SOCKOPT_KEEPALIVE, &v);
+    if (err == CIO_OK)
+        assert_int_equal(v, 0);
+    return err;
+}
+
+/* The outgoing multicast interface of a UDP socket: 127.0.0.1's. */
+static inline cio_err run_multicast(fx *f)
+{
+    cio_ip_address lo = cio_ip4_loopback(0);
+    return cio_net_multicast_interface(f->io, f->udp1.handle, &lo);
+}
+
+static inline cio_err run_local_address(fx *f)
+{
+    cio_ip_address a;
+    cio_err err = cio_net_local_address(f->io, f->server.handle, &a);
+    if (err == CIO_OK)
+        assert_true(cio_ip_equal(&a, &f->server.address));
+    return err;
+}
+
+static inline cio_err run_peer_address(fx *f)
+{
+    cio_ip_address a;
+    cio_err err = cio_net_peer_address(f->io, f->a.handle, &a);
+    if (err == CIO_OK)
+        assert_true(cio_ip_equal(&a, &f->a.peer));
+    return err;
+}
+
+/* listen with a socket option in its options struct (the create-time path of the option sites). */
+static inline cio_err run_listen_sockopts(fx *f)
+{
+    cio_ip_address lo = cio_ip4_loopback(0);
+    cio_listen_options o = CIO_LISTEN_DEFAULTS;
+    o.sockopts.nodelay = true;
+    cio_server s;
+    cio_err err = cio_net_listen(f->io, &lo, &o, &s);
+    if (err == CIO_OK)
+        cio_server_close(f->io, &s);
     return err;
 }
 

@@ -105,6 +105,11 @@ static const net_case net_cases[] = {
     {"listen@listen_unix", prep_none, run_unix_listen, prep_none},
     {"socket@connect_unix", prep_unix_listener, run_unix_connect, done_unix_listener},
     {"connect@connect_unix", prep_unix_listener, run_unix_connect, done_unix_listener},
+    {"setsockopt@sockopt_set", prep_pair, run_sockopt_set, done_pair},
+    {"getsockopt@sockopt_get", prep_pair, run_sockopt_get, done_pair},
+    {"setsockopt@multicast", prep_udp, run_multicast, done_udp},
+    {"getsockname@socket_address", prep_pair, run_local_address, done_pair},
+    {"getpeername@socket_address", prep_pair, run_peer_address, done_pair},
 };
 
 static const net_case *net_case_of(const char *site)
@@ -183,6 +188,16 @@ static const errno_case net_errors[] = {
     E("socket@connect_unix", EMFILE, CIO_E_PROCESS_FD_QUOTA_EXCEEDED),
     E("socket@connect_unix", ENFILE, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED),
     E("connect@connect_unix", ECONNREFUSED, CIO_E_CONNECTION_REFUSED),
+    E("setsockopt@sockopt_set", ENOPROTOOPT, CIO_E_OPTION_UNSUPPORTED),
+    E("setsockopt@sockopt_set", EINVAL, CIO_E_INVALID_ARGUMENT),
+    E("setsockopt@sockopt_set", ENOBUFS, CIO_E_SYSTEM_RESOURCES),
+    E("getsockopt@sockopt_get", ENOPROTOOPT, CIO_E_OPTION_UNSUPPORTED),
+    E("getsockopt@sockopt_get", ENOBUFS, CIO_E_SYSTEM_RESOURCES),
+    E("setsockopt@multicast", EADDRINUSE, CIO_E_ADDRESS_IN_USE),
+    E("setsockopt@multicast", EADDRNOTAVAIL, CIO_E_ADDRESS_UNAVAILABLE),
+    E("setsockopt@multicast", ENODEV, CIO_E_INTERFACE_NOT_FOUND),
+    E("getsockname@socket_address", ENOBUFS, CIO_E_SYSTEM_RESOURCES),
+    E("getpeername@socket_address", ENOTCONN, CIO_E_SOCKET_UNCONNECTED),
 };
 
 static void test_net_errors(void **state)
@@ -194,6 +209,9 @@ static void test_net_errors(void **state)
     /* EAGAIN on a timed receive: readable yet nothing to take: wait again, then the datagram */
     static const net_case timed = {"recvmmsg@net_receive", prep_udp, run_receive_timeout, done_udp};
     net_fault_with(state, &timed, "recvmmsg@net_receive", 'e', EAGAIN, 3, 0, CIO_OK, "EAGAIN");
+    /* the options struct's path: a listen whose option fails closes its socket */
+    static const net_case opts = {"setsockopt@sockopt_set", prep_none, run_listen_sockopts, prep_none};
+    net_fault_with(state, &opts, "setsockopt@sockopt_set", 'e', ENOMEM, 1, 0, CIO_E_SYSTEM_RESOURCES, "ENOMEM");
 }
 
 /* A timed stream read (cio_stream_read_timeout): on Threaded poll, then readv (operate_posix.c). */

@@ -66,6 +66,12 @@ static const net_case net_cases[] = {
     {"shutdown", prep_pair, run_shutdown, done_pair},
     {"send", prep_udp, run_send, done_udp},
     {"receive", prep_udp, run_receive_timeout, done_udp},
+    {"sockopt_set", prep_pair, run_sockopt_set, done_pair},
+    {"sockopt_get", prep_pair, run_sockopt_get, done_pair},
+    {"multicast", prep_udp, run_multicast, done_udp},
+    {"local_address", prep_pair, run_local_address, done_pair},
+    {"peer_address", prep_pair, run_peer_address, done_pair},
+    {"listen_sockopts", NULL, run_listen_sockopts, NULL},
 };
 
 static const net_case *net_case_of(const char *name)
@@ -135,6 +141,14 @@ static const net_error net_errors[] = {
     N("WSAEventSelect@wait_select", "accept_waiting", WSAENETDOWN, CIO_E_NETWORK_DOWN),
     N("WSAEventSelect@wait_detach", "accept_waiting", WSAENETDOWN, CIO_OK), /* ignored */
     N("WaitForSingleObjectEx@wait_events", "accept_waiting", ERROR_INVALID_HANDLE, CIO_E_UNEXPECTED),
+    N("wsa_setsockopt@sockopt_set", "sockopt_set", WSAENOPROTOOPT, CIO_E_OPTION_UNSUPPORTED),
+    N("wsa_setsockopt@sockopt_set", "sockopt_set", WSAEINVAL, CIO_E_INVALID_ARGUMENT),
+    N("wsa_setsockopt@sockopt_set", "listen_sockopts", WSAENOBUFS, CIO_E_SYSTEM_RESOURCES),
+    N("wsa_getsockopt@sockopt_get", "sockopt_get", WSAENOBUFS, CIO_E_SYSTEM_RESOURCES),
+    N("wsa_setsockopt@multicast", "multicast", WSAEADDRNOTAVAIL, CIO_E_ADDRESS_UNAVAILABLE),
+    N("wsa_setsockopt@multicast", "multicast", WSAENETDOWN, CIO_E_NETWORK_DOWN),
+    N("wsa_getsockname@socket_address", "local_address", WSAENOBUFS, CIO_E_SYSTEM_RESOURCES),
+    N("wsa_getpeername@socket_address", "peer_address", WSAENOTCONN, CIO_E_SOCKET_UNCONNECTED),
 };
 
 static void test_win_net_errors(void **state)

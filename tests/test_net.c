@@ -247,7 +247,7 @@ static void test_listen_in_use(void **state)
     cio_server a, b;
     listen_loopback(io, CIO_IP4, NULL, &a);
     assert_err(cio_net_listen(io, &a.address, NULL, &b), CIO_E_ADDRESS_IN_USE);
-    cio_listen_options plain = {0, false, false};
+    cio_listen_options plain = {.backlog = 0};
     assert_err(cio_net_listen(io, &a.address, &plain, &b), CIO_E_ADDRESS_IN_USE);
     cio_server_close(io, &a);
 
@@ -397,7 +397,7 @@ static void test_connect_timeout(void **state)
 {
     cio_io io = cio_test_io(state);
     int fds = count_fds();
-    cio_listen_options opts = {1, true, false};
+    cio_listen_options opts = {.backlog = 1, .reuse_address = true};
     cio_server srv;
     listen_loopback(io, CIO_IP4, &opts, &srv);
 
@@ -534,7 +534,7 @@ static void test_udp_ip6(void **state)
 {
     cio_io io = cio_test_io(state);
     cio_ip_address l6 = cio_ip6_loopback(0);
-    cio_bind_options opts = {false, false, true, false};
+    cio_bind_options opts = {.ip6_only = true};
     cio_socket a, b;
     cio_err err = cio_net_bind(io, &l6, &opts, &a);
     if (err == CIO_E_NETWORK_DOWN || err == CIO_E_ADDRESS_UNAVAILABLE || err == CIO_E_ADDRESS_FAMILY_UNSUPPORTED)

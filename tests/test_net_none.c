@@ -32,6 +32,24 @@ static void test_sockets_are_network_down(void **state)
     assert_int_equal(cio_unix_connect(io, &ua, &stream), CIO_E_NETWORK_DOWN);
 }
 
+/* The socket option and address calls (issue 25): OperationUnsupported, nothing written. */
+static void test_socket_options_unsupported(void **state)
+{
+    cio_io io = cio_test_io(state);
+    int64_t v = 77;
+    assert_int_equal(cio_net_set_option(io, 3, CIO_SOCKOPT_NODELAY, 1), CIO_E_OPERATION_UNSUPPORTED);
+    assert_int_equal(cio_net_get_option(io, 3, CIO_SOCKOPT_NODELAY, &v), CIO_E_OPERATION_UNSUPPORTED);
+    assert_int_equal(v, 77);
+    cio_ip_address group, lo = cio_ip4_loopback(0);
+    assert_int_equal(cio_ip_parse("239.1.2.3", 0, &group), CIO_OK);
+    assert_int_equal(cio_net_multicast_join(io, 3, &group, &lo), CIO_E_OPERATION_UNSUPPORTED);
+    assert_int_equal(cio_net_multicast_leave(io, 3, &group, NULL), CIO_E_OPERATION_UNSUPPORTED);
+    assert_int_equal(cio_net_multicast_interface(io, 3, &lo), CIO_E_OPERATION_UNSUPPORTED);
+    cio_ip_address out;
+    assert_int_equal(cio_net_local_address(io, 3, &out), CIO_E_OPERATION_UNSUPPORTED);
+    assert_int_equal(cio_net_peer_address(io, 3, &out), CIO_E_OPERATION_UNSUPPORTED);
+}
+
 static void test_addresses_still_work(void **state)
 {
     (void)state;
@@ -50,6 +68,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         CIO_TESTS(test_sockets_are_network_down),
+        CIO_TESTS(test_socket_options_unsupported),
         CIO_TESTS(test_addresses_still_work),
     };
     return cmocka_run_group_tests_name("net (none)", tests, NULL, NULL);

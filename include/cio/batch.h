@@ -62,7 +62,8 @@ typedef enum cio_op_kind {
  * completed (or been canceled).
  */
 typedef struct cio_operation {
-    cio_op_kind kind;
+    cio_op_kind kind; /**< which operation (and which member of u) */
+    /** The arguments, by kind. */
     union {
         struct {
             cio_file file;
@@ -120,6 +121,7 @@ typedef struct cio_operation {
  * @param op  the operation; its result fields are written
  * @return CIO_OK (the operation ran; see op->err), CIO_E_CANCELED (op->err is CIO_E_CANCELED too),
  *         CIO_E_INVALID_ARGUMENT (NULL op, unknown kind). Set: Cancelable. A cancellation point.
+ * @cancellation yes
  */
 cio_err cio_operate(cio_io io, cio_operation *op);
 
@@ -138,6 +140,7 @@ cio_err cio_operate(cio_io io, cio_operation *op);
  *         CIO_E_CONCURRENCY_UNAVAILABLE (no task could be had: where the backend has no threads,
  *         or its concurrent limit is reached), CIO_E_INVALID_ARGUMENT.
  *         Set: Operate.TimeoutError = {Canceled, Timeout, ConcurrencyUnavailable}. A cancellation point.
+ * @cancellation yes
  */
 cio_err cio_operate_timeout(cio_io io, cio_operation *op, cio_timeout timeout);
 
@@ -147,11 +150,11 @@ struct cio_batch;
 
 /** A slot of a batch: the caller provides the array, cio_batch_init owns it afterwards. */
 typedef struct cio_batch_slot {
-    cio_operation op;
-    cio_future future;
-    struct cio_batch *batch;
-    CIO_ATOMIC(uint32_t) state; /* internal */
-    uint32_t index;
+    cio_operation op;           /**< the operation (its results once completed) */
+    cio_future future;          /**< internal: its task */
+    struct cio_batch *batch;    /**< internal: the batch it belongs to */
+    CIO_ATOMIC(uint32_t) state; /**< internal */
+    uint32_t index;             /**< internal: its place in the batch */
 } cio_batch_slot;
 
 /**
@@ -160,17 +163,18 @@ typedef struct cio_batch_slot {
  * Life of a slot: unused → (add) submitted → (await) in flight → completed → (next) unused.
  */
 typedef struct cio_batch {
-    cio_batch_slot *slots;
-    uint32_t capacity;
-    uint32_t in_flight;           /* internal: tasks not yet reaped */
-    uint32_t completed;           /* internal: reaped, waiting for next */
-    uint32_t next_scan;           /* internal */
-    CIO_ATOMIC(uint32_t) done_gen;   /* internal: futex word, bumped by each finishing task */
+    cio_batch_slot *slots;        /**< internal: the caller's slots */
+    uint32_t capacity;            /**< internal: how many */
+    uint32_t in_flight;           /**< internal: tasks not yet reaped */
+    uint32_t completed;           /**< internal: reaped, waiting for next */
+    uint32_t next_scan;           /**< internal */
+    CIO_ATOMIC(uint32_t) done_gen;   /**< internal: futex word, bumped by each finishing task */
 } cio_batch;
 
 /**
  * Makes an empty batch over `slots` (capacity entries, up to UINT32_MAX - 1).
  * @return CIO_OK or CIO_E_INVALID_ARGUMENT (NULL, capacity 0).
+ * @cancellation no
  */
 cio_err cio_batch_init(cio_batch *batch, cio_batch_slot *slots, size_t capacity);
 
@@ -179,12 +183,14 @@ cio_err cio_batch_init(cio_batch *batch, cio_batch_slot *slots, size_t capacity)
  * @param index  gets the slot's index (may be NULL)
  * @return CIO_OK, CIO_E_SYSTEM_RESOURCES (every slot is in use), CIO_E_INVALID_ARGUMENT.
  *         Not a cancellation point.
+ * @cancellation no
  */
 cio_err cio_batch_add(cio_batch *batch, const cio_operation *op, uint32_t *index);
 
 /**
  * Submits a copy of `op` in slot `index`, which must be unused.
  * @return CIO_OK, CIO_E_INVALID_ARGUMENT (out of range, slot in use). Not a cancellation point.
+ * @cancellation no
  */
 cio_err cio_batch_add_at(cio_batch *batch, uint32_t index, const cio_operation *op);
 
@@ -193,6 +199,7 @@ cio_err cio_batch_add_at(cio_batch *batch, uint32_t index, const cio_operation *
  * @param index  gets the slot index it was added at (may be NULL)
  * @param out    gets the operation with its result (may be NULL)
  * @return true when one was taken, false when none has completed (await first).
+ * @cancellation no
  */
 bool cio_batch_next(cio_batch *batch, uint32_t *index, cio_operation *out);
 
@@ -206,6 +213,7 @@ bool cio_batch_next(cio_batch *batch, uint32_t *index, cio_operation *out);
  *         cancel the batch; or an operation running inline was canceled: it completes with
  *         CIO_E_CANCELED in its result and the ones after it stay submitted), CIO_E_INVALID_ARGUMENT.
  *         Set: Cancelable. A cancellation point.
+ * @cancellation yes
  */
 cio_err cio_batch_await_async(cio_io io, cio_batch *batch);
 
@@ -217,6 +225,7 @@ cio_err cio_batch_await_async(cio_io io, cio_batch *batch);
  *         flight, the rest stay submitted); CIO_E_CANCELED; CIO_E_INVALID_ARGUMENT.
  *         Set: Batch.AwaitConcurrentError = {Canceled, Timeout, ConcurrencyUnavailable}.
  *         A cancellation point.
+ * @cancellation yes
  */
 cio_err cio_batch_await_concurrent(cio_io io, cio_batch *batch, cio_timeout timeout);
 
@@ -225,6 +234,7 @@ cio_err cio_batch_await_concurrent(cio_io io, cio_batch *batch, cio_timeout time
  * started. When it returns nothing is in flight and no resource is held; operations that completed
  * anyway (before noticing the request) can still be taken with cio_batch_next, the canceled ones
  * are gone. Never fails; not a cancellation point (it runs to the end for a canceled caller too).
+ * @cancellation no
  */
 void cio_batch_cancel(cio_io io, cio_batch *batch);
 
@@ -239,34 +249,50 @@ void cio_batch_cancel(cio_io io, cio_batch *batch);
  * the plain call's set. All are cancellation points.
  */
 
-/** cio_stream_read with a timeout. Set: net.ReadTimeoutError = net.ReadError ∪ {ConcurrencyUnavailable}. */
+/** cio_stream_read with a timeout. Set: net.ReadTimeoutError = net.ReadError ∪ {ConcurrencyUnavailable}.
+ * @cancellation yes
+ */
 cio_err cio_stream_read_timeout(cio_io io, const cio_stream *stream, void *buf, size_t len, size_t *nread,
                                 cio_timeout timeout);
 /** Reads until len bytes, the peer's end (fewer bytes) or the timeout (CIO_E_TIMEOUT, *nread bytes
- * kept in buf). Set: net.ReadTimeoutError. */
+ * kept in buf). Set: net.ReadTimeoutError.
+ * @cancellation yes
+ */
 cio_err cio_stream_read_all_timeout(cio_io io, const cio_stream *stream, void *buf, size_t len, size_t *nread,
                                     cio_timeout timeout);
 /** cio_stream_write with a timeout (*nwritten may be short). Set: net.WriteTimeoutError =
- * net.WriteError ∪ {ConcurrencyUnavailable}. */
+ * net.WriteError ∪ {ConcurrencyUnavailable}.
+ * @cancellation yes
+ */
 cio_err cio_stream_write_timeout(cio_io io, const cio_stream *stream, const void *buf, size_t len,
                                  size_t *nwritten, cio_timeout timeout);
 /** cio_stream_write_all with one deadline for the whole; *nwritten (may be NULL) gets the bytes
- * written, all of them on success. Set: net.WriteTimeoutError. */
+ * written, all of them on success. Set: net.WriteTimeoutError.
+ * @cancellation yes
+ */
 cio_err cio_stream_write_all_timeout(cio_io io, const cio_stream *stream, const void *buf, size_t len,
                                      size_t *nwritten, cio_timeout timeout);
 /** cio_server_accept with a timeout. Set: net.AcceptTimeoutError = net.AcceptError ∪ {Timeout,
- * ConcurrencyUnavailable}. */
+ * ConcurrencyUnavailable}.
+ * @cancellation yes
+ */
 cio_err cio_server_accept_timeout(cio_io io, const cio_server *server, cio_stream *out, cio_timeout timeout);
 /** cio_socket_send_to with a timeout. Set: net.SendTimeoutError = net.SendError ∪ {Timeout,
- * ConcurrencyUnavailable}. */
+ * ConcurrencyUnavailable}.
+ * @cancellation yes
+ */
 cio_err cio_socket_send_to_timeout(cio_io io, const cio_socket *socket, const cio_ip_address *dest,
                                    const void *buf, size_t len, size_t *nsent, cio_timeout timeout);
 /** cio_file_read_streaming with a timeout (pipes, terminals, sockets).
- * Set: File.ReadStreamingTimeoutError = File.Reader.Error ∪ {ConcurrencyUnavailable}. */
+ * Set: File.ReadStreamingTimeoutError = File.Reader.Error ∪ {ConcurrencyUnavailable}.
+ * @cancellation yes
+ */
 cio_err cio_file_read_streaming_timeout(cio_io io, cio_file file, void *buf, size_t len, size_t *nread,
                                         cio_timeout timeout);
 /** cio_file_write_streaming with a timeout. Set: File.WriteStreamingTimeoutError =
- * File.WriteStreamingError ∪ {Timeout, ConcurrencyUnavailable}. */
+ * File.WriteStreamingError ∪ {Timeout, ConcurrencyUnavailable}.
+ * @cancellation yes
+ */
 cio_err cio_file_write_streaming_timeout(cio_io io, cio_file file, const void *buf, size_t len, size_t *nwritten,
                                          cio_timeout timeout);
 /* (Datagram receive already takes a timeout: cio_socket_receive_timeout in cio/net.h.) */

@@ -34,20 +34,24 @@ typedef enum cio_os_error_kind {
     CIO_OS_ERROR_WSA       /* a Winsock error */
 } cio_os_error_kind;
 
+/** The native error behind the last Unexpected of this thread (cio_last_os_error). */
 typedef struct cio_os_error {
-    cio_os_error_kind kind;
-    int64_t code;          /* the native value (an NTSTATUS as its unsigned 32 bits) */
-    const char *operation; /* the operation's error map (spec/errmaps.yaml), e.g. "write"; "" if none */
+    cio_os_error_kind kind; /**< what kind of code */
+    int64_t code;          /**< the native value (an NTSTATUS as its unsigned 32 bits) */
+    const char *operation; /**< the operation's error map (spec/errmaps.yaml), e.g. "write"; "" if none */
 } cio_os_error;
 
 /**
  * The native error behind the calling thread's most recent CIO_E_UNEXPECTED.
  * @return the error, or kind CIO_OS_ERROR_NONE when none was recorded since the thread started or
  *         since cio_clear_last_os_error. Never fails; not a cancellation point.
+ * @cancellation no
  */
 cio_os_error cio_last_os_error(void);
 
-/** Forgets the calling thread's recorded OS error. Never fails; not a cancellation point. */
+/** Forgets the calling thread's recorded OS error. Never fails; not a cancellation point.
+ * @cancellation no
+ */
 void cio_clear_last_os_error(void);
 
 #ifdef __cplusplus

@@ -406,7 +406,21 @@ struct cio_operation;
      * CIO_E_TIMEOUT (nothing done) or CIO_E_CANCELED; its results in op. CIO_E_UNIMPLEMENTED: no                     \
      * native timed form of this kind here, nothing done (cio_operate_timeout then runs it as a                       \
      * concurrent task). A cancellation point. Set: Operate.SlotError (the kinds' sets). */                           \
-    X(cio_err, operate, (void *ud, struct cio_operation *op, cio_timeout timeout))
+    X(cio_err, operate, (void *ud, struct cio_operation *op, cio_timeout timeout))                                                    \
+                                                                                                                      \
+    /* == Socket options and addresses (issue 25) ===================================== */                            \
+                                                                                                                      \
+    /* None blocks; each is a cancellation point. option: a cio_sockopt, value checked by the                         \
+     * wrapper. Set: net.SocketOptionError. */                                                                        \
+    X(cio_err, net_set_option, (void *ud, cio_handle socket, int option, int64_t value))                              \
+    /* Set: net.SocketOptionError. */                                                                                 \
+    X(cio_err, net_get_option, (void *ud, cio_handle socket, int option, int64_t *value))                             \
+    /* op: 0 join, 1 leave (group and interface), 2 outgoing interface (interface only).                              \
+     * Set: net.MulticastError. */                                                                                    \
+    X(cio_err, net_multicast, (void *ud, cio_handle socket, int op, const struct cio_ip_address *group,               \
+                               const struct cio_ip_address *iface))                                               \
+    /* getsockname (peer false) or getpeername (peer true). Set: net.SocketAddressError. */                           \
+    X(cio_err, net_socket_address, (void *ud, cio_handle socket, bool peer, struct cio_ip_address *out))
 
 #define CIO__VTABLE_FIELD(ret, name, params) ret(*name) params;
 /** A backend's table: one function pointer per row of CIO_VTABLE_SLOTS, in that order (`ret

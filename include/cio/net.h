@@ -279,15 +279,42 @@ typedef struct cio_socket {
     cio_ip_address address; /**< the bound address */
 } cio_socket;
 
-/** Options of cio_net_listen and cio_unix_listen. NULL means CIO_LISTEN_DEFAULTS. */
+/**
+ * Socket options set when a socket is made (issue 25; the calls on an open socket are in "socket
+ * options and addresses" below).
+ *
+ * A cio_sockopts is part of cio_listen_options, cio_connect_options and cio_bind_options (the
+ * field `sockopts`): the options are set on the new socket before it binds or connects. All-zero
+ * (every existing caller) sets nothing: the OS's defaults hold. A TCP listener's options are
+ * inherited by the connections it accepts (Linux, the BSDs and Windows copy them to the accepted
+ * socket). An option the OS does not have is OptionUnsupported (the socket is not made), never
+ * skipped; one that does not apply to the socket's kind (nodelay on UDP, broadcast on TCP) is what
+ * the OS says of it, usually OptionUnsupported too. */
+typedef struct cio_sockopts {
+    bool nodelay;                /**< TCP_NODELAY: send small segments at once (no Nagle) */
+    bool keepalive;              /**< SO_KEEPALIVE */
+    uint32_t keepalive_idle;     /**< seconds idle before the first probe (TCP_KEEPIDLE); 0: OS default */
+    uint32_t keepalive_interval; /**< seconds between probes (TCP_KEEPINTVL); 0: OS default */
+    uint32_t keepalive_count;    /**< probes before the connection is dropped (TCP_KEEPCNT); 0: OS default */
+    uint32_t send_buffer;        /**< SO_SNDBUF bytes; 0: OS default */
+    uint32_t receive_buffer;     /**< SO_RCVBUF bytes; 0: OS default */
+    bool linger;                 /**< SO_LINGER on, for linger_seconds (0: close resets the connection) */
+    uint16_t linger_seconds;     /**< with linger: seconds close waits for unsent data */
+    uint8_t ttl;                 /**< IP_TTL (IPv4) or IPV6_UNICAST_HOPS (IPv6) by the address; 0: OS default */
+} cio_sockopts;
+
+/** Options of cio_net_listen and cio_unix_listen. NULL means CIO_LISTEN_DEFAULTS. reuse_address is SO_REUSEADDR (rebind over TIME_WAIT; two
+ * listeners on one port are still AddressInUse); reuse_port is SO_REUSEPORT (several listeners on
+ * one port: Zig's reuse_address sets both). Unix listeners use only backlog. */
 typedef struct cio_listen_options {
-    uint32_t backlog;   /**< 0: 128 (the only field Unix listeners use) */
-    bool reuse_address; /**< SO_REUSEADDR (rebind over TIME_WAIT; two listeners on one port are still AddressInUse) */
-    bool reuse_port;    /**< SO_REUSEPORT (several listeners on one port: Zig's reuse_address sets both) */
+    uint32_t backlog; /**< 0: 128 */
+    bool reuse_address;    /**< SO_REUSEADDR (rebind over TIME_WAIT) */
+    bool reuse_port;       /**< SO_REUSEPORT (several listeners on one port) */
+    cio_sockopts sockopts; /**< all-zero: the OS's defaults (see cio_sockopts) */
 } cio_listen_options;
 
-/** The default cio_listen_options: backlog 128, reuse_address on, reuse_port off. */
-#define CIO_LISTEN_DEFAULTS ((cio_listen_options){128, true, false})
+/** The default cio_listen_options: backlog 128, reuse_address on, reuse_port off, no socket options. */
+#define CIO_LISTEN_DEFAULTS ((cio_listen_options){.backlog = 128, .reuse_address = true})
 
 /* ---- host name lookup (library code over the socket and file calls: every backend) ------------- */
 
@@ -378,6 +405,7 @@ typedef struct cio_connect_options {
     cio_timeout timeout;       /**< per connection attempt */
     cio_lookup_options lookup; /**< cio_hostname_connect's lookup */
     bool stagger;              /**< RFC 8305: attempt k starts k x 250 ms after the first */
+    cio_sockopts sockopts;      /**< set on each attempt's socket before it connects; all-zero: none */
 } cio_connect_options;
 
 /**
@@ -406,6 +434,7 @@ typedef struct cio_bind_options {
     bool reuse_port;      /**< SO_REUSEPORT */
     bool ip6_only;        /**< IPv6 sockets only: IPV6_V6ONLY on (otherwise the system's default holds) */
     bool allow_broadcast; /**< SO_BROADCAST */
+    cio_sockopts sockopts; /**< set before bind; all-zero: none (TCP-only fields are OptionUnsupported) */
 } cio_bind_options;
 
 /** Which direction cio_stream_shutdown shuts. */
@@ -747,6 +776,142 @@ cio_err cio_ip_parse_resolve(cio_io io, const char *text, uint16_t port, cio_ip_
  */
 cio_err cio_net_write_file(cio_io io, const cio_stream *stream, cio_file file, uint64_t offset, uint64_t len,
                            uint64_t *nwritten);
+
+/* ==== socket options and addresses (issue 25) ===============================================================
+ *
+ * Calls on an open socket: `socket` is the handle of a cio_stream, cio_server or cio_socket
+ * (`stream.handle`). None blocks: each is one setsockopt/getsockopt/getsockname/getpeername, on
+ * every backend (Evented runs it on the calling fiber), and each is a cancellation point that does
+ * not block. Any may also return InvalidArgument (NULL, an option or value out of range, a handle
+ * that is no socket).
+ *
+ * Windows (Winsock) differs: its SO_REUSEADDR lets another socket bind a port in use, which is
+ * CIO_SOCKOPT_REUSE_PORT here (and which socket of the two gets a connection is not defined there);
+ * it rebinds over TIME_WAIT without any option, so CIO_SOCKOPT_REUSE_ADDRESS is OptionUnsupported.
+ * OpenBSD has no per-socket keepalive timing (KEEPALIVE_IDLE/INTERVAL/COUNT: OptionUnsupported).
+ * WASI (no sockets): every call is OperationUnsupported.
+ */
+
+/** The options of cio_net_set_option / cio_net_get_option. Values are int64_t: 0/1 for the
+ * booleans, bytes, seconds or counts otherwise. */
+typedef enum cio_sockopt {
+    CIO_SOCKOPT_NODELAY = 1,        /**< bool: TCP_NODELAY (TCP) */
+    CIO_SOCKOPT_KEEPALIVE,          /**< bool: SO_KEEPALIVE (TCP) */
+    CIO_SOCKOPT_KEEPALIVE_IDLE,     /**< seconds >= 1: TCP_KEEPIDLE (Windows: TCP_KEEPALIVE) */
+    CIO_SOCKOPT_KEEPALIVE_INTERVAL, /**< seconds >= 1: TCP_KEEPINTVL */
+    CIO_SOCKOPT_KEEPALIVE_COUNT,    /**< probes >= 1: TCP_KEEPCNT */
+    CIO_SOCKOPT_REUSE_ADDRESS,      /**< bool: SO_REUSEADDR (matters before bind: use the options structs) */
+    CIO_SOCKOPT_REUSE_PORT,         /**< bool: SO_REUSEPORT (Windows: SO_REUSEADDR; before bind, as above) */
+    CIO_SOCKOPT_SEND_BUFFER,        /**< bytes >= 1: SO_SNDBUF (Linux reads back twice the value set) */
+    CIO_SOCKOPT_RECEIVE_BUFFER,     /**< bytes >= 1: SO_RCVBUF (Linux reads back twice the value set) */
+    CIO_SOCKOPT_LINGER,             /**< -1: off; 0..65535: SO_LINGER on for that many seconds */
+    CIO_SOCKOPT_IP6_ONLY,           /**< bool: IPV6_V6ONLY (IPv6; before bind: use cio_bind_options.ip6_only,
+                                     * Linux refuses a change on a bound socket: InvalidArgument) */
+    CIO_SOCKOPT_BROADCAST,          /**< bool: SO_BROADCAST (UDP) */
+    CIO_SOCKOPT_TTL,                /**< 1..255: IP_TTL (IPv4 sockets) */
+    CIO_SOCKOPT_HOP_LIMIT,          /**< 1..255: IPV6_UNICAST_HOPS (IPv6 sockets) */
+    CIO_SOCKOPT_MULTICAST_TTL,      /**< 0..255: IP_MULTICAST_TTL (IPv4 UDP) */
+    CIO_SOCKOPT_MULTICAST_HOPS,     /**< 0..255: IPV6_MULTICAST_HOPS (IPv6 UDP) */
+    CIO_SOCKOPT_MULTICAST_LOOP,     /**< bool: IP_MULTICAST_LOOP (IPv4 UDP) */
+    CIO_SOCKOPT_MULTICAST_LOOP6     /**< bool: IPV6_MULTICAST_LOOP (IPv6 UDP) */
+} cio_sockopt;
+
+/**
+ * Sets a socket option on an open socket.
+ * @param io      any backend.
+ * @param socket  the handle of a cio_stream, cio_server or cio_socket.
+ * @param option  a cio_sockopt.
+ * @param value   the option's value (see cio_sockopt for the range of each).
+ * @return CIO_OK or a member of net.SocketOptionError: Canceled, Unexpected, OptionUnsupported (the
+ *         OS lacks the option, or it does not apply to this socket), OperationUnsupported (no
+ *         sockets: WASI), SystemResources, NetworkDown; InvalidArgument for a value out of range.
+ * A cancellation point that does not block.
+ * @cancellation yes
+ */
+cio_err cio_net_set_option(cio_io io, cio_handle socket, cio_sockopt option, int64_t value);
+
+/**
+ * Reads a socket option back from the OS (getsockopt).
+ * @param io      any backend.
+ * @param socket  the handle of a cio_stream, cio_server or cio_socket.
+ * @param option  a cio_sockopt.
+ * @param value   receives the value in the units of cio_net_set_option (booleans as 0/1, LINGER as
+ *                -1 when off).
+ * @return CIO_OK or a member of net.SocketOptionError (as cio_net_set_option).
+ * A cancellation point that does not block.
+ * @cancellation yes
+ */
+cio_err cio_net_get_option(cio_io io, cio_handle socket, cio_sockopt option, int64_t *value);
+
+/**
+ * Joins a multicast group on a UDP socket (IP_ADD_MEMBERSHIP / IPV6_JOIN_GROUP).
+ * @param io         any backend.
+ * @param socket     the handle of a cio_socket of the group's family.
+ * @param group      an IPv4 (224.0.0.0/4) or IPv6 (ff00::/8) multicast address; its port is ignored.
+ * @param iface      which interface: for an IPv4 group, the interface's IPv4 address (NULL or
+ *                   0.0.0.0: the OS chooses); for an IPv6 group, the interface index in its
+ *                   scope_id (NULL: the group's own scope_id; 0: the OS chooses).
+ * @return CIO_OK or a member of net.MulticastError: Canceled, Unexpected, OptionUnsupported,
+ *         OperationUnsupported (WASI), SystemResources, NetworkDown, AddressInUse (already a
+ *         member), AddressUnavailable (no such interface address; leave: not a member, which
+ *         Winsock under Wine reports as InvalidArgument),
+ *         InterfaceNotFound (no such interface, or no route for the group); InvalidArgument for a
+ *         group that is not multicast or a family mismatch.
+ * A cancellation point that does not block.
+ * @cancellation yes
+ */
+cio_err cio_net_multicast_join(cio_io io, cio_handle socket, const cio_ip_address *group,
+                               const cio_ip_address *iface);
+
+/**
+ * Leaves a multicast group joined with cio_net_multicast_join (same arguments).
+ * @param io     the Io
+ * @param socket the UDP socket's handle
+ * @param group  the group joined
+ * @param iface  the interface it was joined on (as for cio_net_multicast_join)
+ * @return CIO_OK or a member of net.MulticastError (as cio_net_multicast_join).
+ * A cancellation point that does not block.
+ * @cancellation yes
+ */
+cio_err cio_net_multicast_leave(cio_io io, cio_handle socket, const cio_ip_address *group,
+                                const cio_ip_address *iface);
+
+/**
+ * Chooses the interface outgoing multicast datagrams leave by (IP_MULTICAST_IF / IPV6_MULTICAST_IF).
+ * @param io         any backend.
+ * @param socket     the handle of a cio_socket.
+ * @param iface      IPv4: the interface's address (0.0.0.0: the OS chooses again); IPv6: an address
+ *                   whose scope_id is the interface index (0: the OS chooses).
+ * @return CIO_OK or a member of net.MulticastError (as cio_net_multicast_join).
+ * A cancellation point that does not block.
+ * @cancellation yes
+ */
+cio_err cio_net_multicast_interface(cio_io io, cio_handle socket, const cio_ip_address *iface);
+
+/**
+ * The local address of a socket (getsockname): the address a stream's own end is bound to.
+ * @param io      any backend.
+ * @param socket  the handle of a cio_stream, cio_server or cio_socket.
+ * @param out     receives the address (all-zero for a Unix-domain socket).
+ * @return CIO_OK or a member of net.SocketAddressError: Canceled, Unexpected, SystemResources,
+ *         SocketUnconnected, NetworkDown, OperationUnsupported (WASI).
+ * A cancellation point that does not block.
+ * @cancellation yes
+ */
+cio_err cio_net_local_address(cio_io io, cio_handle socket, cio_ip_address *out);
+
+/**
+ * The address of a connected socket's peer (getpeername), e.g. of a UDP socket after connect or of
+ * a stream handed in from elsewhere.
+ * @param io      any backend.
+ * @param socket  the handle of a connected cio_stream or cio_socket.
+ * @param out     receives the address (all-zero for a Unix-domain peer).
+ * @return CIO_OK or a member of net.SocketAddressError (as cio_net_local_address; SocketUnconnected
+ *         when there is no peer).
+ * A cancellation point that does not block.
+ * @cancellation yes
+ */
+cio_err cio_net_peer_address(cio_io io, cio_handle socket, cio_ip_address *out);
 
 #ifdef __cplusplus
 }

@@ -173,6 +173,18 @@ static int cio__sys_dflt_getsockname(int fd, struct sockaddr *addr, socklen_t *l
 }
 #endif
 #if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_getsockopt(int fd, int level, int name, void *value, socklen_t *len)
+{
+    return getsockopt(fd, level, name, value, len);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_getpeername(int fd, struct sockaddr *addr, socklen_t *len)
+{
+    return getpeername(fd, addr, len);
+}
+#endif
+#if defined(CIO_OS_LINUX)
 static int cio__sys_dflt_bind(int fd, const struct sockaddr *addr, socklen_t len)
 {
     return bind(fd, addr, len);
@@ -772,6 +784,12 @@ const struct cio__sys_defaults cio__sys_default = {
     .getsockname = cio__sys_dflt_getsockname,
 #endif
 #if defined(CIO_OS_LINUX)
+    .getsockopt = cio__sys_dflt_getsockopt,
+#endif
+#if defined(CIO_OS_LINUX)
+    .getpeername = cio__sys_dflt_getpeername,
+#endif
+#if defined(CIO_OS_LINUX)
     .bind = cio__sys_dflt_bind,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -1163,6 +1181,21 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_LINUX)
     .sendmsg__net_write = cio__sys_dflt_sendmsg,
+#endif
+#if defined(CIO_OS_LINUX)
+    .setsockopt__sockopt_set = cio__sys_dflt_setsockopt,
+#endif
+#if defined(CIO_OS_LINUX)
+    .getsockopt__sockopt_get = cio__sys_dflt_getsockopt,
+#endif
+#if defined(CIO_OS_LINUX)
+    .setsockopt__multicast = cio__sys_dflt_setsockopt,
+#endif
+#if defined(CIO_OS_LINUX)
+    .getsockname__socket_address = cio__sys_dflt_getsockname,
+#endif
+#if defined(CIO_OS_LINUX)
+    .getpeername__socket_address = cio__sys_dflt_getpeername,
 #endif
 #if defined(CIO_OS_LINUX)
     .shutdown__net_shutdown = cio__sys_dflt_shutdown,
@@ -1636,6 +1669,21 @@ struct cio__sys_table cio__sys = {
     .wsa_shutdown__net_shutdown = cio__sys_dflt_wsa_shutdown,
 #endif
 #if defined(CIO_OS_WINDOWS)
+    .wsa_setsockopt__sockopt_set = cio__sys_dflt_wsa_setsockopt,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_getsockopt__sockopt_get = cio__sys_dflt_wsa_getsockopt,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_setsockopt__multicast = cio__sys_dflt_wsa_setsockopt,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_getsockname__socket_address = cio__sys_dflt_wsa_getsockname,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_getpeername__socket_address = cio__sys_dflt_wsa_getpeername,
+#endif
+#if defined(CIO_OS_WINDOWS)
     .wsa_bind__bind_ip = cio__sys_dflt_wsa_bind,
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -1990,6 +2038,41 @@ static void cio__sys_set_readv__net_read(cio__sys_any fn)
 static void cio__sys_set_sendmsg__net_write(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.sendmsg__net_write, fn != NULL ? (cio__sys_sendmsg_fn)fn : cio__sys_dflt_sendmsg,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_setsockopt__sockopt_set(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.setsockopt__sockopt_set, fn != NULL ? (cio__sys_setsockopt_fn)fn : cio__sys_dflt_setsockopt,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_getsockopt__sockopt_get(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.getsockopt__sockopt_get, fn != NULL ? (cio__sys_getsockopt_fn)fn : cio__sys_dflt_getsockopt,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_setsockopt__multicast(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.setsockopt__multicast, fn != NULL ? (cio__sys_setsockopt_fn)fn : cio__sys_dflt_setsockopt,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_getsockname__socket_address(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.getsockname__socket_address, fn != NULL ? (cio__sys_getsockname_fn)fn : cio__sys_dflt_getsockname,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_getpeername__socket_address(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.getpeername__socket_address, fn != NULL ? (cio__sys_getpeername_fn)fn : cio__sys_dflt_getpeername,
                           memory_order_relaxed);
 }
 #endif
@@ -3093,6 +3176,41 @@ static void cio__sys_set_wsa_shutdown__net_shutdown(cio__sys_any fn)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_wsa_setsockopt__sockopt_set(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.wsa_setsockopt__sockopt_set, fn != NULL ? (cio__sys_wsa_setsockopt_fn)fn : cio__sys_dflt_wsa_setsockopt,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_wsa_getsockopt__sockopt_get(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.wsa_getsockopt__sockopt_get, fn != NULL ? (cio__sys_wsa_getsockopt_fn)fn : cio__sys_dflt_wsa_getsockopt,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_wsa_setsockopt__multicast(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.wsa_setsockopt__multicast, fn != NULL ? (cio__sys_wsa_setsockopt_fn)fn : cio__sys_dflt_wsa_setsockopt,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_wsa_getsockname__socket_address(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.wsa_getsockname__socket_address, fn != NULL ? (cio__sys_wsa_getsockname_fn)fn : cio__sys_dflt_wsa_getsockname,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_wsa_getpeername__socket_address(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.wsa_getpeername__socket_address, fn != NULL ? (cio__sys_wsa_getpeername_fn)fn : cio__sys_dflt_wsa_getpeername,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static void cio__sys_set_wsa_bind__bind_ip(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.wsa_bind__bind_ip, fn != NULL ? (cio__sys_wsa_bind_fn)fn : cio__sys_dflt_wsa_bind,
@@ -3342,6 +3460,21 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX)
     {"sendmsg", "net_write", "sendmsg@net_write", cio__sys_set_sendmsg__net_write},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"setsockopt", "sockopt_set", "setsockopt@sockopt_set", cio__sys_set_setsockopt__sockopt_set},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"getsockopt", "sockopt_get", "getsockopt@sockopt_get", cio__sys_set_getsockopt__sockopt_get},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"setsockopt", "multicast", "setsockopt@multicast", cio__sys_set_setsockopt__multicast},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"getsockname", "socket_address", "getsockname@socket_address", cio__sys_set_getsockname__socket_address},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"getpeername", "socket_address", "getpeername@socket_address", cio__sys_set_getpeername__socket_address},
 #endif
 #if defined(CIO_OS_LINUX)
     {"shutdown", "net_shutdown", "shutdown@net_shutdown", cio__sys_set_shutdown__net_shutdown},
@@ -3813,6 +3946,21 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"wsa_shutdown", "net_shutdown", "wsa_shutdown@net_shutdown", cio__sys_set_wsa_shutdown__net_shutdown},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_setsockopt", "sockopt_set", "wsa_setsockopt@sockopt_set", cio__sys_set_wsa_setsockopt__sockopt_set},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_getsockopt", "sockopt_get", "wsa_getsockopt@sockopt_get", cio__sys_set_wsa_getsockopt__sockopt_get},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_setsockopt", "multicast", "wsa_setsockopt@multicast", cio__sys_set_wsa_setsockopt__multicast},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_getsockname", "socket_address", "wsa_getsockname@socket_address", cio__sys_set_wsa_getsockname__socket_address},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_getpeername", "socket_address", "wsa_getpeername@socket_address", cio__sys_set_wsa_getpeername__socket_address},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"wsa_bind", "bind_ip", "wsa_bind@bind_ip", cio__sys_set_wsa_bind__bind_ip},

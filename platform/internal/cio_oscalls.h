@@ -185,6 +185,12 @@ typedef int (*cio__sys_setsockopt_fn)(int, int, int, const void *, socklen_t);
 typedef int (*cio__sys_getsockname_fn)(int, struct sockaddr *, socklen_t *);
 #endif
 #if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_getsockopt_fn)(int, int, int, void *, socklen_t *);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_getpeername_fn)(int, struct sockaddr *, socklen_t *);
+#endif
+#if defined(CIO_OS_LINUX)
 typedef int (*cio__sys_bind_fn)(int, const struct sockaddr *, socklen_t);
 #endif
 #if defined(CIO_OS_LINUX)
@@ -525,6 +531,12 @@ struct cio__sys_defaults {
 #endif
 #if defined(CIO_OS_LINUX)
     cio__sys_getsockname_fn getsockname;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_getsockopt_fn getsockopt;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_getpeername_fn getpeername;
 #endif
 #if defined(CIO_OS_LINUX)
     cio__sys_bind_fn bind;
@@ -920,6 +932,21 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_sendmsg_fn) sendmsg__net_write; /* src/threaded/net_posix.c: cio__t_net_write */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_setsockopt_fn) setsockopt__sockopt_set; /* src/threaded/sockopt_posix.c: set_raw */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_getsockopt_fn) getsockopt__sockopt_get; /* src/threaded/sockopt_posix.c: get_raw */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_setsockopt_fn) setsockopt__multicast; /* src/threaded/sockopt_posix.c: cio__t_net_multicast */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_getsockname_fn) getsockname__socket_address; /* src/threaded/sockopt_posix.c: cio__t_net_socket_address */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_getpeername_fn) getpeername__socket_address; /* src/threaded/sockopt_posix.c: cio__t_net_socket_address */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_shutdown_fn) shutdown__net_shutdown; /* src/threaded/net_posix.c: cio__t_net_shutdown */
@@ -1391,6 +1418,21 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_wsa_shutdown_fn) wsa_shutdown__net_shutdown; /* src/threaded/net_windows.c: cio__t_net_shutdown */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_wsa_setsockopt_fn) wsa_setsockopt__sockopt_set; /* src/threaded/sockopt_windows.c: set_raw */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_wsa_getsockopt_fn) wsa_getsockopt__sockopt_get; /* src/threaded/sockopt_windows.c: get_raw */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_wsa_setsockopt_fn) wsa_setsockopt__multicast; /* src/threaded/sockopt_windows.c: cio__t_net_multicast */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_wsa_getsockname_fn) wsa_getsockname__socket_address; /* src/threaded/sockopt_windows.c: cio__t_net_socket_address */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_wsa_getpeername_fn) wsa_getpeername__socket_address; /* src/threaded/sockopt_windows.c: cio__t_net_socket_address */
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_wsa_bind_fn) wsa_bind__bind_ip; /* src/threaded/net_windows.c: cio__t_net_bind_ip */

@@ -221,6 +221,21 @@ enum {
     CIO__FI_sendmsg__net_write,
 #endif
 #if defined(CIO_OS_LINUX)
+    CIO__FI_setsockopt__sockopt_set,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_getsockopt__sockopt_get,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_setsockopt__multicast,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_getsockname__socket_address,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_getpeername__socket_address,
+#endif
+#if defined(CIO_OS_LINUX)
     CIO__FI_shutdown__net_shutdown,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -690,6 +705,21 @@ enum {
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_wsa_shutdown__net_shutdown,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_wsa_setsockopt__sockopt_set,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_wsa_getsockopt__sockopt_get,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_wsa_setsockopt__multicast,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_wsa_getsockname__socket_address,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_wsa_getpeername__socket_address,
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_wsa_bind__bind_ip,
@@ -1358,6 +1388,71 @@ static ssize_t cio__fi_sendmsg__net_write(int fd, const struct msghdr *msg, int 
     }
     (void)mode_;
     return (cio__sys_default.sendmsg)(fd, msg, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_setsockopt__sockopt_set(int fd, int level, int name, const void *value, socklen_t len)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_setsockopt__sockopt_set];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.setsockopt)(fd, level, name, value, len);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_getsockopt__sockopt_get(int fd, int level, int name, void *value, socklen_t *len)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_getsockopt__sockopt_get];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.getsockopt)(fd, level, name, value, len);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_setsockopt__multicast(int fd, int level, int name, const void *value, socklen_t len)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_setsockopt__multicast];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.setsockopt)(fd, level, name, value, len);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_getsockname__socket_address(int fd, struct sockaddr *addr, socklen_t *len)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_getsockname__socket_address];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.getsockname)(fd, addr, len);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_getpeername__socket_address(int fd, struct sockaddr *addr, socklen_t *len)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_getpeername__socket_address];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.getpeername)(fd, addr, len);
 }
 #endif
 #if defined(CIO_OS_LINUX)
@@ -3448,6 +3543,71 @@ static int cio__fi_wsa_shutdown__net_shutdown(SOCKET s, int how)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static int cio__fi_wsa_setsockopt__sockopt_set(SOCKET s, int level, int name, const char *value, int len)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_wsa_setsockopt__sockopt_set];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.wsa_setsockopt)(s, level, name, value, len);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_wsa_getsockopt__sockopt_get(SOCKET s, int level, int name, char *value, int *len)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_wsa_getsockopt__sockopt_get];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.wsa_getsockopt)(s, level, name, value, len);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_wsa_setsockopt__multicast(SOCKET s, int level, int name, const char *value, int len)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_wsa_setsockopt__multicast];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.wsa_setsockopt)(s, level, name, value, len);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_wsa_getsockname__socket_address(SOCKET s, struct sockaddr *addr, int *len)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_wsa_getsockname__socket_address];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.wsa_getsockname)(s, addr, len);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_wsa_getpeername__socket_address(SOCKET s, struct sockaddr *addr, int *len)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_wsa_getpeername__socket_address];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.wsa_getpeername)(s, addr, len);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static int cio__fi_wsa_bind__bind_ip(SOCKET s, const struct sockaddr *addr, int len)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_wsa_bind__bind_ip];
@@ -3793,6 +3953,21 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX)
     {"sendmsg", "net_write", 1, 1, (cio__sys_any)cio__fi_sendmsg__net_write},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"setsockopt", "sockopt_set", 1, 0, (cio__sys_any)cio__fi_setsockopt__sockopt_set},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"getsockopt", "sockopt_get", 1, 0, (cio__sys_any)cio__fi_getsockopt__sockopt_get},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"setsockopt", "multicast", 1, 0, (cio__sys_any)cio__fi_setsockopt__multicast},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"getsockname", "socket_address", 1, 0, (cio__sys_any)cio__fi_getsockname__socket_address},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"getpeername", "socket_address", 1, 0, (cio__sys_any)cio__fi_getpeername__socket_address},
 #endif
 #if defined(CIO_OS_LINUX)
     {"shutdown", "net_shutdown", 1, 0, (cio__sys_any)cio__fi_shutdown__net_shutdown},
@@ -4264,6 +4439,21 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"wsa_shutdown", "net_shutdown", 1, 0, (cio__sys_any)cio__fi_wsa_shutdown__net_shutdown},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_setsockopt", "sockopt_set", 1, 0, (cio__sys_any)cio__fi_wsa_setsockopt__sockopt_set},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_getsockopt", "sockopt_get", 1, 0, (cio__sys_any)cio__fi_wsa_getsockopt__sockopt_get},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_setsockopt", "multicast", 1, 0, (cio__sys_any)cio__fi_wsa_setsockopt__multicast},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_getsockname", "socket_address", 1, 0, (cio__sys_any)cio__fi_wsa_getsockname__socket_address},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_getpeername", "socket_address", 1, 0, (cio__sys_any)cio__fi_wsa_getpeername__socket_address},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"wsa_bind", "bind_ip", 1, 0, (cio__sys_any)cio__fi_wsa_bind__bind_ip},

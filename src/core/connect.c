@@ -135,7 +135,7 @@ cio_err cio_hostname_connect(cio_io io, const char *name, uint16_t port, const c
         cio_select_async(io, &sel, run_lookup, &lt, sizeof lt);
     }
 
-    cio_connect_options attempt_options = {opt.timeout, {0, CIO_IP_NONE, NULL, NULL, 0}, false};
+    cio_connect_options attempt_options = {.timeout = opt.timeout, .sockopts = opt.sockopts};
     size_t started = 0, finished = 0;
     bool lookup_done = false, have_winner = false, canceled = false;
     cio_err lookup_err = CIO_OK, best = CIO_OK;

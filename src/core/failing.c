@@ -366,6 +366,31 @@ static cio_err f_operate(void *ud, struct cio_operation *op, cio_timeout timeout
     return CIO_E_UNIMPLEMENTED;
 }
 
+static cio_err f_net_set_option(void *ud, cio_handle h, int option, int64_t value)
+{
+    (void)ud, (void)h, (void)option, (void)value;
+    return CIO_E_NETWORK_DOWN;
+}
+
+static cio_err f_net_get_option(void *ud, cio_handle h, int option, int64_t *value)
+{
+    (void)ud, (void)h, (void)option, (void)value;
+    return CIO_E_NETWORK_DOWN;
+}
+
+static cio_err f_net_multicast(void *ud, cio_handle h, int op, const cio_ip_address *group,
+                               const cio_ip_address *iface)
+{
+    (void)ud, (void)h, (void)op, (void)group, (void)iface;
+    return CIO_E_NETWORK_DOWN;
+}
+
+static cio_err f_net_socket_address(void *ud, cio_handle h, bool peer, cio_ip_address *out)
+{
+    (void)ud, (void)h, (void)peer, (void)out;
+    return CIO_E_NETWORK_DOWN;
+}
+
 /* dir_delete_dir fails as dir_delete_file does; cancel (request, then as await) as await. */
 #define f_dir_delete_dir f_dir_delete_file
 #define f_cancel f_await

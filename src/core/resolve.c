@@ -283,7 +283,7 @@ static cio_err udp_phase(lookup *l, const cio__resolv_conf *rc, query *q, size_t
         ns[s] = v6 ? mapped(&rc->ns[s]) : rc->ns[s];
     cio_socket sock;
     cio_ip_address any = v6 ? cio_ip6_any(0) : cio_ip4_any(0);
-    cio_bind_options bo = {false, false, false, false};
+    cio_bind_options bo = {.reuse_address = false};
     cio_err err = cio_net_bind(io, &any, &bo, &sock);
     if (err != CIO_OK)
         return err;

@@ -58,6 +58,7 @@ struct netop {
     size_t *n;
     cio_stream *stream;
     const cio_ip_address *addr;     /* connect's peer, send's destination */
+    const cio_connect_options *options; /* connect's (sockopts), or NULL */
     cio_message *msgs;
     size_t max;
     int64_t deadline;               /* CLOCK_MONOTONIC ns, -1: none */
@@ -142,6 +143,13 @@ static cio_err run_connect(struct netop *a)
                               cio__errno_socket, &fd);
     if (err != CIO_OK)
         return err;
+    if (a->options != NULL) {
+        err = cio__t_sockopts_apply(fd, a->addr->family, true, &a->options->sockopts);
+        if (err != CIO_OK) {
+            close_quietly(fd);
+            return err;
+        }
+    }
     struct io_uring_sqe sqe = sqe_for(IORING_OP_CONNECT, fd);
     sqe.addr = (uint64_t)(uintptr_t)&sa;
     sqe.off = salen; /* addr2: the length */
@@ -335,7 +343,7 @@ static cio_err u_net_connect_ip(void *ud, const cio_ip_address *address, const c
     socklen_t salen;
     if (address == NULL || out == NULL || !cio__t_sockaddr_from_ip(address, &sa, &salen))
         return CIO_E_INVALID_ARGUMENT;
-    struct netop a = {.kind = N_CONNECT, .stream = out, .addr = address,
+    struct netop a = {.kind = N_CONNECT, .stream = out, .addr = address, .options = options,
                       .deadline = cio__e_mono_deadline(options != NULL ? options->timeout : CIO_TIMEOUT_NONE)};
     return CIO__IN_SET(net_connect, net_op(ud, &a));
 }

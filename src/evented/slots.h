@@ -19,6 +19,12 @@
 /* Interface names never block and need no loop state either. */
 #define cio__e_net_interface_name_resolve cio__t_net_interface_name_resolve
 #define cio__e_net_interface_name cio__t_net_interface_name
+/* Socket options and addresses (issue 25): one call that never blocks, the same on a non-blocking
+ * descriptor, so the Threaded functions (sockopt_posix.c) run on the calling fiber. */
+#define cio__e_net_set_option cio__t_net_set_option
+#define cio__e_net_get_option cio__t_net_get_option
+#define cio__e_net_multicast cio__t_net_multicast
+#define cio__e_net_socket_address cio__t_net_socket_address
 #define CIO__E_SLOT_PROTO(ret, name, params) ret cio__e_##name params;
 CIO_VTABLE_SLOTS(CIO__E_SLOT_PROTO)
 #undef CIO__E_SLOT_PROTO

@@ -13,8 +13,8 @@ _Static_assert(sizeof(((struct sockaddr_un *)0)->sun_path) == CIO_UNIX_PATH_MAX,
 _Static_assert(sizeof(cio__t_sockaddr_any) == sizeof(struct sockaddr_storage),
                "cio__t_sockaddr_any is a sockaddr_storage");
 
-const cio_listen_options cio__t_listen_defaults = {128, true, false};
-const cio_bind_options cio__t_bind_defaults = {false, false, false, false};
+const cio_listen_options cio__t_listen_defaults = {.backlog = 128, .reuse_address = true};
+const cio_bind_options cio__t_bind_defaults = {.reuse_address = false};
 
 static void put_be16(void *dst, uint16_t v)
 {

@@ -64,6 +64,13 @@ cio__t_deadline cio__t_deadline_from(cio_timeout t);
 extern const cio_listen_options cio__t_listen_defaults;
 extern const cio_bind_options cio__t_bind_defaults;
 
+/* Sets the options of a listen/connect/bind options struct (`tcp`: a stream socket) on a fresh socket
+ * of `family`, in the order of the struct's fields; the first failure ends it (a TCP-only option on
+ * a datagram socket is OptionUnsupported). NULL sets nothing. Its errors are net.SocketOptionError's
+ * without OperationUnsupported: members of ListenError, ConnectError and BindError. (sockopt_posix.c,
+ * sockopt_windows.c.) */
+cio_err cio__t_sockopts_apply(cio_handle socket, cio_ip_family family, bool tcp, const cio_sockopts *options);
+
 /* The listen backlog asked for (0: 128), at most `max`. */
 int cio__t_backlog(const cio_listen_options *options, int max);
 

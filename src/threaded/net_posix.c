@@ -204,6 +204,8 @@ cio_err cio__t_net_listen_ip(void *ud, const cio_ip_address *address, const cio_
         return CIO__IN_SET(net_listen, err);
     err = set_reuse(fd, options->reuse_address, options->reuse_port);
     if (err == CIO_OK)
+        err = cio__t_sockopts_apply(fd, address->family, true, &options->sockopts);
+    if (err == CIO_OK)
         CIO__T_SYSCALL(err, r, bind, CIO__SYS(bind, listen_ip)(fd, &sa.sa, salen));
     if (err == CIO_OK)
         CIO__T_SYSCALL(err, r, listen, CIO__SYS(listen, listen_ip)(fd, cio__t_backlog(options, INT_MAX)));
@@ -305,7 +307,9 @@ cio_err cio__t_net_connect_ip(void *ud, const cio_ip_address *address, const cio
                 CIO__SYS(socket, connect_ip)(sa.sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, IPPROTO_TCP));
     if (err != CIO_OK)
         return CIO__IN_SET(net_connect, err);
-    err = connect_nonblocking(fd, &sa, salen, &d);
+    err = options != NULL ? cio__t_sockopts_apply(fd, address->family, true, &options->sockopts) : CIO_OK;
+    if (err == CIO_OK)
+        err = connect_nonblocking(fd, &sa, salen, &d);
     if (err == CIO_OK)
         err = set_blocking(fd);
     if (err != CIO_OK) {
@@ -399,6 +403,8 @@ cio_err cio__t_net_bind_ip(void *ud, const cio_ip_address *address, const cio_bi
         err = set_int_option(fd, IPPROTO_IPV6, IPV6_V6ONLY, 1);
     if (err == CIO_OK && options->allow_broadcast)
         err = set_int_option(fd, SOL_SOCKET, SO_BROADCAST, 1);
+    if (err == CIO_OK)
+        err = cio__t_sockopts_apply(fd, address->family, false, &options->sockopts);
     if (err == CIO_OK)
         CIO__T_SYSCALL(err, r, bind, CIO__SYS(bind, bind_ip)(fd, &sa.sa, salen));
     if (err == CIO_OK)

@@ -39,6 +39,7 @@
 #include "internal.h"
 #include "internal/cio_oscalls.h"
 #include "net_common.h"
+#include "net_windows.h"
 #include "task.h"
 #include "threaded.h"
 
@@ -103,6 +104,12 @@ static cio_err wsa_failure(cio__mapped m, bool *again, bool *reinit_done)
     if (m.action == CIO__MAP_OK)
         return CIO_OK;
     return m.action == CIO__MAP_REINIT ? CIO_E_NETWORK_DOWN : m.err;
+}
+
+/* wsa_failure for sockopt_windows.c (net_windows.h). */
+cio_err cio__t_wsa_failure(cio__mapped m, bool *again, bool *reinit_done)
+{
+    return wsa_failure(m, again, reinit_done);
 }
 
 /* Calls `call` (an int expression, SOCKET_ERROR on failure) until it succeeds or fails for good. */
@@ -279,6 +286,8 @@ cio_err cio__t_net_listen_ip(void *ud, const cio_ip_address *address, const cio_
     if (options->reuse_port)
         err = set_int_option(s, SOL_SOCKET, SO_REUSEADDR, 1);
     if (err == CIO_OK)
+        err = cio__t_sockopts_apply((cio_handle)(uintptr_t)s, address->family, true, &options->sockopts);
+    if (err == CIO_OK)
         WSA_CALL(err, r, wsa_bind, CIO__SYS(wsa_bind, listen_ip)(s, &sa.sa, salen));
     if (err == CIO_OK)
         WSA_CALL(err, r, wsa_listen, CIO__SYS(wsa_listen, listen_ip)(s, cio__t_backlog(options, SOMAXCONN)));
@@ -385,7 +394,10 @@ cio_err cio__t_net_connect_ip(void *ud, const cio_ip_address *address, const cio
     cio_err err = new_socket(sa.sa.sa_family, SOCK_STREAM, IPPROTO_TCP, false, &s);
     if (err != CIO_OK)
         return CIO__IN_SET(net_connect, err);
-    err = connect_wait(s, &sa, salen, &d, cio__wsa_wsa_connect);
+    err = options != NULL ? cio__t_sockopts_apply((cio_handle)(uintptr_t)s, address->family, true, &options->sockopts)
+                          : CIO_OK;
+    if (err == CIO_OK)
+        err = connect_wait(s, &sa, salen, &d, cio__wsa_wsa_connect);
     if (err != CIO_OK) {
         close_socket(s);
         return CIO__IN_SET(net_connect, err);
@@ -497,6 +509,8 @@ cio_err cio__t_net_bind_ip(void *ud, const cio_ip_address *address, const cio_bi
         err = set_int_option(s, IPPROTO_IPV6, IPV6_V6ONLY, options->ip6_only ? 1 : 0);
     if (err == CIO_OK && options->allow_broadcast)
         err = set_int_option(s, SOL_SOCKET, SO_BROADCAST, 1);
+    if (err == CIO_OK)
+        err = cio__t_sockopts_apply((cio_handle)(uintptr_t)s, address->family, false, &options->sockopts);
     int r;
     if (err == CIO_OK)
         WSA_CALL(err, r, wsa_bind, CIO__SYS(wsa_bind, bind_ip)(s, &sa.sa, salen));

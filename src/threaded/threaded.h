@@ -108,7 +108,8 @@ void cio__t_before_close(int fd);
  * pool.c: concurrency; pool_slots.c: cancellation and futex slots (WASI: pool_single.c, both);
  * time_posix.c / time_wasi.c: now, sleep; random_chacha.c: random, random_secure; fs_posix.c
  * (fs_windows*.c, fs_wasi.c): the dir_ and file_ slots; process_posix.c (process_windows.c):
- * process_; net_posix.c (net_windows.c, net_none.c): net_. */
+ * process_; net_posix.c (net_windows.c, net_none.c): net_; sockopt_posix.c (sockopt_windows.c,
+ * sockopt_none.c): the socket option and address slots. */
 #define CIO__T_SLOT_PROTO(ret, name, params) ret cio__t_##name params;
 CIO_VTABLE_SLOTS(CIO__T_SLOT_PROTO)
 #undef CIO__T_SLOT_PROTO

@@ -219,6 +219,41 @@ _Static_assert(sizeof(struct sockaddr_in6) == 28, "struct sockaddr_in6 size on x
 _Static_assert(_Alignof(struct sockaddr_in6) == 4, "struct sockaddr_in6 alignment on x86_64");
 #endif
 
+struct linger {
+    int l_onoff;
+    int l_linger;
+};
+#if defined(CIO_ARCH_AARCH64)
+_Static_assert(sizeof(struct linger) == 8, "struct linger size on aarch64");
+#endif
+#if defined(CIO_ARCH_X86_64)
+_Static_assert(sizeof(struct linger) == 8, "struct linger size on x86_64");
+#endif
+
+struct ip_mreq {
+    struct in_addr imr_multiaddr;
+    struct in_addr imr_interface;
+};
+#if defined(CIO_ARCH_AARCH64)
+_Static_assert(sizeof(struct ip_mreq) == 8, "struct ip_mreq size on aarch64");
+#endif
+#if defined(CIO_ARCH_X86_64)
+_Static_assert(sizeof(struct ip_mreq) == 8, "struct ip_mreq size on x86_64");
+#endif
+
+struct ipv6_mreq {
+    struct in6_addr ipv6mr_multiaddr;
+    unsigned int ipv6mr_interface;
+};
+#if defined(CIO_ARCH_AARCH64)
+_Static_assert(sizeof(struct ipv6_mreq) == 20, "struct ipv6_mreq size on aarch64");
+_Static_assert(_Alignof(struct ipv6_mreq) == 4, "struct ipv6_mreq alignment on aarch64");
+#endif
+#if defined(CIO_ARCH_X86_64)
+_Static_assert(sizeof(struct ipv6_mreq) == 20, "struct ipv6_mreq size on x86_64");
+_Static_assert(_Alignof(struct ipv6_mreq) == 4, "struct ipv6_mreq alignment on x86_64");
+#endif
+
 struct sockaddr_un {
     uint8_t sun_len;
     sa_family_t sun_family;
@@ -589,6 +624,21 @@ extern int pthread_setspecific(pthread_key_t key, const void *value);
 #define IPPROTO_IPV6 41
 #define TCP_NODELAY 1
 #define IPV6_V6ONLY 27
+#define IP_TTL 4
+#define IP_MULTICAST_IF 9
+#define IP_MULTICAST_TTL 10
+#define IP_MULTICAST_LOOP 11
+#define IP_ADD_MEMBERSHIP 12
+#define IP_DROP_MEMBERSHIP 13
+#define IPV6_UNICAST_HOPS 4
+#define IPV6_MULTICAST_IF 9
+#define IPV6_MULTICAST_HOPS 10
+#define IPV6_MULTICAST_LOOP 11
+#define IPV6_JOIN_GROUP 12
+#define IPV6_LEAVE_GROUP 13
+#define TCP_KEEPIDLE 256
+#define TCP_KEEPINTVL 512
+#define TCP_KEEPCNT 1024
 #define MSG_PEEK 2
 #define MSG_TRUNC 16
 #define MSG_WAITALL 64
@@ -962,6 +1012,41 @@ _Static_assert(_Alignof(struct sockaddr_in6) == 4, "struct sockaddr_in6 alignmen
 #if defined(CIO_ARCH_X86_64)
 _Static_assert(sizeof(struct sockaddr_in6) == 28, "struct sockaddr_in6 size on x86_64");
 _Static_assert(_Alignof(struct sockaddr_in6) == 4, "struct sockaddr_in6 alignment on x86_64");
+#endif
+
+struct linger {
+    int l_onoff;
+    int l_linger;
+};
+#if defined(CIO_ARCH_AARCH64)
+_Static_assert(sizeof(struct linger) == 8, "struct linger size on aarch64");
+#endif
+#if defined(CIO_ARCH_X86_64)
+_Static_assert(sizeof(struct linger) == 8, "struct linger size on x86_64");
+#endif
+
+struct ip_mreq {
+    struct in_addr imr_multiaddr;
+    struct in_addr imr_interface;
+};
+#if defined(CIO_ARCH_AARCH64)
+_Static_assert(sizeof(struct ip_mreq) == 8, "struct ip_mreq size on aarch64");
+#endif
+#if defined(CIO_ARCH_X86_64)
+_Static_assert(sizeof(struct ip_mreq) == 8, "struct ip_mreq size on x86_64");
+#endif
+
+struct ipv6_mreq {
+    struct in6_addr ipv6mr_multiaddr;
+    unsigned int ipv6mr_interface;
+};
+#if defined(CIO_ARCH_AARCH64)
+_Static_assert(sizeof(struct ipv6_mreq) == 20, "struct ipv6_mreq size on aarch64");
+_Static_assert(_Alignof(struct ipv6_mreq) == 4, "struct ipv6_mreq alignment on aarch64");
+#endif
+#if defined(CIO_ARCH_X86_64)
+_Static_assert(sizeof(struct ipv6_mreq) == 20, "struct ipv6_mreq size on x86_64");
+_Static_assert(_Alignof(struct ipv6_mreq) == 4, "struct ipv6_mreq alignment on x86_64");
 #endif
 
 struct sockaddr_un {
@@ -1407,6 +1492,21 @@ extern int pthread_setspecific(pthread_key_t key, const void *value) __asm__("__
 #define IPPROTO_IPV6 41
 #define TCP_NODELAY 1
 #define IPV6_V6ONLY 27
+#define IP_TTL 4
+#define IP_MULTICAST_IF 9
+#define IP_MULTICAST_TTL 10
+#define IP_MULTICAST_LOOP 11
+#define IP_ADD_MEMBERSHIP 12
+#define IP_DROP_MEMBERSHIP 13
+#define IPV6_UNICAST_HOPS 4
+#define IPV6_MULTICAST_IF 9
+#define IPV6_MULTICAST_HOPS 10
+#define IPV6_MULTICAST_LOOP 11
+#define IPV6_JOIN_GROUP 12
+#define IPV6_LEAVE_GROUP 13
+#define TCP_KEEPIDLE 3
+#define TCP_KEEPINTVL 5
+#define TCP_KEEPCNT 6
 #define MSG_PEEK 2
 #define MSG_TRUNC 16
 #define MSG_WAITALL 64
@@ -1768,6 +1868,41 @@ _Static_assert(sizeof(struct sockaddr_in6) == 28, "struct sockaddr_in6 size on x
 _Static_assert(_Alignof(struct sockaddr_in6) == 4, "struct sockaddr_in6 alignment on x86_64");
 #endif
 
+struct linger {
+    int l_onoff;
+    int l_linger;
+};
+#if defined(CIO_ARCH_AARCH64)
+_Static_assert(sizeof(struct linger) == 8, "struct linger size on aarch64");
+#endif
+#if defined(CIO_ARCH_X86_64)
+_Static_assert(sizeof(struct linger) == 8, "struct linger size on x86_64");
+#endif
+
+struct ip_mreq {
+    struct in_addr imr_multiaddr;
+    struct in_addr imr_interface;
+};
+#if defined(CIO_ARCH_AARCH64)
+_Static_assert(sizeof(struct ip_mreq) == 8, "struct ip_mreq size on aarch64");
+#endif
+#if defined(CIO_ARCH_X86_64)
+_Static_assert(sizeof(struct ip_mreq) == 8, "struct ip_mreq size on x86_64");
+#endif
+
+struct ipv6_mreq {
+    struct in6_addr ipv6mr_multiaddr;
+    unsigned int ipv6mr_interface;
+};
+#if defined(CIO_ARCH_AARCH64)
+_Static_assert(sizeof(struct ipv6_mreq) == 20, "struct ipv6_mreq size on aarch64");
+_Static_assert(_Alignof(struct ipv6_mreq) == 4, "struct ipv6_mreq alignment on aarch64");
+#endif
+#if defined(CIO_ARCH_X86_64)
+_Static_assert(sizeof(struct ipv6_mreq) == 20, "struct ipv6_mreq size on x86_64");
+_Static_assert(_Alignof(struct ipv6_mreq) == 4, "struct ipv6_mreq alignment on x86_64");
+#endif
+
 struct sockaddr_un {
     uint8_t sun_len;
     sa_family_t sun_family;
@@ -2104,6 +2239,18 @@ extern int pthread_setspecific(pthread_key_t key, const void *value);
 #define IPPROTO_IPV6 41
 #define TCP_NODELAY 1
 #define IPV6_V6ONLY 27
+#define IP_TTL 4
+#define IP_MULTICAST_IF 9
+#define IP_MULTICAST_TTL 10
+#define IP_MULTICAST_LOOP 11
+#define IP_ADD_MEMBERSHIP 12
+#define IP_DROP_MEMBERSHIP 13
+#define IPV6_UNICAST_HOPS 4
+#define IPV6_MULTICAST_IF 9
+#define IPV6_MULTICAST_HOPS 10
+#define IPV6_MULTICAST_LOOP 11
+#define IPV6_JOIN_GROUP 12
+#define IPV6_LEAVE_GROUP 13
 #define MSG_PEEK 2
 #define MSG_TRUNC 16
 #define MSG_WAITALL 64

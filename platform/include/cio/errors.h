@@ -2006,6 +2006,74 @@ static inline bool cio_errset_net_unix_address_connect_contains(cio_err err)
 }
 
 /**
+ * Membership test of the error set net.SocketOptionError (@ref errset_net_socket_option).
+ * @param err any value
+ * @return true when err is in net.SocketOptionError \errset_net_socket_option; false otherwise (always for CIO_OK).
+ * @cancellation no (pure library code)
+ */
+static inline bool cio_errset_net_socket_option_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_INVALID_ARGUMENT:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_OPERATION_UNSUPPORTED:
+    case CIO_E_NETWORK_DOWN:
+    case CIO_E_OPTION_UNSUPPORTED:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/**
+ * Membership test of the error set net.MulticastError (@ref errset_net_multicast).
+ * @param err any value
+ * @return true when err is in net.MulticastError \errset_net_multicast; false otherwise (always for CIO_OK).
+ * @cancellation no (pure library code)
+ */
+static inline bool cio_errset_net_multicast_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_INVALID_ARGUMENT:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_OPERATION_UNSUPPORTED:
+    case CIO_E_NETWORK_DOWN:
+    case CIO_E_ADDRESS_IN_USE:
+    case CIO_E_ADDRESS_UNAVAILABLE:
+    case CIO_E_OPTION_UNSUPPORTED:
+    case CIO_E_INTERFACE_NOT_FOUND:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/**
+ * Membership test of the error set net.SocketAddressError (@ref errset_net_socket_address).
+ * @param err any value
+ * @return true when err is in net.SocketAddressError \errset_net_socket_address; false otherwise (always for CIO_OK).
+ * @cancellation no (pure library code)
+ */
+static inline bool cio_errset_net_socket_address_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_OPERATION_UNSUPPORTED:
+    case CIO_E_NETWORK_DOWN:
+    case CIO_E_SOCKET_UNCONNECTED:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/**
  * Membership test of the error set net.IpParseError (@ref errset_net_ip_parse).
  * @param err any value
  * @return true when err is in net.IpParseError \errset_net_ip_parse; false otherwise (always for CIO_OK).
@@ -2641,6 +2709,9 @@ static inline bool cio_errset_file_write_streaming_timeout_contains(cio_err err)
     X(net_shutdown, "net.ShutdownError") \
     X(net_unix_address_listen, "net.UnixAddress.ListenError") \
     X(net_unix_address_connect, "net.UnixAddress.ConnectError") \
+    X(net_socket_option, "net.SocketOptionError") \
+    X(net_multicast, "net.MulticastError") \
+    X(net_socket_address, "net.SocketAddressError") \
     X(net_ip_parse, "net.IpParseError") \
     X(net_interface_resolve, "net.Interface.ResolveError") \
     X(net_interface_name, "net.Interface.NameError") \

@@ -1220,6 +1220,106 @@ static inline cio__mapped cio__errno_setsockopt(int code)
     return cio__map_note(m, 1, (int64_t)code, "setsockopt");
 }
 
+/* sockopt_set: net.SocketOptionError */
+static inline cio__mapped cio__errno_sockopt_set(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOTSOCK: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(ERROR, CIO_E_INVALID_ARGUMENT); break;
+    case CIO_ERRNO_DOM: m = CIO__MAPPED(ERROR, CIO_E_INVALID_ARGUMENT); break;
+    case CIO_ERRNO_NOPROTOOPT: m = CIO__MAPPED(ERROR, CIO_E_OPTION_UNSUPPORTED); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+#if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
+    case CIO_ERRNO_OPNOTSUPP: m = CIO__MAPPED(ERROR, CIO_E_OPTION_UNSUPPORTED); break;
+#endif
+#if defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTSUP: m = CIO__MAPPED(ERROR, CIO_E_OPTION_UNSUPPORTED); break;
+#endif
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "sockopt_set");
+}
+
+/* sockopt_get: net.SocketOptionError */
+static inline cio__mapped cio__errno_sockopt_get(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOTSOCK: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(ERROR, CIO_E_INVALID_ARGUMENT); break;
+    case CIO_ERRNO_NOPROTOOPT: m = CIO__MAPPED(ERROR, CIO_E_OPTION_UNSUPPORTED); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+#if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
+    case CIO_ERRNO_OPNOTSUPP: m = CIO__MAPPED(ERROR, CIO_E_OPTION_UNSUPPORTED); break;
+#endif
+#if defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTSUP: m = CIO__MAPPED(ERROR, CIO_E_OPTION_UNSUPPORTED); break;
+#endif
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "sockopt_get");
+}
+
+/* multicast: net.MulticastError */
+static inline cio__mapped cio__errno_multicast(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOTSOCK: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(ERROR, CIO_E_INVALID_ARGUMENT); break;
+    case CIO_ERRNO_NOPROTOOPT: m = CIO__MAPPED(ERROR, CIO_E_OPTION_UNSUPPORTED); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_ADDRINUSE: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_IN_USE); break;
+    case CIO_ERRNO_ADDRNOTAVAIL: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_UNAVAILABLE); break;
+    case CIO_ERRNO_NODEV: m = CIO__MAPPED(ERROR, CIO_E_INTERFACE_NOT_FOUND); break;
+    case CIO_ERRNO_NXIO: m = CIO__MAPPED(ERROR, CIO_E_INTERFACE_NOT_FOUND); break;
+    case CIO_ERRNO_NETUNREACH: m = CIO__MAPPED(ERROR, CIO_E_INTERFACE_NOT_FOUND); break;
+#if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
+    case CIO_ERRNO_OPNOTSUPP: m = CIO__MAPPED(ERROR, CIO_E_OPTION_UNSUPPORTED); break;
+#endif
+#if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS)
+    case CIO_ERRNO_TOOMANYREFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+#endif
+#if defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTSUP: m = CIO__MAPPED(ERROR, CIO_E_OPTION_UNSUPPORTED); break;
+#endif
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "multicast");
+}
+
+/* socket_address: net.SocketAddressError */
+static inline cio__mapped cio__errno_socket_address(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOTSOCK: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED); break;
+    case CIO_ERRNO_NOTCONN: m = CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED); break;
+    case CIO_ERRNO_CONNRESET: m = CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED); break;
+    case CIO_ERRNO_NOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "socket_address");
+}
+
 /* bind: net.BindError */
 static inline cio__mapped cio__errno_bind(int code)
 {
@@ -2109,6 +2209,74 @@ static inline cio__mapped cio__wsa_wsa_setsockopt(int code)
     return cio__map_note(m, 3, (int64_t)code, "wsa_setsockopt");
 }
 
+/* wsa_sockopt: net.SocketOptionError */
+static inline cio__mapped cio__wsa_wsa_sockopt(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_WSA_EINTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_WSA_ECANCELLED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_E_CANCELLED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_OPERATION_ABORTED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_NOTINITIALISED: m = CIO__MAPPED(REINIT, CIO_OK); break;
+    case CIO_WSA_ENETDOWN: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN); break;
+    case CIO_WSA_ENOPROTOOPT: m = CIO__MAPPED(ERROR, CIO_E_OPTION_UNSUPPORTED); break;
+    case CIO_WSA_EOPNOTSUPP: m = CIO__MAPPED(ERROR, CIO_E_OPTION_UNSUPPORTED); break;
+    case CIO_WSA_ENOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_WSA_EINVAL: m = CIO__MAPPED(ERROR, CIO_E_INVALID_ARGUMENT); break;
+    case CIO_WSA_EFAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_ENOTSOCK: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 3, (int64_t)code, "wsa_sockopt");
+}
+
+/* wsa_multicast: net.MulticastError */
+static inline cio__mapped cio__wsa_wsa_multicast(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_WSA_EINTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_WSA_ECANCELLED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_E_CANCELLED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_OPERATION_ABORTED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_NOTINITIALISED: m = CIO__MAPPED(REINIT, CIO_OK); break;
+    case CIO_WSA_ENETDOWN: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN); break;
+    case CIO_WSA_ENOPROTOOPT: m = CIO__MAPPED(ERROR, CIO_E_OPTION_UNSUPPORTED); break;
+    case CIO_WSA_EOPNOTSUPP: m = CIO__MAPPED(ERROR, CIO_E_OPTION_UNSUPPORTED); break;
+    case CIO_WSA_ENOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_WSA_EINVAL: m = CIO__MAPPED(ERROR, CIO_E_INVALID_ARGUMENT); break;
+    case CIO_WSA_EADDRINUSE: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_IN_USE); break;
+    case CIO_WSA_EADDRNOTAVAIL: m = CIO__MAPPED(ERROR, CIO_E_ADDRESS_UNAVAILABLE); break;
+    case CIO_WSA_ENETUNREACH: m = CIO__MAPPED(ERROR, CIO_E_INTERFACE_NOT_FOUND); break;
+    case CIO_WSA_EFAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_ENOTSOCK: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 3, (int64_t)code, "wsa_multicast");
+}
+
+/* wsa_socket_address: net.SocketAddressError */
+static inline cio__mapped cio__wsa_wsa_socket_address(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_WSA_EINTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_WSA_ECANCELLED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_E_CANCELLED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_OPERATION_ABORTED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_NOTINITIALISED: m = CIO__MAPPED(REINIT, CIO_OK); break;
+    case CIO_WSA_ENETDOWN: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN); break;
+    case CIO_WSA_ENOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_WSA_EINVAL: m = CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED); break;
+    case CIO_WSA_ENOTCONN: m = CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED); break;
+    case CIO_WSA_EFAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_ENOTSOCK: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 3, (int64_t)code, "wsa_socket_address");
+}
+
 /* wsa_bind: net.BindError */
 static inline cio__mapped cio__wsa_wsa_bind(int code)
 {
@@ -2476,6 +2644,10 @@ static inline cio__mapped cio__wsa_wsa_connect_unix(int code)
     X(if_indextoname, net_interface_name) \
     X(sendfile, net_write_file) \
     X(setsockopt, net_set_option) \
+    X(sockopt_set, net_socket_option) \
+    X(sockopt_get, net_socket_option) \
+    X(multicast, net_multicast) \
+    X(socket_address, net_socket_address) \
     X(bind, net_bind) \
     X(bind_unix, net_unix_address_listen) \
     X(listen, net_listen) \
@@ -2516,6 +2688,9 @@ static inline cio__mapped cio__wsa_wsa_connect_unix(int code)
     X(wsa_socket, net_socket) \
     X(wsa_socket_unix, net_unix_address_listen) \
     X(wsa_setsockopt, net_set_option) \
+    X(wsa_sockopt, net_socket_option) \
+    X(wsa_multicast, net_multicast) \
+    X(wsa_socket_address, net_socket_address) \
     X(wsa_bind, net_bind) \
     X(wsa_listen, net_listen) \
     X(wsa_connect, net_connect) \
