@@ -10,6 +10,7 @@
  *   cio/sync.h      Mutex, Condition, Event, Semaphore, RwLock, Queue, Select (over the futex)
  *   cio/fs.h        files, directories, the program's own executable
  *   cio/net.h       IP addresses, TCP/UDP and Unix-domain sockets
+ *   cio/process.h   child processes, replacing the program, the working directory, the stderr lock
  *   cio/threaded.h  the Threaded backend
  */
 #ifndef CIO_H
@@ -24,6 +25,7 @@
 #include "cio/sync.h"
 #include "cio/fs.h"
 #include "cio/net.h"
+#include "cio/process.h"
 #include "cio/threaded.h"
 #include "cio/evented.h"
 

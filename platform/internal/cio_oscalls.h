@@ -43,6 +43,7 @@
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <sched.h>
 #include <time.h>
 #include <unistd.h>
@@ -192,6 +193,48 @@ typedef int (*cio__sys_recvmmsg_fn)(int, struct mmsghdr *, unsigned int, int, st
 #endif
 #if defined(CIO_OS_LINUX)
 typedef int (*cio__sys_shutdown_fn)(int, int);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef pid_t (*cio__sys_fork_fn)(void);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_pipe2_fn)(int *, int);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_dup2_fn)(int, int);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_execve_fn)(const char *, char **, char **);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_execveat_fn)(int, const char *, char **, char **, int);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef pid_t (*cio__sys_setsid_fn)(void);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_setpgid_fn)(pid_t, pid_t);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_setuid_fn)(uid_t);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_setgid_fn)(gid_t);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_pidfd_open_fn)(pid_t, unsigned int);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_waitid_fn)(idtype_t, id_t, siginfo_t *, int);
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+typedef char * (*cio__sys_getcwd_fn)(char *, size_t);
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+typedef int (*cio__sys_chdir_fn)(const char *);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_fchdir_fn)(int);
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI) || defined(CIO_OS_WINDOWS)
 typedef int (*cio__sys_clock_gettime_fn)(clockid_t, struct timespec *);
@@ -513,6 +556,48 @@ struct cio__sys_defaults {
 #endif
 #if defined(CIO_OS_LINUX)
     cio__sys_shutdown_fn shutdown;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_fork_fn fork;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_pipe2_fn pipe2;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_dup2_fn dup2;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_execve_fn execve;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_execveat_fn execveat;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_setsid_fn setsid;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_setpgid_fn setpgid;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_setuid_fn setuid;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_setgid_fn setgid;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_pidfd_open_fn pidfd_open;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_waitid_fn waitid;
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    cio__sys_getcwd_fn getcwd;
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    cio__sys_chdir_fn chdir;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_fchdir_fn fchdir;
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI) || defined(CIO_OS_WINDOWS)
     cio__sys_clock_gettime_fn clock_gettime;
@@ -887,6 +972,99 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_connect_fn) connect__connect_unix; /* src/threaded/net_posix.c: cio__t_net_connect_unix */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_pipe2_fn) pipe2__spawn_pipe; /* src/threaded/process_spawn_posix.c: make_pipe */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_openat_fn) openat__spawn_devnull; /* src/threaded/process_spawn_posix.c: open_devnull */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_malloc_fn) malloc__spawn_env; /* src/threaded/process_spawn_posix.c: build_env */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_pthread_sigmask_fn) pthread_sigmask__spawn_block; /* src/threaded/process_spawn_posix.c: spawn_common */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_fork_fn) fork__spawn; /* src/threaded/process_spawn_posix.c: spawn_common */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_read_fn) read__spawn_report; /* src/threaded/process_spawn_posix.c: read_report */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_pidfd_open_fn) pidfd_open__spawn; /* src/threaded/process_spawn_posix.c: spawn_common */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_waitid_fn) waitid__spawn_reap; /* src/threaded/process_spawn_posix.c: reap_failed */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_kill_fn) kill__spawn_undo; /* src/threaded/process_spawn_posix.c: spawn_common */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_close_fn) close__spawn_close; /* src/threaded/process_spawn_posix.c: close_fd */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_pthread_sigmask_fn) pthread_sigmask__spawn_child_mask; /* src/threaded/process_spawn_posix.c: child_setup */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_setgid_fn) setgid__spawn_child; /* src/threaded/process_spawn_posix.c: child_setup */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_setuid_fn) setuid__spawn_child; /* src/threaded/process_spawn_posix.c: child_setup */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_setsid_fn) setsid__spawn_child; /* src/threaded/process_spawn_posix.c: child_setup */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_setpgid_fn) setpgid__spawn_child; /* src/threaded/process_spawn_posix.c: child_setup */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_fcntl_fn) fcntl__spawn_child; /* src/threaded/process_spawn_posix.c: child_stdio */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_dup2_fn) dup2__spawn_child; /* src/threaded/process_spawn_posix.c: child_stdio */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_chdir_fn) chdir__spawn_child; /* src/threaded/process_spawn_posix.c: child_setup */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_fchdir_fn) fchdir__spawn_child; /* src/threaded/process_spawn_posix.c: child_setup */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_execve_fn) execve__spawn_child; /* src/threaded/process_spawn_posix.c: exec_program */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_execveat_fn) execveat__spawn_child; /* src/threaded/process_spawn_posix.c: exec_program */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_write_fn) write__spawn_child_report; /* src/threaded/process_spawn_posix.c: child_fail */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_fchdir_fn) fchdir__set_current_dir; /* src/threaded/process_spawn_posix.c: cio__t_process_set_current_dir */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_poll_fn) poll__child_wait; /* src/threaded/process_wait_linux.c: cio__t_child_wait */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_waitid_fn) waitid__child_wait; /* src/threaded/process_wait_linux.c: cio__t_child_wait */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_waitid_fn) waitid__child_reap; /* src/threaded/process_wait_linux.c: cio__t_child_reap */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_kill_fn) kill__child_kill; /* src/threaded/process_wait_linux.c: cio__t_child_kill */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_waitid_fn) waitid__child_kill; /* src/threaded/process_wait_linux.c: cio__t_child_kill */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_close_fn) close__child_pidfd; /* src/threaded/process_wait_linux.c: close_pidfd */
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    _Atomic(cio__sys_getcwd_fn) getcwd__current_path; /* src/threaded/process_cwd_posix.c: cio__t_process_current_path */
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    _Atomic(cio__sys_chdir_fn) chdir__set_current_path; /* src/threaded/process_cwd_posix.c: cio__t_process_set_current_path */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_clock_gettime_fn) clock_gettime__now; /* src/threaded/time_posix.c: cio__t_now */

@@ -233,6 +233,99 @@ enum {
     CIO__FI_connect__connect_unix,
 #endif
 #if defined(CIO_OS_LINUX)
+    CIO__FI_pipe2__spawn_pipe,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_openat__spawn_devnull,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_malloc__spawn_env,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_pthread_sigmask__spawn_block,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_fork__spawn,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_read__spawn_report,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_pidfd_open__spawn,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_waitid__spawn_reap,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_kill__spawn_undo,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_close__spawn_close,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_pthread_sigmask__spawn_child_mask,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_setgid__spawn_child,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_setuid__spawn_child,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_setsid__spawn_child,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_setpgid__spawn_child,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_fcntl__spawn_child,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_dup2__spawn_child,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_chdir__spawn_child,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_fchdir__spawn_child,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_execve__spawn_child,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_execveat__spawn_child,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_write__spawn_child_report,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_fchdir__set_current_dir,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_poll__child_wait,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_waitid__child_wait,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_waitid__child_reap,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_kill__child_kill,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_waitid__child_kill,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_close__child_pidfd,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    CIO__FI_getcwd__current_path,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    CIO__FI_chdir__set_current_path,
+#endif
+#if defined(CIO_OS_LINUX)
     CIO__FI_clock_gettime__now,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -1391,6 +1484,409 @@ static int cio__fi_connect__connect_unix(int fd, const struct sockaddr *addr, so
     }
     (void)mode_;
     return (cio__sys_default.connect)(fd, addr, len);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_pipe2__spawn_pipe(int *fds, int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_pipe2__spawn_pipe];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.pipe2)(fds, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_openat__spawn_devnull(int dirfd, const char *path, int flags, mode_t mode)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_openat__spawn_devnull];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.openat)(dirfd, path, flags, mode);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void * cio__fi_malloc__spawn_env(size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_malloc__spawn_env];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.malloc)(size);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_pthread_sigmask__spawn_block(int how, const sigset_t *set, sigset_t *old)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_pthread_sigmask__spawn_block];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.pthread_sigmask)(how, set, old);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static pid_t cio__fi_fork__spawn(void)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_fork__spawn];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (pid_t)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.fork)();
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static ssize_t cio__fi_read__spawn_report(int fd, void *buf, size_t count)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_read__spawn_report];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (ssize_t)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.read)(fd, buf, count);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_pidfd_open__spawn(pid_t pid, unsigned int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_pidfd_open__spawn];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.pidfd_open)(pid, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_waitid__spawn_reap(idtype_t idtype, id_t id, siginfo_t *info, int options)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_waitid__spawn_reap];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.waitid)(idtype, id, info, options);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_kill__spawn_undo(pid_t pid, int sig)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_kill__spawn_undo];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.kill)(pid, sig);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_close__spawn_close(int fd)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_close__spawn_close];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.close)(fd);
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.close)(fd);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_pthread_sigmask__spawn_child_mask(int how, const sigset_t *set, sigset_t *old)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_pthread_sigmask__spawn_child_mask];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.pthread_sigmask)(how, set, old);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_setgid__spawn_child(gid_t gid)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_setgid__spawn_child];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.setgid)(gid);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_setuid__spawn_child(uid_t uid)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_setuid__spawn_child];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.setuid)(uid);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static pid_t cio__fi_setsid__spawn_child(void)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_setsid__spawn_child];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (pid_t)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.setsid)();
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_setpgid__spawn_child(pid_t pid, pid_t pgid)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_setpgid__spawn_child];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.setpgid)(pid, pgid);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_fcntl__spawn_child(int fd, int cmd, int arg)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_fcntl__spawn_child];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.fcntl)(fd, cmd, arg);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_dup2__spawn_child(int from, int to)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_dup2__spawn_child];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.dup2)(from, to);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_chdir__spawn_child(const char *path)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_chdir__spawn_child];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.chdir)(path);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_fchdir__spawn_child(int fd)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_fchdir__spawn_child];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.fchdir)(fd);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_execve__spawn_child(const char *path, char **argv, char **envp)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_execve__spawn_child];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.execve)(path, argv, envp);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_execveat__spawn_child(int dirfd, const char *path, char **argv, char **envp, int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_execveat__spawn_child];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.execveat)(dirfd, path, argv, envp, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static ssize_t cio__fi_write__spawn_child_report(int fd, const void *buf, size_t count)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_write__spawn_child_report];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (ssize_t)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.write)(fd, buf, count);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_fchdir__set_current_dir(int fd)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_fchdir__set_current_dir];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.fchdir)(fd);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_poll__child_wait(struct pollfd *fds, nfds_t nfds, int timeout)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_poll__child_wait];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.poll)(fds, nfds, timeout);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_waitid__child_wait(idtype_t idtype, id_t id, siginfo_t *info, int options)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_waitid__child_wait];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.waitid)(idtype, id, info, options);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_waitid__child_reap(idtype_t idtype, id_t id, siginfo_t *info, int options)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_waitid__child_reap];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.waitid)(idtype, id, info, options);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_kill__child_kill(pid_t pid, int sig)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_kill__child_kill];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.kill)(pid, sig);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_waitid__child_kill(idtype_t idtype, id_t id, siginfo_t *info, int options)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_waitid__child_kill];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.waitid)(idtype, id, info, options);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_close__child_pidfd(int fd)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_close__child_pidfd];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.close)(fd);
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.close)(fd);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static char * cio__fi_getcwd__current_path(char *buf, size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_getcwd__current_path];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.getcwd)(buf, size);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static int cio__fi_chdir__set_current_path(const char *path)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_chdir__set_current_path];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.chdir)(path);
 }
 #endif
 #if defined(CIO_OS_LINUX)
@@ -3665,6 +4161,99 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX)
     {"connect", "connect_unix", 1, 0, (cio__sys_any)cio__fi_connect__connect_unix},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"pipe2", "spawn_pipe", 1, 0, (cio__sys_any)cio__fi_pipe2__spawn_pipe},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"openat", "spawn_devnull", 1, 0, (cio__sys_any)cio__fi_openat__spawn_devnull},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"malloc", "spawn_env", 1, 0, (cio__sys_any)cio__fi_malloc__spawn_env},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"pthread_sigmask", "spawn_block", 1, 0, (cio__sys_any)cio__fi_pthread_sigmask__spawn_block},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"fork", "spawn", 1, 0, (cio__sys_any)cio__fi_fork__spawn},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"read", "spawn_report", 1, 0, (cio__sys_any)cio__fi_read__spawn_report},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"pidfd_open", "spawn", 1, 0, (cio__sys_any)cio__fi_pidfd_open__spawn},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"waitid", "spawn_reap", 1, 0, (cio__sys_any)cio__fi_waitid__spawn_reap},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"kill", "spawn_undo", 1, 0, (cio__sys_any)cio__fi_kill__spawn_undo},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"close", "spawn_close", 1, 0, (cio__sys_any)cio__fi_close__spawn_close},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"pthread_sigmask", "spawn_child_mask", 1, 0, (cio__sys_any)cio__fi_pthread_sigmask__spawn_child_mask},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"setgid", "spawn_child", 1, 0, (cio__sys_any)cio__fi_setgid__spawn_child},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"setuid", "spawn_child", 1, 0, (cio__sys_any)cio__fi_setuid__spawn_child},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"setsid", "spawn_child", 1, 0, (cio__sys_any)cio__fi_setsid__spawn_child},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"setpgid", "spawn_child", 1, 0, (cio__sys_any)cio__fi_setpgid__spawn_child},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"fcntl", "spawn_child", 1, 0, (cio__sys_any)cio__fi_fcntl__spawn_child},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"dup2", "spawn_child", 1, 0, (cio__sys_any)cio__fi_dup2__spawn_child},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"chdir", "spawn_child", 1, 0, (cio__sys_any)cio__fi_chdir__spawn_child},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"fchdir", "spawn_child", 1, 0, (cio__sys_any)cio__fi_fchdir__spawn_child},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"execve", "spawn_child", 1, 0, (cio__sys_any)cio__fi_execve__spawn_child},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"execveat", "spawn_child", 1, 0, (cio__sys_any)cio__fi_execveat__spawn_child},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"write", "spawn_child_report", 1, 0, (cio__sys_any)cio__fi_write__spawn_child_report},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"fchdir", "set_current_dir", 1, 0, (cio__sys_any)cio__fi_fchdir__set_current_dir},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"poll", "child_wait", 1, 0, (cio__sys_any)cio__fi_poll__child_wait},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"waitid", "child_wait", 1, 0, (cio__sys_any)cio__fi_waitid__child_wait},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"waitid", "child_reap", 1, 0, (cio__sys_any)cio__fi_waitid__child_reap},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"kill", "child_kill", 1, 0, (cio__sys_any)cio__fi_kill__child_kill},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"waitid", "child_kill", 1, 0, (cio__sys_any)cio__fi_waitid__child_kill},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"close", "child_pidfd", 1, 0, (cio__sys_any)cio__fi_close__child_pidfd},
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    {"getcwd", "current_path", 1, 0, (cio__sys_any)cio__fi_getcwd__current_path},
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    {"chdir", "set_current_path", 1, 0, (cio__sys_any)cio__fi_chdir__set_current_path},
 #endif
 #if defined(CIO_OS_LINUX)
     {"clock_gettime", "now", 1, 0, (cio__sys_any)cio__fi_clock_gettime__now},

@@ -1340,6 +1340,115 @@ static inline bool cio_errset_process_spawn_contains(cio_err err)
     }
 }
 
+/* Process.WaitError */
+static inline bool cio_errset_process_wait_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_OPERATION_UNSUPPORTED:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Process.ReplaceError */
+static inline bool cio_errset_process_replace_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_OUT_OF_MEMORY:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_PROCESS_FD_QUOTA_EXCEEDED:
+    case CIO_E_SYSTEM_FD_QUOTA_EXCEEDED:
+    case CIO_E_RESOURCE_LIMIT_REACHED:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_PERMISSION_DENIED:
+    case CIO_E_OPERATION_UNSUPPORTED:
+    case CIO_E_FILE_NOT_FOUND:
+    case CIO_E_PATH_ALREADY_EXISTS:
+    case CIO_E_NOT_DIR:
+    case CIO_E_IS_DIR:
+    case CIO_E_SYM_LINK_LOOP:
+    case CIO_E_NAME_TOO_LONG:
+    case CIO_E_BAD_PATH_NAME:
+    case CIO_E_INVALID_WTF8:
+    case CIO_E_NETWORK_NOT_FOUND:
+    case CIO_E_UNRECOGNIZED_VOLUME:
+    case CIO_E_NO_DEVICE:
+    case CIO_E_DEVICE_BUSY:
+    case CIO_E_FILE_BUSY:
+    case CIO_E_SHARING_VIOLATION:
+    case CIO_E_PIPE_BUSY:
+    case CIO_E_ANTIVIRUS_INTERFERENCE:
+    case CIO_E_FILE_LOCKS_UNSUPPORTED:
+    case CIO_E_READ_ONLY_FILE_SYSTEM:
+    case CIO_E_NO_SPACE_LEFT:
+    case CIO_E_FILE_TOO_BIG:
+    case CIO_E_FILE_SYSTEM:
+    case CIO_E_WOULD_BLOCK:
+    case CIO_E_INVALID_EXE:
+    case CIO_E_INVALID_NAME:
+    case CIO_E_INVALID_USER_ID:
+    case CIO_E_INVALID_PROCESS_GROUP_ID:
+    case CIO_E_PROCESS_ALREADY_EXEC:
+    case CIO_E_INVALID_BATCH_SCRIPT_ARG:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Process.SetCurrentDirError */
+static inline bool cio_errset_process_set_current_dir_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_PERMISSION_DENIED:
+    case CIO_E_OPERATION_UNSUPPORTED:
+    case CIO_E_FILE_NOT_FOUND:
+    case CIO_E_NOT_DIR:
+    case CIO_E_NAME_TOO_LONG:
+    case CIO_E_BAD_PATH_NAME:
+    case CIO_E_UNRECOGNIZED_VOLUME:
+    case CIO_E_NO_DEVICE:
+    case CIO_E_FILE_SYSTEM:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Process.SetCurrentPathError */
+static inline bool cio_errset_process_set_current_path_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_PERMISSION_DENIED:
+    case CIO_E_OPERATION_UNSUPPORTED:
+    case CIO_E_FILE_NOT_FOUND:
+    case CIO_E_NOT_DIR:
+    case CIO_E_SYM_LINK_LOOP:
+    case CIO_E_NAME_TOO_LONG:
+    case CIO_E_BAD_PATH_NAME:
+    case CIO_E_INVALID_WTF8:
+    case CIO_E_UNRECOGNIZED_VOLUME:
+    case CIO_E_NO_DEVICE:
+    case CIO_E_FILE_SYSTEM:
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* net.SocketError */
 static inline bool cio_errset_net_socket_contains(cio_err err)
 {
@@ -1894,6 +2003,10 @@ static inline bool cio_errset_abi_and_dynamic_linker_from_file_contains(cio_err 
     X(process_executable_open, "ProcessExecutableOpenError") \
     X(process_current_path, "Process.CurrentPathError") \
     X(process_spawn, "Process.SpawnError") \
+    X(process_wait, "Process.WaitError") \
+    X(process_replace, "Process.ReplaceError") \
+    X(process_set_current_dir, "Process.SetCurrentDirError") \
+    X(process_set_current_path, "Process.SetCurrentPathError") \
     X(net_socket, "net.SocketError") \
     X(net_set_option, "net.SetOptionError") \
     X(net_listen, "net.ListenError") \

@@ -341,6 +341,184 @@ static inline cio__mapped cio__errno_fcntl(int code)
     }
 }
 
+/* fork: Process.SpawnError */
+static inline cio__mapped cio__errno_fork(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_RESOURCE_LIMIT_REACHED);
+    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOSYS: return CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* execve: Process.SpawnError */
+static inline cio__mapped cio__errno_execve(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_2BIG: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_INVALID_EXE);
+    case CIO_ERRNO_NOEXEC: return CIO__MAPPED(ERROR, CIO_E_INVALID_EXE);
+    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_FILE_SYSTEM);
+    case CIO_ERRNO_ISDIR: return CIO__MAPPED(ERROR, CIO_E_IS_DIR);
+    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
+    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
+    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
+    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
+    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
+    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
+    case CIO_ERRNO_TXTBSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* spawn_chdir: Process.SpawnError */
+static inline cio__mapped cio__errno_spawn_chdir(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_FILE_SYSTEM);
+    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
+    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
+    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
+    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* spawn_dup2: Process.SpawnError */
+static inline cio__mapped cio__errno_spawn_dup2(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
+    case CIO_ERRNO_BUSY: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* spawn_setid: Process.SpawnError */
+static inline cio__mapped cio__errno_spawn_setid(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_INVALID_USER_ID);
+    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
+    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_RESOURCE_LIMIT_REACHED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* spawn_setpgid: Process.SpawnError */
+static inline cio__mapped cio__errno_spawn_setpgid(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_PROCESS_ALREADY_EXEC);
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_INVALID_PROCESS_GROUP_ID);
+    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_INVALID_PROCESS_GROUP_ID);
+    case CIO_ERRNO_SRCH: return CIO__MAPPED(ERROR, CIO_E_INVALID_PROCESS_GROUP_ID);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* spawn_setsid: Process.SpawnError */
+static inline cio__mapped cio__errno_spawn_setsid(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* pidfd_open: Process.SpawnError */
+static inline cio__mapped cio__errno_pidfd_open(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_SRCH: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
+    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
+    case CIO_ERRNO_NODEV: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOSYS: return CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* child_poll: Process.WaitError */
+static inline cio__mapped cio__errno_child_poll(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* waitid: Process.WaitError */
+static inline cio__mapped cio__errno_waitid(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* getcwd: Process.CurrentPathError */
+static inline cio__mapped cio__errno_getcwd(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_RANGE: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_CURRENT_DIR_UNLINKED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* chdir: Process.SetCurrentPathError */
+static inline cio__mapped cio__errno_chdir(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_FILE_SYSTEM);
+    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
+    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
+    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
+    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* fchdir: Process.SetCurrentDirError */
+static inline cio__mapped cio__errno_fchdir(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_FILE_SYSTEM);
+    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
 /* pipe2: PipeError */
 static inline cio__mapped cio__errno_pipe2(int code)
 {
@@ -1605,6 +1783,185 @@ static inline cio__mapped cio__errno_fcntl(int code)
     case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* fork: Process.SpawnError */
+static inline cio__mapped cio__errno_fork(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_RESOURCE_LIMIT_REACHED);
+    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOSYS: return CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* execve: Process.SpawnError */
+static inline cio__mapped cio__errno_execve(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_2BIG: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_INVALID_EXE);
+    case CIO_ERRNO_NOEXEC: return CIO__MAPPED(ERROR, CIO_E_INVALID_EXE);
+    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_FILE_SYSTEM);
+    case CIO_ERRNO_ISDIR: return CIO__MAPPED(ERROR, CIO_E_IS_DIR);
+    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
+    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
+    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
+    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
+    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
+    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
+    case CIO_ERRNO_TXTBSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* spawn_chdir: Process.SpawnError */
+static inline cio__mapped cio__errno_spawn_chdir(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_FILE_SYSTEM);
+    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
+    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
+    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
+    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* spawn_dup2: Process.SpawnError */
+static inline cio__mapped cio__errno_spawn_dup2(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
+    case CIO_ERRNO_BUSY: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* spawn_setid: Process.SpawnError */
+static inline cio__mapped cio__errno_spawn_setid(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_INVALID_USER_ID);
+    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
+    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_RESOURCE_LIMIT_REACHED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* spawn_setpgid: Process.SpawnError */
+static inline cio__mapped cio__errno_spawn_setpgid(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_PROCESS_ALREADY_EXEC);
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_INVALID_PROCESS_GROUP_ID);
+    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_INVALID_PROCESS_GROUP_ID);
+    case CIO_ERRNO_SRCH: return CIO__MAPPED(ERROR, CIO_E_INVALID_PROCESS_GROUP_ID);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* spawn_setsid: Process.SpawnError */
+static inline cio__mapped cio__errno_spawn_setsid(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* pidfd_open: Process.SpawnError */
+static inline cio__mapped cio__errno_pidfd_open(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_SRCH: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
+    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
+    case CIO_ERRNO_NODEV: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOSYS: return CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* child_poll: Process.WaitError */
+static inline cio__mapped cio__errno_child_poll(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* waitid: Process.WaitError */
+static inline cio__mapped cio__errno_waitid(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* getcwd: Process.CurrentPathError */
+static inline cio__mapped cio__errno_getcwd(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_RANGE: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_CURRENT_DIR_UNLINKED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* chdir: Process.SetCurrentPathError */
+static inline cio__mapped cio__errno_chdir(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_FILE_SYSTEM);
+    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
+    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
+    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
+    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
+    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* fchdir: Process.SetCurrentDirError */
+static inline cio__mapped cio__errno_fchdir(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_FILE_SYSTEM);
+    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -2888,6 +3245,185 @@ static inline cio__mapped cio__errno_fcntl(int code)
     case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* fork: Process.SpawnError */
+static inline cio__mapped cio__errno_fork(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_RESOURCE_LIMIT_REACHED);
+    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOSYS: return CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* execve: Process.SpawnError */
+static inline cio__mapped cio__errno_execve(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_2BIG: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_INVALID_EXE);
+    case CIO_ERRNO_NOEXEC: return CIO__MAPPED(ERROR, CIO_E_INVALID_EXE);
+    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_FILE_SYSTEM);
+    case CIO_ERRNO_ISDIR: return CIO__MAPPED(ERROR, CIO_E_IS_DIR);
+    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
+    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
+    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
+    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
+    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
+    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
+    case CIO_ERRNO_TXTBSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* spawn_chdir: Process.SpawnError */
+static inline cio__mapped cio__errno_spawn_chdir(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_FILE_SYSTEM);
+    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
+    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
+    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
+    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* spawn_dup2: Process.SpawnError */
+static inline cio__mapped cio__errno_spawn_dup2(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
+    case CIO_ERRNO_BUSY: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* spawn_setid: Process.SpawnError */
+static inline cio__mapped cio__errno_spawn_setid(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_INVALID_USER_ID);
+    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
+    case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_RESOURCE_LIMIT_REACHED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* spawn_setpgid: Process.SpawnError */
+static inline cio__mapped cio__errno_spawn_setpgid(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_PROCESS_ALREADY_EXEC);
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_INVALID_PROCESS_GROUP_ID);
+    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_INVALID_PROCESS_GROUP_ID);
+    case CIO_ERRNO_SRCH: return CIO__MAPPED(ERROR, CIO_E_INVALID_PROCESS_GROUP_ID);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* spawn_setsid: Process.SpawnError */
+static inline cio__mapped cio__errno_spawn_setsid(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* pidfd_open: Process.SpawnError */
+static inline cio__mapped cio__errno_pidfd_open(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_SRCH: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
+    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
+    case CIO_ERRNO_NODEV: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOSYS: return CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* child_poll: Process.WaitError */
+static inline cio__mapped cio__errno_child_poll(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* waitid: Process.WaitError */
+static inline cio__mapped cio__errno_waitid(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* getcwd: Process.CurrentPathError */
+static inline cio__mapped cio__errno_getcwd(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_RANGE: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_CURRENT_DIR_UNLINKED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* chdir: Process.SetCurrentPathError */
+static inline cio__mapped cio__errno_chdir(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_FILE_SYSTEM);
+    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
+    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
+    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
+    case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
+    case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* fchdir: Process.SetCurrentDirError */
+static inline cio__mapped cio__errno_fchdir(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_FILE_SYSTEM);
+    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -4569,6 +5105,19 @@ static inline cio__mapped cio__wsa_wsa_connect_unix(int code)
     X(flock, file_open) \
     X(close, unexpected) \
     X(fcntl, unexpected) \
+    X(fork, process_spawn) \
+    X(execve, process_spawn) \
+    X(spawn_chdir, process_spawn) \
+    X(spawn_dup2, process_spawn) \
+    X(spawn_setid, process_spawn) \
+    X(spawn_setpgid, process_spawn) \
+    X(spawn_setsid, process_spawn) \
+    X(pidfd_open, process_spawn) \
+    X(child_poll, process_wait) \
+    X(waitid, process_wait) \
+    X(getcwd, process_current_path) \
+    X(chdir, process_set_current_path) \
+    X(fchdir, process_set_current_dir) \
     X(pipe2, pipe) \
     X(evented_fd, evented_create) \
     X(mkdirat, dir_create_dir) \
