@@ -25,6 +25,13 @@
 extern "C" {
 #endif
 
+/** The handle of a cio_child field that holds none: -1 on POSIX, NULL on Windows. */
+#if defined(CIO_OS_WINDOWS)
+#define CIO_NO_HANDLE ((cio_handle)0)
+#else
+#define CIO_NO_HANDLE ((cio_handle)-1)
+#endif
+
 /** What a child's standard stream (stdin, stdout or stderr) is connected to. */
 typedef enum cio_stdio_kind {
     CIO_STDIO_INHERIT = 0, /**< the parent's own stream (the default) */
@@ -81,11 +88,11 @@ typedef struct cio_spawn_options {
 typedef struct cio_child {
     /** The process id; 0 once the child has been waited for or killed. */
     int64_t id;
-    /** The OS handle that waits use: a pidfd on Linux (-1 where the kernel has none), the process
-     *  HANDLE on Windows. */
+    /** The OS handle that waits use: a pidfd on Linux (CIO_NO_HANDLE where the kernel has none),
+     *  the process HANDLE on Windows. */
     cio_handle handle;
     /** The parent's ends of the pipes of CIO_STDIO_PIPE streams (stdin's is for writing, the others
-     *  for reading); for other kinds the handle is -1 (Windows: NULL). Closed with cio_file_close by
+     *  for reading); for other kinds the handle is CIO_NO_HANDLE. Closed with cio_file_close by
      *  the caller, at any time (close stdio[0] to send the child an end of input). */
     cio_file stdio[3];
 } cio_child;
@@ -152,8 +159,9 @@ void cio_child_kill(cio_io io, cio_child *child);
 
 /**
  * Replaces the running program (execve, with a PATH search for a name without a slash). Returns
- * only on failure. The options' stdio, cwd and process group fields apply as for spawn (pipes are
- * not allowed: InvalidArgument).
+ * only on failure, leaving the process as it was. Only argv and the environment fields are used:
+ * options with streams, a working directory, a process group, a session or ids set are
+ * InvalidArgument (change those in the running process first).
  * @param io the Io
  * @param options what to run
  * @return a member of Process.ReplaceError: the exec errors of Process.SpawnError (FileNotFound,

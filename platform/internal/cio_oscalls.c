@@ -617,6 +617,66 @@ static DWORD cio__sys_dflt_WaitForSingleObjectEx(HANDLE h, DWORD ms, BOOL alerta
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_CreatePipe(HANDLE *read_end, HANDLE *write_end, SECURITY_ATTRIBUTES *sa, DWORD size)
+{
+    return CreatePipe(read_end, write_end, sa, size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_DuplicateHandle(HANDLE from_process, HANDLE from, HANDLE to_process, HANDLE *to, DWORD access, BOOL inherit, DWORD options)
+{
+    return DuplicateHandle(from_process, from, to_process, to, access, inherit, options);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static HANDLE cio__sys_dflt_CreateFileW(const WCHAR *name, DWORD access, DWORD share, SECURITY_ATTRIBUTES *sa, DWORD disposition, DWORD flags, HANDLE template_file)
+{
+    return CreateFileW(name, access, share, sa, disposition, flags, template_file);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static WCHAR * cio__sys_dflt_GetEnvironmentStringsW(void)
+{
+    return GetEnvironmentStringsW();
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_InitializeProcThreadAttributeList(LPPROC_THREAD_ATTRIBUTE_LIST list, DWORD count, DWORD flags, SIZE_T *size)
+{
+    return InitializeProcThreadAttributeList(list, count, flags, size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_UpdateProcThreadAttribute(LPPROC_THREAD_ATTRIBUTE_LIST list, DWORD flags, DWORD_PTR attribute, void *value, SIZE_T size, void *previous, SIZE_T *return_size)
+{
+    return UpdateProcThreadAttribute(list, flags, attribute, value, size, previous, return_size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_CreateProcessW(const WCHAR *app, WCHAR *cmdline, SECURITY_ATTRIBUTES *process_sa, SECURITY_ATTRIBUTES *thread_sa, BOOL inherit, DWORD flags, void *env, const WCHAR *cwd, STARTUPINFOW *si, PROCESS_INFORMATION *pi)
+{
+    return CreateProcessW(app, cmdline, process_sa, thread_sa, inherit, flags, env, cwd, si, pi);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_GetExitCodeProcess(HANDLE process, DWORD *code)
+{
+    return GetExitCodeProcess(process, code);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_TerminateProcess(HANDLE process, UINT code)
+{
+    return TerminateProcess(process, code);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_SetCurrentDirectoryW(const WCHAR *path)
+{
+    return SetCurrentDirectoryW(path);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static int cio__sys_dflt_WSAStartup(WORD version, WSADATA *data)
 {
     return WSAStartup(version, data);
@@ -1034,6 +1094,36 @@ const struct cio__sys_defaults cio__sys_default = {
 #endif
 #if defined(CIO_OS_WINDOWS)
     .WaitForSingleObjectEx = cio__sys_dflt_WaitForSingleObjectEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CreatePipe = cio__sys_dflt_CreatePipe,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .DuplicateHandle = cio__sys_dflt_DuplicateHandle,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CreateFileW = cio__sys_dflt_CreateFileW,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .GetEnvironmentStringsW = cio__sys_dflt_GetEnvironmentStringsW,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .InitializeProcThreadAttributeList = cio__sys_dflt_InitializeProcThreadAttributeList,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .UpdateProcThreadAttribute = cio__sys_dflt_UpdateProcThreadAttribute,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CreateProcessW = cio__sys_dflt_CreateProcessW,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .GetExitCodeProcess = cio__sys_dflt_GetExitCodeProcess,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .TerminateProcess = cio__sys_dflt_TerminateProcess,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .SetCurrentDirectoryW = cio__sys_dflt_SetCurrentDirectoryW,
 #endif
 #if defined(CIO_OS_WINDOWS)
     .WSAStartup = cio__sys_dflt_WSAStartup,
@@ -1676,6 +1766,72 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_WINDOWS)
     .NtClose__file_close = cio__sys_dflt_NtClose,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .malloc__spawn_wide = cio__sys_dflt_malloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .malloc__spawn_cmdline = cio__sys_dflt_malloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .calloc__spawn_env = cio__sys_dflt_calloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .GetEnvironmentStringsW__spawn_env = cio__sys_dflt_GetEnvironmentStringsW,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .malloc__win_spawn_env = cio__sys_dflt_malloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CloseHandle__spawn_close = cio__sys_dflt_CloseHandle,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .DuplicateHandle__spawn_stdio = cio__sys_dflt_DuplicateHandle,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CreateFileW__spawn_null = cio__sys_dflt_CreateFileW,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CreatePipe__spawn_pipe = cio__sys_dflt_CreatePipe,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .malloc__spawn_attrs = cio__sys_dflt_malloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .InitializeProcThreadAttributeList__spawn_size = cio__sys_dflt_InitializeProcThreadAttributeList,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .InitializeProcThreadAttributeList__spawn = cio__sys_dflt_InitializeProcThreadAttributeList,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .UpdateProcThreadAttribute__spawn = cio__sys_dflt_UpdateProcThreadAttribute,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CreateProcessW__spawn = cio__sys_dflt_CreateProcessW,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .GetExitCodeProcess__child_wait = cio__sys_dflt_GetExitCodeProcess,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WaitForSingleObjectEx__child_wait = cio__sys_dflt_WaitForSingleObjectEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .TerminateProcess__child_kill = cio__sys_dflt_TerminateProcess,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WaitForSingleObjectEx__child_kill = cio__sys_dflt_WaitForSingleObjectEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .malloc__current_path = cio__sys_dflt_malloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .GetCurrentDirectoryW__current_path = cio__sys_dflt_GetCurrentDirectoryW,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .malloc__set_current_path = cio__sys_dflt_malloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .SetCurrentDirectoryW__set_current_path = cio__sys_dflt_SetCurrentDirectoryW,
 #endif
 #if defined(CIO_OS_WINDOWS)
     .NtReadFile__rw_once = cio__sys_dflt_NtReadFile,
@@ -3173,6 +3329,160 @@ static void cio__sys_set_NtClose__file_close(cio__sys_any fn)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_malloc__spawn_wide(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.malloc__spawn_wide, fn != NULL ? (cio__sys_malloc_fn)fn : cio__sys_dflt_malloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_malloc__spawn_cmdline(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.malloc__spawn_cmdline, fn != NULL ? (cio__sys_malloc_fn)fn : cio__sys_dflt_malloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_calloc__spawn_env(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.calloc__spawn_env, fn != NULL ? (cio__sys_calloc_fn)fn : cio__sys_dflt_calloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_GetEnvironmentStringsW__spawn_env(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.GetEnvironmentStringsW__spawn_env, fn != NULL ? (cio__sys_GetEnvironmentStringsW_fn)fn : cio__sys_dflt_GetEnvironmentStringsW,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_malloc__win_spawn_env(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.malloc__win_spawn_env, fn != NULL ? (cio__sys_malloc_fn)fn : cio__sys_dflt_malloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_CloseHandle__spawn_close(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.CloseHandle__spawn_close, fn != NULL ? (cio__sys_CloseHandle_fn)fn : cio__sys_dflt_CloseHandle,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_DuplicateHandle__spawn_stdio(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.DuplicateHandle__spawn_stdio, fn != NULL ? (cio__sys_DuplicateHandle_fn)fn : cio__sys_dflt_DuplicateHandle,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_CreateFileW__spawn_null(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.CreateFileW__spawn_null, fn != NULL ? (cio__sys_CreateFileW_fn)fn : cio__sys_dflt_CreateFileW,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_CreatePipe__spawn_pipe(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.CreatePipe__spawn_pipe, fn != NULL ? (cio__sys_CreatePipe_fn)fn : cio__sys_dflt_CreatePipe,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_malloc__spawn_attrs(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.malloc__spawn_attrs, fn != NULL ? (cio__sys_malloc_fn)fn : cio__sys_dflt_malloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_InitializeProcThreadAttributeList__spawn_size(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.InitializeProcThreadAttributeList__spawn_size, fn != NULL ? (cio__sys_InitializeProcThreadAttributeList_fn)fn : cio__sys_dflt_InitializeProcThreadAttributeList,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_InitializeProcThreadAttributeList__spawn(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.InitializeProcThreadAttributeList__spawn, fn != NULL ? (cio__sys_InitializeProcThreadAttributeList_fn)fn : cio__sys_dflt_InitializeProcThreadAttributeList,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_UpdateProcThreadAttribute__spawn(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.UpdateProcThreadAttribute__spawn, fn != NULL ? (cio__sys_UpdateProcThreadAttribute_fn)fn : cio__sys_dflt_UpdateProcThreadAttribute,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_CreateProcessW__spawn(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.CreateProcessW__spawn, fn != NULL ? (cio__sys_CreateProcessW_fn)fn : cio__sys_dflt_CreateProcessW,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_GetExitCodeProcess__child_wait(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.GetExitCodeProcess__child_wait, fn != NULL ? (cio__sys_GetExitCodeProcess_fn)fn : cio__sys_dflt_GetExitCodeProcess,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_WaitForSingleObjectEx__child_wait(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.WaitForSingleObjectEx__child_wait, fn != NULL ? (cio__sys_WaitForSingleObjectEx_fn)fn : cio__sys_dflt_WaitForSingleObjectEx,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_TerminateProcess__child_kill(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.TerminateProcess__child_kill, fn != NULL ? (cio__sys_TerminateProcess_fn)fn : cio__sys_dflt_TerminateProcess,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_WaitForSingleObjectEx__child_kill(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.WaitForSingleObjectEx__child_kill, fn != NULL ? (cio__sys_WaitForSingleObjectEx_fn)fn : cio__sys_dflt_WaitForSingleObjectEx,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_malloc__current_path(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.malloc__current_path, fn != NULL ? (cio__sys_malloc_fn)fn : cio__sys_dflt_malloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_GetCurrentDirectoryW__current_path(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.GetCurrentDirectoryW__current_path, fn != NULL ? (cio__sys_GetCurrentDirectoryW_fn)fn : cio__sys_dflt_GetCurrentDirectoryW,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_malloc__set_current_path(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.malloc__set_current_path, fn != NULL ? (cio__sys_malloc_fn)fn : cio__sys_dflt_malloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_SetCurrentDirectoryW__set_current_path(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.SetCurrentDirectoryW__set_current_path, fn != NULL ? (cio__sys_SetCurrentDirectoryW_fn)fn : cio__sys_dflt_SetCurrentDirectoryW,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static void cio__sys_set_NtReadFile__rw_once(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.NtReadFile__rw_once, fn != NULL ? (cio__sys_NtReadFile_fn)fn : cio__sys_dflt_NtReadFile,
@@ -4075,6 +4385,72 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"NtClose", "file_close", "NtClose@file_close", cio__sys_set_NtClose__file_close},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "spawn_wide", "malloc@spawn_wide", cio__sys_set_malloc__spawn_wide},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "spawn_cmdline", "malloc@spawn_cmdline", cio__sys_set_malloc__spawn_cmdline},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"calloc", "spawn_env", "calloc@spawn_env", cio__sys_set_calloc__spawn_env},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"GetEnvironmentStringsW", "spawn_env", "GetEnvironmentStringsW@spawn_env", cio__sys_set_GetEnvironmentStringsW__spawn_env},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "win_spawn_env", "malloc@win_spawn_env", cio__sys_set_malloc__win_spawn_env},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CloseHandle", "spawn_close", "CloseHandle@spawn_close", cio__sys_set_CloseHandle__spawn_close},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"DuplicateHandle", "spawn_stdio", "DuplicateHandle@spawn_stdio", cio__sys_set_DuplicateHandle__spawn_stdio},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CreateFileW", "spawn_null", "CreateFileW@spawn_null", cio__sys_set_CreateFileW__spawn_null},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CreatePipe", "spawn_pipe", "CreatePipe@spawn_pipe", cio__sys_set_CreatePipe__spawn_pipe},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "spawn_attrs", "malloc@spawn_attrs", cio__sys_set_malloc__spawn_attrs},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"InitializeProcThreadAttributeList", "spawn_size", "InitializeProcThreadAttributeList@spawn_size", cio__sys_set_InitializeProcThreadAttributeList__spawn_size},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"InitializeProcThreadAttributeList", "spawn", "InitializeProcThreadAttributeList@spawn", cio__sys_set_InitializeProcThreadAttributeList__spawn},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"UpdateProcThreadAttribute", "spawn", "UpdateProcThreadAttribute@spawn", cio__sys_set_UpdateProcThreadAttribute__spawn},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CreateProcessW", "spawn", "CreateProcessW@spawn", cio__sys_set_CreateProcessW__spawn},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"GetExitCodeProcess", "child_wait", "GetExitCodeProcess@child_wait", cio__sys_set_GetExitCodeProcess__child_wait},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WaitForSingleObjectEx", "child_wait", "WaitForSingleObjectEx@child_wait", cio__sys_set_WaitForSingleObjectEx__child_wait},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"TerminateProcess", "child_kill", "TerminateProcess@child_kill", cio__sys_set_TerminateProcess__child_kill},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WaitForSingleObjectEx", "child_kill", "WaitForSingleObjectEx@child_kill", cio__sys_set_WaitForSingleObjectEx__child_kill},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "current_path", "malloc@current_path", cio__sys_set_malloc__current_path},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"GetCurrentDirectoryW", "current_path", "GetCurrentDirectoryW@current_path", cio__sys_set_GetCurrentDirectoryW__current_path},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "set_current_path", "malloc@set_current_path", cio__sys_set_malloc__set_current_path},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"SetCurrentDirectoryW", "set_current_path", "SetCurrentDirectoryW@set_current_path", cio__sys_set_SetCurrentDirectoryW__set_current_path},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"NtReadFile", "rw_once", "NtReadFile@rw_once", cio__sys_set_NtReadFile__rw_once},

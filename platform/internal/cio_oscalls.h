@@ -405,6 +405,36 @@ typedef void * (*cio__sys__aligned_malloc_fn)(size_t, size_t);
 typedef DWORD (*cio__sys_WaitForSingleObjectEx_fn)(HANDLE, DWORD, BOOL);
 #endif
 #if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_CreatePipe_fn)(HANDLE *, HANDLE *, SECURITY_ATTRIBUTES *, DWORD);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_DuplicateHandle_fn)(HANDLE, HANDLE, HANDLE, HANDLE *, DWORD, BOOL, DWORD);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef HANDLE (*cio__sys_CreateFileW_fn)(const WCHAR *, DWORD, DWORD, SECURITY_ATTRIBUTES *, DWORD, DWORD, HANDLE);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef WCHAR * (*cio__sys_GetEnvironmentStringsW_fn)(void);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_InitializeProcThreadAttributeList_fn)(LPPROC_THREAD_ATTRIBUTE_LIST, DWORD, DWORD, SIZE_T *);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_UpdateProcThreadAttribute_fn)(LPPROC_THREAD_ATTRIBUTE_LIST, DWORD, DWORD_PTR, void *, SIZE_T, void *, SIZE_T *);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_CreateProcessW_fn)(const WCHAR *, WCHAR *, SECURITY_ATTRIBUTES *, SECURITY_ATTRIBUTES *, BOOL, DWORD, void *, const WCHAR *, STARTUPINFOW *, PROCESS_INFORMATION *);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_GetExitCodeProcess_fn)(HANDLE, DWORD *);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_TerminateProcess_fn)(HANDLE, UINT);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_SetCurrentDirectoryW_fn)(const WCHAR *);
+#endif
+#if defined(CIO_OS_WINDOWS)
 typedef int (*cio__sys_WSAStartup_fn)(WORD, WSADATA *);
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -766,6 +796,36 @@ struct cio__sys_defaults {
 #endif
 #if defined(CIO_OS_WINDOWS)
     cio__sys_WaitForSingleObjectEx_fn WaitForSingleObjectEx;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_CreatePipe_fn CreatePipe;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_DuplicateHandle_fn DuplicateHandle;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_CreateFileW_fn CreateFileW;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_GetEnvironmentStringsW_fn GetEnvironmentStringsW;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_InitializeProcThreadAttributeList_fn InitializeProcThreadAttributeList;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_UpdateProcThreadAttribute_fn UpdateProcThreadAttribute;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_CreateProcessW_fn CreateProcessW;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_GetExitCodeProcess_fn GetExitCodeProcess;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_TerminateProcess_fn TerminateProcess;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_SetCurrentDirectoryW_fn SetCurrentDirectoryW;
 #endif
 #if defined(CIO_OS_WINDOWS)
     cio__sys_WSAStartup_fn WSAStartup;
@@ -1410,6 +1470,72 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_NtClose_fn) NtClose__file_close; /* src/threaded/fs_windows.c: cio__t_file_close */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_malloc_fn) malloc__spawn_wide; /* src/threaded/process_spawn_windows.c: to_wide */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_malloc_fn) malloc__spawn_cmdline; /* src/threaded/process_spawn_windows.c: command_line */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_calloc_fn) calloc__spawn_env; /* src/threaded/process_spawn_windows.c: env_block */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_GetEnvironmentStringsW_fn) GetEnvironmentStringsW__spawn_env; /* src/threaded/process_spawn_windows.c: env_block */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_malloc_fn) malloc__win_spawn_env; /* src/threaded/process_spawn_windows.c: env_block */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_CloseHandle_fn) CloseHandle__spawn_close; /* src/threaded/process_spawn_windows.c: close_h */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_DuplicateHandle_fn) DuplicateHandle__spawn_stdio; /* src/threaded/process_spawn_windows.c: inheritable_copy */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_CreateFileW_fn) CreateFileW__spawn_null; /* src/threaded/process_spawn_windows.c: plan_stdio_w */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_CreatePipe_fn) CreatePipe__spawn_pipe; /* src/threaded/process_spawn_windows.c: plan_stdio_w */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_malloc_fn) malloc__spawn_attrs; /* src/threaded/process_spawn_windows.c: spawn_w */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_InitializeProcThreadAttributeList_fn) InitializeProcThreadAttributeList__spawn_size; /* src/threaded/process_spawn_windows.c: spawn_w */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_InitializeProcThreadAttributeList_fn) InitializeProcThreadAttributeList__spawn; /* src/threaded/process_spawn_windows.c: spawn_w */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_UpdateProcThreadAttribute_fn) UpdateProcThreadAttribute__spawn; /* src/threaded/process_spawn_windows.c: spawn_w */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_CreateProcessW_fn) CreateProcessW__spawn; /* src/threaded/process_spawn_windows.c: spawn_w */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_GetExitCodeProcess_fn) GetExitCodeProcess__child_wait; /* src/threaded/process_spawn_windows.c: finish */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_WaitForSingleObjectEx_fn) WaitForSingleObjectEx__child_wait; /* src/threaded/process_spawn_windows.c: cio__t_child_wait */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_TerminateProcess_fn) TerminateProcess__child_kill; /* src/threaded/process_spawn_windows.c: cio__t_child_kill */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_WaitForSingleObjectEx_fn) WaitForSingleObjectEx__child_kill; /* src/threaded/process_spawn_windows.c: cio__t_child_kill */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_malloc_fn) malloc__current_path; /* src/threaded/process_cwd_windows.c: cio__t_process_current_path */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_GetCurrentDirectoryW_fn) GetCurrentDirectoryW__current_path; /* src/threaded/process_cwd_windows.c: cio__t_process_current_path */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_malloc_fn) malloc__set_current_path; /* src/threaded/process_cwd_windows.c: cio__t_process_set_current_path */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_SetCurrentDirectoryW_fn) SetCurrentDirectoryW__set_current_path; /* src/threaded/process_cwd_windows.c: cio__t_process_set_current_path */
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_NtReadFile_fn) NtReadFile__rw_once; /* src/threaded/fs_windows_io.c: rw_once */

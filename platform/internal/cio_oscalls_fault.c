@@ -671,6 +671,72 @@ enum {
     CIO__FI_NtClose__file_close,
 #endif
 #if defined(CIO_OS_WINDOWS)
+    CIO__FI_malloc__spawn_wide,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_malloc__spawn_cmdline,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_calloc__spawn_env,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_GetEnvironmentStringsW__spawn_env,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_malloc__win_spawn_env,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_CloseHandle__spawn_close,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_DuplicateHandle__spawn_stdio,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_CreateFileW__spawn_null,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_CreatePipe__spawn_pipe,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_malloc__spawn_attrs,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_InitializeProcThreadAttributeList__spawn_size,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_InitializeProcThreadAttributeList__spawn,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_UpdateProcThreadAttribute__spawn,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_CreateProcessW__spawn,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_GetExitCodeProcess__child_wait,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_WaitForSingleObjectEx__child_wait,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_TerminateProcess__child_kill,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_WaitForSingleObjectEx__child_kill,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_malloc__current_path,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_GetCurrentDirectoryW__current_path,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_malloc__set_current_path,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_SetCurrentDirectoryW__set_current_path,
+#endif
+#if defined(CIO_OS_WINDOWS)
     CIO__FI_NtReadFile__rw_once,
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -3412,6 +3478,293 @@ static int32_t cio__fi_NtClose__file_close(void *h)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static void * cio__fi_malloc__spawn_wide(size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_malloc__spawn_wide];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.malloc)(size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void * cio__fi_malloc__spawn_cmdline(size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_malloc__spawn_cmdline];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.malloc)(size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void * cio__fi_calloc__spawn_env(size_t count, size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_calloc__spawn_env];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.calloc)(count, size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static WCHAR * cio__fi_GetEnvironmentStringsW__spawn_env(void)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_GetEnvironmentStringsW__spawn_env];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (WCHAR *)NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.GetEnvironmentStringsW)();
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void * cio__fi_malloc__win_spawn_env(size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_malloc__win_spawn_env];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.malloc)(size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_CloseHandle__spawn_close(HANDLE h)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_CloseHandle__spawn_close];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.CloseHandle)(h);
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.CloseHandle)(h);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_DuplicateHandle__spawn_stdio(HANDLE from_process, HANDLE from, HANDLE to_process, HANDLE *to, DWORD access, BOOL inherit, DWORD options)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_DuplicateHandle__spawn_stdio];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.DuplicateHandle)(from_process, from, to_process, to, access, inherit, options);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static HANDLE cio__fi_CreateFileW__spawn_null(const WCHAR *name, DWORD access, DWORD share, SECURITY_ATTRIBUTES *sa, DWORD disposition, DWORD flags, HANDLE template_file)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_CreateFileW__spawn_null];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (HANDLE)INVALID_HANDLE_VALUE;
+    }
+    (void)mode_;
+    return (cio__sys_default.CreateFileW)(name, access, share, sa, disposition, flags, template_file);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_CreatePipe__spawn_pipe(HANDLE *read_end, HANDLE *write_end, SECURITY_ATTRIBUTES *sa, DWORD size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_CreatePipe__spawn_pipe];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.CreatePipe)(read_end, write_end, sa, size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void * cio__fi_malloc__spawn_attrs(size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_malloc__spawn_attrs];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.malloc)(size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_InitializeProcThreadAttributeList__spawn_size(LPPROC_THREAD_ATTRIBUTE_LIST list, DWORD count, DWORD flags, SIZE_T *size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_InitializeProcThreadAttributeList__spawn_size];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.InitializeProcThreadAttributeList)(list, count, flags, size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_InitializeProcThreadAttributeList__spawn(LPPROC_THREAD_ATTRIBUTE_LIST list, DWORD count, DWORD flags, SIZE_T *size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_InitializeProcThreadAttributeList__spawn];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.InitializeProcThreadAttributeList)(list, count, flags, size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_UpdateProcThreadAttribute__spawn(LPPROC_THREAD_ATTRIBUTE_LIST list, DWORD flags, DWORD_PTR attribute, void *value, SIZE_T size, void *previous, SIZE_T *return_size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_UpdateProcThreadAttribute__spawn];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.UpdateProcThreadAttribute)(list, flags, attribute, value, size, previous, return_size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_CreateProcessW__spawn(const WCHAR *app, WCHAR *cmdline, SECURITY_ATTRIBUTES *process_sa, SECURITY_ATTRIBUTES *thread_sa, BOOL inherit, DWORD flags, void *env, const WCHAR *cwd, STARTUPINFOW *si, PROCESS_INFORMATION *pi)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_CreateProcessW__spawn];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.CreateProcessW)(app, cmdline, process_sa, thread_sa, inherit, flags, env, cwd, si, pi);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_GetExitCodeProcess__child_wait(HANDLE process, DWORD *code)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_GetExitCodeProcess__child_wait];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.GetExitCodeProcess)(process, code);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static DWORD cio__fi_WaitForSingleObjectEx__child_wait(HANDLE h, DWORD ms, BOOL alertable)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_WaitForSingleObjectEx__child_wait];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (DWORD)WAIT_FAILED;
+    }
+    (void)mode_;
+    return (cio__sys_default.WaitForSingleObjectEx)(h, ms, alertable);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_TerminateProcess__child_kill(HANDLE process, UINT code)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_TerminateProcess__child_kill];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.TerminateProcess)(process, code);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static DWORD cio__fi_WaitForSingleObjectEx__child_kill(HANDLE h, DWORD ms, BOOL alertable)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_WaitForSingleObjectEx__child_kill];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (DWORD)WAIT_FAILED;
+    }
+    (void)mode_;
+    return (cio__sys_default.WaitForSingleObjectEx)(h, ms, alertable);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void * cio__fi_malloc__current_path(size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_malloc__current_path];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.malloc)(size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static DWORD cio__fi_GetCurrentDirectoryW__current_path(DWORD len, WCHAR *buf)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_GetCurrentDirectoryW__current_path];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (DWORD)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.GetCurrentDirectoryW)(len, buf);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void * cio__fi_malloc__set_current_path(size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_malloc__set_current_path];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.malloc)(size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_SetCurrentDirectoryW__set_current_path(const WCHAR *path)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_SetCurrentDirectoryW__set_current_path];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.SetCurrentDirectoryW)(path);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static int32_t cio__fi_NtReadFile__rw_once(void *h, void *event, void *apc, void *apc_context, cio_nt_io_status_block *iosb, void *buf, uint32_t len, int64_t *offset, uint32_t *key)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtReadFile__rw_once];
@@ -4599,6 +4952,72 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"NtClose", "file_close", 1, 0, (cio__sys_any)cio__fi_NtClose__file_close},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "spawn_wide", 1, 0, (cio__sys_any)cio__fi_malloc__spawn_wide},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "spawn_cmdline", 1, 0, (cio__sys_any)cio__fi_malloc__spawn_cmdline},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"calloc", "spawn_env", 1, 0, (cio__sys_any)cio__fi_calloc__spawn_env},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"GetEnvironmentStringsW", "spawn_env", 1, 0, (cio__sys_any)cio__fi_GetEnvironmentStringsW__spawn_env},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "win_spawn_env", 1, 0, (cio__sys_any)cio__fi_malloc__win_spawn_env},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CloseHandle", "spawn_close", 1, 0, (cio__sys_any)cio__fi_CloseHandle__spawn_close},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"DuplicateHandle", "spawn_stdio", 1, 0, (cio__sys_any)cio__fi_DuplicateHandle__spawn_stdio},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CreateFileW", "spawn_null", 1, 0, (cio__sys_any)cio__fi_CreateFileW__spawn_null},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CreatePipe", "spawn_pipe", 1, 0, (cio__sys_any)cio__fi_CreatePipe__spawn_pipe},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "spawn_attrs", 1, 0, (cio__sys_any)cio__fi_malloc__spawn_attrs},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"InitializeProcThreadAttributeList", "spawn_size", 1, 0, (cio__sys_any)cio__fi_InitializeProcThreadAttributeList__spawn_size},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"InitializeProcThreadAttributeList", "spawn", 1, 0, (cio__sys_any)cio__fi_InitializeProcThreadAttributeList__spawn},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"UpdateProcThreadAttribute", "spawn", 1, 0, (cio__sys_any)cio__fi_UpdateProcThreadAttribute__spawn},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CreateProcessW", "spawn", 1, 0, (cio__sys_any)cio__fi_CreateProcessW__spawn},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"GetExitCodeProcess", "child_wait", 1, 0, (cio__sys_any)cio__fi_GetExitCodeProcess__child_wait},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WaitForSingleObjectEx", "child_wait", 1, 0, (cio__sys_any)cio__fi_WaitForSingleObjectEx__child_wait},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"TerminateProcess", "child_kill", 1, 0, (cio__sys_any)cio__fi_TerminateProcess__child_kill},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WaitForSingleObjectEx", "child_kill", 1, 0, (cio__sys_any)cio__fi_WaitForSingleObjectEx__child_kill},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "current_path", 1, 0, (cio__sys_any)cio__fi_malloc__current_path},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"GetCurrentDirectoryW", "current_path", 1, 0, (cio__sys_any)cio__fi_GetCurrentDirectoryW__current_path},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "set_current_path", 1, 0, (cio__sys_any)cio__fi_malloc__set_current_path},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"SetCurrentDirectoryW", "set_current_path", 1, 0, (cio__sys_any)cio__fi_SetCurrentDirectoryW__set_current_path},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"NtReadFile", "rw_once", 1, 1, (cio__sys_any)cio__fi_NtReadFile__rw_once},

@@ -270,9 +270,9 @@ static void f_clear_child(cio_child *out)
     if (out == NULL)
         return;
     out->id = 0;
-    out->handle = (cio_handle)-1;
+    out->handle = CIO_NO_HANDLE;
     for (int i = 0; i < 3; i++)
-        out->stdio[i].handle = (cio_handle)-1;
+        out->stdio[i].handle = CIO_NO_HANDLE;
 }
 
 static cio_err f_process_spawn(void *ud, const cio_spawn_options *o, cio_child *out)

@@ -13,9 +13,9 @@
 static void clear(cio_child *out)
 {
     out->id = 0;
-    out->handle = (cio_handle)-1;
+    out->handle = CIO_NO_HANDLE;
     for (int i = 0; i < 3; i++)
-        out->stdio[i].handle = (cio_handle)-1;
+        out->stdio[i].handle = CIO_NO_HANDLE;
 }
 
 cio_err cio__t_process_spawn(void *ud, const cio_spawn_options *options, cio_child *out)
