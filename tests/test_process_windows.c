@@ -6,6 +6,9 @@
  * left behind. The children are tests/process_child.c (cio_test_child.exe, built with the suites:
  * no cmd.exe). Elsewhere this suite has nothing to run and skips.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
