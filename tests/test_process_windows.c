@@ -350,7 +350,7 @@ int main(void)
         CIO_TESTS(test_many_children),
         CIO_TESTS(test_cancel_wait_and_kill),
 #else
-        cmocka_unit_test(test_windows_only),
+        CIO_TESTS(test_windows_only),
 #endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
