@@ -389,11 +389,16 @@ static void test_env_and_cwd(void **state)
     cio_dir bin;
     assert_ok(cio_dir_open_dir(io, cio_dir_cwd(), "/bin", NULL, &bin));
     cio_child c;
-    assert_ok(cio_process_spawn_path(io, bin, &(cio_spawn_options){.argv = true_argv}, &c));
     cio_term t;
-    assert_ok(cio_child_wait(io, &c, &t));
-    assert_int_equal(t.code, 0);
-    assert_err(cio_process_spawn_path(io, d, &(cio_spawn_options){.argv = true_argv}, &c), CIO_E_FILE_NOT_FOUND);
+    cio_err perr = cio_process_spawn_path(io, bin, &(cio_spawn_options){.argv = true_argv}, &c);
+    if (perr == CIO_E_OPERATION_UNSUPPORTED) { /* execveat: ENOSYS under qemu-user */
+        print_message("      note: spawn_path unsupported here (no execveat)\n");
+    } else {
+        assert_ok(perr);
+        assert_ok(cio_child_wait(io, &c, &t));
+        assert_int_equal(t.code, 0);
+        assert_err(cio_process_spawn_path(io, d, &(cio_spawn_options){.argv = true_argv}, &c), CIO_E_FILE_NOT_FOUND);
+    }
     cio_dir_close(io, bin);
     cio_dir_close(io, d);
     rmdir(dir);

@@ -372,6 +372,7 @@ static inline cio__mapped cio__errno_execve(int code)
     case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
     case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
     case CIO_ERRNO_TXTBSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
+    case CIO_ERRNO_NOSYS: return CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED);
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -1818,6 +1819,7 @@ static inline cio__mapped cio__errno_execve(int code)
     case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
     case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
     case CIO_ERRNO_TXTBSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
+    case CIO_ERRNO_NOSYS: return CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED);
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -3280,6 +3282,7 @@ static inline cio__mapped cio__errno_execve(int code)
     case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
     case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
     case CIO_ERRNO_TXTBSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
+    case CIO_ERRNO_NOSYS: return CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED);
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
