@@ -15,6 +15,7 @@
  *   cio/fs.h        files, directories, the program's own executable
  *   cio/net.h       IP addresses, TCP/UDP and Unix-domain sockets
  *   cio/batch.h     Operations, Batch, timeouts on stream calls
+ *   cio/process.h   child processes, replacing the program, the working directory, the stderr lock
  *   cio/threaded.h  the Threaded backend
  *   cio/evented.h   the Evented backend (where CIO_HAVE_EVENTED is 1)
    @endverbatim
@@ -32,6 +33,7 @@
 #include "cio/fs.h"
 #include "cio/net.h"
 #include "cio/batch.h"
+#include "cio/process.h"
 #include "cio/threaded.h"
 #include "cio/evented.h"
 

@@ -206,6 +206,12 @@ struct cio_stream;
 struct cio_socket;
 struct cio_message;
 
+/* ---- processes (declared in cio/process.h) ----------------------------------------------------- */
+
+struct cio_spawn_options;
+struct cio_child;
+struct cio_term;
+
 /* ---- operations (declared in cio/batch.h) --------------------------------------------------------- */
 
 struct cio_operation;
@@ -341,6 +347,32 @@ struct cio_operation;
     X(cio_err, process_executable_open, (void *ud, const struct cio_open_file_options *options, cio_file *out))       \
     /* Set: ProcessExecutablePathError. */                                                                            \
     X(cio_err, process_executable_path, (void *ud, char *buf, size_t len, size_t *out_len))                           \
+    /* Starts a child (cio/process.h): fork/exec or CreateProcessW; exec errors come back typed,                     \
+     * never as a child that exits 127. Cancelable before the child exists. Set: Process.SpawnError. */               \
+    X(cio_err, process_spawn, (void *ud, const struct cio_spawn_options *options, struct cio_child *out))             \
+    /* As process_spawn, argv[0] relative to dir (no PATH search). Set: Process.SpawnError. */                        \
+    X(cio_err, process_spawn_path, (void *ud, cio_dir dir, const struct cio_spawn_options *options,                   \
+                                    struct cio_child *out))                                                           \
+    /* Waits for the child and reaps it; a cancellation point that leaves the child waitable.                         \
+     * Set: Process.WaitError. */                                                                                     \
+    X(cio_err, child_wait, (void *ud, struct cio_child *child, struct cio_term *term))                                \
+    /* SIGTERM (TerminateProcess), then reaps; not a cancellation point, never fails. */                              \
+    X(void, child_kill, (void *ud, struct cio_child *child))                                                          \
+    /* execve with a PATH search; returns only the error. Set: Process.ReplaceError. */                               \
+    X(cio_err, process_replace, (void *ud, const struct cio_spawn_options *options))                                  \
+    /* As process_replace, argv[0] relative to dir. Set: Process.ReplaceError. */                                     \
+    X(cio_err, process_replace_path, (void *ud, cio_dir dir, const struct cio_spawn_options *options))                \
+    /* getcwd; writes a NUL. Set: Process.CurrentPathError. */                                                        \
+    X(cio_err, process_current_path, (void *ud, char *buf, size_t len, size_t *out_len))                              \
+    /* fchdir. Set: Process.SetCurrentDirError. */                                                                    \
+    X(cio_err, process_set_current_dir, (void *ud, cio_dir dir))                                                      \
+    /* chdir. Set: Process.SetCurrentPathError. */                                                                    \
+    X(cio_err, process_set_current_path, (void *ud, const char *path))                                                \
+    /* The process-wide recursive stderr lock (shared by every instance): lock waits (a                               \
+     * cancellation point, Set: Cancelable), try never waits, unlock releases one level. */                           \
+    X(cio_err, lock_stderr, (void *ud))                                                                               \
+    X(bool, try_lock_stderr, (void *ud))                                                                              \
+    X(void, unlock_stderr, (void *ud))                                                                                \
                                                                                                                       \
     /* == Networking ================================================================== */                            \
                                                                                                                       \

@@ -238,6 +238,90 @@ static int cio__sys_dflt_shutdown(int fd, int how)
     return shutdown(fd, how);
 }
 #endif
+#if defined(CIO_OS_LINUX)
+static pid_t cio__sys_dflt_fork(void)
+{
+    return fork();
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_pipe2(int *fds, int flags)
+{
+    return pipe2(fds, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_dup2(int from, int to)
+{
+    return dup2(from, to);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_execve(const char *path, char **argv, char **envp)
+{
+    return execve(path, argv, envp);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_execveat(int dirfd, const char *path, char **argv, char **envp, int flags)
+{
+    return execveat(dirfd, path, argv, envp, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static pid_t cio__sys_dflt_setsid(void)
+{
+    return setsid();
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_setpgid(pid_t pid, pid_t pgid)
+{
+    return setpgid(pid, pgid);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_setuid(uid_t uid)
+{
+    return setuid(uid);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_setgid(gid_t gid)
+{
+    return setgid(gid);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_pidfd_open(pid_t pid, unsigned int flags)
+{
+    return (int)syscall(CIO_SYS_PIDFD_OPEN, pid, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
+{
+    return waitid(idtype, id, info, options);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static char * cio__sys_dflt_getcwd(char *buf, size_t size)
+{
+    return getcwd(buf, size);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static int cio__sys_dflt_chdir(const char *path)
+{
+    return chdir(path);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_fchdir(int fd)
+{
+    return fchdir(fd);
+}
+#endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI) || defined(CIO_OS_WINDOWS)
 static int cio__sys_dflt_clock_gettime(clockid_t clock, struct timespec *ts)
 {
@@ -575,6 +659,66 @@ static DWORD cio__sys_dflt_WaitForSingleObjectEx(HANDLE h, DWORD ms, BOOL alerta
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_CreatePipe(HANDLE *read_end, HANDLE *write_end, SECURITY_ATTRIBUTES *sa, DWORD size)
+{
+    return CreatePipe(read_end, write_end, sa, size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_DuplicateHandle(HANDLE from_process, HANDLE from, HANDLE to_process, HANDLE *to, DWORD access, BOOL inherit, DWORD options)
+{
+    return DuplicateHandle(from_process, from, to_process, to, access, inherit, options);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static HANDLE cio__sys_dflt_CreateFileW(const WCHAR *name, DWORD access, DWORD share, SECURITY_ATTRIBUTES *sa, DWORD disposition, DWORD flags, HANDLE template_file)
+{
+    return CreateFileW(name, access, share, sa, disposition, flags, template_file);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static WCHAR * cio__sys_dflt_GetEnvironmentStringsW(void)
+{
+    return GetEnvironmentStringsW();
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_InitializeProcThreadAttributeList(LPPROC_THREAD_ATTRIBUTE_LIST list, DWORD count, DWORD flags, SIZE_T *size)
+{
+    return InitializeProcThreadAttributeList(list, count, flags, size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_UpdateProcThreadAttribute(LPPROC_THREAD_ATTRIBUTE_LIST list, DWORD flags, DWORD_PTR attribute, void *value, SIZE_T size, void *previous, SIZE_T *return_size)
+{
+    return UpdateProcThreadAttribute(list, flags, attribute, value, size, previous, return_size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_CreateProcessW(const WCHAR *app, WCHAR *cmdline, SECURITY_ATTRIBUTES *process_sa, SECURITY_ATTRIBUTES *thread_sa, BOOL inherit, DWORD flags, void *env, const WCHAR *cwd, STARTUPINFOW *si, PROCESS_INFORMATION *pi)
+{
+    return CreateProcessW(app, cmdline, process_sa, thread_sa, inherit, flags, env, cwd, si, pi);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_GetExitCodeProcess(HANDLE process, DWORD *code)
+{
+    return GetExitCodeProcess(process, code);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_TerminateProcess(HANDLE process, UINT code)
+{
+    return TerminateProcess(process, code);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_SetCurrentDirectoryW(const WCHAR *path)
+{
+    return SetCurrentDirectoryW(path);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static int cio__sys_dflt_WSAStartup(WORD version, WSADATA *data)
 {
     return WSAStartup(version, data);
@@ -816,6 +960,48 @@ const struct cio__sys_defaults cio__sys_default = {
 #if defined(CIO_OS_LINUX)
     .shutdown = cio__sys_dflt_shutdown,
 #endif
+#if defined(CIO_OS_LINUX)
+    .fork = cio__sys_dflt_fork,
+#endif
+#if defined(CIO_OS_LINUX)
+    .pipe2 = cio__sys_dflt_pipe2,
+#endif
+#if defined(CIO_OS_LINUX)
+    .dup2 = cio__sys_dflt_dup2,
+#endif
+#if defined(CIO_OS_LINUX)
+    .execve = cio__sys_dflt_execve,
+#endif
+#if defined(CIO_OS_LINUX)
+    .execveat = cio__sys_dflt_execveat,
+#endif
+#if defined(CIO_OS_LINUX)
+    .setsid = cio__sys_dflt_setsid,
+#endif
+#if defined(CIO_OS_LINUX)
+    .setpgid = cio__sys_dflt_setpgid,
+#endif
+#if defined(CIO_OS_LINUX)
+    .setuid = cio__sys_dflt_setuid,
+#endif
+#if defined(CIO_OS_LINUX)
+    .setgid = cio__sys_dflt_setgid,
+#endif
+#if defined(CIO_OS_LINUX)
+    .pidfd_open = cio__sys_dflt_pidfd_open,
+#endif
+#if defined(CIO_OS_LINUX)
+    .waitid = cio__sys_dflt_waitid,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    .getcwd = cio__sys_dflt_getcwd,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    .chdir = cio__sys_dflt_chdir,
+#endif
+#if defined(CIO_OS_LINUX)
+    .fchdir = cio__sys_dflt_fchdir,
+#endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI) || defined(CIO_OS_WINDOWS)
     .clock_gettime = cio__sys_dflt_clock_gettime,
 #endif
@@ -983,6 +1169,36 @@ const struct cio__sys_defaults cio__sys_default = {
 #endif
 #if defined(CIO_OS_WINDOWS)
     .WaitForSingleObjectEx = cio__sys_dflt_WaitForSingleObjectEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CreatePipe = cio__sys_dflt_CreatePipe,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .DuplicateHandle = cio__sys_dflt_DuplicateHandle,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CreateFileW = cio__sys_dflt_CreateFileW,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .GetEnvironmentStringsW = cio__sys_dflt_GetEnvironmentStringsW,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .InitializeProcThreadAttributeList = cio__sys_dflt_InitializeProcThreadAttributeList,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .UpdateProcThreadAttribute = cio__sys_dflt_UpdateProcThreadAttribute,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CreateProcessW = cio__sys_dflt_CreateProcessW,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .GetExitCodeProcess = cio__sys_dflt_GetExitCodeProcess,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .TerminateProcess = cio__sys_dflt_TerminateProcess,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .SetCurrentDirectoryW = cio__sys_dflt_SetCurrentDirectoryW,
 #endif
 #if defined(CIO_OS_WINDOWS)
     .WSAStartup = cio__sys_dflt_WSAStartup,
@@ -1226,6 +1442,99 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_LINUX)
     .connect__connect_unix = cio__sys_dflt_connect,
+#endif
+#if defined(CIO_OS_LINUX)
+    .pipe2__spawn_pipe = cio__sys_dflt_pipe2,
+#endif
+#if defined(CIO_OS_LINUX)
+    .openat__spawn_devnull = cio__sys_dflt_openat,
+#endif
+#if defined(CIO_OS_LINUX)
+    .malloc__spawn_env = cio__sys_dflt_malloc,
+#endif
+#if defined(CIO_OS_LINUX)
+    .pthread_sigmask__spawn_block = cio__sys_dflt_pthread_sigmask,
+#endif
+#if defined(CIO_OS_LINUX)
+    .fork__spawn = cio__sys_dflt_fork,
+#endif
+#if defined(CIO_OS_LINUX)
+    .read__spawn_report = cio__sys_dflt_read,
+#endif
+#if defined(CIO_OS_LINUX)
+    .pidfd_open__spawn = cio__sys_dflt_pidfd_open,
+#endif
+#if defined(CIO_OS_LINUX)
+    .waitid__spawn_reap = cio__sys_dflt_waitid,
+#endif
+#if defined(CIO_OS_LINUX)
+    .kill__spawn_undo = cio__sys_dflt_kill,
+#endif
+#if defined(CIO_OS_LINUX)
+    .close__spawn_close = cio__sys_dflt_close,
+#endif
+#if defined(CIO_OS_LINUX)
+    .pthread_sigmask__spawn_child_mask = cio__sys_dflt_pthread_sigmask,
+#endif
+#if defined(CIO_OS_LINUX)
+    .setgid__spawn_child = cio__sys_dflt_setgid,
+#endif
+#if defined(CIO_OS_LINUX)
+    .setuid__spawn_child = cio__sys_dflt_setuid,
+#endif
+#if defined(CIO_OS_LINUX)
+    .setsid__spawn_child = cio__sys_dflt_setsid,
+#endif
+#if defined(CIO_OS_LINUX)
+    .setpgid__spawn_child = cio__sys_dflt_setpgid,
+#endif
+#if defined(CIO_OS_LINUX)
+    .fcntl__spawn_child = cio__sys_dflt_fcntl,
+#endif
+#if defined(CIO_OS_LINUX)
+    .dup2__spawn_child = cio__sys_dflt_dup2,
+#endif
+#if defined(CIO_OS_LINUX)
+    .chdir__spawn_child = cio__sys_dflt_chdir,
+#endif
+#if defined(CIO_OS_LINUX)
+    .fchdir__spawn_child = cio__sys_dflt_fchdir,
+#endif
+#if defined(CIO_OS_LINUX)
+    .execve__spawn_child = cio__sys_dflt_execve,
+#endif
+#if defined(CIO_OS_LINUX)
+    .execveat__spawn_child = cio__sys_dflt_execveat,
+#endif
+#if defined(CIO_OS_LINUX)
+    .write__spawn_child_report = cio__sys_dflt_write,
+#endif
+#if defined(CIO_OS_LINUX)
+    .fchdir__set_current_dir = cio__sys_dflt_fchdir,
+#endif
+#if defined(CIO_OS_LINUX)
+    .poll__child_wait = cio__sys_dflt_poll,
+#endif
+#if defined(CIO_OS_LINUX)
+    .waitid__child_wait = cio__sys_dflt_waitid,
+#endif
+#if defined(CIO_OS_LINUX)
+    .waitid__child_reap = cio__sys_dflt_waitid,
+#endif
+#if defined(CIO_OS_LINUX)
+    .kill__child_kill = cio__sys_dflt_kill,
+#endif
+#if defined(CIO_OS_LINUX)
+    .waitid__child_kill = cio__sys_dflt_waitid,
+#endif
+#if defined(CIO_OS_LINUX)
+    .close__child_pidfd = cio__sys_dflt_close,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    .getcwd__current_path = cio__sys_dflt_getcwd,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    .chdir__set_current_path = cio__sys_dflt_chdir,
 #endif
 #if defined(CIO_OS_LINUX)
     .clock_gettime__now = cio__sys_dflt_clock_gettime,
@@ -1571,6 +1880,72 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_WINDOWS)
     .NtClose__file_close = cio__sys_dflt_NtClose,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .malloc__spawn_wide = cio__sys_dflt_malloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .malloc__spawn_cmdline = cio__sys_dflt_malloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .calloc__spawn_env = cio__sys_dflt_calloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .GetEnvironmentStringsW__spawn_env = cio__sys_dflt_GetEnvironmentStringsW,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .malloc__win_spawn_env = cio__sys_dflt_malloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CloseHandle__spawn_close = cio__sys_dflt_CloseHandle,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .DuplicateHandle__spawn_stdio = cio__sys_dflt_DuplicateHandle,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CreateFileW__spawn_null = cio__sys_dflt_CreateFileW,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CreatePipe__spawn_pipe = cio__sys_dflt_CreatePipe,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .malloc__spawn_attrs = cio__sys_dflt_malloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .InitializeProcThreadAttributeList__spawn_size = cio__sys_dflt_InitializeProcThreadAttributeList,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .InitializeProcThreadAttributeList__spawn = cio__sys_dflt_InitializeProcThreadAttributeList,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .UpdateProcThreadAttribute__spawn = cio__sys_dflt_UpdateProcThreadAttribute,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CreateProcessW__spawn = cio__sys_dflt_CreateProcessW,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .GetExitCodeProcess__child_wait = cio__sys_dflt_GetExitCodeProcess,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WaitForSingleObjectEx__child_wait = cio__sys_dflt_WaitForSingleObjectEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .TerminateProcess__child_kill = cio__sys_dflt_TerminateProcess,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WaitForSingleObjectEx__child_kill = cio__sys_dflt_WaitForSingleObjectEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .malloc__current_path = cio__sys_dflt_malloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .GetCurrentDirectoryW__current_path = cio__sys_dflt_GetCurrentDirectoryW,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .malloc__set_current_path = cio__sys_dflt_malloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .SetCurrentDirectoryW__set_current_path = cio__sys_dflt_SetCurrentDirectoryW,
 #endif
 #if defined(CIO_OS_WINDOWS)
     .NtReadFile__rw_once = cio__sys_dflt_NtReadFile,
@@ -2143,6 +2518,223 @@ static void cio__sys_set_socket__connect_unix(cio__sys_any fn)
 static void cio__sys_set_connect__connect_unix(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.connect__connect_unix, fn != NULL ? (cio__sys_connect_fn)fn : cio__sys_dflt_connect,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_pipe2__spawn_pipe(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.pipe2__spawn_pipe, fn != NULL ? (cio__sys_pipe2_fn)fn : cio__sys_dflt_pipe2,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_openat__spawn_devnull(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.openat__spawn_devnull, fn != NULL ? (cio__sys_openat_fn)fn : cio__sys_dflt_openat,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_malloc__spawn_env(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.malloc__spawn_env, fn != NULL ? (cio__sys_malloc_fn)fn : cio__sys_dflt_malloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_pthread_sigmask__spawn_block(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.pthread_sigmask__spawn_block, fn != NULL ? (cio__sys_pthread_sigmask_fn)fn : cio__sys_dflt_pthread_sigmask,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_fork__spawn(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.fork__spawn, fn != NULL ? (cio__sys_fork_fn)fn : cio__sys_dflt_fork,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_read__spawn_report(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.read__spawn_report, fn != NULL ? (cio__sys_read_fn)fn : cio__sys_dflt_read,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_pidfd_open__spawn(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.pidfd_open__spawn, fn != NULL ? (cio__sys_pidfd_open_fn)fn : cio__sys_dflt_pidfd_open,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_waitid__spawn_reap(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.waitid__spawn_reap, fn != NULL ? (cio__sys_waitid_fn)fn : cio__sys_dflt_waitid,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_kill__spawn_undo(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.kill__spawn_undo, fn != NULL ? (cio__sys_kill_fn)fn : cio__sys_dflt_kill,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_close__spawn_close(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.close__spawn_close, fn != NULL ? (cio__sys_close_fn)fn : cio__sys_dflt_close,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_pthread_sigmask__spawn_child_mask(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.pthread_sigmask__spawn_child_mask, fn != NULL ? (cio__sys_pthread_sigmask_fn)fn : cio__sys_dflt_pthread_sigmask,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_setgid__spawn_child(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.setgid__spawn_child, fn != NULL ? (cio__sys_setgid_fn)fn : cio__sys_dflt_setgid,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_setuid__spawn_child(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.setuid__spawn_child, fn != NULL ? (cio__sys_setuid_fn)fn : cio__sys_dflt_setuid,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_setsid__spawn_child(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.setsid__spawn_child, fn != NULL ? (cio__sys_setsid_fn)fn : cio__sys_dflt_setsid,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_setpgid__spawn_child(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.setpgid__spawn_child, fn != NULL ? (cio__sys_setpgid_fn)fn : cio__sys_dflt_setpgid,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_fcntl__spawn_child(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.fcntl__spawn_child, fn != NULL ? (cio__sys_fcntl_fn)fn : cio__sys_dflt_fcntl,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_dup2__spawn_child(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.dup2__spawn_child, fn != NULL ? (cio__sys_dup2_fn)fn : cio__sys_dflt_dup2,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_chdir__spawn_child(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.chdir__spawn_child, fn != NULL ? (cio__sys_chdir_fn)fn : cio__sys_dflt_chdir,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_fchdir__spawn_child(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.fchdir__spawn_child, fn != NULL ? (cio__sys_fchdir_fn)fn : cio__sys_dflt_fchdir,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_execve__spawn_child(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.execve__spawn_child, fn != NULL ? (cio__sys_execve_fn)fn : cio__sys_dflt_execve,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_execveat__spawn_child(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.execveat__spawn_child, fn != NULL ? (cio__sys_execveat_fn)fn : cio__sys_dflt_execveat,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_write__spawn_child_report(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.write__spawn_child_report, fn != NULL ? (cio__sys_write_fn)fn : cio__sys_dflt_write,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_fchdir__set_current_dir(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.fchdir__set_current_dir, fn != NULL ? (cio__sys_fchdir_fn)fn : cio__sys_dflt_fchdir,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_poll__child_wait(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.poll__child_wait, fn != NULL ? (cio__sys_poll_fn)fn : cio__sys_dflt_poll,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_waitid__child_wait(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.waitid__child_wait, fn != NULL ? (cio__sys_waitid_fn)fn : cio__sys_dflt_waitid,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_waitid__child_reap(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.waitid__child_reap, fn != NULL ? (cio__sys_waitid_fn)fn : cio__sys_dflt_waitid,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_kill__child_kill(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.kill__child_kill, fn != NULL ? (cio__sys_kill_fn)fn : cio__sys_dflt_kill,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_waitid__child_kill(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.waitid__child_kill, fn != NULL ? (cio__sys_waitid_fn)fn : cio__sys_dflt_waitid,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_close__child_pidfd(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.close__child_pidfd, fn != NULL ? (cio__sys_close_fn)fn : cio__sys_dflt_close,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static void cio__sys_set_getcwd__current_path(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.getcwd__current_path, fn != NULL ? (cio__sys_getcwd_fn)fn : cio__sys_dflt_getcwd,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static void cio__sys_set_chdir__set_current_path(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.chdir__set_current_path, fn != NULL ? (cio__sys_chdir_fn)fn : cio__sys_dflt_chdir,
                           memory_order_relaxed);
 }
 #endif
@@ -2952,6 +3544,160 @@ static void cio__sys_set_NtClose__file_close(cio__sys_any fn)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_malloc__spawn_wide(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.malloc__spawn_wide, fn != NULL ? (cio__sys_malloc_fn)fn : cio__sys_dflt_malloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_malloc__spawn_cmdline(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.malloc__spawn_cmdline, fn != NULL ? (cio__sys_malloc_fn)fn : cio__sys_dflt_malloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_calloc__spawn_env(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.calloc__spawn_env, fn != NULL ? (cio__sys_calloc_fn)fn : cio__sys_dflt_calloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_GetEnvironmentStringsW__spawn_env(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.GetEnvironmentStringsW__spawn_env, fn != NULL ? (cio__sys_GetEnvironmentStringsW_fn)fn : cio__sys_dflt_GetEnvironmentStringsW,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_malloc__win_spawn_env(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.malloc__win_spawn_env, fn != NULL ? (cio__sys_malloc_fn)fn : cio__sys_dflt_malloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_CloseHandle__spawn_close(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.CloseHandle__spawn_close, fn != NULL ? (cio__sys_CloseHandle_fn)fn : cio__sys_dflt_CloseHandle,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_DuplicateHandle__spawn_stdio(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.DuplicateHandle__spawn_stdio, fn != NULL ? (cio__sys_DuplicateHandle_fn)fn : cio__sys_dflt_DuplicateHandle,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_CreateFileW__spawn_null(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.CreateFileW__spawn_null, fn != NULL ? (cio__sys_CreateFileW_fn)fn : cio__sys_dflt_CreateFileW,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_CreatePipe__spawn_pipe(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.CreatePipe__spawn_pipe, fn != NULL ? (cio__sys_CreatePipe_fn)fn : cio__sys_dflt_CreatePipe,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_malloc__spawn_attrs(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.malloc__spawn_attrs, fn != NULL ? (cio__sys_malloc_fn)fn : cio__sys_dflt_malloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_InitializeProcThreadAttributeList__spawn_size(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.InitializeProcThreadAttributeList__spawn_size, fn != NULL ? (cio__sys_InitializeProcThreadAttributeList_fn)fn : cio__sys_dflt_InitializeProcThreadAttributeList,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_InitializeProcThreadAttributeList__spawn(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.InitializeProcThreadAttributeList__spawn, fn != NULL ? (cio__sys_InitializeProcThreadAttributeList_fn)fn : cio__sys_dflt_InitializeProcThreadAttributeList,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_UpdateProcThreadAttribute__spawn(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.UpdateProcThreadAttribute__spawn, fn != NULL ? (cio__sys_UpdateProcThreadAttribute_fn)fn : cio__sys_dflt_UpdateProcThreadAttribute,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_CreateProcessW__spawn(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.CreateProcessW__spawn, fn != NULL ? (cio__sys_CreateProcessW_fn)fn : cio__sys_dflt_CreateProcessW,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_GetExitCodeProcess__child_wait(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.GetExitCodeProcess__child_wait, fn != NULL ? (cio__sys_GetExitCodeProcess_fn)fn : cio__sys_dflt_GetExitCodeProcess,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_WaitForSingleObjectEx__child_wait(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.WaitForSingleObjectEx__child_wait, fn != NULL ? (cio__sys_WaitForSingleObjectEx_fn)fn : cio__sys_dflt_WaitForSingleObjectEx,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_TerminateProcess__child_kill(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.TerminateProcess__child_kill, fn != NULL ? (cio__sys_TerminateProcess_fn)fn : cio__sys_dflt_TerminateProcess,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_WaitForSingleObjectEx__child_kill(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.WaitForSingleObjectEx__child_kill, fn != NULL ? (cio__sys_WaitForSingleObjectEx_fn)fn : cio__sys_dflt_WaitForSingleObjectEx,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_malloc__current_path(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.malloc__current_path, fn != NULL ? (cio__sys_malloc_fn)fn : cio__sys_dflt_malloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_GetCurrentDirectoryW__current_path(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.GetCurrentDirectoryW__current_path, fn != NULL ? (cio__sys_GetCurrentDirectoryW_fn)fn : cio__sys_dflt_GetCurrentDirectoryW,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_malloc__set_current_path(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.malloc__set_current_path, fn != NULL ? (cio__sys_malloc_fn)fn : cio__sys_dflt_malloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_SetCurrentDirectoryW__set_current_path(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.SetCurrentDirectoryW__set_current_path, fn != NULL ? (cio__sys_SetCurrentDirectoryW_fn)fn : cio__sys_dflt_SetCurrentDirectoryW,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static void cio__sys_set_NtReadFile__rw_once(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.NtReadFile__rw_once, fn != NULL ? (cio__sys_NtReadFile_fn)fn : cio__sys_dflt_NtReadFile,
@@ -3507,6 +4253,99 @@ static const struct {
     {"connect", "connect_unix", "connect@connect_unix", cio__sys_set_connect__connect_unix},
 #endif
 #if defined(CIO_OS_LINUX)
+    {"pipe2", "spawn_pipe", "pipe2@spawn_pipe", cio__sys_set_pipe2__spawn_pipe},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"openat", "spawn_devnull", "openat@spawn_devnull", cio__sys_set_openat__spawn_devnull},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"malloc", "spawn_env", "malloc@spawn_env", cio__sys_set_malloc__spawn_env},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"pthread_sigmask", "spawn_block", "pthread_sigmask@spawn_block", cio__sys_set_pthread_sigmask__spawn_block},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"fork", "spawn", "fork@spawn", cio__sys_set_fork__spawn},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"read", "spawn_report", "read@spawn_report", cio__sys_set_read__spawn_report},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"pidfd_open", "spawn", "pidfd_open@spawn", cio__sys_set_pidfd_open__spawn},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"waitid", "spawn_reap", "waitid@spawn_reap", cio__sys_set_waitid__spawn_reap},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"kill", "spawn_undo", "kill@spawn_undo", cio__sys_set_kill__spawn_undo},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"close", "spawn_close", "close@spawn_close", cio__sys_set_close__spawn_close},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"pthread_sigmask", "spawn_child_mask", "pthread_sigmask@spawn_child_mask", cio__sys_set_pthread_sigmask__spawn_child_mask},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"setgid", "spawn_child", "setgid@spawn_child", cio__sys_set_setgid__spawn_child},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"setuid", "spawn_child", "setuid@spawn_child", cio__sys_set_setuid__spawn_child},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"setsid", "spawn_child", "setsid@spawn_child", cio__sys_set_setsid__spawn_child},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"setpgid", "spawn_child", "setpgid@spawn_child", cio__sys_set_setpgid__spawn_child},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"fcntl", "spawn_child", "fcntl@spawn_child", cio__sys_set_fcntl__spawn_child},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"dup2", "spawn_child", "dup2@spawn_child", cio__sys_set_dup2__spawn_child},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"chdir", "spawn_child", "chdir@spawn_child", cio__sys_set_chdir__spawn_child},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"fchdir", "spawn_child", "fchdir@spawn_child", cio__sys_set_fchdir__spawn_child},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"execve", "spawn_child", "execve@spawn_child", cio__sys_set_execve__spawn_child},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"execveat", "spawn_child", "execveat@spawn_child", cio__sys_set_execveat__spawn_child},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"write", "spawn_child_report", "write@spawn_child_report", cio__sys_set_write__spawn_child_report},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"fchdir", "set_current_dir", "fchdir@set_current_dir", cio__sys_set_fchdir__set_current_dir},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"poll", "child_wait", "poll@child_wait", cio__sys_set_poll__child_wait},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"waitid", "child_wait", "waitid@child_wait", cio__sys_set_waitid__child_wait},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"waitid", "child_reap", "waitid@child_reap", cio__sys_set_waitid__child_reap},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"kill", "child_kill", "kill@child_kill", cio__sys_set_kill__child_kill},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"waitid", "child_kill", "waitid@child_kill", cio__sys_set_waitid__child_kill},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"close", "child_pidfd", "close@child_pidfd", cio__sys_set_close__child_pidfd},
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    {"getcwd", "current_path", "getcwd@current_path", cio__sys_set_getcwd__current_path},
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    {"chdir", "set_current_path", "chdir@set_current_path", cio__sys_set_chdir__set_current_path},
+#endif
+#if defined(CIO_OS_LINUX)
     {"clock_gettime", "now", "clock_gettime@now", cio__sys_set_clock_gettime__now},
 #endif
 #if defined(CIO_OS_LINUX)
@@ -3850,6 +4689,72 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"NtClose", "file_close", "NtClose@file_close", cio__sys_set_NtClose__file_close},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "spawn_wide", "malloc@spawn_wide", cio__sys_set_malloc__spawn_wide},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "spawn_cmdline", "malloc@spawn_cmdline", cio__sys_set_malloc__spawn_cmdline},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"calloc", "spawn_env", "calloc@spawn_env", cio__sys_set_calloc__spawn_env},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"GetEnvironmentStringsW", "spawn_env", "GetEnvironmentStringsW@spawn_env", cio__sys_set_GetEnvironmentStringsW__spawn_env},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "win_spawn_env", "malloc@win_spawn_env", cio__sys_set_malloc__win_spawn_env},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CloseHandle", "spawn_close", "CloseHandle@spawn_close", cio__sys_set_CloseHandle__spawn_close},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"DuplicateHandle", "spawn_stdio", "DuplicateHandle@spawn_stdio", cio__sys_set_DuplicateHandle__spawn_stdio},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CreateFileW", "spawn_null", "CreateFileW@spawn_null", cio__sys_set_CreateFileW__spawn_null},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CreatePipe", "spawn_pipe", "CreatePipe@spawn_pipe", cio__sys_set_CreatePipe__spawn_pipe},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "spawn_attrs", "malloc@spawn_attrs", cio__sys_set_malloc__spawn_attrs},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"InitializeProcThreadAttributeList", "spawn_size", "InitializeProcThreadAttributeList@spawn_size", cio__sys_set_InitializeProcThreadAttributeList__spawn_size},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"InitializeProcThreadAttributeList", "spawn", "InitializeProcThreadAttributeList@spawn", cio__sys_set_InitializeProcThreadAttributeList__spawn},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"UpdateProcThreadAttribute", "spawn", "UpdateProcThreadAttribute@spawn", cio__sys_set_UpdateProcThreadAttribute__spawn},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CreateProcessW", "spawn", "CreateProcessW@spawn", cio__sys_set_CreateProcessW__spawn},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"GetExitCodeProcess", "child_wait", "GetExitCodeProcess@child_wait", cio__sys_set_GetExitCodeProcess__child_wait},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WaitForSingleObjectEx", "child_wait", "WaitForSingleObjectEx@child_wait", cio__sys_set_WaitForSingleObjectEx__child_wait},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"TerminateProcess", "child_kill", "TerminateProcess@child_kill", cio__sys_set_TerminateProcess__child_kill},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WaitForSingleObjectEx", "child_kill", "WaitForSingleObjectEx@child_kill", cio__sys_set_WaitForSingleObjectEx__child_kill},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "current_path", "malloc@current_path", cio__sys_set_malloc__current_path},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"GetCurrentDirectoryW", "current_path", "GetCurrentDirectoryW@current_path", cio__sys_set_GetCurrentDirectoryW__current_path},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "set_current_path", "malloc@set_current_path", cio__sys_set_malloc__set_current_path},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"SetCurrentDirectoryW", "set_current_path", "SetCurrentDirectoryW@set_current_path", cio__sys_set_SetCurrentDirectoryW__set_current_path},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"NtReadFile", "rw_once", "NtReadFile@rw_once", cio__sys_set_NtReadFile__rw_once},

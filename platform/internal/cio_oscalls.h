@@ -52,6 +52,7 @@
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <net/if.h>
+#include <sys/wait.h>
 #include <cio/sysnum.h>
 #endif
 #if defined(CIO_OS_WASI)
@@ -216,6 +217,48 @@ typedef int (*cio__sys_recvmmsg_fn)(int, struct mmsghdr *, unsigned int, int, st
 #endif
 #if defined(CIO_OS_LINUX)
 typedef int (*cio__sys_shutdown_fn)(int, int);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef pid_t (*cio__sys_fork_fn)(void);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_pipe2_fn)(int *, int);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_dup2_fn)(int, int);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_execve_fn)(const char *, char **, char **);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_execveat_fn)(int, const char *, char **, char **, int);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef pid_t (*cio__sys_setsid_fn)(void);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_setpgid_fn)(pid_t, pid_t);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_setuid_fn)(uid_t);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_setgid_fn)(gid_t);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_pidfd_open_fn)(pid_t, unsigned int);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_waitid_fn)(idtype_t, id_t, siginfo_t *, int);
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+typedef char * (*cio__sys_getcwd_fn)(char *, size_t);
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+typedef int (*cio__sys_chdir_fn)(const char *);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_fchdir_fn)(int);
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI) || defined(CIO_OS_WINDOWS)
 typedef int (*cio__sys_clock_gettime_fn)(clockid_t, struct timespec *);
@@ -384,6 +427,36 @@ typedef void * (*cio__sys__aligned_malloc_fn)(size_t, size_t);
 #endif
 #if defined(CIO_OS_WINDOWS)
 typedef DWORD (*cio__sys_WaitForSingleObjectEx_fn)(HANDLE, DWORD, BOOL);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_CreatePipe_fn)(HANDLE *, HANDLE *, SECURITY_ATTRIBUTES *, DWORD);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_DuplicateHandle_fn)(HANDLE, HANDLE, HANDLE, HANDLE *, DWORD, BOOL, DWORD);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef HANDLE (*cio__sys_CreateFileW_fn)(const WCHAR *, DWORD, DWORD, SECURITY_ATTRIBUTES *, DWORD, DWORD, HANDLE);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef WCHAR * (*cio__sys_GetEnvironmentStringsW_fn)(void);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_InitializeProcThreadAttributeList_fn)(LPPROC_THREAD_ATTRIBUTE_LIST, DWORD, DWORD, SIZE_T *);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_UpdateProcThreadAttribute_fn)(LPPROC_THREAD_ATTRIBUTE_LIST, DWORD, DWORD_PTR, void *, SIZE_T, void *, SIZE_T *);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_CreateProcessW_fn)(const WCHAR *, WCHAR *, SECURITY_ATTRIBUTES *, SECURITY_ATTRIBUTES *, BOOL, DWORD, void *, const WCHAR *, STARTUPINFOW *, PROCESS_INFORMATION *);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_GetExitCodeProcess_fn)(HANDLE, DWORD *);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_TerminateProcess_fn)(HANDLE, UINT);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_SetCurrentDirectoryW_fn)(const WCHAR *);
 #endif
 #if defined(CIO_OS_WINDOWS)
 typedef int (*cio__sys_WSAStartup_fn)(WORD, WSADATA *);
@@ -565,6 +638,48 @@ struct cio__sys_defaults {
 #if defined(CIO_OS_LINUX)
     cio__sys_shutdown_fn shutdown;
 #endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_fork_fn fork;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_pipe2_fn pipe2;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_dup2_fn dup2;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_execve_fn execve;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_execveat_fn execveat;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_setsid_fn setsid;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_setpgid_fn setpgid;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_setuid_fn setuid;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_setgid_fn setgid;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_pidfd_open_fn pidfd_open;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_waitid_fn waitid;
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    cio__sys_getcwd_fn getcwd;
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    cio__sys_chdir_fn chdir;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_fchdir_fn fchdir;
+#endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI) || defined(CIO_OS_WINDOWS)
     cio__sys_clock_gettime_fn clock_gettime;
 #endif
@@ -732,6 +847,36 @@ struct cio__sys_defaults {
 #endif
 #if defined(CIO_OS_WINDOWS)
     cio__sys_WaitForSingleObjectEx_fn WaitForSingleObjectEx;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_CreatePipe_fn CreatePipe;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_DuplicateHandle_fn DuplicateHandle;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_CreateFileW_fn CreateFileW;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_GetEnvironmentStringsW_fn GetEnvironmentStringsW;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_InitializeProcThreadAttributeList_fn InitializeProcThreadAttributeList;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_UpdateProcThreadAttribute_fn UpdateProcThreadAttribute;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_CreateProcessW_fn CreateProcessW;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_GetExitCodeProcess_fn GetExitCodeProcess;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_TerminateProcess_fn TerminateProcess;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_SetCurrentDirectoryW_fn SetCurrentDirectoryW;
 #endif
 #if defined(CIO_OS_WINDOWS)
     cio__sys_WSAStartup_fn WSAStartup;
@@ -977,6 +1122,99 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_connect_fn) connect__connect_unix; /* src/threaded/net_posix.c: cio__t_net_connect_unix */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_pipe2_fn) pipe2__spawn_pipe; /* src/threaded/process_spawn_posix.c: make_pipe */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_openat_fn) openat__spawn_devnull; /* src/threaded/process_spawn_posix.c: open_devnull */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_malloc_fn) malloc__spawn_env; /* src/threaded/process_spawn_posix.c: build_env */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_pthread_sigmask_fn) pthread_sigmask__spawn_block; /* src/threaded/process_spawn_posix.c: spawn_common */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_fork_fn) fork__spawn; /* src/threaded/process_spawn_posix.c: spawn_common */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_read_fn) read__spawn_report; /* src/threaded/process_spawn_posix.c: read_report */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_pidfd_open_fn) pidfd_open__spawn; /* src/threaded/process_spawn_posix.c: spawn_common */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_waitid_fn) waitid__spawn_reap; /* src/threaded/process_spawn_posix.c: reap_failed */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_kill_fn) kill__spawn_undo; /* src/threaded/process_spawn_posix.c: spawn_common */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_close_fn) close__spawn_close; /* src/threaded/process_spawn_posix.c: close_fd */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_pthread_sigmask_fn) pthread_sigmask__spawn_child_mask; /* src/threaded/process_spawn_posix.c: child_setup */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_setgid_fn) setgid__spawn_child; /* src/threaded/process_spawn_posix.c: child_setup */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_setuid_fn) setuid__spawn_child; /* src/threaded/process_spawn_posix.c: child_setup */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_setsid_fn) setsid__spawn_child; /* src/threaded/process_spawn_posix.c: child_setup */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_setpgid_fn) setpgid__spawn_child; /* src/threaded/process_spawn_posix.c: child_setup */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_fcntl_fn) fcntl__spawn_child; /* src/threaded/process_spawn_posix.c: child_stdio */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_dup2_fn) dup2__spawn_child; /* src/threaded/process_spawn_posix.c: child_stdio */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_chdir_fn) chdir__spawn_child; /* src/threaded/process_spawn_posix.c: child_setup */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_fchdir_fn) fchdir__spawn_child; /* src/threaded/process_spawn_posix.c: child_setup */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_execve_fn) execve__spawn_child; /* src/threaded/process_spawn_posix.c: exec_program */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_execveat_fn) execveat__spawn_child; /* src/threaded/process_spawn_posix.c: exec_program */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_write_fn) write__spawn_child_report; /* src/threaded/process_spawn_posix.c: child_fail */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_fchdir_fn) fchdir__set_current_dir; /* src/threaded/process_spawn_posix.c: cio__t_process_set_current_dir */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_poll_fn) poll__child_wait; /* src/threaded/process_wait_linux.c: cio__t_child_wait */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_waitid_fn) waitid__child_wait; /* src/threaded/process_wait_linux.c: cio__t_child_wait */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_waitid_fn) waitid__child_reap; /* src/threaded/process_wait_linux.c: cio__t_child_reap */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_kill_fn) kill__child_kill; /* src/threaded/process_wait_linux.c: cio__t_child_kill */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_waitid_fn) waitid__child_kill; /* src/threaded/process_wait_linux.c: cio__t_child_kill */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_close_fn) close__child_pidfd; /* src/threaded/process_wait_linux.c: close_pidfd */
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    _Atomic(cio__sys_getcwd_fn) getcwd__current_path; /* src/threaded/process_cwd_posix.c: cio__t_process_current_path */
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    _Atomic(cio__sys_chdir_fn) chdir__set_current_path; /* src/threaded/process_cwd_posix.c: cio__t_process_set_current_path */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_clock_gettime_fn) clock_gettime__now; /* src/threaded/clock_posix.c: cio__t_now */
@@ -1322,6 +1560,72 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_NtClose_fn) NtClose__file_close; /* src/threaded/fs_windows.c: cio__t_file_close */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_malloc_fn) malloc__spawn_wide; /* src/threaded/process_spawn_windows.c: to_wide */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_malloc_fn) malloc__spawn_cmdline; /* src/threaded/process_spawn_windows.c: command_line */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_calloc_fn) calloc__spawn_env; /* src/threaded/process_spawn_windows.c: env_block */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_GetEnvironmentStringsW_fn) GetEnvironmentStringsW__spawn_env; /* src/threaded/process_spawn_windows.c: env_block */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_malloc_fn) malloc__win_spawn_env; /* src/threaded/process_spawn_windows.c: env_block */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_CloseHandle_fn) CloseHandle__spawn_close; /* src/threaded/process_spawn_windows.c: close_h */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_DuplicateHandle_fn) DuplicateHandle__spawn_stdio; /* src/threaded/process_spawn_windows.c: inheritable_copy */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_CreateFileW_fn) CreateFileW__spawn_null; /* src/threaded/process_spawn_windows.c: plan_stdio_w */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_CreatePipe_fn) CreatePipe__spawn_pipe; /* src/threaded/process_spawn_windows.c: plan_stdio_w */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_malloc_fn) malloc__spawn_attrs; /* src/threaded/process_spawn_windows.c: spawn_w */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_InitializeProcThreadAttributeList_fn) InitializeProcThreadAttributeList__spawn_size; /* src/threaded/process_spawn_windows.c: spawn_w */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_InitializeProcThreadAttributeList_fn) InitializeProcThreadAttributeList__spawn; /* src/threaded/process_spawn_windows.c: spawn_w */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_UpdateProcThreadAttribute_fn) UpdateProcThreadAttribute__spawn; /* src/threaded/process_spawn_windows.c: spawn_w */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_CreateProcessW_fn) CreateProcessW__spawn; /* src/threaded/process_spawn_windows.c: spawn_w */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_GetExitCodeProcess_fn) GetExitCodeProcess__child_wait; /* src/threaded/process_spawn_windows.c: finish */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_WaitForSingleObjectEx_fn) WaitForSingleObjectEx__child_wait; /* src/threaded/process_spawn_windows.c: cio__t_child_wait */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_TerminateProcess_fn) TerminateProcess__child_kill; /* src/threaded/process_spawn_windows.c: cio__t_child_kill */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_WaitForSingleObjectEx_fn) WaitForSingleObjectEx__child_kill; /* src/threaded/process_spawn_windows.c: cio__t_child_kill */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_malloc_fn) malloc__current_path; /* src/threaded/process_cwd_windows.c: cio__t_process_current_path */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_GetCurrentDirectoryW_fn) GetCurrentDirectoryW__current_path; /* src/threaded/process_cwd_windows.c: cio__t_process_current_path */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_malloc_fn) malloc__set_current_path; /* src/threaded/process_cwd_windows.c: cio__t_process_set_current_path */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_SetCurrentDirectoryW_fn) SetCurrentDirectoryW__set_current_path; /* src/threaded/process_cwd_windows.c: cio__t_process_set_current_path */
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_NtReadFile_fn) NtReadFile__rw_once; /* src/threaded/fs_windows_io.c: rw_once */

@@ -266,6 +266,99 @@ enum {
     CIO__FI_connect__connect_unix,
 #endif
 #if defined(CIO_OS_LINUX)
+    CIO__FI_pipe2__spawn_pipe,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_openat__spawn_devnull,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_malloc__spawn_env,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_pthread_sigmask__spawn_block,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_fork__spawn,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_read__spawn_report,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_pidfd_open__spawn,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_waitid__spawn_reap,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_kill__spawn_undo,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_close__spawn_close,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_pthread_sigmask__spawn_child_mask,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_setgid__spawn_child,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_setuid__spawn_child,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_setsid__spawn_child,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_setpgid__spawn_child,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_fcntl__spawn_child,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_dup2__spawn_child,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_chdir__spawn_child,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_fchdir__spawn_child,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_execve__spawn_child,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_execveat__spawn_child,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_write__spawn_child_report,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_fchdir__set_current_dir,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_poll__child_wait,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_waitid__child_wait,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_waitid__child_reap,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_kill__child_kill,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_waitid__child_kill,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_close__child_pidfd,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    CIO__FI_getcwd__current_path,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    CIO__FI_chdir__set_current_path,
+#endif
+#if defined(CIO_OS_LINUX)
     CIO__FI_clock_gettime__now,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -609,6 +702,72 @@ enum {
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_NtClose__file_close,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_malloc__spawn_wide,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_malloc__spawn_cmdline,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_calloc__spawn_env,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_GetEnvironmentStringsW__spawn_env,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_malloc__win_spawn_env,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_CloseHandle__spawn_close,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_DuplicateHandle__spawn_stdio,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_CreateFileW__spawn_null,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_CreatePipe__spawn_pipe,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_malloc__spawn_attrs,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_InitializeProcThreadAttributeList__spawn_size,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_InitializeProcThreadAttributeList__spawn,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_UpdateProcThreadAttribute__spawn,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_CreateProcessW__spawn,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_GetExitCodeProcess__child_wait,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_WaitForSingleObjectEx__child_wait,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_TerminateProcess__child_kill,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_WaitForSingleObjectEx__child_kill,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_malloc__current_path,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_GetCurrentDirectoryW__current_path,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_malloc__set_current_path,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_SetCurrentDirectoryW__set_current_path,
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_NtReadFile__rw_once,
@@ -1591,6 +1750,409 @@ static int cio__fi_connect__connect_unix(int fd, const struct sockaddr *addr, so
     }
     (void)mode_;
     return (cio__sys_default.connect)(fd, addr, len);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_pipe2__spawn_pipe(int *fds, int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_pipe2__spawn_pipe];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.pipe2)(fds, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_openat__spawn_devnull(int dirfd, const char *path, int flags, mode_t mode)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_openat__spawn_devnull];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.openat)(dirfd, path, flags, mode);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void * cio__fi_malloc__spawn_env(size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_malloc__spawn_env];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.malloc)(size);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_pthread_sigmask__spawn_block(int how, const sigset_t *set, sigset_t *old)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_pthread_sigmask__spawn_block];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.pthread_sigmask)(how, set, old);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static pid_t cio__fi_fork__spawn(void)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_fork__spawn];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (pid_t)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.fork)();
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static ssize_t cio__fi_read__spawn_report(int fd, void *buf, size_t count)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_read__spawn_report];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (ssize_t)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.read)(fd, buf, count);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_pidfd_open__spawn(pid_t pid, unsigned int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_pidfd_open__spawn];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.pidfd_open)(pid, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_waitid__spawn_reap(idtype_t idtype, id_t id, siginfo_t *info, int options)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_waitid__spawn_reap];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.waitid)(idtype, id, info, options);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_kill__spawn_undo(pid_t pid, int sig)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_kill__spawn_undo];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.kill)(pid, sig);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_close__spawn_close(int fd)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_close__spawn_close];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.close)(fd);
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.close)(fd);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_pthread_sigmask__spawn_child_mask(int how, const sigset_t *set, sigset_t *old)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_pthread_sigmask__spawn_child_mask];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.pthread_sigmask)(how, set, old);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_setgid__spawn_child(gid_t gid)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_setgid__spawn_child];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.setgid)(gid);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_setuid__spawn_child(uid_t uid)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_setuid__spawn_child];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.setuid)(uid);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static pid_t cio__fi_setsid__spawn_child(void)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_setsid__spawn_child];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (pid_t)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.setsid)();
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_setpgid__spawn_child(pid_t pid, pid_t pgid)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_setpgid__spawn_child];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.setpgid)(pid, pgid);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_fcntl__spawn_child(int fd, int cmd, int arg)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_fcntl__spawn_child];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.fcntl)(fd, cmd, arg);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_dup2__spawn_child(int from, int to)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_dup2__spawn_child];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.dup2)(from, to);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_chdir__spawn_child(const char *path)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_chdir__spawn_child];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.chdir)(path);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_fchdir__spawn_child(int fd)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_fchdir__spawn_child];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.fchdir)(fd);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_execve__spawn_child(const char *path, char **argv, char **envp)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_execve__spawn_child];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.execve)(path, argv, envp);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_execveat__spawn_child(int dirfd, const char *path, char **argv, char **envp, int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_execveat__spawn_child];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.execveat)(dirfd, path, argv, envp, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static ssize_t cio__fi_write__spawn_child_report(int fd, const void *buf, size_t count)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_write__spawn_child_report];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (ssize_t)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.write)(fd, buf, count);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_fchdir__set_current_dir(int fd)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_fchdir__set_current_dir];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.fchdir)(fd);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_poll__child_wait(struct pollfd *fds, nfds_t nfds, int timeout)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_poll__child_wait];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.poll)(fds, nfds, timeout);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_waitid__child_wait(idtype_t idtype, id_t id, siginfo_t *info, int options)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_waitid__child_wait];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.waitid)(idtype, id, info, options);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_waitid__child_reap(idtype_t idtype, id_t id, siginfo_t *info, int options)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_waitid__child_reap];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.waitid)(idtype, id, info, options);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_kill__child_kill(pid_t pid, int sig)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_kill__child_kill];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.kill)(pid, sig);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_waitid__child_kill(idtype_t idtype, id_t id, siginfo_t *info, int options)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_waitid__child_kill];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.waitid)(idtype, id, info, options);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_close__child_pidfd(int fd)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_close__child_pidfd];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.close)(fd);
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.close)(fd);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static char * cio__fi_getcwd__current_path(char *buf, size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_getcwd__current_path];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.getcwd)(buf, size);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static int cio__fi_chdir__set_current_path(const char *path)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_chdir__set_current_path];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.chdir)(path);
 }
 #endif
 #if defined(CIO_OS_LINUX)
@@ -3116,6 +3678,293 @@ static int32_t cio__fi_NtClose__file_close(void *h)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static void * cio__fi_malloc__spawn_wide(size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_malloc__spawn_wide];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.malloc)(size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void * cio__fi_malloc__spawn_cmdline(size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_malloc__spawn_cmdline];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.malloc)(size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void * cio__fi_calloc__spawn_env(size_t count, size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_calloc__spawn_env];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.calloc)(count, size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static WCHAR * cio__fi_GetEnvironmentStringsW__spawn_env(void)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_GetEnvironmentStringsW__spawn_env];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (WCHAR *)NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.GetEnvironmentStringsW)();
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void * cio__fi_malloc__win_spawn_env(size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_malloc__win_spawn_env];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.malloc)(size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_CloseHandle__spawn_close(HANDLE h)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_CloseHandle__spawn_close];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.CloseHandle)(h);
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.CloseHandle)(h);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_DuplicateHandle__spawn_stdio(HANDLE from_process, HANDLE from, HANDLE to_process, HANDLE *to, DWORD access, BOOL inherit, DWORD options)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_DuplicateHandle__spawn_stdio];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.DuplicateHandle)(from_process, from, to_process, to, access, inherit, options);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static HANDLE cio__fi_CreateFileW__spawn_null(const WCHAR *name, DWORD access, DWORD share, SECURITY_ATTRIBUTES *sa, DWORD disposition, DWORD flags, HANDLE template_file)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_CreateFileW__spawn_null];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (HANDLE)INVALID_HANDLE_VALUE;
+    }
+    (void)mode_;
+    return (cio__sys_default.CreateFileW)(name, access, share, sa, disposition, flags, template_file);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_CreatePipe__spawn_pipe(HANDLE *read_end, HANDLE *write_end, SECURITY_ATTRIBUTES *sa, DWORD size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_CreatePipe__spawn_pipe];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.CreatePipe)(read_end, write_end, sa, size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void * cio__fi_malloc__spawn_attrs(size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_malloc__spawn_attrs];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.malloc)(size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_InitializeProcThreadAttributeList__spawn_size(LPPROC_THREAD_ATTRIBUTE_LIST list, DWORD count, DWORD flags, SIZE_T *size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_InitializeProcThreadAttributeList__spawn_size];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.InitializeProcThreadAttributeList)(list, count, flags, size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_InitializeProcThreadAttributeList__spawn(LPPROC_THREAD_ATTRIBUTE_LIST list, DWORD count, DWORD flags, SIZE_T *size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_InitializeProcThreadAttributeList__spawn];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.InitializeProcThreadAttributeList)(list, count, flags, size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_UpdateProcThreadAttribute__spawn(LPPROC_THREAD_ATTRIBUTE_LIST list, DWORD flags, DWORD_PTR attribute, void *value, SIZE_T size, void *previous, SIZE_T *return_size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_UpdateProcThreadAttribute__spawn];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.UpdateProcThreadAttribute)(list, flags, attribute, value, size, previous, return_size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_CreateProcessW__spawn(const WCHAR *app, WCHAR *cmdline, SECURITY_ATTRIBUTES *process_sa, SECURITY_ATTRIBUTES *thread_sa, BOOL inherit, DWORD flags, void *env, const WCHAR *cwd, STARTUPINFOW *si, PROCESS_INFORMATION *pi)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_CreateProcessW__spawn];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.CreateProcessW)(app, cmdline, process_sa, thread_sa, inherit, flags, env, cwd, si, pi);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_GetExitCodeProcess__child_wait(HANDLE process, DWORD *code)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_GetExitCodeProcess__child_wait];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.GetExitCodeProcess)(process, code);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static DWORD cio__fi_WaitForSingleObjectEx__child_wait(HANDLE h, DWORD ms, BOOL alertable)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_WaitForSingleObjectEx__child_wait];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (DWORD)WAIT_FAILED;
+    }
+    (void)mode_;
+    return (cio__sys_default.WaitForSingleObjectEx)(h, ms, alertable);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_TerminateProcess__child_kill(HANDLE process, UINT code)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_TerminateProcess__child_kill];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.TerminateProcess)(process, code);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static DWORD cio__fi_WaitForSingleObjectEx__child_kill(HANDLE h, DWORD ms, BOOL alertable)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_WaitForSingleObjectEx__child_kill];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (DWORD)WAIT_FAILED;
+    }
+    (void)mode_;
+    return (cio__sys_default.WaitForSingleObjectEx)(h, ms, alertable);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void * cio__fi_malloc__current_path(size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_malloc__current_path];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.malloc)(size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static DWORD cio__fi_GetCurrentDirectoryW__current_path(DWORD len, WCHAR *buf)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_GetCurrentDirectoryW__current_path];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (DWORD)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.GetCurrentDirectoryW)(len, buf);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void * cio__fi_malloc__set_current_path(size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_malloc__set_current_path];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.malloc)(size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_SetCurrentDirectoryW__set_current_path(const WCHAR *path)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_SetCurrentDirectoryW__set_current_path];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.SetCurrentDirectoryW)(path);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static int32_t cio__fi_NtReadFile__rw_once(void *h, void *event, void *apc, void *apc_context, cio_nt_io_status_block *iosb, void *buf, uint32_t len, int64_t *offset, uint32_t *key)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtReadFile__rw_once];
@@ -4000,6 +4849,99 @@ static const struct {
     {"connect", "connect_unix", 1, 0, (cio__sys_any)cio__fi_connect__connect_unix},
 #endif
 #if defined(CIO_OS_LINUX)
+    {"pipe2", "spawn_pipe", 1, 0, (cio__sys_any)cio__fi_pipe2__spawn_pipe},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"openat", "spawn_devnull", 1, 0, (cio__sys_any)cio__fi_openat__spawn_devnull},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"malloc", "spawn_env", 1, 0, (cio__sys_any)cio__fi_malloc__spawn_env},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"pthread_sigmask", "spawn_block", 1, 0, (cio__sys_any)cio__fi_pthread_sigmask__spawn_block},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"fork", "spawn", 1, 0, (cio__sys_any)cio__fi_fork__spawn},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"read", "spawn_report", 1, 0, (cio__sys_any)cio__fi_read__spawn_report},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"pidfd_open", "spawn", 1, 0, (cio__sys_any)cio__fi_pidfd_open__spawn},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"waitid", "spawn_reap", 1, 0, (cio__sys_any)cio__fi_waitid__spawn_reap},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"kill", "spawn_undo", 1, 0, (cio__sys_any)cio__fi_kill__spawn_undo},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"close", "spawn_close", 1, 0, (cio__sys_any)cio__fi_close__spawn_close},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"pthread_sigmask", "spawn_child_mask", 1, 0, (cio__sys_any)cio__fi_pthread_sigmask__spawn_child_mask},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"setgid", "spawn_child", 1, 0, (cio__sys_any)cio__fi_setgid__spawn_child},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"setuid", "spawn_child", 1, 0, (cio__sys_any)cio__fi_setuid__spawn_child},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"setsid", "spawn_child", 1, 0, (cio__sys_any)cio__fi_setsid__spawn_child},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"setpgid", "spawn_child", 1, 0, (cio__sys_any)cio__fi_setpgid__spawn_child},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"fcntl", "spawn_child", 1, 0, (cio__sys_any)cio__fi_fcntl__spawn_child},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"dup2", "spawn_child", 1, 0, (cio__sys_any)cio__fi_dup2__spawn_child},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"chdir", "spawn_child", 1, 0, (cio__sys_any)cio__fi_chdir__spawn_child},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"fchdir", "spawn_child", 1, 0, (cio__sys_any)cio__fi_fchdir__spawn_child},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"execve", "spawn_child", 1, 0, (cio__sys_any)cio__fi_execve__spawn_child},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"execveat", "spawn_child", 1, 0, (cio__sys_any)cio__fi_execveat__spawn_child},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"write", "spawn_child_report", 1, 0, (cio__sys_any)cio__fi_write__spawn_child_report},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"fchdir", "set_current_dir", 1, 0, (cio__sys_any)cio__fi_fchdir__set_current_dir},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"poll", "child_wait", 1, 0, (cio__sys_any)cio__fi_poll__child_wait},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"waitid", "child_wait", 1, 0, (cio__sys_any)cio__fi_waitid__child_wait},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"waitid", "child_reap", 1, 0, (cio__sys_any)cio__fi_waitid__child_reap},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"kill", "child_kill", 1, 0, (cio__sys_any)cio__fi_kill__child_kill},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"waitid", "child_kill", 1, 0, (cio__sys_any)cio__fi_waitid__child_kill},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"close", "child_pidfd", 1, 0, (cio__sys_any)cio__fi_close__child_pidfd},
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    {"getcwd", "current_path", 1, 0, (cio__sys_any)cio__fi_getcwd__current_path},
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    {"chdir", "set_current_path", 1, 0, (cio__sys_any)cio__fi_chdir__set_current_path},
+#endif
+#if defined(CIO_OS_LINUX)
     {"clock_gettime", "now", 1, 0, (cio__sys_any)cio__fi_clock_gettime__now},
 #endif
 #if defined(CIO_OS_LINUX)
@@ -4343,6 +5285,72 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"NtClose", "file_close", 1, 0, (cio__sys_any)cio__fi_NtClose__file_close},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "spawn_wide", 1, 0, (cio__sys_any)cio__fi_malloc__spawn_wide},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "spawn_cmdline", 1, 0, (cio__sys_any)cio__fi_malloc__spawn_cmdline},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"calloc", "spawn_env", 1, 0, (cio__sys_any)cio__fi_calloc__spawn_env},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"GetEnvironmentStringsW", "spawn_env", 1, 0, (cio__sys_any)cio__fi_GetEnvironmentStringsW__spawn_env},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "win_spawn_env", 1, 0, (cio__sys_any)cio__fi_malloc__win_spawn_env},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CloseHandle", "spawn_close", 1, 0, (cio__sys_any)cio__fi_CloseHandle__spawn_close},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"DuplicateHandle", "spawn_stdio", 1, 0, (cio__sys_any)cio__fi_DuplicateHandle__spawn_stdio},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CreateFileW", "spawn_null", 1, 0, (cio__sys_any)cio__fi_CreateFileW__spawn_null},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CreatePipe", "spawn_pipe", 1, 0, (cio__sys_any)cio__fi_CreatePipe__spawn_pipe},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "spawn_attrs", 1, 0, (cio__sys_any)cio__fi_malloc__spawn_attrs},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"InitializeProcThreadAttributeList", "spawn_size", 1, 0, (cio__sys_any)cio__fi_InitializeProcThreadAttributeList__spawn_size},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"InitializeProcThreadAttributeList", "spawn", 1, 0, (cio__sys_any)cio__fi_InitializeProcThreadAttributeList__spawn},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"UpdateProcThreadAttribute", "spawn", 1, 0, (cio__sys_any)cio__fi_UpdateProcThreadAttribute__spawn},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CreateProcessW", "spawn", 1, 0, (cio__sys_any)cio__fi_CreateProcessW__spawn},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"GetExitCodeProcess", "child_wait", 1, 0, (cio__sys_any)cio__fi_GetExitCodeProcess__child_wait},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WaitForSingleObjectEx", "child_wait", 1, 0, (cio__sys_any)cio__fi_WaitForSingleObjectEx__child_wait},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"TerminateProcess", "child_kill", 1, 0, (cio__sys_any)cio__fi_TerminateProcess__child_kill},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WaitForSingleObjectEx", "child_kill", 1, 0, (cio__sys_any)cio__fi_WaitForSingleObjectEx__child_kill},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "current_path", 1, 0, (cio__sys_any)cio__fi_malloc__current_path},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"GetCurrentDirectoryW", "current_path", 1, 0, (cio__sys_any)cio__fi_GetCurrentDirectoryW__current_path},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "set_current_path", 1, 0, (cio__sys_any)cio__fi_malloc__set_current_path},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"SetCurrentDirectoryW", "set_current_path", 1, 0, (cio__sys_any)cio__fi_SetCurrentDirectoryW__set_current_path},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"NtReadFile", "rw_once", 1, 1, (cio__sys_any)cio__fi_NtReadFile__rw_once},

@@ -5,7 +5,10 @@
  * directory operations → Unexpected (or AccessDenied where the set has no better member); stdio
  * writes "succeed" like writes into a closed pipe would not block; random fills zeros;
  * random_secure → EntropyUnavailable; now → 0; sleep returns at once; every networking operation →
- * NetworkDown (as on a system without networking), closing a socket does nothing.
+ * NetworkDown (as on a system without networking), closing a socket does nothing; spawn and replace
+ * → OperationUnsupported (a system without processes), wait → OperationUnsupported, kill does
+ * nothing, the working directory → Unexpected / AccessDenied; the stderr lock is always had (there
+ * is no stderr to share).
  * There is no state: every slot is thread-safe.
  */
 #include <stdbool.h>
@@ -16,6 +19,7 @@
 #include "cio/fs.h"
 #include "cio/io.h"
 #include "cio/net.h"
+#include "cio/process.h"
 #include "internal.h"
 
 static struct cio_any_future *f_async(void *ud, cio_task_fn fn, const void *ctx, size_t ctx_size, cio_err *res)
@@ -259,6 +263,90 @@ static cio_err f_process_executable_path(void *ud, char *buf, size_t len, size_t
 {
     (void)ud, (void)buf, (void)len, (void)out_len;
     return CIO_E_OPERATION_UNSUPPORTED;
+}
+
+static void f_clear_child(cio_child *out)
+{
+    if (out == NULL)
+        return;
+    out->id = 0;
+    out->handle = CIO_NO_HANDLE;
+    for (int i = 0; i < 3; i++)
+        out->stdio[i].handle = CIO_NO_HANDLE;
+}
+
+static cio_err f_process_spawn(void *ud, const cio_spawn_options *o, cio_child *out)
+{
+    (void)ud, (void)o;
+    f_clear_child(out);
+    return CIO_E_OPERATION_UNSUPPORTED;
+}
+
+static cio_err f_process_spawn_path(void *ud, cio_dir dir, const cio_spawn_options *o, cio_child *out)
+{
+    (void)ud, (void)dir, (void)o;
+    f_clear_child(out);
+    return CIO_E_OPERATION_UNSUPPORTED;
+}
+
+static cio_err f_child_wait(void *ud, cio_child *child, cio_term *term)
+{
+    (void)ud, (void)child, (void)term;
+    return CIO_E_OPERATION_UNSUPPORTED;
+}
+
+static void f_child_kill(void *ud, cio_child *child)
+{
+    (void)ud, (void)child;
+}
+
+static cio_err f_process_replace(void *ud, const cio_spawn_options *o)
+{
+    (void)ud, (void)o;
+    return CIO_E_OPERATION_UNSUPPORTED;
+}
+
+static cio_err f_process_replace_path(void *ud, cio_dir dir, const cio_spawn_options *o)
+{
+    (void)ud, (void)dir, (void)o;
+    return CIO_E_OPERATION_UNSUPPORTED;
+}
+
+static cio_err f_process_current_path(void *ud, char *buf, size_t len, size_t *out_len)
+{
+    (void)ud, (void)buf, (void)len;
+    if (out_len != NULL)
+        *out_len = 0;
+    return CIO_E_UNEXPECTED;
+}
+
+static cio_err f_process_set_current_dir(void *ud, cio_dir dir)
+{
+    (void)ud, (void)dir;
+    return CIO_E_ACCESS_DENIED;
+}
+
+static cio_err f_process_set_current_path(void *ud, const char *path)
+{
+    (void)ud, (void)path;
+    return CIO_E_ACCESS_DENIED;
+}
+
+static cio_err f_lock_stderr(void *ud)
+{
+    (void)ud;
+    return CIO_OK;
+}
+
+static bool f_try_lock_stderr(void *ud)
+{
+    (void)ud;
+    return true;
+}
+
+static void f_unlock_stderr(void *ud)
+{
+    (void)ud;
 }
 
 static cio_err f_net_listen_ip(void *ud, const cio_ip_address *a, const cio_listen_options *o, cio_server *out)

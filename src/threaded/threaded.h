@@ -6,7 +6,9 @@
  *   time_posix.c clocks, sleep (its OS piece time_getrandom.c / time_openbsd.c: a sleep step,
  *                random_secure, the seed);  random_chacha.c  cio_random
  *   fs_posix.c   files and directories (the OS half: fs_linux.c, fs_wasi.c)
- *   process_posix.c  the executable
+ *   process_posix.c  the executable; process_spawn_posix.c spawn/replace/fchdir, process_wait_linux.c
+ *                wait/kill, process_cwd_posix.c getcwd/chdir (process_none.c, process_cwd_none.c:
+ *                OperationUnsupported where there is no such thing yet); stderr_lock.c the stderr lock
  *   net_posix.c  sockets: TCP, UDP, Unix-domain streams (Linux)
  *   io.c         the vtable
  * WASI (single-threaded) swaps pool.c/cancel.c/futex for pool_single.c and cancel_none.c, and
@@ -113,6 +115,13 @@ void cio__t_before_close(int fd);
 #define CIO__T_SLOT_PROTO(ret, name, params) ret cio__t_##name params;
 CIO_VTABLE_SLOTS(CIO__T_SLOT_PROTO)
 #undef CIO__T_SLOT_PROTO
+
+/* Reaps a child that has exited (its pidfd was readable): fills *term, closes child->handle, sets
+ * child->id to 0 (also on failure). Set: Process.WaitError (no Canceled). process_wait_linux.c;
+ * process_none.c: OperationUnsupported. */
+struct cio_child;
+struct cio_term;
+cio_err cio__t_child_reap(struct cio_child *child, struct cio_term *term);
 
 /* Fills buf with OS entropy without blocking; false if the OS cannot (random_chacha.c falls back). */
 bool cio__t_os_seed(void *buf, size_t len);

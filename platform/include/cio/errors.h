@@ -1618,6 +1618,135 @@ static inline bool cio_errset_process_spawn_contains(cio_err err)
 }
 
 /**
+ * Membership test of the error set Process.WaitError (@ref errset_process_wait).
+ * @param err any value
+ * @return true when err is in Process.WaitError \errset_process_wait; false otherwise (always for CIO_OK).
+ * @cancellation no (pure library code)
+ */
+static inline bool cio_errset_process_wait_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_OPERATION_UNSUPPORTED:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/**
+ * Membership test of the error set Process.ReplaceError (@ref errset_process_replace).
+ * @param err any value
+ * @return true when err is in Process.ReplaceError \errset_process_replace; false otherwise (always for CIO_OK).
+ * @cancellation no (pure library code)
+ */
+static inline bool cio_errset_process_replace_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_OUT_OF_MEMORY:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_PROCESS_FD_QUOTA_EXCEEDED:
+    case CIO_E_SYSTEM_FD_QUOTA_EXCEEDED:
+    case CIO_E_RESOURCE_LIMIT_REACHED:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_PERMISSION_DENIED:
+    case CIO_E_OPERATION_UNSUPPORTED:
+    case CIO_E_FILE_NOT_FOUND:
+    case CIO_E_PATH_ALREADY_EXISTS:
+    case CIO_E_NOT_DIR:
+    case CIO_E_IS_DIR:
+    case CIO_E_SYM_LINK_LOOP:
+    case CIO_E_NAME_TOO_LONG:
+    case CIO_E_BAD_PATH_NAME:
+    case CIO_E_INVALID_WTF8:
+    case CIO_E_NETWORK_NOT_FOUND:
+    case CIO_E_UNRECOGNIZED_VOLUME:
+    case CIO_E_NO_DEVICE:
+    case CIO_E_DEVICE_BUSY:
+    case CIO_E_FILE_BUSY:
+    case CIO_E_SHARING_VIOLATION:
+    case CIO_E_PIPE_BUSY:
+    case CIO_E_ANTIVIRUS_INTERFERENCE:
+    case CIO_E_FILE_LOCKS_UNSUPPORTED:
+    case CIO_E_READ_ONLY_FILE_SYSTEM:
+    case CIO_E_NO_SPACE_LEFT:
+    case CIO_E_FILE_TOO_BIG:
+    case CIO_E_FILE_SYSTEM:
+    case CIO_E_WOULD_BLOCK:
+    case CIO_E_INVALID_EXE:
+    case CIO_E_INVALID_NAME:
+    case CIO_E_INVALID_USER_ID:
+    case CIO_E_INVALID_PROCESS_GROUP_ID:
+    case CIO_E_PROCESS_ALREADY_EXEC:
+    case CIO_E_INVALID_BATCH_SCRIPT_ARG:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/**
+ * Membership test of the error set Process.SetCurrentDirError (@ref errset_process_set_current_dir).
+ * @param err any value
+ * @return true when err is in Process.SetCurrentDirError \errset_process_set_current_dir; false otherwise (always for CIO_OK).
+ * @cancellation no (pure library code)
+ */
+static inline bool cio_errset_process_set_current_dir_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_PERMISSION_DENIED:
+    case CIO_E_OPERATION_UNSUPPORTED:
+    case CIO_E_FILE_NOT_FOUND:
+    case CIO_E_NOT_DIR:
+    case CIO_E_NAME_TOO_LONG:
+    case CIO_E_BAD_PATH_NAME:
+    case CIO_E_UNRECOGNIZED_VOLUME:
+    case CIO_E_NO_DEVICE:
+    case CIO_E_FILE_SYSTEM:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/**
+ * Membership test of the error set Process.SetCurrentPathError (@ref errset_process_set_current_path).
+ * @param err any value
+ * @return true when err is in Process.SetCurrentPathError \errset_process_set_current_path; false otherwise (always for CIO_OK).
+ * @cancellation no (pure library code)
+ */
+static inline bool cio_errset_process_set_current_path_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_PERMISSION_DENIED:
+    case CIO_E_OPERATION_UNSUPPORTED:
+    case CIO_E_FILE_NOT_FOUND:
+    case CIO_E_NOT_DIR:
+    case CIO_E_SYM_LINK_LOOP:
+    case CIO_E_NAME_TOO_LONG:
+    case CIO_E_BAD_PATH_NAME:
+    case CIO_E_INVALID_WTF8:
+    case CIO_E_UNRECOGNIZED_VOLUME:
+    case CIO_E_NO_DEVICE:
+    case CIO_E_FILE_SYSTEM:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/**
  * Membership test of the error set net.SocketError (@ref errset_net_socket).
  * @param err any value
  * @return true when err is in net.SocketError \errset_net_socket; false otherwise (always for CIO_OK).
@@ -2695,6 +2824,10 @@ static inline bool cio_errset_file_write_streaming_timeout_contains(cio_err err)
     X(process_executable_open, "ProcessExecutableOpenError") \
     X(process_current_path, "Process.CurrentPathError") \
     X(process_spawn, "Process.SpawnError") \
+    X(process_wait, "Process.WaitError") \
+    X(process_replace, "Process.ReplaceError") \
+    X(process_set_current_dir, "Process.SetCurrentDirError") \
+    X(process_set_current_path, "Process.SetCurrentPathError") \
     X(net_socket, "net.SocketError") \
     X(net_set_option, "net.SetOptionError") \
     X(net_listen, "net.ListenError") \

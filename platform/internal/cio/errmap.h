@@ -420,6 +420,214 @@ static inline cio__mapped cio__errno_fcntl(int code)
     return cio__map_note(m, 1, (int64_t)code, "fcntl");
 }
 
+/* fork: Process.SpawnError */
+static inline cio__mapped cio__errno_fork(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_AGAIN: m = CIO__MAPPED(ERROR, CIO_E_RESOURCE_LIMIT_REACHED); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOSYS: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "fork");
+}
+
+/* execve: Process.SpawnError */
+static inline cio__mapped cio__errno_execve(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_2BIG: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(ERROR, CIO_E_INVALID_EXE); break;
+    case CIO_ERRNO_NOEXEC: m = CIO__MAPPED(ERROR, CIO_E_INVALID_EXE); break;
+    case CIO_ERRNO_IO: m = CIO__MAPPED(ERROR, CIO_E_FILE_SYSTEM); break;
+    case CIO_ERRNO_ISDIR: m = CIO__MAPPED(ERROR, CIO_E_IS_DIR); break;
+    case CIO_ERRNO_LOOP: m = CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP); break;
+    case CIO_ERRNO_MFILE: m = CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED); break;
+    case CIO_ERRNO_NFILE: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED); break;
+    case CIO_ERRNO_NAMETOOLONG: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_ERRNO_NOENT: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOTDIR: m = CIO__MAPPED(ERROR, CIO_E_NOT_DIR); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED); break;
+    case CIO_ERRNO_TXTBSY: m = CIO__MAPPED(ERROR, CIO_E_FILE_BUSY); break;
+    case CIO_ERRNO_NOSYS: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "execve");
+}
+
+/* spawn_chdir: Process.SpawnError */
+static inline cio__mapped cio__errno_spawn_chdir(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_IO: m = CIO__MAPPED(ERROR, CIO_E_FILE_SYSTEM); break;
+    case CIO_ERRNO_LOOP: m = CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP); break;
+    case CIO_ERRNO_NAMETOOLONG: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_ERRNO_NOENT: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOTDIR: m = CIO__MAPPED(ERROR, CIO_E_NOT_DIR); break;
+    case CIO_ERRNO_ILSEQ: m = CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "spawn_chdir");
+}
+
+/* spawn_dup2: Process.SpawnError */
+static inline cio__mapped cio__errno_spawn_dup2(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_MFILE: m = CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED); break;
+    case CIO_ERRNO_BUSY: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "spawn_dup2");
+}
+
+/* spawn_setid: Process.SpawnError */
+static inline cio__mapped cio__errno_spawn_setid(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(ERROR, CIO_E_INVALID_USER_ID); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED); break;
+    case CIO_ERRNO_AGAIN: m = CIO__MAPPED(ERROR, CIO_E_RESOURCE_LIMIT_REACHED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "spawn_setid");
+}
+
+/* spawn_setpgid: Process.SpawnError */
+static inline cio__mapped cio__errno_spawn_setpgid(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_PROCESS_ALREADY_EXEC); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(ERROR, CIO_E_INVALID_PROCESS_GROUP_ID); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_INVALID_PROCESS_GROUP_ID); break;
+    case CIO_ERRNO_SRCH: m = CIO__MAPPED(ERROR, CIO_E_INVALID_PROCESS_GROUP_ID); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "spawn_setpgid");
+}
+
+/* spawn_setsid: Process.SpawnError */
+static inline cio__mapped cio__errno_spawn_setsid(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "spawn_setsid");
+}
+
+/* pidfd_open: Process.SpawnError */
+static inline cio__mapped cio__errno_pidfd_open(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_SRCH: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_MFILE: m = CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED); break;
+    case CIO_ERRNO_NFILE: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED); break;
+    case CIO_ERRNO_NODEV: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOSYS: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "pidfd_open");
+}
+
+/* child_poll: Process.WaitError */
+static inline cio__mapped cio__errno_child_poll(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "child_poll");
+}
+
+/* waitid: Process.WaitError */
+static inline cio__mapped cio__errno_waitid(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "waitid");
+}
+
+/* getcwd: Process.CurrentPathError */
+static inline cio__mapped cio__errno_getcwd(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_RANGE: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_ERRNO_NAMETOOLONG: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_ERRNO_NOENT: m = CIO__MAPPED(ERROR, CIO_E_CURRENT_DIR_UNLINKED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "getcwd");
+}
+
+/* chdir: Process.SetCurrentPathError */
+static inline cio__mapped cio__errno_chdir(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_IO: m = CIO__MAPPED(ERROR, CIO_E_FILE_SYSTEM); break;
+    case CIO_ERRNO_LOOP: m = CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP); break;
+    case CIO_ERRNO_NAMETOOLONG: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_ERRNO_NOENT: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOTDIR: m = CIO__MAPPED(ERROR, CIO_E_NOT_DIR); break;
+    case CIO_ERRNO_ILSEQ: m = CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME); break;
+#if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTCAPABLE: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+#endif
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "chdir");
+}
+
+/* fchdir: Process.SetCurrentDirError */
+static inline cio__mapped cio__errno_fchdir(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_IO: m = CIO__MAPPED(ERROR, CIO_E_FILE_SYSTEM); break;
+    case CIO_ERRNO_NOTDIR: m = CIO__MAPPED(ERROR, CIO_E_NOT_DIR); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "fchdir");
+}
+
 /* pipe2: PipeError */
 static inline cio__mapped cio__errno_pipe2(int code)
 {
@@ -2603,6 +2811,19 @@ static inline cio__mapped cio__wsa_wsa_connect_unix(int code)
     X(flock, file_open) \
     X(close, unexpected) \
     X(fcntl, unexpected) \
+    X(fork, process_spawn) \
+    X(execve, process_spawn) \
+    X(spawn_chdir, process_spawn) \
+    X(spawn_dup2, process_spawn) \
+    X(spawn_setid, process_spawn) \
+    X(spawn_setpgid, process_spawn) \
+    X(spawn_setsid, process_spawn) \
+    X(pidfd_open, process_spawn) \
+    X(child_poll, process_wait) \
+    X(waitid, process_wait) \
+    X(getcwd, process_current_path) \
+    X(chdir, process_set_current_path) \
+    X(fchdir, process_set_current_dir) \
     X(pipe2, pipe) \
     X(evented_fd, evented_create) \
     X(mkdirat, dir_create_dir) \

@@ -1,0 +1,156 @@
+/*
+ * The Evented backend's process slots.
+ *
+ * Spawn runs the Threaded implementation on the helper pool (fork and the wait for the child's exec
+ * report block). A wait is native: the fiber waits for its child's pidfd to become readable through
+ * its home loop's poller (epoll, or a poll operation on io_uring), so any number of children are
+ * awaited by fibers with no thread each; once readable, the reap (waitid) cannot block and runs
+ * where the fiber is. A child without a pidfd (a kernel without pidfd_open) is waited for on the
+ * helper pool, canceled like any helper call. Kill (SIGTERM and an uncancelable reap) runs on the
+ * helper pool. Replace, fchdir, getcwd never block for long and run where they are called; chdir
+ * resolves a path and runs on the helper pool.
+ * The stderr lock is the process-wide one (src/core/stderr_lock.c) with the fiber as the task
+ * identity (fibers may move between loop threads) and the backend's futex slots, so a fiber waiting
+ * for it never blocks its loop thread. Invariants: as fs.c's (a foreign thread runs the wait as a
+ * fiber through cio__e_run, the helper paths directly).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <poll.h>
+#include <stdint.h>
+
+#include "cio/process.h"
+#include "evented.h"
+#include "internal.h"
+#include "slots.h"
+#include "stderr_lock.h"
+#include "threaded.h"
+
+struct a_spawn {
+    bool at_dir;
+    cio_dir dir;
+    const cio_spawn_options *options;
+    cio_child *out;
+};
+static cio_err h_spawn(void *p)
+{
+    struct a_spawn *a = (struct a_spawn *)p;
+    return a->at_dir ? cio__t_process_spawn_path(NULL, a->dir, a->options, a->out)
+                     : cio__t_process_spawn(NULL, a->options, a->out);
+}
+cio_err cio__e_process_spawn(void *ud, const cio_spawn_options *options, cio_child *out)
+{
+    struct a_spawn a = {false, {0}, options, out};
+    return cio__e_helper((struct cio_evented *)ud, h_spawn, &a, true);
+}
+cio_err cio__e_process_spawn_path(void *ud, cio_dir dir, const cio_spawn_options *options, cio_child *out)
+{
+    struct a_spawn a = {true, dir, options, out};
+    return cio__e_helper((struct cio_evented *)ud, h_spawn, &a, true);
+}
+
+struct a_wait {
+    struct cio_evented *e;
+    cio_child *child;
+    cio_term *term;
+};
+static cio_err h_wait(void *p)
+{
+    struct a_wait *a = (struct a_wait *)p;
+    return cio__t_child_wait(NULL, a->child, a->term);
+}
+static cio_err wait_run(void *p)
+{
+    struct a_wait *a = (struct a_wait *)p;
+    if (a->child->handle < 0)
+        return cio__e_helper(a->e, h_wait, a, true);
+    uint32_t rev = 0;
+    cio_err err = cio__e_wait_fd(a->e, a->child->handle, POLLIN, -1, true, &rev);
+    if (err != CIO_OK)
+        return err;
+    return cio__t_child_reap(a->child, a->term);
+}
+cio_err cio__e_child_wait(void *ud, cio_child *child, cio_term *term)
+{
+    if (child == NULL || term == NULL || child->id <= 0)
+        return CIO_E_INVALID_ARGUMENT;
+    struct a_wait a = {(struct cio_evented *)ud, child, term};
+    return CIO__IN_SET(process_wait, cio__e_run(a.e, wait_run, &a));
+}
+
+static cio_err h_kill(void *p)
+{
+    cio__t_child_kill(NULL, (cio_child *)p);
+    return CIO_OK;
+}
+void cio__e_child_kill(void *ud, cio_child *child)
+{
+    if (child == NULL || child->id <= 0)
+        return;
+    (void)cio__e_helper((struct cio_evented *)ud, h_kill, child, false);
+}
+
+cio_err cio__e_process_replace(void *ud, const cio_spawn_options *options)
+{
+    (void)ud;
+    return cio__t_process_replace(NULL, options);
+}
+cio_err cio__e_process_replace_path(void *ud, cio_dir dir, const cio_spawn_options *options)
+{
+    (void)ud;
+    return cio__t_process_replace_path(NULL, dir, options);
+}
+
+cio_err cio__e_process_current_path(void *ud, char *buf, size_t len, size_t *out_len)
+{
+    cio_err err = cio__e_cancel_point((struct cio_evented *)ud);
+    if (err != CIO_OK)
+        return err;
+    return cio__t_process_current_path(NULL, buf, len, out_len);
+}
+cio_err cio__e_process_set_current_dir(void *ud, cio_dir dir)
+{
+    cio_err err = cio__e_cancel_point((struct cio_evented *)ud);
+    if (err != CIO_OK)
+        return err;
+    return cio__t_process_set_current_dir(NULL, dir);
+}
+
+struct a_chdir {
+    const char *path;
+};
+static cio_err h_chdir(void *p)
+{
+    return cio__t_process_set_current_path(NULL, ((struct a_chdir *)p)->path);
+}
+cio_err cio__e_process_set_current_path(void *ud, const char *path)
+{
+    struct a_chdir a = {path};
+    return cio__e_helper((struct cio_evented *)ud, h_chdir, &a, true);
+}
+
+/* ---- the stderr lock ----------------------------------------------------------------------------- */
+
+static _Thread_local char foreign_identity; /* a thread that is no fiber of this instance */
+
+static uintptr_t identity(void *ud)
+{
+    struct cio_any_future *f = cio__e_self_adopt((struct cio_evented *)ud); /* the same for lock and unlock */
+    return f != NULL ? (uintptr_t)f : (uintptr_t)&foreign_identity;
+}
+
+cio_err cio__e_lock_stderr(void *ud)
+{
+    return cio__stderr_lock(identity(ud), ud, cio__e_futex_wait);
+}
+
+bool cio__e_try_lock_stderr(void *ud)
+{
+    return cio__stderr_try_lock(identity(ud));
+}
+
+void cio__e_unlock_stderr(void *ud)
+{
+    cio__stderr_unlock(identity(ud), ud, cio__e_futex_wake);
+}
