@@ -201,6 +201,8 @@ struct cio_message;
                                                                                                                       \
     /* Reads a clock; never fails (an unavailable clock reads 0). */                                                  \
     X(cio_timestamp, now, (void *ud, cio_clock clock))                                                                \
+    /* The clock's resolution in ns (> 0). Set: Clock.ResolutionError. */                                             \
+    X(cio_err, clock_resolution, (void *ud, cio_clock clock, int64_t *ns))                                            \
     /* Sleeps until the timeout (CIO_TIMEOUT_NONE: until canceled). Set: SleepError. */                               \
     X(cio_err, sleep, (void *ud, cio_timeout timeout))                                                                \
     /* Fills buf from a fast CSPRNG seeded from the OS. */                                                            \
@@ -240,6 +242,31 @@ struct cio_message;
     /* Set: Dir.IterateError. */                                                                                      \
     X(cio_err, dir_read, (void *ud, struct cio_dir_reader *reader, struct cio_dir_entry *entries, size_t max,         \
                           size_t *count))                                                                             \
+    /* Stats the directory itself. Set: File.StatError. */                                                            \
+    X(cio_err, dir_stat, (void *ud, cio_dir dir, struct cio_stat *out))                                               \
+    /* Makes link_path a symbolic link to target (stored as given; flags CIO_SYM_LINK_DIRECTORY                       \
+     * marks a link to a directory where the OS cares: Windows). Set: Dir.SymLinkError. */                            \
+    X(cio_err, dir_sym_link, (void *ud, cio_dir dir, const char *target, const char *link_path, unsigned flags))      \
+    /* Reads a symbolic link's target into buf with a NUL; *out_len its length. NameTooLong when                      \
+     * buf is too small. Set: Dir.ReadLinkError. */                                                                   \
+    X(cio_err, dir_read_link, (void *ud, cio_dir dir, const char *path, char *buf, size_t len, size_t *out_len))      \
+    /* A new name for an existing file; flags CIO_NO_FOLLOW links a symlink itself, not its target.                   \
+     * Set: File.HardLinkError. */                                                                                    \
+    X(cio_err, dir_hard_link, (void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir,                      \
+                               const char *new_path, unsigned flags))                                                 \
+    /* Permission bits (07777) of the directory itself. Set: File.SetPermissionsError. */                             \
+    X(cio_err, dir_set_permissions, (void *ud, cio_dir dir, uint32_t permissions))                                    \
+    /* Permission bits of path; flags CIO_NO_FOLLOW. Set: Dir.SetFilePermissionsError. */                             \
+    X(cio_err, dir_set_file_permissions, (void *ud, cio_dir dir, const char *path, uint32_t permissions,              \
+                                          unsigned flags))                                                            \
+    /* Owner and group of the directory itself (CIO_OWNER_UNCHANGED keeps one). Set: File.SetOwnerError. */           \
+    X(cio_err, dir_set_owner, (void *ud, cio_dir dir, uint32_t uid, uint32_t gid))                                    \
+    /* Owner and group of path; flags CIO_NO_FOLLOW. Set: Dir.SetFileOwnerError. */                                   \
+    X(cio_err, dir_set_file_owner, (void *ud, cio_dir dir, const char *path, uint32_t uid, uint32_t gid,              \
+                                    unsigned flags))                                                                  \
+    /* Access and modification times of path; flags CIO_NO_FOLLOW. Set: Dir.SetTimestampsError. */                    \
+    X(cio_err, dir_set_timestamps, (void *ud, cio_dir dir, const char *path, const struct cio_set_timestamps *ts,     \
+                                    unsigned flags))                                                                  \
     X(void, dir_close, (void *ud, cio_dir dir))                                                                       \
                                                                                                                       \
     /* == Files ======================================================================= */                            \
@@ -266,6 +293,15 @@ struct cio_message;
     X(cio_err, file_sync, (void *ud, cio_file file))                                                                  \
     /* Set: File.SetTimestampsError. */                                                                               \
     X(cio_err, file_set_timestamps, (void *ud, cio_file file, const struct cio_set_timestamps *ts))                   \
+    /* Gives the open file a name in new_dir (Linux: linkat AT_EMPTY_PATH or /proc/self/fd;                           \
+     * Windows: FileLinkInformation). Set: File.HardLinkError. */                                                     \
+    X(cio_err, file_hard_link, (void *ud, cio_file file, cio_dir new_dir, const char *new_path))                      \
+    /* Set: File.SetPermissionsError. */                                                                              \
+    X(cio_err, file_set_permissions, (void *ud, cio_file file, uint32_t permissions))                                 \
+    /* Set: File.SetOwnerError. */                                                                                    \
+    X(cio_err, file_set_owner, (void *ud, cio_file file, uint32_t uid, uint32_t gid))                                 \
+    /* *out: whether the handle is a terminal (a console on Windows). Set: Cancelable. */                             \
+    X(cio_err, file_is_tty, (void *ud, cio_file file, bool *out))                                                     \
     X(void, file_close, (void *ud, cio_file file))                                                                    \
                                                                                                                       \
     /* == Process ===================================================================== */                            \
@@ -354,6 +390,15 @@ void cio_futex_wait_uncancelable(cio_io io, const _Atomic(uint32_t) *ptr, uint32
 void cio_futex_wake(cio_io io, const _Atomic(uint32_t) *ptr, uint32_t max_waiters);
 
 cio_timestamp cio_now(cio_io io, cio_clock clock);
+/**
+ * The resolution of a clock (Zig's clockResolution).
+ * @param io    the Io
+ * @param clock the clock
+ * @param ns    receives the resolution in nanoseconds (at least 1)
+ * @return CIO_OK, or Clock.ResolutionError: ClockUnavailable (the target lacks the clock),
+ *         Unexpected. Not a cancellation point.
+ */
+cio_err cio_clock_resolution(cio_io io, cio_clock clock, int64_t *ns);
 cio_err cio_sleep(cio_io io, cio_timeout timeout);
 void cio_random(cio_io io, void *buf, size_t len);
 cio_err cio_random_secure(cio_io io, void *buf, size_t len);

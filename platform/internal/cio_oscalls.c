@@ -106,7 +106,55 @@ static int cio__sys_dflt_futimens(int fd, const struct timespec *times)
     return futimens(fd, times);
 }
 #endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static int cio__sys_dflt_symlinkat(const char *target, int dirfd, const char *path)
+{
+    return symlinkat(target, dirfd, path);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static int cio__sys_dflt_linkat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, int flags)
+{
+    return linkat(olddirfd, oldpath, newdirfd, newpath, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static int cio__sys_dflt_utimensat(int dirfd, const char *path, const struct timespec *times, int flags)
+{
+    return utimensat(dirfd, path, times, flags);
+}
+#endif
 #if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_fchmod(int fd, mode_t mode)
+{
+    return fchmod(fd, mode);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_fchmodat(int dirfd, const char *path, mode_t mode, int flags)
+{
+    return fchmodat(dirfd, path, mode, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_fchown(int fd, uid_t uid, gid_t gid)
+{
+    return fchown(fd, uid, gid);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_fchownat(int dirfd, const char *path, uid_t uid, gid_t gid, int flags)
+{
+    return fchownat(dirfd, path, uid, gid, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static int cio__sys_dflt_isatty(int fd)
+{
+    return isatty(fd);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
 static ssize_t cio__sys_dflt_readlinkat(int dirfd, const char *path, char *buf, size_t bufsize)
 {
     return readlinkat(dirfd, path, buf, bufsize);
@@ -200,6 +248,12 @@ static int cio__sys_dflt_shutdown(int fd, int how)
 static int cio__sys_dflt_clock_gettime(clockid_t clock, struct timespec *ts)
 {
     return clock_gettime(clock, ts);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static int cio__sys_dflt_clock_getres(clockid_t clock, struct timespec *ts)
+{
+    return clock_getres(clock, ts);
 }
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
@@ -696,7 +750,31 @@ const struct cio__sys_defaults cio__sys_default = {
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     .futimens = cio__sys_dflt_futimens,
 #endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    .symlinkat = cio__sys_dflt_symlinkat,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    .linkat = cio__sys_dflt_linkat,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    .utimensat = cio__sys_dflt_utimensat,
+#endif
 #if defined(CIO_OS_LINUX)
+    .fchmod = cio__sys_dflt_fchmod,
+#endif
+#if defined(CIO_OS_LINUX)
+    .fchmodat = cio__sys_dflt_fchmodat,
+#endif
+#if defined(CIO_OS_LINUX)
+    .fchown = cio__sys_dflt_fchown,
+#endif
+#if defined(CIO_OS_LINUX)
+    .fchownat = cio__sys_dflt_fchownat,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    .isatty = cio__sys_dflt_isatty,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     .readlinkat = cio__sys_dflt_readlinkat,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -743,6 +821,9 @@ const struct cio__sys_defaults cio__sys_default = {
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI) || defined(CIO_OS_WINDOWS)
     .clock_gettime = cio__sys_dflt_clock_gettime,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    .clock_getres = cio__sys_dflt_clock_getres,
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     .clock_nanosleep = cio__sys_dflt_clock_nanosleep,
@@ -1026,6 +1107,39 @@ struct cio__sys_table cio__sys = {
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     .futimens__file_set_timestamps = cio__sys_dflt_futimens,
 #endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    .symlinkat__sym_link = cio__sys_dflt_symlinkat,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    .readlinkat__read_link = cio__sys_dflt_readlinkat,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    .linkat__hard_link = cio__sys_dflt_linkat,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    .utimensat__set_timestamps = cio__sys_dflt_utimensat,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    .isatty__is_tty = cio__sys_dflt_isatty,
+#endif
+#if defined(CIO_OS_LINUX)
+    .fchmod__set_permissions = cio__sys_dflt_fchmod,
+#endif
+#if defined(CIO_OS_LINUX)
+    .fchown__set_owner = cio__sys_dflt_fchown,
+#endif
+#if defined(CIO_OS_LINUX)
+    .fchmodat__set_file_permissions = cio__sys_dflt_fchmodat,
+#endif
+#if defined(CIO_OS_LINUX)
+    .fchownat__set_file_owner = cio__sys_dflt_fchownat,
+#endif
+#if defined(CIO_OS_LINUX)
+    .linkat__link_fd = cio__sys_dflt_linkat,
+#endif
+#if defined(CIO_OS_LINUX)
+    .linkat__link_proc = cio__sys_dflt_linkat,
+#endif
 #if defined(CIO_OS_LINUX)
     .getdents64__read_dents = cio__sys_dflt_getdents64,
 #endif
@@ -1041,7 +1155,7 @@ struct cio__sys_table cio__sys = {
 #if defined(CIO_OS_WASI)
     .clock_gettime__wasi_adjust_times = cio__sys_dflt_clock_gettime,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     .readlinkat__executable_path = cio__sys_dflt_readlinkat,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -1115,6 +1229,12 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_LINUX)
     .clock_gettime__now = cio__sys_dflt_clock_gettime,
+#endif
+#if defined(CIO_OS_LINUX)
+    .clock_getres__clock_resolution = cio__sys_dflt_clock_getres,
+#endif
+#if defined(CIO_OS_WASI)
+    .clock_getres__wasi_clock_resolution = cio__sys_dflt_clock_getres,
 #endif
 #if defined(CIO_OS_LINUX)
     .clock_nanosleep__sleep = cio__sys_dflt_clock_nanosleep,
@@ -1728,6 +1848,83 @@ static void cio__sys_set_futimens__file_set_timestamps(cio__sys_any fn)
                           memory_order_relaxed);
 }
 #endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static void cio__sys_set_symlinkat__sym_link(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.symlinkat__sym_link, fn != NULL ? (cio__sys_symlinkat_fn)fn : cio__sys_dflt_symlinkat,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static void cio__sys_set_readlinkat__read_link(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.readlinkat__read_link, fn != NULL ? (cio__sys_readlinkat_fn)fn : cio__sys_dflt_readlinkat,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static void cio__sys_set_linkat__hard_link(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.linkat__hard_link, fn != NULL ? (cio__sys_linkat_fn)fn : cio__sys_dflt_linkat,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static void cio__sys_set_utimensat__set_timestamps(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.utimensat__set_timestamps, fn != NULL ? (cio__sys_utimensat_fn)fn : cio__sys_dflt_utimensat,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static void cio__sys_set_isatty__is_tty(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.isatty__is_tty, fn != NULL ? (cio__sys_isatty_fn)fn : cio__sys_dflt_isatty,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_fchmod__set_permissions(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.fchmod__set_permissions, fn != NULL ? (cio__sys_fchmod_fn)fn : cio__sys_dflt_fchmod,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_fchown__set_owner(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.fchown__set_owner, fn != NULL ? (cio__sys_fchown_fn)fn : cio__sys_dflt_fchown,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_fchmodat__set_file_permissions(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.fchmodat__set_file_permissions, fn != NULL ? (cio__sys_fchmodat_fn)fn : cio__sys_dflt_fchmodat,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_fchownat__set_file_owner(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.fchownat__set_file_owner, fn != NULL ? (cio__sys_fchownat_fn)fn : cio__sys_dflt_fchownat,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_linkat__link_fd(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.linkat__link_fd, fn != NULL ? (cio__sys_linkat_fn)fn : cio__sys_dflt_linkat,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_linkat__link_proc(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.linkat__link_proc, fn != NULL ? (cio__sys_linkat_fn)fn : cio__sys_dflt_linkat,
+                          memory_order_relaxed);
+}
+#endif
 #if defined(CIO_OS_LINUX)
 static void cio__sys_set_getdents64__read_dents(cio__sys_any fn)
 {
@@ -1763,7 +1960,7 @@ static void cio__sys_set_clock_gettime__wasi_adjust_times(cio__sys_any fn)
                           memory_order_relaxed);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
 static void cio__sys_set_readlinkat__executable_path(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.readlinkat__executable_path, fn != NULL ? (cio__sys_readlinkat_fn)fn : cio__sys_dflt_readlinkat,
@@ -1935,6 +2132,20 @@ static void cio__sys_set_connect__connect_unix(cio__sys_any fn)
 static void cio__sys_set_clock_gettime__now(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.clock_gettime__now, fn != NULL ? (cio__sys_clock_gettime_fn)fn : cio__sys_dflt_clock_gettime,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_clock_getres__clock_resolution(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.clock_getres__clock_resolution, fn != NULL ? (cio__sys_clock_getres_fn)fn : cio__sys_dflt_clock_getres,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WASI)
+static void cio__sys_set_clock_getres__wasi_clock_resolution(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.clock_getres__wasi_clock_resolution, fn != NULL ? (cio__sys_clock_getres_fn)fn : cio__sys_dflt_clock_getres,
                           memory_order_relaxed);
 }
 #endif
@@ -3115,6 +3326,39 @@ static const struct {
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     {"futimens", "file_set_timestamps", "futimens@file_set_timestamps", cio__sys_set_futimens__file_set_timestamps},
 #endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    {"symlinkat", "sym_link", "symlinkat@sym_link", cio__sys_set_symlinkat__sym_link},
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    {"readlinkat", "read_link", "readlinkat@read_link", cio__sys_set_readlinkat__read_link},
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    {"linkat", "hard_link", "linkat@hard_link", cio__sys_set_linkat__hard_link},
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    {"utimensat", "set_timestamps", "utimensat@set_timestamps", cio__sys_set_utimensat__set_timestamps},
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    {"isatty", "is_tty", "isatty@is_tty", cio__sys_set_isatty__is_tty},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"fchmod", "set_permissions", "fchmod@set_permissions", cio__sys_set_fchmod__set_permissions},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"fchown", "set_owner", "fchown@set_owner", cio__sys_set_fchown__set_owner},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"fchmodat", "set_file_permissions", "fchmodat@set_file_permissions", cio__sys_set_fchmodat__set_file_permissions},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"fchownat", "set_file_owner", "fchownat@set_file_owner", cio__sys_set_fchownat__set_file_owner},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"linkat", "link_fd", "linkat@link_fd", cio__sys_set_linkat__link_fd},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"linkat", "link_proc", "linkat@link_proc", cio__sys_set_linkat__link_proc},
+#endif
 #if defined(CIO_OS_LINUX)
     {"getdents64", "read_dents", "getdents64@read_dents", cio__sys_set_getdents64__read_dents},
 #endif
@@ -3130,7 +3374,7 @@ static const struct {
 #if defined(CIO_OS_WASI)
     {"clock_gettime", "wasi_adjust_times", "clock_gettime@wasi_adjust_times", cio__sys_set_clock_gettime__wasi_adjust_times},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     {"readlinkat", "executable_path", "readlinkat@executable_path", cio__sys_set_readlinkat__executable_path},
 #endif
 #if defined(CIO_OS_LINUX)
@@ -3204,6 +3448,12 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX)
     {"clock_gettime", "now", "clock_gettime@now", cio__sys_set_clock_gettime__now},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"clock_getres", "clock_resolution", "clock_getres@clock_resolution", cio__sys_set_clock_getres__clock_resolution},
+#endif
+#if defined(CIO_OS_WASI)
+    {"clock_getres", "wasi_clock_resolution", "clock_getres@wasi_clock_resolution", cio__sys_set_clock_getres__wasi_clock_resolution},
 #endif
 #if defined(CIO_OS_LINUX)
     {"clock_nanosleep", "sleep", "clock_nanosleep@sleep", cio__sys_set_clock_nanosleep__sleep},

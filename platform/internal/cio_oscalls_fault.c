@@ -145,6 +145,39 @@ enum {
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     CIO__FI_futimens__file_set_timestamps,
 #endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    CIO__FI_symlinkat__sym_link,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    CIO__FI_readlinkat__read_link,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    CIO__FI_linkat__hard_link,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    CIO__FI_utimensat__set_timestamps,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    CIO__FI_isatty__is_tty,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_fchmod__set_permissions,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_fchown__set_owner,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_fchmodat__set_file_permissions,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_fchownat__set_file_owner,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_linkat__link_fd,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_linkat__link_proc,
+#endif
 #if defined(CIO_OS_LINUX)
     CIO__FI_getdents64__read_dents,
 #endif
@@ -160,7 +193,7 @@ enum {
 #if defined(CIO_OS_WASI)
     CIO__FI_clock_gettime__wasi_adjust_times,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     CIO__FI_readlinkat__executable_path,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -234,6 +267,12 @@ enum {
 #endif
 #if defined(CIO_OS_LINUX)
     CIO__FI_clock_gettime__now,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_clock_getres__clock_resolution,
+#endif
+#if defined(CIO_OS_WASI)
+    CIO__FI_clock_getres__wasi_clock_resolution,
 #endif
 #if defined(CIO_OS_LINUX)
     CIO__FI_clock_nanosleep__sleep,
@@ -989,6 +1028,149 @@ static int cio__fi_futimens__file_set_timestamps(int fd, const struct timespec *
     return (cio__sys_default.futimens)(fd, times);
 }
 #endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static int cio__fi_symlinkat__sym_link(const char *target, int dirfd, const char *path)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_symlinkat__sym_link];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.symlinkat)(target, dirfd, path);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static ssize_t cio__fi_readlinkat__read_link(int dirfd, const char *path, char *buf, size_t bufsize)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_readlinkat__read_link];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (ssize_t)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.readlinkat)(dirfd, path, buf, bufsize);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static int cio__fi_linkat__hard_link(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_linkat__hard_link];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.linkat)(olddirfd, oldpath, newdirfd, newpath, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static int cio__fi_utimensat__set_timestamps(int dirfd, const char *path, const struct timespec *times, int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_utimensat__set_timestamps];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.utimensat)(dirfd, path, times, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static int cio__fi_isatty__is_tty(int fd)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_isatty__is_tty];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.isatty)(fd);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_fchmod__set_permissions(int fd, mode_t mode)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_fchmod__set_permissions];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.fchmod)(fd, mode);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_fchown__set_owner(int fd, uid_t uid, gid_t gid)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_fchown__set_owner];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.fchown)(fd, uid, gid);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_fchmodat__set_file_permissions(int dirfd, const char *path, mode_t mode, int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_fchmodat__set_file_permissions];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.fchmodat)(dirfd, path, mode, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_fchownat__set_file_owner(int dirfd, const char *path, uid_t uid, gid_t gid, int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_fchownat__set_file_owner];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.fchownat)(dirfd, path, uid, gid, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_linkat__link_fd(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_linkat__link_fd];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.linkat)(olddirfd, oldpath, newdirfd, newpath, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_linkat__link_proc(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_linkat__link_proc];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.linkat)(olddirfd, oldpath, newdirfd, newpath, flags);
+}
+#endif
 #if defined(CIO_OS_LINUX)
 static long cio__fi_getdents64__read_dents(int fd, void *buf, size_t len)
 {
@@ -1058,7 +1240,7 @@ static int cio__fi_clock_gettime__wasi_adjust_times(clockid_t clock, struct time
     return (cio__sys_default.clock_gettime)(clock, ts);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
 static ssize_t cio__fi_readlinkat__executable_path(int dirfd, const char *path, char *buf, size_t bufsize)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_readlinkat__executable_path];
@@ -1404,6 +1586,32 @@ static int cio__fi_clock_gettime__now(clockid_t clock, struct timespec *ts)
     }
     (void)mode_;
     return (cio__sys_default.clock_gettime)(clock, ts);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_clock_getres__clock_resolution(clockid_t clock, struct timespec *ts)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_clock_getres__clock_resolution];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.clock_getres)(clock, ts);
+}
+#endif
+#if defined(CIO_OS_WASI)
+static int cio__fi_clock_getres__wasi_clock_resolution(clockid_t clock, struct timespec *ts)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_clock_getres__wasi_clock_resolution];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.clock_getres)(clock, ts);
 }
 #endif
 #if defined(CIO_OS_LINUX)
@@ -3579,6 +3787,39 @@ static const struct {
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     {"futimens", "file_set_timestamps", 1, 0, (cio__sys_any)cio__fi_futimens__file_set_timestamps},
 #endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    {"symlinkat", "sym_link", 1, 0, (cio__sys_any)cio__fi_symlinkat__sym_link},
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    {"readlinkat", "read_link", 1, 0, (cio__sys_any)cio__fi_readlinkat__read_link},
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    {"linkat", "hard_link", 1, 0, (cio__sys_any)cio__fi_linkat__hard_link},
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    {"utimensat", "set_timestamps", 1, 0, (cio__sys_any)cio__fi_utimensat__set_timestamps},
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    {"isatty", "is_tty", 1, 0, (cio__sys_any)cio__fi_isatty__is_tty},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"fchmod", "set_permissions", 1, 0, (cio__sys_any)cio__fi_fchmod__set_permissions},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"fchown", "set_owner", 1, 0, (cio__sys_any)cio__fi_fchown__set_owner},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"fchmodat", "set_file_permissions", 1, 0, (cio__sys_any)cio__fi_fchmodat__set_file_permissions},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"fchownat", "set_file_owner", 1, 0, (cio__sys_any)cio__fi_fchownat__set_file_owner},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"linkat", "link_fd", 1, 0, (cio__sys_any)cio__fi_linkat__link_fd},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"linkat", "link_proc", 1, 0, (cio__sys_any)cio__fi_linkat__link_proc},
+#endif
 #if defined(CIO_OS_LINUX)
     {"getdents64", "read_dents", 1, 1, (cio__sys_any)cio__fi_getdents64__read_dents},
 #endif
@@ -3594,7 +3835,7 @@ static const struct {
 #if defined(CIO_OS_WASI)
     {"clock_gettime", "wasi_adjust_times", 1, 0, (cio__sys_any)cio__fi_clock_gettime__wasi_adjust_times},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     {"readlinkat", "executable_path", 1, 0, (cio__sys_any)cio__fi_readlinkat__executable_path},
 #endif
 #if defined(CIO_OS_LINUX)
@@ -3668,6 +3909,12 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX)
     {"clock_gettime", "now", 1, 0, (cio__sys_any)cio__fi_clock_gettime__now},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"clock_getres", "clock_resolution", 1, 0, (cio__sys_any)cio__fi_clock_getres__clock_resolution},
+#endif
+#if defined(CIO_OS_WASI)
+    {"clock_getres", "wasi_clock_resolution", 1, 0, (cio__sys_any)cio__fi_clock_getres__wasi_clock_resolution},
 #endif
 #if defined(CIO_OS_LINUX)
     {"clock_nanosleep", "sleep", 1, 0, (cio__sys_any)cio__fi_clock_nanosleep__sleep},

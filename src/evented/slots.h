@@ -16,6 +16,9 @@
 #define cio__e_now cio__t_now
 #define cio__e_random cio__t_random
 #define cio__e_random_secure cio__t_random_secure
+/* fs_links.c: the links-and-metadata slots on the helper pool; these two never block: */
+#define cio__e_clock_resolution cio__t_clock_resolution
+#define cio__e_file_is_tty cio__t_file_is_tty
 #define CIO__E_SLOT_PROTO(ret, name, params) ret cio__e_##name params;
 CIO_VTABLE_SLOTS(CIO__E_SLOT_PROTO)
 #undef CIO__E_SLOT_PROTO

@@ -723,6 +723,7 @@ static inline bool cio_errset_file_set_permissions_contains(cio_err err)
     case CIO_E_SYSTEM_RESOURCES:
     case CIO_E_ACCESS_DENIED:
     case CIO_E_PERMISSION_DENIED:
+    case CIO_E_OPERATION_UNSUPPORTED:
     case CIO_E_FILE_NOT_FOUND:
     case CIO_E_SYM_LINK_LOOP:
     case CIO_E_READ_ONLY_FILE_SYSTEM:
@@ -742,10 +743,40 @@ static inline bool cio_errset_file_set_owner_contains(cio_err err)
     case CIO_E_SYSTEM_RESOURCES:
     case CIO_E_ACCESS_DENIED:
     case CIO_E_PERMISSION_DENIED:
+    case CIO_E_OPERATION_UNSUPPORTED:
     case CIO_E_FILE_NOT_FOUND:
     case CIO_E_SYM_LINK_LOOP:
     case CIO_E_READ_ONLY_FILE_SYSTEM:
     case CIO_E_INPUT_OUTPUT:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* File.HardLinkError */
+static inline bool cio_errset_file_hard_link_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_PERMISSION_DENIED:
+    case CIO_E_OPERATION_UNSUPPORTED:
+    case CIO_E_FILE_NOT_FOUND:
+    case CIO_E_PATH_ALREADY_EXISTS:
+    case CIO_E_NOT_DIR:
+    case CIO_E_IS_DIR:
+    case CIO_E_SYM_LINK_LOOP:
+    case CIO_E_NAME_TOO_LONG:
+    case CIO_E_BAD_PATH_NAME:
+    case CIO_E_READ_ONLY_FILE_SYSTEM:
+    case CIO_E_CROSS_DEVICE:
+    case CIO_E_LINK_QUOTA_EXCEEDED:
+    case CIO_E_NO_SPACE_LEFT:
+    case CIO_E_DISK_QUOTA:
+    case CIO_E_HARDWARE_FAILURE:
         return true;
     default:
         return false;
@@ -1173,6 +1204,79 @@ static inline bool cio_errset_dir_read_link_contains(cio_err err)
     case CIO_E_FILE_BUSY:
     case CIO_E_ANTIVIRUS_INTERFERENCE:
     case CIO_E_FILE_SYSTEM:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Dir.SymLinkError */
+static inline bool cio_errset_dir_sym_link_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_PERMISSION_DENIED:
+    case CIO_E_OPERATION_UNSUPPORTED:
+    case CIO_E_FILE_NOT_FOUND:
+    case CIO_E_PATH_ALREADY_EXISTS:
+    case CIO_E_NOT_DIR:
+    case CIO_E_SYM_LINK_LOOP:
+    case CIO_E_NAME_TOO_LONG:
+    case CIO_E_BAD_PATH_NAME:
+    case CIO_E_NETWORK_NOT_FOUND:
+    case CIO_E_READ_ONLY_FILE_SYSTEM:
+    case CIO_E_NO_SPACE_LEFT:
+    case CIO_E_DISK_QUOTA:
+    case CIO_E_FILE_SYSTEM:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Dir.SetFilePermissionsError */
+static inline bool cio_errset_dir_set_file_permissions_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_PERMISSION_DENIED:
+    case CIO_E_OPERATION_UNSUPPORTED:
+    case CIO_E_FILE_NOT_FOUND:
+    case CIO_E_NOT_DIR:
+    case CIO_E_SYM_LINK_LOOP:
+    case CIO_E_NAME_TOO_LONG:
+    case CIO_E_BAD_PATH_NAME:
+    case CIO_E_READ_ONLY_FILE_SYSTEM:
+    case CIO_E_INPUT_OUTPUT:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Dir.SetFileOwnerError */
+static inline bool cio_errset_dir_set_file_owner_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_PERMISSION_DENIED:
+    case CIO_E_OPERATION_UNSUPPORTED:
+    case CIO_E_FILE_NOT_FOUND:
+    case CIO_E_NOT_DIR:
+    case CIO_E_SYM_LINK_LOOP:
+    case CIO_E_NAME_TOO_LONG:
+    case CIO_E_BAD_PATH_NAME:
+    case CIO_E_READ_ONLY_FILE_SYSTEM:
+    case CIO_E_INPUT_OUTPUT:
         return true;
     default:
         return false;
@@ -1872,6 +1976,7 @@ static inline bool cio_errset_abi_and_dynamic_linker_from_file_contains(cio_err 
     X(file_set_timestamps, "File.SetTimestampsError") \
     X(file_set_permissions, "File.SetPermissionsError") \
     X(file_set_owner, "File.SetOwnerError") \
+    X(file_hard_link, "File.HardLinkError") \
     X(file_lock, "File.LockError") \
     X(file_enable_ansi_escape_codes, "File.EnableAnsiEscapeCodesError") \
     X(file_write_file, "File.WriteFileError") \
@@ -1889,6 +1994,9 @@ static inline bool cio_errset_abi_and_dynamic_linker_from_file_contains(cio_err 
     X(dir_access, "Dir.AccessError") \
     X(dir_iterate, "Dir.IterateError") \
     X(dir_read_link, "Dir.ReadLinkError") \
+    X(dir_sym_link, "Dir.SymLinkError") \
+    X(dir_set_file_permissions, "Dir.SetFilePermissionsError") \
+    X(dir_set_file_owner, "Dir.SetFileOwnerError") \
     X(dir_set_timestamps, "Dir.SetTimestampsError") \
     X(process_executable_path, "ProcessExecutablePathError") \
     X(process_executable_open, "ProcessExecutableOpenError") \
