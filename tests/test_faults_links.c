@@ -1,6 +1,7 @@
 /*
  * Fault injection at the links-and-metadata call sites (src/threaded/fs_links_posix.c,
- * fs_perms_posix.c, fs_linkfd_linux.c, the clock_getres sites of time_posix.c/time_wasi.c): for each
+ * fs_perms_posix.c, fs_linkfd_linux.c, fs_paths_linux.c, the clock_getres sites of
+ * time_posix.c/time_wasi.c): for each
  * site an EINTR storm (retried: the operation succeeds) and the errors the OS gives there (the exact
  * mapped cio error), with the file system checked afterwards and no descriptor leaked. Windows'
  * sites are NT calls covered by tests/test_faults_windows.c; this file is not built there.
@@ -126,6 +127,21 @@ static cio_err run_file_hard_link(fx *f)
 {
     return cio_file_hard_link(f->io, f->file, f->dir, "new");
 }
+
+static cio_err run_real_path_file(fx *f)
+{
+    char buf[512];
+    size_t n = 0;
+    cio_err err = cio_dir_real_path_file(f->io, f->dir, "f", buf, sizeof buf, &n);
+    if (err == CIO_OK && (n < 2 || strcmp(buf + n - 2, "/f") != 0))
+        fail_msg("real path '%s'", buf);
+    return err;
+}
+
+static cio_err run_rename_preserve(fx *f)
+{
+    return cio_dir_rename_preserve(f->io, f->dir, "f", f->dir, "moved");
+}
 #endif
 
 static const link_case cases[] = {
@@ -145,6 +161,10 @@ static const link_case cases[] = {
 #endif
 #if defined(CIO_OS_LINUX)
     {"linkat@link_fd", prep_open_rw, run_file_hard_link, check_new_exists},
+    {"readlinkat@real_path", prep_none, run_real_path_file, check_none},
+    {"openat@real_path_open", prep_none, run_real_path_file, check_none},
+    {"close@real_path_close", prep_none, run_real_path_file, check_none},
+    {"renameat2@rename_preserve", prep_none, run_rename_preserve, check_renamed},
 #endif
 };
 
@@ -173,7 +193,8 @@ static void link_fault(void **state, const char *site, int err, int count, cio_e
 /* The calls that cannot block and so run outside the cancellation bracket: EINTR is not theirs. */
 static bool no_bracket(const char *site)
 {
-    return strncmp(site, "isatty@", 7) == 0 || strncmp(site, "clock_getres@", 13) == 0;
+    return strncmp(site, "isatty@", 7) == 0 || strncmp(site, "clock_getres@", 13) == 0 ||
+           strncmp(site, "close@", 6) == 0;
 }
 
 static void test_links_eintr_storms(void **state)
@@ -210,6 +231,15 @@ static const errno_case errors[] = {
 #endif
 #if defined(CIO_OS_LINUX)
     E("linkat@link_fd", EXDEV, CIO_E_CROSS_DEVICE),
+    E("readlinkat@real_path", ENOENT, CIO_E_FILE_NOT_FOUND), /* /proc not mounted */
+    E("readlinkat@real_path", ENAMETOOLONG, CIO_E_NAME_TOO_LONG),
+    E("openat@real_path_open", EMFILE, CIO_E_PROCESS_FD_QUOTA_EXCEEDED),
+    E("openat@real_path_open", EACCES, CIO_E_ACCESS_DENIED),
+    E("close@real_path_close", EINTR, CIO_OK), /* the descriptor is gone all the same */
+    E("renameat2@rename_preserve", EEXIST, CIO_E_PATH_ALREADY_EXISTS),
+    E("renameat2@rename_preserve", EINVAL, CIO_E_OPERATION_UNSUPPORTED),
+    E("renameat2@rename_preserve", ENOSYS, CIO_E_OPERATION_UNSUPPORTED),
+    E("renameat2@rename_preserve", EXDEV, CIO_E_CROSS_DEVICE),
 #endif
 };
 

@@ -1,7 +1,8 @@
 /*
  * Links and metadata (cio/fs.h) on every backend: symbolic links (made, read, looping, dangling),
  * hard links counted by stat (by path and of an open file), permission bits and owners seen by stat,
- * timestamps by path, the directory's own stat, the terminal question and clock resolutions.
+ * timestamps by path, the directory's own stat, the terminal question and clock resolutions, real
+ * paths and rename without replace.
  *
  * Each test works in a fresh temporary directory, through cio, and removes it at the end. What a
  * target lacks skips with the reason: WASI has no permission bits or owners, Wine 8 cannot make a
@@ -394,6 +395,96 @@ static void test_clock_resolution(void **state)
     assert_err(cio_clock_resolution(io, (cio_clock)99, &ns), CIO_E_INVALID_ARGUMENT);
 }
 
+/* ---- real paths and rename without replace ----------------------------------------------------- */
+
+/* The final component of a path (either separator). */
+static const char *base_name(const char *p)
+{
+    const char *b = p;
+    for (; *p; p++)
+        if (*p == '/' || *p == '\\')
+            b = p + 1;
+    return b;
+}
+
+static void test_real_path(void **state)
+{
+    fixture fx;
+    fx_open(state, &fx);
+    cio_io io = fx.io;
+    write_file(io, fx.dir, "f", "x");
+    assert_ok(cio_dir_create_dir(io, fx.dir, "d", 0));
+    char dir_path[1024], buf[1024];
+    size_t n = 0;
+    cio_err err = cio_dir_real_path(io, fx.dir, dir_path, sizeof dir_path, &n);
+    if (err == CIO_E_OPERATION_UNSUPPORTED) {
+        fx_close(&fx);
+        CIO_SKIP("this OS cannot tell a handle's path (the BSDs, WASI)");
+    }
+    assert_ok(err);
+    assert_int_equal(n, strlen(dir_path));
+    assert_string_equal(base_name(dir_path), base_name(fx.path)); /* /tmp may itself be a link */
+
+    /* The same directory through an open file in it, by path, and through ".." of a subdirectory. */
+    cio_file f;
+    assert_ok(cio_dir_open_file(io, fx.dir, "f", NULL, &f));
+    assert_ok(cio_file_real_path(io, f, buf, sizeof buf, &n));
+    cio_file_close(io, f);
+    assert_string_equal(base_name(buf), "f");
+    assert_int_equal(n, strlen(dir_path) + 2);
+    assert_memory_equal(buf, dir_path, strlen(dir_path));
+    assert_ok(cio_dir_real_path_file(io, fx.dir, "d/../f", buf, sizeof buf, &n));
+    assert_string_equal(base_name(buf), "f");
+    assert_memory_equal(buf, dir_path, strlen(dir_path));
+
+    /* A symbolic link resolves to its target (where links can be made). */
+    if (cio_dir_sym_link(io, fx.dir, "f", "link", 0) == CIO_OK) {
+        assert_ok(cio_dir_real_path_file(io, fx.dir, "link", buf, sizeof buf, &n));
+        assert_string_equal(base_name(buf), "f");
+    }
+
+    /* Never a cut path: too small is NameTooLong. */
+    assert_err(cio_dir_real_path(io, fx.dir, buf, strlen(dir_path), &n), CIO_E_NAME_TOO_LONG);
+    assert_int_equal(n, 0);
+    assert_ok(cio_dir_real_path(io, fx.dir, buf, strlen(dir_path) + 1, &n));
+    assert_string_equal(buf, dir_path);
+    assert_err(cio_dir_real_path_file(io, fx.dir, "missing", buf, sizeof buf, &n), CIO_E_FILE_NOT_FOUND);
+
+    /* The current directory has a path too. */
+    assert_ok(cio_dir_real_path(io, cio_dir_cwd(), buf, sizeof buf, &n));
+    assert_true(n > 0);
+    fx_close(&fx);
+}
+
+static void test_rename_preserve(void **state)
+{
+    fixture fx;
+    fx_open(state, &fx);
+    cio_io io = fx.io;
+    write_file(io, fx.dir, "a", "first");
+    write_file(io, fx.dir, "b", "second");
+    cio_err err = cio_dir_rename_preserve(io, fx.dir, "a", fx.dir, "b");
+    if (err == CIO_E_OPERATION_UNSUPPORTED) {
+        fx_close(&fx);
+        CIO_SKIP("no atomic rename without replace here (the BSDs, WASI, or this file system)");
+    }
+    /* An existing target is refused, and both files are as they were. */
+    assert_err(err, CIO_E_PATH_ALREADY_EXISTS);
+    cio_stat st;
+    assert_ok(cio_dir_stat_file(io, fx.dir, "a", 0, &st));
+    assert_int_equal(st.size, 5);
+    assert_ok(cio_dir_stat_file(io, fx.dir, "b", 0, &st));
+    assert_int_equal(st.size, 6);
+
+    /* A free name is taken. */
+    assert_ok(cio_dir_rename_preserve(io, fx.dir, "a", fx.dir, "c"));
+    assert_err(cio_dir_stat_file(io, fx.dir, "a", 0, &st), CIO_E_FILE_NOT_FOUND);
+    assert_ok(cio_dir_stat_file(io, fx.dir, "c", 0, &st));
+    assert_int_equal(st.size, 5);
+    assert_err(cio_dir_rename_preserve(io, fx.dir, "missing", fx.dir, "d"), CIO_E_FILE_NOT_FOUND);
+    fx_close(&fx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -407,6 +498,8 @@ int main(void)
         CIO_TESTS(test_dir_stat),
         CIO_TESTS(test_is_tty),
         CIO_TESTS(test_clock_resolution),
+        CIO_TESTS(test_real_path),
+        CIO_TESTS(test_rename_preserve),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

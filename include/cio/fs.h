@@ -307,6 +307,64 @@ cio_err cio_dir_set_timestamps(cio_io io, cio_dir dir, const char *path, const c
  */
 cio_err cio_file_is_tty(cio_io io, cio_file file, bool *out);
 
+/* ---- real paths and rename without replace -------------------------------------------------------- */
+
+/**
+ * The canonical absolute path of an open directory (Linux: /proc/self/fd; Windows:
+ * GetFinalPathNameByHandleW), NUL-terminated.
+ * @param io      the Io
+ * @param dir     the directory (cio_dir_cwd(): the current directory)
+ * @param buf     receives the path and a NUL
+ * @param len     size of buf (at least 1)
+ * @param out_len receives the path's length
+ * @return CIO_OK, or File.RealPathError: Canceled, Unexpected, FileNotFound (also: /proc not
+ *         mounted), AccessDenied, PermissionDenied, NameTooLong (also: buf too small; never a cut
+ *         path), OperationUnsupported (the BSDs and WASI), NotDir, SymLinkLoop, InputOutput,
+ *         SystemResources, FileSystem, NoDevice, UnrecognizedVolume, BadPathName, NetworkNotFound.
+ *         Cancellation point.
+ */
+cio_err cio_dir_real_path(cio_io io, cio_dir dir, char *buf, size_t len, size_t *out_len);
+
+/**
+ * The canonical absolute path of path (every symbolic link resolved), NUL-terminated.
+ * @param io      the Io
+ * @param dir     the directory path is relative to
+ * @param path    an existing file or directory
+ * @param buf     receives the path and a NUL
+ * @param len     size of buf (at least 1)
+ * @param out_len receives the path's length
+ * @return CIO_OK, or Dir.RealPathFileError: File.RealPathError and File.OpenError (opening path).
+ *         Cancellation point.
+ */
+cio_err cio_dir_real_path_file(cio_io io, cio_dir dir, const char *path, char *buf, size_t len, size_t *out_len);
+
+/**
+ * The canonical absolute path of an open file, NUL-terminated.
+ * @param io      the Io
+ * @param file    the open file
+ * @param buf     receives the path and a NUL
+ * @param len     size of buf (at least 1)
+ * @param out_len receives the path's length
+ * @return CIO_OK, or File.RealPathError (as cio_dir_real_path). Cancellation point.
+ */
+cio_err cio_file_real_path(cio_io io, cio_file file, char *buf, size_t len, size_t *out_len);
+
+/**
+ * Renames old_path to new_path unless new_path exists, decided atomically by the OS (Linux:
+ * renameat2 RENAME_NOREPLACE; Windows: FileRenameInformation without ReplaceIfExists). Never a
+ * check followed by a rename.
+ * @param io       the Io
+ * @param old_dir  the directory old_path is relative to
+ * @param old_path what to rename
+ * @param new_dir  the directory new_path is relative to
+ * @param new_path the new name; must not exist
+ * @return CIO_OK, or Dir.RenamePreserveError: Dir.RenameError (as cio_dir_rename), PathAlreadyExists
+ *         (new_path exists; nothing changed), OperationUnsupported (the OS or file system cannot do
+ *         it atomically: the BSDs, WASI, some Linux file systems). Cancellation point.
+ */
+cio_err cio_dir_rename_preserve(cio_io io, cio_dir old_dir, const char *old_path, cio_dir new_dir,
+                                const char *new_path);
+
 /* 0 bytes read means the end. */
 cio_err cio_file_read_streaming(cio_io io, cio_file file, void *buf, size_t len, size_t *nread);
 cio_err cio_file_read_streaming_v(cio_io io, cio_file file, const cio_iovec *iov, size_t iovcnt, size_t *nread);

@@ -267,6 +267,16 @@ struct cio_message;
     /* Access and modification times of path; flags CIO_NO_FOLLOW. Set: Dir.SetTimestampsError. */                    \
     X(cio_err, dir_set_timestamps, (void *ud, cio_dir dir, const char *path, const struct cio_set_timestamps *ts,     \
                                     unsigned flags))                                                                  \
+    /* The canonical absolute path of the open directory into buf with a NUL (cio_dir_cwd(): the                      \
+     * current directory). NameTooLong when buf is too small. Set: File.RealPathError. */                             \
+    X(cio_err, dir_real_path, (void *ud, cio_dir dir, char *buf, size_t len, size_t *out_len))                        \
+    /* The canonical absolute path of path (symbolic links resolved). Set: Dir.RealPathFileError. */                  \
+    X(cio_err, dir_real_path_file, (void *ud, cio_dir dir, const char *path, char *buf, size_t len,                   \
+                                    size_t *out_len))                                                                 \
+    /* Renames without replacing: PathAlreadyExists if new_path exists, decided atomically by the                     \
+     * OS (OperationUnsupported where it cannot be). Set: Dir.RenamePreserveError. */                                 \
+    X(cio_err, dir_rename_preserve, (void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir,                \
+                                     const char *new_path))                                                           \
     X(void, dir_close, (void *ud, cio_dir dir))                                                                       \
                                                                                                                       \
     /* == Files ======================================================================= */                            \
@@ -302,6 +312,8 @@ struct cio_message;
     X(cio_err, file_set_owner, (void *ud, cio_file file, uint32_t uid, uint32_t gid))                                 \
     /* *out: whether the handle is a terminal (a console on Windows). Set: Cancelable. */                             \
     X(cio_err, file_is_tty, (void *ud, cio_file file, bool *out))                                                     \
+    /* The canonical absolute path of the open file. Set: File.RealPathError. */                                      \
+    X(cio_err, file_real_path, (void *ud, cio_file file, char *buf, size_t len, size_t *out_len))                     \
     X(void, file_close, (void *ud, cio_file file))                                                                    \
                                                                                                                       \
     /* == Process ===================================================================== */                            \

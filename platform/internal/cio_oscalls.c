@@ -125,6 +125,12 @@ static int cio__sys_dflt_utimensat(int dirfd, const char *path, const struct tim
 }
 #endif
 #if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags)
+{
+    return renameat2(olddirfd, oldpath, newdirfd, newpath, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
 static int cio__sys_dflt_fchmod(int fd, mode_t mode)
 {
     return fchmod(fd, mode);
@@ -509,6 +515,12 @@ static int32_t cio__sys_dflt_NtClose(void *h)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static DWORD cio__sys_dflt_GetFinalPathNameByHandleW(HANDLE h, WCHAR *buf, DWORD len, DWORD flags)
+{
+    return GetFinalPathNameByHandleW(h, buf, len, flags);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static DWORD cio__sys_dflt_GetCurrentDirectoryW(DWORD len, WCHAR *buf)
 {
     return GetCurrentDirectoryW(len, buf);
@@ -760,6 +772,9 @@ const struct cio__sys_defaults cio__sys_default = {
     .utimensat = cio__sys_dflt_utimensat,
 #endif
 #if defined(CIO_OS_LINUX)
+    .renameat2 = cio__sys_dflt_renameat2,
+#endif
+#if defined(CIO_OS_LINUX)
     .fchmod = cio__sys_dflt_fchmod,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -952,6 +967,9 @@ const struct cio__sys_defaults cio__sys_default = {
     .NtClose = cio__sys_dflt_NtClose,
 #endif
 #if defined(CIO_OS_WINDOWS)
+    .GetFinalPathNameByHandleW = cio__sys_dflt_GetFinalPathNameByHandleW,
+#endif
+#if defined(CIO_OS_WINDOWS)
     .GetCurrentDirectoryW = cio__sys_dflt_GetCurrentDirectoryW,
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -1139,6 +1157,18 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_LINUX)
     .linkat__link_proc = cio__sys_dflt_linkat,
+#endif
+#if defined(CIO_OS_LINUX)
+    .readlinkat__real_path = cio__sys_dflt_readlinkat,
+#endif
+#if defined(CIO_OS_LINUX)
+    .openat__real_path_open = cio__sys_dflt_openat,
+#endif
+#if defined(CIO_OS_LINUX)
+    .close__real_path_close = cio__sys_dflt_close,
+#endif
+#if defined(CIO_OS_LINUX)
+    .renameat2__rename_preserve = cio__sys_dflt_renameat2,
 #endif
 #if defined(CIO_OS_LINUX)
     .getdents64__read_dents = cio__sys_dflt_getdents64,
@@ -1549,6 +1579,21 @@ struct cio__sys_table cio__sys = {
     .calloc__win_rename_info = cio__sys_dflt_calloc,
 #endif
 #if defined(CIO_OS_WINDOWS)
+    .calloc__win_link_info = cio__sys_dflt_calloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .malloc__win_real_path = cio__sys_dflt_malloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .GetCurrentDirectoryW__real_path_cwd = cio__sys_dflt_GetCurrentDirectoryW,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .GetFinalPathNameByHandleW__real_path = cio__sys_dflt_GetFinalPathNameByHandleW,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .calloc__win_rename_preserve_info = cio__sys_dflt_calloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
     .NtClose__open_file_link = cio__sys_dflt_NtClose,
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -1922,6 +1967,34 @@ static void cio__sys_set_linkat__link_fd(cio__sys_any fn)
 static void cio__sys_set_linkat__link_proc(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.linkat__link_proc, fn != NULL ? (cio__sys_linkat_fn)fn : cio__sys_dflt_linkat,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_readlinkat__real_path(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.readlinkat__real_path, fn != NULL ? (cio__sys_readlinkat_fn)fn : cio__sys_dflt_readlinkat,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_openat__real_path_open(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.openat__real_path_open, fn != NULL ? (cio__sys_openat_fn)fn : cio__sys_dflt_openat,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_close__real_path_close(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.close__real_path_close, fn != NULL ? (cio__sys_close_fn)fn : cio__sys_dflt_close,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_renameat2__rename_preserve(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.renameat2__rename_preserve, fn != NULL ? (cio__sys_renameat2_fn)fn : cio__sys_dflt_renameat2,
                           memory_order_relaxed);
 }
 #endif
@@ -2878,6 +2951,41 @@ static void cio__sys_set_calloc__win_rename_info(cio__sys_any fn)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_calloc__win_link_info(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.calloc__win_link_info, fn != NULL ? (cio__sys_calloc_fn)fn : cio__sys_dflt_calloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_malloc__win_real_path(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.malloc__win_real_path, fn != NULL ? (cio__sys_malloc_fn)fn : cio__sys_dflt_malloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_GetCurrentDirectoryW__real_path_cwd(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.GetCurrentDirectoryW__real_path_cwd, fn != NULL ? (cio__sys_GetCurrentDirectoryW_fn)fn : cio__sys_dflt_GetCurrentDirectoryW,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_GetFinalPathNameByHandleW__real_path(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.GetFinalPathNameByHandleW__real_path, fn != NULL ? (cio__sys_GetFinalPathNameByHandleW_fn)fn : cio__sys_dflt_GetFinalPathNameByHandleW,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_calloc__win_rename_preserve_info(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.calloc__win_rename_preserve_info, fn != NULL ? (cio__sys_calloc_fn)fn : cio__sys_dflt_calloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static void cio__sys_set_NtClose__open_file_link(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.NtClose__open_file_link, fn != NULL ? (cio__sys_NtClose_fn)fn : cio__sys_dflt_NtClose,
@@ -3360,6 +3468,18 @@ static const struct {
     {"linkat", "link_proc", "linkat@link_proc", cio__sys_set_linkat__link_proc},
 #endif
 #if defined(CIO_OS_LINUX)
+    {"readlinkat", "real_path", "readlinkat@real_path", cio__sys_set_readlinkat__real_path},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"openat", "real_path_open", "openat@real_path_open", cio__sys_set_openat__real_path_open},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"close", "real_path_close", "close@real_path_close", cio__sys_set_close__real_path_close},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"renameat2", "rename_preserve", "renameat2@rename_preserve", cio__sys_set_renameat2__rename_preserve},
+#endif
+#if defined(CIO_OS_LINUX)
     {"getdents64", "read_dents", "getdents64@read_dents", cio__sys_set_getdents64__read_dents},
 #endif
 #if defined(CIO_OS_WASI)
@@ -3766,6 +3886,21 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"calloc", "win_rename_info", "calloc@win_rename_info", cio__sys_set_calloc__win_rename_info},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"calloc", "win_link_info", "calloc@win_link_info", cio__sys_set_calloc__win_link_info},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "win_real_path", "malloc@win_real_path", cio__sys_set_malloc__win_real_path},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"GetCurrentDirectoryW", "real_path_cwd", "GetCurrentDirectoryW@real_path_cwd", cio__sys_set_GetCurrentDirectoryW__real_path_cwd},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"GetFinalPathNameByHandleW", "real_path", "GetFinalPathNameByHandleW@real_path", cio__sys_set_GetFinalPathNameByHandleW__real_path},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"calloc", "win_rename_preserve_info", "calloc@win_rename_preserve_info", cio__sys_set_calloc__win_rename_preserve_info},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"NtClose", "open_file_link", "NtClose@open_file_link", cio__sys_set_NtClose__open_file_link},

@@ -158,6 +158,9 @@ typedef int (*cio__sys_linkat_fn)(int, const char *, int, const char *, int);
 typedef int (*cio__sys_utimensat_fn)(int, const char *, const struct timespec *, int);
 #endif
 #if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_renameat2_fn)(int, const char *, int, const char *, unsigned int);
+#endif
+#if defined(CIO_OS_LINUX)
 typedef int (*cio__sys_fchmod_fn)(int, mode_t);
 #endif
 #if defined(CIO_OS_LINUX)
@@ -350,6 +353,9 @@ typedef int32_t (*cio__sys_NtFlushBuffersFile_fn)(void *, cio_nt_io_status_block
 typedef int32_t (*cio__sys_NtClose_fn)(void *);
 #endif
 #if defined(CIO_OS_WINDOWS)
+typedef DWORD (*cio__sys_GetFinalPathNameByHandleW_fn)(HANDLE, WCHAR *, DWORD, DWORD);
+#endif
+#if defined(CIO_OS_WINDOWS)
 typedef DWORD (*cio__sys_GetCurrentDirectoryW_fn)(DWORD, WCHAR *);
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -504,6 +510,9 @@ struct cio__sys_defaults {
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     cio__sys_utimensat_fn utimensat;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_renameat2_fn renameat2;
 #endif
 #if defined(CIO_OS_LINUX)
     cio__sys_fchmod_fn fchmod;
@@ -698,6 +707,9 @@ struct cio__sys_defaults {
     cio__sys_NtClose_fn NtClose;
 #endif
 #if defined(CIO_OS_WINDOWS)
+    cio__sys_GetFinalPathNameByHandleW_fn GetFinalPathNameByHandleW;
+#endif
+#if defined(CIO_OS_WINDOWS)
     cio__sys_GetCurrentDirectoryW_fn GetCurrentDirectoryW;
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -887,6 +899,18 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_linkat_fn) linkat__link_proc; /* src/threaded/fs_linkfd_linux.c: cio__t_file_hard_link */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_readlinkat_fn) readlinkat__real_path; /* src/threaded/fs_paths_linux.c: real_path_of */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_openat_fn) openat__real_path_open; /* src/threaded/fs_paths_linux.c: cio__t_dir_real_path_file */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_close_fn) close__real_path_close; /* src/threaded/fs_paths_linux.c: cio__t_dir_real_path_file */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_renameat2_fn) renameat2__rename_preserve; /* src/threaded/fs_paths_linux.c: cio__t_dir_rename_preserve */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_getdents64_fn) getdents64__read_dents; /* src/threaded/fs_linux.c: cio__t_fs_read_dents */
@@ -1295,6 +1319,21 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_calloc_fn) calloc__win_rename_info; /* src/threaded/fs_windows.c: cio__t_dir_rename */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_calloc_fn) calloc__win_link_info; /* src/threaded/fs_windows_links.c: link_handle */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_malloc_fn) malloc__win_real_path; /* src/threaded/fs_windows_paths.c: real_path_of */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_GetCurrentDirectoryW_fn) GetCurrentDirectoryW__real_path_cwd; /* src/threaded/fs_windows_paths.c: real_path_of */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_GetFinalPathNameByHandleW_fn) GetFinalPathNameByHandleW__real_path; /* src/threaded/fs_windows_paths.c: real_path_of */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_calloc_fn) calloc__win_rename_preserve_info; /* src/threaded/fs_windows_paths.c: cio__t_dir_rename_preserve */
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_NtClose_fn) NtClose__open_file_link; /* src/threaded/fs_windows.c: cio__win_open_file */

@@ -179,6 +179,18 @@ enum {
     CIO__FI_linkat__link_proc,
 #endif
 #if defined(CIO_OS_LINUX)
+    CIO__FI_readlinkat__real_path,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_openat__real_path_open,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_close__real_path_close,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_renameat2__rename_preserve,
+#endif
+#if defined(CIO_OS_LINUX)
     CIO__FI_getdents64__read_dents,
 #endif
 #if defined(CIO_OS_WASI)
@@ -585,6 +597,21 @@ enum {
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_calloc__win_rename_info,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_calloc__win_link_info,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_malloc__win_real_path,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_GetCurrentDirectoryW__real_path_cwd,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_GetFinalPathNameByHandleW__real_path,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_calloc__win_rename_preserve_info,
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_NtClose__open_file_link,
@@ -1169,6 +1196,59 @@ static int cio__fi_linkat__link_proc(int olddirfd, const char *oldpath, int newd
     }
     (void)mode_;
     return (cio__sys_default.linkat)(olddirfd, oldpath, newdirfd, newpath, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static ssize_t cio__fi_readlinkat__real_path(int dirfd, const char *path, char *buf, size_t bufsize)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_readlinkat__real_path];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (ssize_t)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.readlinkat)(dirfd, path, buf, bufsize);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_openat__real_path_open(int dirfd, const char *path, int flags, mode_t mode)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_openat__real_path_open];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.openat)(dirfd, path, flags, mode);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_close__real_path_close(int fd)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_close__real_path_close];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.close)(fd);
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.close)(fd);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_renameat2__rename_preserve(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_renameat2__rename_preserve];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.renameat2)(olddirfd, oldpath, newdirfd, newpath, flags);
 }
 #endif
 #if defined(CIO_OS_LINUX)
@@ -2994,6 +3074,71 @@ static void * cio__fi_calloc__win_rename_info(size_t count, size_t size)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static void * cio__fi_calloc__win_link_info(size_t count, size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_calloc__win_link_info];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.calloc)(count, size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void * cio__fi_malloc__win_real_path(size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_malloc__win_real_path];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.malloc)(size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static DWORD cio__fi_GetCurrentDirectoryW__real_path_cwd(DWORD len, WCHAR *buf)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_GetCurrentDirectoryW__real_path_cwd];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (DWORD)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.GetCurrentDirectoryW)(len, buf);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static DWORD cio__fi_GetFinalPathNameByHandleW__real_path(HANDLE h, WCHAR *buf, DWORD len, DWORD flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_GetFinalPathNameByHandleW__real_path];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (DWORD)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.GetFinalPathNameByHandleW)(h, buf, len, flags);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void * cio__fi_calloc__win_rename_preserve_info(size_t count, size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_calloc__win_rename_preserve_info];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.calloc)(count, size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static int32_t cio__fi_NtClose__open_file_link(void *h)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtClose__open_file_link];
@@ -3821,6 +3966,18 @@ static const struct {
     {"linkat", "link_proc", 1, 0, (cio__sys_any)cio__fi_linkat__link_proc},
 #endif
 #if defined(CIO_OS_LINUX)
+    {"readlinkat", "real_path", 1, 0, (cio__sys_any)cio__fi_readlinkat__real_path},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"openat", "real_path_open", 1, 0, (cio__sys_any)cio__fi_openat__real_path_open},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"close", "real_path_close", 1, 0, (cio__sys_any)cio__fi_close__real_path_close},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"renameat2", "rename_preserve", 1, 0, (cio__sys_any)cio__fi_renameat2__rename_preserve},
+#endif
+#if defined(CIO_OS_LINUX)
     {"getdents64", "read_dents", 1, 1, (cio__sys_any)cio__fi_getdents64__read_dents},
 #endif
 #if defined(CIO_OS_WASI)
@@ -4227,6 +4384,21 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"calloc", "win_rename_info", 1, 0, (cio__sys_any)cio__fi_calloc__win_rename_info},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"calloc", "win_link_info", 1, 0, (cio__sys_any)cio__fi_calloc__win_link_info},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "win_real_path", 1, 0, (cio__sys_any)cio__fi_malloc__win_real_path},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"GetCurrentDirectoryW", "real_path_cwd", 1, 0, (cio__sys_any)cio__fi_GetCurrentDirectoryW__real_path_cwd},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"GetFinalPathNameByHandleW", "real_path", 1, 0, (cio__sys_any)cio__fi_GetFinalPathNameByHandleW__real_path},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"calloc", "win_rename_preserve_info", 1, 0, (cio__sys_any)cio__fi_calloc__win_rename_preserve_info},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"NtClose", "open_file_link", 1, 0, (cio__sys_any)cio__fi_NtClose__open_file_link},

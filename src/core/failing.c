@@ -425,6 +425,36 @@ static cio_err f_file_is_tty(void *ud, cio_file f, bool *out)
     return CIO_OK;
 }
 
+static cio_err f_real_path_none(char *buf, size_t len, size_t *out_len)
+{
+    if (out_len != NULL)
+        *out_len = 0;
+    if (buf != NULL && len > 0)
+        buf[0] = '\0';
+    return CIO_E_FILE_NOT_FOUND;
+}
+
+static cio_err f_dir_real_path(void *ud, cio_dir d, char *buf, size_t len, size_t *out_len)
+{
+    (void)ud, (void)d;
+    return f_real_path_none(buf, len, out_len);
+}
+
+static cio_err f_dir_real_path_file(void *ud, cio_dir d, const char *p, char *buf, size_t len, size_t *out_len)
+{
+    (void)ud, (void)d, (void)p;
+    return f_real_path_none(buf, len, out_len);
+}
+
+static cio_err f_file_real_path(void *ud, cio_file f, char *buf, size_t len, size_t *out_len)
+{
+    (void)ud, (void)f;
+    return f_real_path_none(buf, len, out_len);
+}
+
+/* dir_rename_preserve fails as dir_rename does. */
+#define f_dir_rename_preserve f_dir_rename
+
 /* dir_delete_dir fails as dir_delete_file does; cancel (request, then as await) as await. */
 #define f_dir_delete_dir f_dir_delete_file
 #define f_cancel f_await

@@ -1,5 +1,5 @@
 /*
- * The public links-and-metadata functions of cio/fs.h (and cio_clock_resolution of cio/io.h): thin
+ * The public links-and-metadata, real-path and rename-preserve functions of cio/fs.h (and cio_clock_resolution of cio/io.h): thin
  * wrappers over their vtable slots, with fs.c's invariants: each calls exactly the slot it is named
  * after, a NULL where the API forbids one is CIO__NULL_ARG (an assertion in debug builds), and the
  * slot's result is returned unchanged, set-checked in debug builds (CIO__IN_SET).
@@ -114,4 +114,44 @@ cio_err cio_clock_resolution(cio_io io, cio_clock clock, int64_t *ns)
     if (ns == NULL)
         return CIO__NULL_ARG("ns");
     return CIO__IN_SET(clock_resolution, io.vtable->clock_resolution(io.userdata, clock, ns));
+}
+
+cio_err cio_dir_real_path(cio_io io, cio_dir dir, char *buf, size_t len, size_t *out_len)
+{
+    if (buf == NULL)
+        return CIO__NULL_ARG("buf");
+    if (out_len == NULL)
+        return CIO__NULL_ARG("out_len");
+    return CIO__IN_SET(file_real_path, io.vtable->dir_real_path(io.userdata, dir, buf, len, out_len));
+}
+
+cio_err cio_dir_real_path_file(cio_io io, cio_dir dir, const char *path, char *buf, size_t len, size_t *out_len)
+{
+    if (path == NULL)
+        return CIO__NULL_ARG("path");
+    if (buf == NULL)
+        return CIO__NULL_ARG("buf");
+    if (out_len == NULL)
+        return CIO__NULL_ARG("out_len");
+    return CIO__IN_SET(dir_real_path_file, io.vtable->dir_real_path_file(io.userdata, dir, path, buf, len, out_len));
+}
+
+cio_err cio_file_real_path(cio_io io, cio_file file, char *buf, size_t len, size_t *out_len)
+{
+    if (buf == NULL)
+        return CIO__NULL_ARG("buf");
+    if (out_len == NULL)
+        return CIO__NULL_ARG("out_len");
+    return CIO__IN_SET(file_real_path, io.vtable->file_real_path(io.userdata, file, buf, len, out_len));
+}
+
+cio_err cio_dir_rename_preserve(cio_io io, cio_dir old_dir, const char *old_path, cio_dir new_dir,
+                                const char *new_path)
+{
+    if (old_path == NULL)
+        return CIO__NULL_ARG("old_path");
+    if (new_path == NULL)
+        return CIO__NULL_ARG("new_path");
+    return CIO__IN_SET(dir_rename_preserve,
+                       io.vtable->dir_rename_preserve(io.userdata, old_dir, old_path, new_dir, new_path));
 }

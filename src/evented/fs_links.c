@@ -1,8 +1,8 @@
 /*
- * The Evented backend's links-and-metadata slots: none has an asynchronous form here, so each runs
+ * The Evented backend's links-and-metadata, real-path and rename-preserve slots: none has an asynchronous form here, so each runs
  * the Threaded implementation on the helper pool (helper.c), never on a loop thread; the wait for the
- * helper is a cancellation point, as the Threaded call is. (io_uring's SYMLINKAT and LINKAT would save
- * the helper's thread for two of them; not used yet.) file_is_tty and clock_resolution never block and
+ * helper is a cancellation point, as the Threaded call is. (io_uring's SYMLINKAT, LINKAT and RENAMEAT with
+ * RENAME_NOREPLACE would save the helper's thread for three of them; not used yet.) file_is_tty and clock_resolution never block and
  * are the Threaded functions themselves (slots.h).
  * Invariants: as fs.c's helper slots; a caller that is not one of this instance's fibers runs the
  * Threaded function on its own thread (cio__e_helper).
@@ -213,4 +213,73 @@ cio_err cio__e_file_set_owner(void *ud, cio_file file, uint32_t uid, uint32_t gi
 {
     struct a_file_set_owner a = {file, uid, gid};
     return cio__e_helper((struct cio_evented *)ud, h_file_set_owner, &a, true);
+}
+
+struct a_dir_real_path {
+    cio_dir dir;
+    char *buf;
+    size_t len;
+    size_t *out_len;
+};
+static cio_err h_dir_real_path(void *p)
+{
+    struct a_dir_real_path *a = (struct a_dir_real_path *)p;
+    return cio__t_dir_real_path(NULL, a->dir, a->buf, a->len, a->out_len);
+}
+cio_err cio__e_dir_real_path(void *ud, cio_dir dir, char *buf, size_t len, size_t *out_len)
+{
+    struct a_dir_real_path a = {dir, buf, len, out_len};
+    return cio__e_helper((struct cio_evented *)ud, h_dir_real_path, &a, true);
+}
+
+struct a_dir_real_path_file {
+    cio_dir dir;
+    const char *path;
+    char *buf;
+    size_t len;
+    size_t *out_len;
+};
+static cio_err h_dir_real_path_file(void *p)
+{
+    struct a_dir_real_path_file *a = (struct a_dir_real_path_file *)p;
+    return cio__t_dir_real_path_file(NULL, a->dir, a->path, a->buf, a->len, a->out_len);
+}
+cio_err cio__e_dir_real_path_file(void *ud, cio_dir dir, const char *path, char *buf, size_t len, size_t *out_len)
+{
+    struct a_dir_real_path_file a = {dir, path, buf, len, out_len};
+    return cio__e_helper((struct cio_evented *)ud, h_dir_real_path_file, &a, true);
+}
+
+struct a_file_real_path {
+    cio_file file;
+    char *buf;
+    size_t len;
+    size_t *out_len;
+};
+static cio_err h_file_real_path(void *p)
+{
+    struct a_file_real_path *a = (struct a_file_real_path *)p;
+    return cio__t_file_real_path(NULL, a->file, a->buf, a->len, a->out_len);
+}
+cio_err cio__e_file_real_path(void *ud, cio_file file, char *buf, size_t len, size_t *out_len)
+{
+    struct a_file_real_path a = {file, buf, len, out_len};
+    return cio__e_helper((struct cio_evented *)ud, h_file_real_path, &a, true);
+}
+
+struct a_dir_rename_preserve {
+    cio_dir old_dir;
+    const char *old_path;
+    cio_dir new_dir;
+    const char *new_path;
+};
+static cio_err h_dir_rename_preserve(void *p)
+{
+    struct a_dir_rename_preserve *a = (struct a_dir_rename_preserve *)p;
+    return cio__t_dir_rename_preserve(NULL, a->old_dir, a->old_path, a->new_dir, a->new_path);
+}
+cio_err cio__e_dir_rename_preserve(void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir, const char *new_path)
+{
+    struct a_dir_rename_preserve a = {old_dir, old_path, new_dir, new_path};
+    return cio__e_helper((struct cio_evented *)ud, h_dir_rename_preserve, &a, true);
 }

@@ -1210,6 +1210,72 @@ static inline bool cio_errset_dir_read_link_contains(cio_err err)
     }
 }
 
+/* File.RealPathError */
+static inline bool cio_errset_file_real_path_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_PERMISSION_DENIED:
+    case CIO_E_OPERATION_UNSUPPORTED:
+    case CIO_E_FILE_NOT_FOUND:
+    case CIO_E_NOT_DIR:
+    case CIO_E_SYM_LINK_LOOP:
+    case CIO_E_NAME_TOO_LONG:
+    case CIO_E_BAD_PATH_NAME:
+    case CIO_E_NETWORK_NOT_FOUND:
+    case CIO_E_UNRECOGNIZED_VOLUME:
+    case CIO_E_NO_DEVICE:
+    case CIO_E_FILE_SYSTEM:
+    case CIO_E_INPUT_OUTPUT:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Dir.RealPathFileError */
+static inline bool cio_errset_dir_real_path_file_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_PROCESS_FD_QUOTA_EXCEEDED:
+    case CIO_E_SYSTEM_FD_QUOTA_EXCEEDED:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_PERMISSION_DENIED:
+    case CIO_E_OPERATION_UNSUPPORTED:
+    case CIO_E_FILE_NOT_FOUND:
+    case CIO_E_PATH_ALREADY_EXISTS:
+    case CIO_E_NOT_DIR:
+    case CIO_E_IS_DIR:
+    case CIO_E_SYM_LINK_LOOP:
+    case CIO_E_NAME_TOO_LONG:
+    case CIO_E_BAD_PATH_NAME:
+    case CIO_E_NETWORK_NOT_FOUND:
+    case CIO_E_UNRECOGNIZED_VOLUME:
+    case CIO_E_NO_DEVICE:
+    case CIO_E_DEVICE_BUSY:
+    case CIO_E_FILE_BUSY:
+    case CIO_E_SHARING_VIOLATION:
+    case CIO_E_PIPE_BUSY:
+    case CIO_E_ANTIVIRUS_INTERFERENCE:
+    case CIO_E_FILE_LOCKS_UNSUPPORTED:
+    case CIO_E_READ_ONLY_FILE_SYSTEM:
+    case CIO_E_NO_SPACE_LEFT:
+    case CIO_E_FILE_TOO_BIG:
+    case CIO_E_FILE_SYSTEM:
+    case CIO_E_INPUT_OUTPUT:
+    case CIO_E_WOULD_BLOCK:
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* Dir.SymLinkError */
 static inline bool cio_errset_dir_sym_link_contains(cio_err err)
 {
@@ -1994,6 +2060,8 @@ static inline bool cio_errset_abi_and_dynamic_linker_from_file_contains(cio_err 
     X(dir_access, "Dir.AccessError") \
     X(dir_iterate, "Dir.IterateError") \
     X(dir_read_link, "Dir.ReadLinkError") \
+    X(file_real_path, "File.RealPathError") \
+    X(dir_real_path_file, "Dir.RealPathFileError") \
     X(dir_sym_link, "Dir.SymLinkError") \
     X(dir_set_file_permissions, "Dir.SetFilePermissionsError") \
     X(dir_set_file_owner, "Dir.SetFileOwnerError") \

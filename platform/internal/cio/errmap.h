@@ -652,6 +652,8 @@ static inline cio__mapped cio__errno_readlinkat(int code)
 {
     switch (code) {
     case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_RANGE: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
     case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
@@ -810,6 +812,81 @@ static inline cio__mapped cio__errno_fchownat(int code)
     case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED);
     case CIO_ERRNO_NOSYS: return CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED);
     case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* readlinkat_fd: File.RealPathError */
+static inline cio__mapped cio__errno_readlinkat_fd(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
+    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
+    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_RANGE: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
+    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* openat_path: Dir.RealPathFileError */
+static inline cio__mapped cio__errno_openat_path(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
+    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
+    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
+    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
+    case CIO_ERRNO_NODEV: return CIO__MAPPED(ERROR, CIO_E_NO_DEVICE);
+    case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_NO_DEVICE);
+    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
+    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
+    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* renameat2: Dir.RenamePreserveError */
+static inline cio__mapped cio__errno_renameat2(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED);
+    case CIO_ERRNO_NOSYS: return CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED);
+    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED);
+    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
+    case CIO_ERRNO_BUSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
+    case CIO_ERRNO_DQUOT: return CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA);
+    case CIO_ERRNO_ISDIR: return CIO__MAPPED(ERROR, CIO_E_IS_DIR);
+    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_HARDWARE_FAILURE);
+    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
+    case CIO_ERRNO_MLINK: return CIO__MAPPED(ERROR, CIO_E_LINK_QUOTA_EXCEEDED);
+    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
+    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
+    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOSPC: return CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT);
+    case CIO_ERRNO_EXIST: return CIO__MAPPED(ERROR, CIO_E_PATH_ALREADY_EXISTS);
+    case CIO_ERRNO_NOTEMPTY: return CIO__MAPPED(ERROR, CIO_E_DIR_NOT_EMPTY);
+    case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
+    case CIO_ERRNO_XDEV: return CIO__MAPPED(ERROR, CIO_E_CROSS_DEVICE);
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -2080,6 +2157,8 @@ static inline cio__mapped cio__errno_readlinkat(int code)
 {
     switch (code) {
     case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_RANGE: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
     case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
@@ -2245,6 +2324,81 @@ static inline cio__mapped cio__errno_fchownat(int code)
     case CIO_ERRNO_NOSYS: return CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED);
     case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
     case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* readlinkat_fd: File.RealPathError */
+static inline cio__mapped cio__errno_readlinkat_fd(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
+    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
+    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_RANGE: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
+    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* openat_path: Dir.RealPathFileError */
+static inline cio__mapped cio__errno_openat_path(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
+    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
+    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
+    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
+    case CIO_ERRNO_NODEV: return CIO__MAPPED(ERROR, CIO_E_NO_DEVICE);
+    case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_NO_DEVICE);
+    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
+    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
+    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* renameat2: Dir.RenamePreserveError */
+static inline cio__mapped cio__errno_renameat2(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED);
+    case CIO_ERRNO_NOSYS: return CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED);
+    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED);
+    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
+    case CIO_ERRNO_BUSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
+    case CIO_ERRNO_DQUOT: return CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA);
+    case CIO_ERRNO_ISDIR: return CIO__MAPPED(ERROR, CIO_E_IS_DIR);
+    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_HARDWARE_FAILURE);
+    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
+    case CIO_ERRNO_MLINK: return CIO__MAPPED(ERROR, CIO_E_LINK_QUOTA_EXCEEDED);
+    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
+    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
+    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOSPC: return CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT);
+    case CIO_ERRNO_EXIST: return CIO__MAPPED(ERROR, CIO_E_PATH_ALREADY_EXISTS);
+    case CIO_ERRNO_NOTEMPTY: return CIO__MAPPED(ERROR, CIO_E_DIR_NOT_EMPTY);
+    case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
+    case CIO_ERRNO_XDEV: return CIO__MAPPED(ERROR, CIO_E_CROSS_DEVICE);
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -3495,6 +3649,8 @@ static inline cio__mapped cio__errno_readlinkat(int code)
 {
     switch (code) {
     case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_RANGE: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
     case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
@@ -3659,6 +3815,82 @@ static inline cio__mapped cio__errno_fchownat(int code)
     case CIO_ERRNO_NOTSUP: return CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED);
     case CIO_ERRNO_NOSYS: return CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED);
     case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* readlinkat_fd: File.RealPathError */
+static inline cio__mapped cio__errno_readlinkat_fd(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
+    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
+    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_RANGE: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
+    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* openat_path: Dir.RealPathFileError */
+static inline cio__mapped cio__errno_openat_path(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
+    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
+    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
+    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
+    case CIO_ERRNO_NODEV: return CIO__MAPPED(ERROR, CIO_E_NO_DEVICE);
+    case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_NO_DEVICE);
+    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
+    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
+    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* renameat2: Dir.RenamePreserveError */
+static inline cio__mapped cio__errno_renameat2(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED);
+    case CIO_ERRNO_NOSYS: return CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED);
+    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED);
+    case CIO_ERRNO_NOTSUP: return CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED);
+    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
+    case CIO_ERRNO_BUSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
+    case CIO_ERRNO_DQUOT: return CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA);
+    case CIO_ERRNO_ISDIR: return CIO__MAPPED(ERROR, CIO_E_IS_DIR);
+    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_HARDWARE_FAILURE);
+    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
+    case CIO_ERRNO_MLINK: return CIO__MAPPED(ERROR, CIO_E_LINK_QUOTA_EXCEEDED);
+    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
+    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
+    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOSPC: return CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT);
+    case CIO_ERRNO_EXIST: return CIO__MAPPED(ERROR, CIO_E_PATH_ALREADY_EXISTS);
+    case CIO_ERRNO_NOTEMPTY: return CIO__MAPPED(ERROR, CIO_E_DIR_NOT_EMPTY);
+    case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
+    case CIO_ERRNO_XDEV: return CIO__MAPPED(ERROR, CIO_E_CROSS_DEVICE);
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -4930,6 +5162,8 @@ static inline cio__mapped cio__errno_readlinkat(int code)
 {
     switch (code) {
     case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_RANGE: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
     case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
     case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
@@ -5095,6 +5329,81 @@ static inline cio__mapped cio__errno_fchownat(int code)
     case CIO_ERRNO_NOSYS: return CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED);
     case CIO_ERRNO_ILSEQ: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
     case CIO_ERRNO_NOTCAPABLE: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* readlinkat_fd: File.RealPathError */
+static inline cio__mapped cio__errno_readlinkat_fd(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT);
+    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
+    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_NOBUFS: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_RANGE: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
+    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* openat_path: Dir.RealPathFileError */
+static inline cio__mapped cio__errno_openat_path(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
+    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
+    case CIO_ERRNO_MFILE: return CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
+    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_NFILE: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED);
+    case CIO_ERRNO_NODEV: return CIO__MAPPED(ERROR, CIO_E_NO_DEVICE);
+    case CIO_ERRNO_NXIO: return CIO__MAPPED(ERROR, CIO_E_NO_DEVICE);
+    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
+    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
+    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* renameat2: Dir.RenamePreserveError */
+static inline cio__mapped cio__errno_renameat2(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_ERRNO_FAULT: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED);
+    case CIO_ERRNO_NOSYS: return CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED);
+    case CIO_ERRNO_NOTSUP: return CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED);
+    case CIO_ERRNO_ACCES: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_ERRNO_PERM: return CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED);
+    case CIO_ERRNO_BUSY: return CIO__MAPPED(ERROR, CIO_E_FILE_BUSY);
+    case CIO_ERRNO_DQUOT: return CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA);
+    case CIO_ERRNO_ISDIR: return CIO__MAPPED(ERROR, CIO_E_IS_DIR);
+    case CIO_ERRNO_IO: return CIO__MAPPED(ERROR, CIO_E_HARDWARE_FAILURE);
+    case CIO_ERRNO_LOOP: return CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP);
+    case CIO_ERRNO_MLINK: return CIO__MAPPED(ERROR, CIO_E_LINK_QUOTA_EXCEEDED);
+    case CIO_ERRNO_NAMETOOLONG: return CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG);
+    case CIO_ERRNO_NOENT: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
+    case CIO_ERRNO_NOTDIR: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
+    case CIO_ERRNO_NOMEM: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOSPC: return CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT);
+    case CIO_ERRNO_EXIST: return CIO__MAPPED(ERROR, CIO_E_PATH_ALREADY_EXISTS);
+    case CIO_ERRNO_NOTEMPTY: return CIO__MAPPED(ERROR, CIO_E_DIR_NOT_EMPTY);
+    case CIO_ERRNO_ROFS: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
+    case CIO_ERRNO_XDEV: return CIO__MAPPED(ERROR, CIO_E_CROSS_DEVICE);
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -6038,6 +6347,30 @@ static inline cio__mapped cio__ntstatus_nt_rename(cio_ntstatus code)
     }
 }
 
+/* nt_link: File.HardLinkError */
+static inline cio__mapped cio__ntstatus_nt_link(cio_ntstatus code)
+{
+    switch (code) {
+    case CIO_NTSTATUS_CANCELLED: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_NTSTATUS_ACCESS_DENIED: return CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED);
+    case CIO_NTSTATUS_OBJECT_NAME_NOT_FOUND: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
+    case CIO_NTSTATUS_OBJECT_PATH_NOT_FOUND: return CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND);
+    case CIO_NTSTATUS_OBJECT_NAME_INVALID: return CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME);
+    case CIO_NTSTATUS_NOT_SAME_DEVICE: return CIO__MAPPED(ERROR, CIO_E_CROSS_DEVICE);
+    case CIO_NTSTATUS_OBJECT_NAME_COLLISION: return CIO__MAPPED(ERROR, CIO_E_PATH_ALREADY_EXISTS);
+    case CIO_NTSTATUS_FILE_IS_A_DIRECTORY: return CIO__MAPPED(ERROR, CIO_E_IS_DIR);
+    case CIO_NTSTATUS_NOT_A_DIRECTORY: return CIO__MAPPED(ERROR, CIO_E_NOT_DIR);
+    case CIO_NTSTATUS_TOO_MANY_LINKS: return CIO__MAPPED(ERROR, CIO_E_LINK_QUOTA_EXCEEDED);
+    case CIO_NTSTATUS_DISK_FULL: return CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT);
+    case CIO_NTSTATUS_MEDIA_WRITE_PROTECTED: return CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM);
+    case CIO_NTSTATUS_NOT_SUPPORTED: return CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED);
+    case CIO_NTSTATUS_INVALID_DEVICE_REQUEST: return CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED);
+    case CIO_NTSTATUS_INVALID_HANDLE: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_NTSTATUS_INVALID_PARAMETER: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
 /* nt_wait_for_alert: Futex.WaitError */
 static inline cio__mapped cio__ntstatus_nt_wait_for_alert(cio_ntstatus code)
 {
@@ -6461,6 +6794,9 @@ static inline cio__mapped cio__wsa_wsa_connect_unix(int code)
     X(fchown, file_set_owner) \
     X(fchmodat, dir_set_file_permissions) \
     X(fchownat, dir_set_file_owner) \
+    X(readlinkat_fd, file_real_path) \
+    X(openat_path, dir_real_path_file) \
+    X(renameat2, dir_rename_preserve) \
     X(faccessat, dir_access) \
     X(futex_wait, futex_wait) \
     X(futex_wake, unexpected) \
@@ -6514,6 +6850,7 @@ static inline cio__mapped cio__wsa_wsa_connect_unix(int code)
     X(nt_delete_dir_open, dir_delete_dir) \
     X(nt_set_disposition, dir_delete_dir) \
     X(nt_rename, dir_rename_preserve) \
+    X(nt_link, file_hard_link) \
     X(nt_wait_for_alert, futex_wait) \
     X(nt_delay_execution, sleep)
 #define CIO__WSA_MAP_LIST(X) \
