@@ -1,6 +1,6 @@
 /*
  * Fault injection at the links-and-metadata call sites (src/threaded/fs_links_posix.c,
- * fs_perms_posix.c, fs_linkfd_linux.c, fs_paths_linux.c, the clock_getres sites of
+ * fs_perms_posix.c, fs_linkfd_linux.c, fs_paths_linux.c, fs_lock_posix.c, the clock_getres sites of
  * time_posix.c/time_wasi.c): for each
  * site an EINTR storm (retried: the operation succeeds) and the errors the OS gives there (the exact
  * mapped cio error), with the file system checked afterwards and no descriptor leaked. Windows'
@@ -144,6 +144,44 @@ static cio_err run_rename_preserve(fx *f)
 }
 #endif
 
+#if !defined(CIO_OS_WASI)
+static cio_err run_lock(fx *f)
+{
+    cio_err err = cio_file_lock(f->io, f->file, CIO_LOCK_EXCLUSIVE);
+    cio_file_unlock(f->io, f->file);
+    return err;
+}
+
+static cio_err run_try_lock(fx *f)
+{
+    bool got = false;
+    cio_err err = cio_file_try_lock(f->io, f->file, CIO_LOCK_SHARED, &got);
+    if (err == CIO_OK && !got)
+        fail_msg("try_lock: not acquired, nobody else holds it");
+    cio_file_unlock(f->io, f->file);
+    return err;
+}
+
+static void prep_locked(fx *f)
+{
+    prep_open_rw(f);
+    assert_ok(cio_file_lock(f->io, f->file, CIO_LOCK_EXCLUSIVE));
+}
+
+static cio_err run_downgrade(fx *f)
+{
+    return cio_file_downgrade_lock(f->io, f->file);
+}
+
+/* An unlock whose flock fails leaves nothing to report (unlock never fails): the lock is dropped
+ * by the close anyway. */
+static cio_err run_unlock(fx *f)
+{
+    cio_file_unlock(f->io, f->file);
+    return CIO_OK;
+}
+#endif
+
 static const link_case cases[] = {
     {"symlinkat@sym_link", prep_none, run_sym_link, check_new_exists},
     {"readlinkat@read_link", prep_link, run_read_link, check_none},
@@ -165,6 +203,10 @@ static const link_case cases[] = {
     {"openat@real_path_open", prep_none, run_real_path_file, check_none},
     {"close@real_path_close", prep_none, run_real_path_file, check_none},
     {"renameat2@rename_preserve", prep_none, run_rename_preserve, check_renamed},
+    {"flock@lock", prep_open_rw, run_lock, check_none},
+    {"flock@try_lock", prep_open_rw, run_try_lock, check_none},
+    {"flock@downgrade_lock", prep_locked, run_downgrade, check_none},
+    {"flock@unlock", prep_locked, run_unlock, check_none},
 #endif
 };
 
@@ -194,7 +236,7 @@ static void link_fault(void **state, const char *site, int err, int count, cio_e
 static bool no_bracket(const char *site)
 {
     return strncmp(site, "isatty@", 7) == 0 || strncmp(site, "clock_getres@", 13) == 0 ||
-           strncmp(site, "close@", 6) == 0;
+           strncmp(site, "close@", 6) == 0 || strcmp(site, "flock@unlock") == 0;
 }
 
 static void test_links_eintr_storms(void **state)
@@ -240,6 +282,11 @@ static const errno_case errors[] = {
     E("renameat2@rename_preserve", EINVAL, CIO_E_OPERATION_UNSUPPORTED),
     E("renameat2@rename_preserve", ENOSYS, CIO_E_OPERATION_UNSUPPORTED),
     E("renameat2@rename_preserve", EXDEV, CIO_E_CROSS_DEVICE),
+    E("flock@lock", ENOLCK, CIO_E_SYSTEM_RESOURCES),
+    E("flock@lock", EOPNOTSUPP, CIO_E_FILE_LOCKS_UNSUPPORTED),
+    E("flock@try_lock", ENOLCK, CIO_E_SYSTEM_RESOURCES),
+    E("flock@downgrade_lock", ENOLCK, CIO_E_SYSTEM_RESOURCES),
+    E("flock@unlock", ENOLCK, CIO_OK),
 #endif
 };
 

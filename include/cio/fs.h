@@ -365,6 +365,50 @@ cio_err cio_file_real_path(cio_io io, cio_file file, char *buf, size_t len, size
 cio_err cio_dir_rename_preserve(cio_io io, cio_dir old_dir, const char *old_path, cio_dir new_dir,
                                 const char *new_path);
 
+/* ---- file locks ---------------------------------------------------------------------------------------- */
+
+/**
+ * Takes an advisory whole-file lock (flock; Windows: LockFileEx on the first byte), waiting while
+ * another handle holds a conflicting one. Each handle opened separately is a separate owner. A
+ * lock this handle holds is replaced; CIO_LOCK_NONE releases it.
+ * @param io   the Io
+ * @param file the open file
+ * @param lock CIO_LOCK_SHARED, CIO_LOCK_EXCLUSIVE or CIO_LOCK_NONE
+ * @return CIO_OK, or File.LockError: Canceled (the wait was canceled; no lock taken), Unexpected,
+ *         SystemResources, FileLocksUnsupported (WASI; file systems without locks). Cancellation
+ *         point (Evented: the wait runs on a helper thread, never a loop thread).
+ */
+cio_err cio_file_lock(cio_io io, cio_file file, cio_lock lock);
+
+/**
+ * As cio_file_lock without waiting.
+ * @param io       the Io
+ * @param file     the open file
+ * @param lock     CIO_LOCK_SHARED, CIO_LOCK_EXCLUSIVE or CIO_LOCK_NONE
+ * @param acquired receives false when another handle holds a conflicting lock
+ * @return CIO_OK, or File.LockError (as cio_file_lock, never Canceled by a wait). Cancellation
+ *         point.
+ */
+cio_err cio_file_try_lock(cio_io io, cio_file file, cio_lock lock, bool *acquired);
+
+/**
+ * Releases this handle's lock, if it holds one. Never fails; not a cancellation point.
+ * @param io   the Io
+ * @param file the open file
+ */
+void cio_file_unlock(cio_io io, cio_file file);
+
+/**
+ * Turns this handle's exclusive lock into a shared one without waiting (other shared lockers may
+ * then get in; nobody exclusive does).
+ * @param io   the Io
+ * @param file the open file, holding an exclusive lock
+ * @return CIO_OK, InvalidArgument (another handle holds the lock exclusively: this one held none), or
+ *         File.LockError: Canceled, Unexpected, SystemResources, FileLocksUnsupported.
+ *         Cancellation point.
+ */
+cio_err cio_file_downgrade_lock(cio_io io, cio_file file);
+
 /* 0 bytes read means the end. */
 cio_err cio_file_read_streaming(cio_io io, cio_file file, void *buf, size_t len, size_t *nread);
 cio_err cio_file_read_streaming_v(cio_io io, cio_file file, const cio_iovec *iov, size_t iovcnt, size_t *nread);

@@ -51,6 +51,14 @@ typedef struct cio_dir {
     cio_handle handle;
 } cio_dir;
 
+/** A file lock's kind (cio_file_lock, cio_file_try_lock): advisory, whole-file (flock on POSIX;
+ * Windows: its first byte, with LockFileEx). */
+typedef enum cio_lock {
+    CIO_LOCK_NONE = 0,  /* no lock: releases the one held */
+    CIO_LOCK_SHARED,    /* many holders, none exclusive */
+    CIO_LOCK_EXCLUSIVE  /* one holder */
+} cio_lock;
+
 typedef struct cio_iovec {
     void *base;
     size_t len;
@@ -314,6 +322,19 @@ struct cio_message;
     X(cio_err, file_is_tty, (void *ud, cio_file file, bool *out))                                                     \
     /* The canonical absolute path of the open file. Set: File.RealPathError. */                                      \
     X(cio_err, file_real_path, (void *ud, cio_file file, char *buf, size_t len, size_t *out_len))                     \
+    /* Takes a lock on the file, waiting while another open file description holds a conflicting                      \
+     * one (a cancellation point: the wait ends with Canceled); CIO_LOCK_NONE releases. Replaces a                    \
+     * lock this handle holds. Set: File.LockError. */                                                                \
+    X(cio_err, file_lock, (void *ud, cio_file file, cio_lock lock))                                                   \
+    /* As file_lock without waiting: *acquired false when a conflicting lock is held.                                 \
+     * Set: File.LockError. */                                                                                        \
+    X(cio_err, file_try_lock, (void *ud, cio_file file, cio_lock lock, bool *acquired))                               \
+    /* Releases this handle's lock (none held: nothing happens). Never fails. */                                      \
+    X(void, file_unlock, (void *ud, cio_file file))                                                                   \
+    /* Turns this handle's exclusive lock into a shared one, never waiting (POSIX: flock(LOCK_SH |                    \
+     * LOCK_NB), which Linux converts under its lock table's lock; Windows: the shared lock is taken                  \
+     * before the exclusive one goes). Set: File.LockError. */                                                        \
+    X(cio_err, file_downgrade_lock, (void *ud, cio_file file))                                                        \
     X(void, file_close, (void *ud, cio_file file))                                                                    \
                                                                                                                       \
     /* == Process ===================================================================== */                            \

@@ -125,6 +125,12 @@ static int cio__sys_dflt_utimensat(int dirfd, const char *path, const struct tim
 }
 #endif
 #if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_flock(int fd, int op)
+{
+    return flock(fd, op);
+}
+#endif
+#if defined(CIO_OS_LINUX)
 static int cio__sys_dflt_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags)
 {
     return renameat2(olddirfd, oldpath, newdirfd, newpath, flags);
@@ -521,6 +527,18 @@ static DWORD cio__sys_dflt_GetFinalPathNameByHandleW(HANDLE h, WCHAR *buf, DWORD
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_LockFileEx(HANDLE h, DWORD flags, DWORD reserved, DWORD len_low, DWORD len_high, OVERLAPPED *ov)
+{
+    return LockFileEx(h, flags, reserved, len_low, len_high, ov);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_UnlockFileEx(HANDLE h, DWORD reserved, DWORD len_low, DWORD len_high, OVERLAPPED *ov)
+{
+    return UnlockFileEx(h, reserved, len_low, len_high, ov);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static DWORD cio__sys_dflt_GetCurrentDirectoryW(DWORD len, WCHAR *buf)
 {
     return GetCurrentDirectoryW(len, buf);
@@ -772,6 +790,9 @@ const struct cio__sys_defaults cio__sys_default = {
     .utimensat = cio__sys_dflt_utimensat,
 #endif
 #if defined(CIO_OS_LINUX)
+    .flock = cio__sys_dflt_flock,
+#endif
+#if defined(CIO_OS_LINUX)
     .renameat2 = cio__sys_dflt_renameat2,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -968,6 +989,12 @@ const struct cio__sys_defaults cio__sys_default = {
 #endif
 #if defined(CIO_OS_WINDOWS)
     .GetFinalPathNameByHandleW = cio__sys_dflt_GetFinalPathNameByHandleW,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .LockFileEx = cio__sys_dflt_LockFileEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .UnlockFileEx = cio__sys_dflt_UnlockFileEx,
 #endif
 #if defined(CIO_OS_WINDOWS)
     .GetCurrentDirectoryW = cio__sys_dflt_GetCurrentDirectoryW,
@@ -1169,6 +1196,18 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_LINUX)
     .renameat2__rename_preserve = cio__sys_dflt_renameat2,
+#endif
+#if defined(CIO_OS_LINUX)
+    .flock__lock = cio__sys_dflt_flock,
+#endif
+#if defined(CIO_OS_LINUX)
+    .flock__try_lock = cio__sys_dflt_flock,
+#endif
+#if defined(CIO_OS_LINUX)
+    .flock__unlock = cio__sys_dflt_flock,
+#endif
+#if defined(CIO_OS_LINUX)
+    .flock__downgrade_lock = cio__sys_dflt_flock,
 #endif
 #if defined(CIO_OS_LINUX)
     .getdents64__read_dents = cio__sys_dflt_getdents64,
@@ -1591,6 +1630,12 @@ struct cio__sys_table cio__sys = {
     .GetFinalPathNameByHandleW__real_path = cio__sys_dflt_GetFinalPathNameByHandleW,
 #endif
 #if defined(CIO_OS_WINDOWS)
+    .LockFileEx__lock = cio__sys_dflt_LockFileEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .UnlockFileEx__unlock = cio__sys_dflt_UnlockFileEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
     .calloc__win_rename_preserve_info = cio__sys_dflt_calloc,
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -1995,6 +2040,34 @@ static void cio__sys_set_close__real_path_close(cio__sys_any fn)
 static void cio__sys_set_renameat2__rename_preserve(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.renameat2__rename_preserve, fn != NULL ? (cio__sys_renameat2_fn)fn : cio__sys_dflt_renameat2,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_flock__lock(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.flock__lock, fn != NULL ? (cio__sys_flock_fn)fn : cio__sys_dflt_flock,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_flock__try_lock(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.flock__try_lock, fn != NULL ? (cio__sys_flock_fn)fn : cio__sys_dflt_flock,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_flock__unlock(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.flock__unlock, fn != NULL ? (cio__sys_flock_fn)fn : cio__sys_dflt_flock,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_flock__downgrade_lock(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.flock__downgrade_lock, fn != NULL ? (cio__sys_flock_fn)fn : cio__sys_dflt_flock,
                           memory_order_relaxed);
 }
 #endif
@@ -2979,6 +3052,20 @@ static void cio__sys_set_GetFinalPathNameByHandleW__real_path(cio__sys_any fn)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_LockFileEx__lock(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.LockFileEx__lock, fn != NULL ? (cio__sys_LockFileEx_fn)fn : cio__sys_dflt_LockFileEx,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_UnlockFileEx__unlock(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.UnlockFileEx__unlock, fn != NULL ? (cio__sys_UnlockFileEx_fn)fn : cio__sys_dflt_UnlockFileEx,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static void cio__sys_set_calloc__win_rename_preserve_info(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.calloc__win_rename_preserve_info, fn != NULL ? (cio__sys_calloc_fn)fn : cio__sys_dflt_calloc,
@@ -3480,6 +3567,18 @@ static const struct {
     {"renameat2", "rename_preserve", "renameat2@rename_preserve", cio__sys_set_renameat2__rename_preserve},
 #endif
 #if defined(CIO_OS_LINUX)
+    {"flock", "lock", "flock@lock", cio__sys_set_flock__lock},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"flock", "try_lock", "flock@try_lock", cio__sys_set_flock__try_lock},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"flock", "unlock", "flock@unlock", cio__sys_set_flock__unlock},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"flock", "downgrade_lock", "flock@downgrade_lock", cio__sys_set_flock__downgrade_lock},
+#endif
+#if defined(CIO_OS_LINUX)
     {"getdents64", "read_dents", "getdents64@read_dents", cio__sys_set_getdents64__read_dents},
 #endif
 #if defined(CIO_OS_WASI)
@@ -3898,6 +3997,12 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"GetFinalPathNameByHandleW", "real_path", "GetFinalPathNameByHandleW@real_path", cio__sys_set_GetFinalPathNameByHandleW__real_path},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"LockFileEx", "lock", "LockFileEx@lock", cio__sys_set_LockFileEx__lock},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"UnlockFileEx", "unlock", "UnlockFileEx@unlock", cio__sys_set_UnlockFileEx__unlock},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"calloc", "win_rename_preserve_info", "calloc@win_rename_preserve_info", cio__sys_set_calloc__win_rename_preserve_info},

@@ -37,6 +37,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -156,6 +157,9 @@ typedef int (*cio__sys_linkat_fn)(int, const char *, int, const char *, int);
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
 typedef int (*cio__sys_utimensat_fn)(int, const char *, const struct timespec *, int);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_flock_fn)(int, int);
 #endif
 #if defined(CIO_OS_LINUX)
 typedef int (*cio__sys_renameat2_fn)(int, const char *, int, const char *, unsigned int);
@@ -356,6 +360,12 @@ typedef int32_t (*cio__sys_NtClose_fn)(void *);
 typedef DWORD (*cio__sys_GetFinalPathNameByHandleW_fn)(HANDLE, WCHAR *, DWORD, DWORD);
 #endif
 #if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_LockFileEx_fn)(HANDLE, DWORD, DWORD, DWORD, DWORD, OVERLAPPED *);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_UnlockFileEx_fn)(HANDLE, DWORD, DWORD, DWORD, OVERLAPPED *);
+#endif
+#if defined(CIO_OS_WINDOWS)
 typedef DWORD (*cio__sys_GetCurrentDirectoryW_fn)(DWORD, WCHAR *);
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -510,6 +520,9 @@ struct cio__sys_defaults {
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     cio__sys_utimensat_fn utimensat;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_flock_fn flock;
 #endif
 #if defined(CIO_OS_LINUX)
     cio__sys_renameat2_fn renameat2;
@@ -708,6 +721,12 @@ struct cio__sys_defaults {
 #endif
 #if defined(CIO_OS_WINDOWS)
     cio__sys_GetFinalPathNameByHandleW_fn GetFinalPathNameByHandleW;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_LockFileEx_fn LockFileEx;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_UnlockFileEx_fn UnlockFileEx;
 #endif
 #if defined(CIO_OS_WINDOWS)
     cio__sys_GetCurrentDirectoryW_fn GetCurrentDirectoryW;
@@ -911,6 +930,18 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_renameat2_fn) renameat2__rename_preserve; /* src/threaded/fs_paths_linux.c: cio__t_dir_rename_preserve */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_flock_fn) flock__lock; /* src/threaded/fs_lock_posix.c: cio__t_file_lock */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_flock_fn) flock__try_lock; /* src/threaded/fs_lock_posix.c: cio__t_file_try_lock */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_flock_fn) flock__unlock; /* src/threaded/fs_lock_posix.c: cio__t_file_unlock */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_flock_fn) flock__downgrade_lock; /* src/threaded/fs_lock_posix.c: cio__t_file_downgrade_lock */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_getdents64_fn) getdents64__read_dents; /* src/threaded/fs_linux.c: cio__t_fs_read_dents */
@@ -1331,6 +1362,12 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_GetFinalPathNameByHandleW_fn) GetFinalPathNameByHandleW__real_path; /* src/threaded/fs_windows_paths.c: real_path_of */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_LockFileEx_fn) LockFileEx__lock; /* src/threaded/fs_windows_lock.c: try_once */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_UnlockFileEx_fn) UnlockFileEx__unlock; /* src/threaded/fs_windows_lock.c: unlock_once */
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_calloc_fn) calloc__win_rename_preserve_info; /* src/threaded/fs_windows_paths.c: cio__t_dir_rename_preserve */

@@ -191,6 +191,18 @@ enum {
     CIO__FI_renameat2__rename_preserve,
 #endif
 #if defined(CIO_OS_LINUX)
+    CIO__FI_flock__lock,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_flock__try_lock,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_flock__unlock,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_flock__downgrade_lock,
+#endif
+#if defined(CIO_OS_LINUX)
     CIO__FI_getdents64__read_dents,
 #endif
 #if defined(CIO_OS_WASI)
@@ -609,6 +621,12 @@ enum {
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_GetFinalPathNameByHandleW__real_path,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_LockFileEx__lock,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_UnlockFileEx__unlock,
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_calloc__win_rename_preserve_info,
@@ -1249,6 +1267,58 @@ static int cio__fi_renameat2__rename_preserve(int olddirfd, const char *oldpath,
     }
     (void)mode_;
     return (cio__sys_default.renameat2)(olddirfd, oldpath, newdirfd, newpath, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_flock__lock(int fd, int op)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_flock__lock];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.flock)(fd, op);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_flock__try_lock(int fd, int op)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_flock__try_lock];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.flock)(fd, op);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_flock__unlock(int fd, int op)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_flock__unlock];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.flock)(fd, op);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_flock__downgrade_lock(int fd, int op)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_flock__downgrade_lock];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.flock)(fd, op);
 }
 #endif
 #if defined(CIO_OS_LINUX)
@@ -3126,6 +3196,32 @@ static DWORD cio__fi_GetFinalPathNameByHandleW__real_path(HANDLE h, WCHAR *buf, 
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_LockFileEx__lock(HANDLE h, DWORD flags, DWORD reserved, DWORD len_low, DWORD len_high, OVERLAPPED *ov)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_LockFileEx__lock];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.LockFileEx)(h, flags, reserved, len_low, len_high, ov);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_UnlockFileEx__unlock(HANDLE h, DWORD reserved, DWORD len_low, DWORD len_high, OVERLAPPED *ov)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_UnlockFileEx__unlock];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.UnlockFileEx)(h, reserved, len_low, len_high, ov);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static void * cio__fi_calloc__win_rename_preserve_info(size_t count, size_t size)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_calloc__win_rename_preserve_info];
@@ -3978,6 +4074,18 @@ static const struct {
     {"renameat2", "rename_preserve", 1, 0, (cio__sys_any)cio__fi_renameat2__rename_preserve},
 #endif
 #if defined(CIO_OS_LINUX)
+    {"flock", "lock", 1, 0, (cio__sys_any)cio__fi_flock__lock},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"flock", "try_lock", 1, 0, (cio__sys_any)cio__fi_flock__try_lock},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"flock", "unlock", 1, 0, (cio__sys_any)cio__fi_flock__unlock},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"flock", "downgrade_lock", 1, 0, (cio__sys_any)cio__fi_flock__downgrade_lock},
+#endif
+#if defined(CIO_OS_LINUX)
     {"getdents64", "read_dents", 1, 1, (cio__sys_any)cio__fi_getdents64__read_dents},
 #endif
 #if defined(CIO_OS_WASI)
@@ -4396,6 +4504,12 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"GetFinalPathNameByHandleW", "real_path", 1, 0, (cio__sys_any)cio__fi_GetFinalPathNameByHandleW__real_path},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"LockFileEx", "lock", 1, 0, (cio__sys_any)cio__fi_LockFileEx__lock},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"UnlockFileEx", "unlock", 1, 0, (cio__sys_any)cio__fi_UnlockFileEx__unlock},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"calloc", "win_rename_preserve_info", 1, 0, (cio__sys_any)cio__fi_calloc__win_rename_preserve_info},

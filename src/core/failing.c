@@ -455,6 +455,31 @@ static cio_err f_file_real_path(void *ud, cio_file f, char *buf, size_t len, siz
 /* dir_rename_preserve fails as dir_rename does. */
 #define f_dir_rename_preserve f_dir_rename
 
+static cio_err f_file_lock(void *ud, cio_file f, cio_lock lock)
+{
+    (void)ud, (void)f, (void)lock;
+    return CIO_E_FILE_LOCKS_UNSUPPORTED;
+}
+
+static cio_err f_file_try_lock(void *ud, cio_file f, cio_lock lock, bool *acquired)
+{
+    (void)ud, (void)f, (void)lock;
+    if (acquired != NULL)
+        *acquired = false;
+    return CIO_E_FILE_LOCKS_UNSUPPORTED;
+}
+
+static void f_file_unlock(void *ud, cio_file f)
+{
+    (void)ud, (void)f;
+}
+
+static cio_err f_file_downgrade_lock(void *ud, cio_file f)
+{
+    (void)ud, (void)f;
+    return CIO_E_FILE_LOCKS_UNSUPPORTED;
+}
+
 /* dir_delete_dir fails as dir_delete_file does; cancel (request, then as await) as await. */
 #define f_dir_delete_dir f_dir_delete_file
 #define f_cancel f_await

@@ -1,5 +1,5 @@
 /*
- * The public links-and-metadata, real-path and rename-preserve functions of cio/fs.h (and cio_clock_resolution of cio/io.h): thin
+ * The public links-and-metadata, real-path, rename-preserve and lock functions of cio/fs.h (and cio_clock_resolution of cio/io.h): thin
  * wrappers over their vtable slots, with fs.c's invariants: each calls exactly the slot it is named
  * after, a NULL where the API forbids one is CIO__NULL_ARG (an assertion in debug builds), and the
  * slot's result is returned unchanged, set-checked in debug builds (CIO__IN_SET).
@@ -154,4 +154,26 @@ cio_err cio_dir_rename_preserve(cio_io io, cio_dir old_dir, const char *old_path
         return CIO__NULL_ARG("new_path");
     return CIO__IN_SET(dir_rename_preserve,
                        io.vtable->dir_rename_preserve(io.userdata, old_dir, old_path, new_dir, new_path));
+}
+
+cio_err cio_file_lock(cio_io io, cio_file file, cio_lock lock)
+{
+    return CIO__IN_SET(file_lock, io.vtable->file_lock(io.userdata, file, lock));
+}
+
+cio_err cio_file_try_lock(cio_io io, cio_file file, cio_lock lock, bool *acquired)
+{
+    if (acquired == NULL)
+        return CIO__NULL_ARG("acquired");
+    return CIO__IN_SET(file_lock, io.vtable->file_try_lock(io.userdata, file, lock, acquired));
+}
+
+void cio_file_unlock(cio_io io, cio_file file)
+{
+    io.vtable->file_unlock(io.userdata, file);
+}
+
+cio_err cio_file_downgrade_lock(cio_io io, cio_file file)
+{
+    return CIO__IN_SET(file_lock, io.vtable->file_downgrade_lock(io.userdata, file));
 }

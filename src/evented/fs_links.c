@@ -283,3 +283,20 @@ cio_err cio__e_dir_rename_preserve(void *ud, cio_dir old_dir, const char *old_pa
     struct a_dir_rename_preserve a = {old_dir, old_path, new_dir, new_path};
     return cio__e_helper((struct cio_evented *)ud, h_dir_rename_preserve, &a, true);
 }
+
+/* A lock wait blocks its thread in flock: the helper pool's, never a loop thread; the wait for the
+ * helper is the cancellation point, and a cancel knocks the helper out of flock (EINTR: Canceled). */
+struct a_file_lock {
+    cio_file file;
+    cio_lock lock;
+};
+static cio_err h_file_lock(void *p)
+{
+    struct a_file_lock *a = (struct a_file_lock *)p;
+    return cio__t_file_lock(NULL, a->file, a->lock);
+}
+cio_err cio__e_file_lock(void *ud, cio_file file, cio_lock lock)
+{
+    struct a_file_lock a = {file, lock};
+    return cio__e_helper((struct cio_evented *)ud, h_file_lock, &a, true);
+}

@@ -3,7 +3,7 @@
 
 /*
  * Link-time stand-in for freebsd's libc.so.7: one symbol per function cio may call there
- * (112), each a single byte that is never executed. build.py assembles this into a
+ * (113), each a single byte that is never executed. build.py assembles this into a
  * shared object named libc.so.7 with the version script c.map, so that
  * ld.lld records DT_NEEDED libc.so.7 and the version of every symbol as linking against the real one would.
  */
@@ -193,6 +193,11 @@ utimensat:
 isatty:
 	.byte 0
 	.size isatty, 1
+	.globl flock
+	.type flock, %function
+flock:
+	.byte 0
+	.size flock, 1
 	.globl lseek
 	.type lseek, %function
 lseek:

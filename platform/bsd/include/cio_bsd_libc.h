@@ -340,6 +340,7 @@ extern int fchown(int fd, uid_t uid, gid_t gid);
 extern int fchownat(int dirfd, const char *path, uid_t uid, gid_t gid, int flags);
 extern int utimensat(int dirfd, const char *path, const struct timespec *times, int flags);
 extern int isatty(int fd);
+extern int flock(int fd, int op);
 extern off_t lseek(int fd, off_t offset, int whence);
 extern int ftruncate(int fd, off_t length);
 extern int fsync(int fd);
@@ -473,6 +474,10 @@ extern int pthread_setspecific(pthread_key_t key, const void *value);
 #define F_GETFD 1
 #define F_SETFD 2
 #define F_GETFL 3
+#define LOCK_SH 1
+#define LOCK_EX 2
+#define LOCK_NB 4
+#define LOCK_UN 8
 #define F_SETFL 4
 #define F_DUPFD_CLOEXEC 17
 #define FD_CLOEXEC 1
@@ -1164,6 +1169,7 @@ extern int fchown(int fd, uid_t uid, gid_t gid);
 extern int fchownat(int dirfd, const char *path, uid_t uid, gid_t gid, int flags);
 extern int utimensat(int dirfd, const char *path, const struct timespec *times, int flags);
 extern int isatty(int fd);
+extern int flock(int fd, int op);
 extern off_t lseek(int fd, off_t offset, int whence);
 extern int ftruncate(int fd, off_t length);
 extern int fsync(int fd);
@@ -1299,6 +1305,10 @@ extern int pthread_setspecific(pthread_key_t key, const void *value) __asm__("__
 #define F_GETFD 1
 #define F_SETFD 2
 #define F_GETFL 3
+#define LOCK_SH 1
+#define LOCK_EX 2
+#define LOCK_NB 4
+#define LOCK_UN 8
 #define F_SETFL 4
 #define F_DUPFD_CLOEXEC 12
 #define F_GETPATH 15
@@ -1898,6 +1908,7 @@ extern int fchown(int fd, uid_t uid, gid_t gid);
 extern int fchownat(int dirfd, const char *path, uid_t uid, gid_t gid, int flags);
 extern int utimensat(int dirfd, const char *path, const struct timespec *times, int flags);
 extern int isatty(int fd);
+extern int flock(int fd, int op);
 extern off_t lseek(int fd, off_t offset, int whence);
 extern int ftruncate(int fd, off_t length);
 extern int fsync(int fd);
@@ -2017,6 +2028,10 @@ extern int pthread_setspecific(pthread_key_t key, const void *value);
 #define F_GETFD 1
 #define F_SETFD 2
 #define F_GETFL 3
+#define LOCK_SH 1
+#define LOCK_EX 2
+#define LOCK_NB 4
+#define LOCK_UN 8
 #define F_SETFL 4
 #define F_DUPFD_CLOEXEC 10
 #define FD_CLOEXEC 1

@@ -3,7 +3,7 @@
 
 /*
  * Link-time stand-in for netbsd's libc.so.12: one symbol per function cio may call there
- * (132), each a single byte that is never executed. build.py assembles this into a
+ * (133), each a single byte that is never executed. build.py assembles this into a
  * shared object named libc.so.12, so that
  * ld.lld records DT_NEEDED libc.so.12 as linking against the real one would.
  */
@@ -193,6 +193,11 @@ utimensat:
 isatty:
 	.byte 0
 	.size isatty, 1
+	.globl flock
+	.type flock, %function
+flock:
+	.byte 0
+	.size flock, 1
 	.globl lseek
 	.type lseek, %function
 lseek:

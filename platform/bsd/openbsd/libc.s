@@ -3,7 +3,7 @@
 
 /*
  * Link-time stand-in for openbsd's libc.so.100.0: one symbol per function cio may call there
- * (106), each a single byte that is never executed. build.py assembles this into a
+ * (107), each a single byte that is never executed. build.py assembles this into a
  * shared object named libc.so.100.0, so that
  * ld.lld records DT_NEEDED libc.so.100.0 as linking against the real one would.
  */
@@ -193,6 +193,11 @@ utimensat:
 isatty:
 	.byte 0
 	.size isatty, 1
+	.globl flock
+	.type flock, %function
+flock:
+	.byte 0
+	.size flock, 1
 	.globl lseek
 	.type lseek, %function
 lseek:

@@ -319,6 +319,21 @@ static inline cio__mapped cio__errno_flock(int code)
     }
 }
 
+/* flock_lock: File.LockError */
+static inline cio__mapped cio__errno_flock_lock(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_AGAIN: return CIO__MAPPED(OK, CIO_OK);
+    case CIO_ERRNO_NOLCK: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(ERROR, CIO_E_FILE_LOCKS_UNSUPPORTED);
+    case CIO_ERRNO_NOSYS: return CIO__MAPPED(ERROR, CIO_E_FILE_LOCKS_UNSUPPORTED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
 /* close: Unexpected */
 static inline cio__mapped cio__errno_close(int code)
 {
@@ -1808,6 +1823,21 @@ static inline cio__mapped cio__errno_flock(int code)
     case CIO_ERRNO_NOLCK: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
     case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
     case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(ERROR, CIO_E_FILE_LOCKS_UNSUPPORTED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* flock_lock: File.LockError */
+static inline cio__mapped cio__errno_flock_lock(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_AGAIN: return CIO__MAPPED(OK, CIO_OK);
+    case CIO_ERRNO_NOLCK: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(ERROR, CIO_E_FILE_LOCKS_UNSUPPORTED);
+    case CIO_ERRNO_NOSYS: return CIO__MAPPED(ERROR, CIO_E_FILE_LOCKS_UNSUPPORTED);
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -3316,6 +3346,22 @@ static inline cio__mapped cio__errno_flock(int code)
     }
 }
 
+/* flock_lock: File.LockError */
+static inline cio__mapped cio__errno_flock_lock(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_AGAIN: return CIO__MAPPED(OK, CIO_OK);
+    case CIO_ERRNO_NOLCK: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_OPNOTSUPP: return CIO__MAPPED(ERROR, CIO_E_FILE_LOCKS_UNSUPPORTED);
+    case CIO_ERRNO_NOTSUP: return CIO__MAPPED(ERROR, CIO_E_FILE_LOCKS_UNSUPPORTED);
+    case CIO_ERRNO_NOSYS: return CIO__MAPPED(ERROR, CIO_E_FILE_LOCKS_UNSUPPORTED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
 /* close: Unexpected */
 static inline cio__mapped cio__errno_close(int code)
 {
@@ -4813,6 +4859,21 @@ static inline cio__mapped cio__errno_flock(int code)
     case CIO_ERRNO_NOLCK: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
     case CIO_ERRNO_AGAIN: return CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK);
     case CIO_ERRNO_NOTSUP: return CIO__MAPPED(ERROR, CIO_E_FILE_LOCKS_UNSUPPORTED);
+    default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
+    }
+}
+
+/* flock_lock: File.LockError */
+static inline cio__mapped cio__errno_flock_lock(int code)
+{
+    switch (code) {
+    case CIO_ERRNO_INTR: return CIO__MAPPED(RETRY, CIO_OK);
+    case CIO_ERRNO_BADF: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_INVAL: return CIO__MAPPED(BUG, CIO_E_UNEXPECTED);
+    case CIO_ERRNO_AGAIN: return CIO__MAPPED(OK, CIO_OK);
+    case CIO_ERRNO_NOLCK: return CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES);
+    case CIO_ERRNO_NOTSUP: return CIO__MAPPED(ERROR, CIO_E_FILE_LOCKS_UNSUPPORTED);
+    case CIO_ERRNO_NOSYS: return CIO__MAPPED(ERROR, CIO_E_FILE_LOCKS_UNSUPPORTED);
     default: return CIO__MAPPED(ERROR, CIO_E_UNEXPECTED);
     }
 }
@@ -6769,6 +6830,7 @@ static inline cio__mapped cio__wsa_wsa_connect_unix(int code)
     X(openat, file_open) \
     X(openat_dir, dir_open) \
     X(flock, file_open) \
+    X(flock_lock, file_lock) \
     X(close, unexpected) \
     X(fcntl, unexpected) \
     X(pipe2, pipe) \
