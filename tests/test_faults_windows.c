@@ -73,7 +73,39 @@ static cio_err run_exe_open(fx *f)
     return err;
 }
 
+/* Links and metadata (src/threaded/fs_windows_links.c): a hard link "new" to "f". */
+static cio_err run_hard_link(fx *f)
+{
+    return cio_dir_hard_link(f->io, f->dir, "f", f->dir, "new", 0);
+}
+
+static cio_err run_real_path(fx *f)
+{
+    char buf[1024];
+    size_t n = 0;
+    cio_err err = cio_dir_real_path_file(f->io, f->dir, "f", buf, sizeof buf, &n);
+    if (err == CIO_OK && (n < 2 || strcmp(buf + n - 2, "\\f") != 0))
+        fail_msg("real path '%s'", buf);
+    return err;
+}
+
+static cio_err run_real_path_cwd(fx *f)
+{
+    char buf[1024];
+    size_t n = 0;
+    return cio_dir_real_path(f->io, cio_dir_cwd(), buf, sizeof buf, &n);
+}
+
+static cio_err run_rename_preserve(fx *f)
+{
+    return cio_dir_rename_preserve(f->io, f->dir, "f", f->dir, "moved");
+}
+
 static const win_case cases[] = {
+    {"hard_link", NULL, run_hard_link, check_created},
+    {"real_path", NULL, run_real_path, check_none},
+    {"real_path_cwd", NULL, run_real_path_cwd, check_none},
+    {"rename_preserve", NULL, run_rename_preserve, check_renamed},
     {"open_file", NULL, run_open_file, check_none},
     {"open_no_follow", NULL, run_open_no_follow, check_none},
     {"open_missing", NULL, run_open_missing, check_none},
@@ -179,6 +211,10 @@ static const win_error fs_errors[] = {
     W("NtQueryInformationFile@info_query", "stat_file", ACCESS_DENIED, CIO_E_ACCESS_DENIED),
     W("NtQueryInformationFile@info_query", "file_stat", ACCESS_DENIED, CIO_E_ACCESS_DENIED),
     W("NtSetInformationFile@info_set", "rename", NOT_SAME_DEVICE, CIO_E_CROSS_DEVICE),
+    W("NtSetInformationFile@info_set", "hard_link", OBJECT_NAME_COLLISION, CIO_E_PATH_ALREADY_EXISTS),
+    W("NtSetInformationFile@info_set", "hard_link", NOT_SAME_DEVICE, CIO_E_CROSS_DEVICE),
+    W("NtSetInformationFile@info_set", "hard_link", TOO_MANY_LINKS, CIO_E_LINK_QUOTA_EXCEEDED),
+    W("NtSetInformationFile@info_set", "rename_preserve", OBJECT_NAME_COLLISION, CIO_E_PATH_ALREADY_EXISTS),
     W("NtSetInformationFile@info_set", "rename", ACCESS_DENIED, CIO_E_ACCESS_DENIED),
     W("NtSetInformationFile@info_set", "delete_file", SHARING_VIOLATION, CIO_E_FILE_BUSY),
     W("NtSetInformationFile@info_set", "delete_dir", DIRECTORY_NOT_EMPTY, CIO_E_DIR_NOT_EMPTY),
@@ -355,6 +391,16 @@ static void test_win_fs_memory(void **state)
               "ENOMEM");
     win_fault(state, "malloc@win_create_dir_path", "make_path", 'e', ENOMEM, 1, 0, CIO_E_SYSTEM_RESOURCES, "ENOMEM");
     win_fault(state, "calloc@win_rename_info", "rename", 'e', ENOMEM, 1, 0, CIO_E_SYSTEM_RESOURCES, "ENOMEM");
+    win_fault(state, "calloc@win_link_info", "hard_link", 'e', ENOMEM, 1, 0, CIO_E_SYSTEM_RESOURCES, "ENOMEM");
+    win_fault(state, "calloc@win_rename_preserve_info", "rename_preserve", 'e', ENOMEM, 1, 0, CIO_E_SYSTEM_RESOURCES,
+              "ENOMEM");
+    win_fault(state, "malloc@win_real_path", "real_path", 'e', ENOMEM, 1, 0, CIO_E_SYSTEM_RESOURCES, "ENOMEM");
+    win_fault(state, "GetFinalPathNameByHandleW@real_path", "real_path", 'e', ERROR_NOT_ENOUGH_MEMORY, 1, 0,
+              CIO_E_SYSTEM_RESOURCES, "ERROR_NOT_ENOUGH_MEMORY");
+    win_fault(state, "GetFinalPathNameByHandleW@real_path", "real_path", 'e', ERROR_ACCESS_DENIED, 1, 0,
+              CIO_E_ACCESS_DENIED, "ERROR_ACCESS_DENIED");
+    win_fault(state, "GetCurrentDirectoryW@real_path_cwd", "real_path_cwd", 'e', ERROR_NOT_ENOUGH_MEMORY, 1, 0,
+              CIO_E_SYSTEM_RESOURCES, "ERROR_NOT_ENOUGH_MEMORY");
     win_fault(state, "malloc@exe_open", "exe_open", 'e', ENOMEM, 1, 0, CIO_E_SYSTEM_RESOURCES, "ENOMEM");
     win_fault(state, "GetCurrentDirectoryW@win_path_convert", "open_file", 'e', ERROR_NOT_ENOUGH_MEMORY, 1, 0,
               CIO_OK, "ERROR_NOT_ENOUGH_MEMORY");

@@ -58,6 +58,14 @@ typedef struct cio_dir {
     cio_handle handle; /**< the OS handle */
 } cio_dir;
 
+/** A file lock's kind (cio_file_lock, cio_file_try_lock): advisory, whole-file (flock on POSIX;
+ * Windows: its first byte, with LockFileEx). */
+typedef enum cio_lock {
+    CIO_LOCK_NONE = 0,  /* no lock: releases the one held */
+    CIO_LOCK_SHARED,    /* many holders, none exclusive */
+    CIO_LOCK_EXCLUSIVE  /* one holder */
+} cio_lock;
+
 /** A handle that is no handle (-1; INVALID_HANDLE_VALUE on Windows): initialise a cio_file or
  * cio_dir that holds nothing yet with CIO_FILE_INVALID / CIO_DIR_INVALID rather than zero, which is a
  * valid descriptor (standard input) on POSIX. An operation on it fails with the operation's error for
@@ -274,6 +282,8 @@ struct cio_operation;
                                                                                                                       \
     /* Reads a clock; never fails (an unavailable clock reads 0). */                                                  \
     X(cio_timestamp, now, (void *ud, cio_clock clock))                                                                \
+    /* The clock's resolution in ns (> 0). Set: Clock.ResolutionError. */                                             \
+    X(cio_err, clock_resolution, (void *ud, cio_clock clock, int64_t *ns))                                            \
     /* Sleeps until the timeout (CIO_TIMEOUT_NONE: until canceled). Set: SleepError. */                               \
     X(cio_err, sleep, (void *ud, cio_timeout timeout))                                                                \
     /* Fills buf from a fast CSPRNG seeded from the OS. */                                                            \
@@ -313,6 +323,41 @@ struct cio_operation;
     /* Set: Dir.IterateError. */                                                                                      \
     X(cio_err, dir_read, (void *ud, struct cio_dir_reader *reader, struct cio_dir_entry *entries, size_t max,         \
                           size_t *count))                                                                             \
+    /* Stats the directory itself. Set: File.StatError. */                                                            \
+    X(cio_err, dir_stat, (void *ud, cio_dir dir, struct cio_stat *out))                                               \
+    /* Makes link_path a symbolic link to target (stored as given; flags CIO_SYM_LINK_DIRECTORY                       \
+     * marks a link to a directory where the OS cares: Windows). Set: Dir.SymLinkError. */                            \
+    X(cio_err, dir_sym_link, (void *ud, cio_dir dir, const char *target, const char *link_path, unsigned flags))      \
+    /* Reads a symbolic link's target into buf with a NUL; *out_len its length. NameTooLong when                      \
+     * buf is too small. Set: Dir.ReadLinkError. */                                                                   \
+    X(cio_err, dir_read_link, (void *ud, cio_dir dir, const char *path, char *buf, size_t len, size_t *out_len))      \
+    /* A new name for an existing file; flags CIO_NO_FOLLOW links a symlink itself, not its target.                   \
+     * Set: File.HardLinkError. */                                                                                    \
+    X(cio_err, dir_hard_link, (void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir,                      \
+                               const char *new_path, unsigned flags))                                                 \
+    /* Permission bits (07777) of the directory itself. Set: File.SetPermissionsError. */                             \
+    X(cio_err, dir_set_permissions, (void *ud, cio_dir dir, uint32_t permissions))                                    \
+    /* Permission bits of path; flags CIO_NO_FOLLOW. Set: Dir.SetFilePermissionsError. */                             \
+    X(cio_err, dir_set_file_permissions, (void *ud, cio_dir dir, const char *path, uint32_t permissions,              \
+                                          unsigned flags))                                                            \
+    /* Owner and group of the directory itself (CIO_OWNER_UNCHANGED keeps one). Set: File.SetOwnerError. */           \
+    X(cio_err, dir_set_owner, (void *ud, cio_dir dir, uint32_t uid, uint32_t gid))                                    \
+    /* Owner and group of path; flags CIO_NO_FOLLOW. Set: Dir.SetFileOwnerError. */                                   \
+    X(cio_err, dir_set_file_owner, (void *ud, cio_dir dir, const char *path, uint32_t uid, uint32_t gid,              \
+                                    unsigned flags))                                                                  \
+    /* Access and modification times of path; flags CIO_NO_FOLLOW. Set: Dir.SetTimestampsError. */                    \
+    X(cio_err, dir_set_timestamps, (void *ud, cio_dir dir, const char *path, const struct cio_set_timestamps *ts,     \
+                                    unsigned flags))                                                                  \
+    /* The canonical absolute path of the open directory into buf with a NUL (cio_dir_cwd(): the                      \
+     * current directory). NameTooLong when buf is too small. Set: File.RealPathError. */                             \
+    X(cio_err, dir_real_path, (void *ud, cio_dir dir, char *buf, size_t len, size_t *out_len))                        \
+    /* The canonical absolute path of path (symbolic links resolved). Set: Dir.RealPathFileError. */                  \
+    X(cio_err, dir_real_path_file, (void *ud, cio_dir dir, const char *path, char *buf, size_t len,                   \
+                                    size_t *out_len))                                                                 \
+    /* Renames without replacing: PathAlreadyExists if new_path exists, decided atomically by the                     \
+     * OS (OperationUnsupported where it cannot be). Set: Dir.RenamePreserveError. */                                 \
+    X(cio_err, dir_rename_preserve, (void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir,                \
+                                     const char *new_path))                                                           \
     X(void, dir_close, (void *ud, cio_dir dir))                                                                       \
                                                                                                                       \
     /* == Files ======================================================================= */                            \
@@ -339,6 +384,30 @@ struct cio_operation;
     X(cio_err, file_sync, (void *ud, cio_file file))                                                                  \
     /* Set: File.SetTimestampsError. */                                                                               \
     X(cio_err, file_set_timestamps, (void *ud, cio_file file, const struct cio_set_timestamps *ts))                   \
+    /* Gives the open file a name in new_dir (Linux: linkat AT_EMPTY_PATH or /proc/self/fd;                           \
+     * Windows: FileLinkInformation). Set: File.HardLinkError. */                                                     \
+    X(cio_err, file_hard_link, (void *ud, cio_file file, cio_dir new_dir, const char *new_path))                      \
+    /* Set: File.SetPermissionsError. */                                                                              \
+    X(cio_err, file_set_permissions, (void *ud, cio_file file, uint32_t permissions))                                 \
+    /* Set: File.SetOwnerError. */                                                                                    \
+    X(cio_err, file_set_owner, (void *ud, cio_file file, uint32_t uid, uint32_t gid))                                 \
+    /* *out: whether the handle is a terminal (a console on Windows). Set: Cancelable. */                             \
+    X(cio_err, file_is_tty, (void *ud, cio_file file, bool *out))                                                     \
+    /* The canonical absolute path of the open file. Set: File.RealPathError. */                                      \
+    X(cio_err, file_real_path, (void *ud, cio_file file, char *buf, size_t len, size_t *out_len))                     \
+    /* Takes a lock on the file, waiting while another open file description holds a conflicting                      \
+     * one (a cancellation point: the wait ends with Canceled); CIO_LOCK_NONE releases. Replaces a                    \
+     * lock this handle holds. Set: File.LockError. */                                                                \
+    X(cio_err, file_lock, (void *ud, cio_file file, cio_lock lock))                                                   \
+    /* As file_lock without waiting: *acquired false when a conflicting lock is held.                                 \
+     * Set: File.LockError. */                                                                                        \
+    X(cio_err, file_try_lock, (void *ud, cio_file file, cio_lock lock, bool *acquired))                               \
+    /* Releases this handle's lock (none held: nothing happens). Never fails. */                                      \
+    X(void, file_unlock, (void *ud, cio_file file))                                                                   \
+    /* Turns this handle's exclusive lock into a shared one, never waiting (POSIX: flock(LOCK_SH |                    \
+     * LOCK_NB), which Linux converts under its lock table's lock; Windows: the shared lock is taken                  \
+     * before the exclusive one goes). Set: File.LockError. */                                                        \
+    X(cio_err, file_downgrade_lock, (void *ud, cio_file file))                                                        \
     X(void, file_close, (void *ud, cio_file file))                                                                    \
                                                                                                                       \
     /* == Process ===================================================================== */                            \
@@ -616,6 +685,17 @@ void cio_futex_wake(cio_io io, const CIO_ATOMIC(uint32_t) *ptr, uint32_t max_wai
  * @cancellation no
  */
 cio_timestamp cio_now(cio_io io, cio_clock clock);
+/**
+ * The resolution of a clock (Zig's clockResolution).
+ * @param io    the Io
+ * @param clock the clock
+ * @param ns    receives the resolution in nanoseconds (at least 1)
+ * @return CIO_OK, or Clock.ResolutionError: ClockUnavailable (the target lacks the clock),
+ *         Unexpected. Not a cancellation point.
+ * @cancellation no
+ */
+cio_err cio_clock_resolution(cio_io io, cio_clock clock, int64_t *ns);
+
 /**
  * Sleeps until the timeout (CIO_TIMEOUT_NONE: until canceled).
  * @param io the Io

@@ -106,7 +106,67 @@ static int cio__sys_dflt_futimens(int fd, const struct timespec *times)
     return futimens(fd, times);
 }
 #endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static int cio__sys_dflt_symlinkat(const char *target, int dirfd, const char *path)
+{
+    return symlinkat(target, dirfd, path);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static int cio__sys_dflt_linkat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, int flags)
+{
+    return linkat(olddirfd, oldpath, newdirfd, newpath, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static int cio__sys_dflt_utimensat(int dirfd, const char *path, const struct timespec *times, int flags)
+{
+    return utimensat(dirfd, path, times, flags);
+}
+#endif
 #if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_flock(int fd, int op)
+{
+    return flock(fd, op);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags)
+{
+    return renameat2(olddirfd, oldpath, newdirfd, newpath, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_fchmod(int fd, mode_t mode)
+{
+    return fchmod(fd, mode);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_fchmodat(int dirfd, const char *path, mode_t mode, int flags)
+{
+    return fchmodat(dirfd, path, mode, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_fchown(int fd, uid_t uid, gid_t gid)
+{
+    return fchown(fd, uid, gid);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_fchownat(int dirfd, const char *path, uid_t uid, gid_t gid, int flags)
+{
+    return fchownat(dirfd, path, uid, gid, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static int cio__sys_dflt_isatty(int fd)
+{
+    return isatty(fd);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
 static ssize_t cio__sys_dflt_readlinkat(int dirfd, const char *path, char *buf, size_t bufsize)
 {
     return readlinkat(dirfd, path, buf, bufsize);
@@ -326,6 +386,12 @@ static int cio__sys_dflt_fchdir(int fd)
 static int cio__sys_dflt_clock_gettime(clockid_t clock, struct timespec *ts)
 {
     return clock_gettime(clock, ts);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static int cio__sys_dflt_clock_getres(clockid_t clock, struct timespec *ts)
+{
+    return clock_getres(clock, ts);
 }
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
@@ -578,6 +644,24 @@ static int32_t cio__sys_dflt_NtFlushBuffersFile(void *h, cio_nt_io_status_block 
 static int32_t cio__sys_dflt_NtClose(void *h)
 {
     return NtClose(h);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static DWORD cio__sys_dflt_GetFinalPathNameByHandleW(HANDLE h, WCHAR *buf, DWORD len, DWORD flags)
+{
+    return GetFinalPathNameByHandleW(h, buf, len, flags);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_LockFileEx(HANDLE h, DWORD flags, DWORD reserved, DWORD len_low, DWORD len_high, OVERLAPPED *ov)
+{
+    return LockFileEx(h, flags, reserved, len_low, len_high, ov);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_UnlockFileEx(HANDLE h, DWORD reserved, DWORD len_low, DWORD len_high, OVERLAPPED *ov)
+{
+    return UnlockFileEx(h, reserved, len_low, len_high, ov);
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -894,7 +978,37 @@ const struct cio__sys_defaults cio__sys_default = {
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     .futimens = cio__sys_dflt_futimens,
 #endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    .symlinkat = cio__sys_dflt_symlinkat,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    .linkat = cio__sys_dflt_linkat,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    .utimensat = cio__sys_dflt_utimensat,
+#endif
 #if defined(CIO_OS_LINUX)
+    .flock = cio__sys_dflt_flock,
+#endif
+#if defined(CIO_OS_LINUX)
+    .renameat2 = cio__sys_dflt_renameat2,
+#endif
+#if defined(CIO_OS_LINUX)
+    .fchmod = cio__sys_dflt_fchmod,
+#endif
+#if defined(CIO_OS_LINUX)
+    .fchmodat = cio__sys_dflt_fchmodat,
+#endif
+#if defined(CIO_OS_LINUX)
+    .fchown = cio__sys_dflt_fchown,
+#endif
+#if defined(CIO_OS_LINUX)
+    .fchownat = cio__sys_dflt_fchownat,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    .isatty = cio__sys_dflt_isatty,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     .readlinkat = cio__sys_dflt_readlinkat,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -1004,6 +1118,9 @@ const struct cio__sys_defaults cio__sys_default = {
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI) || defined(CIO_OS_WINDOWS)
     .clock_gettime = cio__sys_dflt_clock_gettime,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    .clock_getres = cio__sys_dflt_clock_getres,
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     .clock_nanosleep = cio__sys_dflt_clock_nanosleep,
@@ -1130,6 +1247,15 @@ const struct cio__sys_defaults cio__sys_default = {
 #endif
 #if defined(CIO_OS_WINDOWS)
     .NtClose = cio__sys_dflt_NtClose,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .GetFinalPathNameByHandleW = cio__sys_dflt_GetFinalPathNameByHandleW,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .LockFileEx = cio__sys_dflt_LockFileEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .UnlockFileEx = cio__sys_dflt_UnlockFileEx,
 #endif
 #if defined(CIO_OS_WINDOWS)
     .GetCurrentDirectoryW = cio__sys_dflt_GetCurrentDirectoryW,
@@ -1323,6 +1449,63 @@ struct cio__sys_table cio__sys = {
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     .futimens__file_set_timestamps = cio__sys_dflt_futimens,
 #endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    .symlinkat__sym_link = cio__sys_dflt_symlinkat,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    .readlinkat__read_link = cio__sys_dflt_readlinkat,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    .linkat__hard_link = cio__sys_dflt_linkat,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    .utimensat__set_timestamps = cio__sys_dflt_utimensat,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    .isatty__is_tty = cio__sys_dflt_isatty,
+#endif
+#if defined(CIO_OS_LINUX)
+    .fchmod__set_permissions = cio__sys_dflt_fchmod,
+#endif
+#if defined(CIO_OS_LINUX)
+    .fchown__set_owner = cio__sys_dflt_fchown,
+#endif
+#if defined(CIO_OS_LINUX)
+    .fchmodat__set_file_permissions = cio__sys_dflt_fchmodat,
+#endif
+#if defined(CIO_OS_LINUX)
+    .fchownat__set_file_owner = cio__sys_dflt_fchownat,
+#endif
+#if defined(CIO_OS_LINUX)
+    .linkat__link_fd = cio__sys_dflt_linkat,
+#endif
+#if defined(CIO_OS_LINUX)
+    .linkat__link_proc = cio__sys_dflt_linkat,
+#endif
+#if defined(CIO_OS_LINUX)
+    .readlinkat__real_path = cio__sys_dflt_readlinkat,
+#endif
+#if defined(CIO_OS_LINUX)
+    .openat__real_path_open = cio__sys_dflt_openat,
+#endif
+#if defined(CIO_OS_LINUX)
+    .close__real_path_close = cio__sys_dflt_close,
+#endif
+#if defined(CIO_OS_LINUX)
+    .renameat2__rename_preserve = cio__sys_dflt_renameat2,
+#endif
+#if defined(CIO_OS_LINUX)
+    .flock__lock = cio__sys_dflt_flock,
+#endif
+#if defined(CIO_OS_LINUX)
+    .flock__try_lock = cio__sys_dflt_flock,
+#endif
+#if defined(CIO_OS_LINUX)
+    .flock__unlock = cio__sys_dflt_flock,
+#endif
+#if defined(CIO_OS_LINUX)
+    .flock__downgrade_lock = cio__sys_dflt_flock,
+#endif
 #if defined(CIO_OS_LINUX)
     .getdents64__read_dents = cio__sys_dflt_getdents64,
 #endif
@@ -1338,7 +1521,7 @@ struct cio__sys_table cio__sys = {
 #if defined(CIO_OS_WASI)
     .clock_gettime__wasi_adjust_times = cio__sys_dflt_clock_gettime,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     .readlinkat__executable_path = cio__sys_dflt_readlinkat,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -1538,6 +1721,12 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_LINUX)
     .clock_gettime__now = cio__sys_dflt_clock_gettime,
+#endif
+#if defined(CIO_OS_LINUX)
+    .clock_getres__clock_resolution = cio__sys_dflt_clock_getres,
+#endif
+#if defined(CIO_OS_WASI)
+    .clock_getres__wasi_clock_resolution = cio__sys_dflt_clock_getres,
 #endif
 #if defined(CIO_OS_LINUX)
     .clock_nanosleep__sleep = cio__sys_dflt_clock_nanosleep,
@@ -1850,6 +2039,27 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_WINDOWS)
     .calloc__win_rename_info = cio__sys_dflt_calloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .calloc__win_link_info = cio__sys_dflt_calloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .malloc__win_real_path = cio__sys_dflt_malloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .GetCurrentDirectoryW__real_path_cwd = cio__sys_dflt_GetCurrentDirectoryW,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .GetFinalPathNameByHandleW__real_path = cio__sys_dflt_GetFinalPathNameByHandleW,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .LockFileEx__lock = cio__sys_dflt_LockFileEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .UnlockFileEx__unlock = cio__sys_dflt_UnlockFileEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .calloc__win_rename_preserve_info = cio__sys_dflt_calloc,
 #endif
 #if defined(CIO_OS_WINDOWS)
     .NtClose__open_file_link = cio__sys_dflt_NtClose,
@@ -2241,6 +2451,139 @@ static void cio__sys_set_futimens__file_set_timestamps(cio__sys_any fn)
                           memory_order_relaxed);
 }
 #endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static void cio__sys_set_symlinkat__sym_link(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.symlinkat__sym_link, fn != NULL ? (cio__sys_symlinkat_fn)fn : cio__sys_dflt_symlinkat,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static void cio__sys_set_readlinkat__read_link(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.readlinkat__read_link, fn != NULL ? (cio__sys_readlinkat_fn)fn : cio__sys_dflt_readlinkat,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static void cio__sys_set_linkat__hard_link(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.linkat__hard_link, fn != NULL ? (cio__sys_linkat_fn)fn : cio__sys_dflt_linkat,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static void cio__sys_set_utimensat__set_timestamps(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.utimensat__set_timestamps, fn != NULL ? (cio__sys_utimensat_fn)fn : cio__sys_dflt_utimensat,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static void cio__sys_set_isatty__is_tty(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.isatty__is_tty, fn != NULL ? (cio__sys_isatty_fn)fn : cio__sys_dflt_isatty,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_fchmod__set_permissions(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.fchmod__set_permissions, fn != NULL ? (cio__sys_fchmod_fn)fn : cio__sys_dflt_fchmod,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_fchown__set_owner(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.fchown__set_owner, fn != NULL ? (cio__sys_fchown_fn)fn : cio__sys_dflt_fchown,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_fchmodat__set_file_permissions(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.fchmodat__set_file_permissions, fn != NULL ? (cio__sys_fchmodat_fn)fn : cio__sys_dflt_fchmodat,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_fchownat__set_file_owner(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.fchownat__set_file_owner, fn != NULL ? (cio__sys_fchownat_fn)fn : cio__sys_dflt_fchownat,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_linkat__link_fd(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.linkat__link_fd, fn != NULL ? (cio__sys_linkat_fn)fn : cio__sys_dflt_linkat,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_linkat__link_proc(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.linkat__link_proc, fn != NULL ? (cio__sys_linkat_fn)fn : cio__sys_dflt_linkat,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_readlinkat__real_path(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.readlinkat__real_path, fn != NULL ? (cio__sys_readlinkat_fn)fn : cio__sys_dflt_readlinkat,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_openat__real_path_open(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.openat__real_path_open, fn != NULL ? (cio__sys_openat_fn)fn : cio__sys_dflt_openat,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_close__real_path_close(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.close__real_path_close, fn != NULL ? (cio__sys_close_fn)fn : cio__sys_dflt_close,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_renameat2__rename_preserve(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.renameat2__rename_preserve, fn != NULL ? (cio__sys_renameat2_fn)fn : cio__sys_dflt_renameat2,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_flock__lock(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.flock__lock, fn != NULL ? (cio__sys_flock_fn)fn : cio__sys_dflt_flock,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_flock__try_lock(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.flock__try_lock, fn != NULL ? (cio__sys_flock_fn)fn : cio__sys_dflt_flock,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_flock__unlock(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.flock__unlock, fn != NULL ? (cio__sys_flock_fn)fn : cio__sys_dflt_flock,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_flock__downgrade_lock(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.flock__downgrade_lock, fn != NULL ? (cio__sys_flock_fn)fn : cio__sys_dflt_flock,
+                          memory_order_relaxed);
+}
+#endif
 #if defined(CIO_OS_LINUX)
 static void cio__sys_set_getdents64__read_dents(cio__sys_any fn)
 {
@@ -2276,7 +2619,7 @@ static void cio__sys_set_clock_gettime__wasi_adjust_times(cio__sys_any fn)
                           memory_order_relaxed);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
 static void cio__sys_set_readlinkat__executable_path(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.readlinkat__executable_path, fn != NULL ? (cio__sys_readlinkat_fn)fn : cio__sys_dflt_readlinkat,
@@ -2742,6 +3085,20 @@ static void cio__sys_set_chdir__set_current_path(cio__sys_any fn)
 static void cio__sys_set_clock_gettime__now(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.clock_gettime__now, fn != NULL ? (cio__sys_clock_gettime_fn)fn : cio__sys_dflt_clock_gettime,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_clock_getres__clock_resolution(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.clock_getres__clock_resolution, fn != NULL ? (cio__sys_clock_getres_fn)fn : cio__sys_dflt_clock_getres,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WASI)
+static void cio__sys_set_clock_getres__wasi_clock_resolution(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.clock_getres__wasi_clock_resolution, fn != NULL ? (cio__sys_clock_getres_fn)fn : cio__sys_dflt_clock_getres,
                           memory_order_relaxed);
 }
 #endif
@@ -3474,6 +3831,55 @@ static void cio__sys_set_calloc__win_rename_info(cio__sys_any fn)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_calloc__win_link_info(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.calloc__win_link_info, fn != NULL ? (cio__sys_calloc_fn)fn : cio__sys_dflt_calloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_malloc__win_real_path(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.malloc__win_real_path, fn != NULL ? (cio__sys_malloc_fn)fn : cio__sys_dflt_malloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_GetCurrentDirectoryW__real_path_cwd(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.GetCurrentDirectoryW__real_path_cwd, fn != NULL ? (cio__sys_GetCurrentDirectoryW_fn)fn : cio__sys_dflt_GetCurrentDirectoryW,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_GetFinalPathNameByHandleW__real_path(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.GetFinalPathNameByHandleW__real_path, fn != NULL ? (cio__sys_GetFinalPathNameByHandleW_fn)fn : cio__sys_dflt_GetFinalPathNameByHandleW,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_LockFileEx__lock(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.LockFileEx__lock, fn != NULL ? (cio__sys_LockFileEx_fn)fn : cio__sys_dflt_LockFileEx,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_UnlockFileEx__unlock(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.UnlockFileEx__unlock, fn != NULL ? (cio__sys_UnlockFileEx_fn)fn : cio__sys_dflt_UnlockFileEx,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_calloc__win_rename_preserve_info(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.calloc__win_rename_preserve_info, fn != NULL ? (cio__sys_calloc_fn)fn : cio__sys_dflt_calloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static void cio__sys_set_NtClose__open_file_link(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.NtClose__open_file_link, fn != NULL ? (cio__sys_NtClose_fn)fn : cio__sys_dflt_NtClose,
@@ -4132,6 +4538,63 @@ static const struct {
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     {"futimens", "file_set_timestamps", "futimens@file_set_timestamps", cio__sys_set_futimens__file_set_timestamps},
 #endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    {"symlinkat", "sym_link", "symlinkat@sym_link", cio__sys_set_symlinkat__sym_link},
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    {"readlinkat", "read_link", "readlinkat@read_link", cio__sys_set_readlinkat__read_link},
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    {"linkat", "hard_link", "linkat@hard_link", cio__sys_set_linkat__hard_link},
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    {"utimensat", "set_timestamps", "utimensat@set_timestamps", cio__sys_set_utimensat__set_timestamps},
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    {"isatty", "is_tty", "isatty@is_tty", cio__sys_set_isatty__is_tty},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"fchmod", "set_permissions", "fchmod@set_permissions", cio__sys_set_fchmod__set_permissions},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"fchown", "set_owner", "fchown@set_owner", cio__sys_set_fchown__set_owner},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"fchmodat", "set_file_permissions", "fchmodat@set_file_permissions", cio__sys_set_fchmodat__set_file_permissions},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"fchownat", "set_file_owner", "fchownat@set_file_owner", cio__sys_set_fchownat__set_file_owner},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"linkat", "link_fd", "linkat@link_fd", cio__sys_set_linkat__link_fd},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"linkat", "link_proc", "linkat@link_proc", cio__sys_set_linkat__link_proc},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"readlinkat", "real_path", "readlinkat@real_path", cio__sys_set_readlinkat__real_path},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"openat", "real_path_open", "openat@real_path_open", cio__sys_set_openat__real_path_open},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"close", "real_path_close", "close@real_path_close", cio__sys_set_close__real_path_close},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"renameat2", "rename_preserve", "renameat2@rename_preserve", cio__sys_set_renameat2__rename_preserve},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"flock", "lock", "flock@lock", cio__sys_set_flock__lock},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"flock", "try_lock", "flock@try_lock", cio__sys_set_flock__try_lock},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"flock", "unlock", "flock@unlock", cio__sys_set_flock__unlock},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"flock", "downgrade_lock", "flock@downgrade_lock", cio__sys_set_flock__downgrade_lock},
+#endif
 #if defined(CIO_OS_LINUX)
     {"getdents64", "read_dents", "getdents64@read_dents", cio__sys_set_getdents64__read_dents},
 #endif
@@ -4147,7 +4610,7 @@ static const struct {
 #if defined(CIO_OS_WASI)
     {"clock_gettime", "wasi_adjust_times", "clock_gettime@wasi_adjust_times", cio__sys_set_clock_gettime__wasi_adjust_times},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     {"readlinkat", "executable_path", "readlinkat@executable_path", cio__sys_set_readlinkat__executable_path},
 #endif
 #if defined(CIO_OS_LINUX)
@@ -4347,6 +4810,12 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX)
     {"clock_gettime", "now", "clock_gettime@now", cio__sys_set_clock_gettime__now},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"clock_getres", "clock_resolution", "clock_getres@clock_resolution", cio__sys_set_clock_getres__clock_resolution},
+#endif
+#if defined(CIO_OS_WASI)
+    {"clock_getres", "wasi_clock_resolution", "clock_getres@wasi_clock_resolution", cio__sys_set_clock_getres__wasi_clock_resolution},
 #endif
 #if defined(CIO_OS_LINUX)
     {"clock_nanosleep", "sleep", "clock_nanosleep@sleep", cio__sys_set_clock_nanosleep__sleep},
@@ -4659,6 +5128,27 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"calloc", "win_rename_info", "calloc@win_rename_info", cio__sys_set_calloc__win_rename_info},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"calloc", "win_link_info", "calloc@win_link_info", cio__sys_set_calloc__win_link_info},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "win_real_path", "malloc@win_real_path", cio__sys_set_malloc__win_real_path},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"GetCurrentDirectoryW", "real_path_cwd", "GetCurrentDirectoryW@real_path_cwd", cio__sys_set_GetCurrentDirectoryW__real_path_cwd},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"GetFinalPathNameByHandleW", "real_path", "GetFinalPathNameByHandleW@real_path", cio__sys_set_GetFinalPathNameByHandleW__real_path},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"LockFileEx", "lock", "LockFileEx@lock", cio__sys_set_LockFileEx__lock},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"UnlockFileEx", "unlock", "UnlockFileEx@unlock", cio__sys_set_UnlockFileEx__unlock},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"calloc", "win_rename_preserve_info", "calloc@win_rename_preserve_info", cio__sys_set_calloc__win_rename_preserve_info},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"NtClose", "open_file_link", "NtClose@open_file_link", cio__sys_set_NtClose__open_file_link},

@@ -53,6 +53,7 @@
 #include <sys/sendfile.h>
 #include <net/if.h>
 #include <sys/wait.h>
+#include <sys/file.h>
 #include <cio/sysnum.h>
 #endif
 #if defined(CIO_OS_WASI)
@@ -152,7 +153,37 @@ typedef int (*cio__sys_fsync_fn)(int);
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
 typedef int (*cio__sys_futimens_fn)(int, const struct timespec *);
 #endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+typedef int (*cio__sys_symlinkat_fn)(const char *, int, const char *);
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+typedef int (*cio__sys_linkat_fn)(int, const char *, int, const char *, int);
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+typedef int (*cio__sys_utimensat_fn)(int, const char *, const struct timespec *, int);
+#endif
 #if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_flock_fn)(int, int);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_renameat2_fn)(int, const char *, int, const char *, unsigned int);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_fchmod_fn)(int, mode_t);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_fchmodat_fn)(int, const char *, mode_t, int);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_fchown_fn)(int, uid_t, gid_t);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_fchownat_fn)(int, const char *, uid_t, gid_t, int);
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+typedef int (*cio__sys_isatty_fn)(int);
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
 typedef ssize_t (*cio__sys_readlinkat_fn)(int, const char *, char *, size_t);
 #endif
 #if defined(CIO_OS_LINUX)
@@ -262,6 +293,9 @@ typedef int (*cio__sys_fchdir_fn)(int);
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI) || defined(CIO_OS_WINDOWS)
 typedef int (*cio__sys_clock_gettime_fn)(clockid_t, struct timespec *);
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+typedef int (*cio__sys_clock_getres_fn)(clockid_t, struct timespec *);
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
 typedef int (*cio__sys_clock_nanosleep_fn)(clockid_t, int, const struct timespec *, struct timespec *);
@@ -388,6 +422,15 @@ typedef int32_t (*cio__sys_NtFlushBuffersFile_fn)(void *, cio_nt_io_status_block
 #endif
 #if defined(CIO_OS_WINDOWS)
 typedef int32_t (*cio__sys_NtClose_fn)(void *);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef DWORD (*cio__sys_GetFinalPathNameByHandleW_fn)(HANDLE, WCHAR *, DWORD, DWORD);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_LockFileEx_fn)(HANDLE, DWORD, DWORD, DWORD, DWORD, OVERLAPPED *);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_UnlockFileEx_fn)(HANDLE, DWORD, DWORD, DWORD, OVERLAPPED *);
 #endif
 #if defined(CIO_OS_WINDOWS)
 typedef DWORD (*cio__sys_GetCurrentDirectoryW_fn)(DWORD, WCHAR *);
@@ -572,7 +615,37 @@ struct cio__sys_defaults {
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     cio__sys_futimens_fn futimens;
 #endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    cio__sys_symlinkat_fn symlinkat;
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    cio__sys_linkat_fn linkat;
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    cio__sys_utimensat_fn utimensat;
+#endif
 #if defined(CIO_OS_LINUX)
+    cio__sys_flock_fn flock;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_renameat2_fn renameat2;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_fchmod_fn fchmod;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_fchmodat_fn fchmodat;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_fchown_fn fchown;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_fchownat_fn fchownat;
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    cio__sys_isatty_fn isatty;
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     cio__sys_readlinkat_fn readlinkat;
 #endif
 #if defined(CIO_OS_LINUX)
@@ -682,6 +755,9 @@ struct cio__sys_defaults {
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI) || defined(CIO_OS_WINDOWS)
     cio__sys_clock_gettime_fn clock_gettime;
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    cio__sys_clock_getres_fn clock_getres;
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     cio__sys_clock_nanosleep_fn clock_nanosleep;
@@ -808,6 +884,15 @@ struct cio__sys_defaults {
 #endif
 #if defined(CIO_OS_WINDOWS)
     cio__sys_NtClose_fn NtClose;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_GetFinalPathNameByHandleW_fn GetFinalPathNameByHandleW;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_LockFileEx_fn LockFileEx;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_UnlockFileEx_fn UnlockFileEx;
 #endif
 #if defined(CIO_OS_WINDOWS)
     cio__sys_GetCurrentDirectoryW_fn GetCurrentDirectoryW;
@@ -1003,6 +1088,63 @@ struct cio__sys_table {
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     _Atomic(cio__sys_futimens_fn) futimens__file_set_timestamps; /* src/threaded/fs_posix.c: cio__t_file_set_timestamps */
 #endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    _Atomic(cio__sys_symlinkat_fn) symlinkat__sym_link; /* src/threaded/fs_links_posix.c: cio__t_dir_sym_link */
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    _Atomic(cio__sys_readlinkat_fn) readlinkat__read_link; /* src/threaded/fs_links_posix.c: cio__t_dir_read_link */
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    _Atomic(cio__sys_linkat_fn) linkat__hard_link; /* src/threaded/fs_links_posix.c: cio__t_dir_hard_link */
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    _Atomic(cio__sys_utimensat_fn) utimensat__set_timestamps; /* src/threaded/fs_links_posix.c: cio__t_dir_set_timestamps */
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    _Atomic(cio__sys_isatty_fn) isatty__is_tty; /* src/threaded/fs_links_posix.c: cio__t_file_is_tty */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_fchmod_fn) fchmod__set_permissions; /* src/threaded/fs_perms_posix.c: set_mode */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_fchown_fn) fchown__set_owner; /* src/threaded/fs_perms_posix.c: set_owner */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_fchmodat_fn) fchmodat__set_file_permissions; /* src/threaded/fs_perms_posix.c: cio__t_dir_set_file_permissions */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_fchownat_fn) fchownat__set_file_owner; /* src/threaded/fs_perms_posix.c: cio__t_dir_set_file_owner */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_linkat_fn) linkat__link_fd; /* src/threaded/fs_linkfd_linux.c: cio__t_file_hard_link */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_linkat_fn) linkat__link_proc; /* src/threaded/fs_linkfd_linux.c: cio__t_file_hard_link */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_readlinkat_fn) readlinkat__real_path; /* src/threaded/fs_paths_linux.c: real_path_of */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_openat_fn) openat__real_path_open; /* src/threaded/fs_paths_linux.c: cio__t_dir_real_path_file */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_close_fn) close__real_path_close; /* src/threaded/fs_paths_linux.c: cio__t_dir_real_path_file */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_renameat2_fn) renameat2__rename_preserve; /* src/threaded/fs_paths_linux.c: cio__t_dir_rename_preserve */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_flock_fn) flock__lock; /* src/threaded/fs_lock_posix.c: cio__t_file_lock */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_flock_fn) flock__try_lock; /* src/threaded/fs_lock_posix.c: cio__t_file_try_lock */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_flock_fn) flock__unlock; /* src/threaded/fs_lock_posix.c: cio__t_file_unlock */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_flock_fn) flock__downgrade_lock; /* src/threaded/fs_lock_posix.c: cio__t_file_downgrade_lock */
+#endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_getdents64_fn) getdents64__read_dents; /* src/threaded/fs_linux.c: cio__t_fs_read_dents */
 #endif
@@ -1018,7 +1160,7 @@ struct cio__sys_table {
 #if defined(CIO_OS_WASI)
     _Atomic(cio__sys_clock_gettime_fn) clock_gettime__wasi_adjust_times; /* src/threaded/fs_wasi.c: cio__t_fs_adjust_times */
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     _Atomic(cio__sys_readlinkat_fn) readlinkat__executable_path; /* src/threaded/process_posix.c: cio__t_process_executable_path */
 #endif
 #if defined(CIO_OS_LINUX)
@@ -1218,6 +1360,12 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_clock_gettime_fn) clock_gettime__now; /* src/threaded/clock_posix.c: cio__t_now */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_clock_getres_fn) clock_getres__clock_resolution; /* src/threaded/clock_posix.c: cio__t_clock_resolution */
+#endif
+#if defined(CIO_OS_WASI)
+    _Atomic(cio__sys_clock_getres_fn) clock_getres__wasi_clock_resolution; /* src/threaded/time_wasi.c: cio__t_clock_resolution */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_clock_nanosleep_fn) clock_nanosleep__sleep; /* src/threaded/time_getrandom.c: cio__t_sleep_step */
@@ -1530,6 +1678,27 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_calloc_fn) calloc__win_rename_info; /* src/threaded/fs_windows.c: cio__t_dir_rename */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_calloc_fn) calloc__win_link_info; /* src/threaded/fs_windows_links.c: link_handle */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_malloc_fn) malloc__win_real_path; /* src/threaded/fs_windows_paths.c: real_path_of */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_GetCurrentDirectoryW_fn) GetCurrentDirectoryW__real_path_cwd; /* src/threaded/fs_windows_paths.c: real_path_of */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_GetFinalPathNameByHandleW_fn) GetFinalPathNameByHandleW__real_path; /* src/threaded/fs_windows_paths.c: real_path_of */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_LockFileEx_fn) LockFileEx__lock; /* src/threaded/fs_windows_lock.c: try_once */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_UnlockFileEx_fn) UnlockFileEx__unlock; /* src/threaded/fs_windows_lock.c: unlock_once */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_calloc_fn) calloc__win_rename_preserve_info; /* src/threaded/fs_windows_paths.c: cio__t_dir_rename_preserve */
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_NtClose_fn) NtClose__open_file_link; /* src/threaded/fs_windows.c: cio__win_open_file */

@@ -145,6 +145,63 @@ enum {
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     CIO__FI_futimens__file_set_timestamps,
 #endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    CIO__FI_symlinkat__sym_link,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    CIO__FI_readlinkat__read_link,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    CIO__FI_linkat__hard_link,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    CIO__FI_utimensat__set_timestamps,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    CIO__FI_isatty__is_tty,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_fchmod__set_permissions,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_fchown__set_owner,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_fchmodat__set_file_permissions,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_fchownat__set_file_owner,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_linkat__link_fd,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_linkat__link_proc,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_readlinkat__real_path,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_openat__real_path_open,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_close__real_path_close,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_renameat2__rename_preserve,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_flock__lock,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_flock__try_lock,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_flock__unlock,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_flock__downgrade_lock,
+#endif
 #if defined(CIO_OS_LINUX)
     CIO__FI_getdents64__read_dents,
 #endif
@@ -160,7 +217,7 @@ enum {
 #if defined(CIO_OS_WASI)
     CIO__FI_clock_gettime__wasi_adjust_times,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     CIO__FI_readlinkat__executable_path,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -360,6 +417,12 @@ enum {
 #endif
 #if defined(CIO_OS_LINUX)
     CIO__FI_clock_gettime__now,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_clock_getres__clock_resolution,
+#endif
+#if defined(CIO_OS_WASI)
+    CIO__FI_clock_getres__wasi_clock_resolution,
 #endif
 #if defined(CIO_OS_LINUX)
     CIO__FI_clock_nanosleep__sleep,
@@ -672,6 +735,27 @@ enum {
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_calloc__win_rename_info,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_calloc__win_link_info,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_malloc__win_real_path,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_GetCurrentDirectoryW__real_path_cwd,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_GetFinalPathNameByHandleW__real_path,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_LockFileEx__lock,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_UnlockFileEx__unlock,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_calloc__win_rename_preserve_info,
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_NtClose__open_file_link,
@@ -1205,6 +1289,254 @@ static int cio__fi_futimens__file_set_timestamps(int fd, const struct timespec *
     return (cio__sys_default.futimens)(fd, times);
 }
 #endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static int cio__fi_symlinkat__sym_link(const char *target, int dirfd, const char *path)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_symlinkat__sym_link];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.symlinkat)(target, dirfd, path);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static ssize_t cio__fi_readlinkat__read_link(int dirfd, const char *path, char *buf, size_t bufsize)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_readlinkat__read_link];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (ssize_t)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.readlinkat)(dirfd, path, buf, bufsize);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static int cio__fi_linkat__hard_link(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_linkat__hard_link];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.linkat)(olddirfd, oldpath, newdirfd, newpath, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static int cio__fi_utimensat__set_timestamps(int dirfd, const char *path, const struct timespec *times, int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_utimensat__set_timestamps];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.utimensat)(dirfd, path, times, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static int cio__fi_isatty__is_tty(int fd)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_isatty__is_tty];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.isatty)(fd);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_fchmod__set_permissions(int fd, mode_t mode)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_fchmod__set_permissions];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.fchmod)(fd, mode);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_fchown__set_owner(int fd, uid_t uid, gid_t gid)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_fchown__set_owner];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.fchown)(fd, uid, gid);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_fchmodat__set_file_permissions(int dirfd, const char *path, mode_t mode, int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_fchmodat__set_file_permissions];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.fchmodat)(dirfd, path, mode, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_fchownat__set_file_owner(int dirfd, const char *path, uid_t uid, gid_t gid, int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_fchownat__set_file_owner];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.fchownat)(dirfd, path, uid, gid, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_linkat__link_fd(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_linkat__link_fd];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.linkat)(olddirfd, oldpath, newdirfd, newpath, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_linkat__link_proc(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_linkat__link_proc];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.linkat)(olddirfd, oldpath, newdirfd, newpath, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static ssize_t cio__fi_readlinkat__real_path(int dirfd, const char *path, char *buf, size_t bufsize)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_readlinkat__real_path];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (ssize_t)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.readlinkat)(dirfd, path, buf, bufsize);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_openat__real_path_open(int dirfd, const char *path, int flags, mode_t mode)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_openat__real_path_open];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.openat)(dirfd, path, flags, mode);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_close__real_path_close(int fd)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_close__real_path_close];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.close)(fd);
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.close)(fd);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_renameat2__rename_preserve(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_renameat2__rename_preserve];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.renameat2)(olddirfd, oldpath, newdirfd, newpath, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_flock__lock(int fd, int op)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_flock__lock];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.flock)(fd, op);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_flock__try_lock(int fd, int op)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_flock__try_lock];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.flock)(fd, op);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_flock__unlock(int fd, int op)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_flock__unlock];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.flock)(fd, op);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_flock__downgrade_lock(int fd, int op)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_flock__downgrade_lock];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.flock)(fd, op);
+}
+#endif
 #if defined(CIO_OS_LINUX)
 static long cio__fi_getdents64__read_dents(int fd, void *buf, size_t len)
 {
@@ -1274,7 +1606,7 @@ static int cio__fi_clock_gettime__wasi_adjust_times(clockid_t clock, struct time
     return (cio__sys_default.clock_gettime)(clock, ts);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
 static ssize_t cio__fi_readlinkat__executable_path(int dirfd, const char *path, char *buf, size_t bufsize)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_readlinkat__executable_path];
@@ -2166,6 +2498,32 @@ static int cio__fi_clock_gettime__now(clockid_t clock, struct timespec *ts)
     }
     (void)mode_;
     return (cio__sys_default.clock_gettime)(clock, ts);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_clock_getres__clock_resolution(clockid_t clock, struct timespec *ts)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_clock_getres__clock_resolution];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.clock_getres)(clock, ts);
+}
+#endif
+#if defined(CIO_OS_WASI)
+static int cio__fi_clock_getres__wasi_clock_resolution(clockid_t clock, struct timespec *ts)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_clock_getres__wasi_clock_resolution];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.clock_getres)(clock, ts);
 }
 #endif
 #if defined(CIO_OS_LINUX)
@@ -3548,6 +3906,97 @@ static void * cio__fi_calloc__win_rename_info(size_t count, size_t size)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static void * cio__fi_calloc__win_link_info(size_t count, size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_calloc__win_link_info];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.calloc)(count, size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void * cio__fi_malloc__win_real_path(size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_malloc__win_real_path];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.malloc)(size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static DWORD cio__fi_GetCurrentDirectoryW__real_path_cwd(DWORD len, WCHAR *buf)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_GetCurrentDirectoryW__real_path_cwd];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (DWORD)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.GetCurrentDirectoryW)(len, buf);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static DWORD cio__fi_GetFinalPathNameByHandleW__real_path(HANDLE h, WCHAR *buf, DWORD len, DWORD flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_GetFinalPathNameByHandleW__real_path];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (DWORD)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.GetFinalPathNameByHandleW)(h, buf, len, flags);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_LockFileEx__lock(HANDLE h, DWORD flags, DWORD reserved, DWORD len_low, DWORD len_high, OVERLAPPED *ov)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_LockFileEx__lock];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.LockFileEx)(h, flags, reserved, len_low, len_high, ov);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_UnlockFileEx__unlock(HANDLE h, DWORD reserved, DWORD len_low, DWORD len_high, OVERLAPPED *ov)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_UnlockFileEx__unlock];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.UnlockFileEx)(h, reserved, len_low, len_high, ov);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void * cio__fi_calloc__win_rename_preserve_info(size_t count, size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_calloc__win_rename_preserve_info];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.calloc)(count, size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static int32_t cio__fi_NtClose__open_file_link(void *h)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtClose__open_file_link];
@@ -4728,6 +5177,63 @@ static const struct {
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     {"futimens", "file_set_timestamps", 1, 0, (cio__sys_any)cio__fi_futimens__file_set_timestamps},
 #endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    {"symlinkat", "sym_link", 1, 0, (cio__sys_any)cio__fi_symlinkat__sym_link},
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    {"readlinkat", "read_link", 1, 0, (cio__sys_any)cio__fi_readlinkat__read_link},
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    {"linkat", "hard_link", 1, 0, (cio__sys_any)cio__fi_linkat__hard_link},
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    {"utimensat", "set_timestamps", 1, 0, (cio__sys_any)cio__fi_utimensat__set_timestamps},
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    {"isatty", "is_tty", 1, 0, (cio__sys_any)cio__fi_isatty__is_tty},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"fchmod", "set_permissions", 1, 0, (cio__sys_any)cio__fi_fchmod__set_permissions},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"fchown", "set_owner", 1, 0, (cio__sys_any)cio__fi_fchown__set_owner},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"fchmodat", "set_file_permissions", 1, 0, (cio__sys_any)cio__fi_fchmodat__set_file_permissions},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"fchownat", "set_file_owner", 1, 0, (cio__sys_any)cio__fi_fchownat__set_file_owner},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"linkat", "link_fd", 1, 0, (cio__sys_any)cio__fi_linkat__link_fd},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"linkat", "link_proc", 1, 0, (cio__sys_any)cio__fi_linkat__link_proc},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"readlinkat", "real_path", 1, 0, (cio__sys_any)cio__fi_readlinkat__real_path},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"openat", "real_path_open", 1, 0, (cio__sys_any)cio__fi_openat__real_path_open},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"close", "real_path_close", 1, 0, (cio__sys_any)cio__fi_close__real_path_close},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"renameat2", "rename_preserve", 1, 0, (cio__sys_any)cio__fi_renameat2__rename_preserve},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"flock", "lock", 1, 0, (cio__sys_any)cio__fi_flock__lock},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"flock", "try_lock", 1, 0, (cio__sys_any)cio__fi_flock__try_lock},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"flock", "unlock", 1, 0, (cio__sys_any)cio__fi_flock__unlock},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"flock", "downgrade_lock", 1, 0, (cio__sys_any)cio__fi_flock__downgrade_lock},
+#endif
 #if defined(CIO_OS_LINUX)
     {"getdents64", "read_dents", 1, 1, (cio__sys_any)cio__fi_getdents64__read_dents},
 #endif
@@ -4743,7 +5249,7 @@ static const struct {
 #if defined(CIO_OS_WASI)
     {"clock_gettime", "wasi_adjust_times", 1, 0, (cio__sys_any)cio__fi_clock_gettime__wasi_adjust_times},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     {"readlinkat", "executable_path", 1, 0, (cio__sys_any)cio__fi_readlinkat__executable_path},
 #endif
 #if defined(CIO_OS_LINUX)
@@ -4943,6 +5449,12 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX)
     {"clock_gettime", "now", 1, 0, (cio__sys_any)cio__fi_clock_gettime__now},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"clock_getres", "clock_resolution", 1, 0, (cio__sys_any)cio__fi_clock_getres__clock_resolution},
+#endif
+#if defined(CIO_OS_WASI)
+    {"clock_getres", "wasi_clock_resolution", 1, 0, (cio__sys_any)cio__fi_clock_getres__wasi_clock_resolution},
 #endif
 #if defined(CIO_OS_LINUX)
     {"clock_nanosleep", "sleep", 1, 0, (cio__sys_any)cio__fi_clock_nanosleep__sleep},
@@ -5255,6 +5767,27 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"calloc", "win_rename_info", 1, 0, (cio__sys_any)cio__fi_calloc__win_rename_info},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"calloc", "win_link_info", 1, 0, (cio__sys_any)cio__fi_calloc__win_link_info},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "win_real_path", 1, 0, (cio__sys_any)cio__fi_malloc__win_real_path},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"GetCurrentDirectoryW", "real_path_cwd", 1, 0, (cio__sys_any)cio__fi_GetCurrentDirectoryW__real_path_cwd},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"GetFinalPathNameByHandleW", "real_path", 1, 0, (cio__sys_any)cio__fi_GetFinalPathNameByHandleW__real_path},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"LockFileEx", "lock", 1, 0, (cio__sys_any)cio__fi_LockFileEx__lock},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"UnlockFileEx", "unlock", 1, 0, (cio__sys_any)cio__fi_UnlockFileEx__unlock},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"calloc", "win_rename_preserve_info", 1, 0, (cio__sys_any)cio__fi_calloc__win_rename_preserve_info},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"NtClose", "open_file_link", 1, 0, (cio__sys_any)cio__fi_NtClose__open_file_link},

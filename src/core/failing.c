@@ -479,6 +479,153 @@ static cio_err f_net_socket_address(void *ud, cio_handle h, bool peer, cio_ip_ad
     return CIO_E_NETWORK_DOWN;
 }
 
+/* ---- links and metadata: as the other file operations (a missing file, or Unexpected) ---- */
+
+static cio_err f_clock_resolution(void *ud, cio_clock c, int64_t *ns)
+{
+    (void)ud, (void)c;
+    if (ns != NULL)
+        *ns = 0;
+    return CIO_E_CLOCK_UNAVAILABLE;
+}
+
+static cio_err f_dir_stat(void *ud, cio_dir d, cio_stat *out)
+{
+    (void)ud, (void)d, (void)out;
+    return CIO_E_ACCESS_DENIED;
+}
+
+static cio_err f_dir_sym_link(void *ud, cio_dir d, const char *t, const char *p, unsigned flags)
+{
+    (void)ud, (void)d, (void)t, (void)p, (void)flags;
+    return CIO_E_NO_SPACE_LEFT;
+}
+
+static cio_err f_dir_read_link(void *ud, cio_dir d, const char *p, char *buf, size_t len, size_t *out_len)
+{
+    (void)ud, (void)d, (void)p, (void)buf, (void)len;
+    if (out_len != NULL)
+        *out_len = 0;
+    return CIO_E_FILE_NOT_FOUND;
+}
+
+static cio_err f_dir_hard_link(void *ud, cio_dir a, const char *pa, cio_dir b, const char *pb, unsigned flags)
+{
+    (void)ud, (void)a, (void)pa, (void)b, (void)pb, (void)flags;
+    return CIO_E_FILE_NOT_FOUND;
+}
+
+static cio_err f_dir_set_permissions(void *ud, cio_dir d, uint32_t perm)
+{
+    (void)ud, (void)d, (void)perm;
+    return CIO_E_ACCESS_DENIED;
+}
+
+static cio_err f_dir_set_file_permissions(void *ud, cio_dir d, const char *p, uint32_t perm, unsigned flags)
+{
+    (void)ud, (void)d, (void)p, (void)perm, (void)flags;
+    return CIO_E_FILE_NOT_FOUND;
+}
+
+static cio_err f_dir_set_owner(void *ud, cio_dir d, uint32_t uid, uint32_t gid)
+{
+    (void)ud, (void)d, (void)uid, (void)gid;
+    return CIO_E_ACCESS_DENIED;
+}
+
+static cio_err f_dir_set_file_owner(void *ud, cio_dir d, const char *p, uint32_t uid, uint32_t gid, unsigned flags)
+{
+    (void)ud, (void)d, (void)p, (void)uid, (void)gid, (void)flags;
+    return CIO_E_FILE_NOT_FOUND;
+}
+
+static cio_err f_dir_set_timestamps(void *ud, cio_dir d, const char *p, const cio_set_timestamps *ts, unsigned flags)
+{
+    (void)ud, (void)d, (void)p, (void)ts, (void)flags;
+    return CIO_E_FILE_NOT_FOUND;
+}
+
+static cio_err f_file_hard_link(void *ud, cio_file f, cio_dir d, const char *p)
+{
+    (void)ud, (void)f, (void)d, (void)p;
+    return CIO_E_ACCESS_DENIED;
+}
+
+static cio_err f_file_set_permissions(void *ud, cio_file f, uint32_t perm)
+{
+    (void)ud, (void)f, (void)perm;
+    return CIO_E_ACCESS_DENIED;
+}
+
+static cio_err f_file_set_owner(void *ud, cio_file f, uint32_t uid, uint32_t gid)
+{
+    (void)ud, (void)f, (void)uid, (void)gid;
+    return CIO_E_ACCESS_DENIED;
+}
+
+static cio_err f_file_is_tty(void *ud, cio_file f, bool *out)
+{
+    (void)ud, (void)f;
+    if (out != NULL)
+        *out = false;
+    return CIO_OK;
+}
+
+static cio_err f_real_path_none(char *buf, size_t len, size_t *out_len)
+{
+    if (out_len != NULL)
+        *out_len = 0;
+    if (buf != NULL && len > 0)
+        buf[0] = '\0';
+    return CIO_E_FILE_NOT_FOUND;
+}
+
+static cio_err f_dir_real_path(void *ud, cio_dir d, char *buf, size_t len, size_t *out_len)
+{
+    (void)ud, (void)d;
+    return f_real_path_none(buf, len, out_len);
+}
+
+static cio_err f_dir_real_path_file(void *ud, cio_dir d, const char *p, char *buf, size_t len, size_t *out_len)
+{
+    (void)ud, (void)d, (void)p;
+    return f_real_path_none(buf, len, out_len);
+}
+
+static cio_err f_file_real_path(void *ud, cio_file f, char *buf, size_t len, size_t *out_len)
+{
+    (void)ud, (void)f;
+    return f_real_path_none(buf, len, out_len);
+}
+
+/* dir_rename_preserve fails as dir_rename does. */
+#define f_dir_rename_preserve f_dir_rename
+
+static cio_err f_file_lock(void *ud, cio_file f, cio_lock lock)
+{
+    (void)ud, (void)f, (void)lock;
+    return CIO_E_FILE_LOCKS_UNSUPPORTED;
+}
+
+static cio_err f_file_try_lock(void *ud, cio_file f, cio_lock lock, bool *acquired)
+{
+    (void)ud, (void)f, (void)lock;
+    if (acquired != NULL)
+        *acquired = false;
+    return CIO_E_FILE_LOCKS_UNSUPPORTED;
+}
+
+static void f_file_unlock(void *ud, cio_file f)
+{
+    (void)ud, (void)f;
+}
+
+static cio_err f_file_downgrade_lock(void *ud, cio_file f)
+{
+    (void)ud, (void)f;
+    return CIO_E_FILE_LOCKS_UNSUPPORTED;
+}
+
 /* dir_delete_dir fails as dir_delete_file does; cancel (request, then as await) as await. */
 #define f_dir_delete_dir f_dir_delete_file
 #define f_cancel f_await

@@ -25,6 +25,13 @@
 #define cio__e_net_get_option cio__t_net_get_option
 #define cio__e_net_multicast cio__t_net_multicast
 #define cio__e_net_socket_address cio__t_net_socket_address
+/* fs_links.c: the links-and-metadata slots on the helper pool; these two never block: */
+#define cio__e_clock_resolution cio__t_clock_resolution
+#define cio__e_file_is_tty cio__t_file_is_tty
+/* Locks: only file_lock waits (fs_links.c: the helper pool); trying, unlocking and downgrading never do. */
+#define cio__e_file_try_lock cio__t_file_try_lock
+#define cio__e_file_unlock cio__t_file_unlock
+#define cio__e_file_downgrade_lock cio__t_file_downgrade_lock
 #define CIO__E_SLOT_PROTO(ret, name, params) ret cio__e_##name params;
 CIO_VTABLE_SLOTS(CIO__E_SLOT_PROTO)
 #undef CIO__E_SLOT_PROTO

@@ -96,7 +96,7 @@ cio_file_kind cio__t_fs_kind_from_mode(unsigned mode)
     }
 }
 
-static void stat_from_os(const struct stat *st, cio_stat *out)
+void cio__t_fs_stat_from_os(const struct stat *st, cio_stat *out)
 {
     memset(out, 0, sizeof *out);
     out->inode = (uint64_t)st->st_ino;
@@ -428,7 +428,7 @@ cio_err cio__t_dir_stat_file(void *ud, cio_dir dir, const char *path, unsigned f
         struct stat st;
         err = stat_at(dir, path, (flags & CIO_STAT_NO_FOLLOW) ? AT_SYMLINK_NOFOLLOW : 0, &st);
         if (err == CIO_OK)
-            stat_from_os(&st, out);
+            cio__t_fs_stat_from_os(&st, out);
     }
     return CIO__IN_SET(dir_stat_file, err);
 }
@@ -558,7 +558,7 @@ cio_err cio__t_file_stat(void *ud, cio_file file, cio_stat *out)
     struct stat st;
     cio_err err = fstat_fd(file.handle, &st);
     if (err == CIO_OK)
-        stat_from_os(&st, out);
+        cio__t_fs_stat_from_os(&st, out);
     return CIO__IN_SET(file_stat, err);
 }
 
@@ -584,7 +584,7 @@ cio_err cio__t_file_sync(void *ud, cio_file file)
     return CIO__IN_SET(file_sync, err);
 }
 
-static bool timespec_for(cio_timestamp_action action, cio_timestamp t, struct timespec *out)
+bool cio__t_fs_timespec_for(cio_timestamp_action action, cio_timestamp t, struct timespec *out)
 {
     switch (action) {
     case CIO_TIMESTAMP_UNCHANGED:
@@ -617,8 +617,8 @@ cio_err cio__t_file_set_timestamps(void *ud, cio_file file, const cio_set_timest
 {
     (void)ud;
     struct timespec times[2];
-    if (ts == NULL || !timespec_for(ts->access_action, ts->access, &times[0]) ||
-        !timespec_for(ts->modify_action, ts->modify, &times[1]))
+    if (ts == NULL || !cio__t_fs_timespec_for(ts->access_action, ts->access, &times[0]) ||
+        !cio__t_fs_timespec_for(ts->modify_action, ts->modify, &times[1]))
         return CIO_E_INVALID_ARGUMENT;
     if (!cio__t_fs_adjust_times(times))
         return CIO_OK;

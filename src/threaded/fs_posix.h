@@ -42,5 +42,11 @@ int cio__t_fs_open_dir_flags(const cio_open_dir_options *options);
 unsigned cio__t_fs_dir_mode(uint32_t permissions);
 /* The file kind of a st_mode / stx_mode value. */
 cio_file_kind cio__t_fs_kind_from_mode(unsigned mode);
+/* cio_stat of a struct stat (callers include <sys/stat.h>). */
+struct stat;
+void cio__t_fs_stat_from_os(const struct stat *st, cio_stat *out);
+/* One of futimens/utimensat's two times for an action; false for an impossible action or a time
+ * this build's time_t cannot hold. */
+bool cio__t_fs_timespec_for(cio_timestamp_action action, cio_timestamp t, struct timespec *out);
 
 #endif /* CIO_THREADED_FS_POSIX_H */

@@ -691,3 +691,31 @@ void cio__t_file_close(void *ud, cio_file file)
     if (file.handle != NULL)
         CIO__SYS(NtClose, file_close)(file.handle);
 }
+
+/* ---- for fs_windows_links.c: the helpers above, under their shared names ------------------------- */
+
+cio_err cio__win_info(bool set, void *h, void *buf, uint32_t len, uint32_t cls, cio__mapped (*map)(cio_ntstatus))
+{
+    return info_call(set, h, buf, len, cls, map);
+}
+
+cio_err cio__win_open_path(cio_dir dir, const char *path, uint32_t access, uint32_t options,
+                           cio__mapped (*map)(cio_ntstatus), void **out)
+{
+    return open_path(dir, path, access, options, map, out);
+}
+
+cio_err cio__win_narrow(cio_err e, bool (*contains)(cio_err))
+{
+    return narrow(e, contains);
+}
+
+cio_nt_unicode_string *cio__win_path_name(struct cio__win_path *p)
+{
+    return &p->name;
+}
+
+void *cio__win_path_root(struct cio__win_path *p)
+{
+    return p->root;
+}

@@ -34,4 +34,15 @@ bool cio__win_open_args(const cio_open_file_options *options, const void *out, c
 /* Opens a file as cio_dir_open_file does (the options already checked). Set: File.OpenError. */
 cio_err cio__win_open_file(void *root, cio_nt_unicode_string *name, const cio_open_file_options *o, void **out);
 
+/* For fs_windows_links.c: NtQueryInformationFile / NtSetInformationFile in the cancellation bracket
+ * through `map`; a path opened relative to dir (share all, FILE_OPEN) through `map`; `e` if it is in
+ * the set (or OK / InvalidArgument), Unexpected otherwise. */
+cio_err cio__win_info(bool set, void *h, void *buf, uint32_t len, uint32_t cls, cio__mapped (*map)(cio_ntstatus));
+cio_err cio__win_open_path(cio_dir dir, const char *path, uint32_t access, uint32_t options,
+                           cio__mapped (*map)(cio_ntstatus), void **out);
+cio_err cio__win_narrow(cio_err e, bool (*contains)(cio_err));
+/* A converted path's NT name and root directory handle (NULL: absolute). */
+cio_nt_unicode_string *cio__win_path_name(struct cio__win_path *p);
+void *cio__win_path_root(struct cio__win_path *p);
+
 #endif /* CIO_THREADED_FS_WINDOWS_H */

@@ -45,6 +45,33 @@ cio_timestamp cio__t_now(void *ud, cio_clock clock)
     return (cio_timestamp){(int64_t)ts.tv_sec * NS_PER_S + (int64_t)ts.tv_nsec};
 }
 
+/* clock_getres (preview 1's clock_res_get) never blocks. */
+cio_err cio__t_clock_resolution(void *ud, cio_clock clock, int64_t *ns)
+{
+    (void)ud;
+    if (ns == NULL || (unsigned)clock > (unsigned)CIO_CLOCK_CPU_THREAD)
+        return CIO_E_INVALID_ARGUMENT;
+    *ns = 0;
+    clockid_t id;
+    switch (clock) {
+    case CIO_CLOCK_REAL: id = CLOCK_REALTIME; break;
+    case CIO_CLOCK_CPU_PROCESS: id = CLOCK_PROCESS_CPUTIME_ID; break;
+    case CIO_CLOCK_CPU_THREAD: id = CLOCK_THREAD_CPUTIME_ID; break;
+    default: id = CLOCK_MONOTONIC; break;
+    }
+    struct timespec ts;
+    cio_err e = CIO_OK;
+    if (CIO__SYS(clock_getres, wasi_clock_resolution)(id, &ts) != 0) {
+        cio__mapped m = cio__errno_clock_getres(errno);
+        e = m.action == CIO__MAP_BUG ? CIO__BUG("clock_getres") : m.err;
+    } else {
+        *ns = (int64_t)ts.tv_sec * NS_PER_S + (int64_t)ts.tv_nsec;
+        if (*ns <= 0)
+            *ns = 1;
+    }
+    return CIO__IN_SET(clock_resolution, e);
+}
+
 cio_err cio__t_sleep(void *ud, cio_timeout timeout)
 {
     (void)ud;

@@ -69,6 +69,24 @@ cio_timestamp cio__t_now(void *ud, cio_clock clock)
     }
 }
 
+/* REAL: FILETIME's 100 ns; AWAKE and BOOT: one QueryPerformanceCounter tick; the CPU clocks:
+ * FILETIME's 100 ns units. None can fail. */
+cio_err cio__t_clock_resolution(void *ud, cio_clock clock, int64_t *ns)
+{
+    (void)ud;
+    if (ns == NULL || (unsigned)clock > (unsigned)CIO_CLOCK_CPU_THREAD)
+        return CIO_E_INVALID_ARGUMENT;
+    if (clock == CIO_CLOCK_AWAKE || clock == CIO_CLOCK_BOOT) {
+        LARGE_INTEGER f;
+        QueryPerformanceFrequency(&f);
+        int64_t tick = f.QuadPart > 0 ? NS_PER_S / f.QuadPart : 1;
+        *ns = tick > 0 ? tick : 1;
+    } else {
+        *ns = 100;
+    }
+    return CIO_OK;
+}
+
 cio_err cio__t_sleep(void *ud, cio_timeout timeout)
 {
     (void)ud;

@@ -367,6 +367,15 @@ extern int mkdirat(int dirfd, const char *path, mode_t mode);
 extern int unlinkat(int dirfd, const char *path, int flags);
 extern int renameat(int fromfd, const char *from, int tofd, const char *to);
 extern ssize_t readlinkat(int dirfd, const char *path, char *buf, size_t bufsize);
+extern int symlinkat(const char *target, int dirfd, const char *path);
+extern int linkat(int fromfd, const char *from, int tofd, const char *to, int flags);
+extern int fchmod(int fd, mode_t mode);
+extern int fchmodat(int dirfd, const char *path, mode_t mode, int flags);
+extern int fchown(int fd, uid_t uid, gid_t gid);
+extern int fchownat(int dirfd, const char *path, uid_t uid, gid_t gid, int flags);
+extern int utimensat(int dirfd, const char *path, const struct timespec *times, int flags);
+extern int isatty(int fd);
+extern int flock(int fd, int op);
 extern off_t lseek(int fd, off_t offset, int whence);
 extern int ftruncate(int fd, off_t length);
 extern int fsync(int fd);
@@ -502,6 +511,10 @@ extern int pthread_setspecific(pthread_key_t key, const void *value);
 #define F_GETFD 1
 #define F_SETFD 2
 #define F_GETFL 3
+#define LOCK_SH 1
+#define LOCK_EX 2
+#define LOCK_NB 4
+#define LOCK_UN 8
 #define F_SETFL 4
 #define F_DUPFD_CLOEXEC 17
 #define FD_CLOEXEC 1
@@ -1236,6 +1249,15 @@ extern int mkdirat(int dirfd, const char *path, mode_t mode);
 extern int unlinkat(int dirfd, const char *path, int flags);
 extern int renameat(int fromfd, const char *from, int tofd, const char *to);
 extern ssize_t readlinkat(int dirfd, const char *path, char *buf, size_t bufsize);
+extern int symlinkat(const char *target, int dirfd, const char *path);
+extern int linkat(int fromfd, const char *from, int tofd, const char *to, int flags);
+extern int fchmod(int fd, mode_t mode);
+extern int fchmodat(int dirfd, const char *path, mode_t mode, int flags);
+extern int fchown(int fd, uid_t uid, gid_t gid);
+extern int fchownat(int dirfd, const char *path, uid_t uid, gid_t gid, int flags);
+extern int utimensat(int dirfd, const char *path, const struct timespec *times, int flags);
+extern int isatty(int fd);
+extern int flock(int fd, int op);
 extern off_t lseek(int fd, off_t offset, int whence);
 extern int ftruncate(int fd, off_t length);
 extern int fsync(int fd);
@@ -1373,6 +1395,10 @@ extern int pthread_setspecific(pthread_key_t key, const void *value) __asm__("__
 #define F_GETFD 1
 #define F_SETFD 2
 #define F_GETFL 3
+#define LOCK_SH 1
+#define LOCK_EX 2
+#define LOCK_NB 4
+#define LOCK_UN 8
 #define F_SETFL 4
 #define F_DUPFD_CLOEXEC 12
 #define F_GETPATH 15
@@ -2015,6 +2041,15 @@ extern int mkdirat(int dirfd, const char *path, mode_t mode);
 extern int unlinkat(int dirfd, const char *path, int flags);
 extern int renameat(int fromfd, const char *from, int tofd, const char *to);
 extern ssize_t readlinkat(int dirfd, const char *path, char *buf, size_t bufsize);
+extern int symlinkat(const char *target, int dirfd, const char *path);
+extern int linkat(int fromfd, const char *from, int tofd, const char *to, int flags);
+extern int fchmod(int fd, mode_t mode);
+extern int fchmodat(int dirfd, const char *path, mode_t mode, int flags);
+extern int fchown(int fd, uid_t uid, gid_t gid);
+extern int fchownat(int dirfd, const char *path, uid_t uid, gid_t gid, int flags);
+extern int utimensat(int dirfd, const char *path, const struct timespec *times, int flags);
+extern int isatty(int fd);
+extern int flock(int fd, int op);
 extern off_t lseek(int fd, off_t offset, int whence);
 extern int ftruncate(int fd, off_t length);
 extern int fsync(int fd);
@@ -2136,6 +2171,10 @@ extern int pthread_setspecific(pthread_key_t key, const void *value);
 #define F_GETFD 1
 #define F_SETFD 2
 #define F_GETFL 3
+#define LOCK_SH 1
+#define LOCK_EX 2
+#define LOCK_NB 4
+#define LOCK_UN 8
 #define F_SETFL 4
 #define F_DUPFD_CLOEXEC 10
 #define FD_CLOEXEC 1

@@ -3,7 +3,7 @@
 
 /*
  * Link-time stand-in for openbsd's libc.so.100.0: one symbol per function cio may call there
- * (100), each a single byte that is never executed. build.py assembles this into a
+ * (109), each a single byte that is never executed. build.py assembles this into a
  * shared object named libc.so.100.0, so that
  * ld.lld records DT_NEEDED libc.so.100.0 as linking against the real one would.
  */
@@ -153,6 +153,51 @@ renameat:
 readlinkat:
 	.byte 0
 	.size readlinkat, 1
+	.globl symlinkat
+	.type symlinkat, %function
+symlinkat:
+	.byte 0
+	.size symlinkat, 1
+	.globl linkat
+	.type linkat, %function
+linkat:
+	.byte 0
+	.size linkat, 1
+	.globl fchmod
+	.type fchmod, %function
+fchmod:
+	.byte 0
+	.size fchmod, 1
+	.globl fchmodat
+	.type fchmodat, %function
+fchmodat:
+	.byte 0
+	.size fchmodat, 1
+	.globl fchown
+	.type fchown, %function
+fchown:
+	.byte 0
+	.size fchown, 1
+	.globl fchownat
+	.type fchownat, %function
+fchownat:
+	.byte 0
+	.size fchownat, 1
+	.globl utimensat
+	.type utimensat, %function
+utimensat:
+	.byte 0
+	.size utimensat, 1
+	.globl isatty
+	.type isatty, %function
+isatty:
+	.byte 0
+	.size isatty, 1
+	.globl flock
+	.type flock, %function
+flock:
+	.byte 0
+	.size flock, 1
 	.globl lseek
 	.type lseek, %function
 lseek:

@@ -885,6 +885,7 @@ static inline bool cio_errset_file_set_permissions_contains(cio_err err)
     case CIO_E_SYSTEM_RESOURCES:
     case CIO_E_ACCESS_DENIED:
     case CIO_E_PERMISSION_DENIED:
+    case CIO_E_OPERATION_UNSUPPORTED:
     case CIO_E_FILE_NOT_FOUND:
     case CIO_E_SYM_LINK_LOOP:
     case CIO_E_READ_ONLY_FILE_SYSTEM:
@@ -909,10 +910,45 @@ static inline bool cio_errset_file_set_owner_contains(cio_err err)
     case CIO_E_SYSTEM_RESOURCES:
     case CIO_E_ACCESS_DENIED:
     case CIO_E_PERMISSION_DENIED:
+    case CIO_E_OPERATION_UNSUPPORTED:
     case CIO_E_FILE_NOT_FOUND:
     case CIO_E_SYM_LINK_LOOP:
     case CIO_E_READ_ONLY_FILE_SYSTEM:
     case CIO_E_INPUT_OUTPUT:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/**
+ * Membership test of the error set File.HardLinkError (@ref errset_file_hard_link).
+ * @param err any value
+ * @return true when err is in File.HardLinkError \errset_file_hard_link; false otherwise (always for CIO_OK).
+ * @cancellation no (pure library code)
+ */
+static inline bool cio_errset_file_hard_link_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_PERMISSION_DENIED:
+    case CIO_E_OPERATION_UNSUPPORTED:
+    case CIO_E_FILE_NOT_FOUND:
+    case CIO_E_PATH_ALREADY_EXISTS:
+    case CIO_E_NOT_DIR:
+    case CIO_E_IS_DIR:
+    case CIO_E_SYM_LINK_LOOP:
+    case CIO_E_NAME_TOO_LONG:
+    case CIO_E_BAD_PATH_NAME:
+    case CIO_E_READ_ONLY_FILE_SYSTEM:
+    case CIO_E_CROSS_DEVICE:
+    case CIO_E_LINK_QUOTA_EXCEEDED:
+    case CIO_E_NO_SPACE_LEFT:
+    case CIO_E_DISK_QUOTA:
+    case CIO_E_HARDWARE_FAILURE:
         return true;
     default:
         return false;
@@ -1425,6 +1461,170 @@ static inline bool cio_errset_dir_read_link_contains(cio_err err)
     case CIO_E_FILE_BUSY:
     case CIO_E_ANTIVIRUS_INTERFERENCE:
     case CIO_E_FILE_SYSTEM:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/**
+ * Membership test of the error set File.RealPathError (@ref errset_file_real_path).
+ * @param err any value
+ * @return true when err is in File.RealPathError \errset_file_real_path; false otherwise (always for CIO_OK).
+ * @cancellation no (pure library code)
+ */
+static inline bool cio_errset_file_real_path_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_PERMISSION_DENIED:
+    case CIO_E_OPERATION_UNSUPPORTED:
+    case CIO_E_FILE_NOT_FOUND:
+    case CIO_E_NOT_DIR:
+    case CIO_E_SYM_LINK_LOOP:
+    case CIO_E_NAME_TOO_LONG:
+    case CIO_E_BAD_PATH_NAME:
+    case CIO_E_NETWORK_NOT_FOUND:
+    case CIO_E_UNRECOGNIZED_VOLUME:
+    case CIO_E_NO_DEVICE:
+    case CIO_E_FILE_SYSTEM:
+    case CIO_E_INPUT_OUTPUT:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/**
+ * Membership test of the error set Dir.RealPathFileError (@ref errset_dir_real_path_file).
+ * @param err any value
+ * @return true when err is in Dir.RealPathFileError \errset_dir_real_path_file; false otherwise (always for CIO_OK).
+ * @cancellation no (pure library code)
+ */
+static inline bool cio_errset_dir_real_path_file_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_PROCESS_FD_QUOTA_EXCEEDED:
+    case CIO_E_SYSTEM_FD_QUOTA_EXCEEDED:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_PERMISSION_DENIED:
+    case CIO_E_OPERATION_UNSUPPORTED:
+    case CIO_E_FILE_NOT_FOUND:
+    case CIO_E_PATH_ALREADY_EXISTS:
+    case CIO_E_NOT_DIR:
+    case CIO_E_IS_DIR:
+    case CIO_E_SYM_LINK_LOOP:
+    case CIO_E_NAME_TOO_LONG:
+    case CIO_E_BAD_PATH_NAME:
+    case CIO_E_NETWORK_NOT_FOUND:
+    case CIO_E_UNRECOGNIZED_VOLUME:
+    case CIO_E_NO_DEVICE:
+    case CIO_E_DEVICE_BUSY:
+    case CIO_E_FILE_BUSY:
+    case CIO_E_SHARING_VIOLATION:
+    case CIO_E_PIPE_BUSY:
+    case CIO_E_ANTIVIRUS_INTERFERENCE:
+    case CIO_E_FILE_LOCKS_UNSUPPORTED:
+    case CIO_E_READ_ONLY_FILE_SYSTEM:
+    case CIO_E_NO_SPACE_LEFT:
+    case CIO_E_FILE_TOO_BIG:
+    case CIO_E_FILE_SYSTEM:
+    case CIO_E_INPUT_OUTPUT:
+    case CIO_E_WOULD_BLOCK:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/**
+ * Membership test of the error set Dir.SymLinkError (@ref errset_dir_sym_link).
+ * @param err any value
+ * @return true when err is in Dir.SymLinkError \errset_dir_sym_link; false otherwise (always for CIO_OK).
+ * @cancellation no (pure library code)
+ */
+static inline bool cio_errset_dir_sym_link_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_PERMISSION_DENIED:
+    case CIO_E_OPERATION_UNSUPPORTED:
+    case CIO_E_FILE_NOT_FOUND:
+    case CIO_E_PATH_ALREADY_EXISTS:
+    case CIO_E_NOT_DIR:
+    case CIO_E_SYM_LINK_LOOP:
+    case CIO_E_NAME_TOO_LONG:
+    case CIO_E_BAD_PATH_NAME:
+    case CIO_E_NETWORK_NOT_FOUND:
+    case CIO_E_READ_ONLY_FILE_SYSTEM:
+    case CIO_E_NO_SPACE_LEFT:
+    case CIO_E_DISK_QUOTA:
+    case CIO_E_FILE_SYSTEM:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/**
+ * Membership test of the error set Dir.SetFilePermissionsError (@ref errset_dir_set_file_permissions).
+ * @param err any value
+ * @return true when err is in Dir.SetFilePermissionsError \errset_dir_set_file_permissions; false otherwise (always for CIO_OK).
+ * @cancellation no (pure library code)
+ */
+static inline bool cio_errset_dir_set_file_permissions_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_PERMISSION_DENIED:
+    case CIO_E_OPERATION_UNSUPPORTED:
+    case CIO_E_FILE_NOT_FOUND:
+    case CIO_E_NOT_DIR:
+    case CIO_E_SYM_LINK_LOOP:
+    case CIO_E_NAME_TOO_LONG:
+    case CIO_E_BAD_PATH_NAME:
+    case CIO_E_READ_ONLY_FILE_SYSTEM:
+    case CIO_E_INPUT_OUTPUT:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/**
+ * Membership test of the error set Dir.SetFileOwnerError (@ref errset_dir_set_file_owner).
+ * @param err any value
+ * @return true when err is in Dir.SetFileOwnerError \errset_dir_set_file_owner; false otherwise (always for CIO_OK).
+ * @cancellation no (pure library code)
+ */
+static inline bool cio_errset_dir_set_file_owner_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_PERMISSION_DENIED:
+    case CIO_E_OPERATION_UNSUPPORTED:
+    case CIO_E_FILE_NOT_FOUND:
+    case CIO_E_NOT_DIR:
+    case CIO_E_SYM_LINK_LOOP:
+    case CIO_E_NAME_TOO_LONG:
+    case CIO_E_BAD_PATH_NAME:
+    case CIO_E_READ_ONLY_FILE_SYSTEM:
+    case CIO_E_INPUT_OUTPUT:
         return true;
     default:
         return false;
@@ -2802,6 +3002,7 @@ static inline bool cio_errset_file_write_streaming_timeout_contains(cio_err err)
     X(file_set_timestamps, "File.SetTimestampsError") \
     X(file_set_permissions, "File.SetPermissionsError") \
     X(file_set_owner, "File.SetOwnerError") \
+    X(file_hard_link, "File.HardLinkError") \
     X(file_lock, "File.LockError") \
     X(file_enable_ansi_escape_codes, "File.EnableAnsiEscapeCodesError") \
     X(file_write_file, "File.WriteFileError") \
@@ -2819,6 +3020,11 @@ static inline bool cio_errset_file_write_streaming_timeout_contains(cio_err err)
     X(dir_access, "Dir.AccessError") \
     X(dir_iterate, "Dir.IterateError") \
     X(dir_read_link, "Dir.ReadLinkError") \
+    X(file_real_path, "File.RealPathError") \
+    X(dir_real_path_file, "Dir.RealPathFileError") \
+    X(dir_sym_link, "Dir.SymLinkError") \
+    X(dir_set_file_permissions, "Dir.SetFilePermissionsError") \
+    X(dir_set_file_owner, "Dir.SetFileOwnerError") \
     X(dir_set_timestamps, "Dir.SetTimestampsError") \
     X(process_executable_path, "ProcessExecutablePathError") \
     X(process_executable_open, "ProcessExecutableOpenError") \

@@ -394,6 +394,28 @@ static inline cio__mapped cio__errno_flock(int code)
     return cio__map_note(m, 1, (int64_t)code, "flock");
 }
 
+/* flock_lock: File.LockError */
+static inline cio__mapped cio__errno_flock_lock(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_AGAIN: m = CIO__MAPPED(OK, CIO_OK); break;
+    case CIO_ERRNO_NOLCK: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOSYS: m = CIO__MAPPED(ERROR, CIO_E_FILE_LOCKS_UNSUPPORTED); break;
+#if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
+    case CIO_ERRNO_OPNOTSUPP: m = CIO__MAPPED(ERROR, CIO_E_FILE_LOCKS_UNSUPPORTED); break;
+#endif
+#if defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU) || defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTSUP: m = CIO__MAPPED(ERROR, CIO_E_FILE_LOCKS_UNSUPPORTED); break;
+#endif
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "flock_lock");
+}
+
 /* close: Unexpected */
 static inline cio__mapped cio__errno_close(int code)
 {
@@ -1008,6 +1030,8 @@ static inline cio__mapped cio__errno_readlinkat(int code)
     cio__mapped m;
     switch (code) {
     case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_NOBUFS: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_ERRNO_RANGE: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
     case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
     case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
     case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
@@ -1025,6 +1049,299 @@ static inline cio__mapped cio__errno_readlinkat(int code)
     default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
     return cio__map_note(m, 1, (int64_t)code, "readlinkat");
+}
+
+/* symlinkat: Dir.SymLinkError */
+static inline cio__mapped cio__errno_symlinkat(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED); break;
+    case CIO_ERRNO_DQUOT: m = CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA); break;
+    case CIO_ERRNO_EXIST: m = CIO__MAPPED(ERROR, CIO_E_PATH_ALREADY_EXISTS); break;
+    case CIO_ERRNO_IO: m = CIO__MAPPED(ERROR, CIO_E_FILE_SYSTEM); break;
+    case CIO_ERRNO_LOOP: m = CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP); break;
+    case CIO_ERRNO_NAMETOOLONG: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_ERRNO_NOENT: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_ERRNO_NOTDIR: m = CIO__MAPPED(ERROR, CIO_E_NOT_DIR); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOSPC: m = CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT); break;
+    case CIO_ERRNO_ROFS: m = CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM); break;
+    case CIO_ERRNO_NOSYS: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+    case CIO_ERRNO_ILSEQ: m = CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME); break;
+#if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
+    case CIO_ERRNO_OPNOTSUPP: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+#endif
+#if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTCAPABLE: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+#endif
+#if defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU) || defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTSUP: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+#endif
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "symlinkat");
+}
+
+/* linkat: File.HardLinkError */
+static inline cio__mapped cio__errno_linkat(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED); break;
+    case CIO_ERRNO_DQUOT: m = CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA); break;
+    case CIO_ERRNO_EXIST: m = CIO__MAPPED(ERROR, CIO_E_PATH_ALREADY_EXISTS); break;
+    case CIO_ERRNO_IO: m = CIO__MAPPED(ERROR, CIO_E_HARDWARE_FAILURE); break;
+    case CIO_ERRNO_LOOP: m = CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP); break;
+    case CIO_ERRNO_MLINK: m = CIO__MAPPED(ERROR, CIO_E_LINK_QUOTA_EXCEEDED); break;
+    case CIO_ERRNO_NAMETOOLONG: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_ERRNO_NOENT: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_ERRNO_NOTDIR: m = CIO__MAPPED(ERROR, CIO_E_NOT_DIR); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOSPC: m = CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT); break;
+    case CIO_ERRNO_ROFS: m = CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM); break;
+    case CIO_ERRNO_XDEV: m = CIO__MAPPED(ERROR, CIO_E_CROSS_DEVICE); break;
+    case CIO_ERRNO_NOSYS: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+    case CIO_ERRNO_ISDIR: m = CIO__MAPPED(ERROR, CIO_E_IS_DIR); break;
+    case CIO_ERRNO_ILSEQ: m = CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME); break;
+#if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
+    case CIO_ERRNO_OPNOTSUPP: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+#endif
+#if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTCAPABLE: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+#endif
+#if defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU) || defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTSUP: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+#endif
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "linkat");
+}
+
+/* fchmod: File.SetPermissionsError */
+static inline cio__mapped cio__errno_fchmod(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED); break;
+    case CIO_ERRNO_IO: m = CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT); break;
+    case CIO_ERRNO_LOOP: m = CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP); break;
+    case CIO_ERRNO_NOENT: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_ROFS: m = CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM); break;
+    case CIO_ERRNO_NOSYS: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+#if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
+    case CIO_ERRNO_OPNOTSUPP: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+#endif
+#if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTCAPABLE: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+#endif
+#if defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU) || defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTSUP: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+#endif
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "fchmod");
+}
+
+/* fchown: File.SetOwnerError */
+static inline cio__mapped cio__errno_fchown(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED); break;
+    case CIO_ERRNO_IO: m = CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT); break;
+    case CIO_ERRNO_LOOP: m = CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP); break;
+    case CIO_ERRNO_NOENT: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_ROFS: m = CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM); break;
+    case CIO_ERRNO_NOSYS: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+#if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
+    case CIO_ERRNO_OPNOTSUPP: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+#endif
+#if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTCAPABLE: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+#endif
+#if defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU) || defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTSUP: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+#endif
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "fchown");
+}
+
+/* fchmodat: Dir.SetFilePermissionsError */
+static inline cio__mapped cio__errno_fchmodat(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED); break;
+    case CIO_ERRNO_IO: m = CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT); break;
+    case CIO_ERRNO_LOOP: m = CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP); break;
+    case CIO_ERRNO_NAMETOOLONG: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_ERRNO_NOENT: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_ERRNO_NOTDIR: m = CIO__MAPPED(ERROR, CIO_E_NOT_DIR); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_ROFS: m = CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM); break;
+    case CIO_ERRNO_NOSYS: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+    case CIO_ERRNO_ILSEQ: m = CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME); break;
+#if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
+    case CIO_ERRNO_OPNOTSUPP: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+#endif
+#if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTCAPABLE: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+#endif
+#if defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU) || defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTSUP: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+#endif
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "fchmodat");
+}
+
+/* fchownat: Dir.SetFileOwnerError */
+static inline cio__mapped cio__errno_fchownat(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED); break;
+    case CIO_ERRNO_IO: m = CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT); break;
+    case CIO_ERRNO_LOOP: m = CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP); break;
+    case CIO_ERRNO_NAMETOOLONG: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_ERRNO_NOENT: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_ERRNO_NOTDIR: m = CIO__MAPPED(ERROR, CIO_E_NOT_DIR); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_ROFS: m = CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM); break;
+    case CIO_ERRNO_NOSYS: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+    case CIO_ERRNO_ILSEQ: m = CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME); break;
+#if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
+    case CIO_ERRNO_OPNOTSUPP: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+#endif
+#if defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTCAPABLE: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+#endif
+#if defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU) || defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTSUP: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+#endif
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "fchownat");
+}
+
+/* readlinkat_fd: File.RealPathError */
+static inline cio__mapped cio__errno_readlinkat_fd(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_IO: m = CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT); break;
+    case CIO_ERRNO_LOOP: m = CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP); break;
+    case CIO_ERRNO_NAMETOOLONG: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_ERRNO_NOBUFS: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_ERRNO_RANGE: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_ERRNO_NOENT: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOTDIR: m = CIO__MAPPED(ERROR, CIO_E_NOT_DIR); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "readlinkat_fd");
+}
+
+/* openat_path: Dir.RealPathFileError */
+static inline cio__mapped cio__errno_openat_path(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_LOOP: m = CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP); break;
+    case CIO_ERRNO_MFILE: m = CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED); break;
+    case CIO_ERRNO_NAMETOOLONG: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_ERRNO_NFILE: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED); break;
+    case CIO_ERRNO_NODEV: m = CIO__MAPPED(ERROR, CIO_E_NO_DEVICE); break;
+    case CIO_ERRNO_NXIO: m = CIO__MAPPED(ERROR, CIO_E_NO_DEVICE); break;
+    case CIO_ERRNO_NOENT: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOTDIR: m = CIO__MAPPED(ERROR, CIO_E_NOT_DIR); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "openat_path");
+}
+
+/* renameat2: Dir.RenamePreserveError */
+static inline cio__mapped cio__errno_renameat2(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+    case CIO_ERRNO_NOSYS: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED); break;
+    case CIO_ERRNO_BUSY: m = CIO__MAPPED(ERROR, CIO_E_FILE_BUSY); break;
+    case CIO_ERRNO_DQUOT: m = CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA); break;
+    case CIO_ERRNO_ISDIR: m = CIO__MAPPED(ERROR, CIO_E_IS_DIR); break;
+    case CIO_ERRNO_IO: m = CIO__MAPPED(ERROR, CIO_E_HARDWARE_FAILURE); break;
+    case CIO_ERRNO_LOOP: m = CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP); break;
+    case CIO_ERRNO_MLINK: m = CIO__MAPPED(ERROR, CIO_E_LINK_QUOTA_EXCEEDED); break;
+    case CIO_ERRNO_NAMETOOLONG: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_ERRNO_NOENT: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_ERRNO_NOTDIR: m = CIO__MAPPED(ERROR, CIO_E_NOT_DIR); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOSPC: m = CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT); break;
+    case CIO_ERRNO_EXIST: m = CIO__MAPPED(ERROR, CIO_E_PATH_ALREADY_EXISTS); break;
+    case CIO_ERRNO_NOTEMPTY: m = CIO__MAPPED(ERROR, CIO_E_DIR_NOT_EMPTY); break;
+    case CIO_ERRNO_ROFS: m = CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM); break;
+    case CIO_ERRNO_XDEV: m = CIO__MAPPED(ERROR, CIO_E_CROSS_DEVICE); break;
+#if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
+    case CIO_ERRNO_OPNOTSUPP: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+#endif
+#if defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU) || defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTSUP: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+#endif
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "renameat2");
 }
 
 /* faccessat: Dir.AccessError */
@@ -1176,6 +1493,12 @@ static inline cio__mapped cio__errno_clock_getres(int code)
     switch (code) {
     case CIO_ERRNO_INVAL: m = CIO__MAPPED(ERROR, CIO_E_CLOCK_UNAVAILABLE); break;
     case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+#if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
+    case CIO_ERRNO_OPNOTSUPP: m = CIO__MAPPED(ERROR, CIO_E_CLOCK_UNAVAILABLE); break;
+#endif
+#if defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU) || defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTSUP: m = CIO__MAPPED(ERROR, CIO_E_CLOCK_UNAVAILABLE); break;
+#endif
     default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
     return cio__map_note(m, 1, (int64_t)code, "clock_getres");
@@ -2307,6 +2630,32 @@ static inline cio__mapped cio__ntstatus_nt_rename(cio_ntstatus code)
     return cio__map_note(m, 2, (int64_t)(uint32_t)code, "nt_rename");
 }
 
+/* nt_link: File.HardLinkError */
+static inline cio__mapped cio__ntstatus_nt_link(cio_ntstatus code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_NTSTATUS_CANCELLED: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_NTSTATUS_ACCESS_DENIED: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_NTSTATUS_OBJECT_NAME_NOT_FOUND: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_NTSTATUS_OBJECT_PATH_NOT_FOUND: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_NTSTATUS_OBJECT_NAME_INVALID: m = CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME); break;
+    case CIO_NTSTATUS_NOT_SAME_DEVICE: m = CIO__MAPPED(ERROR, CIO_E_CROSS_DEVICE); break;
+    case CIO_NTSTATUS_OBJECT_NAME_COLLISION: m = CIO__MAPPED(ERROR, CIO_E_PATH_ALREADY_EXISTS); break;
+    case CIO_NTSTATUS_FILE_IS_A_DIRECTORY: m = CIO__MAPPED(ERROR, CIO_E_IS_DIR); break;
+    case CIO_NTSTATUS_NOT_A_DIRECTORY: m = CIO__MAPPED(ERROR, CIO_E_NOT_DIR); break;
+    case CIO_NTSTATUS_TOO_MANY_LINKS: m = CIO__MAPPED(ERROR, CIO_E_LINK_QUOTA_EXCEEDED); break;
+    case CIO_NTSTATUS_DISK_FULL: m = CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT); break;
+    case CIO_NTSTATUS_MEDIA_WRITE_PROTECTED: m = CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM); break;
+    case CIO_NTSTATUS_NOT_SUPPORTED: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+    case CIO_NTSTATUS_INVALID_DEVICE_REQUEST: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+    case CIO_NTSTATUS_INVALID_HANDLE: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_NTSTATUS_INVALID_PARAMETER: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 2, (int64_t)(uint32_t)code, "nt_link");
+}
+
 /* nt_wait_for_alert: Futex.WaitError */
 static inline cio__mapped cio__ntstatus_nt_wait_for_alert(cio_ntstatus code)
 {
@@ -2809,6 +3158,7 @@ static inline cio__mapped cio__wsa_wsa_connect_unix(int code)
     X(openat, file_open) \
     X(openat_dir, dir_open) \
     X(flock, file_open) \
+    X(flock_lock, file_lock) \
     X(close, unexpected) \
     X(fcntl, unexpected) \
     X(fork, process_spawn) \
@@ -2841,6 +3191,15 @@ static inline cio__mapped cio__wsa_wsa_connect_unix(int code)
     X(utimensat, dir_set_timestamps) \
     X(getdents, dir_iterate) \
     X(readlinkat, dir_read_link) \
+    X(symlinkat, dir_sym_link) \
+    X(linkat, file_hard_link) \
+    X(fchmod, file_set_permissions) \
+    X(fchown, file_set_owner) \
+    X(fchmodat, dir_set_file_permissions) \
+    X(fchownat, dir_set_file_owner) \
+    X(readlinkat_fd, file_real_path) \
+    X(openat_path, dir_real_path_file) \
+    X(renameat2, dir_rename_preserve) \
     X(faccessat, dir_access) \
     X(futex_wait, futex_wait) \
     X(futex_wake, unexpected) \
@@ -2902,6 +3261,7 @@ static inline cio__mapped cio__wsa_wsa_connect_unix(int code)
     X(nt_delete_dir_open, dir_delete_dir) \
     X(nt_set_disposition, dir_delete_dir) \
     X(nt_rename, dir_rename_preserve) \
+    X(nt_link, file_hard_link) \
     X(nt_wait_for_alert, futex_wait) \
     X(nt_delay_execution, sleep)
 #define CIO__WSA_MAP_LIST(X) \
