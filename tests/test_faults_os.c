@@ -137,11 +137,30 @@ static void net_fault(void **state, const char *site, char mode, int err, int co
     net_fault_with(state, net_case_of(site), site, mode, err, count, max, want, fault);
 }
 
+/* Whether the multicast options exist here at all (qemu-user does not translate them: OptionUnsupported
+ * with no fault injected); where they do not, their site's EINTR storm says so instead of failing. */
+static bool multicast_options_here(void **state)
+{
+    cio_io io = cio_test_io(state);
+    cio_ip_address lo = cio_ip4_loopback(0);
+    cio_socket s;
+    if (cio_net_bind(io, &lo, NULL, &s) != CIO_OK)
+        return false;
+    cio_err e = cio_net_multicast_interface(io, s.handle, &lo);
+    cio_socket_close(io, &s);
+    return e != CIO_E_OPTION_UNSUPPORTED;
+}
+
 static void test_net_eintr_storms(void **state)
 {
+    bool multicast = multicast_options_here(state);
     for (size_t i = 0; i < sizeof net_cases / sizeof net_cases[0]; i++) {
         if (strcmp(net_cases[i].site, "fcntl@set_blocking") == 0)
             continue; /* not a retry site: F_GETFL/F_SETFL never sleep, EINTR is not theirs */
+        if (!multicast && strcmp(net_cases[i].site, "setsockopt@multicast") == 0) {
+            print_message("      note: setsockopt@multicast EINTR not run: no multicast options here (qemu-user)\n");
+            continue;
+        }
         net_fault(state, net_cases[i].site, 'e', EINTR, 50, 0, CIO_OK, "EINTR");
     }
     /* the timed receive: poll, then recvmmsg(MSG_DONTWAIT) (Evented: its poller, then recvmmsg) */

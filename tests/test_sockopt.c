@@ -322,14 +322,21 @@ static void test_multicast_loopback(void **state)
     cio_ip_address group;
     assert_ok(cio_ip4_parse("239.255.42.99", rx.address.port, &group));
     err = cio_net_multicast_join(io, rx.handle, &group, &lo);
-    if (err == CIO_E_INTERFACE_NOT_FOUND || err == CIO_E_ADDRESS_UNAVAILABLE) {
+    if (err == CIO_E_INTERFACE_NOT_FOUND || err == CIO_E_ADDRESS_UNAVAILABLE || err == CIO_E_OPTION_UNSUPPORTED) {
         cio_socket_close(io, &rx);
         cio_socket_close(io, &tx);
-        CIO_SKIP("this sandbox's loopback interface takes no multicast membership");
+        CIO_SKIP(err == CIO_E_OPTION_UNSUPPORTED ? "no multicast membership option here (qemu-user does not translate it)"
+                                                 : "this sandbox's loopback interface takes no multicast membership");
     }
     assert_ok(err);
     assert_err(cio_net_multicast_join(io, rx.handle, &group, &lo), CIO_E_ADDRESS_IN_USE);
-    assert_ok(cio_net_multicast_interface(io, tx.handle, &lo));
+    err = cio_net_multicast_interface(io, tx.handle, &lo);
+    if (err == CIO_E_OPTION_UNSUPPORTED) {
+        cio_socket_close(io, &rx);
+        cio_socket_close(io, &tx);
+        CIO_SKIP("no outgoing multicast interface option here (qemu-user does not translate IP_MULTICAST_IF)");
+    }
+    assert_ok(err);
     assert_ok(cio_net_set_option(io, tx.handle, CIO_SOCKOPT_MULTICAST_LOOP, 1));
     size_t n = 0;
     assert_ok(cio_socket_send_to(io, &tx, &group, "mcast", 5, &n));

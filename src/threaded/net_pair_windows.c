@@ -68,7 +68,7 @@ cio_err cio__t_net_socket_pair(void *ud, cio_stream *out)
     if (out == NULL)
         return CIO_E_INVALID_ARGUMENT;
     cio_ip_address loop = cio_ip4_loopback(0);
-    cio_listen_options lo = {1, false, false};
+    cio_listen_options lo = {.backlog = 1};
     cio_server server;
     cio_err err = cio__t_net_listen_ip(ud, &loop, &lo, &server);
     if (err != CIO_OK)
