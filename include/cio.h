@@ -13,7 +13,9 @@
  *   cio/io.h        the Io interface: vtable, tasks, groups, cancellation, futex, time, random
  *   cio/sync.h      Mutex, Condition, Event, Semaphore, RwLock, Queue, Select (over the futex)
  *   cio/fs.h        files, directories, the program's own executable
+ *   cio/fs_meta.h   links, permissions, owners, timestamps, real paths, locks (from cio/fs.h)
  *   cio/net.h       IP addresses, TCP/UDP and Unix-domain sockets
+ *   cio/net_socket.h socket pairs, interfaces, files over streams, socket options (from cio/net.h)
  *   cio/batch.h     Operations, Batch, timeouts on stream calls
  *   cio/process.h   child processes, replacing the program, the working directory, the stderr lock
  *   cio/threaded.h  the Threaded backend
