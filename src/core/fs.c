@@ -233,6 +233,9 @@ cio_err cio_file_read_streaming_v(cio_io io, cio_file file, const cio_iovec *iov
         return CIO__NULL_ARG("nread");
     if (iov == NULL && iovcnt > 0)
         return CIO__NULL_ARG("iov");
+    *nread = 0;
+    if (file.handle == CIO_HANDLE_INVALID) /* the same answer on every OS (WASI may say EINVAL) */
+        return CIO_E_NOT_OPEN_FOR_READING;
     cio_err err = CIO__VT(io)->file_read_streaming(io.userdata, file, iov, iovcnt, nread);
     return CIO__IN_SET(file_reader, err);
 }
@@ -252,6 +255,9 @@ cio_err cio_file_write_streaming_v(cio_io io, cio_file file, const cio_const_iov
         return CIO__NULL_ARG("nwritten");
     if (iov == NULL && iovcnt > 0)
         return CIO__NULL_ARG("iov");
+    *nwritten = 0;
+    if (file.handle == CIO_HANDLE_INVALID) /* the same answer on every OS (WASI may say EINVAL) */
+        return CIO_E_NOT_OPEN_FOR_WRITING;
     cio_err err = CIO__VT(io)->file_write_streaming(io.userdata, file, iov, iovcnt, nwritten);
     return CIO__IN_SET(file_write_streaming, err);
 }

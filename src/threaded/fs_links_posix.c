@@ -73,6 +73,9 @@ cio_err cio__t_dir_read_link(void *ud, cio_dir dir, const char *path, char *buf,
         ssize_t n;
         CIO__T_SYSCALL(err, n, readlinkat, CIO__SYS(readlinkat, read_link)(dir.handle, path, buf, len));
         if (err == CIO_OK) {
+            /* A target never holds a NUL; some readlinks count a terminating one (Node 18's WASI). */
+            while (n > 0 && buf[n - 1] == '\0')
+                n--;
             /* readlinkat truncates silently: a result that fills buf may have been cut, and leaves
              * no room for the NUL. */
             if ((size_t)n >= len) {
