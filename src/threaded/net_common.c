@@ -116,3 +116,16 @@ int cio__t_backlog(const cio_listen_options *options, int max)
     uint32_t b = options->backlog == 0 ? 128u : options->backlog;
     return b > (uint32_t)max ? max : (int)b;
 }
+
+cio_err cio__t_name_out(const char *name, char *buf, size_t len, size_t *out_len)
+{
+    size_t n = strlen(name);
+    if (out_len != NULL)
+        *out_len = n;
+    if (len == 0)
+        return CIO_E_NAME_TOO_LONG;
+    size_t k = n < len ? n : len - 1;
+    memcpy(buf, name, k);
+    buf[k] = '\0';
+    return n < len ? CIO_OK : CIO_E_NAME_TOO_LONG;
+}

@@ -42,6 +42,9 @@ typedef union cio__t_sockaddr_any {
 bool cio__t_sockaddr_from_ip(const cio_ip_address *a, struct sockaddr_storage *sa, socklen_t *len);
 /* A sockaddr the OS returned (len bytes) as an address; all zero for a family other than IP. */
 void cio__t_sockaddr_to_ip(const struct sockaddr_storage *sa, socklen_t len, cio_ip_address *out);
+/* Copies the NUL-terminated `name` into buf (len bytes; always NUL-terminated when len > 0) and its
+ * length into *out_len (if not NULL): CIO_OK, or NameTooLong with the prefix that fits. */
+cio_err cio__t_name_out(const char *name, char *buf, size_t len, size_t *out_len);
 /* A Unix-domain address (checked by the caller: 1..CIO_UNIX_PATH_MAX bytes) as a sockaddr_un; the length. */
 socklen_t cio__t_sockaddr_from_unix(const cio_unix_address *a, struct sockaddr_storage *sa);
 

@@ -23,6 +23,7 @@
 #include "cio/net.h"
 #include "internal.h"
 #include "internal/cio_oscalls.h"
+#include "net_common.h"
 #include "threaded.h"
 
 cio_err cio__t_net_socket_pair(void *ud, cio_stream *out)
@@ -82,13 +83,5 @@ cio_err cio__t_net_interface_name(void *ud, uint32_t index, char *buf, size_t le
         cio__mapped m = cio__errno_if_indextoname(errno);
         return CIO__IN_SET(net_interface_name, m.action == CIO__MAP_BUG ? CIO__BUG("if_indextoname") : m.err);
     }
-    size_t n = strlen(name);
-    if (out_len != NULL)
-        *out_len = n;
-    if (len == 0)
-        return CIO_E_NAME_TOO_LONG;
-    size_t k = n < len ? n : len - 1;
-    memcpy(buf, name, k);
-    buf[k] = '\0';
-    return n < len ? CIO_OK : CIO_E_NAME_TOO_LONG;
+    return cio__t_name_out(name, buf, len, out_len);
 }

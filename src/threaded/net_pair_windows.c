@@ -135,13 +135,5 @@ cio_err cio__t_net_interface_name(void *ud, uint32_t index, char *buf, size_t le
     if (CIO__SYS(win_if_indextoname, interface_name)((ULONG)index, name) == NULL)
         return CIO_E_INTERFACE_NOT_FOUND;
     name[CIO_INTERFACE_NAME_MAX] = '\0';
-    size_t n = strlen(name);
-    if (out_len != NULL)
-        *out_len = n;
-    if (len == 0)
-        return CIO_E_NAME_TOO_LONG;
-    size_t k = n < len ? n : len - 1;
-    memcpy(buf, name, k);
-    buf[k] = '\0';
-    return n < len ? CIO_OK : CIO_E_NAME_TOO_LONG;
+    return cio__t_name_out(name, buf, len, out_len);
 }
