@@ -16,8 +16,8 @@
 
 /* ---- B1 -------------------------------------------------------------------------------------------------- */
 
-/* The Threaded backend's `now` slot itself (src/threaded/time_posix.c), called directly. */
-cio_timestamp cio__t_now(void *ud, cio_clock clock);
+/* The Threaded backend's `now` slot itself (src/os/time_posix.c), called directly. */
+cio_timestamp cio__os_now(void *ud, cio_clock clock);
 
 static volatile int64_t sink;
 
@@ -35,7 +35,7 @@ static void b1_direct(void *arg, uint64_t n)
     (void)arg;
     int64_t acc = 0;
     for (uint64_t i = 0; i < n; i++)
-        acc += cio__t_now(NULL, CIO_CLOCK_AWAKE).ns;
+        acc += cio__os_now(NULL, CIO_CLOCK_AWAKE).ns;
     sink = acc;
 }
 

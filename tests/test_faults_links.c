@@ -1,5 +1,5 @@
 /*
- * Fault injection at the links-and-metadata call sites (src/threaded/fs_links_posix.c,
+ * Fault injection at the links-and-metadata call sites (src/os/fs_links_posix.c,
  * fs_perms_posix.c, fs_linkfd_linux.c, fs_paths_linux.c, fs_lock_posix.c, the clock_getres sites of
  * time_posix.c/time_wasi.c): for each
  * site an EINTR storm (retried: the operation succeeds) and the errors the OS gives there (the exact

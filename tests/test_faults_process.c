@@ -1,5 +1,5 @@
 /*
- * Fault injection at the process call sites (src/threaded/process_*.c; tests/test_faults.c's top
+ * Fault injection at the process call sites (src/os/process_*.c; tests/test_faults.c's top
  * comment explains the method), on every backend: the parent's pipes, /dev/null, environment array,
  * fork and pidfd (EMFILE, ENFILE, ENOMEM, EAGAIN: the typed error, no descriptor, no child left),
  * the child's steps before exec (a failure injected there is injected in the child, which reports

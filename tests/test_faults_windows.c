@@ -73,7 +73,7 @@ static cio_err run_exe_open(fx *f)
     return err;
 }
 
-/* Links and metadata (src/threaded/fs_windows_links.c): a hard link "new" to "f". */
+/* Links and metadata (src/os/fs_windows_links.c): a hard link "new" to "f". */
 static cio_err run_hard_link(fx *f)
 {
     return cio_dir_hard_link(f->io, f->dir, "f", f->dir, "new", 0);

@@ -1,5 +1,5 @@
 /*
- * The Win32 -> NT path conversion of the Windows Threaded backend (src/threaded/path_windows.c),
+ * The Win32 -> NT path conversion of the Windows Threaded backend (src/os/path_windows.c),
  * table-driven. Runs on every target against the expected values below; on Windows (and under
  * Wine) every case is also compared with ntdll: RtlDosPathNameToNtPathName_U for conversions
  * (ours resolving relative paths against the real current directory, as ntdll does) and

@@ -325,7 +325,7 @@ class BadOsCalls(GenCase):
         self.assert_bad("oscalls.yaml", "short: {len: count}", "short names unknown argument 'count'")
 
     def test_site_in_unlisted_file(self):
-        self.edit("oscalls.yaml", "{call: pthread_create, site: spawn, file: src/threaded/net_posix.c",
+        self.edit("oscalls.yaml", "{call: pthread_create, site: spawn, file: src/os/net_posix.c",
                   "{call: pthread_create, site: spawn, file: src/threaded/pool.c")
         self.assert_bad("oscalls.yaml", "site: spawn", "file 'src/threaded/pool.c' is not listed")
 
@@ -395,12 +395,12 @@ class BadOsCalls(GenCase):
         self.assert_bad("oscalls.yaml", "in: new_socket, map: nt_create_file}", "unknown wsa map 'nt_create_file'")
 
     def test_windows_call_on_linux_only_file(self):
-        self.edit("oscalls.yaml", "{call: WSARecv, site: read, file: src/threaded/net_windows.c",
-                  "{call: WSARecv, site: read, file: src/threaded/net_posix.c")
+        self.edit("oscalls.yaml", "{call: WSARecv, site: read, file: src/os/net_windows.c",
+                  "{call: WSARecv, site: read, file: src/os/net_posix.c")
         self.assert_bad("oscalls.yaml", "{call: WSARecv, site: read", "the call and its file share no OS")
 
     def test_call_without_site(self):
-        self.edit("oscalls.yaml", "  - {call: pthread_create, site: spawn, file: src/threaded/net_posix.c, in: spawn}\n",
+        self.edit("oscalls.yaml", "  - {call: pthread_create, site: spawn, file: src/os/net_posix.c, in: spawn}\n",
                   "")
         self.assert_bad("oscalls.yaml", "{name: pthread_create", "call 'pthread_create' has no site")
 
@@ -409,7 +409,7 @@ class OsCallSources(GenCase):
     """The check of src/ against spec/oscalls.yaml (generate.py --src)."""
 
     GOOD_SRC = {
-        "src/threaded/fs_posix.c": """/* openat(2) in a comment is fine */
+        "src/os/fs_posix.c": """/* openat(2) in a comment is fine */
 static int open_file(const char *p)
 {
     return CIO__SYS(openat, open_file)(0, p, 0, 0);
@@ -435,7 +435,7 @@ static long file_read_at(int fd, void *b)
     return CIO__SYS(pread, read_at)(fd, b, 1, 0);
 }
 """,
-        "src/threaded/net_posix.c": """static long net_send(int fd, const struct msghdr *m)
+        "src/os/net_posix.c": """static long net_send(int fd, const struct msghdr *m)
 {
     void *p = CIO__SYS(malloc, alloc)(1);
     (void)p;
@@ -447,7 +447,7 @@ static int spawn(void)
     return CIO__SYS(pthread_create, spawn)(0, 0, 0, 0);
 }
 """,
-        "src/threaded/fs_windows.c": """static int file_read(void *h, void *b)
+        "src/os/fs_windows.c": """static int file_read(void *h, void *b)
 {
     void *p = CIO__SYS(malloc, win_alloc)(1);
     (void)p;
@@ -459,7 +459,7 @@ static void file_close(void *h)
     (void)CIO__SYS(CloseHandle, close)(h);
 }
 """,
-        "src/threaded/net_windows.c": """static void kick(unsigned id)
+        "src/os/net_windows.c": """static void kick(unsigned id)
 {
     void *t = CIO__SYS(OpenThread, kick)(0, 0, id);
     (void)CIO__SYS(WaitForSingleObjectEx, wait)(t, 0, 0);
@@ -496,7 +496,7 @@ static int net_read(unsigned long long s, void *bufs)
 
     def test_site_missing_from_source(self):
         files = dict(self.GOOD_SRC)
-        files["src/threaded/fs_posix.c"] = files["src/threaded/fs_posix.c"].replace(
+        files["src/os/fs_posix.c"] = files["src/os/fs_posix.c"].replace(
             "CIO__SYS(pread, read_at)(fd, b, 1, 0)", "0")
         rc, err = self.run_src(files)
         self.assertEqual(rc, 2)
@@ -505,32 +505,32 @@ static int net_read(unsigned long long s, void *bufs)
 
     def test_use_that_is_not_a_site(self):
         files = dict(self.GOOD_SRC)
-        files["src/threaded/fs_posix.c"] += "static void extra(void)\n{\n    CIO__SYS(close, elsewhere)(1);\n}\n"
+        files["src/os/fs_posix.c"] += "static void extra(void)\n{\n    CIO__SYS(close, elsewhere)(1);\n}\n"
         rc, err = self.run_src(files)
         self.assertEqual(rc, 2)
-        self.assertIn("src/threaded/fs_posix.c:28: CIO__SYS(close, elsewhere) is not a site", err)
+        self.assertIn("src/os/fs_posix.c:28: CIO__SYS(close, elsewhere) is not a site", err)
 
     def test_site_in_the_wrong_function(self):
         files = dict(self.GOOD_SRC)
-        files["src/threaded/fs_posix.c"] = files["src/threaded/fs_posix.c"].replace(
+        files["src/os/fs_posix.c"] = files["src/os/fs_posix.c"].replace(
             "static void close_fd(int fd)", "static void shut(int fd)")
         rc, err = self.run_src(files)
         self.assertEqual(rc, 2)
-        self.assertIn("src/threaded/fs_posix.c:14: CIO__SYS(close, close_fd) is in shut, the spec says close_fd", err)
+        self.assertIn("src/os/fs_posix.c:14: CIO__SYS(close, close_fd) is in shut, the spec says close_fd", err)
 
     def test_routed_call_made_directly(self):
         files = dict(self.GOOD_SRC)
-        files["src/threaded/net_posix.c"] += "static void leak(void)\n{\n    (void)malloc(3);\n}\n"
+        files["src/os/net_posix.c"] += "static void leak(void)\n{\n    (void)malloc(3);\n}\n"
         rc, err = self.run_src(files)
         self.assertEqual(rc, 2)
-        self.assertIn("src/threaded/net_posix.c:14: malloc() called directly", err)
+        self.assertIn("src/os/net_posix.c:14: malloc() called directly", err)
 
     def test_wsa_call_made_directly_by_its_bsd_name(self):
         files = dict(self.GOOD_SRC)
-        files["src/threaded/net_windows.c"] += "static void rebind(unsigned long long s)\n{\n    (void)bind(s, 0, 0);\n}\n"
+        files["src/os/net_windows.c"] += "static void rebind(unsigned long long s)\n{\n    (void)bind(s, 0, 0);\n}\n"
         rc, err = self.run_src(files)
         self.assertEqual(rc, 2)
-        self.assertIn("src/threaded/net_windows.c:20: bind() called directly; route it: CIO__SYS(wsa_bind, <site>)", err)
+        self.assertIn("src/os/net_windows.c:20: bind() called directly; route it: CIO__SYS(wsa_bind, <site>)", err)
 
 
 class GoodSpec(GenCase):
@@ -563,7 +563,7 @@ class GoodSpec(GenCase):
         self.assertIn("#include <cio/ntapi.h>", table)
         self.assertIn("_Atomic(cio__sys_malloc_fn) malloc__win_alloc;", table)
         tsv = slurp(os.path.join(self.out, "internal", "callsites.tsv"))
-        self.assertIn("NtReadFile@read\tsrc/threaded/fs_windows.c\tfile_read\tnt_create_file\twindows\n", tsv)
+        self.assertIn("NtReadFile@read\tsrc/os/fs_windows.c\tfile_read\tnt_create_file\twindows\n", tsv)
 
     def test_deterministic_and_host_independent(self):
         rc, err = self.run_gen()

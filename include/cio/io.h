@@ -225,16 +225,19 @@ struct cio_term;
 struct cio_operation;
 
 /**
- * The vtable, as one list of slots: X(return type, name, (parameters)) per slot, in table order.
+ * The vtable, as one list of slots: X(return type, name, (parameters)) per slot, in table order,
+ * written in two halves: CIO_VTABLE_SLOTS_TASKS (this one) and CIO_VTABLE_SLOTS_SYSTEM.
  * `ud` is cio_io.userdata; unless noted, every slot is thread-safe. "Set" names a spec/errors.yaml
  * error set. Everything else is expanded from this list: struct cio_vtable below, each backend's
  * prototypes and table (src/threaded/io.c, src/evented/io.c, src/core/failing.c). A new slot is one
- * row here plus its function in every backend (cio__t_<name>, cio__e_<name>, f_<name>).
+ * row here plus its function in every backend (cio__t_<name> or cio__os_<name>, cio__e_<name>, f_<name>).
  * Each row's contract (its comment in the header) is the public wrapper's, cio_<name> (cio_async,
  * cio_dir_open_file, cio_net_read through cio_stream_read, ...), documented in this reference.
+ * This half holds the slots a backend answers with its own scheduler: concurrency, cancellation,
+ * the futex and the stderr lock (the Threaded backend's cio__t_<name>).
  * @param X a macro taking (return type, slot name, parenthesised parameter list)
  */
-#define CIO_VTABLE_SLOTS(X)                                                                                           \
+#define CIO_VTABLE_SLOTS_TASKS(X)                                                                                     \
     /* == Concurrency ================================================================ */                             \
                                                                                                                       \
     /* Runs fn on a copy of the context, possibly later. Returns NULL when fn already ran to                          \
@@ -278,6 +281,19 @@ struct cio_operation;
     /* Wakes up to max_waiters threads or tasks waiting on ptr. */                                                    \
     X(void, futex_wake, (void *ud, const CIO_ATOMIC(uint32_t) *ptr, uint32_t max_waiters))                               \
                                                                                                                       \
+    /* == The stderr lock =============================================================== */                          \
+                                                                                                                      \
+    /* The process-wide recursive stderr lock (shared by every instance): lock waits (a                               \
+     * cancellation point, Set: Cancelable), try never waits, unlock releases one level. */                           \
+    X(cio_err, lock_stderr, (void *ud))                                                                               \
+    X(bool, try_lock_stderr, (void *ud))                                                                              \
+    X(void, unlock_stderr, (void *ud))
+
+/** The slots a backend answers with the operating system (time, directories, files, processes,
+ * networking, operations, socket options): the second half of CIO_VTABLE_SLOTS. The Threaded
+ * backend takes them all from the shared OS code (src/os, cio__os_<name>).
+ * @param X as for CIO_VTABLE_SLOTS */
+#define CIO_VTABLE_SLOTS_SYSTEM(X)                                                                                    \
     /* == Time and randomness ========================================================= */                            \
                                                                                                                       \
     /* Reads a clock; never fails (an unavailable clock reads 0). */                                                  \
@@ -437,11 +453,6 @@ struct cio_operation;
     X(cio_err, process_set_current_dir, (void *ud, cio_dir dir))                                                      \
     /* chdir. Set: Process.SetCurrentPathError. */                                                                    \
     X(cio_err, process_set_current_path, (void *ud, const char *path))                                                \
-    /* The process-wide recursive stderr lock (shared by every instance): lock waits (a                               \
-     * cancellation point, Set: Cancelable), try never waits, unlock releases one level. */                           \
-    X(cio_err, lock_stderr, (void *ud))                                                                               \
-    X(bool, try_lock_stderr, (void *ud))                                                                              \
-    X(void, unlock_stderr, (void *ud))                                                                                \
                                                                                                                       \
     /* == Networking ================================================================== */                            \
                                                                                                                       \
@@ -522,6 +533,10 @@ struct cio_operation;
                                const struct cio_ip_address *iface))                                               \
     /* getsockname (peer false) or getpeername (peer true). Set: net.SocketAddressError. */                           \
     X(cio_err, net_socket_address, (void *ud, cio_handle socket, bool peer, struct cio_ip_address *out))
+
+/** The whole vtable, in table order: CIO_VTABLE_SLOTS_TASKS then CIO_VTABLE_SLOTS_SYSTEM.
+ * @param X a macro taking (return type, slot name, parenthesised parameter list) */
+#define CIO_VTABLE_SLOTS(X) CIO_VTABLE_SLOTS_TASKS(X) CIO_VTABLE_SLOTS_SYSTEM(X)
 
 #define CIO__VTABLE_FIELD(ret, name, params) ret(*name) params;
 /** A backend's table: one function pointer per row of CIO_VTABLE_SLOTS, in that order (`ret

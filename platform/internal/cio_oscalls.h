@@ -1032,361 +1032,361 @@ extern const struct cio__sys_defaults cio__sys_default;
 /* The table: one pointer per call site (<call>__<site>), each starting at its call's default. */
 struct cio__sys_table {
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
-    _Atomic(cio__sys_close_fn) close__fs_close_fd; /* src/threaded/fs_posix.c: close_fd */
+    _Atomic(cio__sys_close_fn) close__fs_close_fd; /* src/os/fs_posix.c: close_fd */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
-    _Atomic(cio__sys_fstat_fn) fstat__fstat_fd; /* src/threaded/fs_posix.c: fstat_fd */
+    _Atomic(cio__sys_fstat_fn) fstat__fstat_fd; /* src/os/fs_posix.c: fstat_fd */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
-    _Atomic(cio__sys_openat_fn) openat__open_file; /* src/threaded/fs_posix.c: cio__t_dir_open_file */
+    _Atomic(cio__sys_openat_fn) openat__open_file; /* src/os/fs_posix.c: cio__os_dir_open_file */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
-    _Atomic(cio__sys_openat_fn) openat__create_file; /* src/threaded/fs_posix.c: cio__t_dir_create_file */
+    _Atomic(cio__sys_openat_fn) openat__create_file; /* src/os/fs_posix.c: cio__os_dir_create_file */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
-    _Atomic(cio__sys_openat_fn) openat__open_dir; /* src/threaded/fs_posix.c: open_dir */
+    _Atomic(cio__sys_openat_fn) openat__open_dir; /* src/os/fs_posix.c: open_dir */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
-    _Atomic(cio__sys_mkdirat_fn) mkdirat__mkdir_at; /* src/threaded/fs_posix.c: mkdir_at */
+    _Atomic(cio__sys_mkdirat_fn) mkdirat__mkdir_at; /* src/os/fs_posix.c: mkdir_at */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
-    _Atomic(cio__sys_fstatat_fn) fstatat__stat_at; /* src/threaded/fs_posix.c: stat_at */
+    _Atomic(cio__sys_fstatat_fn) fstatat__stat_at; /* src/os/fs_posix.c: stat_at */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
-    _Atomic(cio__sys_renameat_fn) renameat__rename; /* src/threaded/fs_posix.c: cio__t_dir_rename */
+    _Atomic(cio__sys_renameat_fn) renameat__rename; /* src/os/fs_posix.c: cio__os_dir_rename */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
-    _Atomic(cio__sys_unlinkat_fn) unlinkat__delete_file; /* src/threaded/fs_posix.c: cio__t_dir_delete_file */
+    _Atomic(cio__sys_unlinkat_fn) unlinkat__delete_file; /* src/os/fs_posix.c: cio__os_dir_delete_file */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
-    _Atomic(cio__sys_unlinkat_fn) unlinkat__delete_dir; /* src/threaded/fs_posix.c: cio__t_dir_delete_dir */
+    _Atomic(cio__sys_unlinkat_fn) unlinkat__delete_dir; /* src/os/fs_posix.c: cio__os_dir_delete_dir */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
-    _Atomic(cio__sys_faccessat_fn) faccessat__access; /* src/threaded/fs_posix.c: cio__t_dir_access */
+    _Atomic(cio__sys_faccessat_fn) faccessat__access; /* src/os/fs_posix.c: cio__os_dir_access */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
-    _Atomic(cio__sys_readv_fn) readv__file_read_streaming; /* src/threaded/fs_posix.c: cio__t_file_read_streaming */
+    _Atomic(cio__sys_readv_fn) readv__file_read_streaming; /* src/os/fs_posix.c: cio__os_file_read_streaming */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
-    _Atomic(cio__sys_writev_fn) writev__file_write_streaming; /* src/threaded/fs_posix.c: cio__t_file_write_streaming */
+    _Atomic(cio__sys_writev_fn) writev__file_write_streaming; /* src/os/fs_posix.c: cio__os_file_write_streaming */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
-    _Atomic(cio__sys_preadv_fn) preadv__file_read_positional; /* src/threaded/fs_posix.c: cio__t_file_read_positional */
+    _Atomic(cio__sys_preadv_fn) preadv__file_read_positional; /* src/os/fs_posix.c: cio__os_file_read_positional */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
-    _Atomic(cio__sys_pwritev_fn) pwritev__file_write_positional; /* src/threaded/fs_posix.c: cio__t_file_write_positional */
+    _Atomic(cio__sys_pwritev_fn) pwritev__file_write_positional; /* src/os/fs_posix.c: cio__os_file_write_positional */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
-    _Atomic(cio__sys_lseek_fn) lseek__file_seek; /* src/threaded/fs_posix.c: cio__t_file_seek */
+    _Atomic(cio__sys_lseek_fn) lseek__file_seek; /* src/os/fs_posix.c: cio__os_file_seek */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
-    _Atomic(cio__sys_ftruncate_fn) ftruncate__file_set_length; /* src/threaded/fs_posix.c: cio__t_file_set_length */
+    _Atomic(cio__sys_ftruncate_fn) ftruncate__file_set_length; /* src/os/fs_posix.c: cio__os_file_set_length */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
-    _Atomic(cio__sys_fsync_fn) fsync__file_sync; /* src/threaded/fs_posix.c: cio__t_file_sync */
+    _Atomic(cio__sys_fsync_fn) fsync__file_sync; /* src/os/fs_posix.c: cio__os_file_sync */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
-    _Atomic(cio__sys_futimens_fn) futimens__file_set_timestamps; /* src/threaded/fs_posix.c: cio__t_file_set_timestamps */
+    _Atomic(cio__sys_futimens_fn) futimens__file_set_timestamps; /* src/os/fs_posix.c: cio__os_file_set_timestamps */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
-    _Atomic(cio__sys_symlinkat_fn) symlinkat__sym_link; /* src/threaded/fs_links_posix.c: cio__t_dir_sym_link */
+    _Atomic(cio__sys_symlinkat_fn) symlinkat__sym_link; /* src/os/fs_links_posix.c: cio__os_dir_sym_link */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
-    _Atomic(cio__sys_readlinkat_fn) readlinkat__read_link; /* src/threaded/fs_links_posix.c: cio__t_dir_read_link */
+    _Atomic(cio__sys_readlinkat_fn) readlinkat__read_link; /* src/os/fs_links_posix.c: cio__os_dir_read_link */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
-    _Atomic(cio__sys_linkat_fn) linkat__hard_link; /* src/threaded/fs_links_posix.c: cio__t_dir_hard_link */
+    _Atomic(cio__sys_linkat_fn) linkat__hard_link; /* src/os/fs_links_posix.c: cio__os_dir_hard_link */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
-    _Atomic(cio__sys_utimensat_fn) utimensat__set_timestamps; /* src/threaded/fs_links_posix.c: cio__t_dir_set_timestamps */
+    _Atomic(cio__sys_utimensat_fn) utimensat__set_timestamps; /* src/os/fs_links_posix.c: cio__os_dir_set_timestamps */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
-    _Atomic(cio__sys_isatty_fn) isatty__is_tty; /* src/threaded/fs_links_posix.c: cio__t_file_is_tty */
+    _Atomic(cio__sys_isatty_fn) isatty__is_tty; /* src/os/fs_links_posix.c: cio__os_file_is_tty */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_fchmod_fn) fchmod__set_permissions; /* src/threaded/fs_perms_posix.c: set_mode */
+    _Atomic(cio__sys_fchmod_fn) fchmod__set_permissions; /* src/os/fs_perms_posix.c: set_mode */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_fchown_fn) fchown__set_owner; /* src/threaded/fs_perms_posix.c: set_owner */
+    _Atomic(cio__sys_fchown_fn) fchown__set_owner; /* src/os/fs_perms_posix.c: set_owner */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_fchmodat_fn) fchmodat__set_file_permissions; /* src/threaded/fs_perms_posix.c: cio__t_dir_set_file_permissions */
+    _Atomic(cio__sys_fchmodat_fn) fchmodat__set_file_permissions; /* src/os/fs_perms_posix.c: cio__os_dir_set_file_permissions */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_fchownat_fn) fchownat__set_file_owner; /* src/threaded/fs_perms_posix.c: cio__t_dir_set_file_owner */
+    _Atomic(cio__sys_fchownat_fn) fchownat__set_file_owner; /* src/os/fs_perms_posix.c: cio__os_dir_set_file_owner */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_linkat_fn) linkat__link_fd; /* src/threaded/fs_linkfd_linux.c: cio__t_file_hard_link */
+    _Atomic(cio__sys_linkat_fn) linkat__link_fd; /* src/os/fs_linkfd_linux.c: cio__os_file_hard_link */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_linkat_fn) linkat__link_proc; /* src/threaded/fs_linkfd_linux.c: cio__t_file_hard_link */
+    _Atomic(cio__sys_linkat_fn) linkat__link_proc; /* src/os/fs_linkfd_linux.c: cio__os_file_hard_link */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_readlinkat_fn) readlinkat__real_path; /* src/threaded/fs_paths_linux.c: real_path_of */
+    _Atomic(cio__sys_readlinkat_fn) readlinkat__real_path; /* src/os/fs_paths_linux.c: real_path_of */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_openat_fn) openat__real_path_open; /* src/threaded/fs_paths_linux.c: cio__t_dir_real_path_file */
+    _Atomic(cio__sys_openat_fn) openat__real_path_open; /* src/os/fs_paths_linux.c: cio__os_dir_real_path_file */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_close_fn) close__real_path_close; /* src/threaded/fs_paths_linux.c: cio__t_dir_real_path_file */
+    _Atomic(cio__sys_close_fn) close__real_path_close; /* src/os/fs_paths_linux.c: cio__os_dir_real_path_file */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_renameat2_fn) renameat2__rename_preserve; /* src/threaded/fs_paths_linux.c: cio__t_dir_rename_preserve */
+    _Atomic(cio__sys_renameat2_fn) renameat2__rename_preserve; /* src/os/fs_paths_linux.c: cio__os_dir_rename_preserve */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_flock_fn) flock__lock; /* src/threaded/fs_lock_posix.c: cio__t_file_lock */
+    _Atomic(cio__sys_flock_fn) flock__lock; /* src/os/fs_lock_posix.c: cio__os_file_lock */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_flock_fn) flock__try_lock; /* src/threaded/fs_lock_posix.c: cio__t_file_try_lock */
+    _Atomic(cio__sys_flock_fn) flock__try_lock; /* src/os/fs_lock_posix.c: cio__os_file_try_lock */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_flock_fn) flock__unlock; /* src/threaded/fs_lock_posix.c: cio__t_file_unlock */
+    _Atomic(cio__sys_flock_fn) flock__unlock; /* src/os/fs_lock_posix.c: cio__os_file_unlock */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_flock_fn) flock__downgrade_lock; /* src/threaded/fs_lock_posix.c: cio__t_file_downgrade_lock */
+    _Atomic(cio__sys_flock_fn) flock__downgrade_lock; /* src/os/fs_lock_posix.c: cio__os_file_downgrade_lock */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_getdents64_fn) getdents64__read_dents; /* src/threaded/fs_linux.c: cio__t_fs_read_dents */
+    _Atomic(cio__sys_getdents64_fn) getdents64__read_dents; /* src/os/fs_linux.c: cio__os_fs_read_dents */
 #endif
 #if defined(CIO_OS_WASI)
-    _Atomic(cio__sys_wasi_fd_readdir_fn) wasi_fd_readdir__readdir_call; /* src/threaded/fs_wasi.c: readdir_call */
+    _Atomic(cio__sys_wasi_fd_readdir_fn) wasi_fd_readdir__readdir_call; /* src/os/fs_wasi.c: readdir_call */
 #endif
 #if defined(CIO_OS_WASI)
-    _Atomic(cio__sys_fstatat_fn) fstatat__wasi_entry_stat; /* src/threaded/fs_wasi.c: rewrite_records */
+    _Atomic(cio__sys_fstatat_fn) fstatat__wasi_entry_stat; /* src/os/fs_wasi.c: rewrite_records */
 #endif
 #if defined(CIO_OS_WASI)
-    _Atomic(cio__sys_fstatat_fn) fstatat__wasi_check_no_follow; /* src/threaded/fs_wasi.c: cio__t_fs_check_no_follow */
+    _Atomic(cio__sys_fstatat_fn) fstatat__wasi_check_no_follow; /* src/os/fs_wasi.c: cio__os_fs_check_no_follow */
 #endif
 #if defined(CIO_OS_WASI)
-    _Atomic(cio__sys_clock_gettime_fn) clock_gettime__wasi_adjust_times; /* src/threaded/fs_wasi.c: cio__t_fs_adjust_times */
+    _Atomic(cio__sys_clock_gettime_fn) clock_gettime__wasi_adjust_times; /* src/os/fs_wasi.c: cio__os_fs_adjust_times */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
-    _Atomic(cio__sys_readlinkat_fn) readlinkat__executable_path; /* src/threaded/process_posix.c: cio__t_process_executable_path */
+    _Atomic(cio__sys_readlinkat_fn) readlinkat__executable_path; /* src/os/process_posix.c: cio__os_process_executable_path */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_poll_fn) poll__poll_one; /* src/threaded/net_posix.c: poll_one */
+    _Atomic(cio__sys_poll_fn) poll__poll_one; /* src/os/net_posix.c: poll_one */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_close_fn) close__net_close_fd; /* src/threaded/net_posix.c: close_fd */
+    _Atomic(cio__sys_close_fn) close__net_close_fd; /* src/os/net_posix.c: close_fd */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_setsockopt_fn) setsockopt__set_int_option; /* src/threaded/net_posix.c: set_int_option */
+    _Atomic(cio__sys_setsockopt_fn) setsockopt__set_int_option; /* src/os/net_posix.c: set_int_option */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_getsockname_fn) getsockname__local_address; /* src/threaded/net_posix.c: local_address */
+    _Atomic(cio__sys_getsockname_fn) getsockname__local_address; /* src/os/net_posix.c: local_address */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_socketpair_fn) socketpair__socket_pair; /* src/threaded/net_pair_posix.c: cio__t_net_socket_pair */
+    _Atomic(cio__sys_socketpair_fn) socketpair__socket_pair; /* src/os/net_pair_posix.c: cio__os_net_socket_pair */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_if_nametoindex_fn) if_nametoindex__interface_resolve; /* src/threaded/net_pair_posix.c: cio__t_net_interface_name_resolve */
+    _Atomic(cio__sys_if_nametoindex_fn) if_nametoindex__interface_resolve; /* src/os/net_pair_posix.c: cio__os_net_interface_name_resolve */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_if_indextoname_fn) if_indextoname__interface_name; /* src/threaded/net_pair_posix.c: cio__t_net_interface_name */
+    _Atomic(cio__sys_if_indextoname_fn) if_indextoname__interface_name; /* src/os/net_pair_posix.c: cio__os_net_interface_name */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_sendfile_fn) sendfile__write_file; /* src/threaded/net_sendfile_linux.c: send_chunk */
+    _Atomic(cio__sys_sendfile_fn) sendfile__write_file; /* src/os/net_sendfile_linux.c: send_chunk */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_pthread_sigmask_fn) pthread_sigmask__sendfile_block; /* src/threaded/net_sendfile_linux.c: send_chunk */
+    _Atomic(cio__sys_pthread_sigmask_fn) pthread_sigmask__sendfile_block; /* src/os/net_sendfile_linux.c: send_chunk */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_sigtimedwait_fn) sigtimedwait__sendfile_sigpipe; /* src/threaded/net_sendfile_linux.c: send_chunk */
+    _Atomic(cio__sys_sigtimedwait_fn) sigtimedwait__sendfile_sigpipe; /* src/os/net_sendfile_linux.c: send_chunk */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_socket_fn) socket__listen_ip; /* src/threaded/net_posix.c: cio__t_net_listen_ip */
+    _Atomic(cio__sys_socket_fn) socket__listen_ip; /* src/os/net_posix.c: cio__os_net_listen_ip */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_bind_fn) bind__listen_ip; /* src/threaded/net_posix.c: cio__t_net_listen_ip */
+    _Atomic(cio__sys_bind_fn) bind__listen_ip; /* src/os/net_posix.c: cio__os_net_listen_ip */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_listen_fn) listen__listen_ip; /* src/threaded/net_posix.c: cio__t_net_listen_ip */
+    _Atomic(cio__sys_listen_fn) listen__listen_ip; /* src/os/net_posix.c: cio__os_net_listen_ip */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_accept4_fn) accept4__accept; /* src/threaded/net_posix.c: cio__t_net_accept_flags */
+    _Atomic(cio__sys_accept4_fn) accept4__accept; /* src/os/net_posix.c: cio__os_net_accept_flags */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_fcntl_fn) fcntl__set_blocking; /* src/threaded/net_posix.c: set_blocking */
+    _Atomic(cio__sys_fcntl_fn) fcntl__set_blocking; /* src/os/net_posix.c: set_blocking */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_connect_fn) connect__connect_nonblocking; /* src/threaded/net_posix.c: connect_nonblocking */
+    _Atomic(cio__sys_connect_fn) connect__connect_nonblocking; /* src/os/net_posix.c: connect_nonblocking */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_socket_fn) socket__connect_ip; /* src/threaded/net_posix.c: cio__t_net_connect_ip */
+    _Atomic(cio__sys_socket_fn) socket__connect_ip; /* src/os/net_posix.c: cio__os_net_connect_ip */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_readv_fn) readv__net_read; /* src/threaded/net_posix.c: cio__t_net_read */
+    _Atomic(cio__sys_readv_fn) readv__net_read; /* src/os/net_posix.c: cio__os_net_read */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_sendmsg_fn) sendmsg__net_write; /* src/threaded/net_posix.c: cio__t_net_write */
+    _Atomic(cio__sys_sendmsg_fn) sendmsg__net_write; /* src/os/net_posix.c: cio__os_net_write */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_setsockopt_fn) setsockopt__sockopt_set; /* src/threaded/sockopt_posix.c: set_raw */
+    _Atomic(cio__sys_setsockopt_fn) setsockopt__sockopt_set; /* src/os/sockopt_posix.c: set_raw */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_getsockopt_fn) getsockopt__sockopt_get; /* src/threaded/sockopt_posix.c: get_raw */
+    _Atomic(cio__sys_getsockopt_fn) getsockopt__sockopt_get; /* src/os/sockopt_posix.c: get_raw */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_setsockopt_fn) setsockopt__multicast; /* src/threaded/sockopt_posix.c: cio__t_net_multicast */
+    _Atomic(cio__sys_setsockopt_fn) setsockopt__multicast; /* src/os/sockopt_posix.c: cio__os_net_multicast */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_getsockname_fn) getsockname__socket_address; /* src/threaded/sockopt_posix.c: cio__t_net_socket_address */
+    _Atomic(cio__sys_getsockname_fn) getsockname__socket_address; /* src/os/sockopt_posix.c: cio__os_net_socket_address */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_getpeername_fn) getpeername__socket_address; /* src/threaded/sockopt_posix.c: cio__t_net_socket_address */
+    _Atomic(cio__sys_getpeername_fn) getpeername__socket_address; /* src/os/sockopt_posix.c: cio__os_net_socket_address */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_shutdown_fn) shutdown__net_shutdown; /* src/threaded/net_posix.c: cio__t_net_shutdown */
+    _Atomic(cio__sys_shutdown_fn) shutdown__net_shutdown; /* src/os/net_posix.c: cio__os_net_shutdown */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_socket_fn) socket__bind_ip; /* src/threaded/net_posix.c: cio__t_net_bind_ip */
+    _Atomic(cio__sys_socket_fn) socket__bind_ip; /* src/os/net_posix.c: cio__os_net_bind_ip */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_bind_fn) bind__bind_ip; /* src/threaded/net_posix.c: cio__t_net_bind_ip */
+    _Atomic(cio__sys_bind_fn) bind__bind_ip; /* src/os/net_posix.c: cio__os_net_bind_ip */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_sendmsg_fn) sendmsg__net_send; /* src/threaded/net_posix.c: cio__t_net_send */
+    _Atomic(cio__sys_sendmsg_fn) sendmsg__net_send; /* src/os/net_posix.c: cio__os_net_send */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_recvmmsg_fn) recvmmsg__net_receive; /* src/threaded/net_posix.c: cio__t_net_receive */
+    _Atomic(cio__sys_recvmmsg_fn) recvmmsg__net_receive; /* src/os/net_posix.c: cio__os_net_receive */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_socket_fn) socket__listen_unix; /* src/threaded/net_posix.c: cio__t_net_listen_unix */
+    _Atomic(cio__sys_socket_fn) socket__listen_unix; /* src/os/net_posix.c: cio__os_net_listen_unix */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_bind_fn) bind__listen_unix; /* src/threaded/net_posix.c: cio__t_net_listen_unix */
+    _Atomic(cio__sys_bind_fn) bind__listen_unix; /* src/os/net_posix.c: cio__os_net_listen_unix */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_listen_fn) listen__listen_unix; /* src/threaded/net_posix.c: cio__t_net_listen_unix */
+    _Atomic(cio__sys_listen_fn) listen__listen_unix; /* src/os/net_posix.c: cio__os_net_listen_unix */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_socket_fn) socket__connect_unix; /* src/threaded/net_posix.c: cio__t_net_connect_unix */
+    _Atomic(cio__sys_socket_fn) socket__connect_unix; /* src/os/net_posix.c: cio__os_net_connect_unix */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_connect_fn) connect__connect_unix; /* src/threaded/net_posix.c: cio__t_net_connect_unix */
+    _Atomic(cio__sys_connect_fn) connect__connect_unix; /* src/os/net_posix.c: cio__os_net_connect_unix */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_pipe2_fn) pipe2__spawn_pipe; /* src/threaded/process_spawn_posix.c: make_pipe */
+    _Atomic(cio__sys_pipe2_fn) pipe2__spawn_pipe; /* src/os/process_spawn_posix.c: make_pipe */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_openat_fn) openat__spawn_devnull; /* src/threaded/process_spawn_posix.c: open_devnull */
+    _Atomic(cio__sys_openat_fn) openat__spawn_devnull; /* src/os/process_spawn_posix.c: open_devnull */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_malloc_fn) malloc__spawn_env; /* src/threaded/process_spawn_posix.c: build_env */
+    _Atomic(cio__sys_malloc_fn) malloc__spawn_env; /* src/os/process_spawn_posix.c: build_env */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_pthread_sigmask_fn) pthread_sigmask__spawn_block; /* src/threaded/process_spawn_posix.c: spawn_common */
+    _Atomic(cio__sys_pthread_sigmask_fn) pthread_sigmask__spawn_block; /* src/os/process_spawn_posix.c: spawn_common */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_fork_fn) fork__spawn; /* src/threaded/process_spawn_posix.c: spawn_common */
+    _Atomic(cio__sys_fork_fn) fork__spawn; /* src/os/process_spawn_posix.c: spawn_common */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_read_fn) read__spawn_report; /* src/threaded/process_spawn_posix.c: read_report */
+    _Atomic(cio__sys_read_fn) read__spawn_report; /* src/os/process_spawn_posix.c: read_report */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_pidfd_open_fn) pidfd_open__spawn; /* src/threaded/process_spawn_posix.c: spawn_common */
+    _Atomic(cio__sys_pidfd_open_fn) pidfd_open__spawn; /* src/os/process_spawn_posix.c: spawn_common */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_waitid_fn) waitid__spawn_reap; /* src/threaded/process_spawn_posix.c: reap_failed */
+    _Atomic(cio__sys_waitid_fn) waitid__spawn_reap; /* src/os/process_spawn_posix.c: reap_failed */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_kill_fn) kill__spawn_undo; /* src/threaded/process_spawn_posix.c: spawn_common */
+    _Atomic(cio__sys_kill_fn) kill__spawn_undo; /* src/os/process_spawn_posix.c: spawn_common */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_close_fn) close__spawn_close; /* src/threaded/process_spawn_posix.c: close_fd */
+    _Atomic(cio__sys_close_fn) close__spawn_close; /* src/os/process_spawn_posix.c: close_fd */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_pthread_sigmask_fn) pthread_sigmask__spawn_child_mask; /* src/threaded/process_spawn_posix.c: child_setup */
+    _Atomic(cio__sys_pthread_sigmask_fn) pthread_sigmask__spawn_child_mask; /* src/os/process_spawn_posix.c: child_setup */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_setgid_fn) setgid__spawn_child; /* src/threaded/process_spawn_posix.c: child_setup */
+    _Atomic(cio__sys_setgid_fn) setgid__spawn_child; /* src/os/process_spawn_posix.c: child_setup */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_setuid_fn) setuid__spawn_child; /* src/threaded/process_spawn_posix.c: child_setup */
+    _Atomic(cio__sys_setuid_fn) setuid__spawn_child; /* src/os/process_spawn_posix.c: child_setup */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_setsid_fn) setsid__spawn_child; /* src/threaded/process_spawn_posix.c: child_setup */
+    _Atomic(cio__sys_setsid_fn) setsid__spawn_child; /* src/os/process_spawn_posix.c: child_setup */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_setpgid_fn) setpgid__spawn_child; /* src/threaded/process_spawn_posix.c: child_setup */
+    _Atomic(cio__sys_setpgid_fn) setpgid__spawn_child; /* src/os/process_spawn_posix.c: child_setup */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_fcntl_fn) fcntl__spawn_child; /* src/threaded/process_spawn_posix.c: child_stdio */
+    _Atomic(cio__sys_fcntl_fn) fcntl__spawn_child; /* src/os/process_spawn_posix.c: child_stdio */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_dup2_fn) dup2__spawn_child; /* src/threaded/process_spawn_posix.c: child_stdio */
+    _Atomic(cio__sys_dup2_fn) dup2__spawn_child; /* src/os/process_spawn_posix.c: child_stdio */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_chdir_fn) chdir__spawn_child; /* src/threaded/process_spawn_posix.c: child_setup */
+    _Atomic(cio__sys_chdir_fn) chdir__spawn_child; /* src/os/process_spawn_posix.c: child_setup */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_fchdir_fn) fchdir__spawn_child; /* src/threaded/process_spawn_posix.c: child_setup */
+    _Atomic(cio__sys_fchdir_fn) fchdir__spawn_child; /* src/os/process_spawn_posix.c: child_setup */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_execve_fn) execve__spawn_child; /* src/threaded/process_spawn_posix.c: exec_program */
+    _Atomic(cio__sys_execve_fn) execve__spawn_child; /* src/os/process_spawn_posix.c: exec_program */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_execveat_fn) execveat__spawn_child; /* src/threaded/process_spawn_posix.c: exec_program */
+    _Atomic(cio__sys_execveat_fn) execveat__spawn_child; /* src/os/process_spawn_posix.c: exec_program */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_write_fn) write__spawn_child_report; /* src/threaded/process_spawn_posix.c: child_fail */
+    _Atomic(cio__sys_write_fn) write__spawn_child_report; /* src/os/process_spawn_posix.c: child_fail */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_fchdir_fn) fchdir__set_current_dir; /* src/threaded/process_spawn_posix.c: cio__t_process_set_current_dir */
+    _Atomic(cio__sys_fchdir_fn) fchdir__set_current_dir; /* src/os/process_spawn_posix.c: cio__os_process_set_current_dir */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_poll_fn) poll__child_wait; /* src/threaded/process_wait_linux.c: cio__t_child_wait */
+    _Atomic(cio__sys_poll_fn) poll__child_wait; /* src/os/process_wait_linux.c: cio__os_child_wait */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_waitid_fn) waitid__child_wait; /* src/threaded/process_wait_linux.c: cio__t_child_wait */
+    _Atomic(cio__sys_waitid_fn) waitid__child_wait; /* src/os/process_wait_linux.c: cio__os_child_wait */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_waitid_fn) waitid__child_reap; /* src/threaded/process_wait_linux.c: cio__t_child_reap */
+    _Atomic(cio__sys_waitid_fn) waitid__child_reap; /* src/os/process_wait_linux.c: cio__os_child_reap */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_kill_fn) kill__child_kill; /* src/threaded/process_wait_linux.c: cio__t_child_kill */
+    _Atomic(cio__sys_kill_fn) kill__child_kill; /* src/os/process_wait_linux.c: cio__os_child_kill */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_waitid_fn) waitid__child_kill; /* src/threaded/process_wait_linux.c: cio__t_child_kill */
+    _Atomic(cio__sys_waitid_fn) waitid__child_kill; /* src/os/process_wait_linux.c: cio__os_child_kill */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_close_fn) close__child_pidfd; /* src/threaded/process_wait_linux.c: close_pidfd */
+    _Atomic(cio__sys_close_fn) close__child_pidfd; /* src/os/process_wait_linux.c: close_pidfd */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
-    _Atomic(cio__sys_getcwd_fn) getcwd__current_path; /* src/threaded/process_cwd_posix.c: cio__t_process_current_path */
+    _Atomic(cio__sys_getcwd_fn) getcwd__current_path; /* src/os/process_cwd_posix.c: cio__os_process_current_path */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
-    _Atomic(cio__sys_chdir_fn) chdir__set_current_path; /* src/threaded/process_cwd_posix.c: cio__t_process_set_current_path */
+    _Atomic(cio__sys_chdir_fn) chdir__set_current_path; /* src/os/process_cwd_posix.c: cio__os_process_set_current_path */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_clock_gettime_fn) clock_gettime__now; /* src/threaded/clock_posix.c: cio__t_now */
+    _Atomic(cio__sys_clock_gettime_fn) clock_gettime__now; /* src/os/clock_posix.c: cio__os_now */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_clock_getres_fn) clock_getres__clock_resolution; /* src/threaded/clock_posix.c: cio__t_clock_resolution */
+    _Atomic(cio__sys_clock_getres_fn) clock_getres__clock_resolution; /* src/os/clock_posix.c: cio__os_clock_resolution */
 #endif
 #if defined(CIO_OS_WASI)
-    _Atomic(cio__sys_clock_getres_fn) clock_getres__wasi_clock_resolution; /* src/threaded/time_wasi.c: cio__t_clock_resolution */
+    _Atomic(cio__sys_clock_getres_fn) clock_getres__wasi_clock_resolution; /* src/os/time_wasi.c: cio__os_clock_resolution */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_clock_nanosleep_fn) clock_nanosleep__sleep; /* src/threaded/time_getrandom.c: cio__t_sleep_step */
+    _Atomic(cio__sys_clock_nanosleep_fn) clock_nanosleep__sleep; /* src/os/time_getrandom.c: cio__os_sleep_step */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_getrandom_fn) getrandom__os_seed; /* src/threaded/time_getrandom.c: cio__t_os_seed */
+    _Atomic(cio__sys_getrandom_fn) getrandom__os_seed; /* src/os/time_getrandom.c: cio__os_seed */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_getrandom_fn) getrandom__random_secure; /* src/threaded/time_getrandom.c: cio__t_random_secure */
+    _Atomic(cio__sys_getrandom_fn) getrandom__random_secure; /* src/os/time_getrandom.c: cio__os_random_secure */
 #endif
 #if defined(CIO_OS_WASI)
-    _Atomic(cio__sys_clock_gettime_fn) clock_gettime__wasi_now; /* src/threaded/time_wasi.c: cio__t_now */
+    _Atomic(cio__sys_clock_gettime_fn) clock_gettime__wasi_now; /* src/os/time_wasi.c: cio__os_now */
 #endif
 #if defined(CIO_OS_WASI)
-    _Atomic(cio__sys_clock_nanosleep_fn) clock_nanosleep__wasi_sleep; /* src/threaded/time_wasi.c: cio__t_sleep */
+    _Atomic(cio__sys_clock_nanosleep_fn) clock_nanosleep__wasi_sleep; /* src/os/time_wasi.c: cio__os_sleep */
 #endif
 #if defined(CIO_OS_WASI)
-    _Atomic(cio__sys_getentropy_fn) getentropy__wasi_os_seed; /* src/threaded/time_wasi.c: cio__t_os_seed */
+    _Atomic(cio__sys_getentropy_fn) getentropy__wasi_os_seed; /* src/os/time_wasi.c: cio__os_seed */
 #endif
 #if defined(CIO_OS_WASI)
-    _Atomic(cio__sys_getentropy_fn) getentropy__wasi_random_secure; /* src/threaded/time_wasi.c: cio__t_random_secure */
+    _Atomic(cio__sys_getentropy_fn) getentropy__wasi_random_secure; /* src/os/time_wasi.c: cio__os_random_secure */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_futex_fn) futex__futex_wait; /* src/threaded/futex_linux.c: wait_once */
@@ -1656,283 +1656,283 @@ struct cio__sys_table {
     _Atomic(cio__sys_socket_fn) socket__uring_socket; /* src/evented/net_uring.c: make_socket */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_GetCurrentDirectoryW_fn) GetCurrentDirectoryW__win_path_convert; /* src/threaded/fs_windows.c: cio__win_path_convert */
+    _Atomic(cio__sys_GetCurrentDirectoryW_fn) GetCurrentDirectoryW__win_path_convert; /* src/os/fs_windows.c: cio__win_path_convert */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_malloc_fn) malloc__win_path_convert; /* src/threaded/fs_windows.c: cio__win_path_convert */
+    _Atomic(cio__sys_malloc_fn) malloc__win_path_convert; /* src/os/fs_windows.c: cio__win_path_convert */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_NtCreateFile_fn) NtCreateFile__win_open; /* src/threaded/fs_windows.c: cio__win_open */
+    _Atomic(cio__sys_NtCreateFile_fn) NtCreateFile__win_open; /* src/os/fs_windows.c: cio__win_open */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_NtSetInformationFile_fn) NtSetInformationFile__info_set; /* src/threaded/fs_windows.c: info_call */
+    _Atomic(cio__sys_NtSetInformationFile_fn) NtSetInformationFile__info_set; /* src/os/fs_windows.c: info_call */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_NtQueryInformationFile_fn) NtQueryInformationFile__info_query; /* src/threaded/fs_windows.c: info_call */
+    _Atomic(cio__sys_NtQueryInformationFile_fn) NtQueryInformationFile__info_query; /* src/os/fs_windows.c: info_call */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_malloc_fn) malloc__win_refine_not_found; /* src/threaded/fs_windows.c: refine_not_found */
+    _Atomic(cio__sys_malloc_fn) malloc__win_refine_not_found; /* src/os/fs_windows.c: refine_not_found */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_malloc_fn) malloc__win_create_dir_path; /* src/threaded/fs_windows.c: create_dir_path */
+    _Atomic(cio__sys_malloc_fn) malloc__win_create_dir_path; /* src/os/fs_windows.c: create_dir_path */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_calloc_fn) calloc__win_rename_info; /* src/threaded/fs_windows.c: cio__t_dir_rename */
+    _Atomic(cio__sys_calloc_fn) calloc__win_rename_info; /* src/os/fs_windows.c: cio__os_dir_rename */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_calloc_fn) calloc__win_link_info; /* src/threaded/fs_windows_links.c: link_handle */
+    _Atomic(cio__sys_calloc_fn) calloc__win_link_info; /* src/os/fs_windows_links.c: link_handle */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_malloc_fn) malloc__win_real_path; /* src/threaded/fs_windows_paths.c: real_path_of */
+    _Atomic(cio__sys_malloc_fn) malloc__win_real_path; /* src/os/fs_windows_paths.c: real_path_of */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_GetCurrentDirectoryW_fn) GetCurrentDirectoryW__real_path_cwd; /* src/threaded/fs_windows_paths.c: real_path_of */
+    _Atomic(cio__sys_GetCurrentDirectoryW_fn) GetCurrentDirectoryW__real_path_cwd; /* src/os/fs_windows_paths.c: real_path_of */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_GetFinalPathNameByHandleW_fn) GetFinalPathNameByHandleW__real_path; /* src/threaded/fs_windows_paths.c: real_path_of */
+    _Atomic(cio__sys_GetFinalPathNameByHandleW_fn) GetFinalPathNameByHandleW__real_path; /* src/os/fs_windows_paths.c: real_path_of */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_LockFileEx_fn) LockFileEx__lock; /* src/threaded/fs_windows_lock.c: try_once */
+    _Atomic(cio__sys_LockFileEx_fn) LockFileEx__lock; /* src/os/fs_windows_lock.c: try_once */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_UnlockFileEx_fn) UnlockFileEx__unlock; /* src/threaded/fs_windows_lock.c: unlock_once */
+    _Atomic(cio__sys_UnlockFileEx_fn) UnlockFileEx__unlock; /* src/os/fs_windows_lock.c: unlock_once */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_calloc_fn) calloc__win_rename_preserve_info; /* src/threaded/fs_windows_paths.c: cio__t_dir_rename_preserve */
+    _Atomic(cio__sys_calloc_fn) calloc__win_rename_preserve_info; /* src/os/fs_windows_paths.c: cio__os_dir_rename_preserve */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_NtClose_fn) NtClose__open_file_link; /* src/threaded/fs_windows.c: cio__win_open_file */
+    _Atomic(cio__sys_NtClose_fn) NtClose__open_file_link; /* src/os/fs_windows.c: cio__win_open_file */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_NtClose_fn) NtClose__open_dir_link; /* src/threaded/fs_windows.c: cio__t_dir_open_dir */
+    _Atomic(cio__sys_NtClose_fn) NtClose__open_dir_link; /* src/os/fs_windows.c: cio__os_dir_open_dir */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_NtClose_fn) NtClose__create_dir; /* src/threaded/fs_windows.c: create_dir */
+    _Atomic(cio__sys_NtClose_fn) NtClose__create_dir; /* src/os/fs_windows.c: create_dir */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_NtClose_fn) NtClose__is_directory; /* src/threaded/fs_windows.c: is_directory */
+    _Atomic(cio__sys_NtClose_fn) NtClose__is_directory; /* src/os/fs_windows.c: is_directory */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_NtClose_fn) NtClose__rename; /* src/threaded/fs_windows.c: cio__t_dir_rename */
+    _Atomic(cio__sys_NtClose_fn) NtClose__rename; /* src/os/fs_windows.c: cio__os_dir_rename */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_NtClose_fn) NtClose__delete_path; /* src/threaded/fs_windows.c: delete_path */
+    _Atomic(cio__sys_NtClose_fn) NtClose__delete_path; /* src/os/fs_windows.c: delete_path */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_NtClose_fn) NtClose__stat_file; /* src/threaded/fs_windows.c: cio__t_dir_stat_file */
+    _Atomic(cio__sys_NtClose_fn) NtClose__stat_file; /* src/os/fs_windows.c: cio__os_dir_stat_file */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_NtClose_fn) NtClose__access; /* src/threaded/fs_windows.c: cio__t_dir_access */
+    _Atomic(cio__sys_NtClose_fn) NtClose__access; /* src/os/fs_windows.c: cio__os_dir_access */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_NtClose_fn) NtClose__dir_close; /* src/threaded/fs_windows.c: cio__t_dir_close */
+    _Atomic(cio__sys_NtClose_fn) NtClose__dir_close; /* src/os/fs_windows.c: cio__os_dir_close */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_NtClose_fn) NtClose__file_close; /* src/threaded/fs_windows.c: cio__t_file_close */
+    _Atomic(cio__sys_NtClose_fn) NtClose__file_close; /* src/os/fs_windows.c: cio__os_file_close */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_malloc_fn) malloc__spawn_wide; /* src/threaded/process_spawn_windows.c: to_wide */
+    _Atomic(cio__sys_malloc_fn) malloc__spawn_wide; /* src/os/process_spawn_windows.c: to_wide */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_malloc_fn) malloc__spawn_cmdline; /* src/threaded/process_spawn_windows.c: command_line */
+    _Atomic(cio__sys_malloc_fn) malloc__spawn_cmdline; /* src/os/process_spawn_windows.c: command_line */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_calloc_fn) calloc__spawn_env; /* src/threaded/process_spawn_windows.c: env_block */
+    _Atomic(cio__sys_calloc_fn) calloc__spawn_env; /* src/os/process_spawn_windows.c: env_block */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_GetEnvironmentStringsW_fn) GetEnvironmentStringsW__spawn_env; /* src/threaded/process_spawn_windows.c: env_block */
+    _Atomic(cio__sys_GetEnvironmentStringsW_fn) GetEnvironmentStringsW__spawn_env; /* src/os/process_spawn_windows.c: env_block */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_malloc_fn) malloc__win_spawn_env; /* src/threaded/process_spawn_windows.c: env_block */
+    _Atomic(cio__sys_malloc_fn) malloc__win_spawn_env; /* src/os/process_spawn_windows.c: env_block */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_CloseHandle_fn) CloseHandle__spawn_close; /* src/threaded/process_spawn_windows.c: close_h */
+    _Atomic(cio__sys_CloseHandle_fn) CloseHandle__spawn_close; /* src/os/process_spawn_windows.c: close_h */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_DuplicateHandle_fn) DuplicateHandle__spawn_stdio; /* src/threaded/process_spawn_windows.c: inheritable_copy */
+    _Atomic(cio__sys_DuplicateHandle_fn) DuplicateHandle__spawn_stdio; /* src/os/process_spawn_windows.c: inheritable_copy */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_CreateFileW_fn) CreateFileW__spawn_null; /* src/threaded/process_spawn_windows.c: plan_stdio_w */
+    _Atomic(cio__sys_CreateFileW_fn) CreateFileW__spawn_null; /* src/os/process_spawn_windows.c: plan_stdio_w */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_CreatePipe_fn) CreatePipe__spawn_pipe; /* src/threaded/process_spawn_windows.c: plan_stdio_w */
+    _Atomic(cio__sys_CreatePipe_fn) CreatePipe__spawn_pipe; /* src/os/process_spawn_windows.c: plan_stdio_w */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_malloc_fn) malloc__spawn_attrs; /* src/threaded/process_spawn_windows.c: spawn_w */
+    _Atomic(cio__sys_malloc_fn) malloc__spawn_attrs; /* src/os/process_spawn_windows.c: spawn_w */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_InitializeProcThreadAttributeList_fn) InitializeProcThreadAttributeList__spawn_size; /* src/threaded/process_spawn_windows.c: spawn_w */
+    _Atomic(cio__sys_InitializeProcThreadAttributeList_fn) InitializeProcThreadAttributeList__spawn_size; /* src/os/process_spawn_windows.c: spawn_w */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_InitializeProcThreadAttributeList_fn) InitializeProcThreadAttributeList__spawn; /* src/threaded/process_spawn_windows.c: spawn_w */
+    _Atomic(cio__sys_InitializeProcThreadAttributeList_fn) InitializeProcThreadAttributeList__spawn; /* src/os/process_spawn_windows.c: spawn_w */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_UpdateProcThreadAttribute_fn) UpdateProcThreadAttribute__spawn; /* src/threaded/process_spawn_windows.c: spawn_w */
+    _Atomic(cio__sys_UpdateProcThreadAttribute_fn) UpdateProcThreadAttribute__spawn; /* src/os/process_spawn_windows.c: spawn_w */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_CreateProcessW_fn) CreateProcessW__spawn; /* src/threaded/process_spawn_windows.c: spawn_w */
+    _Atomic(cio__sys_CreateProcessW_fn) CreateProcessW__spawn; /* src/os/process_spawn_windows.c: spawn_w */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_GetExitCodeProcess_fn) GetExitCodeProcess__child_wait; /* src/threaded/process_spawn_windows.c: finish */
+    _Atomic(cio__sys_GetExitCodeProcess_fn) GetExitCodeProcess__child_wait; /* src/os/process_spawn_windows.c: finish */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_WaitForSingleObjectEx_fn) WaitForSingleObjectEx__child_wait; /* src/threaded/process_spawn_windows.c: cio__t_child_wait */
+    _Atomic(cio__sys_WaitForSingleObjectEx_fn) WaitForSingleObjectEx__child_wait; /* src/os/process_spawn_windows.c: cio__os_child_wait */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_TerminateProcess_fn) TerminateProcess__child_kill; /* src/threaded/process_spawn_windows.c: cio__t_child_kill */
+    _Atomic(cio__sys_TerminateProcess_fn) TerminateProcess__child_kill; /* src/os/process_spawn_windows.c: cio__os_child_kill */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_WaitForSingleObjectEx_fn) WaitForSingleObjectEx__child_kill; /* src/threaded/process_spawn_windows.c: cio__t_child_kill */
+    _Atomic(cio__sys_WaitForSingleObjectEx_fn) WaitForSingleObjectEx__child_kill; /* src/os/process_spawn_windows.c: cio__os_child_kill */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_malloc_fn) malloc__current_path; /* src/threaded/process_cwd_windows.c: cio__t_process_current_path */
+    _Atomic(cio__sys_malloc_fn) malloc__current_path; /* src/os/process_cwd_windows.c: cio__os_process_current_path */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_GetCurrentDirectoryW_fn) GetCurrentDirectoryW__current_path; /* src/threaded/process_cwd_windows.c: cio__t_process_current_path */
+    _Atomic(cio__sys_GetCurrentDirectoryW_fn) GetCurrentDirectoryW__current_path; /* src/os/process_cwd_windows.c: cio__os_process_current_path */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_malloc_fn) malloc__set_current_path; /* src/threaded/process_cwd_windows.c: cio__t_process_set_current_path */
+    _Atomic(cio__sys_malloc_fn) malloc__set_current_path; /* src/os/process_cwd_windows.c: cio__os_process_set_current_path */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_SetCurrentDirectoryW_fn) SetCurrentDirectoryW__set_current_path; /* src/threaded/process_cwd_windows.c: cio__t_process_set_current_path */
+    _Atomic(cio__sys_SetCurrentDirectoryW_fn) SetCurrentDirectoryW__set_current_path; /* src/os/process_cwd_windows.c: cio__os_process_set_current_path */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_NtReadFile_fn) NtReadFile__rw_once; /* src/threaded/fs_windows_io.c: rw_once */
+    _Atomic(cio__sys_NtReadFile_fn) NtReadFile__rw_once; /* src/os/fs_windows_io.c: rw_once */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_NtWriteFile_fn) NtWriteFile__rw_once; /* src/threaded/fs_windows_io.c: rw_once */
+    _Atomic(cio__sys_NtWriteFile_fn) NtWriteFile__rw_once; /* src/os/fs_windows_io.c: rw_once */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_NtQueryInformationFile_fn) NtQueryInformationFile__io_query; /* src/threaded/fs_windows_io.c: info_io */
+    _Atomic(cio__sys_NtQueryInformationFile_fn) NtQueryInformationFile__io_query; /* src/os/fs_windows_io.c: info_io */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_NtSetInformationFile_fn) NtSetInformationFile__io_set; /* src/threaded/fs_windows_io.c: info_io */
+    _Atomic(cio__sys_NtSetInformationFile_fn) NtSetInformationFile__io_set; /* src/os/fs_windows_io.c: info_io */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_NtFlushBuffersFile_fn) NtFlushBuffersFile__file_sync; /* src/threaded/fs_windows_io.c: cio__t_file_sync */
+    _Atomic(cio__sys_NtFlushBuffersFile_fn) NtFlushBuffersFile__file_sync; /* src/os/fs_windows_io.c: cio__os_file_sync */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_NtQueryDirectoryFile_fn) NtQueryDirectoryFile__dir_read; /* src/threaded/fs_windows_io.c: cio__t_dir_read */
+    _Atomic(cio__sys_NtQueryDirectoryFile_fn) NtQueryDirectoryFile__dir_read; /* src/os/fs_windows_io.c: cio__os_dir_read */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_GetCurrentDirectoryW_fn) GetCurrentDirectoryW__exe_open; /* src/threaded/process_windows.c: cio__t_process_executable_open */
+    _Atomic(cio__sys_GetCurrentDirectoryW_fn) GetCurrentDirectoryW__exe_open; /* src/os/process_windows.c: cio__os_process_executable_open */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_malloc_fn) malloc__exe_open; /* src/threaded/process_windows.c: cio__t_process_executable_open */
+    _Atomic(cio__sys_malloc_fn) malloc__exe_open; /* src/os/process_windows.c: cio__os_process_executable_open */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_WSAStartup_fn) WSAStartup__wsa_start; /* src/threaded/net_windows.c: wsa_start */
+    _Atomic(cio__sys_WSAStartup_fn) WSAStartup__wsa_start; /* src/os/net_windows.c: wsa_start */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_WSAStartup_fn) WSAStartup__wsa_reinit; /* src/threaded/net_windows.c: wsa_failure */
+    _Atomic(cio__sys_WSAStartup_fn) WSAStartup__wsa_reinit; /* src/os/net_windows.c: wsa_failure */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_WSACreateEvent_fn) WSACreateEvent__wait_events; /* src/threaded/net_windows.c: wait_events */
+    _Atomic(cio__sys_WSACreateEvent_fn) WSACreateEvent__wait_events; /* src/os/net_windows.c: wait_events */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_WSAEventSelect_fn) WSAEventSelect__wait_select; /* src/threaded/net_windows.c: wait_events */
+    _Atomic(cio__sys_WSAEventSelect_fn) WSAEventSelect__wait_select; /* src/os/net_windows.c: wait_events */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_WSAEventSelect_fn) WSAEventSelect__wait_detach; /* src/threaded/net_windows.c: wait_events */
+    _Atomic(cio__sys_WSAEventSelect_fn) WSAEventSelect__wait_detach; /* src/os/net_windows.c: wait_events */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_WaitForSingleObjectEx_fn) WaitForSingleObjectEx__wait_events; /* src/threaded/net_windows.c: wait_events */
+    _Atomic(cio__sys_WaitForSingleObjectEx_fn) WaitForSingleObjectEx__wait_events; /* src/os/net_windows.c: wait_events */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_wsa_getsockname_fn) wsa_getsockname__socket_pair; /* src/threaded/net_pair_windows.c: own_address */
+    _Atomic(cio__sys_wsa_getsockname_fn) wsa_getsockname__socket_pair; /* src/os/net_pair_windows.c: own_address */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_win_if_nametoindex_fn) win_if_nametoindex__interface_resolve; /* src/threaded/net_pair_windows.c: cio__t_net_interface_name_resolve */
+    _Atomic(cio__sys_win_if_nametoindex_fn) win_if_nametoindex__interface_resolve; /* src/os/net_pair_windows.c: cio__os_net_interface_name_resolve */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_win_if_indextoname_fn) win_if_indextoname__interface_name; /* src/threaded/net_pair_windows.c: cio__t_net_interface_name */
+    _Atomic(cio__sys_win_if_indextoname_fn) win_if_indextoname__interface_name; /* src/os/net_pair_windows.c: cio__os_net_interface_name */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_closesocket_fn) closesocket__close_socket; /* src/threaded/net_windows.c: close_socket */
+    _Atomic(cio__sys_closesocket_fn) closesocket__close_socket; /* src/os/net_windows.c: close_socket */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_WSASocketW_fn) WSASocketW__new_socket; /* src/threaded/net_windows.c: new_socket */
+    _Atomic(cio__sys_WSASocketW_fn) WSASocketW__new_socket; /* src/os/net_windows.c: new_socket */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_ioctlsocket_fn) ioctlsocket__new_socket; /* src/threaded/net_windows.c: new_socket */
+    _Atomic(cio__sys_ioctlsocket_fn) ioctlsocket__new_socket; /* src/os/net_windows.c: new_socket */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_wsa_setsockopt_fn) wsa_setsockopt__set_int_option; /* src/threaded/net_windows.c: set_int_option */
+    _Atomic(cio__sys_wsa_setsockopt_fn) wsa_setsockopt__set_int_option; /* src/os/net_windows.c: set_int_option */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_wsa_getsockname_fn) wsa_getsockname__local_address; /* src/threaded/net_windows.c: local_address */
+    _Atomic(cio__sys_wsa_getsockname_fn) wsa_getsockname__local_address; /* src/os/net_windows.c: local_address */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_wsa_bind_fn) wsa_bind__listen_ip; /* src/threaded/net_windows.c: cio__t_net_listen_ip */
+    _Atomic(cio__sys_wsa_bind_fn) wsa_bind__listen_ip; /* src/os/net_windows.c: cio__os_net_listen_ip */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_wsa_listen_fn) wsa_listen__listen_ip; /* src/threaded/net_windows.c: cio__t_net_listen_ip */
+    _Atomic(cio__sys_wsa_listen_fn) wsa_listen__listen_ip; /* src/os/net_windows.c: cio__os_net_listen_ip */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_wsa_accept_fn) wsa_accept__accept_one; /* src/threaded/net_windows.c: accept_one */
+    _Atomic(cio__sys_wsa_accept_fn) wsa_accept__accept_one; /* src/os/net_windows.c: accept_one */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_ioctlsocket_fn) ioctlsocket__accept_one; /* src/threaded/net_windows.c: accept_one */
+    _Atomic(cio__sys_ioctlsocket_fn) ioctlsocket__accept_one; /* src/os/net_windows.c: accept_one */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_wsa_connect_fn) wsa_connect__connect_wait; /* src/threaded/net_windows.c: connect_wait */
+    _Atomic(cio__sys_wsa_connect_fn) wsa_connect__connect_wait; /* src/os/net_windows.c: connect_wait */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_wsa_getsockopt_fn) wsa_getsockopt__connect_wait; /* src/threaded/net_windows.c: connect_wait */
+    _Atomic(cio__sys_wsa_getsockopt_fn) wsa_getsockopt__connect_wait; /* src/os/net_windows.c: connect_wait */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_wsa_getpeername_fn) wsa_getpeername__connect_wait; /* src/threaded/net_windows.c: connect_wait */
+    _Atomic(cio__sys_wsa_getpeername_fn) wsa_getpeername__connect_wait; /* src/os/net_windows.c: connect_wait */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_WSARecv_fn) WSARecv__net_read; /* src/threaded/net_windows.c: cio__t_net_read */
+    _Atomic(cio__sys_WSARecv_fn) WSARecv__net_read; /* src/os/net_windows.c: cio__os_net_read */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_WSASend_fn) WSASend__net_write; /* src/threaded/net_windows.c: cio__t_net_write */
+    _Atomic(cio__sys_WSASend_fn) WSASend__net_write; /* src/os/net_windows.c: cio__os_net_write */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_wsa_shutdown_fn) wsa_shutdown__net_shutdown; /* src/threaded/net_windows.c: cio__t_net_shutdown */
+    _Atomic(cio__sys_wsa_shutdown_fn) wsa_shutdown__net_shutdown; /* src/os/net_windows.c: cio__os_net_shutdown */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_wsa_setsockopt_fn) wsa_setsockopt__sockopt_set; /* src/threaded/sockopt_windows.c: set_raw */
+    _Atomic(cio__sys_wsa_setsockopt_fn) wsa_setsockopt__sockopt_set; /* src/os/sockopt_windows.c: set_raw */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_wsa_getsockopt_fn) wsa_getsockopt__sockopt_get; /* src/threaded/sockopt_windows.c: get_raw */
+    _Atomic(cio__sys_wsa_getsockopt_fn) wsa_getsockopt__sockopt_get; /* src/os/sockopt_windows.c: get_raw */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_wsa_setsockopt_fn) wsa_setsockopt__multicast; /* src/threaded/sockopt_windows.c: cio__t_net_multicast */
+    _Atomic(cio__sys_wsa_setsockopt_fn) wsa_setsockopt__multicast; /* src/os/sockopt_windows.c: cio__os_net_multicast */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_wsa_getsockname_fn) wsa_getsockname__socket_address; /* src/threaded/sockopt_windows.c: cio__t_net_socket_address */
+    _Atomic(cio__sys_wsa_getsockname_fn) wsa_getsockname__socket_address; /* src/os/sockopt_windows.c: cio__os_net_socket_address */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_wsa_getpeername_fn) wsa_getpeername__socket_address; /* src/threaded/sockopt_windows.c: cio__t_net_socket_address */
+    _Atomic(cio__sys_wsa_getpeername_fn) wsa_getpeername__socket_address; /* src/os/sockopt_windows.c: cio__os_net_socket_address */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_wsa_bind_fn) wsa_bind__bind_ip; /* src/threaded/net_windows.c: cio__t_net_bind_ip */
+    _Atomic(cio__sys_wsa_bind_fn) wsa_bind__bind_ip; /* src/os/net_windows.c: cio__os_net_bind_ip */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_WSASendTo_fn) WSASendTo__net_send; /* src/threaded/net_windows.c: cio__t_net_send */
+    _Atomic(cio__sys_WSASendTo_fn) WSASendTo__net_send; /* src/os/net_windows.c: cio__os_net_send */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_wsa_recvfrom_fn) wsa_recvfrom__receive_one; /* src/threaded/net_windows.c: receive_one */
+    _Atomic(cio__sys_wsa_recvfrom_fn) wsa_recvfrom__receive_one; /* src/os/net_windows.c: receive_one */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_wsa_bind_fn) wsa_bind__listen_unix; /* src/threaded/net_windows.c: cio__t_net_listen_unix */
+    _Atomic(cio__sys_wsa_bind_fn) wsa_bind__listen_unix; /* src/os/net_windows.c: cio__os_net_listen_unix */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_wsa_listen_fn) wsa_listen__listen_unix; /* src/threaded/net_windows.c: cio__t_net_listen_unix */
+    _Atomic(cio__sys_wsa_listen_fn) wsa_listen__listen_unix; /* src/os/net_windows.c: cio__os_net_listen_unix */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_GetProcessTimes_fn) GetProcessTimes__now_cpu_process; /* src/threaded/time_windows.c: cio__t_now */
+    _Atomic(cio__sys_GetProcessTimes_fn) GetProcessTimes__now_cpu_process; /* src/os/time_windows.c: cio__os_now */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_GetThreadTimes_fn) GetThreadTimes__now_cpu_thread; /* src/threaded/time_windows.c: cio__t_now */
+    _Atomic(cio__sys_GetThreadTimes_fn) GetThreadTimes__now_cpu_thread; /* src/os/time_windows.c: cio__os_now */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_SleepEx_fn) SleepEx__sleep; /* src/threaded/time_windows.c: cio__t_sleep */
+    _Atomic(cio__sys_SleepEx_fn) SleepEx__sleep; /* src/os/time_windows.c: cio__os_sleep */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_BCryptGenRandom_fn) BCryptGenRandom__os_random; /* src/threaded/time_windows.c: os_random */
+    _Atomic(cio__sys_BCryptGenRandom_fn) BCryptGenRandom__os_random; /* src/os/time_windows.c: os_random */
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_WaitOnAddress_fn) WaitOnAddress__futex_wait; /* src/threaded/futex_windows.c: cio__t_os_futex_wait */

@@ -398,7 +398,7 @@ void cio__e_release_adopted(struct cio_evented *e);
 bool cio__e_fd_owned(int fd, uint32_t *gen);
 /* cio made a socket numbered fd (owned: non-blocking, cio's) or is about to close one (not owned). */
 void cio__e_fd_renew(int fd, bool owned);
-/* The Threaded close hook (cio__t_set_close_hook, installed by cio_evented_create): any close
+/* The Threaded close hook (cio__os_set_close_hook, installed by cio_evented_create): any close
  * through either backend's slots renews the number as not owned. */
 void cio__e_fd_forget(int fd);
 

@@ -26,7 +26,7 @@
 #include "evented.h"
 #include "internal.h"
 #include "slots.h"
-#include "threaded.h"
+#include "os.h"
 
 /* ---- helper-pool slots ---------------------------------------------------------------------------------- */
 
@@ -39,7 +39,7 @@ struct a_dir_open_file {
 static cio_err h_dir_open_file(void *p)
 {
     struct a_dir_open_file *a = (struct a_dir_open_file *)p;
-    return cio__t_dir_open_file(NULL, a->dir, a->path, a->options, a->out);
+    return cio__os_dir_open_file(NULL, a->dir, a->path, a->options, a->out);
 }
 cio_err cio__e_dir_open_file(void *ud, cio_dir dir, const char *path, const cio_open_file_options *options, cio_file *out)
 {
@@ -56,7 +56,7 @@ struct a_dir_create_file {
 static cio_err h_dir_create_file(void *p)
 {
     struct a_dir_create_file *a = (struct a_dir_create_file *)p;
-    return cio__t_dir_create_file(NULL, a->dir, a->path, a->options, a->out);
+    return cio__os_dir_create_file(NULL, a->dir, a->path, a->options, a->out);
 }
 cio_err cio__e_dir_create_file(void *ud, cio_dir dir, const char *path, const cio_create_file_options *options, cio_file *out)
 {
@@ -73,7 +73,7 @@ struct a_dir_open_dir {
 static cio_err h_dir_open_dir(void *p)
 {
     struct a_dir_open_dir *a = (struct a_dir_open_dir *)p;
-    return cio__t_dir_open_dir(NULL, a->dir, a->path, a->options, a->out);
+    return cio__os_dir_open_dir(NULL, a->dir, a->path, a->options, a->out);
 }
 cio_err cio__e_dir_open_dir(void *ud, cio_dir dir, const char *path, const cio_open_dir_options *options, cio_dir *out)
 {
@@ -89,7 +89,7 @@ struct a_dir_create_dir {
 static cio_err h_dir_create_dir(void *p)
 {
     struct a_dir_create_dir *a = (struct a_dir_create_dir *)p;
-    return cio__t_dir_create_dir(NULL, a->dir, a->path, a->permissions);
+    return cio__os_dir_create_dir(NULL, a->dir, a->path, a->permissions);
 }
 cio_err cio__e_dir_create_dir(void *ud, cio_dir dir, const char *path, uint32_t permissions)
 {
@@ -106,7 +106,7 @@ struct a_dir_create_dir_path {
 static cio_err h_dir_create_dir_path(void *p)
 {
     struct a_dir_create_dir_path *a = (struct a_dir_create_dir_path *)p;
-    return cio__t_dir_create_dir_path(NULL, a->dir, a->path, a->permissions, a->created);
+    return cio__os_dir_create_dir_path(NULL, a->dir, a->path, a->permissions, a->created);
 }
 cio_err cio__e_dir_create_dir_path(void *ud, cio_dir dir, const char *path, uint32_t permissions, bool *created)
 {
@@ -123,7 +123,7 @@ struct a_dir_create_dir_path_open {
 static cio_err h_dir_create_dir_path_open(void *p)
 {
     struct a_dir_create_dir_path_open *a = (struct a_dir_create_dir_path_open *)p;
-    return cio__t_dir_create_dir_path_open(NULL, a->dir, a->path, a->options, a->out);
+    return cio__os_dir_create_dir_path_open(NULL, a->dir, a->path, a->options, a->out);
 }
 cio_err cio__e_dir_create_dir_path_open(void *ud, cio_dir dir, const char *path, const cio_open_dir_options *options, cio_dir *out)
 {
@@ -140,7 +140,7 @@ struct a_dir_rename {
 static cio_err h_dir_rename(void *p)
 {
     struct a_dir_rename *a = (struct a_dir_rename *)p;
-    return cio__t_dir_rename(NULL, a->old_dir, a->old_path, a->new_dir, a->new_path);
+    return cio__os_dir_rename(NULL, a->old_dir, a->old_path, a->new_dir, a->new_path);
 }
 cio_err cio__e_dir_rename(void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir, const char *new_path)
 {
@@ -155,7 +155,7 @@ struct a_dir_delete_file {
 static cio_err h_dir_delete_file(void *p)
 {
     struct a_dir_delete_file *a = (struct a_dir_delete_file *)p;
-    return cio__t_dir_delete_file(NULL, a->dir, a->path);
+    return cio__os_dir_delete_file(NULL, a->dir, a->path);
 }
 cio_err cio__e_dir_delete_file(void *ud, cio_dir dir, const char *path)
 {
@@ -170,7 +170,7 @@ struct a_dir_delete_dir {
 static cio_err h_dir_delete_dir(void *p)
 {
     struct a_dir_delete_dir *a = (struct a_dir_delete_dir *)p;
-    return cio__t_dir_delete_dir(NULL, a->dir, a->path);
+    return cio__os_dir_delete_dir(NULL, a->dir, a->path);
 }
 cio_err cio__e_dir_delete_dir(void *ud, cio_dir dir, const char *path)
 {
@@ -187,7 +187,7 @@ struct a_dir_stat_file {
 static cio_err h_dir_stat_file(void *p)
 {
     struct a_dir_stat_file *a = (struct a_dir_stat_file *)p;
-    return cio__t_dir_stat_file(NULL, a->dir, a->path, a->flags, a->out);
+    return cio__os_dir_stat_file(NULL, a->dir, a->path, a->flags, a->out);
 }
 cio_err cio__e_dir_stat_file(void *ud, cio_dir dir, const char *path, unsigned flags, cio_stat *out)
 {
@@ -203,7 +203,7 @@ struct a_dir_access {
 static cio_err h_dir_access(void *p)
 {
     struct a_dir_access *a = (struct a_dir_access *)p;
-    return cio__t_dir_access(NULL, a->dir, a->path, a->mode);
+    return cio__os_dir_access(NULL, a->dir, a->path, a->mode);
 }
 cio_err cio__e_dir_access(void *ud, cio_dir dir, const char *path, unsigned mode)
 {
@@ -220,7 +220,7 @@ struct a_dir_read {
 static cio_err h_dir_read(void *p)
 {
     struct a_dir_read *a = (struct a_dir_read *)p;
-    return cio__t_dir_read(NULL, a->reader, a->entries, a->max, a->count);
+    return cio__os_dir_read(NULL, a->reader, a->entries, a->max, a->count);
 }
 cio_err cio__e_dir_read(void *ud, cio_dir_reader *reader, cio_dir_entry *entries, size_t max, size_t *count)
 {
@@ -235,7 +235,7 @@ struct a_file_stat {
 static cio_err h_file_stat(void *p)
 {
     struct a_file_stat *a = (struct a_file_stat *)p;
-    return cio__t_file_stat(NULL, a->file, a->out);
+    return cio__os_file_stat(NULL, a->file, a->out);
 }
 cio_err cio__e_file_stat(void *ud, cio_file file, cio_stat *out)
 {
@@ -250,7 +250,7 @@ struct a_file_set_length {
 static cio_err h_file_set_length(void *p)
 {
     struct a_file_set_length *a = (struct a_file_set_length *)p;
-    return cio__t_file_set_length(NULL, a->file, a->length);
+    return cio__os_file_set_length(NULL, a->file, a->length);
 }
 cio_err cio__e_file_set_length(void *ud, cio_file file, uint64_t length)
 {
@@ -265,7 +265,7 @@ struct a_file_set_timestamps {
 static cio_err h_file_set_timestamps(void *p)
 {
     struct a_file_set_timestamps *a = (struct a_file_set_timestamps *)p;
-    return cio__t_file_set_timestamps(NULL, a->file, a->ts);
+    return cio__os_file_set_timestamps(NULL, a->file, a->ts);
 }
 cio_err cio__e_file_set_timestamps(void *ud, cio_file file, const cio_set_timestamps *ts)
 {
@@ -280,7 +280,7 @@ struct a_process_executable_open {
 static cio_err h_process_executable_open(void *p)
 {
     struct a_process_executable_open *a = (struct a_process_executable_open *)p;
-    return cio__t_process_executable_open(NULL, a->options, a->out);
+    return cio__os_process_executable_open(NULL, a->options, a->out);
 }
 cio_err cio__e_process_executable_open(void *ud, const cio_open_file_options *options, cio_file *out)
 {
@@ -296,7 +296,7 @@ struct a_process_executable_path {
 static cio_err h_process_executable_path(void *p)
 {
     struct a_process_executable_path *a = (struct a_process_executable_path *)p;
-    return cio__t_process_executable_path(NULL, a->buf, a->len, a->out_len);
+    return cio__os_process_executable_path(NULL, a->buf, a->len, a->out_len);
 }
 cio_err cio__e_process_executable_path(void *ud, char *buf, size_t len, size_t *out_len)
 {
@@ -310,20 +310,20 @@ cio_err cio__e_process_executable_path(void *ud, char *buf, size_t len, size_t *
 void cio__e_dir_close(void *ud, cio_dir dir)
 {
     (void)ud;
-    cio__t_dir_close(NULL, dir);
+    cio__os_dir_close(NULL, dir);
 }
 
 void cio__e_file_close(void *ud, cio_file file)
 {
     (void)ud;
     /* the close renews the number first (cio__e_fd_forget): a pipe may be registered with a poller */
-    cio__t_file_close(NULL, file);
+    cio__os_file_close(NULL, file);
 }
 
 cio_err cio__e_file_seek(void *ud, cio_file file, int whence, int64_t offset, uint64_t *pos)
 {
     (void)ud;
-    return cio__t_file_seek(NULL, file, whence, offset, pos);
+    return cio__os_file_seek(NULL, file, whence, offset, pos);
 }
 
 /* ---- reads, writes, sync ------------------------------------------------------------------------------------ */
@@ -367,15 +367,15 @@ static cio_err rw_blocking(void *p)
     struct rw *a = (struct rw *)p;
     switch (a->kind) {
     case RW_READ:
-        return cio__t_file_read_streaming(NULL, (cio_file){a->fd}, (const cio_iovec *)a->iov, (size_t)a->iovcnt, a->n);
+        return cio__os_file_read_streaming(NULL, (cio_file){a->fd}, (const cio_iovec *)a->iov, (size_t)a->iovcnt, a->n);
     case RW_WRITE:
-        return cio__t_file_write_streaming(NULL, (cio_file){a->fd}, (const cio_const_iovec *)a->iov,
+        return cio__os_file_write_streaming(NULL, (cio_file){a->fd}, (const cio_const_iovec *)a->iov,
                                            (size_t)a->iovcnt, a->n);
     case RW_PREAD:
-        return cio__t_file_read_positional(NULL, (cio_file){a->fd}, (const cio_iovec *)a->iov, (size_t)a->iovcnt,
+        return cio__os_file_read_positional(NULL, (cio_file){a->fd}, (const cio_iovec *)a->iov, (size_t)a->iovcnt,
                                            a->offset, a->n);
     default:
-        return cio__t_file_write_positional(NULL, (cio_file){a->fd}, (const cio_const_iovec *)a->iov,
+        return cio__os_file_write_positional(NULL, (cio_file){a->fd}, (const cio_const_iovec *)a->iov,
                                             (size_t)a->iovcnt, a->offset, a->n);
     }
 }
@@ -444,7 +444,7 @@ static cio_err rw_slot(void *ud, enum rw_kind kind, cio_file file, const void *i
     if (n == NULL || (iov == NULL && iovcnt > 0))
         return CIO_E_INVALID_ARGUMENT;
     *n = 0;
-    struct rw a = {(struct cio_evented *)ud, kind, file.handle, iov, iovcnt > CIO__T_IOV_MAX ? (int)CIO__T_IOV_MAX : (int)iovcnt,
+    struct rw a = {(struct cio_evented *)ud, kind, file.handle, iov, iovcnt > CIO__OS_IOV_MAX ? (int)CIO__OS_IOV_MAX : (int)iovcnt,
                    offset, n};
     return cio__e_run(a.e, rw_run, &a);
 }
@@ -479,7 +479,7 @@ struct sync_args {
 
 static cio_err sync_blocking(void *p)
 {
-    return cio__t_file_sync(NULL, ((struct sync_args *)p)->file);
+    return cio__os_file_sync(NULL, ((struct sync_args *)p)->file);
 }
 
 static cio_err sync_run(void *p)

@@ -15,7 +15,7 @@
 #include "evented.h"
 #include "internal.h"
 #include "slots.h"
-#include "threaded.h"
+#include "os.h"
 
 struct a_dir_stat {
     cio_dir dir;
@@ -24,7 +24,7 @@ struct a_dir_stat {
 static cio_err h_dir_stat(void *p)
 {
     struct a_dir_stat *a = (struct a_dir_stat *)p;
-    return cio__t_dir_stat(NULL, a->dir, a->out);
+    return cio__os_dir_stat(NULL, a->dir, a->out);
 }
 cio_err cio__e_dir_stat(void *ud, cio_dir dir, cio_stat *out)
 {
@@ -41,7 +41,7 @@ struct a_dir_sym_link {
 static cio_err h_dir_sym_link(void *p)
 {
     struct a_dir_sym_link *a = (struct a_dir_sym_link *)p;
-    return cio__t_dir_sym_link(NULL, a->dir, a->target, a->link_path, a->flags);
+    return cio__os_dir_sym_link(NULL, a->dir, a->target, a->link_path, a->flags);
 }
 cio_err cio__e_dir_sym_link(void *ud, cio_dir dir, const char *target, const char *link_path, unsigned flags)
 {
@@ -59,7 +59,7 @@ struct a_dir_read_link {
 static cio_err h_dir_read_link(void *p)
 {
     struct a_dir_read_link *a = (struct a_dir_read_link *)p;
-    return cio__t_dir_read_link(NULL, a->dir, a->path, a->buf, a->len, a->out_len);
+    return cio__os_dir_read_link(NULL, a->dir, a->path, a->buf, a->len, a->out_len);
 }
 cio_err cio__e_dir_read_link(void *ud, cio_dir dir, const char *path, char *buf, size_t len, size_t *out_len)
 {
@@ -77,7 +77,7 @@ struct a_dir_hard_link {
 static cio_err h_dir_hard_link(void *p)
 {
     struct a_dir_hard_link *a = (struct a_dir_hard_link *)p;
-    return cio__t_dir_hard_link(NULL, a->old_dir, a->old_path, a->new_dir, a->new_path, a->flags);
+    return cio__os_dir_hard_link(NULL, a->old_dir, a->old_path, a->new_dir, a->new_path, a->flags);
 }
 cio_err cio__e_dir_hard_link(void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir, const char *new_path, unsigned flags)
 {
@@ -92,7 +92,7 @@ struct a_dir_set_permissions {
 static cio_err h_dir_set_permissions(void *p)
 {
     struct a_dir_set_permissions *a = (struct a_dir_set_permissions *)p;
-    return cio__t_dir_set_permissions(NULL, a->dir, a->permissions);
+    return cio__os_dir_set_permissions(NULL, a->dir, a->permissions);
 }
 cio_err cio__e_dir_set_permissions(void *ud, cio_dir dir, uint32_t permissions)
 {
@@ -109,7 +109,7 @@ struct a_dir_set_file_permissions {
 static cio_err h_dir_set_file_permissions(void *p)
 {
     struct a_dir_set_file_permissions *a = (struct a_dir_set_file_permissions *)p;
-    return cio__t_dir_set_file_permissions(NULL, a->dir, a->path, a->permissions, a->flags);
+    return cio__os_dir_set_file_permissions(NULL, a->dir, a->path, a->permissions, a->flags);
 }
 cio_err cio__e_dir_set_file_permissions(void *ud, cio_dir dir, const char *path, uint32_t permissions, unsigned flags)
 {
@@ -125,7 +125,7 @@ struct a_dir_set_owner {
 static cio_err h_dir_set_owner(void *p)
 {
     struct a_dir_set_owner *a = (struct a_dir_set_owner *)p;
-    return cio__t_dir_set_owner(NULL, a->dir, a->uid, a->gid);
+    return cio__os_dir_set_owner(NULL, a->dir, a->uid, a->gid);
 }
 cio_err cio__e_dir_set_owner(void *ud, cio_dir dir, uint32_t uid, uint32_t gid)
 {
@@ -143,7 +143,7 @@ struct a_dir_set_file_owner {
 static cio_err h_dir_set_file_owner(void *p)
 {
     struct a_dir_set_file_owner *a = (struct a_dir_set_file_owner *)p;
-    return cio__t_dir_set_file_owner(NULL, a->dir, a->path, a->uid, a->gid, a->flags);
+    return cio__os_dir_set_file_owner(NULL, a->dir, a->path, a->uid, a->gid, a->flags);
 }
 cio_err cio__e_dir_set_file_owner(void *ud, cio_dir dir, const char *path, uint32_t uid, uint32_t gid, unsigned flags)
 {
@@ -160,7 +160,7 @@ struct a_dir_set_timestamps {
 static cio_err h_dir_set_timestamps(void *p)
 {
     struct a_dir_set_timestamps *a = (struct a_dir_set_timestamps *)p;
-    return cio__t_dir_set_timestamps(NULL, a->dir, a->path, a->ts, a->flags);
+    return cio__os_dir_set_timestamps(NULL, a->dir, a->path, a->ts, a->flags);
 }
 cio_err cio__e_dir_set_timestamps(void *ud, cio_dir dir, const char *path, const cio_set_timestamps *ts, unsigned flags)
 {
@@ -176,7 +176,7 @@ struct a_file_hard_link {
 static cio_err h_file_hard_link(void *p)
 {
     struct a_file_hard_link *a = (struct a_file_hard_link *)p;
-    return cio__t_file_hard_link(NULL, a->file, a->new_dir, a->new_path);
+    return cio__os_file_hard_link(NULL, a->file, a->new_dir, a->new_path);
 }
 cio_err cio__e_file_hard_link(void *ud, cio_file file, cio_dir new_dir, const char *new_path)
 {
@@ -191,7 +191,7 @@ struct a_file_set_permissions {
 static cio_err h_file_set_permissions(void *p)
 {
     struct a_file_set_permissions *a = (struct a_file_set_permissions *)p;
-    return cio__t_file_set_permissions(NULL, a->file, a->permissions);
+    return cio__os_file_set_permissions(NULL, a->file, a->permissions);
 }
 cio_err cio__e_file_set_permissions(void *ud, cio_file file, uint32_t permissions)
 {
@@ -207,7 +207,7 @@ struct a_file_set_owner {
 static cio_err h_file_set_owner(void *p)
 {
     struct a_file_set_owner *a = (struct a_file_set_owner *)p;
-    return cio__t_file_set_owner(NULL, a->file, a->uid, a->gid);
+    return cio__os_file_set_owner(NULL, a->file, a->uid, a->gid);
 }
 cio_err cio__e_file_set_owner(void *ud, cio_file file, uint32_t uid, uint32_t gid)
 {
@@ -224,7 +224,7 @@ struct a_dir_real_path {
 static cio_err h_dir_real_path(void *p)
 {
     struct a_dir_real_path *a = (struct a_dir_real_path *)p;
-    return cio__t_dir_real_path(NULL, a->dir, a->buf, a->len, a->out_len);
+    return cio__os_dir_real_path(NULL, a->dir, a->buf, a->len, a->out_len);
 }
 cio_err cio__e_dir_real_path(void *ud, cio_dir dir, char *buf, size_t len, size_t *out_len)
 {
@@ -242,7 +242,7 @@ struct a_dir_real_path_file {
 static cio_err h_dir_real_path_file(void *p)
 {
     struct a_dir_real_path_file *a = (struct a_dir_real_path_file *)p;
-    return cio__t_dir_real_path_file(NULL, a->dir, a->path, a->buf, a->len, a->out_len);
+    return cio__os_dir_real_path_file(NULL, a->dir, a->path, a->buf, a->len, a->out_len);
 }
 cio_err cio__e_dir_real_path_file(void *ud, cio_dir dir, const char *path, char *buf, size_t len, size_t *out_len)
 {
@@ -259,7 +259,7 @@ struct a_file_real_path {
 static cio_err h_file_real_path(void *p)
 {
     struct a_file_real_path *a = (struct a_file_real_path *)p;
-    return cio__t_file_real_path(NULL, a->file, a->buf, a->len, a->out_len);
+    return cio__os_file_real_path(NULL, a->file, a->buf, a->len, a->out_len);
 }
 cio_err cio__e_file_real_path(void *ud, cio_file file, char *buf, size_t len, size_t *out_len)
 {
@@ -276,7 +276,7 @@ struct a_dir_rename_preserve {
 static cio_err h_dir_rename_preserve(void *p)
 {
     struct a_dir_rename_preserve *a = (struct a_dir_rename_preserve *)p;
-    return cio__t_dir_rename_preserve(NULL, a->old_dir, a->old_path, a->new_dir, a->new_path);
+    return cio__os_dir_rename_preserve(NULL, a->old_dir, a->old_path, a->new_dir, a->new_path);
 }
 cio_err cio__e_dir_rename_preserve(void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir, const char *new_path)
 {
@@ -293,7 +293,7 @@ struct a_file_lock {
 static cio_err h_file_lock(void *p)
 {
     struct a_file_lock *a = (struct a_file_lock *)p;
-    return cio__t_file_lock(NULL, a->file, a->lock);
+    return cio__os_file_lock(NULL, a->file, a->lock);
 }
 cio_err cio__e_file_lock(void *ud, cio_file file, cio_lock lock)
 {

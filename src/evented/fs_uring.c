@@ -33,7 +33,7 @@
 #include "evented.h"
 #include "fs_posix.h"
 #include "internal.h"
-#include "threaded.h"
+#include "os.h"
 #include "uring.h"
 
 enum fs_kind { K_OPEN_FILE, K_OPEN_DIR, K_MKDIR, K_RENAME, K_UNLINK, K_RMDIR, K_STAT_PATH, K_STAT_FD, K_TRUNCATE };
@@ -71,7 +71,7 @@ static void stat_from_statx(const struct statx *sx, cio_stat *out)
     out->size = sx->stx_size;
     out->nlink = sx->stx_nlink;
     out->mode = (uint32_t)(sx->stx_mode & 07777u);
-    out->kind = cio__t_fs_kind_from_mode(sx->stx_mode);
+    out->kind = cio__os_fs_kind_from_mode(sx->stx_mode);
     out->has_atime = true;
     out->atime = ts_from_statx(sx->stx_atime);
     out->mtime = ts_from_statx(sx->stx_mtime);
@@ -110,7 +110,7 @@ static cio_err is_directory(struct cio_evented *e, int fd, bool *dir)
 {
     cio_stat st;
     cio_err err = cio__e_uring_has(e, IORING_OP_STATX) ? ring_statx(e, fd, "", 0, cio__errno_fstat, &st)
-                                                       : cio__t_file_stat(NULL, (cio_file){fd}, &st);
+                                                       : cio__os_file_stat(NULL, (cio_file){fd}, &st);
     *dir = err == CIO_OK && st.kind == CIO_FILE_KIND_DIRECTORY;
     return err;
 }
@@ -141,7 +141,7 @@ static cio_err fs_run(void *p)
             if (err == CIO_OK && dir)
                 err = CIO_E_IS_DIR;
             if (err != CIO_OK) {
-                cio__t_file_close(NULL, (cio_file){res});
+                cio__os_file_close(NULL, (cio_file){res});
                 return err;
             }
         }
@@ -185,27 +185,27 @@ static cio_err fs_direct(struct fsop *a)
     switch (a->kind) {
     case K_OPEN_FILE:
         return (a->flags & O_CREAT)
-                   ? cio__t_dir_create_file(NULL, dir, a->path, (const cio_create_file_options *)a->options,
+                   ? cio__os_dir_create_file(NULL, dir, a->path, (const cio_create_file_options *)a->options,
                                             (cio_file *)(void *)a->fd_out)
-                   : cio__t_dir_open_file(NULL, dir, a->path, (const cio_open_file_options *)a->options,
+                   : cio__os_dir_open_file(NULL, dir, a->path, (const cio_open_file_options *)a->options,
                                           (cio_file *)(void *)a->fd_out);
     case K_OPEN_DIR:
-        return cio__t_dir_open_dir(NULL, dir, a->path, (const cio_open_dir_options *)a->options,
+        return cio__os_dir_open_dir(NULL, dir, a->path, (const cio_open_dir_options *)a->options,
                                    (cio_dir *)(void *)a->fd_out);
     case K_MKDIR:
-        return cio__t_dir_create_dir(NULL, dir, a->path, a->permissions);
+        return cio__os_dir_create_dir(NULL, dir, a->path, a->permissions);
     case K_RENAME:
-        return cio__t_dir_rename(NULL, dir, a->path, (cio_dir){a->dirfd2}, a->path2);
+        return cio__os_dir_rename(NULL, dir, a->path, (cio_dir){a->dirfd2}, a->path2);
     case K_UNLINK:
-        return cio__t_dir_delete_file(NULL, dir, a->path);
+        return cio__os_dir_delete_file(NULL, dir, a->path);
     case K_RMDIR:
-        return cio__t_dir_delete_dir(NULL, dir, a->path);
+        return cio__os_dir_delete_dir(NULL, dir, a->path);
     case K_STAT_PATH:
-        return cio__t_dir_stat_file(NULL, dir, a->path, a->stat_flags, a->stat_out);
+        return cio__os_dir_stat_file(NULL, dir, a->path, a->stat_flags, a->stat_out);
     case K_STAT_FD:
-        return cio__t_file_stat(NULL, (cio_file){a->dirfd}, a->stat_out);
+        return cio__os_file_stat(NULL, (cio_file){a->dirfd}, a->stat_out);
     case K_TRUNCATE:
-        return cio__t_file_set_length(NULL, (cio_file){a->dirfd}, a->length);
+        return cio__os_file_set_length(NULL, (cio_file){a->dirfd}, a->length);
     }
     return CIO_E_UNEXPECTED;
 }
@@ -226,7 +226,7 @@ static cio_err file_open_op(void *ud, cio_dir dir, const char *path, cio_file *o
 {
     if (out == NULL)
         return CIO_E_INVALID_ARGUMENT;
-    cio_err err = cio__t_fs_check_path(path);
+    cio_err err = cio__os_fs_check_path(path);
     if (err != CIO_OK)
         return CIO__IN_SET(file_open, err);
     if (bad_options)
@@ -236,7 +236,7 @@ static cio_err file_open_op(void *ud, cio_dir dir, const char *path, cio_file *o
     a->path = path;
     a->fd_out = &out->handle;
     if (a->flags & O_NOFOLLOW) {
-        err = cio__t_fs_check_no_follow(dir, path);
+        err = cio__os_fs_check_no_follow(dir, path);
         if (err != CIO_OK)
             return CIO__IN_SET(file_open, err);
     }
@@ -247,7 +247,7 @@ static cio_err u_dir_open_file(void *ud, cio_dir dir, const char *path, const ci
                                cio_file *out)
 {
     struct fsop a = {.options = options};
-    bool bad = cio__t_fs_open_file_flags(options, &a.flags, &a.forbid_directory) != CIO_OK;
+    bool bad = cio__os_fs_open_file_flags(options, &a.flags, &a.forbid_directory) != CIO_OK;
     return file_open_op(ud, dir, path, out, &a, bad);
 }
 
@@ -255,7 +255,7 @@ static cio_err u_dir_create_file(void *ud, cio_dir dir, const char *path, const 
                                  cio_file *out)
 {
     struct fsop a = {.options = options};
-    cio__t_fs_create_file_flags(options, &a.flags, &a.mode);
+    cio__os_fs_create_file_flags(options, &a.flags, &a.mode);
     return file_open_op(ud, dir, path, out, &a, false);
 }
 
@@ -263,12 +263,12 @@ static cio_err u_dir_open_dir(void *ud, cio_dir dir, const char *path, const cio
 {
     if (out == NULL)
         return CIO_E_INVALID_ARGUMENT;
-    cio_err err = cio__t_fs_check_path(path);
+    cio_err err = cio__os_fs_check_path(path);
     struct fsop a = {.kind = K_OPEN_DIR, .dirfd = dir.handle, .path = path, .fd_out = &out->handle,
                      .options = options};
-    a.flags = cio__t_fs_open_dir_flags(options);
+    a.flags = cio__os_fs_open_dir_flags(options);
     if (err == CIO_OK && (a.flags & O_NOFOLLOW))
-        err = cio__t_fs_check_no_follow(dir, path);
+        err = cio__os_fs_check_no_follow(dir, path);
     if (err == CIO_OK)
         err = fs_op(ud, &a);
     return CIO__IN_SET(dir_open, err);
@@ -276,8 +276,8 @@ static cio_err u_dir_open_dir(void *ud, cio_dir dir, const char *path, const cio
 
 static cio_err u_dir_create_dir(void *ud, cio_dir dir, const char *path, uint32_t permissions)
 {
-    cio_err err = cio__t_fs_check_path(path);
-    struct fsop a = {.kind = K_MKDIR, .dirfd = dir.handle, .path = path, .mode = cio__t_fs_dir_mode(permissions),
+    cio_err err = cio__os_fs_check_path(path);
+    struct fsop a = {.kind = K_MKDIR, .dirfd = dir.handle, .path = path, .mode = cio__os_fs_dir_mode(permissions),
                      .permissions = permissions};
     if (err == CIO_OK)
         err = fs_op(ud, &a);
@@ -286,9 +286,9 @@ static cio_err u_dir_create_dir(void *ud, cio_dir dir, const char *path, uint32_
 
 static cio_err u_dir_rename(void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir, const char *new_path)
 {
-    cio_err err = cio__t_fs_check_path(old_path);
+    cio_err err = cio__os_fs_check_path(old_path);
     if (err == CIO_OK)
-        err = cio__t_fs_check_path(new_path);
+        err = cio__os_fs_check_path(new_path);
     struct fsop a = {.kind = K_RENAME, .dirfd = old_dir.handle, .path = old_path, .dirfd2 = new_dir.handle,
                      .path2 = new_path};
     if (err == CIO_OK)
@@ -299,7 +299,7 @@ static cio_err u_dir_rename(void *ud, cio_dir old_dir, const char *old_path, cio
 /* An operation on `path` in `dir` that takes nothing else (K_UNLINK, K_RMDIR). */
 static cio_err path_op(void *ud, enum fs_kind kind, cio_dir dir, const char *path)
 {
-    cio_err err = cio__t_fs_check_path(path);
+    cio_err err = cio__os_fs_check_path(path);
     struct fsop a = {.kind = kind, .dirfd = dir.handle, .path = path};
     if (err == CIO_OK)
         err = fs_op(ud, &a);
@@ -320,7 +320,7 @@ static cio_err u_dir_stat_file(void *ud, cio_dir dir, const char *path, unsigned
 {
     if (out == NULL || (flags & ~CIO_STAT_NO_FOLLOW) != 0)
         return CIO_E_INVALID_ARGUMENT;
-    cio_err err = cio__t_fs_check_path(path);
+    cio_err err = cio__os_fs_check_path(path);
     struct fsop a = {.kind = K_STAT_PATH, .dirfd = dir.handle, .path = path,
                      .flags = (flags & CIO_STAT_NO_FOLLOW) ? AT_SYMLINK_NOFOLLOW : 0, .stat_out = out,
                      .stat_flags = flags};
@@ -352,7 +352,7 @@ static void ring_close(void *ud, int fd)
     struct cio_evented *e = (struct cio_evented *)ud;
     cio__e_fd_renew(fd, false);
     if (cio__e_self(e) == NULL) {
-        cio__t_file_close(NULL, (cio_file){fd});
+        cio__os_file_close(NULL, (cio_file){fd});
         return;
     }
     struct io_uring_sqe sqe = sqe_for(IORING_OP_CLOSE, fd, NULL);

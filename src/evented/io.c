@@ -21,7 +21,7 @@
 #include "internal.h"
 #include "internal/cio_oscalls.h"
 #include "slots.h"
-#include "threaded.h"
+#include "os.h"
 
 #define DEFAULT_STACK (64u * 1024u)
 #define STACKS_CACHED 1024u
@@ -82,7 +82,7 @@ cio_err cio_evented_create(const cio_evented_options *options, cio_evented **out
     if (e == NULL)
         return CIO_E_SYSTEM_RESOURCES;
     cio__t_set_outer_cancel(cio__e_outer_cancel); /* inline Threaded calls: cancelable as fibers */
-    cio__t_set_close_hook(cio__e_fd_forget); /* closes through Threaded slots renew the descriptor table */
+    cio__os_set_close_hook(cio__e_fd_forget); /* closes through Threaded slots renew the descriptor table */
     e->fiber_started = cio__e_group_started; /* tasks.c's part of a fiber's life, called by sched.c */
     e->fiber_finished = cio__e_finish;
     e->nloops = o.threads != 0 ? o.threads : cpu_count();

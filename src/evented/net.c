@@ -29,7 +29,7 @@
 #include "internal/cio_oscalls.h"
 #include "net_posix.h"
 #include "slots.h"
-#include "threaded.h"
+#include "os.h"
 
 /* Sets O_NONBLOCK on fd, or the error (fcntl fails only on a bug: Unexpected). */
 static cio_err set_nonblocking(int fd)
@@ -63,7 +63,7 @@ static cio_err made(cio_err err, cio_handle fd, bool nonblocking)
     if (!nonblocking) {
         err = set_nonblocking(fd);
         if (err != CIO_OK) {
-            cio__t_net_close(NULL, fd);
+            cio__os_net_close(NULL, fd);
             return err;
         }
     }
@@ -77,7 +77,7 @@ cio_err cio__e_net_listen_ip(void *ud, const cio_ip_address *address, const cio_
                              cio_server *out)
 {
     (void)ud;
-    cio_err err = cio__t_net_listen_ip(NULL, address, options, out);
+    cio_err err = cio__os_net_listen_ip(NULL, address, options, out);
     return made(err, out->handle, false);
 }
 
@@ -85,7 +85,7 @@ cio_err cio__e_net_bind_ip(void *ud, const cio_ip_address *address, const cio_bi
                            cio_socket *out)
 {
     (void)ud;
-    cio_err err = cio__t_net_bind_ip(NULL, address, options, out);
+    cio_err err = cio__os_net_bind_ip(NULL, address, options, out);
     return made(err, out->handle, false);
 }
 
@@ -93,19 +93,19 @@ cio_err cio__e_net_listen_unix(void *ud, const cio_unix_address *address, const 
                                cio_server *out)
 {
     (void)ud;
-    cio_err err = cio__t_net_listen_unix(NULL, address, options, out);
+    cio_err err = cio__os_net_listen_unix(NULL, address, options, out);
     return made(err, out->handle, false);
 }
 
 /* socketpair (net_pair_posix.c), then both ends non-blocking and owned like every socket made here. */
 cio_err cio__e_net_socket_pair(void *ud, cio_stream *out)
 {
-    cio_err err = cio__t_net_socket_pair(NULL, out);
+    cio_err err = cio__os_net_socket_pair(NULL, out);
     if (err != CIO_OK)
         return err;
     err = made(CIO_OK, out[0].handle, false);
     if (err != CIO_OK) {
-        cio__t_net_close(NULL, out[1].handle);
+        cio__os_net_close(NULL, out[1].handle);
         return err;
     }
     err = made(CIO_OK, out[1].handle, false);
@@ -134,13 +134,13 @@ cio_err cio__e_net_write_file(void *ud, cio_handle stream, cio_file file, uint64
 cio_err cio__e_net_shutdown(void *ud, cio_handle socket, int how)
 {
     (void)ud;
-    return cio__t_net_shutdown(NULL, socket, how);
+    return cio__os_net_shutdown(NULL, socket, how);
 }
 
 void cio__e_net_close(void *ud, cio_handle socket)
 {
     (void)ud;
-    cio__t_net_close(NULL, socket); /* renews the number first (cio__e_fd_forget) */
+    cio__os_net_close(NULL, socket); /* renews the number first (cio__e_fd_forget) */
 }
 
 /* ---- connect: on the helper pool ------------------------------------------------------------------------------ */
@@ -155,8 +155,8 @@ struct connect_args {
 static cio_err connect_blocking(void *p)
 {
     struct connect_args *a = (struct connect_args *)p;
-    cio_err err = a->unix_address != NULL ? cio__t_net_connect_unix(NULL, a->unix_address, a->out)
-                                          : cio__t_net_connect_ip(NULL, a->address, a->options, a->out);
+    cio_err err = a->unix_address != NULL ? cio__os_net_connect_unix(NULL, a->unix_address, a->out)
+                                          : cio__os_net_connect_ip(NULL, a->address, a->options, a->out);
     return made(err, a->out->handle, false);
 }
 
@@ -195,17 +195,17 @@ static cio_err attempt(struct net_args *a)
 {
     switch (a->op) {
     case OP_ACCEPT: {
-        cio_err err = cio__t_net_accept_flags(a->fd, a->stream, SOCK_NONBLOCK);
+        cio_err err = cio__os_net_accept_flags(a->fd, a->stream, SOCK_NONBLOCK);
         return made(err, a->stream->handle, true);
     }
     case OP_READ:
-        return cio__t_net_read(NULL, a->fd, (const cio_iovec *)a->iov, a->iovcnt, a->n);
+        return cio__os_net_read(NULL, a->fd, (const cio_iovec *)a->iov, a->iovcnt, a->n);
     case OP_WRITE:
-        return cio__t_net_write(NULL, a->fd, (const cio_const_iovec *)a->iov, a->iovcnt, a->n);
+        return cio__os_net_write(NULL, a->fd, (const cio_const_iovec *)a->iov, a->iovcnt, a->n);
     case OP_SEND:
-        return cio__t_net_send(NULL, a->fd, a->dest, (const cio_const_iovec *)a->iov, a->iovcnt, a->n);
+        return cio__os_net_send(NULL, a->fd, a->dest, (const cio_const_iovec *)a->iov, a->iovcnt, a->n);
     default:
-        return cio__t_net_receive(NULL, a->fd, a->msgs, a->max, CIO_TIMEOUT_NONE, a->n);
+        return cio__os_net_receive(NULL, a->fd, a->msgs, a->max, CIO_TIMEOUT_NONE, a->n);
     }
 }
 
@@ -217,7 +217,7 @@ static cio_err read_hinted(struct net_args *a)
 {
     const struct cio__e_poller_ops *ops = a->e->poller;
     struct cio__e_loop *l = cio__e_self(a->e)->home;
-    size_t want = 0, cnt = a->iovcnt < CIO__T_IOV_MAX ? a->iovcnt : CIO__T_IOV_MAX; /* what readv is given */
+    size_t want = 0, cnt = a->iovcnt < CIO__OS_IOV_MAX ? a->iovcnt : CIO__OS_IOV_MAX; /* what readv is given */
     for (size_t i = 0; i < cnt; i++)
         want += ((const cio_iovec *)a->iov)[i].len;
     bool first = true;

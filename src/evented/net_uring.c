@@ -44,7 +44,7 @@
 #include "internal/cio_oscalls.h"
 #include "net_posix.h"
 #include "slots.h"
-#include "threaded.h"
+#include "os.h"
 #include "uring.h"
 
 enum net_kind { N_ACCEPT, N_CONNECT, N_READ, N_WRITE, N_SEND, N_RECEIVE };
@@ -92,7 +92,7 @@ static cio_err call(struct netop *a, const struct io_uring_sqe *sqe, cio__mapped
 static void close_quietly(int fd)
 {
     cio__e_fd_renew(fd, false);
-    cio__t_net_close(NULL, fd);
+    cio__os_net_close(NULL, fd);
 }
 
 /* socket(2) on the ring where the kernel has IORING_OP_SOCKET, directly otherwise (it never blocks). */
@@ -136,7 +136,7 @@ static cio_err run_connect(struct netop *a)
 {
     struct sockaddr_storage sa;
     socklen_t salen;
-    if (!cio__t_sockaddr_from_ip(a->addr, &sa, &salen))
+    if (!cio__os_sockaddr_from_ip(a->addr, &sa, &salen))
         return CIO_E_INVALID_ARGUMENT;
     int fd = -1;
     cio_err err = make_socket(a, sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, IPPROTO_TCP,
@@ -144,7 +144,7 @@ static cio_err run_connect(struct netop *a)
     if (err != CIO_OK)
         return err;
     if (a->options != NULL) {
-        err = cio__t_sockopts_apply(fd, a->addr->family, true, &a->options->sockopts);
+        err = cio__os_sockopts_apply(fd, a->addr->family, true, &a->options->sockopts);
         if (err != CIO_OK) {
             close_quietly(fd);
             return err;
@@ -213,7 +213,7 @@ static cio_err run_accept(struct netop *a)
         return CIO_E_UNEXPECTED;
     a->stream->handle = res;
     cio__e_fd_renew(res, true); /* SOCK_NONBLOCK */
-    cio__t_sockaddr_to_ip(&sa, len, &a->stream->peer);
+    cio__os_sockaddr_to_ip(&sa, len, &a->stream->peer);
     return CIO_OK;
 }
 
@@ -222,14 +222,14 @@ static cio_err run_msg(struct netop *a)
 {
     struct sockaddr_storage sa;
     socklen_t salen = 0;
-    if (a->kind == N_SEND && a->addr != NULL && !cio__t_sockaddr_from_ip(a->addr, &sa, &salen))
+    if (a->kind == N_SEND && a->addr != NULL && !cio__os_sockaddr_from_ip(a->addr, &sa, &salen))
         return CIO_E_INVALID_ARGUMENT;
     struct msghdr msg;
     memset(&msg, 0, sizeof msg);
     msg.msg_name = salen > 0 ? &sa : NULL;
     msg.msg_namelen = salen;
     msg.msg_iov = (struct iovec *)(uintptr_t)a->iov; /* sendmsg does not write it */
-    msg.msg_iovlen = a->iovcnt > CIO__T_IOV_MAX ? CIO__T_IOV_MAX : a->iovcnt;
+    msg.msg_iovlen = a->iovcnt > CIO__OS_IOV_MAX ? CIO__OS_IOV_MAX : a->iovcnt;
     bool reading = a->kind == N_READ;
     struct io_uring_sqe sqe = sqe_for(reading ? IORING_OP_RECVMSG : IORING_OP_SENDMSG, a->fd);
     sqe.addr = (uint64_t)(uintptr_t)&msg;
@@ -289,14 +289,14 @@ static cio_err run_receive(struct netop *a)
         return CIO_E_UNEXPECTED;
     a->msgs[0].len = (size_t)res;
     a->msgs[0].truncated = (msg.msg_flags & MSG_TRUNC) != 0;
-    cio__t_sockaddr_to_ip(&from, msg.msg_namelen, &a->msgs[0].from);
+    cio__os_sockaddr_to_ip(&from, msg.msg_namelen, &a->msgs[0].from);
     size_t count = 1;
     if (a->max > 1) {
         /* What else is queued, without waiting: Threaded's receive with a deadline already passed. Not
          * a cancellation point (its bracket would take a request this receive then cannot report). */
         size_t more = 0;
         cio_cancel_protection was = cio__e_swap_cancel_protection(a->e, CIO_CANCEL_BLOCKED);
-        if (cio__t_net_receive(NULL, a->fd, a->msgs + 1, a->max - 1, cio_timeout_duration(CIO_CLOCK_AWAKE, 0), &more) ==
+        if (cio__os_net_receive(NULL, a->fd, a->msgs + 1, a->max - 1, cio_timeout_duration(CIO_CLOCK_AWAKE, 0), &more) ==
             CIO_OK)
             count += more;
         (void)cio__e_swap_cancel_protection(a->e, was);
@@ -341,7 +341,7 @@ static cio_err u_net_connect_ip(void *ud, const cio_ip_address *address, const c
 {
     struct sockaddr_storage sa;
     socklen_t salen;
-    if (address == NULL || out == NULL || !cio__t_sockaddr_from_ip(address, &sa, &salen))
+    if (address == NULL || out == NULL || !cio__os_sockaddr_from_ip(address, &sa, &salen))
         return CIO_E_INVALID_ARGUMENT;
     struct netop a = {.kind = N_CONNECT, .stream = out, .addr = address, .options = options,
                       .deadline = cio__e_mono_deadline(options != NULL ? options->timeout : CIO_TIMEOUT_NONE)};
@@ -380,7 +380,7 @@ static cio_err u_net_send(void *ud, cio_handle socket, const cio_ip_address *des
     *nsent = 0;
     struct sockaddr_storage sa;
     socklen_t salen;
-    if (dest != NULL && !cio__t_sockaddr_from_ip(dest, &sa, &salen))
+    if (dest != NULL && !cio__os_sockaddr_from_ip(dest, &sa, &salen))
         return CIO_E_INVALID_ARGUMENT;
     struct netop a = {.kind = N_SEND, .fd = socket, .iov = iov, .iovcnt = iovcnt, .n = nsent, .addr = dest,
                       .deadline = -1};
@@ -434,7 +434,7 @@ static void u_net_close(void *ud, cio_handle socket)
     struct cio_evented *e = (struct cio_evented *)ud;
     cio__e_fd_renew(socket, false);
     if (cio__e_self(e) == NULL) {
-        cio__t_net_close(NULL, socket);
+        cio__os_net_close(NULL, socket);
         return;
     }
     struct io_uring_sqe sqe = sqe_for(IORING_OP_CLOSE, socket);

@@ -25,7 +25,7 @@
 #include "internal.h"
 #include "slots.h"
 #include "stderr_lock.h"
-#include "threaded.h"
+#include "os.h"
 
 struct a_spawn {
     bool at_dir;
@@ -36,8 +36,8 @@ struct a_spawn {
 static cio_err h_spawn(void *p)
 {
     struct a_spawn *a = (struct a_spawn *)p;
-    return a->at_dir ? cio__t_process_spawn_path(NULL, a->dir, a->options, a->out)
-                     : cio__t_process_spawn(NULL, a->options, a->out);
+    return a->at_dir ? cio__os_process_spawn_path(NULL, a->dir, a->options, a->out)
+                     : cio__os_process_spawn(NULL, a->options, a->out);
 }
 cio_err cio__e_process_spawn(void *ud, const cio_spawn_options *options, cio_child *out)
 {
@@ -58,7 +58,7 @@ struct a_wait {
 static cio_err h_wait(void *p)
 {
     struct a_wait *a = (struct a_wait *)p;
-    return cio__t_child_wait(NULL, a->child, a->term);
+    return cio__os_child_wait(NULL, a->child, a->term);
 }
 static cio_err wait_run(void *p)
 {
@@ -69,7 +69,7 @@ static cio_err wait_run(void *p)
     cio_err err = cio__e_wait_fd(a->e, a->child->handle, POLLIN, -1, true, &rev);
     if (err != CIO_OK)
         return err;
-    return cio__t_child_reap(a->child, a->term);
+    return cio__os_child_reap(a->child, a->term);
 }
 cio_err cio__e_child_wait(void *ud, cio_child *child, cio_term *term)
 {
@@ -81,7 +81,7 @@ cio_err cio__e_child_wait(void *ud, cio_child *child, cio_term *term)
 
 static cio_err h_kill(void *p)
 {
-    cio__t_child_kill(NULL, (cio_child *)p);
+    cio__os_child_kill(NULL, (cio_child *)p);
     return CIO_OK;
 }
 void cio__e_child_kill(void *ud, cio_child *child)
@@ -94,12 +94,12 @@ void cio__e_child_kill(void *ud, cio_child *child)
 cio_err cio__e_process_replace(void *ud, const cio_spawn_options *options)
 {
     (void)ud;
-    return cio__t_process_replace(NULL, options);
+    return cio__os_process_replace(NULL, options);
 }
 cio_err cio__e_process_replace_path(void *ud, cio_dir dir, const cio_spawn_options *options)
 {
     (void)ud;
-    return cio__t_process_replace_path(NULL, dir, options);
+    return cio__os_process_replace_path(NULL, dir, options);
 }
 
 cio_err cio__e_process_current_path(void *ud, char *buf, size_t len, size_t *out_len)
@@ -107,14 +107,14 @@ cio_err cio__e_process_current_path(void *ud, char *buf, size_t len, size_t *out
     cio_err err = cio__e_cancel_point((struct cio_evented *)ud);
     if (err != CIO_OK)
         return err;
-    return cio__t_process_current_path(NULL, buf, len, out_len);
+    return cio__os_process_current_path(NULL, buf, len, out_len);
 }
 cio_err cio__e_process_set_current_dir(void *ud, cio_dir dir)
 {
     cio_err err = cio__e_cancel_point((struct cio_evented *)ud);
     if (err != CIO_OK)
         return err;
-    return cio__t_process_set_current_dir(NULL, dir);
+    return cio__os_process_set_current_dir(NULL, dir);
 }
 
 struct a_chdir {
@@ -122,7 +122,7 @@ struct a_chdir {
 };
 static cio_err h_chdir(void *p)
 {
-    return cio__t_process_set_current_path(NULL, ((struct a_chdir *)p)->path);
+    return cio__os_process_set_current_path(NULL, ((struct a_chdir *)p)->path);
 }
 cio_err cio__e_process_set_current_path(void *ud, const char *path)
 {

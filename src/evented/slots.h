@@ -13,25 +13,25 @@
 /* cio__e_<name> for every row of CIO_VTABLE_SLOTS (cio/io.h): tasks.c (concurrency, cancellation,
  * futex, sleep), fs.c (dir_, file_, process_), net.c (net_). The clock and the random generators are
  * the Threaded backend's own functions (no loop state): */
-#define cio__e_now cio__t_now
-#define cio__e_random cio__t_random
-#define cio__e_random_secure cio__t_random_secure
+#define cio__e_now cio__os_now
+#define cio__e_random cio__os_random
+#define cio__e_random_secure cio__os_random_secure
 /* Interface names never block and need no loop state either. */
-#define cio__e_net_interface_name_resolve cio__t_net_interface_name_resolve
-#define cio__e_net_interface_name cio__t_net_interface_name
+#define cio__e_net_interface_name_resolve cio__os_net_interface_name_resolve
+#define cio__e_net_interface_name cio__os_net_interface_name
 /* Socket options and addresses (issue 25): one call that never blocks, the same on a non-blocking
  * descriptor, so the Threaded functions (sockopt_posix.c) run on the calling fiber. */
-#define cio__e_net_set_option cio__t_net_set_option
-#define cio__e_net_get_option cio__t_net_get_option
-#define cio__e_net_multicast cio__t_net_multicast
-#define cio__e_net_socket_address cio__t_net_socket_address
+#define cio__e_net_set_option cio__os_net_set_option
+#define cio__e_net_get_option cio__os_net_get_option
+#define cio__e_net_multicast cio__os_net_multicast
+#define cio__e_net_socket_address cio__os_net_socket_address
 /* fs_links.c: the links-and-metadata slots on the helper pool; these two never block: */
-#define cio__e_clock_resolution cio__t_clock_resolution
-#define cio__e_file_is_tty cio__t_file_is_tty
+#define cio__e_clock_resolution cio__os_clock_resolution
+#define cio__e_file_is_tty cio__os_file_is_tty
 /* Locks: only file_lock waits (fs_links.c: the helper pool); trying, unlocking and downgrading never do. */
-#define cio__e_file_try_lock cio__t_file_try_lock
-#define cio__e_file_unlock cio__t_file_unlock
-#define cio__e_file_downgrade_lock cio__t_file_downgrade_lock
+#define cio__e_file_try_lock cio__os_file_try_lock
+#define cio__e_file_unlock cio__os_file_unlock
+#define cio__e_file_downgrade_lock cio__os_file_downgrade_lock
 #define CIO__E_SLOT_PROTO(ret, name, params) ret cio__e_##name params;
 CIO_VTABLE_SLOTS(CIO__E_SLOT_PROTO)
 #undef CIO__E_SLOT_PROTO

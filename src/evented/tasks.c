@@ -36,7 +36,7 @@
 #include "internal.h"
 #include "slots.h"
 #include "bridge.h" /* the OS futex of the Threaded backend */
-#include "threaded.h"
+#include "os.h"
 
 /* ---- cancel state ------------------------------------------------------------------------------------ */
 
@@ -227,7 +227,7 @@ cio_err cio__e_futex_wait_foreign(const _Atomic(uint32_t) *ptr, uint32_t expecte
     bucket_unlock(b);
     cio_timeout dl = timeout;
     if (timeout.kind == CIO_TIMEOUT_KIND_DURATION) {
-        cio_timestamp now = cio__t_now(NULL, timeout.clock);
+        cio_timestamp now = cio__os_now(NULL, timeout.clock);
         now.ns = cio__deadline_after(now.ns, timeout.ns);
         dl = cio_timeout_deadline(timeout.clock, now);
     }
@@ -336,7 +336,7 @@ cio_err cio__e_sleep(void *ud, cio_timeout timeout)
     struct cio_evented *e = (struct cio_evented *)ud;
     struct cio_any_future *f = cio__e_self_adopt(e);
     if (f == NULL)
-        return cio__t_sleep(NULL, timeout);
+        return cio__os_sleep(NULL, timeout);
     cio_err c = cio__e_cancel_point(e);
     if (c != CIO_OK)
         return CIO__IN_SET(sleep, c);

@@ -13,7 +13,7 @@
 #include "evented.h"
 #include "internal.h"
 #include "internal/cio_oscalls.h"
-#include "threaded.h" /* cio__t_now */
+#include "os.h" /* cio__os_now */
 
 /* ---- the clock ---------------------------------------------------------------------------------- */
 
@@ -23,7 +23,7 @@ int64_t cio__e_mono_deadline(cio_timeout timeout)
         return -1;
     int64_t remaining = timeout.ns;
     if (timeout.kind == CIO_TIMEOUT_KIND_DEADLINE)
-        remaining = timeout.ns - cio__t_now(NULL, timeout.clock).ns;
+        remaining = timeout.ns - cio__os_now(NULL, timeout.clock).ns;
     return cio__deadline_after(cio__e_now_ns(), remaining);
 }
 
@@ -38,7 +38,7 @@ int64_t cio__e_now_ns(void)
     if (CIO__SYS(clock_gettime, evented_now)(CLOCK_MONOTONIC, &ts) == 0) {
         last_now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
     } else {
-        int64_t again = cio__t_now(NULL, CIO_CLOCK_AWAKE).ns; /* 0: failed as well */
+        int64_t again = cio__os_now(NULL, CIO_CLOCK_AWAKE).ns; /* 0: failed as well */
         if (again != 0)
             last_now = again;
     }

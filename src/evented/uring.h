@@ -35,7 +35,7 @@ enum cio__e_uring_end { CIO__E_U_DONE = 0, CIO__E_U_CANCELED, CIO__E_U_TIMED_OUT
 int32_t cio__e_uring_op(struct cio_evented *e, const struct io_uring_sqe *sqe, int64_t deadline_ns, bool cancelable,
                         enum cio__e_uring_end *end);
 
-/* cio__e_uring_op with the Threaded backend's handling of the result (CIO__T_SYSCALL's): errno
+/* cio__e_uring_op with the Threaded backend's handling of the result (CIO__OS_SYSCALL's): errno
  * values through `map` (RETRY resubmits, after the cancellation point; BUG is CIO__BUG), a cancel
  * is CIO_E_CANCELED, the linked timeout CIO_E_TIMEOUT. *res: the result when CIO_OK (>= 0, or the
  * -errno the map calls OK). */

@@ -29,12 +29,12 @@
 #include "threaded.h"
 #include "wait_posix.h"
 
-static int wait_once(const _Atomic(uint32_t) *ptr, uint32_t expected, const cio__t_deadline *d)
+static int wait_once(const _Atomic(uint32_t) *ptr, uint32_t expected, const cio__os_deadline *d)
 {
     struct _umtx_time deadline;
     deadline._flags = UMTX_ABSTIME;
-    deadline._timeout = cio__t_timespec(d->ns);
-    deadline._clockid = (uint32_t)cio__t_deadline_clockid(d);
+    deadline._timeout = cio__os_timespec(d->ns);
+    deadline._clockid = (uint32_t)cio__os_deadline_clockid(d);
     void *obj = (void *)(uintptr_t)(const volatile void *)ptr;
     int rc = _umtx_op(obj, UMTX_OP_WAIT_UINT_PRIVATE, (unsigned long)expected,
                       d->timed ? (void *)(uintptr_t)sizeof deadline : NULL, d->timed ? &deadline : NULL);
@@ -43,7 +43,7 @@ static int wait_once(const _Atomic(uint32_t) *ptr, uint32_t expected, const cio_
 
 cio_err cio__t_os_futex_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout, _Bool cancelable)
 {
-    return cio__t_futex_wait_loop(ptr, expected, timeout, cancelable, wait_once);
+    return cio__os_futex_wait_loop(ptr, expected, timeout, cancelable, wait_once);
 }
 
 void cio__t_os_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters)

@@ -36,11 +36,11 @@
 #define FUTEX_NR CIO_SYS_FUTEX
 #endif
 
-static int wait_once(const _Atomic(uint32_t) *ptr, uint32_t expected, const cio__t_deadline *d)
+static int wait_once(const _Atomic(uint32_t) *ptr, uint32_t expected, const cio__os_deadline *d)
 {
     long rc;
     if (d->timed) {
-        struct timespec abs = cio__t_timespec(d->ns);
+        struct timespec abs = cio__os_timespec(d->ns);
         int clock_flag = d->clock == CIO_CLOCK_REAL ? FUTEX_CLOCK_REALTIME : 0;
         rc = CIO__SYS(futex, futex_wait)(FUTEX_NR, (const void *)ptr, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG | clock_flag,
                                          expected, &abs, NULL, FUTEX_BITSET_MATCH_ANY);
@@ -53,7 +53,7 @@ static int wait_once(const _Atomic(uint32_t) *ptr, uint32_t expected, const cio_
 
 cio_err cio__t_os_futex_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout, _Bool cancelable)
 {
-    return cio__t_futex_wait_loop(ptr, expected, timeout, cancelable, wait_once);
+    return cio__os_futex_wait_loop(ptr, expected, timeout, cancelable, wait_once);
 }
 
 void cio__t_os_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters)

@@ -108,9 +108,9 @@ static _Bool leave(struct bucket *b, waiter *self)
 
 cio_err cio__t_os_futex_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout, _Bool cancelable)
 {
-    cio__t_deadline d = cio__t_deadline_of(timeout);
-    struct timespec abs = cio__t_timespec(d.ns);
-    clockid_t clk = cio__t_deadline_clockid(&d);
+    cio__os_deadline d = cio__os_deadline_of(timeout);
+    struct timespec abs = cio__os_timespec(d.ns);
+    clockid_t clk = cio__os_deadline_clockid(&d);
     _Bool timed = d.timed;
     if (cancelable) {
         cio_err e = cio__t_syscall_begin();

@@ -27,10 +27,10 @@
 #include "threaded.h"
 #include "wait_posix.h"
 
-static int wait_once(const _Atomic(uint32_t) *ptr, uint32_t expected, const cio__t_deadline *d)
+static int wait_once(const _Atomic(uint32_t) *ptr, uint32_t expected, const cio__os_deadline *d)
 {
     struct timespec left;
-    if (d->timed && !cio__t_deadline_left(d, &left))
+    if (d->timed && !cio__os_deadline_left(d, &left))
         return ETIMEDOUT;
     volatile uint32_t *word = (volatile uint32_t *)(uintptr_t)(const volatile void *)ptr;
     int rc = futex(word, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, (int)expected, d->timed ? &left : NULL, NULL);
@@ -40,7 +40,7 @@ static int wait_once(const _Atomic(uint32_t) *ptr, uint32_t expected, const cio_
 
 cio_err cio__t_os_futex_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout, _Bool cancelable)
 {
-    return cio__t_futex_wait_loop(ptr, expected, timeout, cancelable, wait_once);
+    return cio__os_futex_wait_loop(ptr, expected, timeout, cancelable, wait_once);
 }
 
 void cio__t_os_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters)

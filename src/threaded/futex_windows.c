@@ -33,7 +33,7 @@
 /* Milliseconds until `deadline` on `clock`, rounded up; 0 when it has passed. */
 static DWORD ms_until(cio_clock clock, int64_t deadline, bool *passed)
 {
-    int64_t left = deadline - cio__t_now(NULL, clock).ns;
+    int64_t left = deadline - cio__os_now(NULL, clock).ns;
     *passed = left <= 0;
     if (left <= 0)
         return 0;
@@ -52,8 +52,8 @@ cio_err cio__t_os_futex_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, ci
     } else if (timed) {
         int64_t remaining = timeout.ns;
         if (timeout.kind == CIO_TIMEOUT_KIND_DEADLINE)
-            remaining = timeout.ns - cio__t_now(NULL, timeout.clock).ns;
-        deadline = cio__deadline_after(cio__t_now(NULL, CIO_CLOCK_AWAKE).ns, remaining);
+            remaining = timeout.ns - cio__os_now(NULL, timeout.clock).ns;
+        deadline = cio__deadline_after(cio__os_now(NULL, CIO_CLOCK_AWAKE).ns, remaining);
     }
     struct cio_any_future *self = cancelable ? cio__t_current : NULL;
     if (self != NULL)

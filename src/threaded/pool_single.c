@@ -126,7 +126,7 @@ cio_err cio__t_futex_wait(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expec
     (void)ud;
     if (atomic_load_explicit(ptr, memory_order_acquire) != expected || timeout.kind == CIO_TIMEOUT_KIND_NONE)
         return CIO_OK; /* differs, or a spurious wake-up instead of blocking for good */
-    (void)cio__t_sleep(NULL, timeout);
+    (void)cio__os_sleep(NULL, timeout);
     return CIO__IN_SET(futex_wait, CIO_E_TIMEOUT);
 }
 

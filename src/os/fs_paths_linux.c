@@ -1,0 +1,124 @@
+/*
+ * Real paths and rename-without-replace for the Threaded backend on Linux.
+ *
+ * Invariants:
+ * - A handle's real path is what the kernel says /proc/self/fd/N (the current directory:
+ *   /proc/self/cwd) links to, read with readlinkat in the cancellation bracket through the
+ *   readlinkat_fd map. It is never returned truncated: a path that does not fit buf with its NUL is
+ *   NameTooLong (buf then holds ""). /proc not mounted reads as FileNotFound.
+ * - dir_real_path_file opens the path with O_PATH (no read permission needed, no side effects on
+ *   FIFOs or devices), asks for the descriptor's path and closes it on every path.
+ * - dir_rename_preserve is renameat2(RENAME_NOREPLACE): the kernel refuses an existing target
+ *   atomically (PathAlreadyExists); a file system that cannot (EINVAL) or a kernel without the call
+ *   is OperationUnsupported. There is no check-then-rename fallback: it would race.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#define _FILE_OFFSET_BITS 64
+#define _TIME_BITS 64
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cio/errmap.h"
+#include "fs_posix.h"
+#include "internal/cio_oscalls.h"
+#include "internal.h"
+#include "os.h"
+
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE 1u /* <linux/fs.h> */
+#endif
+
+static cio_err check_out(char *buf, size_t len, size_t *out_len)
+{
+    if (out_len != NULL)
+        *out_len = 0;
+    if (buf == NULL || len == 0 || out_len == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    buf[0] = '\0';
+    return CIO_OK;
+}
+
+/* The target of /proc/self/fd/<fd> (AT_FDCWD: /proc/self/cwd) into buf. Set: File.RealPathError. */
+static cio_err real_path_of(int fd, char *buf, size_t len, size_t *out_len)
+{
+    char proc[40];
+    if (fd == AT_FDCWD)
+        snprintf(proc, sizeof proc, "/proc/self/cwd");
+    else
+        snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    cio_err err;
+    ssize_t n;
+    CIO__OS_SYSCALL(err, n, readlinkat_fd, CIO__SYS(readlinkat, real_path)(AT_FDCWD, proc, buf, len));
+    if (err != CIO_OK)
+        return err;
+    if ((size_t)n >= len) { /* cut, or no room for the NUL */
+        buf[0] = '\0';
+        return CIO_E_NAME_TOO_LONG;
+    }
+    buf[n] = '\0';
+    *out_len = (size_t)n;
+    return CIO_OK;
+}
+
+cio_err cio__os_file_real_path(void *ud, cio_file file, char *buf, size_t len, size_t *out_len)
+{
+    (void)ud;
+    cio_err err = check_out(buf, len, out_len);
+    if (err == CIO_OK)
+        err = real_path_of(file.handle, buf, len, out_len);
+    return CIO__IN_SET(file_real_path, err);
+}
+
+cio_err cio__os_dir_real_path(void *ud, cio_dir dir, char *buf, size_t len, size_t *out_len)
+{
+    (void)ud;
+    cio_err err = check_out(buf, len, out_len);
+    if (err == CIO_OK)
+        err = real_path_of(dir.handle, buf, len, out_len);
+    return CIO__IN_SET(file_real_path, err);
+}
+
+cio_err cio__os_dir_real_path_file(void *ud, cio_dir dir, const char *path, char *buf, size_t len, size_t *out_len)
+{
+    (void)ud;
+    cio_err err = check_out(buf, len, out_len);
+    if (err == CIO_OK)
+        err = cio__os_fs_check_path(path);
+    if (err != CIO_OK)
+        return CIO__IN_SET(dir_real_path_file, err);
+    int fd;
+    CIO__OS_SYSCALL(err, fd, openat_path,
+                   CIO__SYS(openat, real_path_open)(dir.handle, path, O_PATH | O_CLOEXEC, 0));
+    if (err != CIO_OK)
+        return CIO__IN_SET(dir_real_path_file, err);
+    err = real_path_of(fd, buf, len, out_len);
+    if (CIO__SYS(close, real_path_close)(fd) != 0) {
+        cio__mapped m = cio__errno_close(errno);
+        if (m.action == CIO__MAP_BUG)
+            (void)CIO__BUG("close: bad file descriptor");
+    }
+    return CIO__IN_SET(dir_real_path_file, err);
+}
+
+cio_err cio__os_dir_rename_preserve(void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir,
+                                   const char *new_path)
+{
+    (void)ud;
+    cio_err err = cio__os_fs_check_path(old_path);
+    if (err == CIO_OK)
+        err = cio__os_fs_check_path(new_path);
+    if (err == CIO_OK) {
+        int r;
+        CIO__OS_SYSCALL(err, r, renameat2,
+                       CIO__SYS(renameat2, rename_preserve)(old_dir.handle, old_path, new_dir.handle, new_path,
+                                                            RENAME_NOREPLACE));
+        (void)r;
+    }
+    return CIO__IN_SET(dir_rename_preserve, err);
+}

@@ -1,0 +1,170 @@
+/*
+ * Real paths and rename-without-replace for the Threaded backend on Windows.
+ *
+ * Invariants:
+ * - A handle's real path is GetFinalPathNameByHandleW (normalized, DOS volume name), its "\\?\"
+ *   prefix dropped ("\\?\UNC\server\x" becomes "\\server\x"), converted WTF-16 -> WTF-8 into buf
+ *   with a NUL; a path that does not fit is NameTooLong (buf then ""). The current directory
+ *   (cio_dir_cwd(), no handle) is GetCurrentDirectoryW's answer. The WTF-16 buffer is one heap block
+ *   per call (never a worker's small stack).
+ * - dir_real_path_file opens the path for FILE_READ_ATTRIBUTES only (symbolic links followed), asks
+ *   its handle and closes it on every path (cio__os_file_close).
+ * - dir_rename_preserve is FileRenameInformation with ReplaceIfExists off: NT refuses an existing
+ *   target itself (OBJECT_NAME_COLLISION: PathAlreadyExists), atomically.
+ */
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cio/errmap.h"
+#include "cio/ntapi.h"
+#include "fs_windows.h"
+#include "internal.h"
+#include "internal/cio_oscalls.h"
+#include "path_windows.h"
+#include "os.h"
+
+#define WIDE_MAX CIO__WIN_NT_PATH_MAX
+
+static cio_err check_out(char *buf, size_t len, size_t *out_len)
+{
+    if (out_len != NULL)
+        *out_len = 0;
+    if (buf == NULL || len == 0 || out_len == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    buf[0] = '\0';
+    return CIO_OK;
+}
+
+/* WTF-16 `w` (n units, "\\?\" prefix and all) into buf as WTF-8 with a NUL. */
+static cio_err narrow_path(uint16_t *w, size_t n, char *buf, size_t len, size_t *out_len)
+{
+    static const uint16_t verbatim[] = {'\\', '\\', '?', '\\'};
+    static const uint16_t unc[] = {'U', 'N', 'C', '\\'};
+    if (n >= 4 && memcmp(w, verbatim, sizeof verbatim) == 0) {
+        if (n >= 8 && memcmp(w + 4, unc, sizeof unc) == 0) {
+            w += 6; /* "\\?\UNC\" -> "\\" */
+            n -= 6;
+            w[0] = '\\';
+            w[1] = '\\';
+        } else {
+            w += 4;
+            n -= 4;
+        }
+    }
+    size_t got = 0;
+    cio_err e = cio__win_wtf16_to_wtf8(w, n, buf, len - 1, &got);
+    if (e != CIO_OK) {
+        buf[0] = '\0';
+        return e == CIO_E_NAME_TOO_LONG ? e : CIO_E_UNEXPECTED;
+    }
+    buf[got] = '\0';
+    *out_len = got;
+    return CIO_OK;
+}
+
+static cio_err real_path_of(void *h, char *buf, size_t len, size_t *out_len)
+{
+    uint16_t *w = (uint16_t *)CIO__SYS(malloc, win_real_path)(WIDE_MAX * sizeof(uint16_t));
+    if (w == NULL)
+        return CIO_E_SYSTEM_RESOURCES;
+    DWORD n;
+    if (h == NULL)
+        n = CIO__SYS(GetCurrentDirectoryW, real_path_cwd)(WIDE_MAX, (WCHAR *)w);
+    else
+        n = CIO__SYS(GetFinalPathNameByHandleW, real_path)(h, (WCHAR *)w, WIDE_MAX, 0 /* normalized, DOS */);
+    cio_err e;
+    if (n == 0 || n >= WIDE_MAX) {
+        DWORD code = GetLastError();
+        e = code == ERROR_NOT_ENOUGH_MEMORY || code == ERROR_OUTOFMEMORY ? CIO_E_SYSTEM_RESOURCES
+            : code == ERROR_PATH_NOT_FOUND || code == ERROR_FILE_NOT_FOUND ? CIO_E_FILE_NOT_FOUND
+            : code == ERROR_ACCESS_DENIED ? CIO_E_ACCESS_DENIED
+            : n >= WIDE_MAX ? CIO_E_NAME_TOO_LONG
+            : CIO_E_UNEXPECTED;
+    } else {
+        e = narrow_path(w, n, buf, len, out_len);
+    }
+    free(w);
+    return e;
+}
+
+cio_err cio__os_file_real_path(void *ud, cio_file file, char *buf, size_t len, size_t *out_len)
+{
+    (void)ud;
+    cio_err e = check_out(buf, len, out_len);
+    if (e == CIO_OK)
+        e = file.handle == NULL ? CIO_E_INVALID_ARGUMENT : real_path_of(file.handle, buf, len, out_len);
+    return CIO__IN_SET(file_real_path, e);
+}
+
+cio_err cio__os_dir_real_path(void *ud, cio_dir dir, char *buf, size_t len, size_t *out_len)
+{
+    (void)ud;
+    cio_err e = check_out(buf, len, out_len);
+    if (e == CIO_OK)
+        e = real_path_of(dir.handle, buf, len, out_len);
+    return CIO__IN_SET(file_real_path, e);
+}
+
+cio_err cio__os_dir_real_path_file(void *ud, cio_dir dir, const char *path, char *buf, size_t len, size_t *out_len)
+{
+    (void)ud;
+    cio_err e = check_out(buf, len, out_len);
+    if (e != CIO_OK || path == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    void *h = NULL;
+    e = cio__win_open_path(dir, path, CIO_NT_SYNCHRONIZE | CIO_NT_FILE_READ_ATTRIBUTES,
+                           CIO_NT_FILE_SYNCHRONOUS_IO_NONALERT | CIO_NT_FILE_OPEN_FOR_BACKUP_INTENT,
+                           cio__ntstatus_nt_create_file, &h);
+    if (e == CIO_OK) {
+        e = real_path_of(h, buf, len, out_len);
+        cio_file f = {h};
+        cio__os_file_close(NULL, f);
+    }
+    return CIO__IN_SET(dir_real_path_file, e);
+}
+
+cio_err cio__os_dir_rename_preserve(void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir,
+                                   const char *new_path)
+{
+    (void)ud;
+    if (old_path == NULL || new_path == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    void *h = NULL;
+    cio_err e = cio__win_open_path(old_dir, old_path, CIO_NT_DELETE | CIO_NT_SYNCHRONIZE,
+                                   CIO_NT_FILE_OPEN_REPARSE_POINT | CIO_NT_FILE_SYNCHRONOUS_IO_NONALERT,
+                                   cio__ntstatus_nt_create_file, &h);
+    e = cio__win_narrow(e == CIO_E_SHARING_VIOLATION ? CIO_E_FILE_BUSY : e, cio_errset_dir_rename_preserve_contains);
+    if (e != CIO_OK)
+        return CIO__IN_SET(dir_rename_preserve, e);
+    struct cio__win_path *p;
+    e = cio__win_path_convert(new_dir, new_path, &p);
+    if (e == CIO_OK) {
+        cio_nt_unicode_string *name = cio__win_path_name(p);
+        /* At least the struct's size: NT (and Wine) refuse a shorter buffer, which a one-letter name
+         * would give. */
+        size_t size = offsetof(cio_nt_file_rename_information, FileName) + name->Length;
+        if (size < sizeof(cio_nt_file_rename_information))
+            size = sizeof(cio_nt_file_rename_information);
+        cio_nt_file_rename_information *info =
+            (cio_nt_file_rename_information *)CIO__SYS(calloc, win_rename_preserve_info)(1, size + 2);
+        if (info == NULL) {
+            e = CIO_E_SYSTEM_RESOURCES;
+        } else {
+            info->Flags = 0; /* ReplaceIfExists off: NT refuses an existing target */
+            info->RootDirectory = cio__win_path_root(p);
+            info->FileNameLength = name->Length;
+            memcpy(info->FileName, name->Buffer, name->Length);
+            e = cio__win_info(true, h, info, (uint32_t)size, CIO_NT_FileRenameInformation, cio__ntstatus_nt_rename);
+            free(info);
+        }
+        cio__win_path_free(p);
+    }
+    cio_file f = {h};
+    cio__os_file_close(NULL, f);
+    return CIO__IN_SET(dir_rename_preserve, cio__win_narrow(e, cio_errset_dir_rename_preserve_contains));
+}

@@ -1,0 +1,132 @@
+/*
+ * The OS room's private interface (names cio__os_*): the blocking code of every system slot
+ * (CIO_VTABLE_SLOTS_SYSTEM in cio/io.h), per OS, shared by both backends. The Threaded backend
+ * puts these functions straight into its table; the Evented backend calls them inline on a fiber
+ * when they never block, and on its helper pool (or after readiness) when they do.
+ *
+ * Which thread runs what: whatever thread calls; nothing here keeps per-instance state (ud is
+ * unused). Process-wide state: the close hook (an atomic pointer, close_hook.c) and the random
+ * generator's per-thread state (random_chacha.c).
+ *
+ * Cancellation: a blocking call is bracketed by cio__t_syscall_begin/_interrupted/_end, which the
+ * Threaded backend's cancel.c provides (cancel_none.c on WASI): on a Threaded worker a cancel
+ * request interrupts the call with a signal; on an Evented loop thread the bracket asks the
+ * running fiber through cio__t_set_outer_cancel; elsewhere it never fails.
+ *
+ * Files: clock_posix.c, time_*.c (clocks, sleep, entropy), wait_posix.c (deadlines, the futex
+ * wait loop the Threaded futex files use), random_chacha.c; fs_*.c (files and directories; the
+ * per-OS halves fs_linux.c, fs_bsd.c, fs_wasi.c, fs_windows*.c); process_*.c; net_*.c and
+ * sockopt_*.c (sockets); operate_*.c (cio_operate's readiness wait); close_hook.c.
+ */
+#ifndef CIO_OS_INTERNAL_H
+#define CIO_OS_INTERNAL_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cio/fs.h"
+#include "cio/io.h"
+#include "cio/net.h"
+
+/* Buffers one vectored system call is given at most (more are clamped: a partial transfer). The
+ * Threaded file and socket calls and the Evented ones that stand in for them share it. */
+#ifdef IOV_MAX
+#define CIO__OS_IOV_MAX ((size_t)IOV_MAX)
+#else
+#define CIO__OS_IOV_MAX ((size_t)1024)
+#endif
+
+/* ---- cancellation points around blocking syscalls (cancel.c) ----------------------------------
+ *
+ * Every blocking syscall a Threaded slot makes is bracketed like this:
+ *
+ *     cio_err e = cio__t_syscall_begin();
+ *     if (e != CIO_OK) return e;            // a request was pending: acknowledged, call not made
+ *     for (;;) {
+ *         ssize_t n = read(fd, buf, len);
+ *         if (n < 0 && errno == EINTR) {
+ *             e = cio__t_syscall_interrupted(); // CIO_E_CANCELED: canceled, the bracket is closed
+ *             if (e != CIO_OK) return e;
+ *             continue;                         // a stray signal: call again
+ *         }
+ *         cio__t_syscall_end();
+ *         break;
+ *     }
+ *
+ * Between begin and end a cancel request makes the canceler send the thread a signal (repeated with
+ * backoff until the thread leaves the syscall), so the call fails with EINTR. On a thread that is
+ * not a worker, or under CIO_CANCEL_BLOCKED, begin never fails and no signal is sent.
+ * cio__t_cancel_point() is the bracket-free cancellation point (Cancelable slots that do not block).
+ * The call itself goes through the OS call table, CIO__SYS(read, <site>)(fd, buf, len), one entry per
+ * call site in spec/oscalls.yaml (platform/internal/cio_oscalls.h), where tests inject faults.
+ */
+cio_err cio__t_syscall_begin(void);
+cio_err cio__t_syscall_interrupted(void);
+void cio__t_syscall_end(void);
+cio_err cio__t_cancel_point(void);
+/* Off a worker thread (cio__t_current NULL) the bracket and cio__t_cancel_point ask `fn` instead, set
+ * once by a backend that runs fibers on its own threads and calls Threaded code inline there (the
+ * Evented backend's loop threads): CIO_E_CANCELED takes the running fiber's cancel request, so an
+ * EINTR storm in such a call still ends when the fiber is canceled. NULL (the default): CIO_OK. */
+typedef cio_err (*cio__t_outer_cancel_fn)(void);
+void cio__t_set_outer_cancel(cio__t_outer_cancel_fn fn);
+/* Called with a descriptor's number just before this backend's file or socket close slot closes it,
+ * once a backend that keeps state by descriptor number set it (the Evented backend: its descriptor
+ * table and poller registrations, so a number closed through either backend is never trusted as the
+ * socket it was once it is reused). NULL (the default): nothing. close_hook.c. */
+typedef void (*cio__os_close_hook_fn)(int fd);
+void cio__os_set_close_hook(cio__os_close_hook_fn fn);
+void cio__os_before_close(int fd);
+
+/*
+ * The cancellation bracket around one syscall. `res = call` is repeated while it fails with an errno
+ * the map says to retry (EINTR) and no cancel request arrived. Afterwards `err` is CIO_OK (and `res`
+ * the call's result; -1 only when the map says the errno means success), CIO_E_CANCELED, or the
+ * mapped error. `res == -1` is the failure test, which holds for every call used here.
+ */
+#define CIO__OS_SYSCALL(err, res, op, call)                                                   \
+    do {                                                                                     \
+        (err) = cio__t_syscall_begin();                                                      \
+        while ((err) == CIO_OK) {                                                            \
+            (res) = (call);                                                                  \
+            if ((res) != -1) {                                                               \
+                cio__t_syscall_end();                                                        \
+                break;                                                                       \
+            }                                                                                \
+            cio__mapped m__ = cio__errno_##op(errno);                                        \
+            if (m__.action == CIO__MAP_RETRY) {                                              \
+                (err) = cio__t_syscall_interrupted();                                        \
+                continue;                                                                    \
+            }                                                                                \
+            cio__t_syscall_end();                                                            \
+            if (m__.action == CIO__MAP_BUG)                                                  \
+                (err) = CIO__BUG(#op ": an errno that means a bug");                         \
+            else                                                                             \
+                (err) = m__.action == CIO__MAP_OK ? (cio_err)CIO_OK : m__.err;               \
+            break;                                                                           \
+        }                                                                                    \
+    } while (0)
+
+/* ---- the system slots: cio__os_<name> for every row of CIO_VTABLE_SLOTS_SYSTEM (cio/io.h) -------
+ * clock_posix.c, time_posix.c / time_wasi.c / time_windows.c: now, clock_resolution, sleep,
+ * random_secure; random_chacha.c: random; fs_posix.c (fs_windows*.c, fs_wasi.c): the dir_ and file_
+ * slots; process_*.c: process_, child_; net_posix.c (net_windows.c, net_none.c): net_;
+ * sockopt_posix.c (sockopt_windows.c, sockopt_none.c): the socket option and address slots;
+ * operate_posix.c (operate_none.c): operate. */
+#define CIO__OS_SLOT_PROTO(ret, name, params) ret cio__os_##name params;
+CIO_VTABLE_SLOTS_SYSTEM(CIO__OS_SLOT_PROTO)
+#undef CIO__OS_SLOT_PROTO
+
+/* Reaps a child that has exited (its pidfd was readable): fills *term, closes child->handle, sets
+ * child->id to 0 (also on failure). Set: Process.WaitError (no Canceled). process_wait_linux.c;
+ * process_none.c: OperationUnsupported. */
+struct cio_child;
+struct cio_term;
+cio_err cio__os_child_reap(struct cio_child *child, struct cio_term *term);
+
+/* Fills buf with OS entropy without blocking; false if the OS cannot (random_chacha.c falls back). */
+bool cio__os_seed(void *buf, size_t len);
+
+#endif /* CIO_OS_INTERNAL_H */

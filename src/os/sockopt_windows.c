@@ -1,0 +1,258 @@
+/*
+ * Socket options, multicast membership and socket addresses on Windows (Winsock 2; issue 25): the
+ * slots net_set_option, net_get_option, net_multicast, net_socket_address and
+ * cio__os_sockopts_apply, as sockopt_posix.c does on POSIX.
+ *
+ * Invariants:
+ * - One setsockopt/getsockopt/getsockname/getpeername per slot call, through its site of the OS call
+ *   table, its WSA map and the failure loop of net_windows.c (cio__os_wsa_failure). No raw WSA code
+ *   leaves this file.
+ * - Where Winsock differs (said in cio/net.h): SO_REUSEADDR is CIO_SOCKOPT_REUSE_PORT (it lets a
+ *   second socket bind a port in use); CIO_SOCKOPT_REUSE_ADDRESS is OptionUnsupported (Windows
+ *   rebinds over TIME_WAIT without an option; setting SO_EXCLUSIVEADDRUSE would be something
+ *   else). Keepalive timing is TCP_KEEPALIVE (idle seconds), TCP_KEEPINTVL and TCP_KEEPCNT at
+ *   IPPROTO_TCP (Windows 10 1709 and later; older systems and Wine answer WSAENOPROTOOPT:
+ *   OptionUnsupported). struct linger has u_short members; booleans read back as BOOL (or one
+ *   byte, which is handled too).
+ */
+#define WIN32_LEAN_AND_MEAN
+#include <winsock2.h>
+#include <ws2tcpip.h>
+#include <windows.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "cio/errmap.h"
+#include "cio/net.h"
+#include "internal.h"
+#include "internal/cio_oscalls.h"
+#include "net_common.h"
+#include "net_windows.h"
+#include "os.h"
+
+/* IPPROTO_TCP options of Windows 10 1709 (ws2ipdef.h; older MinGW headers lack them). */
+#ifndef TCP_KEEPALIVE
+#define TCP_KEEPALIVE 3
+#endif
+#ifndef TCP_KEEPCNT
+#define TCP_KEEPCNT 16
+#endif
+#ifndef TCP_KEEPINTVL
+#define TCP_KEEPINTVL 17
+#endif
+
+#define WSA_CALL(err, res, op, call)                                                              \
+    do {                                                                                          \
+        bool reinit__ = false, again__ = true;                                                    \
+        (err) = CIO_OK;                                                                           \
+        while (again__) {                                                                         \
+            again__ = false;                                                                      \
+            (res) = (call);                                                                       \
+            if ((res) != SOCKET_ERROR)                                                            \
+                break;                                                                            \
+            (err) = cio__os_wsa_failure(cio__wsa_##op(WSAGetLastError()), &again__, &reinit__);    \
+        }                                                                                         \
+    } while (0)
+
+enum kind { K_INT, K_LINGER };
+
+static bool describe(int option, int *level, int *name, enum kind *kind)
+{
+    *kind = K_INT;
+    switch (option) {
+    case CIO_SOCKOPT_NODELAY: *level = IPPROTO_TCP, *name = TCP_NODELAY; return true;
+    case CIO_SOCKOPT_KEEPALIVE: *level = SOL_SOCKET, *name = SO_KEEPALIVE; return true;
+    case CIO_SOCKOPT_KEEPALIVE_IDLE: *level = IPPROTO_TCP, *name = TCP_KEEPALIVE; return true;
+    case CIO_SOCKOPT_KEEPALIVE_INTERVAL: *level = IPPROTO_TCP, *name = TCP_KEEPINTVL; return true;
+    case CIO_SOCKOPT_KEEPALIVE_COUNT: *level = IPPROTO_TCP, *name = TCP_KEEPCNT; return true;
+    case CIO_SOCKOPT_REUSE_ADDRESS: return false;
+    case CIO_SOCKOPT_REUSE_PORT: *level = SOL_SOCKET, *name = SO_REUSEADDR; return true;
+    case CIO_SOCKOPT_SEND_BUFFER: *level = SOL_SOCKET, *name = SO_SNDBUF; return true;
+    case CIO_SOCKOPT_RECEIVE_BUFFER: *level = SOL_SOCKET, *name = SO_RCVBUF; return true;
+    case CIO_SOCKOPT_LINGER: *level = SOL_SOCKET, *name = SO_LINGER, *kind = K_LINGER; return true;
+    case CIO_SOCKOPT_IP6_ONLY: *level = IPPROTO_IPV6, *name = IPV6_V6ONLY; return true;
+    case CIO_SOCKOPT_BROADCAST: *level = SOL_SOCKET, *name = SO_BROADCAST; return true;
+    case CIO_SOCKOPT_TTL: *level = IPPROTO_IP, *name = IP_TTL; return true;
+    case CIO_SOCKOPT_HOP_LIMIT: *level = IPPROTO_IPV6, *name = IPV6_UNICAST_HOPS; return true;
+    case CIO_SOCKOPT_MULTICAST_TTL: *level = IPPROTO_IP, *name = IP_MULTICAST_TTL; return true;
+    case CIO_SOCKOPT_MULTICAST_HOPS: *level = IPPROTO_IPV6, *name = IPV6_MULTICAST_HOPS; return true;
+    case CIO_SOCKOPT_MULTICAST_LOOP: *level = IPPROTO_IP, *name = IP_MULTICAST_LOOP; return true;
+    case CIO_SOCKOPT_MULTICAST_LOOP6: *level = IPPROTO_IPV6, *name = IPV6_MULTICAST_LOOP; return true;
+    default: return false;
+    }
+}
+
+static bool known(int option)
+{
+    return option >= CIO_SOCKOPT_NODELAY && option <= CIO_SOCKOPT_MULTICAST_LOOP6;
+}
+
+static cio_err set_raw(SOCKET s, int level, int name, const void *value, int len)
+{
+    cio_err err;
+    int r;
+    WSA_CALL(err, r, wsa_sockopt, CIO__SYS(wsa_setsockopt, sockopt_set)(s, level, name, (const char *)value, len));
+    (void)r;
+    return err;
+}
+
+static cio_err get_raw(SOCKET s, int level, int name, void *value, int *len)
+{
+    cio_err err;
+    int r;
+    WSA_CALL(err, r, wsa_sockopt, CIO__SYS(wsa_getsockopt, sockopt_get)(s, level, name, (char *)value, len));
+    (void)r;
+    return err;
+}
+
+cio_err cio__os_net_set_option(void *ud, cio_handle socket, int option, int64_t value)
+{
+    (void)ud;
+    SOCKET s = (SOCKET)(uintptr_t)socket;
+    int level, name;
+    enum kind kind;
+    if (!describe(option, &level, &name, &kind))
+        return known(option) ? CIO_E_OPTION_UNSUPPORTED : CIO_E_INVALID_ARGUMENT;
+    if (kind == K_LINGER) {
+        struct linger l;
+        l.l_onoff = (u_short)(value >= 0);
+        l.l_linger = (u_short)(value >= 0 ? value : 0);
+        return CIO__IN_SET(net_socket_option, set_raw(s, level, name, &l, (int)sizeof l));
+    }
+    DWORD v = (DWORD)value;
+    return CIO__IN_SET(net_socket_option, set_raw(s, level, name, &v, (int)sizeof v));
+}
+
+cio_err cio__os_net_get_option(void *ud, cio_handle socket, int option, int64_t *value)
+{
+    (void)ud;
+    SOCKET s = (SOCKET)(uintptr_t)socket;
+    int level, name;
+    enum kind kind;
+    if (value == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    if (!describe(option, &level, &name, &kind))
+        return known(option) ? CIO_E_OPTION_UNSUPPORTED : CIO_E_INVALID_ARGUMENT;
+    union {
+        DWORD d;
+        unsigned char b;
+        struct linger l;
+    } u;
+    memset(&u, 0, sizeof u);
+    int len = kind == K_LINGER ? (int)sizeof u.l : (int)sizeof u.d;
+    cio_err err = get_raw(s, level, name, &u, &len);
+    if (err != CIO_OK)
+        return CIO__IN_SET(net_socket_option, err);
+    if (kind == K_LINGER)
+        *value = u.l.l_onoff ? (int64_t)u.l.l_linger : -1;
+    else if (len == 1)
+        *value = u.b;
+    else
+        *value = (int64_t)u.d;
+    switch (option) {
+    case CIO_SOCKOPT_NODELAY: case CIO_SOCKOPT_KEEPALIVE: case CIO_SOCKOPT_REUSE_PORT:
+    case CIO_SOCKOPT_IP6_ONLY: case CIO_SOCKOPT_BROADCAST: case CIO_SOCKOPT_MULTICAST_LOOP:
+    case CIO_SOCKOPT_MULTICAST_LOOP6:
+        *value = *value != 0;
+        break;
+    default:
+        break;
+    }
+    return CIO_OK;
+}
+
+cio_err cio__os_net_multicast(void *ud, cio_handle socket, int op, const cio_ip_address *group,
+                             const cio_ip_address *iface)
+{
+    (void)ud;
+    SOCKET s = (SOCKET)(uintptr_t)socket;
+    int level, name, len, r;
+    union {
+        struct in_addr a;
+        DWORD index;
+        struct ip_mreq m4;
+        struct ipv6_mreq m6;
+    } u;
+    memset(&u, 0, sizeof u);
+    if (op == 2) {
+        if (iface == NULL)
+            return CIO_E_INVALID_ARGUMENT;
+        if (iface->family == CIO_IP4) {
+            level = IPPROTO_IP, name = IP_MULTICAST_IF, len = (int)sizeof u.a;
+            memcpy(&u.a, iface->bytes, 4);
+        } else {
+            level = IPPROTO_IPV6, name = IPV6_MULTICAST_IF, len = (int)sizeof u.index;
+            u.index = iface->scope_id;
+        }
+    } else if (group != NULL && (op == 0 || op == 1)) {
+        if (group->family == CIO_IP4) {
+            level = IPPROTO_IP, name = op == 0 ? IP_ADD_MEMBERSHIP : IP_DROP_MEMBERSHIP, len = (int)sizeof u.m4;
+            memcpy(&u.m4.imr_multiaddr, group->bytes, 4);
+            if (iface != NULL)
+                memcpy(&u.m4.imr_interface, iface->bytes, 4);
+        } else {
+            level = IPPROTO_IPV6, name = op == 0 ? IPV6_ADD_MEMBERSHIP : IPV6_DROP_MEMBERSHIP, len = (int)sizeof u.m6;
+            memcpy(&u.m6.ipv6mr_multiaddr, group->bytes, 16);
+            u.m6.ipv6mr_interface = iface != NULL ? iface->scope_id : group->scope_id;
+        }
+    } else {
+        return CIO_E_INVALID_ARGUMENT;
+    }
+    cio_err err;
+    WSA_CALL(err, r, wsa_multicast, CIO__SYS(wsa_setsockopt, multicast)(s, level, name, (const char *)&u, len));
+    (void)r;
+    return CIO__IN_SET(net_multicast, err);
+}
+
+cio_err cio__os_net_socket_address(void *ud, cio_handle socket, bool peer, cio_ip_address *out)
+{
+    (void)ud;
+    if (out == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    SOCKET s = (SOCKET)(uintptr_t)socket;
+    cio__os_sockaddr_any sa;
+    int len = (int)sizeof sa;
+    memset(&sa, 0, sizeof sa);
+    cio_err err;
+    int r;
+    if (peer)
+        WSA_CALL(err, r, wsa_socket_address, CIO__SYS(wsa_getpeername, socket_address)(s, &sa.sa, &len));
+    else
+        WSA_CALL(err, r, wsa_socket_address, CIO__SYS(wsa_getsockname, socket_address)(s, &sa.sa, &len));
+    (void)r;
+    if (err == CIO_OK)
+        cio__os_sockaddr_to_ip(&sa.storage, (socklen_t)len, out);
+    return CIO__IN_SET(net_socket_address, err);
+}
+
+cio_err cio__os_sockopts_apply(cio_handle socket, cio_ip_family family, bool tcp, const cio_sockopts *o)
+{
+    if (o == NULL)
+        return CIO_OK;
+    struct {
+        bool on;
+        int option;
+        int64_t value;
+    } list[] = {
+        {o->nodelay, CIO_SOCKOPT_NODELAY, 1},
+        {o->keepalive, CIO_SOCKOPT_KEEPALIVE, 1},
+        {o->keepalive_idle != 0, CIO_SOCKOPT_KEEPALIVE_IDLE, o->keepalive_idle},
+        {o->keepalive_interval != 0, CIO_SOCKOPT_KEEPALIVE_INTERVAL, o->keepalive_interval},
+        {o->keepalive_count != 0, CIO_SOCKOPT_KEEPALIVE_COUNT, o->keepalive_count},
+        {o->send_buffer != 0, CIO_SOCKOPT_SEND_BUFFER, o->send_buffer},
+        {o->receive_buffer != 0, CIO_SOCKOPT_RECEIVE_BUFFER, o->receive_buffer},
+        {o->linger, CIO_SOCKOPT_LINGER, o->linger_seconds},
+        {o->ttl != 0, family == CIO_IP6 ? CIO_SOCKOPT_HOP_LIMIT : CIO_SOCKOPT_TTL, o->ttl},
+    };
+    for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) {
+        if (!list[i].on)
+            continue;
+        bool tcp_only = list[i].option <= CIO_SOCKOPT_KEEPALIVE_COUNT || list[i].option == CIO_SOCKOPT_LINGER;
+        if (tcp_only && !tcp)
+            return CIO_E_OPTION_UNSUPPORTED;
+        cio_err err = cio__os_net_set_option(NULL, socket, list[i].option, list[i].value);
+        if (err != CIO_OK)
+            return err;
+    }
+    return CIO_OK;
+}
