@@ -41,6 +41,9 @@ static bench_backend *open_cio(const char *contender, unsigned evented_threads, 
         *rc = BENCH_NA;
         return NULL;
     }
+    b->all_concurrent = bench_conc_of(contender);
+    if (b->all_concurrent && kind == BENCH_THREADED)
+        cio_threaded_set_async_limit((cio_threaded *)b->instance, SIZE_MAX);
     return b;
 }
 
@@ -88,7 +91,19 @@ static int uv_serial_run(const bench_opts *o)
 
 static void b3_body(void *arg, uint64_t n)
 {
-    cio_io io = ((bench_backend *)arg)->io;
+    const bench_backend *b = (const bench_backend *)arg;
+    cio_io io = b->io;
+    if (b->all_concurrent && b->kind != BENCH_THREADED) {
+        /* Evented "+conc": a concurrent task is never run inline by its await, so a fiber starts. */
+        for (uint64_t i = 0; i < n; i++) {
+            cio_future f;
+            cio_err err = cio_concurrent(io, nop_task, NULL, 0, &f);
+            if (err != CIO_OK)
+                bench_fail("cio_concurrent", err);
+            (void)cio_await(io, &f);
+        }
+        return;
+    }
     for (uint64_t i = 0; i < n; i++) {
         cio_future f = cio_async(io, nop_task, NULL, 0);
         (void)cio_await(io, &f);
@@ -161,11 +176,20 @@ static int b4(const bench_opts *o, const char *contender)
 
 static void b5_body(void *arg, uint64_t n)
 {
-    cio_io io = ((bench_backend *)arg)->io;
+    const bench_backend *b = (const bench_backend *)arg;
+    cio_io io = b->io;
+    bool conc = b->all_concurrent && b->kind != BENCH_THREADED;
     for (uint64_t i = 0; i < n; i++) {
         cio_group g = CIO_GROUP_INIT;
-        for (int k = 0; k < B5_TASKS; k++)
-            cio_group_async(io, &g, nop_task, NULL, 0);
+        for (int k = 0; k < B5_TASKS; k++) {
+            if (!conc) {
+                cio_group_async(io, &g, nop_task, NULL, 0);
+                continue;
+            }
+            cio_err err = cio_group_concurrent(io, &g, nop_task, NULL, 0);
+            if (err != CIO_OK)
+                bench_fail("cio_group_concurrent", err);
+        }
         (void)cio_group_await(io, &g);
     }
 }
@@ -606,6 +630,9 @@ const bench_entry bench_tasks_entries[] = {
     {"B3", "evented-uring", b3},
     {"B3", "evented-epoll", b3},
     {"B3", "libuv", b3},
+    {"B3", "threaded+conc", b3},
+    {"B3", "evented-uring+conc", b3},
+    {"B3", "evented-epoll+conc", b3},
     {"B4", "threaded", b4},
     {"B4", "pthread", b4},
     {"B4", "libuv", b4},
@@ -613,6 +640,9 @@ const bench_entry bench_tasks_entries[] = {
     {"B5", "evented-uring", b5},
     {"B5", "evented-epoll", b5},
     {"B5", "libuv", b5},
+    {"B5", "threaded+conc", b5},
+    {"B5", "evented-uring+conc", b5},
+    {"B5", "evented-epoll+conc", b5},
     {"B6", "threaded", b6},
     {"B6", "evented-uring", b6},
     {"B6", "evented-epoll", b6},

@@ -88,8 +88,10 @@ def cmd_bench(args):
     if not args.only or "B12" in args.only.split(","):
         bench_map_count()
     argv = [exe, "--rounds", str(args.rounds), "--seconds", str(args.seconds)]
-    if args.only:
-        argv += ["--only", args.only]
+    if args.only:  # a partial run never replaces the full results under bench/
+        argv += ["--only", args.only, "--out", os.path.join(BENCH_DIR, "partial")]
+    if getattr(args, "quick", False):
+        argv.append("--quick")
     if args.conditions:
         argv += ["--conditions", args.conditions]
     return bench_driver().main(argv)
