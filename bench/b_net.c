@@ -302,6 +302,37 @@ static bool idle_timeout_contender(const char *contender, char *base, size_t cap
 
 /* ---- the server process ------------------------------------------------------------------------------------------ */
 
+/* A peer that is a program of its own (bench/peers/: "go", "tokio"): the program the driver named in
+ * CIO_BENCH_<NAME>, or NULL (with *why) when build.py bench could not build it. */
+static const char *external_server(const char *contender, const char **why)
+{
+    static const char *const names[][3] = {{"go", "CIO_BENCH_GO", "CIO_BENCH_GO_WHY"},
+                                           {"tokio", "CIO_BENCH_TOKIO", "CIO_BENCH_TOKIO_WHY"}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (strcmp(contender, names[i][0]) != 0)
+            continue;
+        const char *exe = getenv(names[i][1]);
+        *why = getenv(names[i][2]);
+        if (*why == NULL)
+            *why = "not built here (python3 build.py bench builds it)";
+        return exe != NULL && access(exe, X_OK) == 0 ? exe : NULL;
+    }
+    *why = NULL;
+    return NULL;
+}
+
+/* In the server child: runs the peer program on the listening socket (it inherits it). */
+static _Noreturn void exec_external_server(const char *exe, int listen_fd)
+{
+    int flags = fcntl(listen_fd, F_GETFD);
+    if (flags >= 0)
+        (void)fcntl(listen_fd, F_SETFD, flags & ~FD_CLOEXEC);
+    char fdtext[16];
+    snprintf(fdtext, sizeof fdtext, "%d", listen_fd);
+    execl(exe, exe, "serve-echo", fdtext, (char *)NULL);
+    _exit(127);
+}
+
 static pid_t start_server(const bench_opts *o, const char *contender, bool bulk, int listen_fd, int report_fd)
 {
     pid_t pid = fork();
@@ -314,6 +345,10 @@ static pid_t start_server(const bench_opts *o, const char *contender, bool bulk,
     bool timed = idle_timeout_contender(contender, base, sizeof base);
     serve_args s = {listen_fd, report_fd, timed};
     bench_backend_kind kind;
+    const char *why = NULL;
+    const char *peer = external_server(contender, &why);
+    if (peer != NULL && !bulk)
+        exec_external_server(peer, listen_fd);
     if (bench_kind_of(base, &kind)) {
         bench_backend b;
         if (!bench_backend_open(kind, 0, &b))
@@ -340,6 +375,11 @@ static bool contender_available(const char *contender)
     char base[32];
     (void)idle_timeout_contender(contender, base, sizeof base);
     contender = base;
+    const char *why = NULL;
+    if (external_server(contender, &why) == NULL && why != NULL) {
+        (void)bench_na(why);
+        return false;
+    }
     bench_backend_kind kind;
     if (!bench_kind_of(contender, &kind) || kind == BENCH_THREADED)
         return true;
@@ -588,6 +628,8 @@ const bench_entry bench_net_entries[] = {
     {"B10", "threaded", echo},
     {"B10", "evented-uring", echo},
     {"B10", "libuv", echo},
+    {"B10", "go", echo},
+    {"B10", "tokio", echo},
     {"B11", "threaded", bulk},
     {"B11", "libuv", bulk},
     {"B14", "evented-epoll", echo},

@@ -50,7 +50,21 @@ LABELS = {
     "sync": "sync syscalls (floor)",
     "liburing": "liburing 2.3 (io_uring)",
     "fiber": "cio fiber switch",
+    "go": "Go 1.19 goroutines",
+    "tokio": "Tokio 1.24 (multi-thread)",
 }
+
+# Peers that are programs of their own (bench/peers/), built by build.py bench from Debian's
+# packages: the driver runs them with cio_bench's command line; CIO_BENCH_<NAME> names the program,
+# CIO_BENCH_<NAME>_WHY why there is none.
+EXTERNAL = ("go", "tokio")
+
+
+def external_peer(name):
+    exe = os.environ.get("CIO_BENCH_" + name.upper())
+    if exe and os.path.exists(exe):
+        return exe, None
+    return None, os.environ.get("CIO_BENCH_" + name.upper() + "_WHY", "not built here (python3 build.py bench builds it)")
 
 SPLIT = ["same", "split"]
 
@@ -71,10 +85,12 @@ BENCHES = [
     # are the ones judged against the peer.
     dict(id="B3", title="async+await of an empty task, serial", variants=SPLIT,
          contenders=["threaded", "evented-uring", "evented-epoll", "threaded+conc", "evented-uring+conc",
-                     "evented-epoll+conc", "libuv"], peer="libuv",
+                     "evented-epoll+conc", "libuv", "go", "tokio"], peer="libuv",
          abs_unit="ns", targets=[("threaded+conc", "ratio_le", 1.0, "libuv"),
                                  ("evented-uring+conc", "ratio_le", 1.0, "libuv"),
                                  ("evented-epoll+conc", "ratio_le", 1.0, "libuv"),
+                                 ("evented-uring+conc", "ratio_le", 1.0, "go"),
+                                 ("evented-uring+conc", "ratio_le", 1.0, "tokio"),
                                  ("threaded", "report", None, "libuv"), ("evented-uring", "abs_le", 40.0, None),
                                  ("evented-epoll", "abs_le", 40.0, None)]),
     dict(id="B4", title="concurrent spawn+await, serial", variants=SPLIT,
@@ -82,10 +98,12 @@ BENCHES = [
          targets=[("threaded", "ratio_le", 1.0, "libuv")]),
     dict(id="B5", title="group of 1,000 tasks: spawn, then await", variants=SPLIT,
          contenders=["threaded", "evented-uring", "evented-epoll", "threaded+conc", "evented-uring+conc",
-                     "evented-epoll+conc", "libuv"], peer="libuv",
+                     "evented-epoll+conc", "libuv", "go", "tokio"], peer="libuv",
          abs_unit="ns", targets=[("threaded+conc", "ratio_le", 1.0, "libuv"),
                                  ("evented-uring+conc", "ratio_le", 1.0, "libuv"),
                                  ("evented-epoll+conc", "ratio_le", 1.0, "libuv"),
+                                 ("evented-uring+conc", "ratio_le", 1.0, "go"),
+                                 ("evented-uring+conc", "ratio_le", 1.0, "tokio"),
                                  ("threaded", "report", None, "libuv"), ("evented-uring", "abs_le", 30.0, None),
                                  ("evented-epoll", "abs_le", 30.0, None)]),
     # B6 Threaded: "≤ 2 wake hops" (issue #8). A thread blocked in read(2) leaves it only through a
@@ -111,13 +129,16 @@ BENCHES = [
          param_name="depth", contenders=["threaded", "evented-uring", "libuv", "liburing", "sync"], peer="libuv",
          targets=[("threaded", "ratio_ge", 1.0, "libuv"), ("evented-uring", "ratio_ge", 1.0, "libuv")]),
     dict(id="B10", title="TCP echo 64 B, 50 connections", variants=SPLIT, seconds_factor=3,
-         contenders=["threaded", "evented-uring", "libuv"], peer="libuv",
-         targets=[("evented-uring", "ratio_ge", 1.0, "libuv"), ("threaded", "report", None, "libuv")]),
+         contenders=["threaded", "evented-uring", "libuv", "go", "tokio"], peer="libuv",
+         targets=[("evented-uring", "ratio_ge", 1.0, "libuv"), ("evented-uring", "ratio_ge", 1.0, "go"),
+                  ("evented-uring", "ratio_ge", 1.0, "tokio"), ("threaded", "report", None, "libuv")]),
     dict(id="B11", title="TCP bulk, 1 connection, 64 KiB writes", variants=SPLIT, seconds_factor=3,
          contenders=["threaded", "libuv"], peer="libuv", targets=[("threaded", "ratio_ge", 0.9, "libuv")]),
     dict(id="B12", title="100,000 tasks sleeping 1 s: wall time, peak RSS", variants=["free"], once=True,
-         contenders=["evented-uring", "libuv"], peer="libuv", run_peers_alone=True, abs_unit="s",
-         targets=[("evented-uring", "abs_le", 1.2, None), ("evented-uring", "abs_le_rss", 1024.0, None)]),
+         contenders=["evented-uring", "libuv", "go", "tokio"], peer="go", run_peers_alone=True, abs_unit="s",
+         targets=[("evented-uring", "abs_le", 1.2, None), ("evented-uring", "abs_le_rss", 1024.0, None),
+                  ("evented-uring", "ratio_le", 1.0, "go"), ("evented-uring", "rss_ratio_le", 1.0, "go"),
+                  ("evented-uring", "report", None, "tokio")]),
     dict(id="B13", title="saveData: N files of 4 KiB written concurrently (ext4 /tmp: waits on the disk)",
          variants=SPLIT, params=[1, 8, 64],
          param_name="files", contenders=["threaded", "evented-uring", "libuv", "sync"], peer="libuv",
@@ -137,6 +158,7 @@ BENCHES = [
 ]
 
 
+TWO_PROCESS = ("B10", "B11", "B14", "B15")  # cio_bench is the client; a peer program is only the server
 TCP_ROUNDS = 9   # rounds of a TCP case (the noisiest): the 4-of-5 rule needs more of them
 QUORUM = 0.8     # a target is met when at least this share of its per-round values clears it
 LOADED = 0.5     # a case started above this 1-minute load average is marked as taken under load
@@ -150,7 +172,14 @@ def higher_is_better(unit):
 
 
 def run_one(exe, bench, contender, variant, seconds, param, smoke, timeout):
-    cmd = [exe, bench, contender, "--cpus", variant, "--seconds", f"{seconds:g}"]
+    prefix = []
+    if contender in EXTERNAL and bench not in TWO_PROCESS:
+        exe, why = external_peer(contender)
+        if exe is None:
+            return {"na": why}
+        if variant in ("one", "same"):  # cio_bench pins itself; a peer program is placed by taskset
+            prefix = ["taskset", "-c", "0"]
+    cmd = prefix + [exe, bench, contender, "--cpus", variant, "--seconds", f"{seconds:g}"]
     if param is not None:
         cmd += ["--param", str(param)]
     if smoke:
@@ -209,6 +238,8 @@ def run_case(exe, b, variant, param, entries, opts, log):
         case["contenders"][c] = entry
         if c in b.get("pending", {}):
             entry["na"] = b["pending"][c]
+        elif c in EXTERNAL and b["id"] not in TWO_PROCESS:
+            runnable.append(c)
         elif (b["id"], c) not in entries:
             entry["na"] = "not built"
         else:
@@ -281,7 +312,7 @@ def load1(text):
 
 
 def clears(kind, value, x):
-    return x <= value if kind in ("ratio_le", "abs_le", "abs_le_rss", "delta_le", "cpu_le") else x >= value
+    return x <= value if kind in ("ratio_le", "abs_le", "abs_le_rss", "delta_le", "cpu_le", "rss_ratio_le") else x >= value
 
 
 def verdict(kind, value, per_round):
@@ -317,7 +348,17 @@ def evaluate(case, b):
                 case["targets"].append(t)
                 continue
             theirs = other["metrics"]["main"]
-            if kind == "cpu_le":
+            if kind == "rss_ratio_le":
+                a, p = me["metrics"].get("rss"), other["metrics"].get("rss")
+                if a is None or p is None:
+                    t["status"] = "no data"
+                    t["why"] = "no peak RSS reported"
+                else:
+                    pairs = [x / y for x, y in zip(a["samples"], p["samples"]) if y > 0]
+                    t["actual"] = a["median"] / p["median"]
+                    t["round_ratios"] = pairs
+                    t["status"] = verdict(kind, value, pairs)
+            elif kind == "cpu_le":
                 a, p = me["metrics"].get("cpu_op"), other["metrics"].get("cpu_op")
                 if a is None or p is None:
                     t["status"] = "no data"
@@ -404,6 +445,8 @@ def target_text(t):
         return f"reported (vs {LABELS.get(p, p)})"
     if k == "cpu_le":
         return f"CPU per op ≤ {v:g}× {LABELS.get(p, p)}'s"
+    if k == "rss_ratio_le":
+        return f"peak RSS ≤ {v:g}× {LABELS.get(p, p)}'s"
     if k == "hops_le":
         return f"≤ {v[0]:g} wake hops and ≤ {v[1]:g}× {LABELS.get(p, p)}"
     if k == "delta_le":
@@ -416,7 +459,7 @@ def target_text(t):
 def actual_text(t):
     if "actual" not in t:
         return ""
-    if t["kind"] in ("ratio_le", "ratio_ge", "report", "hops_le", "cpu_le"):
+    if t["kind"] in ("ratio_le", "ratio_ge", "report", "hops_le", "cpu_le", "rss_ratio_le"):
         rr = t.get("round_ratios") or [t["actual"]]
         text = f"{t['actual']:.2f}× ({min(rr):.2f}–{max(rr):.2f})"
         return f"{t['hops']:.2f} hops, {text}" if "hops" in t else text
