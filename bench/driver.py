@@ -51,16 +51,20 @@ LABELS = {
     "liburing": "liburing 2.3 (io_uring)",
     "fiber": "cio fiber switch",
     "go": "Go 1.19 goroutines",
+    "boost-context": "Boost.Context 1.74 fiber",
+    "boost-fiber": "Boost.Fiber 1.74 yield (scheduler)",
     "tokio": "Tokio 1.24 (multi-thread)",
 }
 
 # Peers that are programs of their own (bench/peers/), built by build.py bench from Debian's
 # packages: the driver runs them with cio_bench's command line; CIO_BENCH_<NAME> names the program,
 # CIO_BENCH_<NAME>_WHY why there is none.
-EXTERNAL = ("go", "tokio")
+EXTERNAL = ("go", "tokio", "boost-context", "boost-fiber")
+PROGRAM = {"boost-context": "boost", "boost-fiber": "boost"}  # contender -> the program's name
 
 
 def external_peer(name):
+    name = PROGRAM.get(name, name)
     exe = os.environ.get("CIO_BENCH_" + name.upper())
     if exe and os.path.exists(exe):
         return exe, None
@@ -78,8 +82,10 @@ BENCHES = [
          contenders=["threaded", "direct", "clock_gettime"], peer="direct",
          targets=[("threaded", "delta_le", 2.0, "direct")]),
     dict(id="B2", title="fiber switch, 2 fibers yielding", variants=["one"],
-         contenders=["fiber", "raw-swap", "swapcontext"], peer="raw-swap", run_peers_alone=True,
-         targets=[("fiber", "ratio_le", 2.0, "raw-swap"), ("fiber", "ratio_le", 0.05, "swapcontext")]),
+         contenders=["fiber", "raw-swap", "swapcontext", "boost-context", "boost-fiber"], peer="raw-swap",
+         run_peers_alone=True,
+         targets=[("fiber", "ratio_le", 2.0, "raw-swap"), ("fiber", "ratio_le", 0.05, "swapcontext"),
+                  ("fiber", "ratio_le", 1.0, "boost-context"), ("fiber", "report", None, "boost-fiber")]),
     # B3/B5: the plain contenders mostly run their tasks inline (the "inline" column says how many);
     # the "+conc" ones put every task on a worker / a fiber of its own, the path the row names, and
     # are the ones judged against the peer.

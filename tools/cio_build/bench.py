@@ -43,6 +43,15 @@ def build_peers(allow_install):
                            env=env, capture_output=True, text=True)
         out["go"] = (go_exe, "built") if r.returncode == 0 else (None, "cannot build: go build: " +
                                                                    (r.stderr or r.stdout).strip()[-300:])
+    boost_exe = os.path.join(peers_dir, "boost-peer")
+    if any(p in miss for p in ("g++", "libboost-context-dev", "libboost-fiber-dev")):
+        out["boost"] = (None, "cannot build: Debian's g++ / libboost-context-dev / libboost-fiber-dev are not installed")
+    else:
+        r = subprocess.run(["g++", "-std=c++17", "-O2", "-o", boost_exe,
+                            os.path.join(ROOT, "bench", "peers", "boost", "boost_peer.cpp"),
+                            "-lboost_fiber", "-lboost_context"], capture_output=True, text=True)
+        out["boost"] = (boost_exe, "built") if r.returncode == 0 else (None, "cannot build: g++: " +
+                                                                     r.stderr.strip()[-300:])
     if any(p in miss for p in ("cargo", "rustc", "librust-tokio-dev", "librust-libc-dev")):
         out["tokio"] = (None, "cannot build: Debian's cargo / librust-tokio-dev are not installed")
     else:
