@@ -23,6 +23,7 @@
 #include <uv.h>
 
 #include "bench.h"
+#include "pool.h"
 
 static cio_err nop_task(void *context)
 {
@@ -215,8 +216,41 @@ static void uv_batch_body(void *arg, uint64_t n)
     }
 }
 
+static void pool_nop(void *arg)
+{
+    (void)arg;
+}
+
+typedef struct b5_pool {
+    bench_pool *pool;
+    bench_pool_job jobs[B5_TASKS];
+} b5_pool;
+
+static void b5_pool_body(void *arg, uint64_t n)
+{
+    b5_pool *p = (b5_pool *)arg;
+    for (uint64_t i = 0; i < n; i++) {
+        for (int k = 0; k < B5_TASKS; k++) {
+            p->jobs[k].fn = pool_nop;
+            p->jobs[k].arg = NULL;
+            bench_pool_submit(p->pool, &p->jobs[k]);
+        }
+        for (int k = 0; k < B5_TASKS; k++)
+            bench_pool_wait(p->pool, &p->jobs[k]);
+    }
+}
+
 static int b5(const bench_opts *o, const char *contender)
 {
+    if (strcmp(contender, "pthread-pool") == 0) {
+        b5_pool *p = (b5_pool *)calloc(1, sizeof *p);
+        if (p == NULL || (p->pool = bench_pool_create()) == NULL)
+            bench_die("bench_pool_create");
+        bench_result("main", bench_measure(b5_pool_body, p, o->seconds) / B5_TASKS, "ns/task");
+        bench_pool_destroy(p->pool);
+        free(p);
+        return 0;
+    }
     if (strcmp(contender, "libuv") == 0) {
         uv_batch *u = (uv_batch *)calloc(1, sizeof *u);
         if (u == NULL)
@@ -641,6 +675,7 @@ const bench_entry bench_tasks_entries[] = {
     {"B5", "evented-epoll", b5},
     {"B5", "libuv", b5},
     {"B5", "threaded+conc", b5},
+    {"B5", "pthread-pool", b5},
     {"B5", "evented-uring+conc", b5},
     {"B5", "evented-epoll+conc", b5},
     {"B6", "threaded", b6},
