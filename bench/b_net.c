@@ -349,6 +349,10 @@ static pid_t start_server(const bench_opts *o, const char *contender, bool bulk,
     const char *peer = external_server(contender, &why);
     if (peer != NULL && !bulk)
         exec_external_server(peer, listen_fd);
+    if (strcmp(contender, "thread-per-conn") == 0)
+        bench_echo_thread_per_conn(listen_fd);
+    if (strcmp(contender, "raw-epoll") == 0)
+        bench_echo_raw_epoll(listen_fd);
     if (bench_kind_of(base, &kind)) {
         bench_backend b;
         if (!bench_backend_open(kind, 0, &b))
@@ -512,6 +516,62 @@ static int echo(const bench_opts *o, const char *contender)
     return 0;
 }
 
+/* ---- B16: one connection, one 64-byte message at a time: round-trip latency --------------------------------------- */
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int latency(const bench_opts *o, const char *contender)
+{
+    bench_report_cpu = false;
+    if (!contender_available(contender))
+        return BENCH_NA;
+    uint16_t port;
+    int lfd = listen_loopback(&port);
+    pid_t pid = start_server(o, contender, false, lfd, -1);
+    close(lfd);
+    int cpu = bench_client_cpu(o->cpus);
+    if (cpu >= 0)
+        bench_pin_self(cpu);
+    int fd = connect_loopback(port);
+    size_t cap = o->smoke ? 100 : 200000, n = 0;
+    int64_t *rtt = (int64_t *)malloc(cap * sizeof *rtt);
+    if (rtt == NULL)
+        bench_die("malloc");
+    char buf[MSG];
+    int64_t start = bench_now_ns(), warm = (int64_t)(o->seconds * 0.2e9), budget = (int64_t)(o->seconds * 1e9);
+    for (;;) {
+        int64_t t = bench_now_ns();
+        send_msg(fd);
+        for (size_t got = 0; got < MSG;) {
+            ssize_t r = read(fd, buf, MSG - got);
+            if (r <= 0) {
+                fprintf(stderr, "cio_bench: latency: the server closed the connection\n");
+                stop_server(pid);
+                free(rtt);
+                return 1;
+            }
+            got += (size_t)r;
+        }
+        int64_t now = bench_now_ns();
+        if (now - start >= warm && n < cap)
+            rtt[n++] = now - t;
+        if (now - start >= warm + budget || n == cap)
+            break;
+    }
+    qsort(rtt, n, sizeof *rtt, cmp_i64);
+    bench_result("main", (double)rtt[n / 2], "ns/rt");
+    bench_result("p99", (double)rtt[n * 99 / 100], "ns/rt");
+    bench_result("rounds", (double)n, "n");
+    free(rtt);
+    close(fd);
+    stop_server(pid);
+    return 0;
+}
+
 /* ---- B11: bulk ------------------------------------------------------------------------------------------------------ */
 
 static char chunk[BULK_CHUNK];
@@ -629,6 +689,16 @@ const bench_entry bench_net_entries[] = {
     {"B10", "evented-uring", echo},
     {"B10", "libuv", echo},
     {"B10", "go", echo},
+    {"B10", "thread-per-conn", echo},
+    {"B10", "raw-epoll", echo},
+    {"B16", "threaded", latency},
+    {"B16", "evented-uring", latency},
+    {"B16", "evented-epoll", latency},
+    {"B16", "libuv", latency},
+    {"B16", "go", latency},
+    {"B16", "tokio", latency},
+    {"B16", "raw-epoll", latency},
+    {"B16", "thread-per-conn", latency},
     {"B10", "tokio", echo},
     {"B11", "threaded", bulk},
     {"B11", "libuv", bulk},

@@ -120,6 +120,10 @@ extern const bench_entry bench_net_entries[];
 extern const bench_entry bench_misc_entries[];
 extern const bench_entry bench_fiber_entries[];
 
+/* Echo servers without a library (b_net_peers.c): the B10/B16 peers "thread-per-conn" and "raw-epoll". */
+_Noreturn void bench_echo_thread_per_conn(int listen_fd);
+_Noreturn void bench_echo_raw_epoll(int listen_fd);
+
 /* The cio contenders of a benchmark all share one function; this maps the name to the kind. */
 bool bench_kind_of(const char *contender, bench_backend_kind *kind);
 /* Whether the contender is a "+conc" one (bench_backend.all_concurrent). */

@@ -51,6 +51,8 @@ LABELS = {
     "liburing": "liburing 2.3 (io_uring)",
     "fiber": "cio fiber switch",
     "pthread-pool": "plain pthread pool (4 threads, one queue)",
+    "thread-per-conn": "thread per connection (blocking read/write)",
+    "raw-epoll": "raw epoll loop (one thread)",
     "go": "Go 1.19 goroutines",
     "boost-context": "Boost.Context 1.74 fiber",
     "boost-fiber": "Boost.Fiber 1.74 yield (scheduler)",
@@ -144,9 +146,10 @@ BENCHES = [
                   ("threaded", "report", None, "libuv"), ("evented-uring", "ratio_ge", 1.0, "libuv"),
                   ("evented-uring", "ratio_ge", 0.9, "liburing")]),
     dict(id="B10", title="TCP echo 64 B, 50 connections", variants=SPLIT, seconds_factor=3,
-         contenders=["threaded", "evented-uring", "libuv", "go", "tokio"], peer="libuv",
+         contenders=["threaded", "evented-uring", "libuv", "go", "tokio", "raw-epoll", "thread-per-conn"], peer="libuv",
          targets=[("evented-uring", "ratio_ge", 1.0, "libuv"), ("evented-uring", "ratio_ge", 1.0, "go"),
-                  ("evented-uring", "ratio_ge", 1.0, "tokio"), ("threaded", "report", None, "libuv")]),
+                  ("evented-uring", "ratio_ge", 1.0, "tokio"), ("evented-uring", "report", None, "raw-epoll"),
+                  ("threaded", "ratio_ge", 1.0, "thread-per-conn"), ("threaded", "report", None, "libuv")]),
     dict(id="B11", title="TCP bulk, 1 connection, 64 KiB writes", variants=SPLIT, seconds_factor=3,
          contenders=["threaded", "libuv"], peer="libuv", targets=[("threaded", "ratio_ge", 0.9, "libuv")]),
     dict(id="B12", title="100,000 tasks sleeping 1 s: wall time, peak RSS", variants=["free"], once=True,
@@ -170,10 +173,17 @@ BENCHES = [
          targets=[("threaded+timeout", "ratio_ge", 0.9, "threaded"),
                   ("evented-uring+timeout", "ratio_ge", 0.9, "evented-uring"),
                   ("evented-epoll+timeout", "ratio_ge", 0.9, "evented-epoll")]),
+    dict(id="B16", title="TCP echo latency, 1 connection, one 64 B message at a time (p50; p99 beside)",
+         variants=SPLIT, seconds_factor=3,
+         contenders=["threaded", "evented-uring", "evented-epoll", "libuv", "go", "tokio", "raw-epoll",
+                     "thread-per-conn"], peer="libuv", abs_unit="ns",
+         targets=[("evented-uring", "ratio_le", 1.0, "libuv"), ("evented-epoll", "ratio_le", 1.0, "libuv"),
+                  ("evented-uring", "ratio_le", 1.0, "go"), ("evented-uring", "ratio_le", 1.0, "tokio"),
+                  ("threaded", "ratio_le", 1.0, "thread-per-conn"), ("evented-epoll", "report", None, "raw-epoll")]),
 ]
 
 
-TWO_PROCESS = ("B10", "B11", "B14", "B15")  # cio_bench is the client; a peer program is only the server
+TWO_PROCESS = ("B10", "B11", "B14", "B15", "B16")  # cio_bench is the client; a peer program is only the server
 TCP_ROUNDS = 9   # rounds of a TCP case (the noisiest): the 4-of-5 rule needs more of them
 QUORUM = 0.8     # a target is met when at least this share of its per-round values clears it
 LOADED = 0.5     # a case started above this 1-minute load average is marked as taken under load
@@ -520,7 +530,7 @@ def rows_of(results):
     return rows
 
 
-SHOWN = ("cpu", "cpu_op", "inline", "units", "client_cpu", "rss", "p90", "spawn", "tasks", "hops", "kicks")  # extra metrics in the table (the JSON has all)
+SHOWN = ("cpu", "cpu_op", "inline", "units", "client_cpu", "rss", "p90", "p99", "spawn", "tasks", "hops", "kicks")  # extra metrics in the table (the JSON has all)
 HEAD = ["bench", "cpus", "contender", "median", "min – max", "also", "target: ratio of medians (per-round range)"]
 
 
