@@ -543,6 +543,8 @@ static int b13(const bench_opts *o, const char *contender)
     bool is_cio = bench_kind_of(contender, &kind);
     if (is_cio && !bench_backend_open(kind, 0, &b))
         return BENCH_NA;
+    if (is_cio && bench_conc_of(contender) && kind == BENCH_THREADED) /* every file on a worker */
+        cio_threaded_set_async_limit((cio_threaded *)b.instance, SIZE_MAX);
     long files = files_of(o);
     make_tmpdir();
     memset(payload, 'p', sizeof payload);
@@ -609,9 +611,11 @@ const bench_entry bench_fs_entries[] = {
     {"B13", "evented-uring", b13},
     {"B13", "libuv", b13},
     {"B13", "sync", b13},
+    {"B13", "threaded+conc", b13},
     {"B13m", "threaded", b13m},
     {"B13m", "evented-uring", b13m},
     {"B13m", "libuv", b13m},
     {"B13m", "sync", b13m},
+    {"B13m", "threaded+conc", b13m},
     {NULL, NULL, NULL},
 };
