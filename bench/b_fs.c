@@ -26,6 +26,7 @@
 #include <uv.h>
 
 #include "bench.h"
+#include "pool.h"
 
 #define FILE_SIZE (1024 * 1024)
 #define BLOCK 4096
@@ -275,6 +276,64 @@ static void b9_ring_body(void *arg, uint64_t n)
     }
 }
 
+/* ---- B9, the plain pthread pool: a ring of jobs ---------------------------------------------------------- */
+
+typedef struct b9_pool {
+    bench_pool *pool;
+    bool stat;
+    int fd;
+    long depth;
+    uint64_t next_offset;
+    bench_pool_job jobs[MAX_DEPTH];
+    uint64_t offsets[MAX_DEPTH];
+    unsigned char bufs[MAX_DEPTH][BLOCK];
+} b9_pool;
+
+static b9_pool *b9_pool_self; /* one at a time: a job finds its slot by its address */
+
+static void b9_pool_job(void *arg)
+{
+    b9_pool *p = b9_pool_self;
+    long slot = (long)(intptr_t)arg;
+    if (p->stat) {
+        struct stat st;
+        if (stat(datapath, &st) != 0)
+            bench_die("stat");
+    } else if (pread(p->fd, p->bufs[slot], BLOCK, (off_t)p->offsets[slot]) != BLOCK) {
+        bench_die("pread");
+    }
+}
+
+static void b9_pool_issue(b9_pool *p, long slot)
+{
+    p->offsets[slot] = p->next_offset;
+    p->next_offset = (p->next_offset + BLOCK) % FILE_SIZE;
+    p->jobs[slot].fn = b9_pool_job;
+    p->jobs[slot].arg = (void *)(intptr_t)slot;
+    bench_pool_submit(p->pool, &p->jobs[slot]);
+}
+
+static void b9_pool_body(void *arg, uint64_t n)
+{
+    b9_pool *p = (b9_pool *)arg;
+    uint64_t issued = 0;
+    long first = 0, live = 0;
+    while (live < p->depth && issued < n) {
+        b9_pool_issue(p, live++);
+        issued++;
+    }
+    while (live > 0) {
+        bench_pool_wait(p->pool, &p->jobs[first]);
+        if (issued < n) {
+            b9_pool_issue(p, first);
+            issued++;
+        } else {
+            live--;
+        }
+        first = (first + 1) % p->depth;
+    }
+}
+
 static int b9(const bench_opts *o, const char *contender, bool stat_op)
 {
     double ns = 0;
@@ -283,8 +342,21 @@ static int b9(const bench_opts *o, const char *contender, bool stat_op)
     bool is_cio = bench_kind_of(contender, &kind);
     if (is_cio && !bench_backend_open(kind, 0, &b))
         return BENCH_NA;
+    if (is_cio && bench_conc_of(contender) && kind == BENCH_THREADED) /* every operation on a worker */
+        cio_threaded_set_async_limit((cio_threaded *)b.instance, SIZE_MAX);
     int fd = make_datafile();
-    if (is_cio) {
+    if (strcmp(contender, "pthread-pool") == 0) {
+        b9_pool *p = (b9_pool *)calloc(1, sizeof *p);
+        if (p == NULL || (p->pool = bench_pool_create()) == NULL)
+            bench_die("bench_pool_create");
+        p->stat = stat_op;
+        p->fd = fd;
+        p->depth = depth_of(o);
+        b9_pool_self = p;
+        ns = bench_measure(b9_pool_body, p, o->seconds);
+        bench_pool_destroy(p->pool);
+        free(p);
+    } else if (is_cio) {
         b9_cio *c = (b9_cio *)calloc(1, sizeof *c);
         if (c == NULL)
             bench_die("calloc");
@@ -471,6 +543,8 @@ static int b13(const bench_opts *o, const char *contender)
     bool is_cio = bench_kind_of(contender, &kind);
     if (is_cio && !bench_backend_open(kind, 0, &b))
         return BENCH_NA;
+    if (is_cio && bench_conc_of(contender) && kind == BENCH_THREADED) /* every file on a worker */
+        cio_threaded_set_async_limit((cio_threaded *)b.instance, SIZE_MAX);
     long files = files_of(o);
     make_tmpdir();
     memset(payload, 'p', sizeof payload);
@@ -524,18 +598,24 @@ const bench_entry bench_fs_entries[] = {
     {"B9s", "libuv", b9s},
     {"B9s", "sync", b9s},
     {"B9s", "liburing", b9s},
+    {"B9s", "threaded+conc", b9s},
+    {"B9s", "pthread-pool", b9s},
     {"B9r", "threaded", b9r},
     {"B9r", "evented-uring", b9r},
     {"B9r", "libuv", b9r},
     {"B9r", "sync", b9r},
     {"B9r", "liburing", b9r},
+    {"B9r", "threaded+conc", b9r},
+    {"B9r", "pthread-pool", b9r},
     {"B13", "threaded", b13},
     {"B13", "evented-uring", b13},
     {"B13", "libuv", b13},
     {"B13", "sync", b13},
+    {"B13", "threaded+conc", b13},
     {"B13m", "threaded", b13m},
     {"B13m", "evented-uring", b13m},
     {"B13m", "libuv", b13m},
     {"B13m", "sync", b13m},
+    {"B13m", "threaded+conc", b13m},
     {NULL, NULL, NULL},
 };

@@ -302,6 +302,37 @@ static bool idle_timeout_contender(const char *contender, char *base, size_t cap
 
 /* ---- the server process ------------------------------------------------------------------------------------------ */
 
+/* A peer that is a program of its own (bench/peers/: "go", "tokio"): the program the driver named in
+ * CIO_BENCH_<NAME>, or NULL (with *why) when build.py bench could not build it. */
+static const char *external_server(const char *contender, const char **why)
+{
+    static const char *const names[][3] = {{"go", "CIO_BENCH_GO", "CIO_BENCH_GO_WHY"},
+                                           {"tokio", "CIO_BENCH_TOKIO", "CIO_BENCH_TOKIO_WHY"}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (strcmp(contender, names[i][0]) != 0)
+            continue;
+        const char *exe = getenv(names[i][1]);
+        *why = getenv(names[i][2]);
+        if (*why == NULL)
+            *why = "not built here (python3 build.py bench builds it)";
+        return exe != NULL && access(exe, X_OK) == 0 ? exe : NULL;
+    }
+    *why = NULL;
+    return NULL;
+}
+
+/* In the server child: runs the peer program on the listening socket (it inherits it). */
+static _Noreturn void exec_external_server(const char *exe, int listen_fd)
+{
+    int flags = fcntl(listen_fd, F_GETFD);
+    if (flags >= 0)
+        (void)fcntl(listen_fd, F_SETFD, flags & ~FD_CLOEXEC);
+    char fdtext[16];
+    snprintf(fdtext, sizeof fdtext, "%d", listen_fd);
+    execl(exe, exe, "serve-echo", fdtext, (char *)NULL);
+    _exit(127);
+}
+
 static pid_t start_server(const bench_opts *o, const char *contender, bool bulk, int listen_fd, int report_fd)
 {
     pid_t pid = fork();
@@ -314,6 +345,14 @@ static pid_t start_server(const bench_opts *o, const char *contender, bool bulk,
     bool timed = idle_timeout_contender(contender, base, sizeof base);
     serve_args s = {listen_fd, report_fd, timed};
     bench_backend_kind kind;
+    const char *why = NULL;
+    const char *peer = external_server(contender, &why);
+    if (peer != NULL && !bulk)
+        exec_external_server(peer, listen_fd);
+    if (strcmp(contender, "thread-per-conn") == 0)
+        bench_echo_thread_per_conn(listen_fd);
+    if (strcmp(contender, "raw-epoll") == 0)
+        bench_echo_raw_epoll(listen_fd);
     if (bench_kind_of(base, &kind)) {
         bench_backend b;
         if (!bench_backend_open(kind, 0, &b))
@@ -340,6 +379,11 @@ static bool contender_available(const char *contender)
     char base[32];
     (void)idle_timeout_contender(contender, base, sizeof base);
     contender = base;
+    const char *why = NULL;
+    if (external_server(contender, &why) == NULL && why != NULL) {
+        (void)bench_na(why);
+        return false;
+    }
     bench_backend_kind kind;
     if (!bench_kind_of(contender, &kind) || kind == BENCH_THREADED)
         return true;
@@ -472,6 +516,62 @@ static int echo(const bench_opts *o, const char *contender)
     return 0;
 }
 
+/* ---- B16: one connection, one 64-byte message at a time: round-trip latency --------------------------------------- */
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int latency(const bench_opts *o, const char *contender)
+{
+    bench_report_cpu = false;
+    if (!contender_available(contender))
+        return BENCH_NA;
+    uint16_t port;
+    int lfd = listen_loopback(&port);
+    pid_t pid = start_server(o, contender, false, lfd, -1);
+    close(lfd);
+    int cpu = bench_client_cpu(o->cpus);
+    if (cpu >= 0)
+        bench_pin_self(cpu);
+    int fd = connect_loopback(port);
+    size_t cap = o->smoke ? 100 : 200000, n = 0;
+    int64_t *rtt = (int64_t *)malloc(cap * sizeof *rtt);
+    if (rtt == NULL)
+        bench_die("malloc");
+    char buf[MSG];
+    int64_t start = bench_now_ns(), warm = (int64_t)(o->seconds * 0.2e9), budget = (int64_t)(o->seconds * 1e9);
+    for (;;) {
+        int64_t t = bench_now_ns();
+        send_msg(fd);
+        for (size_t got = 0; got < MSG;) {
+            ssize_t r = read(fd, buf, MSG - got);
+            if (r <= 0) {
+                fprintf(stderr, "cio_bench: latency: the server closed the connection\n");
+                stop_server(pid);
+                free(rtt);
+                return 1;
+            }
+            got += (size_t)r;
+        }
+        int64_t now = bench_now_ns();
+        if (now - start >= warm && n < cap)
+            rtt[n++] = now - t;
+        if (now - start >= warm + budget || n == cap)
+            break;
+    }
+    qsort(rtt, n, sizeof *rtt, cmp_i64);
+    bench_result("main", (double)rtt[n / 2], "ns/rt");
+    bench_result("p99", (double)rtt[n * 99 / 100], "ns/rt");
+    bench_result("rounds", (double)n, "n");
+    free(rtt);
+    close(fd);
+    stop_server(pid);
+    return 0;
+}
+
 /* ---- B11: bulk ------------------------------------------------------------------------------------------------------ */
 
 static char chunk[BULK_CHUNK];
@@ -588,6 +688,18 @@ const bench_entry bench_net_entries[] = {
     {"B10", "threaded", echo},
     {"B10", "evented-uring", echo},
     {"B10", "libuv", echo},
+    {"B10", "go", echo},
+    {"B10", "thread-per-conn", echo},
+    {"B10", "raw-epoll", echo},
+    {"B16", "threaded", latency},
+    {"B16", "evented-uring", latency},
+    {"B16", "evented-epoll", latency},
+    {"B16", "libuv", latency},
+    {"B16", "go", latency},
+    {"B16", "tokio", latency},
+    {"B16", "raw-epoll", latency},
+    {"B16", "thread-per-conn", latency},
+    {"B10", "tokio", echo},
     {"B11", "threaded", bulk},
     {"B11", "libuv", bulk},
     {"B14", "evented-epoll", echo},

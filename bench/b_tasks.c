@@ -23,6 +23,7 @@
 #include <uv.h>
 
 #include "bench.h"
+#include "pool.h"
 
 static cio_err nop_task(void *context)
 {
@@ -41,6 +42,9 @@ static bench_backend *open_cio(const char *contender, unsigned evented_threads, 
         *rc = BENCH_NA;
         return NULL;
     }
+    b->all_concurrent = bench_conc_of(contender);
+    if (b->all_concurrent && kind == BENCH_THREADED)
+        cio_threaded_set_async_limit((cio_threaded *)b->instance, SIZE_MAX);
     return b;
 }
 
@@ -88,7 +92,19 @@ static int uv_serial_run(const bench_opts *o)
 
 static void b3_body(void *arg, uint64_t n)
 {
-    cio_io io = ((bench_backend *)arg)->io;
+    const bench_backend *b = (const bench_backend *)arg;
+    cio_io io = b->io;
+    if (b->all_concurrent && b->kind != BENCH_THREADED) {
+        /* Evented "+conc": a concurrent task is never run inline by its await, so a fiber starts. */
+        for (uint64_t i = 0; i < n; i++) {
+            cio_future f;
+            cio_err err = cio_concurrent(io, nop_task, NULL, 0, &f);
+            if (err != CIO_OK)
+                bench_fail("cio_concurrent", err);
+            (void)cio_await(io, &f);
+        }
+        return;
+    }
     for (uint64_t i = 0; i < n; i++) {
         cio_future f = cio_async(io, nop_task, NULL, 0);
         (void)cio_await(io, &f);
@@ -161,11 +177,20 @@ static int b4(const bench_opts *o, const char *contender)
 
 static void b5_body(void *arg, uint64_t n)
 {
-    cio_io io = ((bench_backend *)arg)->io;
+    const bench_backend *b = (const bench_backend *)arg;
+    cio_io io = b->io;
+    bool conc = b->all_concurrent && b->kind != BENCH_THREADED;
     for (uint64_t i = 0; i < n; i++) {
         cio_group g = CIO_GROUP_INIT;
-        for (int k = 0; k < B5_TASKS; k++)
-            cio_group_async(io, &g, nop_task, NULL, 0);
+        for (int k = 0; k < B5_TASKS; k++) {
+            if (!conc) {
+                cio_group_async(io, &g, nop_task, NULL, 0);
+                continue;
+            }
+            cio_err err = cio_group_concurrent(io, &g, nop_task, NULL, 0);
+            if (err != CIO_OK)
+                bench_fail("cio_group_concurrent", err);
+        }
         (void)cio_group_await(io, &g);
     }
 }
@@ -191,8 +216,41 @@ static void uv_batch_body(void *arg, uint64_t n)
     }
 }
 
+static void pool_nop(void *arg)
+{
+    (void)arg;
+}
+
+typedef struct b5_pool {
+    bench_pool *pool;
+    bench_pool_job jobs[B5_TASKS];
+} b5_pool;
+
+static void b5_pool_body(void *arg, uint64_t n)
+{
+    b5_pool *p = (b5_pool *)arg;
+    for (uint64_t i = 0; i < n; i++) {
+        for (int k = 0; k < B5_TASKS; k++) {
+            p->jobs[k].fn = pool_nop;
+            p->jobs[k].arg = NULL;
+            bench_pool_submit(p->pool, &p->jobs[k]);
+        }
+        for (int k = 0; k < B5_TASKS; k++)
+            bench_pool_wait(p->pool, &p->jobs[k]);
+    }
+}
+
 static int b5(const bench_opts *o, const char *contender)
 {
+    if (strcmp(contender, "pthread-pool") == 0) {
+        b5_pool *p = (b5_pool *)calloc(1, sizeof *p);
+        if (p == NULL || (p->pool = bench_pool_create()) == NULL)
+            bench_die("bench_pool_create");
+        bench_result("main", bench_measure(b5_pool_body, p, o->seconds) / B5_TASKS, "ns/task");
+        bench_pool_destroy(p->pool);
+        free(p);
+        return 0;
+    }
     if (strcmp(contender, "libuv") == 0) {
         uv_batch *u = (uv_batch *)calloc(1, sizeof *u);
         if (u == NULL)
@@ -606,6 +664,9 @@ const bench_entry bench_tasks_entries[] = {
     {"B3", "evented-uring", b3},
     {"B3", "evented-epoll", b3},
     {"B3", "libuv", b3},
+    {"B3", "threaded+conc", b3},
+    {"B3", "evented-uring+conc", b3},
+    {"B3", "evented-epoll+conc", b3},
     {"B4", "threaded", b4},
     {"B4", "pthread", b4},
     {"B4", "libuv", b4},
@@ -613,6 +674,10 @@ const bench_entry bench_tasks_entries[] = {
     {"B5", "evented-uring", b5},
     {"B5", "evented-epoll", b5},
     {"B5", "libuv", b5},
+    {"B5", "threaded+conc", b5},
+    {"B5", "pthread-pool", b5},
+    {"B5", "evented-uring+conc", b5},
+    {"B5", "evented-epoll+conc", b5},
     {"B6", "threaded", b6},
     {"B6", "evented-uring", b6},
     {"B6", "evented-epoll", b6},

@@ -79,12 +79,19 @@ typedef struct bench_backend {
     bench_backend_kind kind;
     cio_io io;
     void *instance;
+    /* The "+conc" contenders (B3, B5): every task on a unit of concurrency of its own, never inline
+     * (Threaded: no async limit; Evented: cio_concurrent / cio_group_concurrent, awaited as fibers). */
+    bool all_concurrent;
 } bench_backend;
 
 /* Creates the backend; returns false (after printing NA) when it does not exist here.
  * evented_threads: the Evented backend's loop threads (0: its default); ignored by Threaded. */
 bool bench_backend_open(bench_backend_kind kind, unsigned evented_threads, bench_backend *out);
 void bench_backend_close(bench_backend *b);
+/* Prints the backend's task counts since it was opened: RESULT inline (% of tasks whose function ran
+ * inline on the caller or the awaiting fiber) and RESULT units (tasks that ran on a unit of
+ * concurrency of their own: a worker thread, a fiber), so a row shows the path it measured. */
+void bench_backend_report_tasks(const bench_backend *b);
 /* Runs fn(arg) where the backend's tasks live: directly on Threaded, inside one concurrent task on
  * Evented (so the measuring code is a fiber of the loop, not a foreign thread). */
 void bench_backend_run(bench_backend *b, void (*fn)(bench_backend *b, void *arg), void *arg);
@@ -113,7 +120,13 @@ extern const bench_entry bench_net_entries[];
 extern const bench_entry bench_misc_entries[];
 extern const bench_entry bench_fiber_entries[];
 
+/* Echo servers without a library (b_net_peers.c): the B10/B16 peers "thread-per-conn" and "raw-epoll". */
+_Noreturn void bench_echo_thread_per_conn(int listen_fd);
+_Noreturn void bench_echo_raw_epoll(int listen_fd);
+
 /* The cio contenders of a benchmark all share one function; this maps the name to the kind. */
 bool bench_kind_of(const char *contender, bench_backend_kind *kind);
+/* Whether the contender is a "+conc" one (bench_backend.all_concurrent). */
+bool bench_conc_of(const char *contender);
 
 #endif

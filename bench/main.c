@@ -190,13 +190,27 @@ void bench_uv_pool_start(uv_loop_t *loop)
 
 /* ---- cio backends -------------------------------------------------------------------------------------- */
 
+bool bench_conc_of(const char *contender)
+{
+    size_t n = strlen(contender);
+    return n > 5 && strcmp(contender + n - 5, "+conc") == 0;
+}
+
 bool bench_kind_of(const char *contender, bench_backend_kind *kind)
 {
-    if (strcmp(contender, "threaded") == 0)
+    char base[32];
+    size_t n = strlen(contender);
+    if (bench_conc_of(contender))
+        n -= 5;
+    if (n >= sizeof base)
+        return false;
+    memcpy(base, contender, n);
+    base[n] = '\0';
+    if (strcmp(base, "threaded") == 0)
         *kind = BENCH_THREADED;
-    else if (strcmp(contender, "evented-uring") == 0)
+    else if (strcmp(base, "evented-uring") == 0)
         *kind = BENCH_EVENTED_URING;
-    else if (strcmp(contender, "evented-epoll") == 0)
+    else if (strcmp(base, "evented-epoll") == 0)
         *kind = BENCH_EVENTED_EPOLL;
     else
         return false;
@@ -257,8 +271,39 @@ bool bench_backend_open(bench_backend_kind kind, unsigned evented_threads, bench
 #endif
 }
 
+/* (inline, on a unit of their own) task counts of the backend. */
+static void task_counts(const bench_backend *b, size_t *inl, size_t *units)
+{
+    *inl = *units = 0;
+    if (b->kind == BENCH_THREADED) {
+        cio_threaded_stats s;
+        cio_threaded_get_stats((cio_threaded *)b->instance, &s);
+        *inl = s.tasks_inline;
+        *units = s.tasks_on_workers;
+    }
+#if CIO_HAVE_EVENTED
+    else {
+        cio_evented_stats s;
+        cio_evented_get_stats((const cio_evented *)b->instance, &s);
+        *inl = s.tasks_inline;
+        *units = s.fibers_started;
+    }
+#endif
+}
+
+void bench_backend_report_tasks(const bench_backend *b)
+{
+    size_t inl, units;
+    task_counts(b, &inl, &units);
+    if (inl + units == 0)
+        return;
+    bench_result("inline", 100.0 * (double)inl / (double)(inl + units), "%");
+    bench_result("units", (double)units, "n");
+}
+
 void bench_backend_close(bench_backend *b)
 {
+    bench_backend_report_tasks(b);
     if (b->kind == BENCH_THREADED)
         cio_threaded_destroy((cio_threaded *)b->instance);
 #if CIO_HAVE_EVENTED

@@ -110,7 +110,7 @@ def build_platforms(m, doc, path):
 DEBIAN_PACKAGE = re.compile(r"^[a-z0-9][a-z0-9+.-]+$")
 
 
-PACKAGE_GROUPS = ("base", "cmocka-source", "host-tests", "docs", "bench", "fuzz", "valgrind", "fresh-check")
+PACKAGE_GROUPS = ("base", "cmocka-source", "host-tests", "docs", "bench", "bench-peers", "fuzz", "valgrind", "fresh-check")
 
 
 def build_targets(m, doc, path):

@@ -166,6 +166,13 @@ static inline cio_threaded *cio_test_threaded(void **state)
     return b == &cio_test_backend_threaded ? (cio_threaded *)b->instance : NULL;
 }
 
+/* The test's Evented instance, or NULL on the Threaded backend (and where Evented is not built). */
+static inline void *cio_test_evented(void **state)
+{
+    cio_test_backend *b = (cio_test_backend *)*state;
+    return b == &cio_test_backend_threaded ? NULL : b->instance;
+}
+
 #define CIO_TESTS(f) \
     {"threaded: " #f, f, cio_test_setup_threaded, cio_test_teardown_threaded, &cio_test_backend_threaded} \
     CIO_TESTS_EVENTED(f)

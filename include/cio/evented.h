@@ -85,6 +85,22 @@ cio_io cio_evented_io(cio_evented *evented);
  */
 cio_evented_flavour cio_evented_flavour_of(const cio_evented *evented);
 
+/** Counters since cio_evented_create, for benchmarks and tests (they only grow; size_t wraps). A
+ * task either starts as a fiber of its own or runs inline on the fiber that awaits it (an async
+ * task not started yet when awaited, a group member not started when the group is awaited) or, when
+ * no fiber can be had, on the caller. */
+typedef struct cio_evented_stats {
+    size_t fibers_started; /**< tasks that started running as a fiber on a stack of their own */
+    size_t tasks_inline;   /**< tasks whose function ran inline on the awaiting fiber or the caller */
+} cio_evented_stats;
+/**
+ * Reads the counters (summed over the loops; exact once the tasks counted have finished).
+ * @param evented the instance
+ * @param[out] out the counters
+ * @cancellation no
+ */
+void cio_evented_get_stats(const cio_evented *evented, cio_evented_stats *out);
+
 #endif /* CIO_HAVE_EVENTED */
 
 #ifdef __cplusplus

@@ -260,7 +260,8 @@ struct cio_operation;
     X(cio_err, group_concurrent, (void *ud, cio_group *group, cio_task_fn fn, const void *ctx, size_t ctx_size))      \
     /* Waits for every member. If the awaiter is canceled meanwhile, the request goes to every                        \
      * member, the wait still covers all of them, and then CIO_E_CANCELED. Set: Cancelable.                           \
-     * (Evented: members not started yet may run on the awaiting fiber, as for await.) */                             \
+     * (Evented: group_async members not started yet may run on the awaiting fiber, as for                            \
+     * await; group_concurrent members always start as fibers of their own.) */                                       \
     X(cio_err, group_await, (void *ud, cio_group *group))                                                             \
     /* Cancels every member (members added meanwhile start canceled) and waits for all. */                            \
     X(void, group_cancel, (void *ud, cio_group *group))                                                               \

@@ -34,6 +34,10 @@ static _Atomic(int) adopt_key_state; /* 0: not made, 1: being made, 2: made, 3: 
 static void adopted_release(struct cio__e_loop *l)
 {
     struct cio_evented *e = l->ev;
+    atomic_fetch_add_explicit(&e->n_fibers_gone, atomic_load_explicit(&l->n_fibers, memory_order_relaxed),
+                              memory_order_relaxed);
+    atomic_fetch_add_explicit(&e->n_inline_gone, atomic_load_explicit(&l->n_inline, memory_order_relaxed),
+                              memory_order_relaxed);
     e->poller->deinit(l);
     while (l->blk_cache != NULL) {
         struct cio_any_future *n = l->blk_cache->next;

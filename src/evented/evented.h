@@ -106,7 +106,9 @@ struct cio_any_future {
     _Atomic(uint32_t) done;           /* CIO__E_DONE_*: running / finished (result valid) / awaited */
     struct cio_any_future *awaiter;   /* the fiber parked in an await of this future (DONE_AWAITED) */
     bool handed_off;                  /* exiting: switched straight to its awaiter (home loop only) */
-    bool inline_ok;                   /* made by async: may run inline in an await (cio__e_await_inline) */
+    bool inline_ok;                   /* made by async or group_async: may run inline in an await
+                                         (cio__e_await_inline, cio__e_group_inline); a concurrent
+                                         task always starts as a fiber of its own */
     bool cancel_posted;               /* on home's cancel list (home inbox mu) */
     bool glinked;                     /* in its group's member list (runs as a fiber; group mu) */
     _Atomic(bool) exited;             /* finished; no more cancel posts (read under home inbox mu) */
@@ -238,6 +240,10 @@ struct cio__e_loop {
     int epfd;                         /* epoll or kqueue descriptor */
     int wakefd;                       /* eventfd or pipe read end; -1 when the wake-up has none */
     void *ring;                       /* poll_uring.c's ring, or poll_kqueue.c's registrations */
+    /* cio_evented_get_stats: written by this loop's thread only (a relaxed load and store, no
+     * locked add), read by any */
+    _Atomic(size_t) n_fibers;         /* fibers that started running on their own stack here */
+    _Atomic(size_t) n_inline;         /* tasks whose function ran inline on a fiber of this loop */
 };
 
 /* ---- an instance -------------------------------------------------------------------------------------- */
@@ -262,11 +268,20 @@ struct cio_evented {
     unsigned char *rgn_next;
     size_t rgn_left;
     struct cio__e_loop *adopted;      /* loops of adopted threads (adopt.c adopt_mu) */
+    /* cio_evented_get_stats: counts of adopted loops that are gone, and tasks run inline on a thread
+     * with no loop (no fiber could be had) */
+    _Atomic(size_t) n_fibers_gone, n_inline_gone;
     /* tasks.c's part of a fiber's start and finish, which sched.c calls back (set by create, io.c):
      * cio__e_group_started (a group member starts running), cio__e_finish (a fiber finished). */
     void (*fiber_started)(struct cio_any_future *f);
     void (*fiber_finished)(struct cio_any_future *f);
 };
+
+/* One more in a per-loop counter (struct cio__e_loop n_fibers / n_inline), by the loop's own thread. */
+static inline void cio__e_count(_Atomic(size_t) *c)
+{
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1, memory_order_relaxed);
+}
 
 /* One more live unit (a fiber, or a group that has members): destroy waits until none is left. */
 static inline void cio__e_live_add(struct cio_evented *e)

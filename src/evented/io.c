@@ -186,3 +186,22 @@ cio_evented_flavour cio_evented_flavour_of(const cio_evented *e)
 {
     return e->flavour;
 }
+
+static void add_loop_stats(const struct cio__e_loop *l, void *arg)
+{
+    cio_evented_stats *out = (cio_evented_stats *)arg;
+    out->fibers_started += atomic_load_explicit(&l->n_fibers, memory_order_relaxed);
+    out->tasks_inline += atomic_load_explicit(&l->n_inline, memory_order_relaxed);
+}
+
+void cio_evented_get_stats(const cio_evented *e, cio_evented_stats *out)
+{
+    if (out == NULL)
+        return;
+    memset(out, 0, sizeof *out);
+    if (e == NULL)
+        return;
+    out->fibers_started = atomic_load_explicit(&e->n_fibers_gone, memory_order_relaxed);
+    out->tasks_inline = atomic_load_explicit(&e->n_inline_gone, memory_order_relaxed);
+    cio__e_for_each_loop(e, add_loop_stats, out);
+}

@@ -52,6 +52,7 @@ static void fiber_entry(void *arg)
     struct cio_any_future *f = (struct cio_any_future *)arg;
     struct cio__e_loop *l = atomic_load_explicit(&f->home, memory_order_relaxed); /* set by whoever started f */
     run_after(l);
+    cio__e_count(&l->n_fibers);
     if (f->group != NULL)
         f->owner->fiber_started(f); /* here, not in start_here: the switching fiber's `after` may hold a futex bucket */
     f->result = f->fn(f->ctxbuf);
@@ -484,6 +485,7 @@ bool cio__e_await_inline(struct cio_evented *e, struct cio_any_future *f)
     if (l == NULL || l->lifo != f || !inline_room(l))
         return false;
     l->lifo = NULL;
+    cio__e_count(&l->n_inline);
     f->result = f->fn(f->ctxbuf);
     inline_exit(e, f);
     return true;
@@ -515,9 +517,9 @@ int cio__e_group_inline(struct cio_evented *e, const struct cio__e_group *gr)
             l->lifo = NULL;
         else if ((f = ring_take(l)) == NULL && (f = take_spawn(l, l)) == NULL)
             return 0;
-        if (f->group != gr || atomic_load_explicit(&f->cancel, memory_order_relaxed) != 0) {
-            /* not one to run here (another's, or one to be canceled): it runs next, as the fiber
-             * it is (it was next in line), then this one goes on */
+        if (f->group != gr || !f->inline_ok || atomic_load_explicit(&f->cancel, memory_order_relaxed) != 0) {
+            /* not one to run here (another's, a concurrent member, or one to be canceled): it runs
+             * next, as the fiber it is (it was next in line), then this one goes on */
             if (from_lifo)
                 l->lifo = f;
             else
@@ -528,6 +530,7 @@ int cio__e_group_inline(struct cio_evented *e, const struct cio__e_group *gr)
         }
         if (l->budget > 0)
             l->budget--;
+        cio__e_count(&l->n_inline);
         f->result = f->fn(f->ctxbuf);
         stack_back(e, l, &f->stack);
         atomic_store_explicit(&f->exited, true, memory_order_relaxed);

@@ -379,6 +379,7 @@ struct cio_any_future *cio__e_async(void *ud, cio_task_fn fn, const void *ctx, s
     struct cio_evented *e = (struct cio_evented *)ud;
     struct cio_any_future *f = cio__e_fiber_new(e, fn, ctx, ctx_size, true);
     if (f == NULL) {
+        atomic_fetch_add_explicit(&e->n_inline_gone, 1, memory_order_relaxed); /* rare: no fiber */
         *inline_result = cio__run_inline(fn, ctx, ctx_size);
         return NULL;
     }
@@ -597,10 +598,13 @@ void cio__e_group_async(void *ud, cio_group *g, cio_task_fn fn, const void *ctx,
 {
     struct cio_evented *e = (struct cio_evented *)ud;
     struct cio_any_future *f = group_fiber(e, g, fn, ctx, ctx_size);
-    if (f != NULL)
+    if (f != NULL) {
+        f->inline_ok = true; /* an async member may run on the awaiting fiber (group_await) */
         cio__e_spawn(e, f);
-    else
+    } else {
+        atomic_fetch_add_explicit(&e->n_inline_gone, 1, memory_order_relaxed); /* rare: no fiber */
         (void)cio__run_inline(fn, ctx, ctx_size);
+    }
 }
 
 cio_err cio__e_group_concurrent(void *ud, cio_group *g, cio_task_fn fn, const void *ctx, size_t ctx_size)

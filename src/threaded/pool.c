@@ -257,6 +257,7 @@ static bool enqueue_locked(cio_threaded *t, struct cio_any_future *task, bool *s
         t->head = task;
     t->tail = task;
     t->busy++;
+    cio__t_count(&t->n_workers); /* under mu: exact */
     atomic_store_explicit(&t->async_full, t->busy >= t->async_limit, memory_order_relaxed);
     return true;
 }
@@ -365,6 +366,7 @@ struct cio_any_future *cio__t_async(void *ud, cio_task_fn fn, const void *ctx, s
         return task;
     if (task != NULL)
         task_free(t, task);
+    cio__t_count(&t->n_inline);
     *inline_result = cio__run_inline(fn, ctx, ctx_size);
     return NULL;
 }
@@ -531,9 +533,10 @@ static void group_member_done(struct cio_any_future *task)
 }
 
 /* Runs a group member inline: the member's result is discarded, like on a worker. */
-static void group_inline(struct cio__t_group *gr, cio_task_fn fn, const void *ctx, size_t ctx_size)
+static void group_inline(cio_threaded *t, struct cio__t_group *gr, cio_task_fn fn, const void *ctx, size_t ctx_size)
 {
     (void)gr;
+    cio__t_count(&t->n_inline);
     (void)cio__run_inline(fn, ctx, ctx_size);
 }
 
@@ -567,7 +570,7 @@ void cio__t_group_async(void *ud, cio_group *g, cio_task_fn fn, const void *ctx,
         if (gr != NULL && async_recycled(t, gr, fn, ctx, ctx_size, &full) != NULL)
             return;
         if (full) {
-            group_inline(gr, fn, ctx, ctx_size);
+            group_inline(t, gr, fn, ctx, ctx_size);
             return;
         }
     }
@@ -579,7 +582,7 @@ void cio__t_group_async(void *ud, cio_group *g, cio_task_fn fn, const void *ctx,
         return;
     if (task != NULL)
         group_abandon(t, gr, task);
-    group_inline(gr, fn, ctx, ctx_size);
+    group_inline(t, gr, fn, ctx, ctx_size);
 }
 
 cio_err cio__t_group_concurrent(void *ud, cio_group *g, cio_task_fn fn, const void *ctx, size_t ctx_size)

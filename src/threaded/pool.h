@@ -34,8 +34,19 @@ struct cio_threaded {
     _Atomic(uint32_t) wake_gen; /* bumped when a wakeup is granted: what yielding idle workers watch */
     _Atomic(uint32_t) signalers; /* cancelers inside their check-then-kick window (task.h) */
     _Atomic(size_t) kicks;       /* kicks sent (cio_threaded_get_stats) */
+    /* cio_threaded_get_stats' task counts, on a line of their own (the spawner writes them; no
+     * worker reads them): bumped with a relaxed load and store, not a locked add, so the inline
+     * path stays as cheap as before; exact while one thread spawns at a time. */
+    _Alignas(64) _Atomic(size_t) n_inline;
+    _Atomic(size_t) n_workers;
     bool shutdown;
 };
+
+/* One more task counted in *c (pool.h's n_inline / n_workers). */
+static inline void cio__t_count(_Atomic(size_t) *c)
+{
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1, memory_order_relaxed);
+}
 
 /* A group's record, allocated on the first member (cio_group.token points to it). */
 struct cio__t_group {

@@ -56,6 +56,8 @@ cio_err cio_threaded_create(const cio_threaded_options *options, cio_threaded **
     atomic_init(&t->wake_gen, 0);
     atomic_init(&t->signalers, 0);
     atomic_init(&t->kicks, 0);
+    atomic_init(&t->n_inline, 0);
+    atomic_init(&t->n_workers, 0);
     t->concurrent_limit = o.concurrent_limit != 0 ? o.concurrent_limit : SIZE_MAX;
     t->stack_size = cio__t_stack_size(o.stack_size != 0 ? o.stack_size : DEFAULT_STACK);
     t->idle_timeout_ms = o.idle_timeout_ms != 0 ? o.idle_timeout_ms : DEFAULT_IDLE_MS;
@@ -146,6 +148,9 @@ void cio_threaded_get_stats(cio_threaded *t, cio_threaded_stats *out)
     if (out == NULL)
         return;
     memset(out, 0, sizeof *out);
-    if (t != NULL)
-        out->kicks = atomic_load_explicit(&t->kicks, memory_order_relaxed);
+    if (t == NULL)
+        return;
+    out->kicks = atomic_load_explicit(&t->kicks, memory_order_relaxed);
+    out->tasks_inline = atomic_load_explicit(&t->n_inline, memory_order_relaxed);
+    out->tasks_on_workers = atomic_load_explicit(&t->n_workers, memory_order_relaxed);
 }

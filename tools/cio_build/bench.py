@@ -25,6 +25,61 @@ def build_bench(allow_install, jobs):
     return os.path.join(BENCH_DIR, "bench", "cio_bench"), "built"
 
 
+def build_peers(allow_install):
+    """Builds the Go and Tokio peers (bench/peers/) from Debian's packages, offline; returns
+    {name: (exe or None, why not)}. A peer that cannot be built says so in its column."""
+    miss = ensure_packages(spec_packages("bench-peers"), allow_install)
+    out = {}
+    peers_dir = os.path.join(BENCH_DIR, "peers")
+    os.makedirs(peers_dir, exist_ok=True)
+    env = dict(os.environ, HOME=peers_dir, GOCACHE=os.path.join(peers_dir, "go-cache"), GOFLAGS="-mod=mod",
+               GOPROXY="off", CARGO_HOME=os.path.join(peers_dir, "cargo-home"),
+               CARGO_TARGET_DIR=os.path.join(peers_dir, "tokio-target"), RUSTC="/usr/bin/rustc")
+    go_exe = os.path.join(peers_dir, "go-peer")
+    if "golang-go" in miss or not os.path.exists("/usr/bin/go"):
+        out["go"] = (None, "cannot build: Debian's golang-go is not installed")
+    else:
+        r = subprocess.run(["/usr/bin/go", "build", "-o", go_exe, "."], cwd=os.path.join(ROOT, "bench", "peers", "go"),
+                           env=env, capture_output=True, text=True)
+        out["go"] = (go_exe, "built") if r.returncode == 0 else (None, "cannot build: go build: " +
+                                                                   (r.stderr or r.stdout).strip()[-300:])
+    boost_exe = os.path.join(peers_dir, "boost-peer")
+    if any(p in miss for p in ("g++", "libboost-context-dev", "libboost-fiber-dev")):
+        out["boost"] = (None, "cannot build: Debian's g++ / libboost-context-dev / libboost-fiber-dev are not installed")
+    else:
+        r = subprocess.run(["g++", "-std=c++17", "-O2", "-o", boost_exe,
+                            os.path.join(ROOT, "bench", "peers", "boost", "boost_peer.cpp"),
+                            "-lboost_fiber", "-lboost_context"], capture_output=True, text=True)
+        out["boost"] = (boost_exe, "built") if r.returncode == 0 else (None, "cannot build: g++: " +
+                                                                     r.stderr.strip()[-300:])
+    if any(p in miss for p in ("cargo", "rustc", "librust-tokio-dev", "librust-libc-dev")):
+        out["tokio"] = (None, "cannot build: Debian's cargo / librust-tokio-dev are not installed")
+    else:
+        # A copy of the project, so that cargo's lock file and config stay out of the source tree.
+        src = os.path.join(peers_dir, "tokio-src")
+        subprocess.run(["rm", "-rf", src], check=True)
+        subprocess.run(["cp", "-r", os.path.join(ROOT, "bench", "peers", "tokio"), src], check=True)
+        r = subprocess.run(["/usr/bin/cargo", "build", "--release", "--offline"], cwd=src, env=env,
+                           capture_output=True, text=True)
+        exe = os.path.join(peers_dir, "tokio-target", "release", "tokio-peer")
+        out["tokio"] = (exe, "built") if r.returncode == 0 else (None, "cannot build: cargo build --offline: " +
+                                                                 r.stderr.strip()[-300:])
+    return out
+
+
+def peer_env(peers):
+    """The environment the driver reads the peers from: CIO_BENCH_<NAME> (the program) or
+    CIO_BENCH_<NAME>_WHY (why there is none)."""
+    env = {}
+    for name, (exe, why) in peers.items():
+        key = "CIO_BENCH_" + name.upper()
+        if exe:
+            env[key] = exe
+        else:
+            env[key + "_WHY"] = why
+    return env
+
+
 def bench_driver():
     from bench import driver
     return driver
@@ -87,9 +142,15 @@ def cmd_bench(args):
         return 1
     if not args.only or "B12" in args.only.split(","):
         bench_map_count()
+    peers = build_peers(not args.no_install)
+    for name, (_, why) in peers.items():
+        say(f"build.py bench: peer {name}: {why}")
+    os.environ.update(peer_env(peers))
     argv = [exe, "--rounds", str(args.rounds), "--seconds", str(args.seconds)]
-    if args.only:
-        argv += ["--only", args.only]
+    if args.only:  # a partial run never replaces the full results under bench/
+        argv += ["--only", args.only, "--out", os.path.join(BENCH_DIR, "partial")]
+    if getattr(args, "quick", False):
+        argv.append("--quick")
     if args.conditions:
         argv += ["--conditions", args.conditions]
     return bench_driver().main(argv)

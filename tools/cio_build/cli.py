@@ -15,7 +15,7 @@
     python3 build.py fresh-check [--sources switch|list|deb822] [--expect-passed N]
                                           the two commands above on a bare Debian 12 root
                                           (debootstrap + chroot; ci/fresh_check.py says what it proves)
-    python3 build.py bench [--rounds N] [--seconds S] [--only B3,B7]
+    python3 build.py bench [--quick] [--rounds N] [--seconds S] [--only B3,B7]
                                           the benchmarks against libuv, liburing, pthreads, swapcontext
                                           (a Release -O2 build in build/bench; bench/README.md)
 
@@ -221,7 +221,9 @@ def main():
                     "the target's OS (e.g. 'ssh host'); the BSD smoke program is piped to it and run there")
     ap.add_argument("--rounds", type=int, default=5, help="bench: interleaved rounds per contender (default 5)")
     ap.add_argument("--seconds", type=float, default=0.3, help="bench: measuring time per run (default 0.3)")
-    ap.add_argument("--only", help="bench: comma-separated benchmark ids (B3,B9s,...)")
+    ap.add_argument("--only", help="bench: comma-separated benchmark ids (B3,B9s,...); the results go to "
+                    "build/bench/partial, never over bench/results.*")
+    ap.add_argument("--quick", action="store_true", help="bench: a short pass (5 rounds of 0.05 s)")
     ap.add_argument("--conditions", help="bench: how the machine was loaded, for the report")
     ap.add_argument("--sources", choices=["switch", "list", "deb822"], default="switch",
                     help="fresh-check: apt source format(s) of the bare root (default: one-line, then deb822)")

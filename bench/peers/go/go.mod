@@ -1,0 +1,3 @@
+module ciobench/gopeer
+
+go 1.19
