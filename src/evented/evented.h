@@ -429,6 +429,8 @@ cio_err cio__e_fiber_futex_wait(struct cio_evented *e, const _Atomic(uint32_t) *
 /* A futex wait on the futex table by a thread that is not (and does not become) a fiber. */
 cio_err cio__e_futex_wait_foreign(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout);
 void cio__e_fiber_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters);
+/* Lets cio's diagnostics take the stderr lock as the fiber that makes them (process.c). */
+void cio__e_stderr_install(void);
 
 /* ---- fdwait.c: poller waits ---------------------------------------------------------------------------------- */
 /* Waits for readiness of fd (POLLIN / POLLOUT) as the current fiber. deadline_ns < 0: none.
