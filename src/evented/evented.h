@@ -463,6 +463,7 @@ int32_t cio__e_uring_rw(struct cio_evented *e, enum cio__e_uring_op op, int fd, 
  * by cio_evented_create (io.c) for the io_uring flavour (poll_uring_none.c: never called). */
 void cio__e_uring_fs_override(struct cio_evented *e, struct cio_vtable *vt);
 void cio__e_uring_net_override(struct cio_evented *e, struct cio_vtable *vt);
+void cio__e_uring_process_override(struct cio_evented *e, struct cio_vtable *vt); /* process_uring.c */
 
 /* ---- helper.c ------------------------------------------------------------------------------------------------ */
 /* Runs fn(arg) on the helper pool while the current fiber waits (cancelable: a cancel request is
