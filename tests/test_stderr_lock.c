@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE 1
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
@@ -31,10 +32,11 @@ struct job {
     int k;
 };
 
-static void put(const char *s)
+/* One write to fd 2 (no cmocka assertion here: tasks run on other threads). */
+static bool put(const char *s)
 {
     size_t n = strlen(s);
-    assert_int_equal(write(2, s, (unsigned)n), (int)n);
+    return write(2, s, (unsigned)n) == (int)n;
 }
 
 /* Holds the lock across a sleep between the two halves of each line. */
@@ -47,10 +49,12 @@ static cio_err writer(void *p)
         cio_err err = cio_lock_stderr(j->io);
         if (err != CIO_OK)
             return err;
-        put(head);
+        bool ok = put(head);
         (void)cio_sleep(j->io, cio_timeout_ms(1));
-        put(">\n");
+        ok = put(">\n") && ok;
         cio_unlock_stderr(j->io);
+        if (!ok)
+            return CIO_E_UNEXPECTED;
     }
     return CIO_OK;
 }
@@ -73,11 +77,15 @@ static void test_diagnostics_take_the_lock(void **state)
     cio_io io = cio_test_io(state);
     char path[512];
     snprintf(path, sizeof path, "%scio_stderr_lock_%d.txt", cio_test_tmp_root(), (int)getpid());
+#if defined(O_BINARY)
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_BINARY, 0600); /* Windows: no \r added */
+#else
     int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+#endif
     assert_true(fd >= 0);
     int saved = dup(2);
     assert_true(saved >= 0);
-    assert_true(dup2(fd, 2) == 2);
+    assert_true(dup2(fd, 2) != -1); /* the CRT's _dup2 says 0, POSIX the descriptor */
     struct job jobs[WRITERS + DIAGS];
     cio_future f[WRITERS + DIAGS];
     int started = 0;
@@ -92,7 +100,7 @@ static void test_diagnostics_take_the_lock(void **state)
     cio_err results[WRITERS + DIAGS];
     for (int k = 0; k < started; k++)
         results[k] = cio_await(io, &f[k]);
-    assert_true(dup2(saved, 2) == 2);
+    assert_true(dup2(saved, 2) != -1);
     close(saved);
     if (cerr != CIO_OK) {
         close(fd);
@@ -145,6 +153,7 @@ static void test_diagnostics_take_the_lock(void **state)
 
 /* One thread, two instances of two backends: one owner (the second lock nests in the first), and
  * another thread can take the lock once both are released. */
+#if CIO_HAVE_EVENTED
 static cio_err try_elsewhere(void *p)
 {
     cio_io io = *(cio_io *)p;
@@ -153,6 +162,7 @@ static cio_err try_elsewhere(void *p)
     cio_unlock_stderr(io);
     return CIO_OK;
 }
+#endif
 
 static void test_one_thread_one_owner(void **state)
 {

@@ -1773,6 +1773,9 @@ struct cio__sys_table {
     _Atomic(cio__sys_CreateProcessW_fn) CreateProcessW__spawn; /* src/os/process_spawn_windows.c: spawn_w */
 #endif
 #if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_malloc_fn) malloc__spawn_program; /* src/os/process_spawn_windows.c: program_in */
+#endif
+#if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_GetExitCodeProcess_fn) GetExitCodeProcess__child_wait; /* src/os/process_spawn_windows.c: finish */
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -1795,6 +1798,15 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_SetCurrentDirectoryW_fn) SetCurrentDirectoryW__set_current_path; /* src/os/process_cwd_windows.c: cio__os_process_set_current_path */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_SetCurrentDirectoryW_fn) SetCurrentDirectoryW__set_current_dir; /* src/os/process_cwd_windows.c: cio__os_process_set_current_dir */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_malloc_fn) malloc__dir_wpath; /* src/os/process_cwd_windows.c: cio__win_dir_wpath */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_GetFinalPathNameByHandleW_fn) GetFinalPathNameByHandleW__dir_wpath; /* src/os/process_cwd_windows.c: cio__win_dir_wpath */
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_NtReadFile_fn) NtReadFile__rw_once; /* src/os/fs_windows_io.c: rw_once */
