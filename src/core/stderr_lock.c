@@ -12,8 +12,9 @@
  * - A waiter waits with the backend's own futex slot, so a fiber does not block its loop thread and
  *   the wait is a cancellation point; a canceled lock leaves the state as it found it (a waiter
  *   that set 2 only causes one spare wake). Threads wait on the OS futex, fibers (and Evented's
- *   foreign threads) in Evented's wait table: unlock wakes one of each (`fiber_wake`, registered by
- *   the first Evented lock), a spare wake at most.
+ *   foreign threads) in Evented's wait table: unlock wakes one of each (`thread_wake`, installed by
+ *   every cio_threaded_create; `fiber_wakes`, by every Evented instance and lock), a spare wake at
+ *   most. The backends' functions are reached through these pointers only (no call into them).
  * - A diagnostic takes the lock as its task: the running fiber (Evented's `fiber_who`, installed
  *   with every instance) or else the thread, so one made while its task holds the lock nests.
  * - Diagnostics wait in rounds of 50 ms and write without the lock after 20 rounds that no unlock
@@ -23,13 +24,14 @@
 #include <stdatomic.h>
 
 #include "stderr_lock.h"
-#include "threaded.h"
 
 static _Atomic(uint32_t) word;
 static _Atomic(uintptr_t) owner;
 static _Atomic(uintptr_t) owner_thread;
 static uint32_t depth;
 static _Atomic(cio__stderr_wake_fn) fiber_wakes;
+static _Atomic(cio__stderr_wait_fn) thread_wait; /* the OS futex (Threaded's slots): cio__stderr_set_threads */
+static _Atomic(cio__stderr_wake_fn) thread_wake;
 static _Atomic(cio__stderr_who_fn) fiber_who;
 static _Atomic(cio__stderr_wait_fn) fiber_wait;
 
@@ -101,10 +103,18 @@ void cio__stderr_unlock(uintptr_t self)
     atomic_store_explicit(&owner_thread, 0, memory_order_relaxed);
     if (atomic_exchange_explicit(&word, 0, memory_order_release) != 2)
         return;
-    cio__t_futex_wake(NULL, &word, 1);
+    cio__stderr_wake_fn tw = atomic_load_explicit(&thread_wake, memory_order_acquire);
+    if (tw != NULL)
+        tw(NULL, &word, 1);
     cio__stderr_wake_fn fw = atomic_load_explicit(&fiber_wakes, memory_order_acquire);
     if (fw != NULL)
         fw(NULL, &word, 1);
+}
+
+void cio__stderr_set_threads(cio__stderr_wait_fn wait, cio__stderr_wake_fn wake)
+{
+    atomic_store_explicit(&thread_wait, wait, memory_order_relaxed);
+    atomic_store_explicit(&thread_wake, wake, memory_order_release);
 }
 
 void cio__stderr_set_fibers(cio__stderr_who_fn who, cio__stderr_wait_fn wait, cio__stderr_wake_fn wake)
@@ -118,7 +128,7 @@ void cio__stderr_set_fibers(cio__stderr_who_fn who, cio__stderr_wait_fn wait, ci
 static uintptr_t diag_self(void **ud, cio__stderr_wait_fn *wait)
 {
     *ud = NULL;
-    *wait = cio__t_futex_wait;
+    *wait = atomic_load_explicit(&thread_wait, memory_order_acquire);
     cio__stderr_who_fn who = atomic_load_explicit(&fiber_who, memory_order_acquire);
     uintptr_t self = 0;
     if (who != NULL && who(&self, ud)) {
@@ -137,9 +147,11 @@ bool cio__stderr_diag_lock(void)
         return true;
     if (self == cio__stderr_thread_self() && atomic_load_explicit(&owner_thread, memory_order_relaxed) == self)
         return false; /* a fiber of this thread holds it: waiting here would stop it for good */
+    if (wait == NULL)
+        return false; /* no Threaded instance was ever made: nobody can hold it */
     for (int quiet = 0; quiet < 20;) { /* 20 waits of 50 ms with no wake at all: give up */
         cio_err err = CIO_OK;
-        if (contend(self, ud, wait, cio_timeout_ms(50), &err))
+        if (contend(self, ud, wait, (cio_timeout){CIO_TIMEOUT_KIND_DURATION, CIO_CLOCK_AWAKE, 50000000}, &err))
             return true;
         if (err == CIO_E_CANCELED)
             break; /* a Threaded worker with a cancel request: its waits all return at once */

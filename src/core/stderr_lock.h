@@ -25,6 +25,10 @@ cio_err cio__stderr_lock(uintptr_t self, void *ud, cio__stderr_wait_fn wait, cio
 bool cio__stderr_try_lock(uintptr_t self);
 void cio__stderr_unlock(uintptr_t self);
 
+/* The OS futex waits and wakes of threads (Threaded's futex slots; installed by cio_threaded_create):
+ * what diagnostics made on a thread wait with, and the wake every unlock makes. */
+void cio__stderr_set_threads(cio__stderr_wait_fn wait, cio__stderr_wake_fn wake);
+
 /* How a diagnostic made on a fiber takes the lock as that fiber (Evented installs it when an instance
  * is created): `who` says whether the calling thread is running a fiber, with its identity and the
  * `ud` for `wait` (an uncancelable fiber wait); `wake` is Evented's wake (as fiber_wake above). */
