@@ -6,7 +6,9 @@
  * its home loop's poller (epoll, or a poll operation on io_uring), so any number of children are
  * awaited by fibers with no thread each; once readable, the reap (waitid) cannot block and runs
  * where the fiber is. A child without a pidfd (a kernel without pidfd_open) is waited for on the
- * helper pool, canceled like any helper call. Kill (SIGTERM and an uncancelable reap) runs on the
+ * helper pool, canceled like any helper call; on the BSDs (no pidfd) every wait does. Where the
+ * io_uring flavour's probe finds IORING_OP_WAITID the child_wait slot is process_uring.c's instead
+ * (the wait is the ring operation itself). Kill (SIGTERM and an uncancelable reap) runs on the
  * helper pool. Replace, fchdir, getcwd never block for long and run where they are called; chdir
  * resolves a path and runs on the helper pool.
  * The stderr lock is the process-wide one (src/core/stderr_lock.c) with the fiber as the task
