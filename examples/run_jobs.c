@@ -1,8 +1,8 @@
 /*
- * Runs commands concurrently, at most N at a time, capturing each one's standard output through a
- * pipe; the first command that fails (cannot start, or exits with a status other than 0, or dies of
- * a signal) cancels the rest: the ones still waiting for a turn never start, the running ones are
- * killed. Then it prints what each command wrote and a summary. The same code runs on the Threaded
+ * Runs commands concurrently, at most N at a time and in the order given, capturing each one's
+ * standard output through a pipe; the first command that fails (cannot start, or exits with a status
+ * other than 0, or dies of a signal) cancels the rest: the running ones are killed, the ones not
+ * started yet never start. Then it prints what each command wrote and a summary. The same code runs on the Threaded
  * backend and, with --evented, on the Evented one (fibers: no thread per child).
  *
  *     ./run_jobs [--evented] [-j N] command args... [:: command args...]...
@@ -32,8 +32,7 @@ struct job {
 
 struct shared {
     cio_io io;
-    cio_semaphore slots; /* one permit per command allowed to run at once */
-    cio_queue done;      /* indexes of finished jobs, in the order they finished */
+    cio_queue done; /* indexes of finished jobs, in the order they finished */
 };
 
 struct task {
@@ -93,12 +92,7 @@ static cio_err run_job(void *p)
     struct task *t = (struct task *)p;
     struct job *job = &t->jobs[t->index];
     cio_io io = t->s->io;
-    if (cio_semaphore_wait(io, &t->s->slots) != CIO_OK) { /* canceled before its turn */
-        job->status = CANCELED;
-        return CIO_E_CANCELED;
-    }
     job->status = run(io, job);
-    cio_semaphore_post(io, &t->s->slots);
     (void)cio_queue_put_one(io, &t->s->done, &t->index); /* room for every job: never waits */
     return CIO_OK;
 }
@@ -127,23 +121,27 @@ static int run_all(cio_io io, struct job *jobs, int n, unsigned limit)
     struct shared s;
     memset(&s, 0, sizeof s);
     s.io = io;
-    s.slots = (cio_semaphore)CIO_SEMAPHORE_INIT(limit);
     cio_queue_init(&s.done, done_buf, sizeof *done_buf, (size_t)n);
     cio_group group = CIO_GROUP_INIT;
-    for (int i = 0; i < n; i++) {
-        tasks[i] = (struct task){&s, jobs, i};
-        if (cio_group_concurrent(io, &group, run_job, &tasks[i], sizeof tasks[i]) != CIO_OK)
-            cio_group_async(io, &group, run_job, &tasks[i], sizeof tasks[i]); /* no concurrency: in turn */
-    }
     bool failed = false;
-    for (int finished = 0; finished < n && !failed; finished++) {
+    int next = 0;
+    for (unsigned running = 0;;) {
+        for (; next < n && running < limit; next++, running++) { /* start commands while there is room */
+            tasks[next] = (struct task){&s, jobs, next};
+            if (cio_group_concurrent(io, &group, run_job, &tasks[next], sizeof tasks[next]) != CIO_OK)
+                cio_group_async(io, &group, run_job, &tasks[next], sizeof tasks[next]); /* no concurrency */
+        }
         int i;
-        if (cio_queue_get_one(io, &s.done, &i) != CIO_OK)
+        if (running == 0 || cio_queue_get_one(io, &s.done, &i) != CIO_OK)
             break;
-        failed = jobs[i].status == FAILED;
+        running--;
+        if (jobs[i].status == FAILED) {
+            failed = true;
+            break;
+        }
     }
     if (failed)
-        cio_group_cancel(io, &group); /* the rest: waiting ones never start, running ones are killed */
+        cio_group_cancel(io, &group); /* the running ones are killed; the rest never start */
     else
         (void)cio_group_await(io, &group);
     int counts[4] = {0, 0, 0, 0};
