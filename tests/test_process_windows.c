@@ -269,6 +269,53 @@ static void test_env_cwd_and_inheritance(void **state)
     END();
 }
 
+/* spawn_path: a program relative to an open directory (".exe" added when missing), no search;
+ * cwd_dir: the child's working directory as an open directory. */
+static void test_dirs(void **state)
+{
+    cio_io io = cio_test_io(state);
+    BEGIN(io);
+    char exe_dir[4096];
+    snprintf(exe_dir, sizeof exe_dir, "%s", exe);
+    *strrchr(exe_dir, '\\') = '\0';
+    cio_dir bin;
+    assert_ok(cio_dir_open_dir(io, cio_dir_cwd(), exe_dir, NULL, &bin));
+    cio_child c;
+    cio_term t;
+    cio_spawn_options o = opts((const char *const[]){"cio_test_child.exe", "exit", "5", NULL});
+    assert_ok(cio_process_spawn_path(io, bin, &o, &c));
+    assert_ok(cio_child_wait(io, &c, &t));
+    assert_int_equal(t.code, 5);
+    o = opts((const char *const[]){"cio_test_child", "exit", "6", NULL});
+    assert_ok(cio_process_spawn_path(io, bin, &o, &c));
+    assert_ok(cio_child_wait(io, &c, &t));
+    assert_int_equal(t.code, 6);
+    o = opts((const char *const[]){"cio-no-such-4711", NULL});
+    assert_err(cio_process_spawn_path(io, bin, &o, &c), CIO_E_FILE_NOT_FOUND);
+    assert_int_equal(c.id, 0);
+    /* an absolute program ignores the directory */
+    char dir[512], out[4096];
+    assert_true(cio_test_make_tmp_dir(dir, sizeof dir, "cio-proc-dirs"));
+    cio_dir d;
+    assert_ok(cio_dir_open_dir(io, cio_dir_cwd(), dir, NULL, &d));
+    o = opts((const char *const[]){exe, "exit", "7", NULL});
+    assert_ok(cio_process_spawn_path(io, d, &o, &c));
+    assert_ok(cio_child_wait(io, &c, &t));
+    assert_int_equal(t.code, 7);
+    /* the working directory as an open directory */
+    o = opts((const char *const[]){exe, "cwd", NULL});
+    o.cwd_dir = &d;
+    capture(io, &o, out, sizeof out);
+    assert_non_null(strstr(out, "cio-proc-dirs"));
+    cio_dir_close(io, d);
+    cio_dir_close(io, bin);
+    (void)RemoveDirectoryA(dir);
+    /* replace: Windows has no exec (Zig's std.process.can_replace is false there) */
+    o = opts((const char *const[]){exe, "exit", "0", NULL});
+    assert_err(cio_process_replace(io, &o), CIO_E_OPERATION_UNSUPPORTED);
+    END();
+}
+
 #define MANY 200
 
 struct wait_ctx {
@@ -347,6 +394,7 @@ int main(void)
         CIO_TESTS(test_quoting),
         CIO_TESTS(test_cat_both_ways),
         CIO_TESTS(test_env_cwd_and_inheritance),
+        CIO_TESTS(test_dirs),
         CIO_TESTS(test_many_children),
         CIO_TESTS(test_cancel_wait_and_kill),
 #else

@@ -396,6 +396,71 @@ static void test_fallback_without_native_ops(void **state)
     cio_evented_destroy(e);
 }
 
+struct wait_ctx {
+    cio_io io;
+    cio_child *child;
+};
+
+static cio_err wait_child(void *p)
+{
+    struct wait_ctx *w = (struct wait_ctx *)p;
+    cio_term term;
+    return cio_child_wait(w->io, w->child, &term);
+}
+
+/* Spawns `sh -c "exit 7"` and waits for it: exited 7, the child cleared. */
+static void wait_exit_7(cio_io io)
+{
+    const char *argv[] = {"sh", "-c", "exit 7", NULL};
+    cio_spawn_options o = {.argv = argv};
+    cio_child c;
+    assert_ok(cio_process_spawn(io, &o, &c));
+    cio_term term;
+    assert_ok(cio_child_wait(io, &c, &term));
+    assert_int_equal(term.kind, CIO_TERM_EXITED);
+    assert_int_equal(term.code, 7);
+    assert_int_equal(c.id, 0);
+}
+
+/* A child wait is one IORING_OP_WAITID where the kernel has it (6.7+), no readiness poll of the
+ * pidfd; with the native operations off it polls the pidfd instead, with the same result. A canceled
+ * WAITID leaves the child waitable. */
+static void test_child_wait_is_waitid(void **state)
+{
+    cio_io io;
+    struct cio_evented *e = uring_instance(state, &io);
+    if (!cio__e_uring_has(e, CIO_IORING_OP_WAITID))
+        CIO_SKIP("this kernel has no IORING_OP_WAITID (Linux 6.7+): child waits poll the pidfd");
+    uint64_t w0 = cio__e_uring_count(e, CIO_IORING_OP_WAITID), p0 = cio__e_uring_count(e, IORING_OP_POLL_ADD);
+    wait_exit_7(io);
+    assert_int_equal(cio__e_uring_count(e, CIO_IORING_OP_WAITID), w0 + 1);
+    assert_int_equal(cio__e_uring_count(e, IORING_OP_POLL_ADD), p0);
+    /* canceled while the child sleeps: Canceled promptly, then the child is still there to kill */
+    const char *argv[] = {"sleep", "10", NULL};
+    cio_spawn_options o = {.argv = argv};
+    cio_child c;
+    assert_ok(cio_process_spawn(io, &o, &c));
+    cio_timestamp t0 = cio_now(io, CIO_CLOCK_AWAKE);
+    cio_future f;
+    struct wait_ctx ctx = {io, &c};
+    assert_ok(cio_concurrent(io, wait_child, &ctx, sizeof ctx, &f));
+    assert_ok(cio_sleep(io, cio_timeout_ms(30)));
+    assert_err(cio_cancel(io, &f), CIO_E_CANCELED);
+    assert_true(cio_now(io, CIO_CLOCK_AWAKE).ns - t0.ns < 5000000000);
+    assert_true(c.id > 0);
+    assert_int_equal(cio__e_uring_count(e, CIO_IORING_OP_WAITID), w0 + 2);
+    cio_child_kill(io, &c);
+    assert_int_equal(c.id, 0);
+    /* the native operations off: the same wait polls the pidfd */
+    assert_int_equal(setenv("CIO_EVENTED_URING_NATIVE", "0", 1), 0);
+    cio_evented *plain = uring_with(1);
+    unsetenv("CIO_EVENTED_URING_NATIVE");
+    wait_exit_7(cio_evented_io(plain));
+    assert_int_equal(cio__e_uring_count(plain, CIO_IORING_OP_WAITID), 0);
+    assert_true(cio__e_uring_count(plain, IORING_OP_POLL_ADD) >= 1);
+    cio_evented_destroy(plain);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -405,6 +470,7 @@ int main(void)
         CIO_TESTS(test_cross_loop_wakes),
         CIO_TESTS(test_cancel_before_and_after_submission),
         CIO_TESTS(test_fallback_without_native_ops),
+        CIO_TESTS(test_child_wait_is_waitid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -122,7 +122,7 @@ typedef struct cio_term {
  *   PermissionDenied), InvalidExe (not a format the OS can run), NotDir, NameTooLong, SymLinkLoop,
  *   FileBusy, InvalidUserId, InvalidProcessGroupId, PermissionDenied, ResourceLimitReached (process
  *   limit), ProcessFdQuotaExceeded, SystemFdQuotaExceeded (pipes), SystemResources, OutOfMemory,
- *   InvalidBatchScriptArg (Windows), OperationUnsupported (WASI; the BSDs for now), Canceled,
+ *   InvalidBatchScriptArg (Windows), OperationUnsupported (WASI), Canceled,
  *   Unexpected (and the rest of File.OpenError for the working directory).
  *   A cancellation point before the child is created, never after.
  * @cancellation yes
@@ -130,7 +130,9 @@ typedef struct cio_term {
 cio_err cio_process_spawn(cio_io io, const cio_spawn_options *options, cio_child *out);
 
 /**
- * As cio_process_spawn, with a program path (argv[0], no PATH search) relative to dir.
+ * As cio_process_spawn, with a program path (argv[0], no PATH search) relative to dir. The BSDs
+ * have no execveat: there a relative argv[0] with a dir other than the current directory is
+ * OperationUnsupported (an absolute one runs as with cio_process_spawn).
  * @param io the Io
  * @param dir the directory a relative argv[0] is resolved in
  * @param options what to run
@@ -178,7 +180,9 @@ void cio_child_kill(cio_io io, cio_child *child);
 cio_err cio_process_replace(cio_io io, const cio_spawn_options *options);
 
 /**
- * As cio_process_replace, with argv[0] relative to dir (no PATH search).
+ * As cio_process_replace, with argv[0] relative to dir (no PATH search); on the BSDs, as
+ * cio_process_spawn_path, a relative argv[0] with a dir other than the current directory is
+ * OperationUnsupported.
  * @param io the Io
  * @param dir the directory a relative argv[0] is resolved in
  * @param options what to run

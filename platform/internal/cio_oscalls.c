@@ -2134,6 +2134,9 @@ struct cio__sys_table cio__sys = {
     .CreateProcessW__spawn = cio__sys_dflt_CreateProcessW,
 #endif
 #if defined(CIO_OS_WINDOWS)
+    .malloc__spawn_program = cio__sys_dflt_malloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
     .GetExitCodeProcess__child_wait = cio__sys_dflt_GetExitCodeProcess,
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -2156,6 +2159,15 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_WINDOWS)
     .SetCurrentDirectoryW__set_current_path = cio__sys_dflt_SetCurrentDirectoryW,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .SetCurrentDirectoryW__set_current_dir = cio__sys_dflt_SetCurrentDirectoryW,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .malloc__dir_wpath = cio__sys_dflt_malloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .GetFinalPathNameByHandleW__dir_wpath = cio__sys_dflt_GetFinalPathNameByHandleW,
 #endif
 #if defined(CIO_OS_WINDOWS)
     .NtReadFile__rw_once = cio__sys_dflt_NtReadFile,
@@ -4048,6 +4060,13 @@ static void cio__sys_set_CreateProcessW__spawn(cio__sys_any fn)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_malloc__spawn_program(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.malloc__spawn_program, fn != NULL ? (cio__sys_malloc_fn)fn : cio__sys_dflt_malloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static void cio__sys_set_GetExitCodeProcess__child_wait(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.GetExitCodeProcess__child_wait, fn != NULL ? (cio__sys_GetExitCodeProcess_fn)fn : cio__sys_dflt_GetExitCodeProcess,
@@ -4100,6 +4119,27 @@ static void cio__sys_set_malloc__set_current_path(cio__sys_any fn)
 static void cio__sys_set_SetCurrentDirectoryW__set_current_path(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.SetCurrentDirectoryW__set_current_path, fn != NULL ? (cio__sys_SetCurrentDirectoryW_fn)fn : cio__sys_dflt_SetCurrentDirectoryW,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_SetCurrentDirectoryW__set_current_dir(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.SetCurrentDirectoryW__set_current_dir, fn != NULL ? (cio__sys_SetCurrentDirectoryW_fn)fn : cio__sys_dflt_SetCurrentDirectoryW,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_malloc__dir_wpath(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.malloc__dir_wpath, fn != NULL ? (cio__sys_malloc_fn)fn : cio__sys_dflt_malloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_GetFinalPathNameByHandleW__dir_wpath(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.GetFinalPathNameByHandleW__dir_wpath, fn != NULL ? (cio__sys_GetFinalPathNameByHandleW_fn)fn : cio__sys_dflt_GetFinalPathNameByHandleW,
                           memory_order_relaxed);
 }
 #endif
@@ -5223,6 +5263,9 @@ static const struct {
     {"CreateProcessW", "spawn", "CreateProcessW@spawn", cio__sys_set_CreateProcessW__spawn},
 #endif
 #if defined(CIO_OS_WINDOWS)
+    {"malloc", "spawn_program", "malloc@spawn_program", cio__sys_set_malloc__spawn_program},
+#endif
+#if defined(CIO_OS_WINDOWS)
     {"GetExitCodeProcess", "child_wait", "GetExitCodeProcess@child_wait", cio__sys_set_GetExitCodeProcess__child_wait},
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -5245,6 +5288,15 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"SetCurrentDirectoryW", "set_current_path", "SetCurrentDirectoryW@set_current_path", cio__sys_set_SetCurrentDirectoryW__set_current_path},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"SetCurrentDirectoryW", "set_current_dir", "SetCurrentDirectoryW@set_current_dir", cio__sys_set_SetCurrentDirectoryW__set_current_dir},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "dir_wpath", "malloc@dir_wpath", cio__sys_set_malloc__dir_wpath},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"GetFinalPathNameByHandleW", "dir_wpath", "GetFinalPathNameByHandleW@dir_wpath", cio__sys_set_GetFinalPathNameByHandleW__dir_wpath},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"NtReadFile", "rw_once", "NtReadFile@rw_once", cio__sys_set_NtReadFile__rw_once},

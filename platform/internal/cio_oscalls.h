@@ -1284,10 +1284,10 @@ struct cio__sys_table {
     _Atomic(cio__sys_read_fn) read__spawn_report; /* src/os/process_spawn_posix.c: read_report */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_pidfd_open_fn) pidfd_open__spawn; /* src/os/process_spawn_posix.c: spawn_common */
+    _Atomic(cio__sys_pidfd_open_fn) pidfd_open__spawn; /* src/os/process_spawn_linux.c: cio__os_spawn_handle */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_waitid_fn) waitid__spawn_reap; /* src/os/process_spawn_posix.c: reap_failed */
+    _Atomic(cio__sys_waitid_fn) waitid__spawn_reap; /* src/os/process_spawn_linux.c: cio__os_spawn_reap */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_kill_fn) kill__spawn_undo; /* src/os/process_spawn_posix.c: spawn_common */
@@ -1326,7 +1326,7 @@ struct cio__sys_table {
     _Atomic(cio__sys_execve_fn) execve__spawn_child; /* src/os/process_spawn_posix.c: exec_program */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_execveat_fn) execveat__spawn_child; /* src/os/process_spawn_posix.c: exec_program */
+    _Atomic(cio__sys_execveat_fn) execveat__spawn_child; /* src/os/process_spawn_linux.c: cio__os_spawn_exec_at */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_write_fn) write__spawn_child_report; /* src/os/process_spawn_posix.c: child_fail */
@@ -1773,6 +1773,9 @@ struct cio__sys_table {
     _Atomic(cio__sys_CreateProcessW_fn) CreateProcessW__spawn; /* src/os/process_spawn_windows.c: spawn_w */
 #endif
 #if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_malloc_fn) malloc__spawn_program; /* src/os/process_spawn_windows.c: program_in */
+#endif
+#if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_GetExitCodeProcess_fn) GetExitCodeProcess__child_wait; /* src/os/process_spawn_windows.c: finish */
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -1795,6 +1798,15 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_SetCurrentDirectoryW_fn) SetCurrentDirectoryW__set_current_path; /* src/os/process_cwd_windows.c: cio__os_process_set_current_path */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_SetCurrentDirectoryW_fn) SetCurrentDirectoryW__set_current_dir; /* src/os/process_cwd_windows.c: cio__os_process_set_current_dir */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_malloc_fn) malloc__dir_wpath; /* src/os/process_cwd_windows.c: cio__win_dir_wpath */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_GetFinalPathNameByHandleW_fn) GetFinalPathNameByHandleW__dir_wpath; /* src/os/process_cwd_windows.c: cio__win_dir_wpath */
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_NtReadFile_fn) NtReadFile__rw_once; /* src/os/fs_windows_io.c: rw_once */

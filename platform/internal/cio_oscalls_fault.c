@@ -830,6 +830,9 @@ enum {
     CIO__FI_CreateProcessW__spawn,
 #endif
 #if defined(CIO_OS_WINDOWS)
+    CIO__FI_malloc__spawn_program,
+#endif
+#if defined(CIO_OS_WINDOWS)
     CIO__FI_GetExitCodeProcess__child_wait,
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -852,6 +855,15 @@ enum {
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_SetCurrentDirectoryW__set_current_path,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_SetCurrentDirectoryW__set_current_dir,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_malloc__dir_wpath,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_GetFinalPathNameByHandleW__dir_wpath,
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_NtReadFile__rw_once,
@@ -4310,6 +4322,19 @@ static BOOL cio__fi_CreateProcessW__spawn(const WCHAR *app, WCHAR *cmdline, SECU
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static void * cio__fi_malloc__spawn_program(size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_malloc__spawn_program];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.malloc)(size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static BOOL cio__fi_GetExitCodeProcess__child_wait(HANDLE process, DWORD *code)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_GetExitCodeProcess__child_wait];
@@ -4411,6 +4436,45 @@ static BOOL cio__fi_SetCurrentDirectoryW__set_current_path(const WCHAR *path)
     }
     (void)mode_;
     return (cio__sys_default.SetCurrentDirectoryW)(path);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_SetCurrentDirectoryW__set_current_dir(const WCHAR *path)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_SetCurrentDirectoryW__set_current_dir];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.SetCurrentDirectoryW)(path);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void * cio__fi_malloc__dir_wpath(size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_malloc__dir_wpath];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.malloc)(size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static DWORD cio__fi_GetFinalPathNameByHandleW__dir_wpath(HANDLE h, WCHAR *buf, DWORD len, DWORD flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_GetFinalPathNameByHandleW__dir_wpath];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (DWORD)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.GetFinalPathNameByHandleW)(h, buf, len, flags);
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -5862,6 +5926,9 @@ static const struct {
     {"CreateProcessW", "spawn", 1, 0, (cio__sys_any)cio__fi_CreateProcessW__spawn},
 #endif
 #if defined(CIO_OS_WINDOWS)
+    {"malloc", "spawn_program", 1, 0, (cio__sys_any)cio__fi_malloc__spawn_program},
+#endif
+#if defined(CIO_OS_WINDOWS)
     {"GetExitCodeProcess", "child_wait", 1, 0, (cio__sys_any)cio__fi_GetExitCodeProcess__child_wait},
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -5884,6 +5951,15 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"SetCurrentDirectoryW", "set_current_path", 1, 0, (cio__sys_any)cio__fi_SetCurrentDirectoryW__set_current_path},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"SetCurrentDirectoryW", "set_current_dir", 1, 0, (cio__sys_any)cio__fi_SetCurrentDirectoryW__set_current_dir},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "dir_wpath", 1, 0, (cio__sys_any)cio__fi_malloc__dir_wpath},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"GetFinalPathNameByHandleW", "dir_wpath", 1, 0, (cio__sys_any)cio__fi_GetFinalPathNameByHandleW__dir_wpath},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"NtReadFile", "rw_once", 1, 1, (cio__sys_any)cio__fi_NtReadFile__rw_once},

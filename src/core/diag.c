@@ -1,8 +1,9 @@
 /*
  * Diagnostics (cio/diag.h): the per-thread record of the OS error behind an Unexpected, the debug
  * lines for invalid arguments and native errors that mean a bug, and the abort for misuse that no
- * return value can report. Each message is one write to stderr (fputs of a line built first), so
- * lines of different threads do not interleave.
+ * return value can report. Each message is one write to stderr of a line built first, made under
+ * the process-wide stderr lock (stderr_lock.c, the one cio_lock_stderr takes), so a diagnostic never
+ * lands inside lines another task writes while it holds the lock.
  */
 #include <stdarg.h>
 #include <stdbool.h>
@@ -13,6 +14,7 @@
 
 #include "cio/diag.h"
 #include "diag.h"
+#include "stderr_lock.h"
 
 static _Thread_local cio_os_error last = {CIO_OS_ERROR_NONE, 0, ""};
 #ifndef NDEBUG
@@ -100,9 +102,9 @@ void cio__fmt(char *buf, size_t cap, const char *fmt, ...)
     va_end(ap);
 }
 
-/* One line on stderr in one write (lines of different threads do not interleave). A diagnostic,
- * not an operation of the library: written to descriptor 2 directly, outside the OS call table,
- * and its failure ignored. */
+/* One line on stderr in one write, under the stderr lock (cio__stderr_diag_lock: never waits for
+ * long, never for a fiber of this thread). A diagnostic, not an operation of the library: written to
+ * descriptor 2 directly, outside the OS call table, and its failure ignored. */
 static void line(const char *fmt, ...)
 {
     char buf[512];
@@ -110,8 +112,11 @@ static void line(const char *fmt, ...)
     va_start(ap, fmt);
     cio__vfmt(buf, sizeof buf, fmt, ap);
     va_end(ap);
+    bool locked = cio__stderr_diag_lock();
     ssize_t r = write(2, buf, (unsigned)strlen(buf)); /* mingw: unsigned count */
     (void)r;
+    if (locked)
+        cio__stderr_diag_unlock();
 }
 
 #ifndef NDEBUG

@@ -444,6 +444,8 @@ cio_err cio__e_fiber_futex_wait(struct cio_evented *e, const _Atomic(uint32_t) *
 /* A futex wait on the futex table by a thread that is not (and does not become) a fiber. */
 cio_err cio__e_futex_wait_foreign(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout);
 void cio__e_fiber_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters);
+/* Lets cio's diagnostics take the stderr lock as the fiber that makes them (process.c). */
+void cio__e_stderr_install(void);
 
 /* ---- fdwait.c: poller waits ---------------------------------------------------------------------------------- */
 /* Waits for readiness of fd (POLLIN / POLLOUT) as the current fiber. deadline_ns < 0: none.
@@ -476,6 +478,7 @@ int32_t cio__e_uring_rw(struct cio_evented *e, enum cio__e_uring_op op, int fd, 
  * by cio_evented_create (io.c) for the io_uring flavour (poll_uring_none.c: never called). */
 void cio__e_uring_fs_override(struct cio_evented *e, struct cio_vtable *vt);
 void cio__e_uring_net_override(struct cio_evented *e, struct cio_vtable *vt);
+void cio__e_uring_process_override(struct cio_evented *e, struct cio_vtable *vt); /* process_uring.c */
 
 /* ---- helper.c ------------------------------------------------------------------------------------------------ */
 /* Runs fn(arg) on the helper pool while the current fiber waits (cancelable: a cancel request is

@@ -83,6 +83,7 @@ cio_err cio_evented_create(const cio_evented_options *options, cio_evented **out
         return CIO_E_SYSTEM_RESOURCES;
     cio__t_set_outer_cancel(cio__e_outer_cancel); /* inline Threaded calls: cancelable as fibers */
     cio__os_set_close_hook(cio__e_fd_forget); /* closes through Threaded slots renew the descriptor table */
+    cio__e_stderr_install(); /* diagnostics made on fibers take the stderr lock as the fiber */
     e->fiber_started = cio__e_group_started; /* tasks.c's part of a fiber's life, called by sched.c */
     e->fiber_finished = cio__e_finish;
     e->nloops = o.threads != 0 ? o.threads : cpu_count();
@@ -114,6 +115,7 @@ cio_err cio_evented_create(const cio_evented_options *options, cio_evented **out
     if (e->flavour == CIO_EVENTED_IO_URING) { /* the ring operations the kernel has (poll_uring_none.c: never) */
         cio__e_uring_fs_override(e, &e->vtable);
         cio__e_uring_net_override(e, &e->vtable);
+        cio__e_uring_process_override(e, &e->vtable);
     }
     cio_threaded_options ho;
     memset(&ho, 0, sizeof ho);

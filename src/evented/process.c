@@ -6,11 +6,14 @@
  * its home loop's poller (epoll, or a poll operation on io_uring), so any number of children are
  * awaited by fibers with no thread each; once readable, the reap (waitid) cannot block and runs
  * where the fiber is. A child without a pidfd (a kernel without pidfd_open) is waited for on the
- * helper pool, canceled like any helper call. Kill (SIGTERM and an uncancelable reap) runs on the
+ * helper pool, canceled like any helper call; on the BSDs (no pidfd) every wait does. Where the
+ * io_uring flavour's probe finds IORING_OP_WAITID the child_wait slot is process_uring.c's instead
+ * (the wait is the ring operation itself). Kill (SIGTERM and an uncancelable reap) runs on the
  * helper pool. Replace, fchdir, getcwd never block for long and run where they are called; chdir
  * resolves a path and runs on the helper pool.
  * The stderr lock is the process-wide one (src/core/stderr_lock.c) with the fiber as the task
- * identity (fibers may move between loop threads) and the backend's futex slots, so a fiber waiting
+ * identity (fibers may move between loop threads; a thread that is no loop thread, adopted or not,
+ * is the thread, as through a Threaded instance) and the backend's futex slots, so a fiber waiting
  * for it never blocks its loop thread. Invariants: as fs.c's (a foreign thread runs the wait as a
  * fiber through cio__e_run, the helper paths directly).
  */
@@ -132,17 +135,39 @@ cio_err cio__e_process_set_current_path(void *ud, const char *path)
 
 /* ---- the stderr lock ----------------------------------------------------------------------------- */
 
-static _Thread_local char foreign_identity; /* a thread that is no fiber of this instance */
-
 static uintptr_t identity(void *ud)
 {
     struct cio_any_future *f = cio__e_self_adopt((struct cio_evented *)ud); /* the same for lock and unlock */
-    return f != NULL ? (uintptr_t)f : (uintptr_t)&foreign_identity;
+    struct cio__e_loop *l = cio__e_tls_loop;
+    if (f == NULL || (l != NULL && l->adopted))
+        return cio__stderr_thread_self(); /* a thread (adopted or not): one owner whatever the instance */
+    return (uintptr_t)f;
+}
+
+/* For diagnostics (stderr_lock.c): the fiber this thread runs, if any, and its uncancelable wait. */
+static bool diag_who(uintptr_t *self, void **ud)
+{
+    struct cio__e_loop *l = cio__e_tls_loop;
+    if (l == NULL || l->adopted || l->ev == NULL || l->current == NULL)
+        return false; /* an adopted thread is its loop's only fiber: it waits as the thread */
+    *self = (uintptr_t)l->current;
+    *ud = l->ev;
+    return true;
+}
+
+static cio_err diag_wait(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout t)
+{
+    return cio__e_fiber_futex_wait((struct cio_evented *)ud, ptr, expected, t, false);
+}
+
+void cio__e_stderr_install(void)
+{
+    cio__stderr_set_fibers(diag_who, diag_wait, cio__e_futex_wake);
 }
 
 cio_err cio__e_lock_stderr(void *ud)
 {
-    return cio__stderr_lock(identity(ud), ud, cio__e_futex_wait);
+    return cio__stderr_lock(identity(ud), ud, cio__e_futex_wait, cio__e_futex_wake);
 }
 
 bool cio__e_try_lock_stderr(void *ud)
@@ -152,5 +177,5 @@ bool cio__e_try_lock_stderr(void *ud)
 
 void cio__e_unlock_stderr(void *ud)
 {
-    cio__stderr_unlock(identity(ud), ud, cio__e_futex_wake);
+    cio__stderr_unlock(identity(ud));
 }

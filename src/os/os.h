@@ -125,6 +125,9 @@ CIO_VTABLE_SLOTS_SYSTEM(CIO__OS_SLOT_PROTO)
 struct cio_child;
 struct cio_term;
 cio_err cio__os_child_reap(struct cio_child *child, struct cio_term *term);
+/* The child was reaped elsewhere (io_uring's WAITID): closes its pidfd, sets child->id to 0 and,
+ * with term non-NULL, fills *term from `siginfo` (a siginfo_t). process_wait_linux.c only. */
+void cio__os_child_reaped(struct cio_child *child, const void *siginfo, struct cio_term *term);
 
 /* Fills buf with OS entropy without blocking; false if the OS cannot (random_chacha.c falls back). */
 bool cio__os_seed(void *buf, size_t len);

@@ -1,8 +1,7 @@
 /*
- * Child processes where this port has none (WASI: no processes at all) or not yet (the BSDs and
- * Windows, whose spawn is still to be written): spawn and replace are OperationUnsupported, so no
- * child can exist, and wait/kill of one that does not exist say so. Also fchdir where the C
- * library has none (WASI). No state, no system calls.
+ * Child processes where this port has none (WASI: no processes at all): spawn and replace are
+ * OperationUnsupported, so no child can exist, and wait/kill of one that does not exist say so.
+ * Also fchdir where the C library has none (WASI). No state, no system calls.
  */
 #include <stddef.h>
 

@@ -1,7 +1,9 @@
 /*
- * Starting and replacing programs on Linux (Zig's processSpawn, processSpawnPath, processReplace,
- * processReplacePath), and fchdir (processSetCurrentDir). Shared by both backends: the Evented one
- * runs spawn on its helper pool.
+ * Starting and replacing programs on Linux and the BSDs (Zig's processSpawn, processSpawnPath,
+ * processReplace, processReplacePath), and fchdir (processSetCurrentDir). Shared by both backends:
+ * the Evented one runs spawn on its helper pool. What differs per OS (a program relative to a
+ * directory, the pidfd, reaping) is in process_spawn_linux.c / process_spawn_bsd.c
+ * (process_spawn.h); the BSDs have no OS call table, so CIO__SYS is the plain call there.
  *
  * Invariants:
  * - Everything that can fail in an ordinary way (options, environment array, pipes, /dev/null, the
@@ -20,8 +22,8 @@
  *   pipe and _exits; the parent reads until the pipe's end: 0 bytes means exec succeeded, a report
  *   means the child never ran the program, and the parent reaps it before returning the typed error
  *   (never a child exiting 127 for the caller to interpret).
- * - The parent gets a pidfd for the child (pidfd_open, before anyone can reap it); where the kernel
- *   has none (ENOSYS) the handle is -1 and waits use waitid.
+ * - The parent gets a pidfd for the child on Linux (pidfd_open, before anyone can reap it); where the
+ *   kernel has none (ENOSYS), and on the BSDs, the handle is -1 and waits use the pid.
  * - Spawn is a cancellation point only before fork.
  */
 #ifndef _GNU_SOURCE
@@ -38,7 +40,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cio/errmap.h"
@@ -46,6 +47,7 @@
 #include "internal.h"
 #include "internal/cio_oscalls.h"
 #include "os.h"
+#include "process_spawn.h"
 
 extern char **environ;
 
@@ -79,6 +81,26 @@ static void close_fd(int fd)
     cio__mapped m = cio__errno_close(errno);
     if (m.action == CIO__MAP_BUG)
         (void)CIO__BUG("close: bad file descriptor");
+}
+
+/* strchr and strncmp's prefix test, here because the BSDs' C library as cio declares it (spec/libc.yaml)
+ * has neither; async-signal-safe. */
+static const char *find_char(const char *s, char c)
+{
+    for (; *s != '\0'; s++) {
+        if (*s == c)
+            return s;
+    }
+    return NULL;
+}
+
+static bool has_prefix(const char *s, const char *prefix)
+{
+    while (*prefix != '\0' && *s == *prefix) {
+        s++;
+        prefix++;
+    }
+    return *prefix == '\0';
 }
 
 static cio_err mapped(cio__mapped m)
@@ -132,7 +154,7 @@ static cio_err build_env(struct plan *p)
     }
     p->path = NULL;
     for (size_t i = 0; p->envp[i] != NULL; i++) {
-        if (strncmp(p->envp[i], "PATH=", 5) == 0) {
+        if (has_prefix(p->envp[i], "PATH=")) {
             p->path = p->envp[i] + 5;
             break;
         }
@@ -229,6 +251,8 @@ static _Noreturn void child_fail(int fd, enum step step, int err)
     struct report r = {(int32_t)step, (int32_t)err};
     (void)CIO__SYS(write, spawn_child_report)(fd, &r, sizeof r);
     _exit(127);
+    for (;;) { /* _exit does not return (where the C library does not say so) */
+    }
 }
 
 static void child_stdio(const struct plan *p)
@@ -264,11 +288,9 @@ static int exec_program(const struct plan *p)
 {
     char **argv = (char **)(uintptr_t)p->o->argv;
     const char *name = argv[0];
-    if (p->at_dir) {
-        CIO__SYS(execveat, spawn_child)(p->dirfd, name, argv, p->envp, 0);
-        return errno;
-    }
-    if (strchr(name, '/') != NULL) {
+    if (p->at_dir)
+        return cio__os_spawn_exec_at(p->dirfd, name, argv, p->envp);
+    if (find_char(name, '/') != NULL) {
         CIO__SYS(execve, spawn_child)(name, argv, p->envp);
         return errno;
     }
@@ -278,7 +300,7 @@ static int exec_program(const struct plan *p)
     bool denied = false;
     char buf[PATH_MAX];
     for (const char *s = path;;) {
-        const char *e = strchr(s, ':');
+        const char *e = find_char(s, ':');
         size_t dir_len = e != NULL ? (size_t)(e - s) : strlen(s);
         if (dir_len + 1 + name_len + 1 <= sizeof buf) {
             size_t k = 0;
@@ -360,13 +382,6 @@ static bool read_report(int fd, struct report *r)
     return got == sizeof *r;
 }
 
-static void reap_failed(pid_t pid)
-{
-    siginfo_t si;
-    while (CIO__SYS(waitid, spawn_reap)(P_PID, (id_t)pid, &si, WEXITED) < 0 && errno == EINTR) {
-    }
-}
-
 static cio_err report_error(const struct report *r)
 {
     int e = r->err;
@@ -382,7 +397,7 @@ static cio_err report_error(const struct report *r)
     }
 }
 
-static cio_err check_options(const cio_spawn_options *o)
+static cio_err check_options(const cio_spawn_options *o, bool at_dir, int dirfd)
 {
     if (o == NULL || o->argv == NULL || o->argv[0] == NULL)
         return CIO_E_INVALID_ARGUMENT;
@@ -390,6 +405,8 @@ static cio_err check_options(const cio_spawn_options *o)
         return CIO_E_INVALID_ARGUMENT;
     if (o->argv[0][0] == '\0')
         return CIO_E_FILE_NOT_FOUND;
+    if (at_dir && !cio__os_spawn_at_supported(dirfd, o->argv[0]))
+        return CIO_E_OPERATION_UNSUPPORTED;
     return CIO_OK;
 }
 
@@ -406,7 +423,7 @@ static cio_err spawn_common(bool at_dir, int dirfd, const cio_spawn_options *o, 
     if (out == NULL)
         return CIO_E_INVALID_ARGUMENT;
     child_clear(out);
-    cio_err err = check_options(o);
+    cio_err err = check_options(o, at_dir, dirfd);
     if (err != CIO_OK)
         return err;
     err = cio__t_cancel_point();
@@ -452,15 +469,15 @@ static cio_err spawn_common(bool at_dir, int dirfd, const cio_spawn_options *o, 
     }
     struct report r;
     if (read_report(p.report[0], &r)) {
-        reap_failed(pid);
+        cio__os_spawn_reap(pid);
         plan_release(&p, true);
         return report_error(&r);
     }
-    int pidfd = CIO__SYS(pidfd_open, spawn)(pid, 0);
-    if (pidfd < 0 && errno != ENOSYS) {
-        err = mapped(cio__errno_pidfd_open(errno));
+    int pidfd = -1;
+    err = cio__os_spawn_handle(pid, &pidfd);
+    if (err != CIO_OK) {
         (void)CIO__SYS(kill, spawn_undo)(pid, SIGKILL);
-        reap_failed(pid);
+        cio__os_spawn_reap(pid);
         plan_release(&p, true);
         return err;
     }
@@ -488,7 +505,7 @@ cio_err cio__os_process_spawn_path(void *ud, cio_dir dir, const cio_spawn_option
 
 static cio_err replace_common(bool at_dir, int dirfd, const cio_spawn_options *o)
 {
-    cio_err err = check_options(o);
+    cio_err err = check_options(o, at_dir, dirfd);
     if (err != CIO_OK)
         return err;
     struct plan p;

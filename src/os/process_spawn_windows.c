@@ -18,9 +18,15 @@
  * - A wait is an alertable WaitForSingleObjectEx inside the cancellation bracket: a cancel's APC
  *   ends it with WAIT_IO_COMPLETION (Canceled), leaving the child waitable. Kill is TerminateProcess
  *   and an uncancelable wait.
- * - Not here: spawn_path (a program relative to a cio_dir) and cwd_dir, replace, set_current_dir:
- *   OperationUnsupported; process groups are CREATE_NEW_PROCESS_GROUP; sessions and ids do not
- *   exist (OperationUnsupported).
+ * - spawn_path and cwd_dir go through the directory's path (GetFinalPathNameByHandleW,
+ *   cio__win_dir_wpath): spawn_path passes the program as CreateProcessW's application name (no
+ *   search; ".exe" added to a last component without an extension, as CreateProcessW does for a
+ *   command line's first word); cio_dir_cwd() (a NULL handle) is the current directory as it is.
+ * - Replace is OperationUnsupported: Windows has no exec, and Zig's processReplace returns
+ *   OperationUnsupported there too (std.process.can_replace is false on Windows); emulating it
+ *   (spawn, wait, exit with the child's code) would change the process id and what a parent sees.
+ *   Process groups are CREATE_NEW_PROCESS_GROUP; sessions and ids do not exist
+ *   (OperationUnsupported).
  */
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
@@ -34,6 +40,7 @@
 #include "internal/cio_oscalls.h"
 #include "path_windows.h"
 #include "os.h"
+#include "process_windows.h"
 
 /* ---- the command line --------------------------------------------------------------------------- */
 
@@ -237,7 +244,7 @@ static cio_err env_block(const cio_spawn_options *o, WCHAR **out)
 struct wplan {
     HANDLE child[3];  /* inheritable duplicates for the child (NULL: none) */
     HANDLE parent[3]; /* the parent's pipe ends (NULL: none) */
-    WCHAR *cmd, *env, *cwd;
+    WCHAR *cmd, *env, *cwd, *app;
     void *attrs;
     bool attrs_ready;
 };
@@ -264,6 +271,7 @@ static void wplan_release(struct wplan *p, bool parent_ends_too)
     free(p->cmd);
     free(p->env);
     free(p->cwd);
+    free(p->app);
 }
 
 static cio_err last_error(DWORD e)
@@ -363,9 +371,51 @@ static cio_err plan_stdio_w(const cio_spawn_options *o, struct wplan *p)
     return CIO_OK;
 }
 
-static cio_err spawn_w(const cio_spawn_options *o, cio_child *out)
+/* spawn_path's program: argv[0] in the directory `dir` (as given when absolute or when dir is NULL,
+ * the current directory), '/' as '\\', ".exe" added when its last component has no extension. */
+static cio_err program_in(void *dir, const char *name, WCHAR **out)
 {
-    if (o->new_session || o->set_uid || o->set_gid || o->cwd_dir != NULL)
+    *out = NULL;
+    WCHAR *rel = NULL, *base = NULL;
+    cio_err err = to_wide(name, strlen(name), &rel);
+    if (err != CIO_OK)
+        return err;
+    bool absolute = rel[0] == L'\\' || rel[0] == L'/' || (rel[0] != 0 && rel[1] == L':');
+    if (dir != NULL && !absolute)
+        err = cio__win_dir_wpath(dir, &base);
+    size_t bl = base != NULL ? wcslen(base) : 0, rl = wcslen(rel);
+    WCHAR *w = NULL;
+    if (err == CIO_OK) {
+        w = (WCHAR *)CIO__SYS(malloc, spawn_program)((bl + 1 + rl + 5) * sizeof(WCHAR));
+        if (w == NULL)
+            err = CIO_E_OUT_OF_MEMORY;
+    }
+    if (err == CIO_OK) {
+        size_t n = 0, last = 0;
+        if (bl > 0) {
+            memcpy(w, base, bl * sizeof(WCHAR));
+            n = bl;
+            if (w[n - 1] != L'\\')
+                w[n++] = L'\\';
+        }
+        for (size_t i = 0; i < rl; i++) {
+            w[n] = rel[i] == L'/' ? L'\\' : rel[i];
+            if (w[n++] == L'\\')
+                last = n;
+        }
+        w[n] = 0;
+        if (wcschr(w + last, L'.') == NULL)
+            memcpy(w + n, L".exe", 5 * sizeof(WCHAR));
+        *out = w;
+    }
+    free(rel);
+    free(base);
+    return err;
+}
+
+static cio_err spawn_w(const cio_spawn_options *o, bool at_dir, void *dir, cio_child *out)
+{
+    if (o->new_session || o->set_uid || o->set_gid)
         return CIO_E_OPERATION_UNSUPPORTED;
     cio_err err = check_argv(o->argv);
     if (err != CIO_OK)
@@ -380,6 +430,10 @@ static cio_err spawn_w(const cio_spawn_options *o, cio_child *out)
         err = env_block(o, &p.env);
     if (err == CIO_OK && o->cwd != NULL)
         err = to_wide(o->cwd, strlen(o->cwd), &p.cwd);
+    else if (err == CIO_OK && o->cwd_dir != NULL && o->cwd_dir->handle != NULL)
+        err = cio__win_dir_wpath(o->cwd_dir->handle, &p.cwd);
+    if (err == CIO_OK && at_dir)
+        err = program_in(dir, o->argv[0], &p.app);
     if (err == CIO_OK)
         err = plan_stdio_w(o, &p);
     HANDLE list[3];
@@ -422,7 +476,7 @@ static cio_err spawn_w(const cio_spawn_options *o, cio_child *out)
         flags |= CREATE_NEW_PROCESS_GROUP;
     PROCESS_INFORMATION pi;
     memset(&pi, 0, sizeof pi);
-    if (!CIO__SYS(CreateProcessW, spawn)(NULL, p.cmd, NULL, NULL, n > 0, flags, p.env, p.cwd, &si.StartupInfo, &pi)) {
+    if (!CIO__SYS(CreateProcessW, spawn)(p.app, p.cmd, NULL, NULL, n > 0, flags, p.env, p.cwd, &si.StartupInfo, &pi)) {
         err = last_error(GetLastError());
         wplan_release(&p, true);
         return err;
@@ -444,24 +498,26 @@ static void clear(cio_child *out)
         out->stdio[i].handle = NULL;
 }
 
-cio_err cio__os_process_spawn(void *ud, const cio_spawn_options *options, cio_child *out)
+static cio_err spawn_common(const cio_spawn_options *options, bool at_dir, void *dir, cio_child *out)
 {
-    (void)ud;
     if (out == NULL || options == NULL || options->argv == NULL || options->argv[0] == NULL)
         return CIO_E_INVALID_ARGUMENT;
     clear(out);
     if (options->argv[0][0] == '\0')
         return CIO__IN_SET(process_spawn, CIO_E_FILE_NOT_FOUND);
-    return CIO__IN_SET(process_spawn, spawn_w(options, out));
+    return CIO__IN_SET(process_spawn, spawn_w(options, at_dir, dir, out));
+}
+
+cio_err cio__os_process_spawn(void *ud, const cio_spawn_options *options, cio_child *out)
+{
+    (void)ud;
+    return spawn_common(options, false, NULL, out);
 }
 
 cio_err cio__os_process_spawn_path(void *ud, cio_dir dir, const cio_spawn_options *options, cio_child *out)
 {
-    (void)ud, (void)dir;
-    if (out == NULL || options == NULL)
-        return CIO_E_INVALID_ARGUMENT;
-    clear(out);
-    return CIO__IN_SET(process_spawn, CIO_E_OPERATION_UNSUPPORTED);
+    (void)ud;
+    return spawn_common(options, true, dir.handle, out);
 }
 
 /* ---- wait, kill ---------------------------------------------------------------------------------------- */
@@ -521,7 +577,7 @@ void cio__os_child_kill(void *ud, cio_child *child)
     finish(child, NULL);
 }
 
-/* ---- not on Windows (yet) ------------------------------------------------------------------------------- */
+/* ---- no exec on Windows (see the invariants) -------------------------------------------------------------- */
 
 cio_err cio__os_process_replace(void *ud, const cio_spawn_options *options)
 {
@@ -537,8 +593,3 @@ cio_err cio__os_process_replace_path(void *ud, cio_dir dir, const cio_spawn_opti
     return cio__os_process_replace(ud, options);
 }
 
-cio_err cio__os_process_set_current_dir(void *ud, cio_dir dir)
-{
-    (void)ud, (void)dir;
-    return CIO__IN_SET(process_set_current_dir, CIO_E_OPERATION_UNSUPPORTED);
-}

@@ -74,6 +74,13 @@ static cio_err wait_mapped(cio__mapped m)
     return m.action == CIO__MAP_ERROR ? m.err : CIO_E_UNEXPECTED;
 }
 
+void cio__os_child_reaped(cio_child *child, const void *siginfo, cio_term *term)
+{
+    close_pidfd(child);
+    if (term != NULL)
+        term_from((const siginfo_t *)siginfo, term);
+}
+
 cio_err cio__os_child_reap(cio_child *child, cio_term *term)
 {
     siginfo_t si;
@@ -86,9 +93,7 @@ cio_err cio__os_child_reap(cio_child *child, cio_term *term)
         err = wait_mapped(m);
         break;
     }
-    close_pidfd(child);
-    if (err == CIO_OK)
-        term_from(&si, term);
+    cio__os_child_reaped(child, &si, err == CIO_OK ? term : NULL);
     return err;
 }
 

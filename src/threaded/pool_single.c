@@ -25,6 +25,7 @@
 
 #include "internal.h"
 #include "internal/cio_oscalls.h"
+#include "stderr_lock.h"
 #include "threaded.h"
 
 
@@ -151,6 +152,7 @@ cio_err cio_threaded_create(const cio_threaded_options *options, cio_threaded **
 {
     if (out == NULL)
         return CIO_E_INVALID_ARGUMENT;
+    cio__stderr_set_threads(cio__t_futex_wait, cio__t_futex_wake); /* how threads wait for the stderr lock */
     cio_threaded *t = (cio_threaded *)CIO__SYS(calloc, wasi_threaded_create)(1, sizeof *t);
     if (t == NULL)
         return CIO_E_SYSTEM_RESOURCES;

@@ -3,7 +3,7 @@
 
 /*
  * Link-time stand-in for openbsd's libc.so.100.0: one symbol per function cio may call there
- * (109), each a single byte that is never executed. build.py assembles this into a
+ * (119), each a single byte that is never executed. build.py assembles this into a
  * shared object named libc.so.100.0, so that
  * ld.lld records DT_NEEDED libc.so.100.0 as linking against the real one would.
  */
@@ -488,6 +488,56 @@ exit:
 _exit:
 	.byte 0
 	.size _exit, 1
+	.globl fork
+	.type fork, %function
+fork:
+	.byte 0
+	.size fork, 1
+	.globl execve
+	.type execve, %function
+execve:
+	.byte 0
+	.size execve, 1
+	.globl waitpid
+	.type waitpid, %function
+waitpid:
+	.byte 0
+	.size waitpid, 1
+	.globl setsid
+	.type setsid, %function
+setsid:
+	.byte 0
+	.size setsid, 1
+	.globl setpgid
+	.type setpgid, %function
+setpgid:
+	.byte 0
+	.size setpgid, 1
+	.globl setuid
+	.type setuid, %function
+setuid:
+	.byte 0
+	.size setuid, 1
+	.globl setgid
+	.type setgid, %function
+setgid:
+	.byte 0
+	.size setgid, 1
+	.globl chdir
+	.type chdir, %function
+chdir:
+	.byte 0
+	.size chdir, 1
+	.globl fchdir
+	.type fchdir, %function
+fchdir:
+	.byte 0
+	.size fchdir, 1
+	.globl getcwd
+	.type getcwd, %function
+getcwd:
+	.byte 0
+	.size getcwd, 1
 	.globl atexit
 	.type atexit, %function
 atexit:

@@ -14,6 +14,7 @@
 /* io_uring constants newer than the kernel headers cio is built against (the same on every Linux
  * architecture): CIO_<name>. Whether the running kernel has an opcode is for IORING_REGISTER_PROBE. */
 #if defined(CIO_OS_LINUX)
+#define CIO_IORING_OP_WAITID 50u
 #define CIO_IORING_OP_FUTEX_WAIT 51u
 #define CIO_IORING_OP_FUTEX_WAKE 52u
 #define CIO_IORING_OP_FTRUNCATE 55u
