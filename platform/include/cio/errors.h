@@ -2518,6 +2518,24 @@ static inline bool cio_errset_net_ip_address_resolve_contains(cio_err err)
 }
 
 /**
+ * Membership test of the error set net.IpAddress.FormatError (@ref errset_net_ip_address_format).
+ * @param err any value
+ * @return true when err is in net.IpAddress.FormatError \errset_net_ip_address_format; false otherwise (always for CIO_OK).
+ * @cancellation no (pure library code)
+ */
+static inline bool cio_errset_net_ip_address_format_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_INVALID_ARGUMENT:
+    case CIO_E_NAME_TOO_LONG:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/**
  * Membership test of the error set net.WriteFileError (@ref errset_net_write_file).
  * @param err any value
  * @return true when err is in net.WriteFileError \errset_net_write_file; false otherwise (always for CIO_OK).
@@ -3056,6 +3074,7 @@ static inline bool cio_errset_file_write_streaming_timeout_contains(cio_err err)
     X(net_interface_name, "net.Interface.NameError") \
     X(net_socket_create_pair, "net.Socket.CreatePairError") \
     X(net_ip_address_resolve, "net.IpAddress.ResolveError") \
+    X(net_ip_address_format, "net.IpAddress.FormatError") \
     X(net_write_file, "net.WriteFileError") \
     X(host_name_validate, "HostName.ValidateError") \
     X(host_name_expand, "HostName.ExpandError") \
