@@ -293,6 +293,12 @@ static int cio__sys_dflt_recvmmsg(int fd, struct mmsghdr *msgs, unsigned int vle
 }
 #endif
 #if defined(CIO_OS_LINUX)
+static ssize_t cio__sys_dflt_recvmsg(int fd, struct msghdr *msg, int flags)
+{
+    return recvmsg(fd, msg, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
 static int cio__sys_dflt_shutdown(int fd, int how)
 {
     return shutdown(fd, how);
@@ -1072,6 +1078,9 @@ const struct cio__sys_defaults cio__sys_default = {
     .recvmmsg = cio__sys_dflt_recvmmsg,
 #endif
 #if defined(CIO_OS_LINUX)
+    .recvmsg = cio__sys_dflt_recvmsg,
+#endif
+#if defined(CIO_OS_LINUX)
     .shutdown = cio__sys_dflt_shutdown,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -1580,6 +1589,12 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_LINUX)
     .sendmsg__net_write = cio__sys_dflt_sendmsg,
+#endif
+#if defined(CIO_OS_LINUX)
+    .recvmsg__net_read_nowait = cio__sys_dflt_recvmsg,
+#endif
+#if defined(CIO_OS_LINUX)
+    .sendmsg__net_write_nowait = cio__sys_dflt_sendmsg,
 #endif
 #if defined(CIO_OS_LINUX)
     .setsockopt__sockopt_set = cio__sys_dflt_setsockopt,
@@ -2756,6 +2771,20 @@ static void cio__sys_set_readv__net_read(cio__sys_any fn)
 static void cio__sys_set_sendmsg__net_write(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.sendmsg__net_write, fn != NULL ? (cio__sys_sendmsg_fn)fn : cio__sys_dflt_sendmsg,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_recvmsg__net_read_nowait(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.recvmsg__net_read_nowait, fn != NULL ? (cio__sys_recvmsg_fn)fn : cio__sys_dflt_recvmsg,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_sendmsg__net_write_nowait(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.sendmsg__net_write_nowait, fn != NULL ? (cio__sys_sendmsg_fn)fn : cio__sys_dflt_sendmsg,
                           memory_order_relaxed);
 }
 #endif
@@ -4669,6 +4698,12 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX)
     {"sendmsg", "net_write", "sendmsg@net_write", cio__sys_set_sendmsg__net_write},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"recvmsg", "net_read_nowait", "recvmsg@net_read_nowait", cio__sys_set_recvmsg__net_read_nowait},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"sendmsg", "net_write_nowait", "sendmsg@net_write_nowait", cio__sys_set_sendmsg__net_write_nowait},
 #endif
 #if defined(CIO_OS_LINUX)
     {"setsockopt", "sockopt_set", "setsockopt@sockopt_set", cio__sys_set_setsockopt__sockopt_set},

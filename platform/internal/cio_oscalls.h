@@ -247,6 +247,9 @@ typedef ssize_t (*cio__sys_sendmsg_fn)(int, const struct msghdr *, int);
 typedef int (*cio__sys_recvmmsg_fn)(int, struct mmsghdr *, unsigned int, int, struct timespec *);
 #endif
 #if defined(CIO_OS_LINUX)
+typedef ssize_t (*cio__sys_recvmsg_fn)(int, struct msghdr *, int);
+#endif
+#if defined(CIO_OS_LINUX)
 typedef int (*cio__sys_shutdown_fn)(int, int);
 #endif
 #if defined(CIO_OS_LINUX)
@@ -707,6 +710,9 @@ struct cio__sys_defaults {
 #endif
 #if defined(CIO_OS_LINUX)
     cio__sys_recvmmsg_fn recvmmsg;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_recvmsg_fn recvmsg;
 #endif
 #if defined(CIO_OS_LINUX)
     cio__sys_shutdown_fn shutdown;
@@ -1219,6 +1225,12 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_sendmsg_fn) sendmsg__net_write; /* src/os/net_posix.c: cio__os_net_write */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_recvmsg_fn) recvmsg__net_read_nowait; /* src/os/operate_posix.c: try_now */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_sendmsg_fn) sendmsg__net_write_nowait; /* src/os/operate_posix.c: try_now */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_setsockopt_fn) setsockopt__sockopt_set; /* src/os/sockopt_posix.c: set_raw */

@@ -278,6 +278,12 @@ enum {
     CIO__FI_sendmsg__net_write,
 #endif
 #if defined(CIO_OS_LINUX)
+    CIO__FI_recvmsg__net_read_nowait,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_sendmsg__net_write_nowait,
+#endif
+#if defined(CIO_OS_LINUX)
     CIO__FI_setsockopt__sockopt_set,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -1864,6 +1870,40 @@ static ssize_t cio__fi_readv__net_read(int fd, const struct iovec *iov, int iovc
 static ssize_t cio__fi_sendmsg__net_write(int fd, const struct msghdr *msg, int flags)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_sendmsg__net_write];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (ssize_t)-1;
+    }
+    if (mode_ == CIO__FI_SHORT) {
+        size_t max_ = atomic_load(&p_->max);
+        struct iovec t_[16];
+        struct msghdr mm_ = *msg;
+        mm_.msg_iovlen = (size_t)cio__fi_trim(mm_.msg_iov, (int)mm_.msg_iovlen, max_, t_);
+        mm_.msg_iov = t_;
+        return (cio__sys_default.sendmsg)(fd, &mm_, flags);
+    }
+    (void)mode_;
+    return (cio__sys_default.sendmsg)(fd, msg, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static ssize_t cio__fi_recvmsg__net_read_nowait(int fd, struct msghdr *msg, int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_recvmsg__net_read_nowait];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (ssize_t)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.recvmsg)(fd, msg, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static ssize_t cio__fi_sendmsg__net_write_nowait(int fd, const struct msghdr *msg, int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_sendmsg__net_write_nowait];
     int mode_ = cio__fi_take(p_);
     if (mode_ == CIO__FI_FAIL) {
         errno = atomic_load(&p_->err);
@@ -5308,6 +5348,12 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX)
     {"sendmsg", "net_write", 1, 1, (cio__sys_any)cio__fi_sendmsg__net_write},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"recvmsg", "net_read_nowait", 1, 0, (cio__sys_any)cio__fi_recvmsg__net_read_nowait},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"sendmsg", "net_write_nowait", 1, 1, (cio__sys_any)cio__fi_sendmsg__net_write_nowait},
 #endif
 #if defined(CIO_OS_LINUX)
     {"setsockopt", "sockopt_set", 1, 0, (cio__sys_any)cio__fi_setsockopt__sockopt_set},
