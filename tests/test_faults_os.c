@@ -13,8 +13,11 @@
 
 #if !defined(CIO_OS_WINDOWS) /* POSIX sites only; Windows': tests/test_faults_windows.c */
 /* ---- network (Linux) ------------------------------------------------------------------------------ */
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+
+#include "cio/batch.h"
 
 typedef struct net_case {
     const char *site;
@@ -315,6 +318,39 @@ static void test_timed_read_faults(void **state)
                    "ECONNRESET");
 }
 
+/* The device_io_control operation: FIONREAD on a stream with 100 bytes waiting (Evented: on the
+ * helper pool, the same ioctl site). */
+static cio_err run_device_io_control(fx *f)
+{
+    assert_ok(cio_stream_write_all(f->io, &f->a, data, 100));
+    int n = -1;
+    cio_operation op;
+    memset(&op, 0, sizeof op);
+    op.kind = CIO_OP_DEVICE_IO_CONTROL;
+    op.u.device_io_control.file.handle = f->b.handle;
+    op.u.device_io_control.code = FIONREAD;
+    op.u.device_io_control.arg = &n;
+    cio_err err = cio_operate(f->io, &op);
+    if (err == CIO_OK)
+        err = op.err;
+    if (err == CIO_OK)
+        assert_int_equal(n, 100);
+    unsigned char buf[100];
+    size_t got = 0;
+    assert_ok(cio_stream_read_all_timeout(f->io, &f->b, buf, sizeof buf, &got, CIO_TIMEOUT_NONE));
+    assert_int_equal(got, 100);
+    return err;
+}
+
+static void test_device_io_control_faults(void **state)
+{
+    static const net_case c = {"ioctl@device_io_control", prep_pair, run_device_io_control, done_pair};
+    net_fault_with(state, &c, "ioctl@device_io_control", 'e', EINTR, 50, 0, CIO_OK, "EINTR");
+    net_fault_with(state, &c, "ioctl@device_io_control", 'e', ENOTTY, 1, 0, CIO_E_OPERATION_UNSUPPORTED, "ENOTTY");
+    net_fault_with(state, &c, "ioctl@device_io_control", 'e', EPERM, 1, 0, CIO_E_ACCESS_DENIED, "EPERM");
+    net_fault_with(state, &c, "ioctl@device_io_control", 'e', EINVAL, 1, 0, CIO_E_INVALID_ARGUMENT, "EINVAL");
+}
+
 static void test_net_short_transfers(void **state)
 {
     net_fault(state, "readv@net_read", 's', 0, -1, 7, CIO_OK, "short");
@@ -597,6 +633,7 @@ int main(void)
         CIO_TESTS(test_net_eintr_storms),
         CIO_TESTS(test_net_errors),
         CIO_TESTS(test_timed_read_faults),
+        CIO_TESTS(test_device_io_control_faults),
         CIO_TESTS(test_net_short_transfers),
         CIO_TESTS(test_net_storm_cancel),
         CIO_TESTS(test_net_close),

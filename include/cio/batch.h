@@ -47,7 +47,9 @@ typedef enum cio_op_kind {
     CIO_OP_NONE = 0,             /**< no operation (an invalid argument) */
     CIO_OP_FILE_READ_STREAMING,  /**< cio_file_read_streaming_v; count: bytes, 0 at the end */
     CIO_OP_FILE_WRITE_STREAMING, /**< cio_file_write_streaming_v; count: bytes */
-    CIO_OP_DEVICE_IO_CONTROL,    /**< ioctl: not implemented yet, OperationUnsupported everywhere */
+    CIO_OP_DEVICE_IO_CONTROL,    /**< ioctl / DeviceIoControl; count: ioctl's result (POSIX) or the bytes
+                                      written to `out` (Windows); err in File.DeviceIoControlError;
+                                      OperationUnsupported where the OS has none (WASI) */
     CIO_OP_NET_RECEIVE,          /**< cio_socket_receive_batch without timeout; count: datagrams */
     CIO_OP_NET_SEND,             /**< cio_socket_send_to_v (one datagram); count: bytes */
     CIO_OP_NET_READ,             /**< cio_stream_read_v; count: bytes, 0 when the peer closed */
@@ -76,9 +78,14 @@ typedef struct cio_operation {
             size_t iovcnt;
         } file_write_streaming;
         struct {
-            cio_file file;
-            unsigned long code;
-            void *arg;
+            cio_file file;      /* the file, device, pipe or socket */
+            unsigned long code; /* POSIX: the ioctl request (FIONREAD, TIOCGWINSZ, ...); Windows: the
+                                   control code (IOCTL_..., FSCTL_...) */
+            void *arg;          /* POSIX: ioctl's third argument (Windows: unused) */
+            const void *in;     /* Windows: the input buffer, or NULL (POSIX: unused) */
+            size_t in_len;      /* Windows: its length */
+            void *out;          /* Windows: the output buffer, or NULL (POSIX: unused) */
+            size_t out_len;     /* Windows: its length */
         } device_io_control;
         struct {
             cio_handle socket;

@@ -284,6 +284,9 @@ enum {
     CIO__FI_sendmsg__net_write_nowait,
 #endif
 #if defined(CIO_OS_LINUX)
+    CIO__FI_ioctl__device_io_control,
+#endif
+#if defined(CIO_OS_LINUX)
     CIO__FI_setsockopt__sockopt_set,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -906,6 +909,9 @@ enum {
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_win_if_nametoindex__interface_resolve,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_DeviceIoControl__device_io_control,
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_win_if_indextoname__interface_name,
@@ -1919,6 +1925,19 @@ static ssize_t cio__fi_sendmsg__net_write_nowait(int fd, const struct msghdr *ms
     }
     (void)mode_;
     return (cio__sys_default.sendmsg)(fd, msg, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_ioctl__device_io_control(int fd, unsigned long request, void *arg)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_ioctl__device_io_control];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.ioctl)(fd, request, arg);
 }
 #endif
 #if defined(CIO_OS_LINUX)
@@ -4660,6 +4679,19 @@ static ULONG cio__fi_win_if_nametoindex__interface_resolve(const char *name)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_DeviceIoControl__device_io_control(HANDLE h, DWORD code, LPVOID in, DWORD in_len, LPVOID out, DWORD out_len, LPDWORD got, LPOVERLAPPED ov)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_DeviceIoControl__device_io_control];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.DeviceIoControl)(h, code, in, in_len, out, out_len, got, ov);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static char * cio__fi_win_if_indextoname__interface_name(ULONG index, char *name)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_win_if_indextoname__interface_name];
@@ -5356,6 +5388,9 @@ static const struct {
     {"sendmsg", "net_write_nowait", 1, 1, (cio__sys_any)cio__fi_sendmsg__net_write_nowait},
 #endif
 #if defined(CIO_OS_LINUX)
+    {"ioctl", "device_io_control", 1, 0, (cio__sys_any)cio__fi_ioctl__device_io_control},
+#endif
+#if defined(CIO_OS_LINUX)
     {"setsockopt", "sockopt_set", 1, 0, (cio__sys_any)cio__fi_setsockopt__sockopt_set},
 #endif
 #if defined(CIO_OS_LINUX)
@@ -5978,6 +6013,9 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"win_if_nametoindex", "interface_resolve", 0, 0, (cio__sys_any)cio__fi_win_if_nametoindex__interface_resolve},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"DeviceIoControl", "device_io_control", 1, 0, (cio__sys_any)cio__fi_DeviceIoControl__device_io_control},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"win_if_indextoname", "interface_name", 1, 0, (cio__sys_any)cio__fi_win_if_indextoname__interface_name},
