@@ -434,12 +434,12 @@ static void test_fault_interface_name(void **state)
     cio__sys_reset();
 }
 
-/* The kernel refuses the file (EINVAL): the library copies, every byte arrives. */
+/* sendfile is the path taken on every backend (Evented: on the helper pool, waiting for POLLOUT on
+ * the loop between buffers-full); the kernel refuses the file (EINVAL): the library copies, every
+ * byte arrives. */
 static void test_fault_sendfile_fallback(void **state)
 {
     cio_io io = cio_test_io(state);
-    if (cio_test_threaded(state) == NULL)
-        CIO_SKIP("the Evented backend copies without sendfile");
     cio__fault_reset();
     assert_true(cio__fault_watch("sendfile@write_file") == 1); /* the zero-copy path is the one taken */
     send_and_check(io, 1u << 20, 0, UINT64_MAX);
@@ -462,8 +462,6 @@ static void test_fault_sendfile_fallback(void **state)
 static void test_fault_sendfile_errors(void **state)
 {
     cio_io io = cio_test_io(state);
-    if (cio_test_threaded(state) == NULL)
-        CIO_SKIP("the Evented backend copies without sendfile");
     cio_stream p[2];
     pair_or_skip(io, p);
     cio_file f = make_file(io, "net_pair_fault.bin", 4096);

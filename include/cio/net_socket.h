@@ -123,8 +123,9 @@ cio_err cio_ip_format_host_resolve(cio_io io, const cio_ip_address *address, cha
 
 /**
  * Sends up to `len` bytes of `file`, starting at `offset`, to a connected stream, and says how many
- * went. The file's own position is neither used nor moved. Linux (Threaded): sendfile(2), the bytes
- * never copied through user memory; elsewhere, and where the kernel refuses a file (EINVAL, ENOSYS:
+ * went. The file's own position is neither used nor moved. Linux: sendfile(2), the bytes never
+ * copied through user memory (Threaded: on the calling thread; Evented: on the helper pool, the
+ * fiber waiting for room in the socket between calls); elsewhere, and where the kernel refuses a file (EINVAL, ENOSYS:
  * a pipe, a file system without the support), the library copies itself with positional reads into a
  * 64 KiB buffer and stream writes, on every backend: the caller never sees Unimplemented.
  * The call returns when `len` bytes went, at the end of the file (*nwritten < len: nothing more to
