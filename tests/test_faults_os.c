@@ -276,15 +276,7 @@ static cio_err run_stream_write_timeout(fx *f)
     if (err != CIO_OK)
         return err;
     assert_int_equal(n, DATA_LEN);
-    static unsigned char buf[DATA_LEN];
-    size_t done = 0;
-    while (done < DATA_LEN) {
-        size_t got = 0;
-        assert_ok(cio_stream_read(f->io, &f->b, buf + done, DATA_LEN - done, &got));
-        assert_true(got > 0);
-        done += got;
-    }
-    assert_memory_equal(buf, data, DATA_LEN);
+    stream_read_back(f);
     return CIO_OK;
 }
 
