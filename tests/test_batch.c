@@ -5,7 +5,7 @@
  * cancelable; batch cancel with operations in flight leaking nothing; read, read_all, write_all,
  * accept and pipe-read timeouts firing within 10 ms of their deadline and leaving the handle usable
  * with nothing lost; the Threaded select deadlock (async limit 0, a blocking read raced against a
- * sleep). A backend without networking (NetworkDown: WASI) skips the socket tests; the file batch
+ * sleep); the device_io_control operation on a pipe (FIONREAD; Windows: FSCTL_PIPE_PEEK). A backend without networking (NetworkDown: WASI) skips the socket tests; the file batch
  * runs everywhere.
  */
 #ifndef _GNU_SOURCE

@@ -138,8 +138,13 @@ cio_err cio_operate(cio_io io, cio_operation *op);
  * canceled and waited for, and if it completed anyway (data had arrived) its result stands and the
  * call returns CIO_OK: a timeout never loses data. A timeout that has already passed (or passes
  * before the operation's task got to start) may end it before it tried: CIO_E_TIMEOUT, nothing done,
- * even if data was waiting — it is a deadline, not a poll. On Threaded this costs one pool thread
- * (a recycled worker) per call; on Evented one fiber.
+ * even if data was waiting — it is a deadline, not a poll. Where the backend has a native timed
+ * form, no task is made and the caller itself waits: Threaded on POSIX for stream reads (a
+ * non-blocking try, then poll against the deadline), stream writes (what fits now, else poll for
+ * room: a timed write may be short, as a plain one may), accepts, streaming file reads and
+ * datagram receives; Evented for reads, writes, accepts and receives (readiness, or io_uring's
+ * linked timeout). Otherwise it costs one pool thread (a recycled worker) per call on Threaded, one fiber
+ * on Evented.
  * @param io       the Io
  * @param op       the operation; its result fields are written
  * @param timeout  how long to wait (duration or deadline)

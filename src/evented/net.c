@@ -359,8 +359,9 @@ cio_err cio__e_net_receive(void *ud, cio_handle socket, cio_message *msgs, size_
     return CIO__IN_SET(net_receive_timeout, net_slot(&a));
 }
 
-/* A timed operation (cio/batch.h): a stream read or an accept waits for readiness up to the
- * deadline (a timeout ends only the wait: nothing was taken); a datagram receive has its own
+/* A timed operation (cio/batch.h): a stream read, a stream write or an accept waits for readiness
+ * up to the deadline (a timeout ends only the wait: nothing was taken, or written, by the attempt
+ * that timed out; a write sends what fits and may be short); a datagram receive has its own
  * timeout; every other kind is CIO_E_UNIMPLEMENTED (cio_operate_timeout runs it as a fiber). */
 cio_err cio__e_operate(void *ud, cio_operation *op, cio_timeout timeout)
 {
@@ -382,6 +383,15 @@ cio_err cio__e_operate(void *ud, cio_operation *op, cio_timeout timeout)
         a.op = OP_ACCEPT;
         a.fd = op->u.net_accept.listener;
         a.stream = &op->stream;
+        break;
+    case CIO_OP_NET_WRITE: /* what fits now, else wait for room up to the deadline (may be short) */
+        if (op->u.net_write.iov == NULL && op->u.net_write.iovcnt > 0)
+            return CIO_E_INVALID_ARGUMENT;
+        a.op = OP_WRITE;
+        a.fd = op->u.net_write.stream;
+        a.iov = op->u.net_write.iov;
+        a.iovcnt = op->u.net_write.iovcnt;
+        a.n = &op->count;
         break;
     case CIO_OP_NET_RECEIVE:
         return cio__e_net_receive(ud, op->u.net_receive.socket, op->u.net_receive.msgs, op->u.net_receive.max,
