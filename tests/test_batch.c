@@ -5,7 +5,7 @@
  * cancelable; batch cancel with operations in flight leaking nothing; read, read_all, write_all,
  * accept and pipe-read timeouts firing within 10 ms of their deadline and leaving the handle usable
  * with nothing lost; the Threaded select deadlock (async limit 0, a blocking read raced against a
- * sleep). A backend without networking (NetworkDown: WASI) skips the socket tests; the file batch
+ * sleep); the device_io_control operation on a pipe (FIONREAD; Windows: FSCTL_PIPE_PEEK). A backend without networking (NetworkDown: WASI) skips the socket tests; the file batch
  * runs everywhere.
  */
 #ifndef _GNU_SOURCE
@@ -573,6 +573,107 @@ static bool make_pipe(cio_file *r, cio_file *w)
 }
 #endif
 
+/* The device_io_control operation on a real object: how many bytes wait in a pipe. POSIX: ioctl
+ * FIONREAD (its int argument gets the count); Windows: FSCTL_PIPE_PEEK (the output buffer gets
+ * FILE_PIPE_PEEK_BUFFER, whose ReadDataAvailable is the count). A request the object does not
+ * know is OperationUnsupported; WASI has no ioctl: OperationUnsupported. Through cio_operate and
+ * through a batch. */
+#if defined(CIO_OS_WINDOWS)
+typedef struct {
+    ULONG state, read_data_available, number_of_messages, message_length;
+    char data[1];
+} peek_buffer; /* FILE_PIPE_PEEK_BUFFER */
+#define PIPE_PEEK_CODE 0x0011400Cul /* FSCTL_PIPE_PEEK */
+#define BAD_CODE 0x00ff0003ul      /* no driver's request */
+#else
+#include <sys/ioctl.h>
+#define BAD_CODE 0x7fe0ul          /* no object's request: ENOTTY */
+#endif
+
+static cio_operation ioctl_op(cio_file f, unsigned long code, void *arg, void *out, size_t out_len)
+{
+    cio_operation op;
+    memset(&op, 0, sizeof op);
+    op.kind = CIO_OP_DEVICE_IO_CONTROL;
+    op.u.device_io_control.file = f;
+    op.u.device_io_control.code = code;
+    op.u.device_io_control.arg = arg;
+    op.u.device_io_control.out = out;
+    op.u.device_io_control.out_len = out_len;
+    return op;
+}
+
+/* Bytes waiting in the pipe's read end, through cio_operate. */
+static size_t pending_bytes(cio_io io, cio_file r)
+{
+#if defined(CIO_OS_WINDOWS)
+    peek_buffer pb;
+    memset(&pb, 0, sizeof pb);
+    cio_operation op = ioctl_op(r, PIPE_PEEK_CODE, NULL, &pb, offsetof(peek_buffer, data));
+    assert_ok(cio_operate(io, &op));
+    assert_ok(op.err);
+    assert_int_equal(op.count, offsetof(peek_buffer, data));
+    return pb.read_data_available;
+#else
+    int n = -1;
+    cio_operation op = ioctl_op(r, FIONREAD, &n, NULL, 0);
+    assert_ok(cio_operate(io, &op));
+    assert_ok(op.err);
+    assert_true(n >= 0);
+    return (size_t)n;
+#endif
+}
+
+static void test_device_io_control(void **state)
+{
+    cio_io io = cio_test_io(state);
+    cio_file r, w;
+    if (!make_pipe(&r, &w)) {
+        cio_operation op = ioctl_op(CIO_FILE_INVALID, 1, NULL, NULL, 0);
+        assert_ok(cio_operate(io, &op));
+        assert_err(op.err, CIO_E_OPERATION_UNSUPPORTED);
+        CIO_SKIP("no pipes and no ioctl on this target (OperationUnsupported checked)");
+    }
+    assert_int_equal(pending_bytes(io, r), 0);
+    size_t wrote = 0;
+    assert_ok(cio_file_write_streaming(io, w, "hello", 5, &wrote));
+    assert_int_equal(wrote, 5);
+    assert_int_equal(pending_bytes(io, r), 5);
+    /* in a batch, beside a read that takes the bytes afterwards */
+    cio_batch_slot slots[1];
+    cio_batch b;
+    assert_ok(cio_batch_init(&b, slots, 1));
+#if defined(CIO_OS_WINDOWS)
+    peek_buffer pb;
+    memset(&pb, 0, sizeof pb);
+    cio_operation op = ioctl_op(r, PIPE_PEEK_CODE, NULL, &pb, offsetof(peek_buffer, data));
+#else
+    int n = -1;
+    cio_operation op = ioctl_op(r, FIONREAD, &n, NULL, 0);
+#endif
+    assert_ok(cio_batch_add(&b, &op, NULL));
+    assert_ok(cio_batch_await_async(io, &b));
+    cio_operation done;
+    assert_true(cio_batch_next(&b, NULL, &done));
+    assert_ok(done.err);
+#if defined(CIO_OS_WINDOWS)
+    assert_int_equal(pb.read_data_available, 5);
+#else
+    assert_int_equal(n, 5);
+#endif
+    char buf[8];
+    size_t got = 0;
+    assert_ok(cio_file_read_streaming(io, r, buf, sizeof buf, &got));
+    assert_int_equal(got, 5);
+    assert_int_equal(pending_bytes(io, r), 0);
+    /* a request the pipe does not know */
+    cio_operation bad = ioctl_op(r, BAD_CODE, NULL, NULL, 0);
+    assert_ok(cio_operate(io, &bad));
+    assert_err(bad.err, CIO_E_OPERATION_UNSUPPORTED);
+    cio_file_close(io, r);
+    cio_file_close(io, w);
+}
+
 static int64_t timed_pipe_read(cio_io io, cio_file r, int ms)
 {
     char buf[8];
@@ -696,6 +797,7 @@ int main(void)
         CIO_TESTS(test_write_all_timeout_reports_bytes),
         CIO_TESTS(test_accept_timeout),
         CIO_TESTS(test_pipe_read_timeout),
+        CIO_TESTS(test_device_io_control),
         CIO_TESTS(test_select_read_vs_sleep_no_deadlock),
     };
     return cmocka_run_group_tests_name("batch", tests, NULL, NULL);

@@ -13,8 +13,11 @@
 
 #if !defined(CIO_OS_WINDOWS) /* POSIX sites only; Windows': tests/test_faults_windows.c */
 /* ---- network (Linux) ------------------------------------------------------------------------------ */
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+
+#include "cio/batch.h"
 
 typedef struct net_case {
     const char *site;
@@ -233,7 +236,8 @@ static void test_net_errors(void **state)
     net_fault_with(state, &opts, "setsockopt@sockopt_set", 'e', ENOMEM, 1, 0, CIO_E_SYSTEM_RESOURCES, "ENOMEM");
 }
 
-/* A timed stream read (cio_stream_read_timeout): on Threaded poll, then readv (operate_posix.c). */
+/* A timed stream read (cio_stream_read_timeout). Threaded (operate_posix.c): recvmsg(MSG_DONTWAIT)
+ * takes what is there; with nothing there, poll, then readv. */
 static cio_err run_stream_read_timeout(fx *f)
 {
     assert_ok(cio_stream_write_all(f->io, &f->a, data, 100));
@@ -251,14 +255,52 @@ static cio_err run_stream_read_timeout(fx *f)
     return CIO_OK;
 }
 
+/* The same, after a timed read that finds nothing and times out (so the wait really runs). */
+static cio_err run_stream_read_timeout_empty(fx *f)
+{
+    unsigned char buf[16];
+    size_t n = 7;
+    cio_err err = cio_stream_read_timeout(f->io, &f->b, buf, sizeof buf, &n, cio_timeout_ms(20));
+    if (err != CIO_E_TIMEOUT)
+        return err == CIO_OK ? CIO_E_UNEXPECTED : err;
+    assert_int_equal(n, 0);
+    return run_stream_read_timeout(f);
+}
+
+/* A timed stream write (cio_stream_write_all_timeout), then the bytes read back. Threaded:
+ * sendmsg(MSG_DONTWAIT), and poll for room when nothing fits. */
+static cio_err run_stream_write_timeout(fx *f)
+{
+    size_t n = 0;
+    cio_err err = cio_stream_write_all_timeout(f->io, &f->a, data, DATA_LEN, &n, cio_timeout_ms(5000));
+    if (err != CIO_OK)
+        return err;
+    assert_int_equal(n, DATA_LEN);
+    stream_read_back(f);
+    return CIO_OK;
+}
+
 static void test_timed_read_faults(void **state)
 {
-    static const net_case timed_poll = {"poll@poll_one", prep_pair, run_stream_read_timeout, done_pair};
+    static const net_case timed_poll = {"poll@poll_one", prep_pair, run_stream_read_timeout_empty, done_pair};
     static const net_case timed_read = {"readv@net_read", prep_pair, run_stream_read_timeout, done_pair};
+    static const net_case nowait = {"recvmsg@net_read_nowait", prep_pair, run_stream_read_timeout, done_pair};
+    static const net_case nowait_w = {"sendmsg@net_write_nowait", prep_pair, run_stream_write_timeout, done_pair};
     fx_backend b = fx_backend_of(state);
-    if (b == FX_THREADED) { /* the readiness wait is the backend's poll(2) */
+    if (b == FX_THREADED) { /* the readiness wait is the backend's poll(2), after a non-blocking try */
         net_fault_with(state, &timed_poll, "poll@poll_one", 'e', EINTR, 50, 0, CIO_OK, "EINTR");
         net_fault_with(state, &timed_poll, "poll@poll_one", 'e', ENOMEM, 1, 0, CIO_E_SYSTEM_RESOURCES, "ENOMEM");
+        net_fault_with(state, &nowait, "recvmsg@net_read_nowait", 'e', EINTR, 50, 0, CIO_OK, "EINTR");
+        net_fault_with(state, &nowait, "recvmsg@net_read_nowait", 'e', ECONNRESET, 1, 0,
+                       CIO_E_CONNECTION_RESET_BY_PEER, "ECONNRESET");
+        /* EAGAIN although data is there: wait for readability, then the plain readv */
+        net_fault_with(state, &nowait, "recvmsg@net_read_nowait", 'e', EAGAIN, 1, 0, CIO_OK, "EAGAIN");
+        net_fault_with(state, &nowait_w, "sendmsg@net_write_nowait", 'e', EINTR, 50, 0, CIO_OK, "EINTR");
+        net_fault_with(state, &nowait_w, "sendmsg@net_write_nowait", 'e', EPIPE, 1, 0, CIO_E_BROKEN_PIPE, "EPIPE");
+        /* EAGAIN: no room yet: wait for POLLOUT and try again */
+        net_fault_with(state, &nowait_w, "sendmsg@net_write_nowait", 'e', EAGAIN, 3, 0, CIO_OK, "EAGAIN");
+        net_fault_with(state, &nowait_w, "sendmsg@net_write_nowait", 's', 0, -1, 7, CIO_OK, "short");
+        return; /* the readv site is reached only after the non-blocking try (EAGAIN case above) */
     }
     if (b == FX_URING) {
         (void)cio_test_io(state);
@@ -266,6 +308,39 @@ static void test_timed_read_faults(void **state)
     }
     net_fault_with(state, &timed_read, "readv@net_read", 'e', ECONNRESET, 1, 0, CIO_E_CONNECTION_RESET_BY_PEER,
                    "ECONNRESET");
+}
+
+/* The device_io_control operation: FIONREAD on a stream with 100 bytes waiting (Evented: on the
+ * helper pool, the same ioctl site). */
+static cio_err run_device_io_control(fx *f)
+{
+    assert_ok(cio_stream_write_all(f->io, &f->a, data, 100));
+    int n = -1;
+    cio_operation op;
+    memset(&op, 0, sizeof op);
+    op.kind = CIO_OP_DEVICE_IO_CONTROL;
+    op.u.device_io_control.file.handle = f->b.handle;
+    op.u.device_io_control.code = FIONREAD;
+    op.u.device_io_control.arg = &n;
+    cio_err err = cio_operate(f->io, &op);
+    if (err == CIO_OK)
+        err = op.err;
+    if (err == CIO_OK)
+        assert_int_equal(n, 100);
+    unsigned char buf[100];
+    size_t got = 0;
+    assert_ok(cio_stream_read_all_timeout(f->io, &f->b, buf, sizeof buf, &got, CIO_TIMEOUT_NONE));
+    assert_int_equal(got, 100);
+    return err;
+}
+
+static void test_device_io_control_faults(void **state)
+{
+    static const net_case c = {"ioctl@device_io_control", prep_pair, run_device_io_control, done_pair};
+    net_fault_with(state, &c, "ioctl@device_io_control", 'e', EINTR, 50, 0, CIO_OK, "EINTR");
+    net_fault_with(state, &c, "ioctl@device_io_control", 'e', ENOTTY, 1, 0, CIO_E_OPERATION_UNSUPPORTED, "ENOTTY");
+    net_fault_with(state, &c, "ioctl@device_io_control", 'e', EPERM, 1, 0, CIO_E_ACCESS_DENIED, "EPERM");
+    net_fault_with(state, &c, "ioctl@device_io_control", 'e', EINVAL, 1, 0, CIO_E_INVALID_ARGUMENT, "EINVAL");
 }
 
 static void test_net_short_transfers(void **state)
@@ -550,6 +625,7 @@ int main(void)
         CIO_TESTS(test_net_eintr_storms),
         CIO_TESTS(test_net_errors),
         CIO_TESTS(test_timed_read_faults),
+        CIO_TESTS(test_device_io_control_faults),
         CIO_TESTS(test_net_short_transfers),
         CIO_TESTS(test_net_storm_cancel),
         CIO_TESTS(test_net_close),

@@ -19,6 +19,7 @@
 #include "faults_windows.h"
 #include "faults_fs.h"
 
+#include "cio/batch.h"
 #include "cio/ntstatus.h"
 
 #define ST(x) ((int)(CIO_NTSTATUS_##x))
@@ -101,6 +102,34 @@ static cio_err run_rename_preserve(fx *f)
     return cio_dir_rename_preserve(f->io, f->dir, "f", f->dir, "moved");
 }
 
+/* The device_io_control operation: FSCTL_PIPE_PEEK on a pipe with 5 bytes waiting (both ends
+ * closed afterwards: nothing leaks). */
+static cio_err run_device_io_control(fx *f)
+{
+    HANDLE r, w;
+    assert_true(CreatePipe(&r, &w, NULL, 0));
+    DWORD wrote = 0;
+    assert_true(WriteFile(w, "hello", 5, &wrote, NULL));
+    struct {
+        ULONG state, available, messages, length;
+    } peek = {0, 0, 0, 0};
+    cio_operation op;
+    memset(&op, 0, sizeof op);
+    op.kind = CIO_OP_DEVICE_IO_CONTROL;
+    op.u.device_io_control.file.handle = r;
+    op.u.device_io_control.code = 0x0011400Cul; /* FSCTL_PIPE_PEEK */
+    op.u.device_io_control.out = &peek;
+    op.u.device_io_control.out_len = sizeof peek;
+    cio_err err = cio_operate(f->io, &op);
+    if (err == CIO_OK)
+        err = op.err;
+    if (err == CIO_OK)
+        assert_int_equal(peek.available, 5);
+    CloseHandle(r);
+    CloseHandle(w);
+    return err;
+}
+
 static const win_case cases[] = {
     {"hard_link", NULL, run_hard_link, check_created},
     {"real_path", NULL, run_real_path, check_none},
@@ -130,6 +159,7 @@ static const win_case cases[] = {
     {"set_timestamps", prep_open_rw, run_set_timestamps, check_timestamps},
     {"iterate", prep_many, run_iterate, check_many_cleanup},
     {"exe_open", NULL, run_exe_open, check_none},
+    {"device_io_control", NULL, run_device_io_control, check_none},
 };
 
 static const win_case *case_of(const char *name)
@@ -408,6 +438,20 @@ static void test_win_fs_memory(void **state)
               "ERROR_NOT_ENOUGH_MEMORY");
 }
 
+/* DeviceIoControl (the device_io_control operation): a Win32 error behind FALSE. An aborted call
+ * (CancelSynchronousIo with no request behind it) is made again; the others are mapped. */
+static void test_win_device_io_control(void **state)
+{
+    win_fault(state, "DeviceIoControl@device_io_control", "device_io_control", 'e', ERROR_OPERATION_ABORTED, 50, 0,
+              CIO_OK, "ERROR_OPERATION_ABORTED");
+    win_fault(state, "DeviceIoControl@device_io_control", "device_io_control", 'e', ERROR_INVALID_FUNCTION, 1, 0,
+              CIO_E_OPERATION_UNSUPPORTED, "ERROR_INVALID_FUNCTION");
+    win_fault(state, "DeviceIoControl@device_io_control", "device_io_control", 'e', ERROR_ACCESS_DENIED, 1, 0,
+              CIO_E_ACCESS_DENIED, "ERROR_ACCESS_DENIED");
+    win_fault(state, "DeviceIoControl@device_io_control", "device_io_control", 'e', ERROR_NOT_ENOUGH_MEMORY, 1, 0,
+              CIO_E_SYSTEM_RESOURCES, "ERROR_NOT_ENOUGH_MEMORY");
+}
+
 /* A cancel during an endless STATUS_CANCELLED storm still cancels (the storm never hides the
  * request), and leaves no handle behind. */
 typedef struct storm_run_w {
@@ -478,6 +522,7 @@ int main(void)
         CIO_TESTS(test_win_close_fails),
         CIO_TESTS(test_win_open_dir_link_close),
         CIO_TESTS(test_win_fs_memory),
+        CIO_TESTS(test_win_device_io_control),
         CIO_TESTS(test_win_cancel_during_storm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

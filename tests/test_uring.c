@@ -2,7 +2,8 @@
  * The io_uring flavour's native ring operations (issue 6): that the file, directory and socket
  * slots really run on the ring where the kernel has their opcodes (the ring's per-opcode submission
  * counters, src/evented/uring.h), that a timed receive is one RECVMSG with a linked timeout (no
- * readiness poll, no timer), that loops wake each other with MSG_RING, and that with the native
+ * readiness poll, no timer), that loops wake each other with MSG_RING, that a batch of 64 reads
+ * reaches the kernel in one io_uring_enter (cio__e_uring_enters), and that with the native
  * operations turned off
  * (CIO_EVENTED_URING_NATIVE=0, read at create) the same calls take the helper pool / readiness
  * paths and still give the same answers. What the operations do is checked on every backend by
@@ -22,6 +23,7 @@
 #include <unistd.h>
 
 #include "backends.h"
+#include "cio/batch.h"
 #include "cio/sysnum.h"
 #include "evented.h"
 #include "uring.h"
@@ -459,6 +461,74 @@ static void test_child_wait_is_waitid(void **state)
     assert_int_equal(cio__e_uring_count(plain, CIO_IORING_OP_WAITID), 0);
     assert_true(cio__e_uring_count(plain, IORING_OP_POLL_ADD) >= 1);
     cio_evented_destroy(plain);
+/* ---- a batch reaches the kernel in one submission ------------------------------------------------ */
+enum { BATCH_OPS = 64 };
+typedef struct batch_ctx {
+    cio_stream (*pairs)[2];
+    uint64_t *enters; /* out: submitting io_uring_enter calls while the batch ran */
+    struct cio_evented *e;
+} batch_ctx;
+/* From a fiber: 64 reads over 64 socket pairs (data already there) in one batch, started with
+ * await_async; every member is a fiber that queues its RECVMSG; the loop submits them together. */
+static cio_err batch_body(void *context)
+    batch_ctx *c = (batch_ctx *)context;
+    static cio_batch_slot slots[BATCH_OPS];
+    static char bufs[BATCH_OPS][8];
+    static cio_iovec iov[BATCH_OPS];
+    cio_batch b;
+    assert_ok(cio_batch_init(&b, slots, BATCH_OPS));
+    for (int i = 0; i < BATCH_OPS; i++) {
+        iov[i] = (cio_iovec){bufs[i], sizeof bufs[i]};
+        cio_operation op;
+        memset(&op, 0, sizeof op);
+        op.kind = CIO_OP_NET_READ;
+        op.u.net_read.stream = c->pairs[i][1].handle;
+        op.u.net_read.iov = &iov[i];
+        op.u.net_read.iovcnt = 1;
+        assert_ok(cio_batch_add_at(&b, (uint32_t)i, &op));
+    }
+    uint64_t before = cio__e_uring_enters(c->e);
+    int got = 0;
+    while (got < BATCH_OPS) {
+        assert_ok(cio_batch_await_async(c->io, &b));
+        uint32_t idx;
+        cio_operation done;
+        while (cio_batch_next(&b, &idx, &done)) {
+            assert_ok(done.err);
+            assert_int_equal(done.count, 1);
+            assert_int_equal(bufs[idx][0], (char)('A' + idx % 26));
+            got++;
+        }
+    *c->enters = cio__e_uring_enters(c->e) - before;
+    return CIO_OK;
+/* A batch of 64 reads is submitted as 64 RECVMSG SQEs in one io_uring_enter (a small number at
+ * most: a loop that had other work may submit what was queued so far first), not one per fiber. */
+static void test_batch_one_submission(void **state)
+    cio_io unused;
+    (void)uring_instance(state, &unused);
+    cio_evented *e = uring_with(1);
+    cio_io io = cio_evented_io(e);
+    if (!cio__e_uring_has(e, IORING_OP_RECVMSG)) {
+        cio_evented_destroy(e);
+        CIO_SKIP("this kernel has no RECVMSG: reads wait for readiness");
+    static cio_stream pairs[BATCH_OPS][2];
+        assert_ok(cio_net_socket_pair(io, pairs[i]));
+        char ch = (char)('A' + i % 26);
+        assert_ok(cio_stream_write_all(io, &pairs[i][0], &ch, 1));
+    uint64_t recv0 = cio__e_uring_count(e, IORING_OP_RECVMSG);
+    uint64_t enters = 0;
+    batch_ctx ctx = {io, pairs, &enters, e};
+    cio_future fut;
+    CIO_REQUIRE_CONCURRENT(cio_concurrent(io, batch_body, &ctx, sizeof ctx, &fut));
+    assert_ok(cio_await(io, &fut));
+    uint64_t recvs = cio__e_uring_count(e, IORING_OP_RECVMSG) - recv0;
+    print_message("batch of %d reads: %llu RECVMSG, %llu submitting io_uring_enter\n", BATCH_OPS,
+                  (unsigned long long)recvs, (unsigned long long)enters);
+    assert_int_equal(recvs, BATCH_OPS);
+    assert_in_range(enters, 1, 2);
+        cio_stream_close(io, &pairs[i][0]);
+        cio_stream_close(io, &pairs[i][1]);
+    cio_evented_destroy(e);
 }
 
 int main(void)
@@ -471,6 +541,7 @@ int main(void)
         CIO_TESTS(test_cancel_before_and_after_submission),
         CIO_TESTS(test_fallback_without_native_ops),
         CIO_TESTS(test_child_wait_is_waitid),
+        CIO_TESTS(test_batch_one_submission),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -47,7 +47,9 @@ typedef enum cio_op_kind {
     CIO_OP_NONE = 0,             /**< no operation (an invalid argument) */
     CIO_OP_FILE_READ_STREAMING,  /**< cio_file_read_streaming_v; count: bytes, 0 at the end */
     CIO_OP_FILE_WRITE_STREAMING, /**< cio_file_write_streaming_v; count: bytes */
-    CIO_OP_DEVICE_IO_CONTROL,    /**< ioctl: not implemented yet, OperationUnsupported everywhere */
+    CIO_OP_DEVICE_IO_CONTROL,    /**< ioctl / DeviceIoControl; count: ioctl's result (POSIX) or the bytes
+                                      written to `out` (Windows); err in File.DeviceIoControlError;
+                                      OperationUnsupported where the OS has none (WASI) */
     CIO_OP_NET_RECEIVE,          /**< cio_socket_receive_batch without timeout; count: datagrams */
     CIO_OP_NET_SEND,             /**< cio_socket_send_to_v (one datagram); count: bytes */
     CIO_OP_NET_READ,             /**< cio_stream_read_v; count: bytes, 0 when the peer closed */
@@ -76,9 +78,14 @@ typedef struct cio_operation {
             size_t iovcnt;
         } file_write_streaming;
         struct {
-            cio_file file;
-            unsigned long code;
-            void *arg;
+            cio_file file;      /* the file, device, pipe or socket */
+            unsigned long code; /* POSIX: the ioctl request (FIONREAD, TIOCGWINSZ, ...); Windows: the
+                                   control code (IOCTL_..., FSCTL_...) */
+            void *arg;          /* POSIX: ioctl's third argument (Windows: unused) */
+            const void *in;     /* Windows: the input buffer, or NULL (POSIX: unused) */
+            size_t in_len;      /* Windows: its length */
+            void *out;          /* Windows: the output buffer, or NULL (POSIX: unused) */
+            size_t out_len;     /* Windows: its length */
         } device_io_control;
         struct {
             cio_handle socket;
@@ -131,8 +138,13 @@ cio_err cio_operate(cio_io io, cio_operation *op);
  * canceled and waited for, and if it completed anyway (data had arrived) its result stands and the
  * call returns CIO_OK: a timeout never loses data. A timeout that has already passed (or passes
  * before the operation's task got to start) may end it before it tried: CIO_E_TIMEOUT, nothing done,
- * even if data was waiting — it is a deadline, not a poll. On Threaded this costs one pool thread
- * (a recycled worker) per call; on Evented one fiber.
+ * even if data was waiting — it is a deadline, not a poll. Where the backend has a native timed
+ * form, no task is made and the caller itself waits: Threaded on POSIX for stream reads (a
+ * non-blocking try, then poll against the deadline), stream writes (what fits now, else poll for
+ * room: a timed write may be short, as a plain one may), accepts, streaming file reads and
+ * datagram receives; Evented for reads, writes, accepts and receives (readiness, or io_uring's
+ * linked timeout). Otherwise it costs one pool thread (a recycled worker) per call on Threaded, one fiber
+ * on Evented.
  * @param io       the Io
  * @param op       the operation; its result fields are written
  * @param timeout  how long to wait (duration or deadline)

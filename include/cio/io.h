@@ -520,6 +520,11 @@ struct cio_operation;
      * native timed form of this kind here, nothing done (cio_operate_timeout then runs it as a                       \
      * concurrent task). A cancellation point. Set: Operate.SlotError (the kinds' sets). */                           \
     X(cio_err, operate, (void *ud, struct cio_operation *op, cio_timeout timeout))                                                    \
+    /* The device_io_control operation (op->u.device_io_control): ioctl (POSIX) or DeviceIoControl          \
+     * (Windows) on the caller's thread (Evented: the helper pool); op->count gets ioctl's result or the         \
+     * bytes written to the output buffer. OperationUnsupported where the OS has none (WASI).                    \
+     * A cancellation point. Set: File.DeviceIoControlError. */                                                 \
+    X(cio_err, device_io_control, (void *ud, struct cio_operation *op))                                            \
                                                                                                                       \
     /* == Socket options and addresses (issue 25) ===================================== */                            \
                                                                                                                       \

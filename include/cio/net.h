@@ -198,7 +198,8 @@ cio_err cio_ip6_parse_unresolved(const char *text, size_t len, cio_ip6_unresolve
  *
  * Formatting as Zig's {f}: "a.b.c.d:port" and "[v6]:port" (RFC 5952: lowercase hex, the longest run
  * of two or more zero groups compressed to "::", the first of equal runs; "::ffff:a.b.c.d" for
- * IPv4-mapped), with "%scope_id" inside the brackets when scope_id != 0.
+ * IPv4-mapped), with "%scope_id" inside the brackets when scope_id != 0 (the index: this is pure
+ * code; cio_ip_format_resolve in cio/net_socket.h writes the interface name, "fe80::1%lo").
  * cio_ip_format_host writes the address alone: no port, no brackets (scope kept).
  * Always NUL-terminates when len > 0. *out_len (if not NULL) gets the text's length without the
  * NUL, also when it did not fit: then the result is CIO_E_NAME_TOO_LONG.

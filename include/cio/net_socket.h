@@ -75,7 +75,7 @@ cio_err cio_net_interface_name(cio_io io, uint32_t index, char *buf, size_t len,
  * cio_ip_parse, and a scope given by name ("fe80::1%lo", "ff02::1%eth0") resolved to its interface
  * index with cio_net_interface_name_resolve, so link-local addresses can be written as people write
  * them. A numeric scope is taken as the index, as cio_ip_parse does. cio_ip_format writes the index
- * back ("[fe80::1%1]:port"); cio_net_interface_name gives its name.
+ * back ("[fe80::1%1]:port"); cio_ip_format_resolve writes the name ("[fe80::1%lo]:port").
  *
  * @param io    the backend (for the interface lookup)
  * @param text  NUL-terminated IPv4 or IPv6 address, with an optional "%scope" on IPv6
@@ -90,9 +90,42 @@ cio_err cio_net_interface_name(cio_io io, uint32_t index, char *buf, size_t len,
 cio_err cio_ip_parse_resolve(cio_io io, const char *text, uint16_t port, cio_ip_address *out);
 
 /**
+ * cio_ip_format with the scope written as people write it: the interface's name
+ * ("[fe80::1%lo]:80", found with cio_net_interface_name), or its index when the OS has no interface
+ * of that index or no interfaces at all (WASI), so the text always says what the address is.
+ * cio_ip_parse_resolve reads either form back. cio_ip_format (pure, no Io) always writes the index.
+ *
+ * @param io       the backend (for the interface lookup)
+ * @param address  the address
+ * @param buf      where the text goes (CIO_IP_FORMAT_MAX + CIO_INTERFACE_NAME_MAX bytes always suffice);
+ *                 always NUL-terminated when len > 0
+ * @param len      its length
+ * @param out_len  if not NULL, the text's length without the NUL, also when it did not fit
+ * @return #CIO_OK, or an error of net.IpAddress.FormatError \errset_net_ip_address_format: NameTooLong
+ *         (buf too small), InvalidArgument (not an IP address), Canceled.
+ * @cancellation yes when the address has a scope (the lookup does not block)
+ */
+cio_err cio_ip_format_resolve(cio_io io, const cio_ip_address *address, char *buf, size_t len, size_t *out_len);
+
+/**
+ * As cio_ip_format_resolve, the address alone: no port, no brackets ("fe80::1%lo").
+ *
+ * @param io       the backend (for the interface lookup)
+ * @param address  the address
+ * @param buf      where the text goes
+ * @param len      its length
+ * @param out_len  if not NULL, the text's length without the NUL, also when it did not fit
+ * @return #CIO_OK, or an error of net.IpAddress.FormatError \errset_net_ip_address_format.
+ * @cancellation yes when the address has a scope (the lookup does not block)
+ */
+cio_err cio_ip_format_host_resolve(cio_io io, const cio_ip_address *address, char *buf, size_t len,
+                                   size_t *out_len);
+
+/**
  * Sends up to `len` bytes of `file`, starting at `offset`, to a connected stream, and says how many
- * went. The file's own position is neither used nor moved. Linux (Threaded): sendfile(2), the bytes
- * never copied through user memory; elsewhere, and where the kernel refuses a file (EINVAL, ENOSYS:
+ * went. The file's own position is neither used nor moved. Linux: sendfile(2), the bytes never
+ * copied through user memory (Threaded: on the calling thread; Evented: on the helper pool, the
+ * fiber waiting for room in the socket between calls); elsewhere, and where the kernel refuses a file (EINVAL, ENOSYS:
  * a pipe, a file system without the support), the library copies itself with positional reads into a
  * 64 KiB buffer and stream writes, on every backend: the caller never sees Unimplemented.
  * The call returns when `len` bytes went, at the end of the file (*nwritten < len: nothing more to

@@ -293,6 +293,18 @@ static int cio__sys_dflt_recvmmsg(int fd, struct mmsghdr *msgs, unsigned int vle
 }
 #endif
 #if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_ioctl(int fd, unsigned long request, void *arg)
+{
+    return ioctl(fd, request, arg);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static ssize_t cio__sys_dflt_recvmsg(int fd, struct msghdr *msg, int flags)
+{
+    return recvmsg(fd, msg, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
 static int cio__sys_dflt_shutdown(int fd, int how)
 {
     return shutdown(fd, how);
@@ -815,6 +827,12 @@ static ULONG cio__sys_dflt_win_if_nametoindex(const char *name)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_DeviceIoControl(HANDLE h, DWORD code, LPVOID in, DWORD in_len, LPVOID out, DWORD out_len, LPDWORD got, LPOVERLAPPED ov)
+{
+    return DeviceIoControl(h, code, in, in_len, out, out_len, got, ov);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static char * cio__sys_dflt_win_if_indextoname(ULONG index, char *name)
 {
     return if_indextoname(index, name);
@@ -1070,6 +1088,12 @@ const struct cio__sys_defaults cio__sys_default = {
 #endif
 #if defined(CIO_OS_LINUX)
     .recvmmsg = cio__sys_dflt_recvmmsg,
+#endif
+#if defined(CIO_OS_LINUX)
+    .ioctl = cio__sys_dflt_ioctl,
+#endif
+#if defined(CIO_OS_LINUX)
+    .recvmsg = cio__sys_dflt_recvmsg,
 #endif
 #if defined(CIO_OS_LINUX)
     .shutdown = cio__sys_dflt_shutdown,
@@ -1333,6 +1357,9 @@ const struct cio__sys_defaults cio__sys_default = {
     .win_if_nametoindex = cio__sys_dflt_win_if_nametoindex,
 #endif
 #if defined(CIO_OS_WINDOWS)
+    .DeviceIoControl = cio__sys_dflt_DeviceIoControl,
+#endif
+#if defined(CIO_OS_WINDOWS)
     .win_if_indextoname = cio__sys_dflt_win_if_indextoname,
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -1580,6 +1607,15 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_LINUX)
     .sendmsg__net_write = cio__sys_dflt_sendmsg,
+#endif
+#if defined(CIO_OS_LINUX)
+    .recvmsg__net_read_nowait = cio__sys_dflt_recvmsg,
+#endif
+#if defined(CIO_OS_LINUX)
+    .sendmsg__net_write_nowait = cio__sys_dflt_sendmsg,
+#endif
+#if defined(CIO_OS_LINUX)
+    .ioctl__device_io_control = cio__sys_dflt_ioctl,
 #endif
 #if defined(CIO_OS_LINUX)
     .setsockopt__sockopt_set = cio__sys_dflt_setsockopt,
@@ -2218,6 +2254,9 @@ struct cio__sys_table cio__sys = {
     .win_if_nametoindex__interface_resolve = cio__sys_dflt_win_if_nametoindex,
 #endif
 #if defined(CIO_OS_WINDOWS)
+    .DeviceIoControl__device_io_control = cio__sys_dflt_DeviceIoControl,
+#endif
+#if defined(CIO_OS_WINDOWS)
     .win_if_indextoname__interface_name = cio__sys_dflt_win_if_indextoname,
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -2768,6 +2807,27 @@ static void cio__sys_set_readv__net_read(cio__sys_any fn)
 static void cio__sys_set_sendmsg__net_write(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.sendmsg__net_write, fn != NULL ? (cio__sys_sendmsg_fn)fn : cio__sys_dflt_sendmsg,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_recvmsg__net_read_nowait(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.recvmsg__net_read_nowait, fn != NULL ? (cio__sys_recvmsg_fn)fn : cio__sys_dflt_recvmsg,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_sendmsg__net_write_nowait(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.sendmsg__net_write_nowait, fn != NULL ? (cio__sys_sendmsg_fn)fn : cio__sys_dflt_sendmsg,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_ioctl__device_io_control(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.ioctl__device_io_control, fn != NULL ? (cio__sys_ioctl_fn)fn : cio__sys_dflt_ioctl,
                           memory_order_relaxed);
 }
 #endif
@@ -4256,6 +4316,13 @@ static void cio__sys_set_win_if_nametoindex__interface_resolve(cio__sys_any fn)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_DeviceIoControl__device_io_control(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.DeviceIoControl__device_io_control, fn != NULL ? (cio__sys_DeviceIoControl_fn)fn : cio__sys_dflt_DeviceIoControl,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static void cio__sys_set_win_if_indextoname__interface_name(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.win_if_indextoname__interface_name, fn != NULL ? (cio__sys_win_if_indextoname_fn)fn : cio__sys_dflt_win_if_indextoname,
@@ -4709,6 +4776,15 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX)
     {"sendmsg", "net_write", "sendmsg@net_write", cio__sys_set_sendmsg__net_write},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"recvmsg", "net_read_nowait", "recvmsg@net_read_nowait", cio__sys_set_recvmsg__net_read_nowait},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"sendmsg", "net_write_nowait", "sendmsg@net_write_nowait", cio__sys_set_sendmsg__net_write_nowait},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"ioctl", "device_io_control", "ioctl@device_io_control", cio__sys_set_ioctl__device_io_control},
 #endif
 #if defined(CIO_OS_LINUX)
     {"setsockopt", "sockopt_set", "setsockopt@sockopt_set", cio__sys_set_setsockopt__sockopt_set},
@@ -5345,6 +5421,9 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"win_if_nametoindex", "interface_resolve", "win_if_nametoindex@interface_resolve", cio__sys_set_win_if_nametoindex__interface_resolve},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"DeviceIoControl", "device_io_control", "DeviceIoControl@device_io_control", cio__sys_set_DeviceIoControl__device_io_control},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"win_if_indextoname", "interface_name", "win_if_indextoname@interface_name", cio__sys_set_win_if_indextoname__interface_name},

@@ -54,6 +54,7 @@
 #include <net/if.h>
 #include <sys/wait.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <cio/sysnum.h>
 #endif
 #if defined(CIO_OS_WASI)
@@ -245,6 +246,12 @@ typedef ssize_t (*cio__sys_sendmsg_fn)(int, const struct msghdr *, int);
 #endif
 #if defined(CIO_OS_LINUX)
 typedef int (*cio__sys_recvmmsg_fn)(int, struct mmsghdr *, unsigned int, int, struct timespec *);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_ioctl_fn)(int, unsigned long, void *);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef ssize_t (*cio__sys_recvmsg_fn)(int, struct msghdr *, int);
 #endif
 #if defined(CIO_OS_LINUX)
 typedef int (*cio__sys_shutdown_fn)(int, int);
@@ -508,6 +515,9 @@ typedef int (*cio__sys_WSAStartup_fn)(WORD, WSADATA *);
 typedef ULONG (*cio__sys_win_if_nametoindex_fn)(const char *);
 #endif
 #if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_DeviceIoControl_fn)(HANDLE, DWORD, LPVOID, DWORD, LPVOID, DWORD, LPDWORD, LPOVERLAPPED);
+#endif
+#if defined(CIO_OS_WINDOWS)
 typedef char * (*cio__sys_win_if_indextoname_fn)(ULONG, char *);
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -707,6 +717,12 @@ struct cio__sys_defaults {
 #endif
 #if defined(CIO_OS_LINUX)
     cio__sys_recvmmsg_fn recvmmsg;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_ioctl_fn ioctl;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_recvmsg_fn recvmsg;
 #endif
 #if defined(CIO_OS_LINUX)
     cio__sys_shutdown_fn shutdown;
@@ -970,6 +986,9 @@ struct cio__sys_defaults {
     cio__sys_win_if_nametoindex_fn win_if_nametoindex;
 #endif
 #if defined(CIO_OS_WINDOWS)
+    cio__sys_DeviceIoControl_fn DeviceIoControl;
+#endif
+#if defined(CIO_OS_WINDOWS)
     cio__sys_win_if_indextoname_fn win_if_indextoname;
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -1219,6 +1238,15 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_sendmsg_fn) sendmsg__net_write; /* src/os/net_posix.c: cio__os_net_write */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_recvmsg_fn) recvmsg__net_read_nowait; /* src/os/operate_posix.c: try_now */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_sendmsg_fn) sendmsg__net_write_nowait; /* src/os/operate_posix.c: try_now */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_ioctl_fn) ioctl__device_io_control; /* src/os/ioctl_posix.c: cio__os_device_io_control */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_setsockopt_fn) setsockopt__sockopt_set; /* src/os/sockopt_posix.c: set_raw */
@@ -1855,6 +1883,9 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_win_if_nametoindex_fn) win_if_nametoindex__interface_resolve; /* src/os/net_pair_windows.c: cio__os_net_interface_name_resolve */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_DeviceIoControl_fn) DeviceIoControl__device_io_control; /* src/os/ioctl_windows.c: cio__os_device_io_control */
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_win_if_indextoname_fn) win_if_indextoname__interface_name; /* src/os/net_pair_windows.c: cio__os_net_interface_name */

@@ -278,6 +278,15 @@ enum {
     CIO__FI_sendmsg__net_write,
 #endif
 #if defined(CIO_OS_LINUX)
+    CIO__FI_recvmsg__net_read_nowait,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_sendmsg__net_write_nowait,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_ioctl__device_io_control,
+#endif
+#if defined(CIO_OS_LINUX)
     CIO__FI_setsockopt__sockopt_set,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -912,6 +921,9 @@ enum {
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_win_if_nametoindex__interface_resolve,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_DeviceIoControl__device_io_control,
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_win_if_indextoname__interface_name,
@@ -1891,6 +1903,53 @@ static ssize_t cio__fi_sendmsg__net_write(int fd, const struct msghdr *msg, int 
     }
     (void)mode_;
     return (cio__sys_default.sendmsg)(fd, msg, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static ssize_t cio__fi_recvmsg__net_read_nowait(int fd, struct msghdr *msg, int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_recvmsg__net_read_nowait];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (ssize_t)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.recvmsg)(fd, msg, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static ssize_t cio__fi_sendmsg__net_write_nowait(int fd, const struct msghdr *msg, int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_sendmsg__net_write_nowait];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (ssize_t)-1;
+    }
+    if (mode_ == CIO__FI_SHORT) {
+        size_t max_ = atomic_load(&p_->max);
+        struct iovec t_[16];
+        struct msghdr mm_ = *msg;
+        mm_.msg_iovlen = (size_t)cio__fi_trim(mm_.msg_iov, (int)mm_.msg_iovlen, max_, t_);
+        mm_.msg_iov = t_;
+        return (cio__sys_default.sendmsg)(fd, &mm_, flags);
+    }
+    (void)mode_;
+    return (cio__sys_default.sendmsg)(fd, msg, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_ioctl__device_io_control(int fd, unsigned long request, void *arg)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_ioctl__device_io_control];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.ioctl)(fd, request, arg);
 }
 #endif
 #if defined(CIO_OS_LINUX)
@@ -4684,6 +4743,19 @@ static ULONG cio__fi_win_if_nametoindex__interface_resolve(const char *name)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_DeviceIoControl__device_io_control(HANDLE h, DWORD code, LPVOID in, DWORD in_len, LPVOID out, DWORD out_len, LPDWORD got, LPOVERLAPPED ov)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_DeviceIoControl__device_io_control];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.DeviceIoControl)(h, code, in, in_len, out, out_len, got, ov);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static char * cio__fi_win_if_indextoname__interface_name(ULONG index, char *name)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_win_if_indextoname__interface_name];
@@ -5374,6 +5446,15 @@ static const struct {
     {"sendmsg", "net_write", 1, 1, (cio__sys_any)cio__fi_sendmsg__net_write},
 #endif
 #if defined(CIO_OS_LINUX)
+    {"recvmsg", "net_read_nowait", 1, 0, (cio__sys_any)cio__fi_recvmsg__net_read_nowait},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"sendmsg", "net_write_nowait", 1, 1, (cio__sys_any)cio__fi_sendmsg__net_write_nowait},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"ioctl", "device_io_control", 1, 0, (cio__sys_any)cio__fi_ioctl__device_io_control},
+#endif
+#if defined(CIO_OS_LINUX)
     {"setsockopt", "sockopt_set", 1, 0, (cio__sys_any)cio__fi_setsockopt__sockopt_set},
 #endif
 #if defined(CIO_OS_LINUX)
@@ -6008,6 +6089,9 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"win_if_nametoindex", "interface_resolve", 0, 0, (cio__sys_any)cio__fi_win_if_nametoindex__interface_resolve},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"DeviceIoControl", "device_io_control", 1, 0, (cio__sys_any)cio__fi_DeviceIoControl__device_io_control},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"win_if_indextoname", "interface_name", 1, 0, (cio__sys_any)cio__fi_win_if_indextoname__interface_name},

@@ -43,7 +43,7 @@ static void run_op(cio_io io, cio_operation *op)
                                            op->u.file_write_streaming.iovcnt, &op->count);
         break;
     case CIO_OP_DEVICE_IO_CONTROL:
-        op->err = CIO_E_OPERATION_UNSUPPORTED;
+        op->err = vt->device_io_control(ud, op);
         break;
     case CIO_OP_NET_RECEIVE:
         op->err = vt->net_receive(ud, op->u.net_receive.socket, op->u.net_receive.msgs, op->u.net_receive.max,

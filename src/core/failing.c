@@ -454,6 +454,13 @@ static cio_err f_operate(void *ud, struct cio_operation *op, cio_timeout timeout
     return CIO_E_UNIMPLEMENTED;
 }
 
+/* No devices: a system without I/O has nothing to control. */
+static cio_err f_device_io_control(void *ud, struct cio_operation *op)
+{
+    (void)ud, (void)op;
+    return CIO_E_OPERATION_UNSUPPORTED;
+}
+
 static cio_err f_net_set_option(void *ud, cio_handle h, int option, int64_t value)
 {
     (void)ud, (void)h, (void)option, (void)value;

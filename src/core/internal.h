@@ -92,4 +92,10 @@ cio_err cio__run_inline(cio_task_fn fn, const void *ctx, size_t ctx_size);
 typedef cio_err (*cio__write_fn)(cio_io io, const void *target, const void *buf, size_t len, size_t *n);
 cio_err cio__write_all(cio_io io, const void *target, cio__write_fn write, const void *buf, size_t len);
 
+/* cio_ip_format / cio_ip_format_host with the scope written as scope_name (NULL: the index)
+ * (net_addr.c; cio_ip_format_resolve uses it). */
+struct cio_ip_address;
+cio_err cio__ip_format_scoped(const struct cio_ip_address *a, const char *scope_name, char *buf, size_t len, size_t *out_len,
+                              bool with_port);
+
 #endif /* CIO_CORE_INTERNAL_H */

@@ -395,7 +395,7 @@ cio_err cio_ip_parse_literal(const char *text, cio_ip_address *out)
 /* ---- formatting --------------------------------------------------------------------------------------- */
 
 typedef struct text_buf {
-    char s[CIO_IP_FORMAT_MAX];
+    char s[CIO_IP_FORMAT_MAX + CIO_INTERFACE_NAME_MAX]; /* room for a scope name too */
     size_t n;
 } text_buf;
 
@@ -446,7 +446,7 @@ static void put_ip4(text_buf *b, const uint8_t *p)
 }
 
 /* RFC 5952 (and Zig's Unresolved.format): the first longest run of >= 2 zero groups is "::". */
-static void put_ip6(text_buf *b, const cio_ip_address *a)
+static void put_ip6(text_buf *b, const cio_ip_address *a, const char *scope_name)
 {
     static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
     if (memcmp(a->bytes, mapped, sizeof mapped) == 0) {
@@ -479,7 +479,10 @@ static void put_ip6(text_buf *b, const cio_ip_address *a)
     }
     if (a->scope_id != 0) {
         put_char(b, '%');
-        put_dec(b, a->scope_id);
+        if (scope_name != NULL)
+            put_str(b, scope_name);
+        else
+            put_dec(b, a->scope_id);
     }
 }
 
@@ -495,7 +498,8 @@ static cio_err finish(const text_buf *t, char *buf, size_t len, size_t *out_len)
     return copy == t->n ? CIO_OK : CIO_E_NAME_TOO_LONG;
 }
 
-static cio_err format_address(const cio_ip_address *a, char *buf, size_t len, size_t *out_len, bool with_port)
+cio_err cio__ip_format_scoped(const struct cio_ip_address *a, const char *scope_name, char *buf, size_t len, size_t *out_len,
+                              bool with_port)
 {
     if (a == NULL)
         return CIO__NULL_ARG("a");
@@ -510,7 +514,7 @@ static cio_err format_address(const cio_ip_address *a, char *buf, size_t len, si
     } else {
         if (with_port)
             put_char(&t, '[');
-        put_ip6(&t, a);
+        put_ip6(&t, a, scope_name);
         if (with_port)
             put_char(&t, ']');
     }
@@ -524,12 +528,12 @@ static cio_err format_address(const cio_ip_address *a, char *buf, size_t len, si
 
 cio_err cio_ip_format(const cio_ip_address *address, char *buf, size_t len, size_t *out_len)
 {
-    return format_address(address, buf, len, out_len, true);
+    return cio__ip_format_scoped(address, NULL, buf, len, out_len, true);
 }
 
 cio_err cio_ip_format_host(const cio_ip_address *address, char *buf, size_t len, size_t *out_len)
 {
-    return format_address(address, buf, len, out_len, false);
+    return cio__ip_format_scoped(address, NULL, buf, len, out_len, false);
 }
 
 /* ---- Unix addresses ----------------------------------------------------------------------------------- */

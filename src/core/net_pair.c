@@ -11,7 +11,8 @@
  *   Unimplemented never reaches the caller. *nwritten counts every byte that went, also when an
  *   error ends the call.
  * - cio_ip_parse_resolve resolves only a scope that is not a decimal index; everything else is
- *   cio_ip_parse's, so the two agree on every text without a scope name.
+ *   cio_ip_parse's, so the two agree on every text without a scope name. cio_ip_format_resolve is
+ *   cio_ip_format with the scope's index replaced by its interface name when the OS knows one.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -83,6 +84,32 @@ cio_err cio_ip_parse_resolve(cio_io io, const char *text, uint16_t port, cio_ip_
     *out = cio_ip6(u.bytes, port);
     out->scope_id = index;
     return CIO_OK;
+}
+
+static cio_err format_resolve(cio_io io, const cio_ip_address *address, char *buf, size_t len, size_t *out_len,
+                              bool with_port)
+{
+    if (address == NULL)
+        return CIO__NULL_ARG("address");
+    char name[CIO_INTERFACE_NAME_MAX + 1];
+    const char *scope = NULL;
+    if (address->family == CIO_IP6 && address->scope_id != 0) {
+        cio_err err = CIO__VT(io)->net_interface_name(io.userdata, address->scope_id, name, sizeof name, NULL);
+        if (err == CIO_E_CANCELED)
+            return err;
+        scope = err == CIO_OK ? name : NULL; /* no such interface (or no interfaces): the index */
+    }
+    return CIO__IN_SET(net_ip_address_format, cio__ip_format_scoped(address, scope, buf, len, out_len, with_port));
+}
+
+cio_err cio_ip_format_resolve(cio_io io, const cio_ip_address *address, char *buf, size_t len, size_t *out_len)
+{
+    return format_resolve(io, address, buf, len, out_len, true);
+}
+
+cio_err cio_ip_format_host_resolve(cio_io io, const cio_ip_address *address, char *buf, size_t len, size_t *out_len)
+{
+    return format_resolve(io, address, buf, len, out_len, false);
 }
 
 /* The library's copy: positional reads of up to WRITE_FILE_CHUNK bytes, each written out in full

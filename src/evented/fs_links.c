@@ -3,7 +3,8 @@
  * the Threaded implementation on the helper pool (helper.c), never on a loop thread; the wait for the
  * helper is a cancellation point, as the Threaded call is. (io_uring's SYMLINKAT, LINKAT and RENAMEAT with
  * RENAME_NOREPLACE would save the helper's thread for three of them; not used yet.) file_is_tty and clock_resolution never block and
- * are the Threaded functions themselves (slots.h).
+ * are the Threaded functions themselves (slots.h). The device_io_control operation (an ioctl) runs
+ * on the helper pool too.
  * Invariants: as fs.c's helper slots; a caller that is not one of this instance's fibers runs the
  * Threaded function on its own thread (cio__e_helper).
  */
@@ -299,4 +300,17 @@ cio_err cio__e_file_lock(void *ud, cio_file file, cio_lock lock)
 {
     struct a_file_lock a = {file, lock};
     return cio__e_helper((struct cio_evented *)ud, h_file_lock, &a, true);
+}
+
+/* The device_io_control operation (cio/batch.h): an ioctl may wait (a terminal's drain), so it runs
+ * on the helper pool like the calls above. */
+static cio_err h_device_io_control(void *p)
+{
+    return cio__os_device_io_control(NULL, (struct cio_operation *)p);
+}
+cio_err cio__e_device_io_control(void *ud, struct cio_operation *op)
+{
+    if (op == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    return cio__e_helper((struct cio_evented *)ud, h_device_io_control, op, true);
 }

@@ -114,21 +114,53 @@ cio_err cio__e_net_socket_pair(void *ud, cio_stream *out)
     return err;
 }
 
-/* No zero-copy path of the loop's own yet (a sendfile on a non-blocking socket would have to wait
- * for writability between chunks, and may read the disk on the loop thread): the library copies
- * through this backend's positional-read and stream-write slots (src/core/net_pair.c). */
+/* cio_net_write_file: the OS's zero-copy call (cio__os_net_write_file: sendfile on Linux) on the
+ * helper pool, never on a loop thread (it may read the disk), against the non-blocking socket: it
+ * sends until the socket's buffer is full (WouldBlock, with the bytes that went), then the fiber
+ * waits for POLLOUT and hands the rest to the helper again. Where the OS has no such call
+ * (Unimplemented, nothing sent) the library copies through this backend's positional-read and
+ * stream-write slots (src/core/net_pair.c). */
+struct write_file_args {
+    struct cio_evented *e;
+    cio_handle stream;
+    cio_file file;
+    uint64_t offset, len;
+    uint64_t *nwritten; /* the whole call's count */
+    uint64_t step;      /* one helper call's */
+};
+
+static cio_err h_write_file(void *p)
+{
+    struct write_file_args *a = (struct write_file_args *)p;
+    uint64_t done = *a->nwritten;
+    return cio__os_net_write_file(NULL, a->stream, a->file, a->offset + done, a->len - done, &a->step);
+}
+
+static cio_err write_file_run(void *p)
+{
+    struct write_file_args *a = (struct write_file_args *)p;
+    cio_err err = make_nonblocking(a->stream);
+    while (err == CIO_OK && *a->nwritten < a->len) {
+        a->step = 0;
+        err = cio__e_helper(a->e, h_write_file, a, true);
+        *a->nwritten += a->step;
+        if (err != CIO_E_WOULD_BLOCK)
+            break;
+        uint32_t rev;
+        err = cio__e_wait_fd(a->e, a->stream, POLLOUT, -1, true, &rev);
+    }
+    return err;
+}
+
 cio_err cio__e_net_write_file(void *ud, cio_handle stream, cio_file file, uint64_t offset, uint64_t len,
                               uint64_t *nwritten)
 {
-    (void)ud;
-    (void)stream;
-    (void)file;
-    (void)offset;
-    (void)len;
     if (nwritten == NULL)
         return CIO_E_INVALID_ARGUMENT;
     *nwritten = 0;
-    return CIO_E_UNIMPLEMENTED;
+    struct write_file_args a = {(struct cio_evented *)ud, stream, file, offset, len, nwritten, 0};
+    cio_err err = cio__e_run(a.e, write_file_run, &a);
+    return err == CIO_E_UNIMPLEMENTED ? err : CIO__IN_SET(net_write_file, err); /* Unimplemented: the copy */
 }
 
 cio_err cio__e_net_shutdown(void *ud, cio_handle socket, int how)
@@ -327,8 +359,9 @@ cio_err cio__e_net_receive(void *ud, cio_handle socket, cio_message *msgs, size_
     return CIO__IN_SET(net_receive_timeout, net_slot(&a));
 }
 
-/* A timed operation (cio/batch.h): a stream read or an accept waits for readiness up to the
- * deadline (a timeout ends only the wait: nothing was taken); a datagram receive has its own
+/* A timed operation (cio/batch.h): a stream read, a stream write or an accept waits for readiness
+ * up to the deadline (a timeout ends only the wait: nothing was taken, or written, by the attempt
+ * that timed out; a write sends what fits and may be short); a datagram receive has its own
  * timeout; every other kind is CIO_E_UNIMPLEMENTED (cio_operate_timeout runs it as a fiber). */
 cio_err cio__e_operate(void *ud, cio_operation *op, cio_timeout timeout)
 {
@@ -350,6 +383,15 @@ cio_err cio__e_operate(void *ud, cio_operation *op, cio_timeout timeout)
         a.op = OP_ACCEPT;
         a.fd = op->u.net_accept.listener;
         a.stream = &op->stream;
+        break;
+    case CIO_OP_NET_WRITE: /* what fits now, else wait for room up to the deadline (may be short) */
+        if (op->u.net_write.iov == NULL && op->u.net_write.iovcnt > 0)
+            return CIO_E_INVALID_ARGUMENT;
+        a.op = OP_WRITE;
+        a.fd = op->u.net_write.stream;
+        a.iov = op->u.net_write.iov;
+        a.iovcnt = op->u.net_write.iovcnt;
+        a.n = &op->count;
         break;
     case CIO_OP_NET_RECEIVE:
         return cio__e_net_receive(ud, op->u.net_receive.socket, op->u.net_receive.msgs, op->u.net_receive.max,

@@ -72,6 +72,7 @@ struct ring {
     bool has[PROBE_OPS]; /* opcodes the kernel has (probe) */
     _Atomic(uint64_t) count[COUNTED_OPS]; /* submissions for fibers per opcode (relaxed): ring
                                              operations, their linked timeouts, readiness polls */
+    _Atomic(uint64_t) enters; /* io_uring_enter calls that submitted SQEs (relaxed) */
 };
 
 static int sys_setup(unsigned entries, struct io_uring_params *p)
@@ -79,9 +80,13 @@ static int sys_setup(unsigned entries, struct io_uring_params *p)
     return CIO__SYS(io_uring_setup, ring_setup)(entries, p);
 }
 
-static int sys_enter(int fd, unsigned to_submit, unsigned min_complete, unsigned flags, const void *arg, size_t argsz)
+/* Every io_uring_enter of a ring; those that hand it SQEs are counted (cio__e_uring_enters). */
+static int sys_enter(struct ring *r, unsigned to_submit, unsigned min_complete, unsigned flags, const void *arg,
+                     size_t argsz)
 {
-    return CIO__SYS(io_uring_enter, ring_enter)(fd, to_submit, min_complete, flags, arg, argsz);
+    if (to_submit > 0)
+        atomic_fetch_add_explicit(&r->enters, 1, memory_order_relaxed);
+    return CIO__SYS(io_uring_enter, ring_enter)(r->fd, to_submit, min_complete, flags, arg, argsz);
 }
 
 static int sys_register(int fd, unsigned op, void *arg, unsigned n)
@@ -147,7 +152,7 @@ static bool get_sqes(struct ring *r, unsigned n, struct io_uring_sqe **out)
             r->pending += n;
             return true;
         }
-        int rc = sys_enter(r->fd, r->pending, 0, 0, NULL, 0);
+        int rc = sys_enter(r, r->pending, 0, 0, NULL, 0);
         if (rc > 0)
             r->pending -= (unsigned)rc;
         else if (rc < 0 && errno != EINTR && errno != EAGAIN && errno != EBUSY)
@@ -310,7 +315,7 @@ static void ur_wait(struct cio__e_loop *l, int64_t timeout_ns)
     if (timeout_ns == 0 || have || l->run_head != NULL) {
         bool taskrun = (atomic_load_explicit(r->sq_flags, memory_order_relaxed) & IORING_SQ_TASKRUN) != 0;
         if (r->pending > 0 || taskrun) {
-            int rc = sys_enter(r->fd, r->pending, 0, taskrun ? IORING_ENTER_GETEVENTS : 0u, NULL, 0);
+            int rc = sys_enter(r, r->pending, 0, taskrun ? IORING_ENTER_GETEVENTS : 0u, NULL, 0);
             if (rc > 0)
                 r->pending -= (unsigned)rc;
         }
@@ -323,7 +328,7 @@ static void ur_wait(struct cio__e_loop *l, int64_t timeout_ns)
             ts.tv_nsec = timeout_ns % 1000000000;
             arg.ts = (uint64_t)(uintptr_t)&ts;
         }
-        int rc = sys_enter(r->fd, r->pending, 1, IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG, &arg, sizeof arg);
+        int rc = sys_enter(r, r->pending, 1, IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG, &arg, sizeof arg);
         if (rc > 0)
             r->pending -= (unsigned)rc;
     }
@@ -344,7 +349,7 @@ static void ur_wake(struct cio__e_loop *l)
             sqe->user_data = TAG_MSG_SENT + l->index;
             atomic_fetch_add_explicit(&mine->count[IORING_OP_MSG_RING], 1, memory_order_relaxed);
             /* At once: the target may be asleep in io_uring_enter. */
-            int rc = sys_enter(mine->fd, mine->pending, 0, 0, NULL, 0);
+            int rc = sys_enter(mine, mine->pending, 0, 0, NULL, 0);
             if (rc > 0)
                 mine->pending -= (unsigned)rc;
             if (rc >= 0 && mine->pending == 0)
@@ -450,6 +455,20 @@ uint64_t cio__e_uring_count(const struct cio_evented *e, unsigned opcode)
     if (opcode < COUNTED_OPS)
         cio__e_for_each_loop(e, count_loop, &c); /* loop threads and adopted threads */
     return c.n;
+}
+
+static void enters_loop(const struct cio__e_loop *l, void *arg)
+{
+    const struct ring *r = (const struct ring *)l->ring;
+    if (r != NULL)
+        *(uint64_t *)arg += atomic_load_explicit(&r->enters, memory_order_relaxed);
+}
+
+uint64_t cio__e_uring_enters(const struct cio_evented *e)
+{
+    uint64_t n = 0;
+    cio__e_for_each_loop(e, enters_loop, &n);
+    return n;
 }
 
 int32_t cio__e_uring_op(struct cio_evented *e, const struct io_uring_sqe *op, int64_t deadline_ns, bool cancelable,

@@ -48,4 +48,9 @@ cio_err cio__e_uring_call(struct cio_evented *e, const struct io_uring_sqe *sqe,
  * submitted. Tests check with it what ran natively. */
 uint64_t cio__e_uring_count(const struct cio_evented *e, unsigned opcode);
 
+/* io_uring_enter calls on e's rings so far that submitted SQEs (a fiber's request is queued, and
+ * the loop submits everything queued in its next enter): tests check with it that a batch of
+ * operations reaches the kernel in one submission, not one per fiber. */
+uint64_t cio__e_uring_enters(const struct cio_evented *e);
+
 #endif /* CIO_EVENTED_URING_H */

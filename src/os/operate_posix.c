@@ -1,26 +1,100 @@
 /*
- * The Threaded backend's timed operations on POSIX (the `operate` slot, cio/batch.h): a read-type
- * operation waits for readability with poll(2) against the deadline (in the cancellation bracket,
- * net_posix.c's poll_one), then makes its plain call, which then finds data (or a connection, or
- * the end) waiting and returns at once. No task, no thread hop: the caller's own thread waits.
+ * The Threaded backend's timed operations on POSIX (the `operate` slot, cio/batch.h), run on the
+ * caller's own thread: no task, no thread hop.
+ * - A stream read first takes what is already there with recvmsg(MSG_DONTWAIT) (one system call,
+ *   the common case of a busy connection); only when nothing is (EAGAIN) does it wait for
+ *   readability with poll(2) against the deadline (in the cancellation bracket, net_posix.c's
+ *   poll_one), then make its plain call, which then finds data (or the end) waiting.
+ * - A stream write sends what fits now with sendmsg(MSG_DONTWAIT | MSG_NOSIGNAL); when nothing fits
+ *   (EAGAIN) it waits for POLLOUT against the deadline and tries again. It may be short, as a plain
+ *   write may; it never blocks past the deadline.
+ * - An accept and a streaming file read (pipes, terminals) wait for readability, then make the plain
+ *   call. Datagram receive already takes a timeout: its slot gets it.
  *
  * Invariants:
- * - A timeout ends only the poll: nothing has been read, so nothing is lost, and the descriptor is
- *   untouched. Once poll reported readiness the call runs to its end; if another thread took the
- *   data in between (several readers of one descriptor), the call blocks like the plain one, past
- *   the deadline (still cancelable).
- * - Writes (whose blocking call may wait for the peer long after poll said "some room") and every
- *   other kind are CIO_E_UNIMPLEMENTED: the library runs them as a concurrent task, whose cancel
- *   ends the blocked call and keeps what it had written.
- * - Datagram receive already takes a timeout: its slot gets it.
+ * - A timeout ends only a wait: nothing was read or written by the call that timed out, so nothing
+ *   is lost, and the descriptor is untouched (its blocking mode is never changed: MSG_DONTWAIT is
+ *   per call). Once poll reported readiness for a read or accept the plain call runs to its end; if
+ *   another thread took the data in between (several readers of one descriptor), it blocks like the
+ *   plain one, past the deadline (still cancelable).
+ * - A descriptor that is not a socket (ENOTSOCK on the non-blocking try: a pipe used as a stream)
+ *   reads through the poll path; a write to one is CIO_E_UNIMPLEMENTED, as is every other kind: the
+ *   library then runs the operation as a concurrent task, whose cancel ends the blocked call and
+ *   keeps what it had written.
  */
+#include <errno.h>
 #include <poll.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
 
 #include "cio/batch.h"
+#include "cio/errmap.h"
 #include "internal.h"
+#include "internal/cio_oscalls.h"
 #include "net_posix.h"
 #include "os.h"
+
+/* One non-blocking recvmsg / sendmsg in the cancellation bracket. *ready false: it would block (or
+ * the descriptor is not a socket: *not_socket), nothing transferred; else *n and the call's own
+ * error, mapped as the plain read's / write's. */
+static cio_err try_now(int fd, const void *iov, size_t iovcnt, bool writing, size_t *n, bool *ready, bool *not_socket)
+{
+    struct msghdr msg;
+    memset(&msg, 0, sizeof msg);
+    msg.msg_iov = (struct iovec *)(uintptr_t)iov; /* sendmsg does not write it */
+    msg.msg_iovlen = (__typeof__(msg.msg_iovlen))(iovcnt > CIO__OS_IOV_MAX ? CIO__OS_IOV_MAX : iovcnt);
+    *ready = false;
+    *not_socket = false;
+    cio_err err = cio__t_syscall_begin();
+    while (err == CIO_OK) {
+        ssize_t r = writing ? CIO__SYS(sendmsg, net_write_nowait)(fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL)
+                            : CIO__SYS(recvmsg, net_read_nowait)(fd, &msg, MSG_DONTWAIT);
+        if (r >= 0) {
+            cio__t_syscall_end();
+            *n = (size_t)r;
+            *ready = true;
+            return CIO_OK;
+        }
+        int code = errno;
+        if (code == ENOTSOCK) {
+            cio__t_syscall_end();
+            *not_socket = true;
+            return CIO_OK;
+        }
+        cio__mapped m = writing ? cio__errno_net_write(code) : cio__errno_net_read(code);
+        if (m.action == CIO__MAP_RETRY) {
+            err = cio__t_syscall_interrupted();
+            continue;
+        }
+        cio__t_syscall_end();
+        if (m.action == CIO__MAP_ERROR && m.err == CIO_E_WOULD_BLOCK)
+            return CIO_OK;
+        *ready = true;
+        if (m.action == CIO__MAP_BUG)
+            return CIO__BUG(writing ? "sendmsg: an errno that means a bug" : "recvmsg: an errno that means a bug");
+        return m.action == CIO__MAP_OK ? (cio_err)CIO_OK : m.err;
+    }
+    return err;
+}
+
+/* A stream write: what fits now; when nothing does, wait for room up to the deadline and again. */
+static cio_err timed_write(cio_operation *op, cio_timeout deadline)
+{
+    for (;;) {
+        bool ready, not_socket;
+        cio_err err = try_now(op->u.net_write.stream, op->u.net_write.iov, op->u.net_write.iovcnt, true,
+                              &op->count, &ready, &not_socket);
+        if (not_socket)
+            return CIO_E_UNIMPLEMENTED;
+        if (err != CIO_OK || ready)
+            return err;
+        err = cio__os_poll_ready(op->u.net_write.stream, POLLOUT, deadline);
+        if (err != CIO_OK)
+            return err;
+    }
+}
 
 cio_err cio__os_operate(void *ud, cio_operation *op, cio_timeout timeout)
 {
@@ -32,7 +106,22 @@ cio_err cio__os_operate(void *ud, cio_operation *op, cio_timeout timeout)
     case CIO_OP_NET_RECEIVE:
         return cio__os_net_receive(ud, op->u.net_receive.socket, op->u.net_receive.msgs, op->u.net_receive.max,
                                   timeout, &op->count);
-    case CIO_OP_NET_READ: fd = op->u.net_read.stream; break;
+    case CIO_OP_NET_WRITE: {
+        if (op->u.net_write.iov == NULL && op->u.net_write.iovcnt > 0)
+            return CIO_E_INVALID_ARGUMENT;
+        cio__os_deadline d = cio__os_deadline_from(timeout); /* one deadline for every wait */
+        return timed_write(op, d.none ? timeout : cio_timeout_deadline(d.clock, (cio_timestamp){d.ns}));
+    }
+    case CIO_OP_NET_READ: {
+        fd = op->u.net_read.stream;
+        if (op->u.net_read.iov == NULL && op->u.net_read.iovcnt > 0)
+            return CIO_E_INVALID_ARGUMENT;
+        bool ready, not_socket;
+        cio_err err = try_now(fd, op->u.net_read.iov, op->u.net_read.iovcnt, false, &op->count, &ready, &not_socket);
+        if (err != CIO_OK || ready)
+            return err;
+        break;
+    }
     case CIO_OP_NET_ACCEPT: fd = op->u.net_accept.listener; break;
     case CIO_OP_FILE_READ_STREAMING: fd = op->u.file_read_streaming.file.handle; break;
     default: return CIO_E_UNIMPLEMENTED;

@@ -114,7 +114,8 @@ void cio__os_before_close(int fd);
  * random_secure; random_chacha.c: random; fs_posix.c (fs_windows*.c, fs_wasi.c): the dir_ and file_
  * slots; process_*.c: process_, child_; net_posix.c (net_windows.c, net_none.c): net_;
  * sockopt_posix.c (sockopt_windows.c, sockopt_none.c): the socket option and address slots;
- * operate_posix.c (operate_none.c): operate. */
+ * operate_posix.c (operate_none.c): operate; ioctl_posix.c (ioctl_windows.c, ioctl_none.c):
+ * device_io_control; net_sendfile_posix.c (net_sendfile_none.c): net_write_file. */
 #define CIO__OS_SLOT_PROTO(ret, name, params) ret cio__os_##name params;
 CIO_VTABLE_SLOTS_SYSTEM(CIO__OS_SLOT_PROTO)
 #undef CIO__OS_SLOT_PROTO
@@ -128,6 +129,12 @@ cio_err cio__os_child_reap(struct cio_child *child, struct cio_term *term);
 /* The child was reaped elsewhere (io_uring's WAITID): closes its pidfd, sets child->id to 0 and,
  * with term non-NULL, fills *term from `siginfo` (a siginfo_t). process_wait_linux.c only. */
 void cio__os_child_reaped(struct cio_child *child, const void *siginfo, struct cio_term *term);
+
+/* One sendfile(2) of up to `count` bytes of fd from `offset` to the stream socket `sock`, SIGPIPE
+ * kept from the process: *sent what went (0 and no error: the file's end), the errno (0: none).
+ * Not in the cancellation bracket (net_sendfile_posix.c's loop holds it). The OS's own form:
+ * net_sendfile_linux.c, net_sendfile_freebsd.c. */
+int cio__os_sendfile_chunk(int sock, int fd, uint64_t offset, size_t count, uint64_t *sent);
 
 /* Fills buf with OS entropy without blocking; false if the OS cannot (random_chacha.c falls back). */
 bool cio__os_seed(void *buf, size_t len);

@@ -3,7 +3,7 @@
 
 /*
  * Link-time stand-in for freebsd's libc.so.7: one symbol per function cio may call there
- * (125), each a single byte that is never executed. build.py assembles this into a
+ * (127), each a single byte that is never executed. build.py assembles this into a
  * shared object named libc.so.7 with the version script c.map, so that
  * ld.lld records DT_NEEDED libc.so.7 and the version of every symbol as linking against the real one would.
  */
@@ -273,6 +273,16 @@ sched_yield:
 sysconf:
 	.byte 0
 	.size sysconf, 1
+	.globl sendfile
+	.type sendfile, %function
+sendfile:
+	.byte 0
+	.size sendfile, 1
+	.globl sigtimedwait
+	.type sigtimedwait, %function
+sigtimedwait:
+	.byte 0
+	.size sigtimedwait, 1
 	.globl getpid
 	.type getpid, %function
 getpid:

@@ -396,6 +396,8 @@ extern int pthread_join(pthread_t thread, void **value);
 extern int pthread_detach(pthread_t thread);
 extern pthread_t pthread_self(void);
 extern int pthread_kill(pthread_t thread, int sig);
+extern int sendfile(int fd, int s, off_t offset, size_t nbytes, void *hdtr, off_t *sbytes, int flags);
+extern int sigtimedwait(const sigset_t *set, void *info, const struct timespec *timeout);
 extern int pthread_sigmask(int how, const sigset_t *set, sigset_t *oset);
 extern int pthread_attr_init(pthread_attr_t *attr);
 extern int pthread_attr_destroy(pthread_attr_t *attr);

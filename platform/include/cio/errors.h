@@ -2403,6 +2403,31 @@ static inline bool cio_errset_net_socket_address_contains(cio_err err)
 }
 
 /**
+ * Membership test of the error set File.DeviceIoControlError (@ref errset_file_device_io_control).
+ * @param err any value
+ * @return true when err is in File.DeviceIoControlError \errset_file_device_io_control; false otherwise (always for CIO_OK).
+ * @cancellation no (pure library code)
+ */
+static inline bool cio_errset_file_device_io_control_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_INVALID_ARGUMENT:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_OPERATION_UNSUPPORTED:
+    case CIO_E_NO_DEVICE:
+    case CIO_E_DEVICE_BUSY:
+    case CIO_E_INPUT_OUTPUT:
+    case CIO_E_WOULD_BLOCK:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/**
  * Membership test of the error set net.IpParseError (@ref errset_net_ip_parse).
  * @param err any value
  * @return true when err is in net.IpParseError \errset_net_ip_parse; false otherwise (always for CIO_OK).
@@ -2511,6 +2536,24 @@ static inline bool cio_errset_net_ip_address_resolve_contains(cio_err err)
     case CIO_E_INVALID_END:
     case CIO_E_INCOMPLETE:
     case CIO_E_NON_CANONICAL:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/**
+ * Membership test of the error set net.IpAddress.FormatError (@ref errset_net_ip_address_format).
+ * @param err any value
+ * @return true when err is in net.IpAddress.FormatError \errset_net_ip_address_format; false otherwise (always for CIO_OK).
+ * @cancellation no (pure library code)
+ */
+static inline bool cio_errset_net_ip_address_format_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_INVALID_ARGUMENT:
+    case CIO_E_NAME_TOO_LONG:
         return true;
     default:
         return false;
@@ -3051,11 +3094,13 @@ static inline bool cio_errset_file_write_streaming_timeout_contains(cio_err err)
     X(net_socket_option, "net.SocketOptionError") \
     X(net_multicast, "net.MulticastError") \
     X(net_socket_address, "net.SocketAddressError") \
+    X(file_device_io_control, "File.DeviceIoControlError") \
     X(net_ip_parse, "net.IpParseError") \
     X(net_interface_resolve, "net.Interface.ResolveError") \
     X(net_interface_name, "net.Interface.NameError") \
     X(net_socket_create_pair, "net.Socket.CreatePairError") \
     X(net_ip_address_resolve, "net.IpAddress.ResolveError") \
+    X(net_ip_address_format, "net.IpAddress.FormatError") \
     X(net_write_file, "net.WriteFileError") \
     X(host_name_validate, "HostName.ValidateError") \
     X(host_name_expand, "HostName.ExpandError") \

@@ -2272,6 +2272,38 @@ static inline cio__mapped cio__errno_poll(int code)
     return cio__map_note(m, 1, (int64_t)code, "poll");
 }
 
+/* ioctl: File.DeviceIoControlError */
+static inline cio__mapped cio__errno_ioctl(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(ERROR, CIO_E_INVALID_ARGUMENT); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(ERROR, CIO_E_INVALID_ARGUMENT); break;
+    case CIO_ERRNO_NOTTY: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+    case CIO_ERRNO_NOSYS: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOSPC: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_AGAIN: m = CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK); break;
+    case CIO_ERRNO_BUSY: m = CIO__MAPPED(ERROR, CIO_E_DEVICE_BUSY); break;
+    case CIO_ERRNO_IO: m = CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT); break;
+    case CIO_ERRNO_NODEV: m = CIO__MAPPED(ERROR, CIO_E_NO_DEVICE); break;
+    case CIO_ERRNO_NXIO: m = CIO__MAPPED(ERROR, CIO_E_NO_DEVICE); break;
+#if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
+    case CIO_ERRNO_OPNOTSUPP: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+#endif
+#if defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTSUP: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+#endif
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "ioctl");
+}
+
 /* shutdown: net.ShutdownError */
 static inline cio__mapped cio__errno_shutdown(int code)
 {
@@ -3243,6 +3275,7 @@ static inline cio__mapped cio__wsa_wsa_connect_unix(int code)
     X(recv, net_receive) \
     X(recvmsg, net_receive) \
     X(poll, net_receive_timeout) \
+    X(ioctl, file_device_io_control) \
     X(shutdown, net_shutdown)
 #define CIO__NTSTATUS_MAP_LIST(X) \
     X(nt_create_file, file_open) \

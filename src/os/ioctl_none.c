@@ -1,0 +1,17 @@
+/*
+ * The device_io_control operation where the OS has no device control call (WASI: no ioctl, and
+ * Zig's WASI backend cannot express it either): OperationUnsupported.
+ */
+#include <stddef.h>
+
+#include "cio/batch.h"
+#include "os.h"
+
+cio_err cio__os_device_io_control(void *ud, struct cio_operation *op)
+{
+    (void)ud;
+    if (op == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    op->count = 0;
+    return CIO_E_OPERATION_UNSUPPORTED;
+}
