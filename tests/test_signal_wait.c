@@ -1,9 +1,9 @@
 /*
  * cio_signal_wait (issue 25) on every backend: a real kill(getpid(), ...) wakes a waiter; a waiter
  * is canceled promptly (measured); each delivery wakes exactly one waiter of its signal; waiters of
- * different signals each get theirs; a delivery with no waiter is kept for the next wait. Windows:
- * a console control event from GenerateConsoleCtrlEvent (skipped, saying why, when the console
- * cannot deliver one). WASI: OperationUnsupported.
+ * different signals each get theirs; a delivery with no waiter is kept for the next wait. Windows
+ * runs them with raise() (cio_sig_kill of its own process) of INT, BREAK and TERM, and a console
+ * control event from GenerateConsoleCtrlEvent (skipped, saying why, when there is no console). WASI: OperationUnsupported.
  *
  * The handler cio installs stays for the whole process, so the tests share it: each one leaves no
  * delivery pending behind it.
@@ -14,6 +14,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <stdatomic.h>
+#include <signal.h>
 #include <stdio.h>
 
 #include "asserts.h"
@@ -23,6 +24,19 @@
 #include <windows.h>
 #else
 #include <unistd.h>
+#endif
+
+/* The signals used: POSIX has any; Windows waits for INT, BREAK and TERM only (raise()d here). */
+#if defined(CIO_OS_WINDOWS)
+#define S_ONE CIO_SIG_INT
+#define S_TWO CIO_SIG_BREAK
+#define S_KEPT CIO_SIG_TERM
+static long self_pid(void) { return (long)GetCurrentProcessId(); }
+#elif !defined(CIO_OS_WASI)
+#define S_ONE CIO_SIG_USR1
+#define S_TWO CIO_SIG_USR2
+#define S_KEPT CIO_SIG_HUP
+static long self_pid(void) { return (long)getpid(); }
 #endif
 
 struct waiter {
@@ -59,7 +73,7 @@ static int64_t ms_since(cio_io io, cio_timestamp t0)
 }
 
 /* Waits (up to 10 s) until *count reaches n; returns how long it took in ms. */
-static int64_t wait_count(cio_io io, _Atomic(int) *count, int n)
+static inline int64_t wait_count(cio_io io, _Atomic(int) *count, int n)
 {
     cio_timestamp t0 = cio_now(io, CIO_CLOCK_AWAKE);
     while (atomic_load(count) < n && ms_since(io, t0) < 10000)
@@ -94,14 +108,20 @@ static void test_errors(void **state)
     assert_err(cio_signal_wait(failing, &s, &sig), CIO_E_OPERATION_UNSUPPORTED);
 }
 
-#if defined(CIO_OS_WASI) || defined(CIO_OS_WINDOWS)
-#define NEED_KILL() CIO_SKIP("no kill(2) here: signals to the process come from console events (Windows) or not at all (WASI)")
+#if defined(CIO_OS_WASI)
+#define NEED_KILL() (void)io; CIO_SKIP("WASI: nothing delivers signals to wait for (OperationUnsupported: test_errors)")
 #else
 #define NEED_KILL() (void)0
-/* Waits until cio's handler is installed for sig (its disposition is no longer the default one), so
- * that a kill cannot take the default action while the waiter task is still starting. */
+/* Waits until cio's handler is installed for sig, so that the signal sent next cannot take the
+ * default action while the waiter task is still starting. POSIX: its disposition is no longer the
+ * default one. Windows (cio_sigaction cannot tell a foreign C runtime handler from SIG_DFL): 200 ms,
+ * and main() set SIG_IGN first, so a raise that came too early would be lost, never fatal. */
 static void await_installed(cio_io io, cio_sig sig)
 {
+#if defined(CIO_OS_WINDOWS)
+    (void)sig;
+    assert_ok(cio_sleep(io, cio_timeout_ms(200)));
+#else
     cio_timestamp t0 = cio_now(io, CIO_CLOCK_AWAKE);
     for (;;) {
         struct cio_sigaction old;
@@ -111,6 +131,7 @@ static void await_installed(cio_io io, cio_sig sig)
         assert_true(ms_since(io, t0) < 10000);
         assert_ok(cio_sleep(io, cio_timeout_ms(1)));
     }
+#endif
 }
 #endif
 
@@ -119,7 +140,7 @@ static void test_returns_on_sigterm(void **state)
 {
     cio_io io = cio_test_io(state);
     NEED_KILL();
-#if !defined(CIO_OS_WASI) && !defined(CIO_OS_WINDOWS)
+#if !defined(CIO_OS_WASI)
     _Atomic(int) count = 0, got = 0;
     struct waiter w = {io, set_of(CIO_SIG_TERM, CIO_SIG_TERM), &count, &got};
     cio_future f = {NULL, CIO_OK, 0};
@@ -128,7 +149,7 @@ static void test_returns_on_sigterm(void **state)
     assert_ok(cio_sleep(io, cio_timeout_ms(20))); /* the waiter is asleep in its poll/poller */
     assert_int_equal(atomic_load(&count), 0);
     cio_timestamp t0 = cio_now(io, CIO_CLOCK_AWAKE);
-    assert_ok(cio_sig_kill((long)getpid(), CIO_SIG_TERM));
+    assert_ok(cio_sig_kill(self_pid(), CIO_SIG_TERM));
     assert_ok(cio_await(io, &f));
     print_message("      kill(getpid(), SIGTERM) -> wait returned in %lld ms\n", (long long)ms_since(io, t0));
     assert_int_equal(atomic_load(&got), CIO_SIG_TERM);
@@ -161,23 +182,23 @@ static void test_one_delivery_one_waiter(void **state)
 {
     cio_io io = cio_test_io(state);
     NEED_KILL();
-#if !defined(CIO_OS_WASI) && !defined(CIO_OS_WINDOWS)
+#if !defined(CIO_OS_WASI)
     enum { N = 3 };
     _Atomic(int) count = 0, got = 0;
-    struct waiter w = {io, set_of(CIO_SIG_USR1, CIO_SIG_USR1), &count, &got};
+    struct waiter w = {io, set_of(S_ONE, S_ONE), &count, &got};
     cio_future f[N];
     for (int i = 0; i < N; i++) {
         f[i] = (cio_future){NULL, CIO_OK, 0};
         CIO_REQUIRE_CONCURRENT(cio_concurrent(io, wait_task, &w, sizeof w, &f[i]));
     }
-    await_installed(io, CIO_SIG_USR1);
+    await_installed(io, S_ONE);
     assert_ok(cio_sleep(io, cio_timeout_ms(20)));
     for (int k = 1; k <= N; k++) {
-        assert_ok(cio_sig_kill((long)getpid(), CIO_SIG_USR1));
+        assert_ok(cio_sig_kill(self_pid(), S_ONE));
         (void)wait_count(io, &count, k);
         assert_ok(cio_sleep(io, cio_timeout_ms(50))); /* no second waiter wakes for it */
         assert_int_equal(atomic_load(&count), k);
-        assert_int_equal(atomic_load(&got), CIO_SIG_USR1);
+        assert_int_equal(atomic_load(&got), S_ONE);
     }
     for (int i = 0; i < N; i++)
         assert_ok(cio_await(io, &f[i]));
@@ -189,29 +210,29 @@ static void test_several_signals(void **state)
 {
     cio_io io = cio_test_io(state);
     NEED_KILL();
-#if !defined(CIO_OS_WASI) && !defined(CIO_OS_WINDOWS)
+#if !defined(CIO_OS_WASI)
     _Atomic(int) c1 = 0, g1 = 0, c2 = 0, g2 = 0;
-    struct waiter w1 = {io, set_of(CIO_SIG_USR1, CIO_SIG_USR1), &c1, &g1};
-    struct waiter w2 = {io, set_of(CIO_SIG_USR2, CIO_SIG_USR2), &c2, &g2};
+    struct waiter w1 = {io, set_of(S_ONE, S_ONE), &c1, &g1};
+    struct waiter w2 = {io, set_of(S_TWO, S_TWO), &c2, &g2};
     cio_future f1 = {NULL, CIO_OK, 0}, f2 = {NULL, CIO_OK, 0};
     CIO_REQUIRE_CONCURRENT(cio_concurrent(io, wait_task, &w1, sizeof w1, &f1));
     CIO_REQUIRE_CONCURRENT(cio_concurrent(io, wait_task, &w2, sizeof w2, &f2));
-    await_installed(io, CIO_SIG_USR1);
-    await_installed(io, CIO_SIG_USR2);
-    assert_ok(cio_sig_kill((long)getpid(), CIO_SIG_USR2));
-    assert_ok(cio_sig_kill((long)getpid(), CIO_SIG_USR1));
+    await_installed(io, S_ONE);
+    await_installed(io, S_TWO);
+    assert_ok(cio_sig_kill(self_pid(), S_TWO));
+    assert_ok(cio_sig_kill(self_pid(), S_ONE));
     assert_ok(cio_await(io, &f1));
     assert_ok(cio_await(io, &f2));
-    assert_int_equal(atomic_load(&g1), CIO_SIG_USR1);
-    assert_int_equal(atomic_load(&g2), CIO_SIG_USR2);
+    assert_int_equal(atomic_load(&g1), S_ONE);
+    assert_int_equal(atomic_load(&g2), S_TWO);
     /* both pending at once, one waiter of both: it gets one, the next wait the other */
-    assert_ok(cio_sig_kill((long)getpid(), CIO_SIG_USR2));
-    assert_ok(cio_sig_kill((long)getpid(), CIO_SIG_USR1));
-    cio_sigset both = set_of(CIO_SIG_USR1, CIO_SIG_USR2);
+    assert_ok(cio_sig_kill(self_pid(), S_TWO));
+    assert_ok(cio_sig_kill(self_pid(), S_ONE));
+    cio_sigset both = set_of(S_ONE, S_TWO);
     cio_sig a, b;
     assert_ok(cio_signal_wait(io, &both, &a));
     assert_ok(cio_signal_wait(io, &both, &b));
-    assert_true((a == CIO_SIG_USR1 && b == CIO_SIG_USR2) || (a == CIO_SIG_USR2 && b == CIO_SIG_USR1));
+    assert_true((a == S_ONE && b == S_TWO) || (a == S_TWO && b == S_ONE));
 #endif
 }
 
@@ -220,20 +241,20 @@ static void test_kept_pending(void **state)
 {
     cio_io io = cio_test_io(state);
     NEED_KILL();
-#if !defined(CIO_OS_WASI) && !defined(CIO_OS_WINDOWS)
-    cio_sigset s = set_of(CIO_SIG_HUP, CIO_SIG_HUP);
+#if !defined(CIO_OS_WASI)
+    cio_sigset s = set_of(S_KEPT, S_KEPT);
     /* install: a first wait, canceled before anything comes */
     _Atomic(int) count = 0, got = 0;
     struct waiter w = {io, s, &count, &got};
     cio_future f = {NULL, CIO_OK, 0};
     CIO_REQUIRE_CONCURRENT(cio_concurrent(io, wait_task, &w, sizeof w, &f));
-    await_installed(io, CIO_SIG_HUP);
+    await_installed(io, S_KEPT);
     assert_err(cio_cancel(io, &f), CIO_E_CANCELED);
-    assert_ok(cio_sig_kill((long)getpid(), CIO_SIG_HUP));
-    assert_ok(cio_sig_kill((long)getpid(), CIO_SIG_HUP));
+    assert_ok(cio_sig_kill(self_pid(), S_KEPT));
+    assert_ok(cio_sig_kill(self_pid(), S_KEPT));
     cio_sig sig;
     assert_ok(cio_signal_wait(io, &s, &sig));
-    assert_int_equal(sig, CIO_SIG_HUP);
+    assert_int_equal(sig, S_KEPT);
     /* the two coalesced: nothing more is pending (a second wait would block: cancel it) */
     CIO_REQUIRE_CONCURRENT(cio_concurrent(io, wait_task, &w, sizeof w, &f));
     assert_ok(cio_sleep(io, cio_timeout_ms(50)));
@@ -255,12 +276,23 @@ static void test_console_event(void **state)
     cio_future f = {NULL, CIO_OK, 0};
     CIO_REQUIRE_CONCURRENT(cio_concurrent(io, wait_task, &w, sizeof w, &f));
     assert_ok(cio_sleep(io, cio_timeout_ms(100))); /* the handler is registered */
-    if (!GenerateConsoleCtrlEvent(CTRL_BREAK_EVENT, 0)) {
-        DWORD e = GetLastError();
+    BOOL raised = GenerateConsoleCtrlEvent(CTRL_BREAK_EVENT, 0);
+    DWORD e = raised ? 0 : GetLastError();
+    DWORD e_alloc = 0, e_after = 0;
+    if (!raised) { /* no console (stdio redirected): try one of our own */
+        if (!AllocConsole())
+            e_alloc = GetLastError();
+        else if (!(raised = GenerateConsoleCtrlEvent(CTRL_BREAK_EVENT, 0)))
+            e_after = GetLastError();
+    }
+    if (!raised) {
         assert_err(cio_cancel(io, &f), CIO_E_CANCELED);
-        char why[160];
-        snprintf(why, sizeof why, "GenerateConsoleCtrlEvent(CTRL_BREAK_EVENT, 0) failed with error %lu "
-                 "(no console to raise the event on: Wine without a console)", (unsigned long)e);
+        char why[300];
+        snprintf(why, sizeof why, "GenerateConsoleCtrlEvent(CTRL_BREAK_EVENT, 0) failed with error %lu (the process has "
+                 "no console to raise it on: stdio redirected, as under Wine here); AllocConsole: %s %lu%s",
+                 (unsigned long)e, e_alloc ? "failed with error" : "succeeded, the event then failed with error",
+                 (unsigned long)(e_alloc ? e_alloc : e_after),
+                 " (raise() of INT, BREAK, TERM is tested by the other tests on this target)");
         CIO_SKIP(why);
     }
     cio_timestamp t0 = cio_now(io, CIO_CLOCK_AWAKE);
@@ -279,6 +311,11 @@ static void test_console_event(void **state)
 
 int main(void)
 {
+#if defined(CIO_OS_WINDOWS)
+    (void)signal(SIGINT, SIG_IGN);
+    (void)signal(SIGBREAK, SIG_IGN);
+    (void)signal(SIGTERM, SIG_IGN);
+#endif
     const struct CMUnitTest tests[] = {
         CIO_TESTS(test_errors),
         CIO_TESTS(test_returns_on_sigterm),

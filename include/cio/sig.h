@@ -186,8 +186,8 @@ cio_err cio_sig_mask(int how, const cio_sigset *set, cio_sigset *old);
  * Evented backend the fiber waits for that pipe in its loop, a Threaded worker in poll). Windows:
  * console control events: Ctrl-C is #CIO_SIG_INT, Ctrl-Break CIO_SIG_BREAK, closing the console,
  * logoff and shutdown #CIO_SIG_TERM (Windows ends the process a few seconds after those three);
- * other signals are InvalidSignal, and raise() (cio_sig_raise) goes to C runtime handlers only, not
- * here. WASI: OperationUnsupported.
+ * raise() of those three (cio_sig_raise) is delivered too (cio's is then their C runtime handler);
+ * other signals are InvalidSignal. WASI: OperationUnsupported.
  * Errors: InvalidArgument (empty set), InvalidSignal (KILL, STOP, or one this target cannot wait
  * for), SystemResources (65th waiter), ProcessFdQuotaExceeded / SystemFdQuotaExceeded (no pipe),
  * OperationUnsupported, Canceled, Unexpected.

@@ -1,8 +1,9 @@
 /*
  * cio_signal_wait on Windows: console control events (SetConsoleCtrlHandler), mapped to the C
  * runtime's signals as its own console handler maps them: Ctrl-C is CIO_SIG_INT, Ctrl-Break
- * CIO_SIG_BREAK, and closing the console, logoff and shutdown CIO_SIG_TERM. Other signals have
- * no source that could be waited for here: InvalidSignal.
+ * CIO_SIG_BREAK, and closing the console, logoff and shutdown CIO_SIG_TERM; raise() of those three
+ * (cio_sig_raise, cio_sig_kill of this process) too: the C runtime's handler (signal()) of a signal
+ * waited for is cio's. Other signals have no source that could be waited for: InvalidSignal.
  *
  * Invariants:
  * - The control handler is registered once, at the first wait, and stays (as on POSIX): an event
@@ -23,6 +24,7 @@
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
 #include <stdatomic.h>
+#include <signal.h>
 #include <stdbool.h>
 
 #include "cio/sig.h"
@@ -63,6 +65,15 @@ static BOOL WINAPI on_control(DWORD type)
     }
 }
 
+/* raise() (cio_sig_raise, cio_sig_kill of this process): the C runtime calls its handler in place,
+ * having reset it to SIG_DFL first (re-armed here). */
+static void __cdecl on_raise(int n)
+{
+    (void)signal(n, on_raise);
+    if (n > 0 && n <= CIO_SIG_MAX_NUMBER)
+        (void)deliver(n);
+}
+
 static cio_err install(const cio_sigset *set)
 {
     bool any = false;
@@ -75,6 +86,17 @@ static cio_err install(const cio_sigset *set)
     }
     if (!any)
         return CIO_E_INVALID_ARGUMENT;
+    /* wanted, and the C runtime's handlers, before the console handler: registered after the C
+     * runtime's own console handler (which signal(SIGINT) registers), it runs first, so one event is
+     * delivered once whichever of the two runs */
+    for (int n = 1; n <= CIO_SIG_MAX_NUMBER; n++) {
+        if (cio_sigset_has(set, (cio_sig)n) && !atomic_exchange(&wanted[n], 1)) {
+            if (signal(n, on_raise) == SIG_ERR) {
+                atomic_store(&wanted[n], 0);
+                return CIO_E_UNEXPECTED;
+            }
+        }
+    }
     if (!atomic_load(&registered)) {
         AcquireSRWLockExclusive(&lock);
         BOOL ok = atomic_load(&registered) || CIO__SYS(SetConsoleCtrlHandler, sigwait_install)(on_control, TRUE);
@@ -84,9 +106,6 @@ static cio_err install(const cio_sigset *set)
         if (!ok)
             return CIO_E_UNEXPECTED;
     }
-    for (int n = 1; n <= CIO_SIG_MAX_NUMBER; n++)
-        if (cio_sigset_has(set, (cio_sig)n))
-            atomic_store(&wanted[n], 1);
     return CIO_OK;
 }
 
