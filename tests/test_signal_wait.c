@@ -46,6 +46,16 @@ struct waiter {
     _Atomic(int) *got;   /* the signal it returned */
 };
 
+static cio_sigset set_of(cio_sig a, cio_sig b)
+{
+    cio_sigset s;
+    cio_sigset_empty(&s);
+    assert_ok(cio_sigset_add(&s, a));
+    assert_ok(cio_sigset_add(&s, b));
+    return s;
+}
+
+#if !defined(CIO_OS_WASI)
 static cio_err wait_task(void *p)
 {
     struct waiter *w = (struct waiter *)p;
@@ -56,15 +66,6 @@ static cio_err wait_task(void *p)
         atomic_fetch_add(w->count, 1);
     }
     return err;
-}
-
-static cio_sigset set_of(cio_sig a, cio_sig b)
-{
-    cio_sigset s;
-    cio_sigset_empty(&s);
-    assert_ok(cio_sigset_add(&s, a));
-    assert_ok(cio_sigset_add(&s, b));
-    return s;
 }
 
 static int64_t ms_since(cio_io io, cio_timestamp t0)
@@ -81,6 +82,7 @@ static inline int64_t wait_count(cio_io io, _Atomic(int) *count, int n)
     assert_int_equal(atomic_load(count), n);
     return ms_since(io, t0);
 }
+#endif
 
 static void test_errors(void **state)
 {
@@ -161,6 +163,7 @@ static void test_cancel_prompt(void **state)
 {
     cio_io io = cio_test_io(state);
 #if defined(CIO_OS_WASI)
+    (void)io;
     CIO_SKIP("WASI: cio_signal_wait is OperationUnsupported (test_errors)");
 #else
     _Atomic(int) count = 0, got = 0;
