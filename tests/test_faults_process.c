@@ -5,7 +5,8 @@
  * the child's steps before exec (a failure injected there is injected in the child, which reports
  * it through the report pipe: the parent's typed error is the proof, since the child's counters
  * are its own), the waits (EINTR retried, a pidfd-less kernel's waitid path, a failed reap), kill,
- * and the working directory calls. After every case: no zombie, no descriptor more than before.
+ * the working directory calls, and cio_signal_wait's (its handler's install, the waiter's pipe, poll,
+ * drain and close, the handler's wake-up write). After every case: no zombie, no descriptor more than before.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -318,9 +319,101 @@ static void test_cwd_faults(void **state)
     cio_dir_close(io, d);
 }
 
+/* ---- cio_signal_wait (src/os/sig_wait_posix.c) ------------------------------------------------------- */
+
+struct sig_waiter {
+    cio_io io;
+    cio_sigset set;
+    _Atomic(int) *got;
+};
+static cio_err sig_wait_task(void *p)
+{
+    struct sig_waiter *w = (struct sig_waiter *)p;
+    cio_sig sig;
+    cio_err err = cio_signal_wait(w->io, &w->set, &sig);
+    if (err == CIO_OK)
+        atomic_store(w->got, (int)sig);
+    return err;
+}
+
+/* Starts a waiter of `sig`, waits until cio's handler is installed, then sleeps 20 ms (asleep). */
+static void sig_start(cio_io io, struct sig_waiter *w, cio_sig sig, cio_future *f)
+{
+    cio_sigset_empty(&w->set);
+    assert_ok(cio_sigset_add(&w->set, sig));
+    *f = (cio_future){NULL, CIO_OK, 0};
+    assert_ok(cio_concurrent(io, sig_wait_task, w, sizeof *w, f));
+    for (int i = 0; i < 10000; i++) {
+        struct cio_sigaction old;
+        assert_ok(cio_sigaction(sig, NULL, &old));
+        if (old.handler != CIO_SIG_HANDLER_DEFAULT)
+            break;
+        assert_ok(cio_sleep(io, cio_timeout_ms(1)));
+    }
+    assert_ok(cio_sleep(io, cio_timeout_ms(20)));
+}
+
+static void test_signal_wait_faults(void **state)
+{
+    cio_io io = cio_test_io(state);
+    int before = fd_count();
+    cio_sigset s;
+    cio_sig sig;
+    /* installing the handler fails (WINCH: a signal no other case installs): nothing installed */
+    cio_sigset_empty(&s);
+    assert_ok(cio_sigset_add(&s, CIO_SIG_WINCH));
+    assert_true(cio__fault_errno("sigaction@sigwait_install", EINVAL, 0, 1) == 1);
+    assert_err(cio_signal_wait(io, &s, &sig), CIO_E_INVALID_SIGNAL);
+    covered("sigaction@sigwait_install", "EINVAL");
+    cio__fault_reset();
+    struct cio_sigaction old;
+    assert_ok(cio_sigaction(CIO_SIG_WINCH, NULL, &old));
+    assert_true(old.handler == CIO_SIG_HANDLER_DEFAULT);
+    /* no pipe for the waiter: the typed error, no descriptor */
+    cio_sigset_empty(&s);
+    assert_ok(cio_sigset_add(&s, CIO_SIG_USR2));
+    assert_true(cio__fault_errno("pipe2@sigwait_pipe", EMFILE, 0, 1) == 1);
+    assert_err(cio_signal_wait(io, &s, &sig), CIO_E_PROCESS_FD_QUOTA_EXCEEDED);
+    covered("pipe2@sigwait_pipe", "EMFILE");
+    cio__fault_reset();
+    assert_int_equal(fd_count(), before);
+    _Atomic(int) got = 0;
+    struct sig_waiter w = {io, s, &got};
+    cio_future f;
+    /* EINTR on the waiter's poll (Threaded) is retried; a failed drain and a close's EINTR are harmless */
+    if (fx_backend_of(state) == FX_THREADED) {
+        assert_true(cio__fault_errno("poll@sigwait", EINTR, 0, 2) == 1);
+        assert_true(cio__fault_errno("read@sigwait_drain", EIO, 0, 1) == 1);
+        assert_true(cio__fault_errno("close@sigwait_pipe", EINTR, 0, 1) == 1);
+        sig_start(io, &w, CIO_SIG_USR2, &f);
+        assert_ok(cio_sig_kill((long)getpid(), CIO_SIG_USR2));
+        assert_ok(cio_await(io, &f));
+        assert_int_equal(atomic_load(&got), CIO_SIG_USR2);
+        covered("poll@sigwait", "EINTR");
+        covered("read@sigwait_drain", "EIO");
+        covered("close@sigwait_pipe", "EINTR");
+        cio__fault_reset();
+    }
+    /* the handler's wake-up write fails: the waiter sleeps on (canceled here), and the delivery stays
+     * pending for the next wait, which returns it at once */
+    atomic_store(&got, 0);
+    sig_start(io, &w, CIO_SIG_USR2, &f);
+    assert_true(cio__fault_errno("write@sigwait_wake", EIO, 0, -1) == 1);
+    assert_ok(cio_sig_kill((long)getpid(), CIO_SIG_USR2));
+    assert_ok(cio_sleep(io, cio_timeout_ms(50)));
+    assert_int_equal(atomic_load(&got), 0);
+    assert_err(cio_cancel(io, &f), CIO_E_CANCELED);
+    covered("write@sigwait_wake", "EIO");
+    cio__fault_reset();
+    assert_ok(cio_signal_wait(io, &s, &sig));
+    assert_int_equal(sig, CIO_SIG_USR2);
+    assert_int_equal(fd_count(), before);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        CIO_TESTS(test_signal_wait_faults),
         CIO_TESTS(test_spawn_parent_faults),
         CIO_TESTS(test_spawn_parent_ridden_out),
         CIO_TESTS(test_spawn_child_faults),

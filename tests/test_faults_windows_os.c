@@ -514,6 +514,73 @@ static void test_win_wsa_start_fails(void **state)
     print_message("fault-covered: WSAStartup@wsa_start WSASYSNOTREADY\n");
 }
 
+/* ---- cio_signal_wait (src/os/sig_wait_windows.c) ------------------------------------------------------ */
+
+struct sig_waiter {
+    cio_io io;
+    cio_sigset set;
+    _Atomic(int) *got;
+};
+static cio_err sig_wait_task(void *p)
+{
+    struct sig_waiter *w = (struct sig_waiter *)p;
+    cio_sig sig;
+    cio_err err = cio_signal_wait(w->io, &w->set, &sig);
+    if (err == CIO_OK)
+        atomic_store(w->got, (int)sig);
+    return err;
+}
+
+static void test_win_signal_wait_faults(void **state)
+{
+    cio_io io = cio_test_io(state);
+    CIO_REQUIRE_THREADS(io);
+    cio__fault_reset();
+    (void)signal(SIGINT, SIG_IGN); /* a raise before cio's handler is in place is lost, not fatal */
+    int handles = fd_count();
+    cio_sigset s;
+    cio_sigset_empty(&s);
+    assert_ok(cio_sigset_add(&s, CIO_SIG_INT));
+    cio_sig sig;
+    /* the console handler cannot be registered (the first wait of the process): Unexpected */
+    assert_int_equal(cio__fault_errno("SetConsoleCtrlHandler@sigwait_install", ERROR_INVALID_PARAMETER, 0, 1), 1);
+    assert_err(cio_signal_wait(io, &s, &sig), CIO_E_UNEXPECTED);
+    covered("SetConsoleCtrlHandler@sigwait_install", "ERROR_INVALID_PARAMETER");
+    cio__sys_reset();
+    /* no event for the waiter: SystemResources */
+    assert_int_equal(cio__fault_errno("CreateEventW@sigwait_event", ERROR_NOT_ENOUGH_MEMORY, 0, 1), 1);
+    assert_err(cio_signal_wait(io, &s, &sig), CIO_E_SYSTEM_RESOURCES);
+    covered("CreateEventW@sigwait_event", "ERROR_NOT_ENOUGH_MEMORY");
+    cio__sys_reset();
+    /* the wait itself fails: Unexpected, the event closed */
+    assert_int_equal(cio__fault_errno("WaitForSingleObjectEx@sigwait", ERROR_INVALID_HANDLE, 0, 1), 1);
+    assert_err(cio_signal_wait(io, &s, &sig), CIO_E_UNEXPECTED);
+    covered("WaitForSingleObjectEx@sigwait", "ERROR_INVALID_HANDLE");
+    cio__sys_reset();
+    assert_handles(handles);
+    /* the handler's SetEvent fails: the waiter sleeps on (canceled here), the delivery stays pending
+     * and the next wait returns it at once; that wait's event close fails, harmlessly */
+    _Atomic(int) got = 0;
+    struct sig_waiter w = {io, s, &got};
+    cio_future f = {NULL, CIO_OK, 0};
+    assert_ok(cio_concurrent(io, sig_wait_task, &w, sizeof w, &f));
+    assert_ok(cio_sleep(io, cio_timeout_ms(100)));
+    assert_int_equal(cio__fault_errno("SetEvent@sigwait_wake", ERROR_INVALID_HANDLE, 0, -1), 1);
+    assert_ok(cio_sig_raise(CIO_SIG_INT));
+    assert_ok(cio_sleep(io, cio_timeout_ms(50)));
+    assert_int_equal(atomic_load(&got), 0);
+    assert_err(cio_cancel(io, &f), CIO_E_CANCELED);
+    covered("SetEvent@sigwait_wake", "ERROR_INVALID_HANDLE");
+    cio__sys_reset();
+    handles = fd_count(); /* the pool's new worker thread is the pool's: counted from here */
+    assert_int_equal(cio__fault_errno("CloseHandle@sigwait_event", ERROR_INVALID_HANDLE, 0, 1), 1);
+    assert_ok(cio_signal_wait(io, &s, &sig));
+    assert_int_equal(sig, CIO_SIG_INT);
+    covered("CloseHandle@sigwait_event", "ERROR_INVALID_HANDLE");
+    cio__sys_reset();
+    assert_handles(handles);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "wsa-start-child") == 0)
@@ -534,6 +601,7 @@ int main(int argc, char **argv)
         CIO_TESTS(test_win_pool_clocks_fail),
         CIO_TESTS(test_win_cancel_kick_fails),
         cmocka_unit_test(test_win_threaded_create_faults),
+        CIO_TESTS(test_win_signal_wait_faults),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -223,6 +223,7 @@ struct cio_term;
 /* ---- operations (declared in cio/batch.h) --------------------------------------------------------- */
 
 struct cio_operation;
+struct cio_sigset;
 
 /**
  * The vtable, as one list of slots: X(return type, name, (parameters)) per slot, in table order,
@@ -538,7 +539,17 @@ struct cio_operation;
     X(cio_err, net_multicast, (void *ud, cio_handle socket, int op, const struct cio_ip_address *group,               \
                                const struct cio_ip_address *iface))                                               \
     /* getsockname (peer false) or getpeername (peer true). Set: net.SocketAddressError. */                           \
-    X(cio_err, net_socket_address, (void *ud, cio_handle socket, bool peer, struct cio_ip_address *out))
+    X(cio_err, net_socket_address, (void *ud, cio_handle socket, bool peer, struct cio_ip_address *out))          \
+                                                                                                                      \
+    /* == Awaitable signals (issue 25, cio/sig.h) ===================================== */                            \
+                                                                                                                      \
+    /* Waits until one signal of `set` (not empty) is delivered to the process and stores its number                  \
+     * in *signo; each delivery is taken by one waiter. A slot (not library code over the futex                       \
+     * slots): the wake-up comes from signal context or a console control thread, which can write a                   \
+     * pipe or set an event but never run a backend's futex wake; how a waiter sleeps on that pipe                    \
+     * (a worker in poll, a fiber in its loop's poller) is the backend's. Cancelable.                                 \
+     * Set: Signal.WaitError. */                                                                                      \
+    X(cio_err, signal_wait, (void *ud, const struct cio_sigset *set, int *signo))
 
 /** The whole vtable, in table order: CIO_VTABLE_SLOTS_TASKS then CIO_VTABLE_SLOTS_SYSTEM.
  * @param X a macro taking (return type, slot name, parenthesised parameter list) */

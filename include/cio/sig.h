@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "cio/errors.h"
+#include "cio/io.h"
 #include "cio/signals.h"
 
 #ifdef __cplusplus
@@ -167,6 +168,36 @@ cio_err cio_sig_kill(long pid, cio_sig sig);
  * @cancellation no
  */
 cio_err cio_sig_mask(int how, const cio_sigset *set, cio_sigset *old);
+
+/**
+ * Waits, as an I/O operation, until one signal of `set` is delivered to the process, and stores it
+ * in `sig`: how a server waits for SIGINT/SIGTERM without a handler of its own.
+ *
+ * The first wait for a signal installs cio's handler for it, for the rest of the process: from then
+ * on a delivery no waiter takes is kept pending (several deliveries of one signal coalesce into one,
+ * as the kernel's do) and the next wait for that signal returns it at once; it never takes the
+ * signal's default action again (until cio_sigaction replaces the handler). Masks do not matter:
+ * the signal must only not be blocked in every thread.
+ * Several waiters: **each delivery wakes exactly one waiter** of that signal (which one is
+ * unspecified); two deliveries of different signals, or two deliveries of one signal the second of
+ * which came after the first was taken, wake two. Up to 64 waiters at once in the process.
+ *
+ * Per target: Linux and the BSDs: any catchable signal (a handler and a pipe per waiter; in the
+ * Evented backend the fiber waits for that pipe in its loop, a Threaded worker in poll). Windows:
+ * console control events: Ctrl-C is #CIO_SIG_INT, Ctrl-Break CIO_SIG_BREAK, closing the console,
+ * logoff and shutdown #CIO_SIG_TERM (Windows ends the process a few seconds after those three);
+ * raise() of those three (cio_sig_raise) is delivered too (cio's is then their C runtime handler);
+ * other signals are InvalidSignal. WASI: OperationUnsupported.
+ * Errors: InvalidArgument (empty set), InvalidSignal (KILL, STOP, or one this target cannot wait
+ * for), SystemResources (65th waiter), ProcessFdQuotaExceeded / SystemFdQuotaExceeded (no pipe),
+ * OperationUnsupported, Canceled, Unexpected.
+ * @param io the backend
+ * @param set the signals to wait for (not empty)
+ * @param[out] sig the signal delivered (written only on success)
+ * @return #CIO_OK, or an error of Signal.WaitError \errset_signal_wait
+ * @cancellation yes (prompt on every backend: the waiting worker or fiber is woken)
+ */
+cio_err cio_signal_wait(cio_io io, const cio_sigset *set, cio_sig *sig);
 
 #ifdef __cplusplus
 }

@@ -755,6 +755,24 @@ static DWORD cio__sys_dflt_WaitForSingleObjectEx(HANDLE h, DWORD ms, BOOL alerta
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static HANDLE cio__sys_dflt_CreateEventW(LPSECURITY_ATTRIBUTES sa, BOOL manual, BOOL initial, LPCWSTR name)
+{
+    return CreateEventW(sa, manual, initial, name);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_SetEvent(HANDLE h)
+{
+    return SetEvent(h);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_SetConsoleCtrlHandler(PHANDLER_ROUTINE routine, BOOL add)
+{
+    return SetConsoleCtrlHandler(routine, add);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static BOOL cio__sys_dflt_CreatePipe(HANDLE *read_end, HANDLE *write_end, SECURITY_ATTRIBUTES *sa, DWORD size)
 {
     return CreatePipe(read_end, write_end, sa, size);
@@ -1321,6 +1339,15 @@ const struct cio__sys_defaults cio__sys_default = {
     .WaitForSingleObjectEx = cio__sys_dflt_WaitForSingleObjectEx,
 #endif
 #if defined(CIO_OS_WINDOWS)
+    .CreateEventW = cio__sys_dflt_CreateEventW,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .SetEvent = cio__sys_dflt_SetEvent,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .SetConsoleCtrlHandler = cio__sys_dflt_SetConsoleCtrlHandler,
+#endif
+#if defined(CIO_OS_WINDOWS)
     .CreatePipe = cio__sys_dflt_CreatePipe,
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -1748,6 +1775,24 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_LINUX)
     .close__child_pidfd = cio__sys_dflt_close,
+#endif
+#if defined(CIO_OS_LINUX)
+    .sigaction__sigwait_install = cio__sys_dflt_sigaction,
+#endif
+#if defined(CIO_OS_LINUX)
+    .pipe2__sigwait_pipe = cio__sys_dflt_pipe2,
+#endif
+#if defined(CIO_OS_LINUX)
+    .write__sigwait_wake = cio__sys_dflt_write,
+#endif
+#if defined(CIO_OS_LINUX)
+    .read__sigwait_drain = cio__sys_dflt_read,
+#endif
+#if defined(CIO_OS_LINUX)
+    .close__sigwait_pipe = cio__sys_dflt_close,
+#endif
+#if defined(CIO_OS_LINUX)
+    .poll__sigwait = cio__sys_dflt_poll,
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     .getcwd__current_path = cio__sys_dflt_getcwd,
@@ -2183,6 +2228,21 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_WINDOWS)
     .WaitForSingleObjectEx__child_kill = cio__sys_dflt_WaitForSingleObjectEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .SetConsoleCtrlHandler__sigwait_install = cio__sys_dflt_SetConsoleCtrlHandler,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CreateEventW__sigwait_event = cio__sys_dflt_CreateEventW,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .SetEvent__sigwait_wake = cio__sys_dflt_SetEvent,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WaitForSingleObjectEx__sigwait = cio__sys_dflt_WaitForSingleObjectEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CloseHandle__sigwait_event = cio__sys_dflt_CloseHandle,
 #endif
 #if defined(CIO_OS_WINDOWS)
     .malloc__current_path = cio__sys_dflt_malloc,
@@ -3136,6 +3196,48 @@ static void cio__sys_set_waitid__child_kill(cio__sys_any fn)
 static void cio__sys_set_close__child_pidfd(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.close__child_pidfd, fn != NULL ? (cio__sys_close_fn)fn : cio__sys_dflt_close,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_sigaction__sigwait_install(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.sigaction__sigwait_install, fn != NULL ? (cio__sys_sigaction_fn)fn : cio__sys_dflt_sigaction,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_pipe2__sigwait_pipe(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.pipe2__sigwait_pipe, fn != NULL ? (cio__sys_pipe2_fn)fn : cio__sys_dflt_pipe2,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_write__sigwait_wake(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.write__sigwait_wake, fn != NULL ? (cio__sys_write_fn)fn : cio__sys_dflt_write,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_read__sigwait_drain(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.read__sigwait_drain, fn != NULL ? (cio__sys_read_fn)fn : cio__sys_dflt_read,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_close__sigwait_pipe(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.close__sigwait_pipe, fn != NULL ? (cio__sys_close_fn)fn : cio__sys_dflt_close,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_poll__sigwait(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.poll__sigwait, fn != NULL ? (cio__sys_poll_fn)fn : cio__sys_dflt_poll,
                           memory_order_relaxed);
 }
 #endif
@@ -4155,6 +4257,41 @@ static void cio__sys_set_WaitForSingleObjectEx__child_kill(cio__sys_any fn)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_SetConsoleCtrlHandler__sigwait_install(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.SetConsoleCtrlHandler__sigwait_install, fn != NULL ? (cio__sys_SetConsoleCtrlHandler_fn)fn : cio__sys_dflt_SetConsoleCtrlHandler,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_CreateEventW__sigwait_event(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.CreateEventW__sigwait_event, fn != NULL ? (cio__sys_CreateEventW_fn)fn : cio__sys_dflt_CreateEventW,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_SetEvent__sigwait_wake(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.SetEvent__sigwait_wake, fn != NULL ? (cio__sys_SetEvent_fn)fn : cio__sys_dflt_SetEvent,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_WaitForSingleObjectEx__sigwait(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.WaitForSingleObjectEx__sigwait, fn != NULL ? (cio__sys_WaitForSingleObjectEx_fn)fn : cio__sys_dflt_WaitForSingleObjectEx,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_CloseHandle__sigwait_event(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.CloseHandle__sigwait_event, fn != NULL ? (cio__sys_CloseHandle_fn)fn : cio__sys_dflt_CloseHandle,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static void cio__sys_set_malloc__current_path(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.malloc__current_path, fn != NULL ? (cio__sys_malloc_fn)fn : cio__sys_dflt_malloc,
@@ -4918,6 +5055,24 @@ static const struct {
 #if defined(CIO_OS_LINUX)
     {"close", "child_pidfd", "close@child_pidfd", cio__sys_set_close__child_pidfd},
 #endif
+#if defined(CIO_OS_LINUX)
+    {"sigaction", "sigwait_install", "sigaction@sigwait_install", cio__sys_set_sigaction__sigwait_install},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"pipe2", "sigwait_pipe", "pipe2@sigwait_pipe", cio__sys_set_pipe2__sigwait_pipe},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"write", "sigwait_wake", "write@sigwait_wake", cio__sys_set_write__sigwait_wake},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"read", "sigwait_drain", "read@sigwait_drain", cio__sys_set_read__sigwait_drain},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"close", "sigwait_pipe", "close@sigwait_pipe", cio__sys_set_close__sigwait_pipe},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"poll", "sigwait", "poll@sigwait", cio__sys_set_poll__sigwait},
+#endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     {"getcwd", "current_path", "getcwd@current_path", cio__sys_set_getcwd__current_path},
 #endif
@@ -5352,6 +5507,21 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"WaitForSingleObjectEx", "child_kill", "WaitForSingleObjectEx@child_kill", cio__sys_set_WaitForSingleObjectEx__child_kill},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"SetConsoleCtrlHandler", "sigwait_install", "SetConsoleCtrlHandler@sigwait_install", cio__sys_set_SetConsoleCtrlHandler__sigwait_install},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CreateEventW", "sigwait_event", "CreateEventW@sigwait_event", cio__sys_set_CreateEventW__sigwait_event},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"SetEvent", "sigwait_wake", "SetEvent@sigwait_wake", cio__sys_set_SetEvent__sigwait_wake},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WaitForSingleObjectEx", "sigwait", "WaitForSingleObjectEx@sigwait", cio__sys_set_WaitForSingleObjectEx__sigwait},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CloseHandle", "sigwait_event", "CloseHandle@sigwait_event", cio__sys_set_CloseHandle__sigwait_event},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"malloc", "current_path", "malloc@current_path", cio__sys_set_malloc__current_path},

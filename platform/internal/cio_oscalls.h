@@ -479,6 +479,15 @@ typedef void * (*cio__sys__aligned_malloc_fn)(size_t, size_t);
 typedef DWORD (*cio__sys_WaitForSingleObjectEx_fn)(HANDLE, DWORD, BOOL);
 #endif
 #if defined(CIO_OS_WINDOWS)
+typedef HANDLE (*cio__sys_CreateEventW_fn)(LPSECURITY_ATTRIBUTES, BOOL, BOOL, LPCWSTR);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_SetEvent_fn)(HANDLE);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_SetConsoleCtrlHandler_fn)(PHANDLER_ROUTINE, BOOL);
+#endif
+#if defined(CIO_OS_WINDOWS)
 typedef BOOL (*cio__sys_CreatePipe_fn)(HANDLE *, HANDLE *, SECURITY_ATTRIBUTES *, DWORD);
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -950,6 +959,15 @@ struct cio__sys_defaults {
     cio__sys_WaitForSingleObjectEx_fn WaitForSingleObjectEx;
 #endif
 #if defined(CIO_OS_WINDOWS)
+    cio__sys_CreateEventW_fn CreateEventW;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_SetEvent_fn SetEvent;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_SetConsoleCtrlHandler_fn SetConsoleCtrlHandler;
+#endif
+#if defined(CIO_OS_WINDOWS)
     cio__sys_CreatePipe_fn CreatePipe;
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -1379,6 +1397,24 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_close_fn) close__child_pidfd; /* src/os/process_wait_linux.c: close_pidfd */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_sigaction_fn) sigaction__sigwait_install; /* src/os/sig_wait_posix.c: install */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_pipe2_fn) pipe2__sigwait_pipe; /* src/os/sig_wait_posix.c: cio__os_sigwait_begin */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_write_fn) write__sigwait_wake; /* src/os/sig_wait_posix.c: on_signal */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_read_fn) read__sigwait_drain; /* src/os/sig_wait_posix.c: cio__os_sigwait_take */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_close_fn) close__sigwait_pipe; /* src/os/sig_wait_posix.c: close_fd */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_poll_fn) poll__sigwait; /* src/os/sig_wait_posix.c: cio__os_signal_wait */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     _Atomic(cio__sys_getcwd_fn) getcwd__current_path; /* src/os/process_cwd_posix.c: cio__os_process_current_path */
@@ -1814,6 +1850,21 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_WaitForSingleObjectEx_fn) WaitForSingleObjectEx__child_kill; /* src/os/process_spawn_windows.c: cio__os_child_kill */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_SetConsoleCtrlHandler_fn) SetConsoleCtrlHandler__sigwait_install; /* src/os/sig_wait_windows.c: install */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_CreateEventW_fn) CreateEventW__sigwait_event; /* src/os/sig_wait_windows.c: cio__os_signal_wait */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_SetEvent_fn) SetEvent__sigwait_wake; /* src/os/sig_wait_windows.c: deliver */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_WaitForSingleObjectEx_fn) WaitForSingleObjectEx__sigwait; /* src/os/sig_wait_windows.c: cio__os_signal_wait */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_CloseHandle_fn) CloseHandle__sigwait_event; /* src/os/sig_wait_windows.c: cio__os_signal_wait */
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_malloc_fn) malloc__current_path; /* src/os/process_cwd_windows.c: cio__os_process_current_path */

@@ -418,6 +418,24 @@ enum {
 #if defined(CIO_OS_LINUX)
     CIO__FI_close__child_pidfd,
 #endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_sigaction__sigwait_install,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_pipe2__sigwait_pipe,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_write__sigwait_wake,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_read__sigwait_drain,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_close__sigwait_pipe,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_poll__sigwait,
+#endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     CIO__FI_getcwd__current_path,
 #endif
@@ -852,6 +870,21 @@ enum {
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_WaitForSingleObjectEx__child_kill,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_SetConsoleCtrlHandler__sigwait_install,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_CreateEventW__sigwait_event,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_SetEvent__sigwait_wake,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_WaitForSingleObjectEx__sigwait,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_CloseHandle__sigwait_event,
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_malloc__current_path,
@@ -2530,6 +2563,85 @@ static int cio__fi_close__child_pidfd(int fd)
     }
     (void)mode_;
     return (cio__sys_default.close)(fd);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_sigaction__sigwait_install(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_sigaction__sigwait_install];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.sigaction)(sig, act, old);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_pipe2__sigwait_pipe(int *fds, int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_pipe2__sigwait_pipe];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.pipe2)(fds, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static ssize_t cio__fi_write__sigwait_wake(int fd, const void *buf, size_t count)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_write__sigwait_wake];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (ssize_t)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.write)(fd, buf, count);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static ssize_t cio__fi_read__sigwait_drain(int fd, void *buf, size_t count)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_read__sigwait_drain];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (ssize_t)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.read)(fd, buf, count);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_close__sigwait_pipe(int fd)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_close__sigwait_pipe];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.close)(fd);
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.close)(fd);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_poll__sigwait(struct pollfd *fds, nfds_t nfds, int timeout)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_poll__sigwait];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.poll)(fds, nfds, timeout);
 }
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
@@ -4446,6 +4558,72 @@ static DWORD cio__fi_WaitForSingleObjectEx__child_kill(HANDLE h, DWORD ms, BOOL 
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_SetConsoleCtrlHandler__sigwait_install(PHANDLER_ROUTINE routine, BOOL add)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_SetConsoleCtrlHandler__sigwait_install];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.SetConsoleCtrlHandler)(routine, add);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static HANDLE cio__fi_CreateEventW__sigwait_event(LPSECURITY_ATTRIBUTES sa, BOOL manual, BOOL initial, LPCWSTR name)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_CreateEventW__sigwait_event];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (HANDLE)NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.CreateEventW)(sa, manual, initial, name);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_SetEvent__sigwait_wake(HANDLE h)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_SetEvent__sigwait_wake];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.SetEvent)(h);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static DWORD cio__fi_WaitForSingleObjectEx__sigwait(HANDLE h, DWORD ms, BOOL alertable)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_WaitForSingleObjectEx__sigwait];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (DWORD)WAIT_FAILED;
+    }
+    (void)mode_;
+    return (cio__sys_default.WaitForSingleObjectEx)(h, ms, alertable);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_CloseHandle__sigwait_event(HANDLE h)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_CloseHandle__sigwait_event];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.CloseHandle)(h);
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.CloseHandle)(h);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static void * cio__fi_malloc__current_path(size_t size)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_malloc__current_path];
@@ -5586,6 +5764,24 @@ static const struct {
 #if defined(CIO_OS_LINUX)
     {"close", "child_pidfd", 1, 0, (cio__sys_any)cio__fi_close__child_pidfd},
 #endif
+#if defined(CIO_OS_LINUX)
+    {"sigaction", "sigwait_install", 1, 0, (cio__sys_any)cio__fi_sigaction__sigwait_install},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"pipe2", "sigwait_pipe", 1, 0, (cio__sys_any)cio__fi_pipe2__sigwait_pipe},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"write", "sigwait_wake", 1, 0, (cio__sys_any)cio__fi_write__sigwait_wake},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"read", "sigwait_drain", 1, 0, (cio__sys_any)cio__fi_read__sigwait_drain},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"close", "sigwait_pipe", 1, 0, (cio__sys_any)cio__fi_close__sigwait_pipe},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"poll", "sigwait", 1, 0, (cio__sys_any)cio__fi_poll__sigwait},
+#endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     {"getcwd", "current_path", 1, 0, (cio__sys_any)cio__fi_getcwd__current_path},
 #endif
@@ -6020,6 +6216,21 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"WaitForSingleObjectEx", "child_kill", 1, 0, (cio__sys_any)cio__fi_WaitForSingleObjectEx__child_kill},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"SetConsoleCtrlHandler", "sigwait_install", 1, 0, (cio__sys_any)cio__fi_SetConsoleCtrlHandler__sigwait_install},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CreateEventW", "sigwait_event", 1, 0, (cio__sys_any)cio__fi_CreateEventW__sigwait_event},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"SetEvent", "sigwait_wake", 1, 0, (cio__sys_any)cio__fi_SetEvent__sigwait_wake},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WaitForSingleObjectEx", "sigwait", 1, 0, (cio__sys_any)cio__fi_WaitForSingleObjectEx__sigwait},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CloseHandle", "sigwait_event", 1, 0, (cio__sys_any)cio__fi_CloseHandle__sigwait_event},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"malloc", "current_path", 1, 0, (cio__sys_any)cio__fi_malloc__current_path},

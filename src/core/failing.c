@@ -8,7 +8,7 @@
  * NetworkDown (as on a system without networking), closing a socket does nothing; spawn and replace
  * → OperationUnsupported (a system without processes), wait → OperationUnsupported, kill does
  * nothing, the working directory → Unexpected / AccessDenied; the stderr lock is always had (there
- * is no stderr to share).
+ * is no stderr to share); a signal wait → OperationUnsupported (no signal ever comes).
  * There is no state: every slot is thread-safe.
  */
 #include <stdbool.h>
@@ -484,6 +484,13 @@ static cio_err f_net_socket_address(void *ud, cio_handle h, bool peer, cio_ip_ad
 {
     (void)ud, (void)h, (void)peer, (void)out;
     return CIO_E_NETWORK_DOWN;
+}
+
+/* ---- signals: no signal ever comes ---- */
+static cio_err f_signal_wait(void *ud, const struct cio_sigset *set, int *signo)
+{
+    (void)ud, (void)set, (void)signo;
+    return CIO_E_OPERATION_UNSUPPORTED;
 }
 
 /* ---- links and metadata: as the other file operations (a missing file, or Unexpected) ---- */

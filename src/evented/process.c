@@ -15,7 +15,8 @@
  * identity (fibers may move between loop threads; a thread that is no loop thread, adopted or not,
  * is the thread, as through a Threaded instance) and the backend's futex slots, so a fiber waiting
  * for it never blocks its loop thread. Invariants: as fs.c's (a foreign thread runs the wait as a
- * fiber through cio__e_run, the helper paths directly).
+ * fiber through cio__e_run, the helper paths directly). cio_signal_wait (issue 25) is here too: a
+ * fiber waits for its waiter's pipe as for a child's pidfd.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -24,6 +25,7 @@
 #include <stdint.h>
 
 #include "cio/process.h"
+#include "cio/sig.h"
 #include "evented.h"
 #include "internal.h"
 #include "slots.h"
@@ -131,6 +133,37 @@ cio_err cio__e_process_set_current_path(void *ud, const char *path)
 {
     struct a_chdir a = {path};
     return cio__e_helper((struct cio_evented *)ud, h_chdir, &a, true);
+}
+
+/* ---- cio_signal_wait: the waiter's pipe (sig_wait_posix.c) watched by the fiber through its loop's
+ * poller, so any number of fibers wait for signals with no thread each; the take (a non-blocking
+ * read and an atomic exchange) runs where the fiber is. ---------------------------------------------- */
+
+struct a_sig {
+    struct cio_evented *e;
+    const cio_sigset *set;
+    int *signo;
+};
+static cio_err sig_run(void *p)
+{
+    struct a_sig *a = (struct a_sig *)p;
+    struct cio__os_sigwaiter w;
+    cio_err err = cio__os_sigwait_begin(a->set, &w);
+    if (err != CIO_OK)
+        return err;
+    while (!cio__os_sigwait_take(&w, a->signo)) {
+        uint32_t rev = 0;
+        err = cio__e_wait_fd(a->e, w.rfd, POLLIN, -1, true, &rev);
+        if (err != CIO_OK)
+            break;
+    }
+    cio__os_sigwait_end(&w);
+    return err;
+}
+cio_err cio__e_signal_wait(void *ud, const cio_sigset *set, int *signo)
+{
+    struct a_sig a = {(struct cio_evented *)ud, set, signo};
+    return CIO__IN_SET(signal_wait, cio__e_run(a.e, sig_run, &a));
 }
 
 /* ---- the stderr lock ----------------------------------------------------------------------------- */

@@ -115,7 +115,22 @@ void cio__os_before_close(int fd);
  * slots; process_*.c: process_, child_; net_posix.c (net_windows.c, net_none.c): net_;
  * sockopt_posix.c (sockopt_windows.c, sockopt_none.c): the socket option and address slots;
  * operate_posix.c (operate_none.c): operate; ioctl_posix.c (ioctl_windows.c, ioctl_none.c):
- * device_io_control; net_sendfile_posix.c (net_sendfile_none.c): net_write_file. */
+ * device_io_control; net_sendfile_posix.c (net_sendfile_none.c): net_write_file; sig_wait_posix.c (sig_wait_windows.c,
+ * sig_wait_none.c): signal_wait. */
+/* ---- cio_signal_wait's pieces on POSIX (sig_wait_posix.c), for a backend that sleeps its own way ----
+ * begin validates `set`, installs the handler for its signals and registers a waiter with a pipe
+ * of its own (rfd becomes readable at every delivery of a handled signal); take drains the pipe
+ * and takes one pending signal of the set (true), or none (false: sleep until rfd is readable,
+ * then take again); end unregisters the waiter and closes its pipe. cio__os_signal_wait is
+ * begin, take / poll in the cancellation bracket, end. */
+struct cio__os_sigwaiter {
+    int rfd, wfd, slot;
+    const struct cio_sigset *set;
+};
+cio_err cio__os_sigwait_begin(const struct cio_sigset *set, struct cio__os_sigwaiter *w);
+bool cio__os_sigwait_take(struct cio__os_sigwaiter *w, int *signo);
+void cio__os_sigwait_end(struct cio__os_sigwaiter *w);
+
 #define CIO__OS_SLOT_PROTO(ret, name, params) ret cio__os_##name params;
 CIO_VTABLE_SLOTS_SYSTEM(CIO__OS_SLOT_PROTO)
 #undef CIO__OS_SLOT_PROTO

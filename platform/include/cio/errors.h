@@ -534,6 +534,29 @@ static inline bool cio_errset_pipe_contains(cio_err err)
 }
 
 /**
+ * Membership test of the error set Signal.WaitError (@ref errset_signal_wait).
+ * @param err any value
+ * @return true when err is in Signal.WaitError \errset_signal_wait; false otherwise (always for CIO_OK).
+ * @cancellation no (pure library code)
+ */
+static inline bool cio_errset_signal_wait_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_INVALID_ARGUMENT:
+    case CIO_E_INVALID_SIGNAL:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_PROCESS_FD_QUOTA_EXCEEDED:
+    case CIO_E_SYSTEM_FD_QUOTA_EXCEEDED:
+    case CIO_E_OPERATION_UNSUPPORTED:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/**
  * Membership test of the error set Evented.CreateError (@ref errset_evented_create).
  * @param err any value
  * @return true when err is in Evented.CreateError \errset_evented_create; false otherwise (always for CIO_OK).
@@ -3030,6 +3053,7 @@ static inline bool cio_errset_file_write_streaming_timeout_contains(cio_err err)
     X(random_secure, "RandomSecureError") \
     X(signal, "SignalError") \
     X(pipe, "PipeError") \
+    X(signal_wait, "Signal.WaitError") \
     X(evented_create, "Evented.CreateError") \
     X(file_open, "File.OpenError") \
     X(file_reader, "File.Reader.Error") \

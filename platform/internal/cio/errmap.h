@@ -1571,6 +1571,33 @@ static inline cio__mapped cio__errno_sigaction(int code)
     return cio__map_note(m, 1, (int64_t)code, "sigaction");
 }
 
+/* sigwait_install: Signal.WaitError */
+static inline cio__mapped cio__errno_sigwait_install(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(ERROR, CIO_E_INVALID_SIGNAL); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "sigwait_install");
+}
+
+/* sigwait_poll: Signal.WaitError */
+static inline cio__mapped cio__errno_sigwait_poll(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_AGAIN: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "sigwait_poll");
+}
+
 /* sigprocmask: SignalError */
 static inline cio__mapped cio__errno_sigprocmask(int code)
 {
@@ -3247,6 +3274,8 @@ static inline cio__mapped cio__wsa_wsa_connect_unix(int code)
     X(getrandom, random_secure) \
     X(kill, signal) \
     X(sigaction, signal) \
+    X(sigwait_install, signal_wait) \
+    X(sigwait_poll, signal_wait) \
     X(sigprocmask, signal) \
     X(sysctl, process_executable_path) \
     X(socket, net_socket) \
