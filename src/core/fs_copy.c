@@ -1,0 +1,114 @@
+/*
+ * File to file (cio_file_write_file_*) and the ANSI escape code questions of cio/fs_tree.h.
+ *
+ * Invariants:
+ * - The write_file wrappers call the file_write_file slot first; its Unimplemented (an OS without an
+ *   in-kernel copy, a pair of files the kernel refuses: EXDEV, EINVAL, ...) comes with what it
+ *   copied already, and the rest is copied here through the positional-read and write slots in one
+ *   64 KiB heap buffer, so the caller never sees Unimplemented. *nwritten counts every byte that
+ *   went, also when an error ends the call. A read of 0 bytes is the end of `in`.
+ * - cio_tty_config_detect reads the environment (getenv) and asks the enable slot; it never fails.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "cio/fs.h"
+#include "cio/io.h"
+#include "internal.h"
+
+#define COPY_CHUNK ((size_t)64 * 1024)
+
+/* The library's copy of [in_offset, in_offset + len) to out (at out_offset when positional). */
+static cio_err copy_by_hand(cio_io io, cio_file out, bool positional, uint64_t out_offset, cio_file in,
+                            uint64_t in_offset, uint64_t len, uint64_t *total)
+{
+    unsigned char *buf = (unsigned char *)malloc(COPY_CHUNK);
+    if (buf == NULL)
+        return CIO_E_SYSTEM_RESOURCES;
+    cio_err err = CIO_OK;
+    while (*total < len) {
+        uint64_t left = len - *total;
+        size_t want = left < COPY_CHUNK ? (size_t)left : COPY_CHUNK;
+        size_t got = 0;
+        err = cio_file_read_positional(io, in, buf, want, in_offset + *total, &got);
+        if (err != CIO_OK || got == 0)
+            break;
+        for (size_t done = 0; done < got;) {
+            size_t w = 0;
+            err = positional ? cio_file_write_positional(io, out, buf + done, got - done, out_offset + *total, &w)
+                             : cio_file_write_streaming(io, out, buf + done, got - done, &w);
+            *total += w;
+            done += w;
+            if (err == CIO_OK && w == 0)
+                err = CIO_E_UNEXPECTED; /* a file that takes nothing would loop for ever */
+            if (err != CIO_OK)
+                break;
+        }
+        if (err != CIO_OK)
+            break;
+    }
+    free(buf);
+    return err;
+}
+
+static cio_err write_file(cio_io io, cio_file out, bool positional, uint64_t out_offset, cio_file in,
+                          uint64_t in_offset, uint64_t len, uint64_t *nwritten)
+{
+    if (nwritten != NULL)
+        *nwritten = 0;
+    if (positional && out_offset > (uint64_t)INT64_MAX)
+        return CIO_E_INVALID_ARGUMENT;
+    if (len > UINT64_MAX - in_offset)
+        len = UINT64_MAX - in_offset; /* "to the end" never wraps past the largest offset */
+    uint64_t total = 0;
+    cio_err err = CIO_OK;
+    if (len > 0) {
+        err = CIO__VT(io)->file_write_file(io.userdata, out, positional, out_offset, in, in_offset, len, &total);
+        if (err == CIO_E_UNIMPLEMENTED)
+            err = copy_by_hand(io, out, positional, out_offset, in, in_offset, len, &total);
+    }
+    if (nwritten != NULL)
+        *nwritten = total;
+    return CIO__IN_SET(file_write_file_copy, err);
+}
+
+cio_err cio_file_write_file_streaming(cio_io io, cio_file out, cio_file in, uint64_t in_offset, uint64_t len,
+                                      uint64_t *nwritten)
+{
+    return write_file(io, out, false, 0, in, in_offset, len, nwritten);
+}
+
+cio_err cio_file_write_file_positional(cio_io io, cio_file out, uint64_t out_offset, cio_file in,
+                                       uint64_t in_offset, uint64_t len, uint64_t *nwritten)
+{
+    return write_file(io, out, true, out_offset, in, in_offset, len, nwritten);
+}
+
+cio_err cio_file_supports_ansi_escape_codes(cio_io io, cio_file file, bool *out)
+{
+    if (out == NULL)
+        return CIO__NULL_ARG("out");
+    return CIO__IN_SET(cancelable, CIO__VT(io)->file_supports_ansi_escape_codes(io.userdata, file, out));
+}
+
+cio_err cio_file_enable_ansi_escape_codes(cio_io io, cio_file file)
+{
+    return CIO__IN_SET(file_enable_ansi_escape_codes, CIO__VT(io)->file_enable_ansi_escape_codes(io.userdata, file));
+}
+
+static bool env_set(const char *name)
+{
+    const char *v = getenv(name);
+    return v != NULL && v[0] != '\0';
+}
+
+cio_tty_config cio_tty_config_detect(cio_io io, cio_file file)
+{
+    if (env_set("NO_COLOR"))
+        return CIO_TTY_NO_COLOR;
+    if (env_set("CLICOLOR_FORCE"))
+        return CIO_TTY_ESCAPE_CODES;
+    return cio_file_enable_ansi_escape_codes(io, file) == CIO_OK ? CIO_TTY_ESCAPE_CODES : CIO_TTY_NO_COLOR;
+}
