@@ -22,6 +22,7 @@ typedef struct tree_case {
     void (*check)(fx *f, cio_err err);
 } tree_case;
 
+#if defined(CIO_OS_LINUX)
 /* "f" (1000 bytes) copied to "new" through cio_file_write_file_positional. */
 static cio_err run_write_file(fx *f)
 {
@@ -79,6 +80,7 @@ static void check_atomic(fx *f, cio_err err)
                 fail_msg("a temporary stayed: %s", e[i].name);
     } while (n > 0);
 }
+#endif
 
 static cio_err run_supports_ansi(fx *f)
 {
