@@ -4,8 +4,8 @@
  * and the copy still equals the source; its real errors are mapped; a short copy_file_range goes on;
  * O_TMPFILE's absence (EISDIR, EOPNOTSUPP) makes the atomic file use a named temporary and still
  * link whole; isatty's "no" and EBADF. Each with an EINTR storm (retried) where the call blocks, the
- * file system checked afterwards and no descriptor leaked. Windows' site (SetConsoleMode) needs a
- * console; this file is not built there.
+ * file system checked afterwards and no descriptor leaked. On Windows: SetConsoleMode's refusal, on
+ * a console the test opens (CONOUT$, or AllocConsole's).
  * Works in the fixture of tests/faults.h ("f": 1000 bytes, "d": a directory); what a case makes is
  * named "new", which fx_close removes.
  */
@@ -82,6 +82,7 @@ static void check_atomic(fx *f, cio_err err)
 }
 #endif
 
+#if !defined(CIO_OS_WINDOWS)
 static cio_err run_supports_ansi(fx *f)
 {
     bool yes = true;
@@ -178,6 +179,44 @@ static void test_enable_ansi_not_terminal(void **state)
     fx_close(&f);
 }
 
+#endif /* !CIO_OS_WINDOWS */
+
+#if defined(CIO_OS_WINDOWS)
+/* SetConsoleMode refusing virtual terminal processing (a console that cannot: ERROR_INVALID_PARAMETER)
+ * is NotTerminalDevice. Needs a console: CONOUT$, or one made with AllocConsole. */
+static void test_enable_ansi_console(void **state)
+{
+    HANDLE h = CreateFileW(L"CONOUT$", GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL,
+                           OPEN_EXISTING, 0, NULL);
+    if (h == INVALID_HANDLE_VALUE && AllocConsole())
+        h = CreateFileW(L"CONOUT$", GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL,
+                        OPEN_EXISTING, 0, NULL);
+    DWORD mode;
+    if (h == INVALID_HANDLE_VALUE || !GetConsoleMode(h, &mode)) {
+        if (h != INVALID_HANDLE_VALUE)
+            CloseHandle(h);
+        CIO_SKIP("no console here (CONOUT$, AllocConsole)");
+    }
+    fx f;
+    fx_open(state, &f);
+    cio_file con = {h};
+    /* Start with the mode off, so that enable has to ask SetConsoleMode. */
+    (void)SetConsoleMode(h, mode & ~(DWORD)0x0004);
+    assert_int_equal(cio__fault_errno("SetConsoleMode@enable_ansi", ERROR_INVALID_PARAMETER, 0, 1), 1);
+    assert_err(cio_file_enable_ansi_escape_codes(f.io, con), CIO_E_NOT_TERMINAL_DEVICE);
+    assert_int_equal(cio__fault_injected("SetConsoleMode@enable_ansi"), 1);
+    cio__sys_reset();
+    covered("SetConsoleMode@enable_ansi", "ERROR_INVALID_PARAMETER");
+    cio_err err = cio_file_enable_ansi_escape_codes(f.io, con);
+    bool yes = false;
+    assert_ok(cio_file_supports_ansi_escape_codes(f.io, con, &yes));
+    assert_true(err == CIO_OK ? yes : !yes);
+    (void)SetConsoleMode(h, mode);
+    CloseHandle(h);
+    fx_close(&f);
+}
+#endif
+
 #if defined(CIO_OS_LINUX)
 /* copy_file_range moving a few bytes a call: the slot goes on until the whole range went. */
 static void test_write_file_short(void **state)
@@ -197,9 +236,13 @@ static void test_write_file_short(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+#if defined(CIO_OS_WINDOWS)
+        CIO_TESTS(test_enable_ansi_console),
+#else
         CIO_TESTS(test_tree_eintr_storms),
         CIO_TESTS(test_tree_errors),
         CIO_TESTS(test_enable_ansi_not_terminal),
+#endif
 #if defined(CIO_OS_LINUX)
         CIO_TESTS(test_write_file_short),
 #endif
