@@ -4,8 +4,8 @@
  * Invariants:
  * - The write_file wrappers call the file_write_file slot first; its Unimplemented (an OS without an
  *   in-kernel copy, a pair of files the kernel refuses: EXDEV, EINVAL, ...) comes with what it
- *   copied already, and the rest is copied here through the positional-read and write slots in one
- *   64 KiB heap buffer, so the caller never sees Unimplemented. *nwritten counts every byte that
+ *   copied already, and the rest is copied here (cio__copy_by_hand: positional reads and writes in
+ *   one 64 KiB heap buffer; cio_net_write_file uses it too), so the caller never sees Unimplemented. *nwritten counts every byte that
  *   went, also when an error ends the call. A read of 0 bytes is the end of `in`.
  * - cio_tty_config_detect reads the environment (getenv) and asks the enable slot; it never fails.
  */
@@ -20,37 +20,45 @@
 
 #define COPY_CHUNK ((size_t)64 * 1024)
 
-/* The library's copy of [in_offset, in_offset + len) to out (at out_offset when positional). */
-static cio_err copy_by_hand(cio_io io, cio_file out, bool positional, uint64_t out_offset, cio_file in,
-                            uint64_t in_offset, uint64_t len, uint64_t *total)
+cio_err cio__copy_by_hand(cio_io io, cio_file in, uint64_t in_offset, uint64_t len, const void *target,
+                          cio__put_fn put, uint64_t *total)
 {
     unsigned char *buf = (unsigned char *)malloc(COPY_CHUNK);
     if (buf == NULL)
         return CIO_E_SYSTEM_RESOURCES;
     cio_err err = CIO_OK;
-    while (*total < len) {
+    while (err == CIO_OK && *total < len) {
         uint64_t left = len - *total;
         size_t want = left < COPY_CHUNK ? (size_t)left : COPY_CHUNK;
         size_t got = 0;
         err = cio_file_read_positional(io, in, buf, want, in_offset + *total, &got);
         if (err != CIO_OK || got == 0)
-            break;
-        for (size_t done = 0; done < got;) {
+            break; /* an error, or the end of the file */
+        for (size_t done = 0; err == CIO_OK && done < got;) {
             size_t w = 0;
-            err = positional ? cio_file_write_positional(io, out, buf + done, got - done, out_offset + *total, &w)
-                             : cio_file_write_streaming(io, out, buf + done, got - done, &w);
+            err = put(io, target, buf + done, got - done, *total, &w);
             *total += w;
             done += w;
             if (err == CIO_OK && w == 0)
-                err = CIO_E_UNEXPECTED; /* a file that takes nothing would loop for ever */
-            if (err != CIO_OK)
-                break;
+                err = CIO_E_UNEXPECTED; /* a sink that takes nothing would loop for ever */
         }
-        if (err != CIO_OK)
-            break;
     }
     free(buf);
     return err;
+}
+
+/* Where write_file's library copy goes. */
+typedef struct file_sink {
+    cio_file out;
+    bool positional;
+    uint64_t out_offset;
+} file_sink;
+
+static cio_err put_file(cio_io io, const void *target, const void *buf, size_t len, uint64_t at, size_t *n)
+{
+    const file_sink *s = (const file_sink *)target;
+    return s->positional ? cio_file_write_positional(io, s->out, buf, len, s->out_offset + at, n)
+                         : cio_file_write_streaming(io, s->out, buf, len, n);
 }
 
 static cio_err write_file(cio_io io, cio_file out, bool positional, uint64_t out_offset, cio_file in,
@@ -66,8 +74,9 @@ static cio_err write_file(cio_io io, cio_file out, bool positional, uint64_t out
     cio_err err = CIO_OK;
     if (len > 0) {
         err = CIO__VT(io)->file_write_file(io.userdata, out, positional, out_offset, in, in_offset, len, &total);
+        file_sink sink = {out, positional, out_offset};
         if (err == CIO_E_UNIMPLEMENTED)
-            err = copy_by_hand(io, out, positional, out_offset, in, in_offset, len, &total);
+            err = cio__copy_by_hand(io, in, in_offset, len, &sink, put_file, &total);
     }
     if (nwritten != NULL)
         *nwritten = total;

@@ -92,4 +92,13 @@ cio_err cio__run_inline(cio_task_fn fn, const void *ctx, size_t ctx_size);
 typedef cio_err (*cio__write_fn)(cio_io io, const void *target, const void *buf, size_t len, size_t *n);
 cio_err cio__write_all(cio_io io, const void *target, cio__write_fn write, const void *buf, size_t len);
 
+/* The library's copy of [in_offset, in_offset + len) of `in` (fs_copy.c; cio_file_write_file_* and
+ * cio_net_write_file): positional reads of up to 64 KiB in one heap buffer, each handed to `put` in
+ * full before the next read; `at` is the read's distance from in_offset. *total counts what put
+ * took, also when an error ends the copy; a put that takes nothing is CIO_E_UNEXPECTED; a read of 0
+ * bytes is the end of `in`. */
+typedef cio_err (*cio__put_fn)(cio_io io, const void *target, const void *buf, size_t len, uint64_t at, size_t *n);
+cio_err cio__copy_by_hand(cio_io io, cio_file in, uint64_t in_offset, uint64_t len, const void *target,
+                          cio__put_fn put, uint64_t *total);
+
 #endif /* CIO_CORE_INTERNAL_H */
