@@ -64,9 +64,9 @@ typedef struct cio_create_file_atomic_options {
 } cio_create_file_atomic_options;
 
 /** An atomic file being written (Zig's File.Atomic): write to `file`, then cio_file_atomic_link or
- * cio_file_atomic_replace puts it at its destination in one step, and cio_file_atomic_discard always
- * ends it (closing the file; removing the temporary when it was not put in place). The other fields
- * are the library's. */
+ * cio_file_atomic_replace puts it at its destination in one step (closing the file), and
+ * cio_file_atomic_discard always ends it (closing the file if still open; removing the temporary when
+ * it was not put in place). The other fields are the library's. */
 typedef struct cio_file_atomic {
     cio_file file;       /**< the temporary file, open for reading and writing */
     cio_dir dir;         /**< the destination's directory */
@@ -96,7 +96,7 @@ cio_err cio_dir_create_file_atomic(cio_io io, cio_dir dir, const char *path,
 /**
  * Puts the file at its destination if nothing is there: PathAlreadyExists otherwise (linkat of the
  * unnamed file; renameat2 RENAME_NOREPLACE, or a hard link and the temporary's removal, for a named
- * one). The file stays open.
+ * one). Closes the file (set its permissions and times before); a failed link may be tried again.
  * @param io the Io
  * @param af the atomic file
  * @return #CIO_OK, or an error of File.Atomic.LinkError \errset_file_atomic_link
@@ -106,7 +106,9 @@ cio_err cio_file_atomic_link(cio_io io, cio_file_atomic *af);
 
 /**
  * Puts the file at its destination, replacing what is there in one step (rename): a reader opening
- * the destination meanwhile sees the old file or the new one, never a part. The file stays open.
+ * the destination meanwhile sees the old file or the new one, never a part. Closes the file first
+ * (Windows renames no open file); a failed replace may be tried again (on Windows, AccessDenied
+ * while another handle has the destination open).
  * @param io the Io
  * @param af the atomic file
  * @return #CIO_OK, or an error of File.Atomic.ReplaceError \errset_file_atomic_replace

@@ -48,14 +48,18 @@ static void tmp_name(cio_io io, char name[32])
 /* Opens the destination's directory (making it with options->make_path) and sets af->dest. */
 static cio_err open_dest(cio_io io, cio_dir dir, const char *path, bool make_path, cio_file_atomic *af)
 {
-    const char *slash = strrchr(path, '/');
+    const char *slash = NULL;
+    for (const char *c = path; *c != '\0'; c++)
+        if (*c == '/')
+            slash = c;
     const char *base = slash == NULL ? path : slash + 1;
     if (base[0] == '\0' || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
         return CIO_E_BAD_PATH_NAME;
-    af->dest = (char *)malloc(strlen(base) + 1);
+    size_t base_len = strlen(base);
+    af->dest = (char *)malloc(base_len + 1);
     if (af->dest == NULL)
         return CIO_E_SYSTEM_RESOURCES;
-    strcpy(af->dest, base);
+    memcpy(af->dest, base, base_len + 1);
     if (slash == NULL) {
         af->dir = dir;
         return CIO_OK;

@@ -7,7 +7,7 @@
  *   copied already, and the rest is copied here (cio__copy_by_hand: positional reads and writes in
  *   one 64 KiB heap buffer; cio_net_write_file uses it too), so the caller never sees Unimplemented. *nwritten counts every byte that
  *   went, also when an error ends the call. A read of 0 bytes is the end of `in`.
- * - cio_tty_config_detect reads the environment (getenv) and asks the enable slot; it never fails.
+ * - cio_tty_config_detect reads the environment (cio__env_set) and asks the enable slot; it never fails.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -107,17 +107,11 @@ cio_err cio_file_enable_ansi_escape_codes(cio_io io, cio_file file)
     return CIO__IN_SET(file_enable_ansi_escape_codes, CIO__VT(io)->file_enable_ansi_escape_codes(io.userdata, file));
 }
 
-static bool env_set(const char *name)
-{
-    const char *v = getenv(name);
-    return v != NULL && v[0] != '\0';
-}
-
 cio_tty_config cio_tty_config_detect(cio_io io, cio_file file)
 {
-    if (env_set("NO_COLOR"))
+    if (cio__env_set("NO_COLOR"))
         return CIO_TTY_NO_COLOR;
-    if (env_set("CLICOLOR_FORCE"))
+    if (cio__env_set("CLICOLOR_FORCE"))
         return CIO_TTY_ESCAPE_CODES;
     return cio_file_enable_ansi_escape_codes(io, file) == CIO_OK ? CIO_TTY_ESCAPE_CODES : CIO_TTY_NO_COLOR;
 }

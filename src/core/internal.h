@@ -101,4 +101,9 @@ typedef cio_err (*cio__put_fn)(cio_io io, const void *target, const void *buf, s
 cio_err cio__copy_by_hand(cio_io io, cio_file in, uint64_t in_offset, uint64_t len, const void *target,
                           cio__put_fn put, uint64_t *total);
 
+/* Whether the environment variable `name` is set and not empty (cio_tty_config_detect): the
+ * environment block read directly on POSIX and WASI (fs_ansi_posix.c: the BSD targets' C library
+ * surface has no getenv), getenv on Windows (fs_windows_ansi.c). */
+bool cio__env_set(const char *name);
+
 #endif /* CIO_CORE_INTERNAL_H */

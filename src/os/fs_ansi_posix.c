@@ -2,6 +2,7 @@
  * ANSI escape codes on POSIX and WASI: a terminal takes them as it is (there is no mode to turn on),
  * so both questions are isatty's. The call cannot block and runs outside the cancellation bracket;
  * its "no" (ENOTTY, EINVAL) is an answer, EBADF (a handle that is not open) the caller's mistake.
+ * cio__env_set (cio_tty_config_detect's NO_COLOR and CLICOLOR_FORCE) reads `environ` itself.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -11,6 +12,20 @@
 #include "internal/cio_oscalls.h"
 #include "internal.h"
 #include "os.h"
+
+extern char **environ;
+
+bool cio__env_set(const char *name)
+{
+    for (char **e = environ; e != NULL && *e != NULL; e++) {
+        size_t i = 0;
+        while (name[i] != '\0' && (*e)[i] == name[i])
+            i++;
+        if (name[i] == '\0' && (*e)[i] == '=')
+            return (*e)[i + 1] != '\0';
+    }
+    return false;
+}
 
 /* Whether fd is a terminal; InvalidArgument for a handle that is not open. */
 static cio_err ansi_tty(int fd, bool *out)

@@ -7,6 +7,7 @@
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
 #include <stdbool.h>
+#include <stdlib.h>
 
 #include "cio/fs.h"
 #include "internal.h"
@@ -16,6 +17,12 @@
 #ifndef ENABLE_VIRTUAL_TERMINAL_PROCESSING
 #define ENABLE_VIRTUAL_TERMINAL_PROCESSING 0x0004
 #endif
+
+bool cio__env_set(const char *name)
+{
+    const char *v = getenv(name);
+    return v != NULL && v[0] != '\0';
+}
 
 /* The console's output mode; false when the handle is no console. */
 static bool console_mode(HANDLE h, DWORD *mode)
