@@ -530,5 +530,7 @@ cio_err cio_process_executable_path(cio_io io, char *buf, size_t len, size_t *ou
 /* cio/fs_meta.h continues this header: links, permissions, owners, timestamps, real paths,
  * rename without replace and file locks. */
 #include "cio/fs_meta.h"
+/* cio/fs_tree.h: file-to-file copies, atomic files, trees, ANSI escape codes. */
+#include "cio/fs_tree.h"
 
 #endif /* CIO_FS_H */

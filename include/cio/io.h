@@ -426,6 +426,22 @@ struct cio_sigset;
      * LOCK_NB), which Linux converts under its lock table's lock; Windows: the shared lock is taken                  \
      * before the exclusive one goes). Set: File.LockError. */                                                        \
     X(cio_err, file_downgrade_lock, (void *ud, cio_file file))                                                        \
+    /* Issue 21, part 2: an unnamed temporary file in dir (Linux O_TMPFILE), opened for reading and                   \
+     * writing, later named with file_hard_link; OperationUnsupported where the OS or the file system                 \
+     * has none (the library then names a random temporary). Set: Dir.CreateTmpFileError. */                          \
+    X(cio_err, dir_create_tmp_file, (void *ud, cio_dir dir, uint32_t permissions, cio_file *out))                     \
+    /* Copies up to len bytes of in, from in_offset, to out (at out_offset when positional, else at                   \
+     * out's position) without passing them through user memory (Linux: copy_file_range); stops at                    \
+     * the end of in. *nwritten counts what went. Unimplemented (with *nwritten what went so far)                     \
+     * asks the library to copy the rest. Set: File.WriteFileSlotError. */                                            \
+    X(cio_err, file_write_file, (void *ud, cio_file out, bool positional, uint64_t out_offset, cio_file in,           \
+                                 uint64_t in_offset, uint64_t len, uint64_t *nwritten))                               \
+    /* *out: whether the handle is a terminal that takes ANSI escape codes now (POSIX: a tty;                         \
+     * Windows: a console in virtual terminal mode). Set: Cancelable. */                                              \
+    X(cio_err, file_supports_ansi_escape_codes, (void *ud, cio_file file, bool *out))                                 \
+    /* Makes the terminal take ANSI escape codes (Windows: turns on virtual terminal processing);                     \
+     * NotTerminalDevice where it cannot. Set: File.EnableAnsiEscapeCodesError. */                                    \
+    X(cio_err, file_enable_ansi_escape_codes, (void *ud, cio_file file))                                              \
     X(void, file_close, (void *ud, cio_file file))                                                                    \
                                                                                                                       \
     /* == Process ===================================================================== */                            \

@@ -166,6 +166,12 @@ static int cio__sys_dflt_isatty(int fd)
     return isatty(fd);
 }
 #endif
+#if defined(CIO_OS_LINUX)
+static ssize_t cio__sys_dflt_copy_file_range(int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len, unsigned int flags)
+{
+    return copy_file_range(fd_in, off_in, fd_out, off_out, len, flags);
+}
+#endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
 static ssize_t cio__sys_dflt_readlinkat(int dirfd, const char *path, char *buf, size_t bufsize)
 {
@@ -671,6 +677,12 @@ static BOOL cio__sys_dflt_LockFileEx(HANDLE h, DWORD flags, DWORD reserved, DWOR
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_SetConsoleMode(HANDLE h, DWORD mode)
+{
+    return SetConsoleMode(h, mode);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static BOOL cio__sys_dflt_UnlockFileEx(HANDLE h, DWORD reserved, DWORD len_low, DWORD len_high, OVERLAPPED *ov)
 {
     return UnlockFileEx(h, reserved, len_low, len_high, ov);
@@ -1044,6 +1056,9 @@ const struct cio__sys_defaults cio__sys_default = {
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     .isatty = cio__sys_dflt_isatty,
 #endif
+#if defined(CIO_OS_LINUX)
+    .copy_file_range = cio__sys_dflt_copy_file_range,
+#endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     .readlinkat = cio__sys_dflt_readlinkat,
 #endif
@@ -1297,6 +1312,9 @@ const struct cio__sys_defaults cio__sys_default = {
     .LockFileEx = cio__sys_dflt_LockFileEx,
 #endif
 #if defined(CIO_OS_WINDOWS)
+    .SetConsoleMode = cio__sys_dflt_SetConsoleMode,
+#endif
+#if defined(CIO_OS_WINDOWS)
     .UnlockFileEx = cio__sys_dflt_UnlockFileEx,
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -1547,6 +1565,15 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_LINUX)
     .renameat2__rename_preserve = cio__sys_dflt_renameat2,
+#endif
+#if defined(CIO_OS_LINUX)
+    .openat__create_tmp_file = cio__sys_dflt_openat,
+#endif
+#if defined(CIO_OS_LINUX)
+    .copy_file_range__write_file_copy = cio__sys_dflt_copy_file_range,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    .isatty__ansi_tty = cio__sys_dflt_isatty,
 #endif
 #if defined(CIO_OS_LINUX)
     .flock__lock = cio__sys_dflt_flock,
@@ -2137,6 +2164,9 @@ struct cio__sys_table cio__sys = {
     .LockFileEx__lock = cio__sys_dflt_LockFileEx,
 #endif
 #if defined(CIO_OS_WINDOWS)
+    .SetConsoleMode__enable_ansi = cio__sys_dflt_SetConsoleMode,
+#endif
+#if defined(CIO_OS_WINDOWS)
     .UnlockFileEx__unlock = cio__sys_dflt_UnlockFileEx,
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -2664,6 +2694,27 @@ static void cio__sys_set_close__real_path_close(cio__sys_any fn)
 static void cio__sys_set_renameat2__rename_preserve(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.renameat2__rename_preserve, fn != NULL ? (cio__sys_renameat2_fn)fn : cio__sys_dflt_renameat2,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_openat__create_tmp_file(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.openat__create_tmp_file, fn != NULL ? (cio__sys_openat_fn)fn : cio__sys_dflt_openat,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_copy_file_range__write_file_copy(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.copy_file_range__write_file_copy, fn != NULL ? (cio__sys_copy_file_range_fn)fn : cio__sys_dflt_copy_file_range,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static void cio__sys_set_isatty__ansi_tty(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.isatty__ansi_tty, fn != NULL ? (cio__sys_isatty_fn)fn : cio__sys_dflt_isatty,
                           memory_order_relaxed);
 }
 #endif
@@ -4040,6 +4091,13 @@ static void cio__sys_set_LockFileEx__lock(cio__sys_any fn)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_SetConsoleMode__enable_ansi(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.SetConsoleMode__enable_ansi, fn != NULL ? (cio__sys_SetConsoleMode_fn)fn : cio__sys_dflt_SetConsoleMode,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static void cio__sys_set_UnlockFileEx__unlock(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.UnlockFileEx__unlock, fn != NULL ? (cio__sys_UnlockFileEx_fn)fn : cio__sys_dflt_UnlockFileEx,
@@ -4828,6 +4886,15 @@ static const struct {
     {"renameat2", "rename_preserve", "renameat2@rename_preserve", cio__sys_set_renameat2__rename_preserve},
 #endif
 #if defined(CIO_OS_LINUX)
+    {"openat", "create_tmp_file", "openat@create_tmp_file", cio__sys_set_openat__create_tmp_file},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"copy_file_range", "write_file_copy", "copy_file_range@write_file_copy", cio__sys_set_copy_file_range__write_file_copy},
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    {"isatty", "ansi_tty", "isatty@ansi_tty", cio__sys_set_isatty__ansi_tty},
+#endif
+#if defined(CIO_OS_LINUX)
     {"flock", "lock", "flock@lock", cio__sys_set_flock__lock},
 #endif
 #if defined(CIO_OS_LINUX)
@@ -5414,6 +5481,9 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"LockFileEx", "lock", "LockFileEx@lock", cio__sys_set_LockFileEx__lock},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"SetConsoleMode", "enable_ansi", "SetConsoleMode@enable_ansi", cio__sys_set_SetConsoleMode__enable_ansi},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"UnlockFileEx", "unlock", "UnlockFileEx@unlock", cio__sys_set_UnlockFileEx__unlock},

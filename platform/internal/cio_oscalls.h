@@ -184,6 +184,9 @@ typedef int (*cio__sys_fchownat_fn)(int, const char *, uid_t, gid_t, int);
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
 typedef int (*cio__sys_isatty_fn)(int);
 #endif
+#if defined(CIO_OS_LINUX)
+typedef ssize_t (*cio__sys_copy_file_range_fn)(int, off_t *, int, off_t *, size_t, unsigned int);
+#endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
 typedef ssize_t (*cio__sys_readlinkat_fn)(int, const char *, char *, size_t);
 #endif
@@ -437,6 +440,9 @@ typedef DWORD (*cio__sys_GetFinalPathNameByHandleW_fn)(HANDLE, WCHAR *, DWORD, D
 typedef BOOL (*cio__sys_LockFileEx_fn)(HANDLE, DWORD, DWORD, DWORD, DWORD, OVERLAPPED *);
 #endif
 #if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_SetConsoleMode_fn)(HANDLE, DWORD);
+#endif
+#if defined(CIO_OS_WINDOWS)
 typedef BOOL (*cio__sys_UnlockFileEx_fn)(HANDLE, DWORD, DWORD, DWORD, OVERLAPPED *);
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -663,6 +669,9 @@ struct cio__sys_defaults {
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     cio__sys_isatty_fn isatty;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_copy_file_range_fn copy_file_range;
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     cio__sys_readlinkat_fn readlinkat;
@@ -917,6 +926,9 @@ struct cio__sys_defaults {
     cio__sys_LockFileEx_fn LockFileEx;
 #endif
 #if defined(CIO_OS_WINDOWS)
+    cio__sys_SetConsoleMode_fn SetConsoleMode;
+#endif
+#if defined(CIO_OS_WINDOWS)
     cio__sys_UnlockFileEx_fn UnlockFileEx;
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -1169,6 +1181,15 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_renameat2_fn) renameat2__rename_preserve; /* src/os/fs_paths_linux.c: cio__os_dir_rename_preserve */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_openat_fn) openat__create_tmp_file; /* src/os/fs_copy_linux.c: cio__os_dir_create_tmp_file */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_copy_file_range_fn) copy_file_range__write_file_copy; /* src/os/fs_copy_linux.c: cio__os_file_write_file */
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    _Atomic(cio__sys_isatty_fn) isatty__ansi_tty; /* src/os/fs_ansi_posix.c: ansi_tty */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_flock_fn) flock__lock; /* src/os/fs_lock_posix.c: cio__os_file_lock */
@@ -1757,6 +1778,9 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_LockFileEx_fn) LockFileEx__lock; /* src/os/fs_windows_lock.c: try_once */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_SetConsoleMode_fn) SetConsoleMode__enable_ansi; /* src/os/fs_windows_ansi.c: cio__os_file_enable_ansi_escape_codes */
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_UnlockFileEx_fn) UnlockFileEx__unlock; /* src/os/fs_windows_lock.c: unlock_once */

@@ -191,6 +191,15 @@ enum {
     CIO__FI_renameat2__rename_preserve,
 #endif
 #if defined(CIO_OS_LINUX)
+    CIO__FI_openat__create_tmp_file,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_copy_file_range__write_file_copy,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    CIO__FI_isatty__ansi_tty,
+#endif
+#if defined(CIO_OS_LINUX)
     CIO__FI_flock__lock,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -777,6 +786,9 @@ enum {
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_LockFileEx__lock,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_SetConsoleMode__enable_ansi,
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_UnlockFileEx__unlock,
@@ -1540,6 +1552,50 @@ static int cio__fi_renameat2__rename_preserve(int olddirfd, const char *oldpath,
     }
     (void)mode_;
     return (cio__sys_default.renameat2)(olddirfd, oldpath, newdirfd, newpath, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_openat__create_tmp_file(int dirfd, const char *path, int flags, mode_t mode)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_openat__create_tmp_file];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.openat)(dirfd, path, flags, mode);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static ssize_t cio__fi_copy_file_range__write_file_copy(int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len, unsigned int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_copy_file_range__write_file_copy];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (ssize_t)-1;
+    }
+    if (mode_ == CIO__FI_SHORT) {
+        size_t max_ = atomic_load(&p_->max);
+        if ((size_t)len > max_)
+            len = (size_t)max_;
+    }
+    (void)mode_;
+    return (cio__sys_default.copy_file_range)(fd_in, off_in, fd_out, off_out, len, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+static int cio__fi_isatty__ansi_tty(int fd)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_isatty__ansi_tty];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.isatty)(fd);
 }
 #endif
 #if defined(CIO_OS_LINUX)
@@ -4154,6 +4210,19 @@ static BOOL cio__fi_LockFileEx__lock(HANDLE h, DWORD flags, DWORD reserved, DWOR
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_SetConsoleMode__enable_ansi(HANDLE h, DWORD mode)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_SetConsoleMode__enable_ansi];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.SetConsoleMode)(h, mode);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static BOOL cio__fi_UnlockFileEx__unlock(HANDLE h, DWORD reserved, DWORD len_low, DWORD len_high, OVERLAPPED *ov)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_UnlockFileEx__unlock];
@@ -5537,6 +5606,15 @@ static const struct {
     {"renameat2", "rename_preserve", 1, 0, (cio__sys_any)cio__fi_renameat2__rename_preserve},
 #endif
 #if defined(CIO_OS_LINUX)
+    {"openat", "create_tmp_file", 1, 0, (cio__sys_any)cio__fi_openat__create_tmp_file},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"copy_file_range", "write_file_copy", 1, 1, (cio__sys_any)cio__fi_copy_file_range__write_file_copy},
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
+    {"isatty", "ansi_tty", 1, 0, (cio__sys_any)cio__fi_isatty__ansi_tty},
+#endif
+#if defined(CIO_OS_LINUX)
     {"flock", "lock", 1, 0, (cio__sys_any)cio__fi_flock__lock},
 #endif
 #if defined(CIO_OS_LINUX)
@@ -6123,6 +6201,9 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"LockFileEx", "lock", 1, 0, (cio__sys_any)cio__fi_LockFileEx__lock},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"SetConsoleMode", "enable_ansi", 1, 0, (cio__sys_any)cio__fi_SetConsoleMode__enable_ansi},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"UnlockFileEx", "unlock", 1, 0, (cio__sys_any)cio__fi_UnlockFileEx__unlock},

@@ -640,6 +640,32 @@ static cio_err f_file_downgrade_lock(void *ud, cio_file f)
     return CIO_E_FILE_LOCKS_UNSUPPORTED;
 }
 
+static cio_err f_dir_create_tmp_file(void *ud, cio_dir d, uint32_t perm, cio_file *out)
+{
+    (void)ud, (void)d, (void)perm, (void)out;
+    return CIO_E_ACCESS_DENIED;
+}
+
+static cio_err f_file_write_file(void *ud, cio_file out, bool positional, uint64_t out_offset, cio_file in,
+                                 uint64_t in_offset, uint64_t len, uint64_t *nwritten)
+{
+    (void)ud, (void)out, (void)positional, (void)out_offset, (void)in, (void)in_offset, (void)len;
+    if (nwritten != NULL)
+        *nwritten = 0;
+    return CIO_E_ACCESS_DENIED;
+}
+
+static cio_err f_file_supports_ansi_escape_codes(void *ud, cio_file f, bool *out)
+{
+    return f_file_is_tty(ud, f, out);
+}
+
+static cio_err f_file_enable_ansi_escape_codes(void *ud, cio_file f)
+{
+    (void)ud, (void)f;
+    return CIO_E_NOT_TERMINAL_DEVICE;
+}
+
 /* dir_delete_dir fails as dir_delete_file does; cancel (request, then as await) as await. */
 #define f_dir_delete_dir f_dir_delete_file
 #define f_cancel f_await

@@ -98,4 +98,18 @@ struct cio_ip_address;
 cio_err cio__ip_format_scoped(const struct cio_ip_address *a, const char *scope_name, char *buf, size_t len, size_t *out_len,
                               bool with_port);
 
+/* The library's copy of [in_offset, in_offset + len) of `in` (fs_copy.c; cio_file_write_file_* and
+ * cio_net_write_file): positional reads of up to 64 KiB in one heap buffer, each handed to `put` in
+ * full before the next read; `at` is the read's distance from in_offset. *total counts what put
+ * took, also when an error ends the copy; a put that takes nothing is CIO_E_UNEXPECTED; a read of 0
+ * bytes is the end of `in`. */
+typedef cio_err (*cio__put_fn)(cio_io io, const void *target, const void *buf, size_t len, uint64_t at, size_t *n);
+cio_err cio__copy_by_hand(cio_io io, cio_file in, uint64_t in_offset, uint64_t len, const void *target,
+                          cio__put_fn put, uint64_t *total);
+
+/* Whether the environment variable `name` is set and not empty (cio_tty_config_detect): the
+ * environment block read directly on POSIX and WASI (fs_ansi_posix.c: the BSD targets' C library
+ * surface has no getenv), getenv on Windows (fs_windows_ansi.c). */
+bool cio__env_set(const char *name);
+
 #endif /* CIO_CORE_INTERNAL_H */

@@ -7,7 +7,7 @@
  *   in the function's set (CIO__IN_SET), as net.c's do.
  * - cio_net_write_file: the slot sends what it can without copying and says Unimplemented, having
  *   sent nothing more, where it has no such path (another OS, a file the kernel refuses); the rest
- *   is copied here through the positional-read and stream-write slots, in one 64 KiB heap buffer.
+ *   is copied by cio__copy_by_hand (fs_copy.c) through the positional-read and stream-write slots.
  *   Unimplemented never reaches the caller. *nwritten counts every byte that went, also when an
  *   error ends the call.
  * - cio_ip_parse_resolve resolves only a scope that is not a decimal index; everything else is
@@ -25,8 +25,6 @@
 #include "cio/net.h"
 #include "internal.h"
 
-/* Bytes the library copies per round when the slot cannot send the file itself. */
-#define WRITE_FILE_CHUNK ((size_t)64 * 1024)
 
 cio_err cio_net_socket_pair(cio_io io, cio_stream pair[2])
 {
@@ -112,40 +110,11 @@ cio_err cio_ip_format_host_resolve(cio_io io, const cio_ip_address *address, cha
     return format_resolve(io, address, buf, len, out_len, false);
 }
 
-/* The library's copy: positional reads of up to WRITE_FILE_CHUNK bytes, each written out in full
- * before the next read. *total counts what the stream took. */
-static cio_err copy_file(cio_io io, const cio_stream *stream, cio_file file, uint64_t offset, uint64_t len,
-                         uint64_t *total)
+/* Where the library's copy goes: the stream, written in order. */
+static cio_err put_stream(cio_io io, const void *target, const void *buf, size_t len, uint64_t at, size_t *n)
 {
-    uint8_t *buf = (uint8_t *)malloc(WRITE_FILE_CHUNK);
-    if (buf == NULL)
-        return CIO_E_SYSTEM_RESOURCES;
-    cio_err err = CIO_OK;
-    while (*total < len) {
-        uint64_t left = len - *total;
-        size_t want = left < WRITE_FILE_CHUNK ? (size_t)left : WRITE_FILE_CHUNK;
-        size_t got = 0;
-        err = cio_file_read_positional(io, file, buf, want, offset + *total, &got);
-        if (err != CIO_OK || got == 0)
-            break; /* an error, or the end of the file */
-        size_t done = 0;
-        while (done < got) {
-            size_t w = 0;
-            err = cio_stream_write(io, stream, buf + done, got - done, &w);
-            done += w;
-            *total += w;
-            if (err != CIO_OK)
-                break;
-            if (w == 0) {
-                err = CIO_E_UNEXPECTED; /* a stream that takes nothing would loop for ever */
-                break;
-            }
-        }
-        if (err != CIO_OK)
-            break;
-    }
-    free(buf);
-    return err;
+    (void)at;
+    return cio_stream_write(io, (const cio_stream *)target, buf, len, n);
 }
 
 cio_err cio_net_write_file(cio_io io, const cio_stream *stream, cio_file file, uint64_t offset, uint64_t len,
@@ -162,7 +131,7 @@ cio_err cio_net_write_file(cio_io io, const cio_stream *stream, cio_file file, u
     if (len > 0) {
         err = CIO__VT(io)->net_write_file(io.userdata, stream->handle, file, offset, len, &total);
         if (err == CIO_E_UNIMPLEMENTED)
-            err = copy_file(io, stream, file, offset, len, &total);
+            err = cio__copy_by_hand(io, file, offset, len, stream, put_stream, &total);
     }
     if (nwritten != NULL)
         *nwritten = total;

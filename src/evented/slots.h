@@ -32,6 +32,9 @@
 #define cio__e_file_try_lock cio__os_file_try_lock
 #define cio__e_file_unlock cio__os_file_unlock
 #define cio__e_file_downgrade_lock cio__os_file_downgrade_lock
+/* ANSI escape codes (issue 21): one call that never blocks (isatty; GetConsoleMode/SetConsoleMode). */
+#define cio__e_file_supports_ansi_escape_codes cio__os_file_supports_ansi_escape_codes
+#define cio__e_file_enable_ansi_escape_codes cio__os_file_enable_ansi_escape_codes
 #define CIO__E_SLOT_PROTO(ret, name, params) ret cio__e_##name params;
 CIO_VTABLE_SLOTS(CIO__E_SLOT_PROTO)
 #undef CIO__E_SLOT_PROTO

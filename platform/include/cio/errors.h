@@ -2781,6 +2781,348 @@ static inline bool cio_errset_abi_and_dynamic_linker_from_file_contains(cio_err 
 }
 
 /**
+ * Membership test of the error set File.WriteFileCopyError (@ref errset_file_write_file_copy).
+ * @param err any value
+ * @return true when err is in File.WriteFileCopyError \errset_file_write_file_copy; false otherwise (always for CIO_OK).
+ * @cancellation no (pure library code)
+ */
+static inline bool cio_errset_file_write_file_copy_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_TIMEOUT:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_PERMISSION_DENIED:
+    case CIO_E_PROCESS_NOT_FOUND:
+    case CIO_E_IS_DIR:
+    case CIO_E_NO_DEVICE:
+    case CIO_E_DEVICE_BUSY:
+    case CIO_E_FILE_BUSY:
+    case CIO_E_LOCK_VIOLATION:
+    case CIO_E_NO_SPACE_LEFT:
+    case CIO_E_DISK_QUOTA:
+    case CIO_E_FILE_TOO_BIG:
+    case CIO_E_INPUT_OUTPUT:
+    case CIO_E_NOT_OPEN_FOR_READING:
+    case CIO_E_NOT_OPEN_FOR_WRITING:
+    case CIO_E_WOULD_BLOCK:
+    case CIO_E_UNSEEKABLE:
+    case CIO_E_BROKEN_PIPE:
+    case CIO_E_CONNECTION_RESET_BY_PEER:
+    case CIO_E_SOCKET_UNCONNECTED:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/**
+ * Membership test of the error set File.WriteFileSlotError (@ref errset_file_write_file_slot).
+ * @param err any value
+ * @return true when err is in File.WriteFileSlotError \errset_file_write_file_slot; false otherwise (always for CIO_OK).
+ * @cancellation no (pure library code)
+ */
+static inline bool cio_errset_file_write_file_slot_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_TIMEOUT:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_PERMISSION_DENIED:
+    case CIO_E_UNIMPLEMENTED:
+    case CIO_E_PROCESS_NOT_FOUND:
+    case CIO_E_IS_DIR:
+    case CIO_E_NO_DEVICE:
+    case CIO_E_DEVICE_BUSY:
+    case CIO_E_FILE_BUSY:
+    case CIO_E_LOCK_VIOLATION:
+    case CIO_E_NO_SPACE_LEFT:
+    case CIO_E_DISK_QUOTA:
+    case CIO_E_FILE_TOO_BIG:
+    case CIO_E_INPUT_OUTPUT:
+    case CIO_E_NOT_OPEN_FOR_READING:
+    case CIO_E_NOT_OPEN_FOR_WRITING:
+    case CIO_E_WOULD_BLOCK:
+    case CIO_E_UNSEEKABLE:
+    case CIO_E_BROKEN_PIPE:
+    case CIO_E_CONNECTION_RESET_BY_PEER:
+    case CIO_E_SOCKET_UNCONNECTED:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/**
+ * Membership test of the error set Dir.CreateTmpFileError (@ref errset_dir_create_tmp_file).
+ * @param err any value
+ * @return true when err is in Dir.CreateTmpFileError \errset_dir_create_tmp_file; false otherwise (always for CIO_OK).
+ * @cancellation no (pure library code)
+ */
+static inline bool cio_errset_dir_create_tmp_file_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_PROCESS_FD_QUOTA_EXCEEDED:
+    case CIO_E_SYSTEM_FD_QUOTA_EXCEEDED:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_PERMISSION_DENIED:
+    case CIO_E_OPERATION_UNSUPPORTED:
+    case CIO_E_FILE_NOT_FOUND:
+    case CIO_E_PATH_ALREADY_EXISTS:
+    case CIO_E_NOT_DIR:
+    case CIO_E_IS_DIR:
+    case CIO_E_SYM_LINK_LOOP:
+    case CIO_E_NAME_TOO_LONG:
+    case CIO_E_BAD_PATH_NAME:
+    case CIO_E_NETWORK_NOT_FOUND:
+    case CIO_E_NO_DEVICE:
+    case CIO_E_DEVICE_BUSY:
+    case CIO_E_FILE_BUSY:
+    case CIO_E_SHARING_VIOLATION:
+    case CIO_E_PIPE_BUSY:
+    case CIO_E_ANTIVIRUS_INTERFERENCE:
+    case CIO_E_FILE_LOCKS_UNSUPPORTED:
+    case CIO_E_READ_ONLY_FILE_SYSTEM:
+    case CIO_E_NO_SPACE_LEFT:
+    case CIO_E_FILE_TOO_BIG:
+    case CIO_E_WOULD_BLOCK:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/**
+ * Membership test of the error set Dir.CreateFileAtomicError (@ref errset_dir_create_file_atomic).
+ * @param err any value
+ * @return true when err is in Dir.CreateFileAtomicError \errset_dir_create_file_atomic; false otherwise (always for CIO_OK).
+ * @cancellation no (pure library code)
+ */
+static inline bool cio_errset_dir_create_file_atomic_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_PROCESS_FD_QUOTA_EXCEEDED:
+    case CIO_E_SYSTEM_FD_QUOTA_EXCEEDED:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_PERMISSION_DENIED:
+    case CIO_E_FILE_NOT_FOUND:
+    case CIO_E_PATH_ALREADY_EXISTS:
+    case CIO_E_NOT_DIR:
+    case CIO_E_IS_DIR:
+    case CIO_E_SYM_LINK_LOOP:
+    case CIO_E_NAME_TOO_LONG:
+    case CIO_E_BAD_PATH_NAME:
+    case CIO_E_NETWORK_NOT_FOUND:
+    case CIO_E_NO_DEVICE:
+    case CIO_E_DEVICE_BUSY:
+    case CIO_E_FILE_BUSY:
+    case CIO_E_SHARING_VIOLATION:
+    case CIO_E_PIPE_BUSY:
+    case CIO_E_ANTIVIRUS_INTERFERENCE:
+    case CIO_E_FILE_LOCKS_UNSUPPORTED:
+    case CIO_E_READ_ONLY_FILE_SYSTEM:
+    case CIO_E_LINK_QUOTA_EXCEEDED:
+    case CIO_E_NO_SPACE_LEFT:
+    case CIO_E_DISK_QUOTA:
+    case CIO_E_FILE_TOO_BIG:
+    case CIO_E_WOULD_BLOCK:
+    case CIO_E_STREAMING:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/**
+ * Membership test of the error set File.Atomic.LinkError (@ref errset_file_atomic_link).
+ * @param err any value
+ * @return true when err is in File.Atomic.LinkError \errset_file_atomic_link; false otherwise (always for CIO_OK).
+ * @cancellation no (pure library code)
+ */
+static inline bool cio_errset_file_atomic_link_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_PERMISSION_DENIED:
+    case CIO_E_OPERATION_UNSUPPORTED:
+    case CIO_E_FILE_NOT_FOUND:
+    case CIO_E_PATH_ALREADY_EXISTS:
+    case CIO_E_NOT_DIR:
+    case CIO_E_IS_DIR:
+    case CIO_E_DIR_NOT_EMPTY:
+    case CIO_E_SYM_LINK_LOOP:
+    case CIO_E_NAME_TOO_LONG:
+    case CIO_E_BAD_PATH_NAME:
+    case CIO_E_NETWORK_NOT_FOUND:
+    case CIO_E_NO_DEVICE:
+    case CIO_E_FILE_BUSY:
+    case CIO_E_PIPE_BUSY:
+    case CIO_E_ANTIVIRUS_INTERFERENCE:
+    case CIO_E_READ_ONLY_FILE_SYSTEM:
+    case CIO_E_CROSS_DEVICE:
+    case CIO_E_LINK_QUOTA_EXCEEDED:
+    case CIO_E_NO_SPACE_LEFT:
+    case CIO_E_DISK_QUOTA:
+    case CIO_E_FILE_SYSTEM:
+    case CIO_E_HARDWARE_FAILURE:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/**
+ * Membership test of the error set File.Atomic.ReplaceError (@ref errset_file_atomic_replace).
+ * @param err any value
+ * @return true when err is in File.Atomic.ReplaceError \errset_file_atomic_replace; false otherwise (always for CIO_OK).
+ * @cancellation no (pure library code)
+ */
+static inline bool cio_errset_file_atomic_replace_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_PERMISSION_DENIED:
+    case CIO_E_OPERATION_UNSUPPORTED:
+    case CIO_E_FILE_NOT_FOUND:
+    case CIO_E_PATH_ALREADY_EXISTS:
+    case CIO_E_NOT_DIR:
+    case CIO_E_IS_DIR:
+    case CIO_E_DIR_NOT_EMPTY:
+    case CIO_E_SYM_LINK_LOOP:
+    case CIO_E_NAME_TOO_LONG:
+    case CIO_E_BAD_PATH_NAME:
+    case CIO_E_NETWORK_NOT_FOUND:
+    case CIO_E_NO_DEVICE:
+    case CIO_E_FILE_BUSY:
+    case CIO_E_PIPE_BUSY:
+    case CIO_E_ANTIVIRUS_INTERFERENCE:
+    case CIO_E_READ_ONLY_FILE_SYSTEM:
+    case CIO_E_CROSS_DEVICE:
+    case CIO_E_LINK_QUOTA_EXCEEDED:
+    case CIO_E_NO_SPACE_LEFT:
+    case CIO_E_DISK_QUOTA:
+    case CIO_E_HARDWARE_FAILURE:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/**
+ * Membership test of the error set Dir.CopyTreeError (@ref errset_dir_copy_tree).
+ * @param err any value
+ * @return true when err is in Dir.CopyTreeError \errset_dir_copy_tree; false otherwise (always for CIO_OK).
+ * @cancellation no (pure library code)
+ */
+static inline bool cio_errset_dir_copy_tree_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_CONCURRENCY_UNAVAILABLE:
+    case CIO_E_TIMEOUT:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_PROCESS_FD_QUOTA_EXCEEDED:
+    case CIO_E_SYSTEM_FD_QUOTA_EXCEEDED:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_PERMISSION_DENIED:
+    case CIO_E_OPERATION_UNSUPPORTED:
+    case CIO_E_PROCESS_NOT_FOUND:
+    case CIO_E_FILE_NOT_FOUND:
+    case CIO_E_PATH_ALREADY_EXISTS:
+    case CIO_E_NOT_DIR:
+    case CIO_E_IS_DIR:
+    case CIO_E_DIR_NOT_EMPTY:
+    case CIO_E_SYM_LINK_LOOP:
+    case CIO_E_NAME_TOO_LONG:
+    case CIO_E_BAD_PATH_NAME:
+    case CIO_E_NOT_LINK:
+    case CIO_E_UNSUPPORTED_REPARSE_POINT_TYPE:
+    case CIO_E_NETWORK_NOT_FOUND:
+    case CIO_E_NO_DEVICE:
+    case CIO_E_DEVICE_BUSY:
+    case CIO_E_FILE_BUSY:
+    case CIO_E_SHARING_VIOLATION:
+    case CIO_E_PIPE_BUSY:
+    case CIO_E_ANTIVIRUS_INTERFERENCE:
+    case CIO_E_FILE_LOCKS_UNSUPPORTED:
+    case CIO_E_LOCK_VIOLATION:
+    case CIO_E_READ_ONLY_FILE_SYSTEM:
+    case CIO_E_CROSS_DEVICE:
+    case CIO_E_LINK_QUOTA_EXCEEDED:
+    case CIO_E_NO_SPACE_LEFT:
+    case CIO_E_DISK_QUOTA:
+    case CIO_E_FILE_TOO_BIG:
+    case CIO_E_FILE_SYSTEM:
+    case CIO_E_HARDWARE_FAILURE:
+    case CIO_E_INPUT_OUTPUT:
+    case CIO_E_NOT_OPEN_FOR_READING:
+    case CIO_E_NOT_OPEN_FOR_WRITING:
+    case CIO_E_WOULD_BLOCK:
+    case CIO_E_UNSEEKABLE:
+    case CIO_E_STREAMING:
+    case CIO_E_BROKEN_PIPE:
+    case CIO_E_CONNECTION_RESET_BY_PEER:
+    case CIO_E_SOCKET_UNCONNECTED:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/**
+ * Membership test of the error set Dir.DeleteTreeError (@ref errset_dir_delete_tree).
+ * @param err any value
+ * @return true when err is in Dir.DeleteTreeError \errset_dir_delete_tree; false otherwise (always for CIO_OK).
+ * @cancellation no (pure library code)
+ */
+static inline bool cio_errset_dir_delete_tree_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_PROCESS_FD_QUOTA_EXCEEDED:
+    case CIO_E_SYSTEM_FD_QUOTA_EXCEEDED:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_PERMISSION_DENIED:
+    case CIO_E_OPERATION_UNSUPPORTED:
+    case CIO_E_FILE_NOT_FOUND:
+    case CIO_E_NOT_DIR:
+    case CIO_E_IS_DIR:
+    case CIO_E_DIR_NOT_EMPTY:
+    case CIO_E_SYM_LINK_LOOP:
+    case CIO_E_NAME_TOO_LONG:
+    case CIO_E_BAD_PATH_NAME:
+    case CIO_E_NETWORK_NOT_FOUND:
+    case CIO_E_NO_DEVICE:
+    case CIO_E_FILE_BUSY:
+    case CIO_E_READ_ONLY_FILE_SYSTEM:
+    case CIO_E_FILE_SYSTEM:
+    case CIO_E_INPUT_OUTPUT:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/**
  * Membership test of the error set Operate.TimeoutError (@ref errset_operate_timeout).
  * @param err any value
  * @return true when err is in Operate.TimeoutError \errset_operate_timeout; false otherwise (always for CIO_OK).
@@ -3131,6 +3473,14 @@ static inline bool cio_errset_file_write_streaming_timeout_contains(cio_err err)
     X(lookup, "LookupError") \
     X(host_name_connect, "HostName.ConnectError") \
     X(abi_and_dynamic_linker_from_file, "AbiAndDynamicLinkerFromFileError") \
+    X(file_write_file_copy, "File.WriteFileCopyError") \
+    X(file_write_file_slot, "File.WriteFileSlotError") \
+    X(dir_create_tmp_file, "Dir.CreateTmpFileError") \
+    X(dir_create_file_atomic, "Dir.CreateFileAtomicError") \
+    X(file_atomic_link, "File.Atomic.LinkError") \
+    X(file_atomic_replace, "File.Atomic.ReplaceError") \
+    X(dir_copy_tree, "Dir.CopyTreeError") \
+    X(dir_delete_tree, "Dir.DeleteTreeError") \
     X(operate_timeout, "Operate.TimeoutError") \
     X(operate_slot, "Operate.SlotError") \
     X(batch_await_concurrent, "Batch.AwaitConcurrentError") \

@@ -342,6 +342,41 @@ static inline cio__mapped cio__errno_openat(int code)
     return cio__map_note(m, 1, (int64_t)code, "openat");
 }
 
+/* openat_tmpfile: Dir.CreateTmpFileError */
+static inline cio__mapped cio__errno_openat_tmpfile(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_ISDIR: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_LOOP: m = CIO__MAPPED(ERROR, CIO_E_SYM_LINK_LOOP); break;
+    case CIO_ERRNO_MFILE: m = CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED); break;
+    case CIO_ERRNO_NAMETOOLONG: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_ERRNO_NFILE: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED); break;
+    case CIO_ERRNO_NODEV: m = CIO__MAPPED(ERROR, CIO_E_NO_DEVICE); break;
+    case CIO_ERRNO_NOENT: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOSPC: m = CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT); break;
+    case CIO_ERRNO_DQUOT: m = CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT); break;
+    case CIO_ERRNO_NOTDIR: m = CIO__MAPPED(ERROR, CIO_E_NOT_DIR); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED); break;
+    case CIO_ERRNO_ROFS: m = CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM); break;
+    case CIO_ERRNO_CANCELED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+#if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
+    case CIO_ERRNO_OPNOTSUPP: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+#endif
+#if defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU) || defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTSUP: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+#endif
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "openat_tmpfile");
+}
+
 /* openat_dir: Dir.OpenError */
 static inline cio__mapped cio__errno_openat_dir(int code)
 {
@@ -1725,6 +1760,41 @@ static inline cio__mapped cio__errno_if_indextoname(int code)
     default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
     }
     return cio__map_note(m, 1, (int64_t)code, "if_indextoname");
+}
+
+/* copy_file_range: File.WriteFileSlotError */
+static inline cio__mapped cio__errno_copy_file_range(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_XDEV: m = CIO__MAPPED(ERROR, CIO_E_UNIMPLEMENTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(ERROR, CIO_E_UNIMPLEMENTED); break;
+    case CIO_ERRNO_NOSYS: m = CIO__MAPPED(ERROR, CIO_E_UNIMPLEMENTED); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(ERROR, CIO_E_UNIMPLEMENTED); break;
+    case CIO_ERRNO_AGAIN: m = CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK); break;
+    case CIO_ERRNO_FBIG: m = CIO__MAPPED(ERROR, CIO_E_FILE_TOO_BIG); break;
+    case CIO_ERRNO_OVERFLOW: m = CIO__MAPPED(ERROR, CIO_E_FILE_TOO_BIG); break;
+    case CIO_ERRNO_IO: m = CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT); break;
+    case CIO_ERRNO_ISDIR: m = CIO__MAPPED(ERROR, CIO_E_IS_DIR); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_NOSPC: m = CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT); break;
+    case CIO_ERRNO_DQUOT: m = CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_TXTBSY: m = CIO__MAPPED(ERROR, CIO_E_FILE_BUSY); break;
+    case CIO_ERRNO_SPIPE: m = CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE); break;
+    case CIO_ERRNO_CANCELED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+#if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
+    case CIO_ERRNO_OPNOTSUPP: m = CIO__MAPPED(ERROR, CIO_E_UNIMPLEMENTED); break;
+#endif
+#if defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU) || defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTSUP: m = CIO__MAPPED(ERROR, CIO_E_UNIMPLEMENTED); break;
+#endif
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "copy_file_range");
 }
 
 /* sendfile: net.WriteFileError */
@@ -3215,6 +3285,7 @@ static inline cio__mapped cio__wsa_wsa_connect_unix(int code)
     X(pwrite, file_write_positional) \
     X(pwritev, file_write_positional) \
     X(openat, file_open) \
+    X(openat_tmpfile, dir_create_tmp_file) \
     X(openat_dir, dir_open) \
     X(flock, file_open) \
     X(flock_lock, file_lock) \
@@ -3283,6 +3354,7 @@ static inline cio__mapped cio__wsa_wsa_connect_unix(int code)
     X(socketpair, net_socket_create_pair) \
     X(if_nametoindex, net_interface_resolve) \
     X(if_indextoname, net_interface_name) \
+    X(copy_file_range, file_write_file_slot) \
     X(sendfile, net_write_file) \
     X(setsockopt, net_set_option) \
     X(sockopt_set, net_socket_option) \
