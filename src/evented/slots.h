@@ -32,6 +32,9 @@
 #define cio__e_file_try_lock cio__os_file_try_lock
 #define cio__e_file_unlock cio__os_file_unlock
 #define cio__e_file_downgrade_lock cio__os_file_downgrade_lock
+/* Memory maps: unmapping and remapping never wait for the disk (mmap.c runs the others on the helper pool). */
+#define cio__e_file_memory_map_destroy cio__os_file_memory_map_destroy
+#define cio__e_file_memory_map_set_length cio__os_file_memory_map_set_length
 #define CIO__E_SLOT_PROTO(ret, name, params) ret cio__e_##name params;
 CIO_VTABLE_SLOTS(CIO__E_SLOT_PROTO)
 #undef CIO__E_SLOT_PROTO
