@@ -85,7 +85,7 @@ static cio_err run_map_set_length(fx *f)
     size_t want = the_map.mapped ? MAP_LEN / 2 : 2 * MAP_LEN;
     cio_err err = cio_file_memory_map_set_length(f->io, &the_map, want);
     if (the_map.len != (err == CIO_OK ? want : before))
-        fail_msg("set_length: length %zu after %s", the_map.len, cio_err_name(err));
+        fail_msg("set_length: length %lu after %s", (unsigned long)the_map.len, cio_err_name(err));
     if (memcmp(the_map.memory, data, the_map.len < MAP_LEN ? the_map.len : MAP_LEN) != 0)
         fail_msg("set_length lost the map's bytes");
     return err;

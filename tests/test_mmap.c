@@ -93,7 +93,7 @@ static void expect_pattern(const uint8_t *mem, size_t len, uint64_t off)
 {
     for (size_t i = 0; i < len; i++)
         if (mem[i] != pattern_at((size_t)off + i))
-            fail_msg("byte %zu: %u, want %u", i, mem[i], pattern_at((size_t)off + i));
+            fail_msg("byte %lu: %u, want %u", (unsigned long)i, mem[i], pattern_at((size_t)off + i));
 }
 
 /* Maps [offset, offset + len) read-write, stores, syncs, and sees the stores in the file; the
@@ -210,7 +210,7 @@ static void test_past_end(void **state)
     expect_pattern(mm.memory, GRAIN, 2 * GRAIN);
     for (size_t i = GRAIN; i < 2 * GRAIN; i++)
         if (mm.memory[i] != 0)
-            fail_msg("byte %zu past the end: %u", i, mm.memory[i]);
+            fail_msg("byte %lu past the end: %u", (unsigned long)i, mm.memory[i]);
     mm.memory[2 * GRAIN - 1] = 0x5A;
     assert_ok(cio_file_memory_map_write(fx.io, &mm));
     cio_file_memory_map_destroy(fx.io, &mm);

@@ -119,5 +119,7 @@ cio_err cio__os_file_memory_map_write(void *ud, cio_memory_map *mm)
         return CIO__IN_SET(file_write_positional, err);
     }
     err = cio__os_file_sync(ud, mm->file);
-    return CIO__IN_SET(file_write_positional, cio_errset_file_write_positional_contains(err) ? err : CIO_E_UNEXPECTED);
+    if (err != CIO_OK && !cio_errset_file_write_positional_contains(err))
+        err = CIO_E_UNEXPECTED;
+    return CIO__IN_SET(file_write_positional, err);
 }
