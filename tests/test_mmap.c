@@ -186,9 +186,12 @@ static void test_write_map_of_read_only_handle(void **state)
     cio_memory_map mm;
     cio_err err = cio_file_memory_map_create(fx.io, fx.rw, &o, &mm);
     if (!OS_MAPS) {
-        /* The fallback reads fine; its write is the positional write's refusal. */
+        /* The fallback reads fine; its write is the positional write's refusal: WASI's missing
+         * right (ENOTCAPABLE: AccessDenied), or EBADF (NotOpenForWriting) where a runtime says that. */
         assert_ok(err);
-        assert_err(cio_file_memory_map_write(fx.io, &mm), CIO_E_NOT_OPEN_FOR_WRITING);
+        cio_err w = cio_file_memory_map_write(fx.io, &mm);
+        if (w != CIO_E_ACCESS_DENIED && w != CIO_E_NOT_OPEN_FOR_WRITING)
+            fail_msg("write of a map of a read-only handle: %s", cio_err_name(w));
         cio_file_memory_map_destroy(fx.io, &mm);
     } else {
         assert_err(err, CIO_E_ACCESS_DENIED);
