@@ -33,6 +33,7 @@
 #include "cio/io.h"
 #include "cio/sync.h"
 #include "cio/fs.h"
+#include "cio/mmap.h"
 #include "cio/net.h"
 #include "cio/batch.h"
 #include "cio/process.h"

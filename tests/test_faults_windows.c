@@ -130,7 +130,41 @@ static cio_err run_device_io_control(fx *f)
     return err;
 }
 
+/* Locks (src/os/fs_windows_lock.c): an exclusive lock taken and released; a try. */
+static cio_err run_lock(fx *f)
+{
+    cio_err err = cio_file_lock(f->io, f->file, CIO_LOCK_EXCLUSIVE);
+    cio_file_unlock(f->io, f->file);
+    return err;
+}
+
+static cio_err run_try_lock_held(fx *f)
+{
+    bool got = true;
+    cio_err err = cio_file_try_lock(f->io, f->file, CIO_LOCK_SHARED, &got);
+    if (err == CIO_OK && got)
+        fail_msg("try_lock: acquired although LockFileEx said the lock is held");
+    cio_file_unlock(f->io, f->file);
+    return err;
+}
+
+static void prep_locked(fx *f)
+{
+    prep_open_rw(f);
+    assert_ok(cio_file_lock(f->io, f->file, CIO_LOCK_EXCLUSIVE));
+}
+
+/* An unlock whose UnlockFileEx fails reports nothing (unlock never fails); the close releases it. */
+static cio_err run_unlock(fx *f)
+{
+    cio_file_unlock(f->io, f->file);
+    return CIO_OK;
+}
+
 static const win_case cases[] = {
+    {"lock", prep_open_rw, run_lock, check_none},
+    {"try_lock_held", prep_open_rw, run_try_lock_held, check_none},
+    {"unlock", prep_locked, run_unlock, check_none},
     {"hard_link", NULL, run_hard_link, check_created},
     {"real_path", NULL, run_real_path, check_none},
     {"real_path_cwd", NULL, run_real_path_cwd, check_none},
@@ -414,6 +448,21 @@ static void test_win_open_dir_link_close(void **state)
 /* No memory in the file system half: SystemResources, nothing changed, nothing leaked; the
  * refinement of FileNotFound needs no memory to stay correct; the current directory is not needed
  * for a path relative to a directory handle. */
+/* LockFileEx and UnlockFileEx: the errors try_once maps, a lock held by another (ERROR_LOCK_VIOLATION:
+ * the blocking lock waits and tries again; try_lock says "not acquired"), an unlock that fails. */
+static void test_win_lock_faults(void **state)
+{
+    win_fault(state, "LockFileEx@lock", "lock", 'e', ERROR_NOT_ENOUGH_MEMORY, 1, 0, CIO_E_SYSTEM_RESOURCES,
+              "ERROR_NOT_ENOUGH_MEMORY");
+    win_fault(state, "LockFileEx@lock", "lock", 'e', ERROR_NOT_SUPPORTED, 1, 0, CIO_E_FILE_LOCKS_UNSUPPORTED,
+              "ERROR_NOT_SUPPORTED");
+    win_fault(state, "LockFileEx@lock", "lock", 'e', ERROR_ACCESS_DENIED, 1, 0, CIO_E_UNEXPECTED, "ERROR_ACCESS_DENIED");
+    win_fault(state, "LockFileEx@lock", "lock", 'e', ERROR_LOCK_VIOLATION, 3, 0, CIO_OK, "ERROR_LOCK_VIOLATION");
+    win_fault(state, "LockFileEx@lock", "try_lock_held", 'e', ERROR_LOCK_VIOLATION, 1, 0, CIO_OK,
+              "ERROR_LOCK_VIOLATION-try");
+    win_fault(state, "UnlockFileEx@unlock", "unlock", 'e', ERROR_NOT_LOCKED, 1, 0, CIO_OK, "ERROR_NOT_LOCKED");
+}
+
 static void test_win_fs_memory(void **state)
 {
     win_fault(state, "malloc@win_path_convert", "open_file", 'e', ENOMEM, 1, 0, CIO_E_SYSTEM_RESOURCES, "ENOMEM");
@@ -523,6 +572,7 @@ int main(void)
         CIO_TESTS(test_win_open_dir_link_close),
         CIO_TESTS(test_win_fs_memory),
         CIO_TESTS(test_win_device_io_control),
+        CIO_TESTS(test_win_lock_faults),
         CIO_TESTS(test_win_cancel_during_storm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -199,6 +199,8 @@ struct cio_create_file_options;
 struct cio_open_dir_options;
 struct cio_stat;
 struct cio_set_timestamps;
+struct cio_memory_map_options;
+struct cio_memory_map;
 struct cio_dir_reader;
 struct cio_dir_entry;
 
@@ -442,6 +444,20 @@ struct cio_sigset;
     /* Makes the terminal take ANSI escape codes (Windows: turns on virtual terminal processing);                     \
      * NotTerminalDevice where it cannot. Set: File.EnableAnsiEscapeCodesError. */                                    \
     X(cio_err, file_enable_ansi_escape_codes, (void *ud, cio_file file))                                              \
+    /* Memory maps (cio/mmap.h; the wrapper keeps the fallback buffer and calls these for OS                          \
+     * mappings only: 0 < len, offset aligned, the range inside the file). OperationUnsupported                       \
+     * from create: no mapping here (the wrapper falls back). Set: File.MemoryMap.CreateError. */                     \
+    X(cio_err, file_memory_map_create, (void *ud, cio_file file, const struct cio_memory_map_options *options,        \
+                                        struct cio_memory_map *out))                                                  \
+    /* Unmaps; never fails. */                                                                                        \
+    X(void, file_memory_map_destroy, (void *ud, struct cio_memory_map *mm))                                           \
+    /* Remaps to new_len inside the file (mremap); OperationUnsupported where the OS cannot.                          \
+     * Set: File.MemoryMap.SetLengthError. */                                                                         \
+    X(cio_err, file_memory_map_set_length, (void *ud, struct cio_memory_map *mm, size_t new_len))                     \
+    /* Syncs the memory from the file (msync MS_INVALIDATE). Set: File.ReadPositionalError. */                        \
+    X(cio_err, file_memory_map_read, (void *ud, struct cio_memory_map *mm))                                           \
+    /* Syncs the memory to the file (msync MS_SYNC, FlushViewOfFile). Set: File.WritePositionalError. */              \
+    X(cio_err, file_memory_map_write, (void *ud, struct cio_memory_map *mm))                                          \
     X(void, file_close, (void *ud, cio_file file))                                                                    \
                                                                                                                       \
     /* == Process ===================================================================== */                            \

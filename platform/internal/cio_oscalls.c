@@ -551,6 +551,18 @@ static int cio__sys_dflt_munmap(void *addr, size_t length)
 }
 #endif
 #if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_msync(void *addr, size_t length, int flags)
+{
+    return msync(addr, length, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void * cio__sys_dflt_mremap(void *old_addr, size_t old_len, size_t new_len, int flags)
+{
+    return mremap(old_addr, old_len, new_len, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
 static int cio__sys_dflt_io_uring_setup(unsigned int entries, struct io_uring_params *params)
 {
     return (int)syscall(CIO_SYS_IO_URING_SETUP, entries, params);
@@ -686,6 +698,30 @@ static BOOL cio__sys_dflt_SetConsoleMode(HANDLE h, DWORD mode)
 static BOOL cio__sys_dflt_UnlockFileEx(HANDLE h, DWORD reserved, DWORD len_low, DWORD len_high, OVERLAPPED *ov)
 {
     return UnlockFileEx(h, reserved, len_low, len_high, ov);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static HANDLE cio__sys_dflt_CreateFileMappingW(HANDLE file, SECURITY_ATTRIBUTES *sa, DWORD protect, DWORD size_high, DWORD size_low, const WCHAR *name)
+{
+    return CreateFileMappingW(file, sa, protect, size_high, size_low, name);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void * cio__sys_dflt_MapViewOfFile(HANDLE section, DWORD access, DWORD offset_high, DWORD offset_low, SIZE_T len)
+{
+    return MapViewOfFile(section, access, offset_high, offset_low, len);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_FlushViewOfFile(const void *addr, SIZE_T len)
+{
+    return FlushViewOfFile(addr, len);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_UnmapViewOfFile(const void *addr)
+{
+    return UnmapViewOfFile(addr);
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -1249,6 +1285,12 @@ const struct cio__sys_defaults cio__sys_default = {
     .munmap = cio__sys_dflt_munmap,
 #endif
 #if defined(CIO_OS_LINUX)
+    .msync = cio__sys_dflt_msync,
+#endif
+#if defined(CIO_OS_LINUX)
+    .mremap = cio__sys_dflt_mremap,
+#endif
+#if defined(CIO_OS_LINUX)
     .io_uring_setup = cio__sys_dflt_io_uring_setup,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -1316,6 +1358,18 @@ const struct cio__sys_defaults cio__sys_default = {
 #endif
 #if defined(CIO_OS_WINDOWS)
     .UnlockFileEx = cio__sys_dflt_UnlockFileEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CreateFileMappingW = cio__sys_dflt_CreateFileMappingW,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .MapViewOfFile = cio__sys_dflt_MapViewOfFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .FlushViewOfFile = cio__sys_dflt_FlushViewOfFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .UnmapViewOfFile = cio__sys_dflt_UnmapViewOfFile,
 #endif
 #if defined(CIO_OS_WINDOWS)
     .GetCurrentDirectoryW = cio__sys_dflt_GetCurrentDirectoryW,
@@ -1586,6 +1640,24 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_LINUX)
     .flock__downgrade_lock = cio__sys_dflt_flock,
+#endif
+#if defined(CIO_OS_LINUX)
+    .sysconf__mmap_page = cio__sys_dflt_sysconf,
+#endif
+#if defined(CIO_OS_LINUX)
+    .mmap__memory_map = cio__sys_dflt_mmap,
+#endif
+#if defined(CIO_OS_LINUX)
+    .munmap__memory_map = cio__sys_dflt_munmap,
+#endif
+#if defined(CIO_OS_LINUX)
+    .msync__memory_map_read = cio__sys_dflt_msync,
+#endif
+#if defined(CIO_OS_LINUX)
+    .msync__memory_map_write = cio__sys_dflt_msync,
+#endif
+#if defined(CIO_OS_LINUX)
+    .mremap__memory_map = cio__sys_dflt_mremap,
 #endif
 #if defined(CIO_OS_LINUX)
     .getdents64__read_dents = cio__sys_dflt_getdents64,
@@ -1918,6 +1990,12 @@ struct cio__sys_table cio__sys = {
     .malloc__select_blob = cio__sys_dflt_malloc,
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
+    .malloc__memory_map_fallback = cio__sys_dflt_malloc,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
+    .malloc__memory_map_length = cio__sys_dflt_malloc,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
     .malloc__resolve_read_file = cio__sys_dflt_malloc,
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
@@ -2168,6 +2246,24 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_WINDOWS)
     .UnlockFileEx__unlock = cio__sys_dflt_UnlockFileEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CreateFileMappingW__memory_map = cio__sys_dflt_CreateFileMappingW,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .MapViewOfFile__memory_map = cio__sys_dflt_MapViewOfFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CloseHandle__memory_map_undo = cio__sys_dflt_CloseHandle,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .UnmapViewOfFile__memory_map = cio__sys_dflt_UnmapViewOfFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CloseHandle__memory_map = cio__sys_dflt_CloseHandle,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .FlushViewOfFile__memory_map_write = cio__sys_dflt_FlushViewOfFile,
 #endif
 #if defined(CIO_OS_WINDOWS)
     .calloc__win_rename_preserve_info = cio__sys_dflt_calloc,
@@ -2743,6 +2839,48 @@ static void cio__sys_set_flock__unlock(cio__sys_any fn)
 static void cio__sys_set_flock__downgrade_lock(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.flock__downgrade_lock, fn != NULL ? (cio__sys_flock_fn)fn : cio__sys_dflt_flock,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_sysconf__mmap_page(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.sysconf__mmap_page, fn != NULL ? (cio__sys_sysconf_fn)fn : cio__sys_dflt_sysconf,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_mmap__memory_map(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.mmap__memory_map, fn != NULL ? (cio__sys_mmap_fn)fn : cio__sys_dflt_mmap,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_munmap__memory_map(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.munmap__memory_map, fn != NULL ? (cio__sys_munmap_fn)fn : cio__sys_dflt_munmap,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_msync__memory_map_read(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.msync__memory_map_read, fn != NULL ? (cio__sys_msync_fn)fn : cio__sys_dflt_msync,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_msync__memory_map_write(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.msync__memory_map_write, fn != NULL ? (cio__sys_msync_fn)fn : cio__sys_dflt_msync,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_mremap__memory_map(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.mremap__memory_map, fn != NULL ? (cio__sys_mremap_fn)fn : cio__sys_dflt_mremap,
                           memory_order_relaxed);
 }
 #endif
@@ -3517,6 +3655,20 @@ static void cio__sys_set_malloc__select_blob(cio__sys_any fn)
 }
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
+static void cio__sys_set_malloc__memory_map_fallback(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.malloc__memory_map_fallback, fn != NULL ? (cio__sys_malloc_fn)fn : cio__sys_dflt_malloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
+static void cio__sys_set_malloc__memory_map_length(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.malloc__memory_map_length, fn != NULL ? (cio__sys_malloc_fn)fn : cio__sys_dflt_malloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
 static void cio__sys_set_malloc__resolve_read_file(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.malloc__resolve_read_file, fn != NULL ? (cio__sys_malloc_fn)fn : cio__sys_dflt_malloc,
@@ -4101,6 +4253,48 @@ static void cio__sys_set_SetConsoleMode__enable_ansi(cio__sys_any fn)
 static void cio__sys_set_UnlockFileEx__unlock(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.UnlockFileEx__unlock, fn != NULL ? (cio__sys_UnlockFileEx_fn)fn : cio__sys_dflt_UnlockFileEx,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_CreateFileMappingW__memory_map(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.CreateFileMappingW__memory_map, fn != NULL ? (cio__sys_CreateFileMappingW_fn)fn : cio__sys_dflt_CreateFileMappingW,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_MapViewOfFile__memory_map(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.MapViewOfFile__memory_map, fn != NULL ? (cio__sys_MapViewOfFile_fn)fn : cio__sys_dflt_MapViewOfFile,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_CloseHandle__memory_map_undo(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.CloseHandle__memory_map_undo, fn != NULL ? (cio__sys_CloseHandle_fn)fn : cio__sys_dflt_CloseHandle,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_UnmapViewOfFile__memory_map(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.UnmapViewOfFile__memory_map, fn != NULL ? (cio__sys_UnmapViewOfFile_fn)fn : cio__sys_dflt_UnmapViewOfFile,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_CloseHandle__memory_map(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.CloseHandle__memory_map, fn != NULL ? (cio__sys_CloseHandle_fn)fn : cio__sys_dflt_CloseHandle,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_FlushViewOfFile__memory_map_write(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.FlushViewOfFile__memory_map_write, fn != NULL ? (cio__sys_FlushViewOfFile_fn)fn : cio__sys_dflt_FlushViewOfFile,
                           memory_order_relaxed);
 }
 #endif
@@ -4907,6 +5101,24 @@ static const struct {
     {"flock", "downgrade_lock", "flock@downgrade_lock", cio__sys_set_flock__downgrade_lock},
 #endif
 #if defined(CIO_OS_LINUX)
+    {"sysconf", "mmap_page", "sysconf@mmap_page", cio__sys_set_sysconf__mmap_page},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"mmap", "memory_map", "mmap@memory_map", cio__sys_set_mmap__memory_map},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"munmap", "memory_map", "munmap@memory_map", cio__sys_set_munmap__memory_map},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"msync", "memory_map_read", "msync@memory_map_read", cio__sys_set_msync__memory_map_read},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"msync", "memory_map_write", "msync@memory_map_write", cio__sys_set_msync__memory_map_write},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"mremap", "memory_map", "mremap@memory_map", cio__sys_set_mremap__memory_map},
+#endif
+#if defined(CIO_OS_LINUX)
     {"getdents64", "read_dents", "getdents64@read_dents", cio__sys_set_getdents64__read_dents},
 #endif
 #if defined(CIO_OS_WASI)
@@ -5237,6 +5449,12 @@ static const struct {
     {"malloc", "select_blob", "malloc@select_blob", cio__sys_set_malloc__select_blob},
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
+    {"malloc", "memory_map_fallback", "malloc@memory_map_fallback", cio__sys_set_malloc__memory_map_fallback},
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
+    {"malloc", "memory_map_length", "malloc@memory_map_length", cio__sys_set_malloc__memory_map_length},
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
     {"malloc", "resolve_read_file", "malloc@resolve_read_file", cio__sys_set_malloc__resolve_read_file},
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
@@ -5487,6 +5705,24 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"UnlockFileEx", "unlock", "UnlockFileEx@unlock", cio__sys_set_UnlockFileEx__unlock},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CreateFileMappingW", "memory_map", "CreateFileMappingW@memory_map", cio__sys_set_CreateFileMappingW__memory_map},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"MapViewOfFile", "memory_map", "MapViewOfFile@memory_map", cio__sys_set_MapViewOfFile__memory_map},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CloseHandle", "memory_map_undo", "CloseHandle@memory_map_undo", cio__sys_set_CloseHandle__memory_map_undo},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"UnmapViewOfFile", "memory_map", "UnmapViewOfFile@memory_map", cio__sys_set_UnmapViewOfFile__memory_map},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CloseHandle", "memory_map", "CloseHandle@memory_map", cio__sys_set_CloseHandle__memory_map},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"FlushViewOfFile", "memory_map_write", "FlushViewOfFile@memory_map_write", cio__sys_set_FlushViewOfFile__memory_map_write},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"calloc", "win_rename_preserve_info", "calloc@win_rename_preserve_info", cio__sys_set_calloc__win_rename_preserve_info},

@@ -377,6 +377,12 @@ typedef long (*cio__sys_process_madvise_fn)(int, const struct iovec *, size_t, i
 typedef int (*cio__sys_munmap_fn)(void *, size_t);
 #endif
 #if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_msync_fn)(void *, size_t, int);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef void * (*cio__sys_mremap_fn)(void *, size_t, size_t, int);
+#endif
+#if defined(CIO_OS_LINUX)
 typedef int (*cio__sys_io_uring_setup_fn)(unsigned int, struct io_uring_params *);
 #endif
 #if defined(CIO_OS_LINUX)
@@ -444,6 +450,18 @@ typedef BOOL (*cio__sys_SetConsoleMode_fn)(HANDLE, DWORD);
 #endif
 #if defined(CIO_OS_WINDOWS)
 typedef BOOL (*cio__sys_UnlockFileEx_fn)(HANDLE, DWORD, DWORD, DWORD, OVERLAPPED *);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef HANDLE (*cio__sys_CreateFileMappingW_fn)(HANDLE, SECURITY_ATTRIBUTES *, DWORD, DWORD, DWORD, const WCHAR *);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef void * (*cio__sys_MapViewOfFile_fn)(HANDLE, DWORD, DWORD, DWORD, SIZE_T);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_FlushViewOfFile_fn)(const void *, SIZE_T);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_UnmapViewOfFile_fn)(const void *);
 #endif
 #if defined(CIO_OS_WINDOWS)
 typedef DWORD (*cio__sys_GetCurrentDirectoryW_fn)(DWORD, WCHAR *);
@@ -863,6 +881,12 @@ struct cio__sys_defaults {
     cio__sys_munmap_fn munmap;
 #endif
 #if defined(CIO_OS_LINUX)
+    cio__sys_msync_fn msync;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_mremap_fn mremap;
+#endif
+#if defined(CIO_OS_LINUX)
     cio__sys_io_uring_setup_fn io_uring_setup;
 #endif
 #if defined(CIO_OS_LINUX)
@@ -930,6 +954,18 @@ struct cio__sys_defaults {
 #endif
 #if defined(CIO_OS_WINDOWS)
     cio__sys_UnlockFileEx_fn UnlockFileEx;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_CreateFileMappingW_fn CreateFileMappingW;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_MapViewOfFile_fn MapViewOfFile;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_FlushViewOfFile_fn FlushViewOfFile;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_UnmapViewOfFile_fn UnmapViewOfFile;
 #endif
 #if defined(CIO_OS_WINDOWS)
     cio__sys_GetCurrentDirectoryW_fn GetCurrentDirectoryW;
@@ -1202,6 +1238,24 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_flock_fn) flock__downgrade_lock; /* src/os/fs_lock_posix.c: cio__os_file_downgrade_lock */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_sysconf_fn) sysconf__mmap_page; /* src/os/mmap_posix.c: cio__os_file_memory_map_create */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_mmap_fn) mmap__memory_map; /* src/os/mmap_posix.c: cio__os_file_memory_map_create */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_munmap_fn) munmap__memory_map; /* src/os/mmap_posix.c: cio__os_file_memory_map_destroy */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_msync_fn) msync__memory_map_read; /* src/os/mmap_posix.c: cio__os_file_memory_map_read */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_msync_fn) msync__memory_map_write; /* src/os/mmap_posix.c: cio__os_file_memory_map_write */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_mremap_fn) mremap__memory_map; /* src/os/mmap_remap_linux.c: cio__os_file_memory_map_set_length */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_getdents64_fn) getdents64__read_dents; /* src/os/fs_linux.c: cio__os_fs_read_dents */
@@ -1534,6 +1588,12 @@ struct cio__sys_table {
     _Atomic(cio__sys_malloc_fn) malloc__select_blob; /* src/core/select.c: submit */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
+    _Atomic(cio__sys_malloc_fn) malloc__memory_map_fallback; /* src/core/mmap.c: cio_file_memory_map_create */
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
+    _Atomic(cio__sys_malloc_fn) malloc__memory_map_length; /* src/core/mmap.c: cio_file_memory_map_set_length */
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
     _Atomic(cio__sys_malloc_fn) malloc__resolve_read_file; /* src/core/resolve_files.c: cio__resolve_read_file */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
@@ -1784,6 +1844,24 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_UnlockFileEx_fn) UnlockFileEx__unlock; /* src/os/fs_windows_lock.c: unlock_once */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_CreateFileMappingW_fn) CreateFileMappingW__memory_map; /* src/os/mmap_windows.c: cio__os_file_memory_map_create */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_MapViewOfFile_fn) MapViewOfFile__memory_map; /* src/os/mmap_windows.c: cio__os_file_memory_map_create */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_CloseHandle_fn) CloseHandle__memory_map_undo; /* src/os/mmap_windows.c: cio__os_file_memory_map_create */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_UnmapViewOfFile_fn) UnmapViewOfFile__memory_map; /* src/os/mmap_windows.c: cio__os_file_memory_map_destroy */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_CloseHandle_fn) CloseHandle__memory_map; /* src/os/mmap_windows.c: cio__os_file_memory_map_destroy */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_FlushViewOfFile_fn) FlushViewOfFile__memory_map_write; /* src/os/mmap_windows.c: cio__os_file_memory_map_write */
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_calloc_fn) calloc__win_rename_preserve_info; /* src/os/fs_windows_paths.c: cio__os_dir_rename_preserve */

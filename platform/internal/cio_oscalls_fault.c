@@ -212,6 +212,24 @@ enum {
     CIO__FI_flock__downgrade_lock,
 #endif
 #if defined(CIO_OS_LINUX)
+    CIO__FI_sysconf__mmap_page,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_mmap__memory_map,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_munmap__memory_map,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_msync__memory_map_read,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_msync__memory_map_write,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_mremap__memory_map,
+#endif
+#if defined(CIO_OS_LINUX)
     CIO__FI_getdents64__read_dents,
 #endif
 #if defined(CIO_OS_WASI)
@@ -542,6 +560,12 @@ enum {
     CIO__FI_malloc__select_blob,
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
+    CIO__FI_malloc__memory_map_fallback,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
+    CIO__FI_malloc__memory_map_length,
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
     CIO__FI_malloc__resolve_read_file,
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
@@ -792,6 +816,24 @@ enum {
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_UnlockFileEx__unlock,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_CreateFileMappingW__memory_map,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_MapViewOfFile__memory_map,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_CloseHandle__memory_map_undo,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_UnmapViewOfFile__memory_map,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_CloseHandle__memory_map,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_FlushViewOfFile__memory_map_write,
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_calloc__win_rename_preserve_info,
@@ -1648,6 +1690,85 @@ static int cio__fi_flock__downgrade_lock(int fd, int op)
     }
     (void)mode_;
     return (cio__sys_default.flock)(fd, op);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static long cio__fi_sysconf__mmap_page(int name)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_sysconf__mmap_page];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (long)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.sysconf)(name);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void * cio__fi_mmap__memory_map(void *addr, size_t length, int prot, int flags, int fd, off_t offset)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_mmap__memory_map];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return MAP_FAILED;
+    }
+    (void)mode_;
+    return (cio__sys_default.mmap)(addr, length, prot, flags, fd, offset);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_munmap__memory_map(void *addr, size_t length)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_munmap__memory_map];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.munmap)(addr, length);
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.munmap)(addr, length);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_msync__memory_map_read(void *addr, size_t length, int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_msync__memory_map_read];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.msync)(addr, length, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_msync__memory_map_write(void *addr, size_t length, int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_msync__memory_map_write];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.msync)(addr, length, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void * cio__fi_mremap__memory_map(void *old_addr, size_t old_len, size_t new_len, int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_mremap__memory_map];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return MAP_FAILED;
+    }
+    (void)mode_;
+    return (cio__sys_default.mremap)(old_addr, old_len, new_len, flags);
 }
 #endif
 #if defined(CIO_OS_LINUX)
@@ -3121,6 +3242,32 @@ static void * cio__fi_malloc__select_blob(size_t size)
 }
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
+static void * cio__fi_malloc__memory_map_fallback(size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_malloc__memory_map_fallback];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.malloc)(size);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
+static void * cio__fi_malloc__memory_map_length(size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_malloc__memory_map_length];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.malloc)(size);
+}
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
 static void * cio__fi_malloc__resolve_read_file(size_t size)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_malloc__resolve_read_file];
@@ -4233,6 +4380,87 @@ static BOOL cio__fi_UnlockFileEx__unlock(HANDLE h, DWORD reserved, DWORD len_low
     }
     (void)mode_;
     return (cio__sys_default.UnlockFileEx)(h, reserved, len_low, len_high, ov);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static HANDLE cio__fi_CreateFileMappingW__memory_map(HANDLE file, SECURITY_ATTRIBUTES *sa, DWORD protect, DWORD size_high, DWORD size_low, const WCHAR *name)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_CreateFileMappingW__memory_map];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (HANDLE)NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.CreateFileMappingW)(file, sa, protect, size_high, size_low, name);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void * cio__fi_MapViewOfFile__memory_map(HANDLE section, DWORD access, DWORD offset_high, DWORD offset_low, SIZE_T len)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_MapViewOfFile__memory_map];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (void *)NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.MapViewOfFile)(section, access, offset_high, offset_low, len);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_CloseHandle__memory_map_undo(HANDLE h)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_CloseHandle__memory_map_undo];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.CloseHandle)(h);
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.CloseHandle)(h);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_UnmapViewOfFile__memory_map(const void *addr)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_UnmapViewOfFile__memory_map];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.UnmapViewOfFile)(addr);
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.UnmapViewOfFile)(addr);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_CloseHandle__memory_map(HANDLE h)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_CloseHandle__memory_map];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.CloseHandle)(h);
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.CloseHandle)(h);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_FlushViewOfFile__memory_map_write(const void *addr, SIZE_T len)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_FlushViewOfFile__memory_map_write];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.FlushViewOfFile)(addr, len);
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -5627,6 +5855,24 @@ static const struct {
     {"flock", "downgrade_lock", 1, 0, (cio__sys_any)cio__fi_flock__downgrade_lock},
 #endif
 #if defined(CIO_OS_LINUX)
+    {"sysconf", "mmap_page", 1, 0, (cio__sys_any)cio__fi_sysconf__mmap_page},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"mmap", "memory_map", 1, 0, (cio__sys_any)cio__fi_mmap__memory_map},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"munmap", "memory_map", 1, 0, (cio__sys_any)cio__fi_munmap__memory_map},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"msync", "memory_map_read", 1, 0, (cio__sys_any)cio__fi_msync__memory_map_read},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"msync", "memory_map_write", 1, 0, (cio__sys_any)cio__fi_msync__memory_map_write},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"mremap", "memory_map", 1, 0, (cio__sys_any)cio__fi_mremap__memory_map},
+#endif
+#if defined(CIO_OS_LINUX)
     {"getdents64", "read_dents", 1, 1, (cio__sys_any)cio__fi_getdents64__read_dents},
 #endif
 #if defined(CIO_OS_WASI)
@@ -5957,6 +6203,12 @@ static const struct {
     {"malloc", "select_blob", 1, 0, (cio__sys_any)cio__fi_malloc__select_blob},
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
+    {"malloc", "memory_map_fallback", 1, 0, (cio__sys_any)cio__fi_malloc__memory_map_fallback},
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
+    {"malloc", "memory_map_length", 1, 0, (cio__sys_any)cio__fi_malloc__memory_map_length},
+#endif
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
     {"malloc", "resolve_read_file", 1, 0, (cio__sys_any)cio__fi_malloc__resolve_read_file},
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS) || defined(CIO_OS_WASI)
@@ -6207,6 +6459,24 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"UnlockFileEx", "unlock", 1, 0, (cio__sys_any)cio__fi_UnlockFileEx__unlock},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CreateFileMappingW", "memory_map", 1, 0, (cio__sys_any)cio__fi_CreateFileMappingW__memory_map},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"MapViewOfFile", "memory_map", 1, 0, (cio__sys_any)cio__fi_MapViewOfFile__memory_map},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CloseHandle", "memory_map_undo", 1, 0, (cio__sys_any)cio__fi_CloseHandle__memory_map_undo},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"UnmapViewOfFile", "memory_map", 1, 0, (cio__sys_any)cio__fi_UnmapViewOfFile__memory_map},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CloseHandle", "memory_map", 1, 0, (cio__sys_any)cio__fi_CloseHandle__memory_map},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"FlushViewOfFile", "memory_map_write", 1, 0, (cio__sys_any)cio__fi_FlushViewOfFile__memory_map_write},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"calloc", "win_rename_preserve_info", 1, 0, (cio__sys_any)cio__fi_calloc__win_rename_preserve_info},

@@ -18,6 +18,7 @@
 
 #include "cio/fs.h"
 #include "cio/io.h"
+#include "cio/mmap.h"
 #include "cio/net.h"
 #include "cio/process.h"
 #include "internal.h"
@@ -664,6 +665,34 @@ static cio_err f_file_enable_ansi_escape_codes(void *ud, cio_file f)
 {
     (void)ud, (void)f;
     return CIO_E_NOT_TERMINAL_DEVICE;
+/* Memory maps: Zig's failing Io says AccessDenied to mmap; the wrapper never falls back from it. */
+static cio_err f_file_memory_map_create(void *ud, cio_file f, const cio_memory_map_options *o, cio_memory_map *out)
+{
+    (void)ud, (void)f, (void)o, (void)out;
+    return CIO_E_ACCESS_DENIED;
+}
+
+static void f_file_memory_map_destroy(void *ud, cio_memory_map *mm)
+{
+    (void)ud, (void)mm;
+}
+
+static cio_err f_file_memory_map_set_length(void *ud, cio_memory_map *mm, size_t new_len)
+{
+    (void)ud, (void)mm, (void)new_len;
+    return CIO_E_ACCESS_DENIED;
+}
+
+static cio_err f_file_memory_map_read(void *ud, cio_memory_map *mm)
+{
+    (void)ud, (void)mm;
+    return CIO_E_NOT_OPEN_FOR_READING;
+}
+
+static cio_err f_file_memory_map_write(void *ud, cio_memory_map *mm)
+{
+    (void)ud, (void)mm;
+    return CIO_E_NOT_OPEN_FOR_WRITING;
 }
 
 /* dir_delete_dir fails as dir_delete_file does; cancel (request, then as await) as await. */

@@ -35,6 +35,9 @@
 /* ANSI escape codes (issue 21): one call that never blocks (isatty; GetConsoleMode/SetConsoleMode). */
 #define cio__e_file_supports_ansi_escape_codes cio__os_file_supports_ansi_escape_codes
 #define cio__e_file_enable_ansi_escape_codes cio__os_file_enable_ansi_escape_codes
+/* Memory maps: unmapping and remapping never wait for the disk (mmap.c runs the others on the helper pool). */
+#define cio__e_file_memory_map_destroy cio__os_file_memory_map_destroy
+#define cio__e_file_memory_map_set_length cio__os_file_memory_map_set_length
 #define CIO__E_SLOT_PROTO(ret, name, params) ret cio__e_##name params;
 CIO_VTABLE_SLOTS(CIO__E_SLOT_PROTO)
 #undef CIO__E_SLOT_PROTO

@@ -509,7 +509,7 @@ cio_err cio__os_dir_rename(void *ud, cio_dir old_dir, const char *old_path, cio_
     struct cio__win_path *p;
     e = cio__win_path_convert(new_dir, new_path, &p);
     if (e == CIO_OK) {
-        size_t size = offsetof(cio_nt_file_rename_information, FileName) + p->name.Length;
+        size_t size = cio__win_rename_info_size(p->name.Length); /* a one-letter name: the struct's size */
         cio_nt_file_rename_information *info = (cio_nt_file_rename_information *)CIO__SYS(calloc, win_rename_info)(1, size + 2);
         if (info == NULL) {
             e = CIO_E_SYSTEM_RESOURCES;

@@ -7,6 +7,7 @@
 #define CIO_THREADED_FS_WINDOWS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cio/errmap.h"
@@ -44,5 +45,15 @@ cio_err cio__win_narrow(cio_err e, bool (*contains)(cio_err));
 /* A converted path's NT name and root directory handle (NULL: absolute). */
 cio_nt_unicode_string *cio__win_path_name(struct cio__win_path *p);
 void *cio__win_path_root(struct cio__win_path *p);
+
+/* The byte count to pass for a FILE_RENAME_INFORMATION / FILE_LINK_INFORMATION holding a name of
+ * `name_len` bytes: at least the struct's own size (FileName[1] and its padding), since NT and Wine
+ * refuse a shorter buffer, which a one-letter name would give (STATUS_INVALID_PARAMETER_3). The
+ * buffer allocated must hold 2 more bytes (a terminating NUL). */
+static inline size_t cio__win_rename_info_size(size_t name_len)
+{
+    size_t size = offsetof(cio_nt_file_rename_information, FileName) + name_len;
+    return size < sizeof(cio_nt_file_rename_information) ? sizeof(cio_nt_file_rename_information) : size;
+}
 
 #endif /* CIO_THREADED_FS_WINDOWS_H */

@@ -170,11 +170,7 @@ static cio_err link_handle(void *h, cio_dir new_dir, const char *new_path)
     if (e != CIO_OK)
         return cio__win_narrow(e, cio_errset_file_hard_link_contains);
     cio_nt_unicode_string *name = cio__win_path_name(p);
-    /* At least the struct's size: NT (and Wine) refuse a shorter buffer, which a one-letter name
-     * would give. */
-    size_t size = offsetof(cio_nt_file_rename_information, FileName) + name->Length;
-    if (size < sizeof(cio_nt_file_rename_information))
-        size = sizeof(cio_nt_file_rename_information);
+    size_t size = cio__win_rename_info_size(name->Length);
     cio_nt_file_rename_information *info =
         (cio_nt_file_rename_information *)CIO__SYS(calloc, win_link_info)(1, size + 2);
     if (info == NULL) {

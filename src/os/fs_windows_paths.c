@@ -145,11 +145,7 @@ cio_err cio__os_dir_rename_preserve(void *ud, cio_dir old_dir, const char *old_p
     e = cio__win_path_convert(new_dir, new_path, &p);
     if (e == CIO_OK) {
         cio_nt_unicode_string *name = cio__win_path_name(p);
-        /* At least the struct's size: NT (and Wine) refuse a shorter buffer, which a one-letter name
-         * would give. */
-        size_t size = offsetof(cio_nt_file_rename_information, FileName) + name->Length;
-        if (size < sizeof(cio_nt_file_rename_information))
-            size = sizeof(cio_nt_file_rename_information);
+        size_t size = cio__win_rename_info_size(name->Length);
         cio_nt_file_rename_information *info =
             (cio_nt_file_rename_information *)CIO__SYS(calloc, win_rename_preserve_info)(1, size + 2);
         if (info == NULL) {

@@ -3,7 +3,7 @@
 
 /*
  * Link-time stand-in for freebsd's libc.so.7: one symbol per function cio may call there
- * (127), each a single byte that is never executed. build.py assembles this into a
+ * (128), each a single byte that is never executed. build.py assembles this into a
  * shared object named libc.so.7 with the version script c.map, so that
  * ld.lld records DT_NEEDED libc.so.7 and the version of every symbol as linking against the real one would.
  */
@@ -508,6 +508,11 @@ mmap:
 munmap:
 	.byte 0
 	.size munmap, 1
+	.globl msync
+	.type msync, %function
+msync:
+	.byte 0
+	.size msync, 1
 	.globl mprotect
 	.type mprotect, %function
 mprotect:

@@ -462,6 +462,7 @@ extern void * memchr(const void *s, int c, size_t n);
 extern int posix_memalign(void **memptr, size_t alignment, size_t size);
 extern void * mmap(void *addr, size_t len, int prot, int flags, int fd, off_t offset);
 extern int munmap(void *addr, size_t len);
+extern int msync(void *addr, size_t len, int flags);
 extern int mprotect(void *addr, size_t len, int prot);
 extern void exit(int status);
 extern void _exit(int status);
@@ -604,6 +605,9 @@ extern int pthread_setspecific(pthread_key_t key, const void *value);
 #define MAP_PRIVATE 2
 #define MAP_FIXED 16
 #define MAP_ANON 4096
+#define MS_ASYNC 1
+#define MS_SYNC 0
+#define MS_INVALIDATE 2
 #define MAP_ANONYMOUS 4096
 #define MAP_STACK 1024
 #define UMTX_OP_WAIT 2
@@ -1358,6 +1362,7 @@ extern void * memchr(const void *s, int c, size_t n);
 extern int posix_memalign(void **memptr, size_t alignment, size_t size);
 extern void * mmap(void *addr, size_t len, int prot, int flags, int fd, off_t offset);
 extern int munmap(void *addr, size_t len);
+extern int msync(void *addr, size_t len, int flags) __asm__("__msync13");
 extern int mprotect(void *addr, size_t len, int prot);
 extern void exit(int status);
 extern void _exit(int status);
@@ -1495,6 +1500,9 @@ extern int pthread_setspecific(pthread_key_t key, const void *value) __asm__("__
 #define MAP_PRIVATE 2
 #define MAP_FIXED 16
 #define MAP_ANON 4096
+#define MS_ASYNC 1
+#define MS_SYNC 4
+#define MS_INVALIDATE 2
 #define MAP_ANONYMOUS 4096
 #define MAP_STACK 8192
 #define FUTEX_WAIT 0
@@ -2149,6 +2157,7 @@ extern void * memchr(const void *s, int c, size_t n);
 extern int posix_memalign(void **memptr, size_t alignment, size_t size);
 extern void * mmap(void *addr, size_t len, int prot, int flags, int fd, off_t offset);
 extern int munmap(void *addr, size_t len);
+extern int msync(void *addr, size_t len, int flags);
 extern int mprotect(void *addr, size_t len, int prot);
 extern void exit(int status);
 extern void _exit(int status);
@@ -2268,6 +2277,9 @@ extern int pthread_setspecific(pthread_key_t key, const void *value);
 #define MAP_PRIVATE 2
 #define MAP_FIXED 16
 #define MAP_ANON 4096
+#define MS_ASYNC 1
+#define MS_SYNC 2
+#define MS_INVALIDATE 4
 #define MAP_ANONYMOUS 4096
 #define MAP_STACK 16384
 #define FUTEX_WAIT 1

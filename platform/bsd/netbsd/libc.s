@@ -3,7 +3,7 @@
 
 /*
  * Link-time stand-in for netbsd's libc.so.12: one symbol per function cio may call there
- * (145), each a single byte that is never executed. build.py assembles this into a
+ * (146), each a single byte that is never executed. build.py assembles this into a
  * shared object named libc.so.12, so that
  * ld.lld records DT_NEEDED libc.so.12 as linking against the real one would.
  */
@@ -583,6 +583,11 @@ mmap:
 munmap:
 	.byte 0
 	.size munmap, 1
+	.globl __msync13
+	.type __msync13, %function
+__msync13:
+	.byte 0
+	.size __msync13, 1
 	.globl mprotect
 	.type mprotect, %function
 mprotect:

@@ -3,7 +3,7 @@
 
 /*
  * Link-time stand-in for openbsd's libc.so.100.0: one symbol per function cio may call there
- * (119), each a single byte that is never executed. build.py assembles this into a
+ * (120), each a single byte that is never executed. build.py assembles this into a
  * shared object named libc.so.100.0, so that
  * ld.lld records DT_NEEDED libc.so.100.0 as linking against the real one would.
  */
@@ -473,6 +473,11 @@ mmap:
 munmap:
 	.byte 0
 	.size munmap, 1
+	.globl msync
+	.type msync, %function
+msync:
+	.byte 0
+	.size msync, 1
 	.globl mprotect
 	.type mprotect, %function
 mprotect:

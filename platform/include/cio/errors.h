@@ -132,6 +132,7 @@ typedef enum cio_err {
     CIO_E_INVALID_BATCH_SCRIPT_ARG, /**< InvalidBatchScriptArg: An argument cannot be passed safely to a batch script (Windows) */
     CIO_E_STATIC_ELF_FILE, /**< StaticElfFile: The ELF file is statically linked and names no dynamic linker */
     CIO_E_INVALID_ELF_FILE, /**< InvalidElfFile: The ELF file is malformed */
+    CIO_E_LOCKED_MEMORY_LIMIT_EXCEEDED, /**< LockedMemoryLimitExceeded: Mapping the memory would exceed the limit on locked memory (RLIMIT_MEMLOCK) */
     CIO_E__COUNT /**< The number of values (not an error). */
 } cio_err;
 
@@ -248,7 +249,8 @@ typedef enum cio_err {
     X(PROCESS_ALREADY_EXEC, "ProcessAlreadyExec", "The child process has already called exec") \
     X(INVALID_BATCH_SCRIPT_ARG, "InvalidBatchScriptArg", "An argument cannot be passed safely to a batch script (Windows)") \
     X(STATIC_ELF_FILE, "StaticElfFile", "The ELF file is statically linked and names no dynamic linker") \
-    X(INVALID_ELF_FILE, "InvalidElfFile", "The ELF file is malformed")
+    X(INVALID_ELF_FILE, "InvalidElfFile", "The ELF file is malformed") \
+    X(LOCKED_MEMORY_LIMIT_EXCEEDED, "LockedMemoryLimitExceeded", "Mapping the memory would exceed the limit on locked memory (RLIMIT_MEMLOCK)")
 
 #ifdef __cplusplus
 extern "C" {
@@ -3378,6 +3380,72 @@ static inline bool cio_errset_file_write_streaming_timeout_contains(cio_err err)
     }
 }
 
+/**
+ * Membership test of the error set File.MemoryMap.CreateError (@ref errset_file_memory_map_create).
+ * @param err any value
+ * @return true when err is in File.MemoryMap.CreateError \errset_file_memory_map_create; false otherwise (always for CIO_OK).
+ * @cancellation no (pure library code)
+ */
+static inline bool cio_errset_file_memory_map_create_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_TIMEOUT:
+    case CIO_E_OUT_OF_MEMORY:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_PROCESS_FD_QUOTA_EXCEEDED:
+    case CIO_E_SYSTEM_FD_QUOTA_EXCEEDED:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_PERMISSION_DENIED:
+    case CIO_E_PROCESS_NOT_FOUND:
+    case CIO_E_IS_DIR:
+    case CIO_E_LOCK_VIOLATION:
+    case CIO_E_INPUT_OUTPUT:
+    case CIO_E_NOT_OPEN_FOR_READING:
+    case CIO_E_WOULD_BLOCK:
+    case CIO_E_UNSEEKABLE:
+    case CIO_E_STREAMING:
+    case CIO_E_BROKEN_PIPE:
+    case CIO_E_CONNECTION_RESET_BY_PEER:
+    case CIO_E_SOCKET_UNCONNECTED:
+    case CIO_E_LOCKED_MEMORY_LIMIT_EXCEEDED:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/**
+ * Membership test of the error set File.MemoryMap.SetLengthError (@ref errset_file_memory_map_set_length).
+ * @param err any value
+ * @return true when err is in File.MemoryMap.SetLengthError \errset_file_memory_map_set_length; false otherwise (always for CIO_OK).
+ * @cancellation no (pure library code)
+ */
+static inline bool cio_errset_file_memory_map_set_length_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_CANCELED:
+    case CIO_E_UNEXPECTED:
+    case CIO_E_OUT_OF_MEMORY:
+    case CIO_E_SYSTEM_RESOURCES:
+    case CIO_E_PROCESS_FD_QUOTA_EXCEEDED:
+    case CIO_E_SYSTEM_FD_QUOTA_EXCEEDED:
+    case CIO_E_ACCESS_DENIED:
+    case CIO_E_PERMISSION_DENIED:
+    case CIO_E_OPERATION_UNSUPPORTED:
+    case CIO_E_FILE_BUSY:
+    case CIO_E_FILE_TOO_BIG:
+    case CIO_E_NON_RESIZABLE:
+    case CIO_E_INPUT_OUTPUT:
+    case CIO_E_STREAMING:
+    case CIO_E_LOCKED_MEMORY_LIMIT_EXCEEDED:
+        return true;
+    default:
+        return false;
+    }
+}
+
 /** X(c_name, "Zig.Name") for every set: cio_errset_<c_name>_contains tests membership. */
 #define CIO_ERRSET_LIST(X) \
     X(cancelable, "Cancelable") \
@@ -3489,6 +3557,8 @@ static inline bool cio_errset_file_write_streaming_timeout_contains(cio_err err)
     X(net_accept_timeout, "net.AcceptTimeoutError") \
     X(net_send_timeout, "net.SendTimeoutError") \
     X(file_read_streaming_timeout, "File.ReadStreamingTimeoutError") \
-    X(file_write_streaming_timeout, "File.WriteStreamingTimeoutError")
+    X(file_write_streaming_timeout, "File.WriteStreamingTimeoutError") \
+    X(file_memory_map_create, "File.MemoryMap.CreateError") \
+    X(file_memory_map_set_length, "File.MemoryMap.SetLengthError")
 
 #endif /* CIO_ERRORS_H */

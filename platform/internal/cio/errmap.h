@@ -477,6 +477,72 @@ static inline cio__mapped cio__errno_fcntl(int code)
     return cio__map_note(m, 1, (int64_t)code, "fcntl");
 }
 
+/* mmap_file: File.MemoryMap.CreateError */
+static inline cio__mapped cio__errno_mmap_file(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_AGAIN: m = CIO__MAPPED(ERROR, CIO_E_LOCKED_MEMORY_LIMIT_EXCEEDED); break;
+    case CIO_ERRNO_MFILE: m = CIO__MAPPED(ERROR, CIO_E_PROCESS_FD_QUOTA_EXCEEDED); break;
+    case CIO_ERRNO_NFILE: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_OUT_OF_MEMORY); break;
+    case CIO_ERRNO_PERM: m = CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED); break;
+    case CIO_ERRNO_OVERFLOW: m = CIO__MAPPED(ERROR, CIO_E_UNSEEKABLE); break;
+    case CIO_ERRNO_TXTBSY: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "mmap_file");
+}
+
+/* mremap: File.MemoryMap.SetLengthError */
+static inline cio__mapped cio__errno_mremap(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_AGAIN: m = CIO__MAPPED(ERROR, CIO_E_LOCKED_MEMORY_LIMIT_EXCEEDED); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_OUT_OF_MEMORY); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "mremap");
+}
+
+/* msync_write: File.WritePositionalError */
+static inline cio__mapped cio__errno_msync_write(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_IO: m = CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT); break;
+    case CIO_ERRNO_NOSPC: m = CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT); break;
+    case CIO_ERRNO_DQUOT: m = CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA); break;
+    case CIO_ERRNO_BUSY: m = CIO__MAPPED(ERROR, CIO_E_DEVICE_BUSY); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "msync_write");
+}
+
+/* msync_read: File.ReadPositionalError */
+static inline cio__mapped cio__errno_msync_read(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_IO: m = CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT); break;
+    case CIO_ERRNO_BUSY: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "msync_read");
+}
+
 /* fork: Process.SpawnError */
 static inline cio__mapped cio__errno_fork(int code)
 {
@@ -3291,6 +3357,10 @@ static inline cio__mapped cio__wsa_wsa_connect_unix(int code)
     X(flock_lock, file_lock) \
     X(close, unexpected) \
     X(fcntl, unexpected) \
+    X(mmap_file, file_memory_map_create) \
+    X(mremap, file_memory_map_set_length) \
+    X(msync_write, file_write_positional) \
+    X(msync_read, file_read_positional) \
     X(fork, process_spawn) \
     X(execve, process_spawn) \
     X(spawn_chdir, process_spawn) \
