@@ -647,6 +647,7 @@ void cio_group_async(cio_io io, cio_group *group, cio_task_fn fn, const void *co
  */
 cio_err cio_group_concurrent(cio_io io, cio_group *group, cio_task_fn fn, const void *context,
                              size_t context_size);
+
 /**
  * Waits for every member. If the awaiter is canceled meanwhile, the request goes to every member,
  * the wait still covers all of them, and then CIO_E_CANCELED. Members' results are discarded.
@@ -759,5 +760,8 @@ cio_io cio_failing_io(void);
 #ifdef __cplusplus
 }
 #endif
+
+/* cio/spawn.h continues this header: the spawn calls with their "file:line" (cio_async_at, ...). */
+#include "cio/spawn.h"
 
 #endif /* CIO_IO_H */

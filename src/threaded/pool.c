@@ -52,6 +52,7 @@
 #include <time.h>
 
 #include "internal.h"
+#include "overflow.h"
 #include "internal/cio_oscalls.h"
 #include "task.h"
 #include "threaded.h"
@@ -163,6 +164,9 @@ static void run_task(struct cio_any_future *task)
 static void *worker_main(void *arg)
 {
     cio_threaded *t = (cio_threaded *)arg;
+    char top; /* near the top of this thread's stack (the overflow message's estimate) */
+    cio__t_worker_stack((uintptr_t)&top, t->stack_size);
+    cio__overflow_thread_begin();
     cio__t_signals_unblock();
     pthread_mutex_lock(&t->mu);
     bool idle = false; /* counted in t->idle: from run_task, or below */
@@ -223,6 +227,8 @@ static void *worker_main(void *arg)
     if (t->workers == 0)
         pthread_cond_broadcast(&t->quiet);
     pthread_mutex_unlock(&t->mu);
+    cio__overflow_thread_end();
+    cio__t_worker_stack(0, 0);
     return NULL;
 }
 
@@ -303,6 +309,7 @@ static struct cio_any_future *async_recycled(cio_threaded *t, struct cio__t_grou
         t->free_count--;
         task_reset(t, task);
         task->fn = fn;
+        task->site = cio__spawn_site();
         task->ctx_size = ctx_size;
         if (ctx_size > 0)
             memcpy(task->ctx, ctx, ctx_size);
@@ -336,6 +343,7 @@ static struct cio_any_future *make_task(cio_threaded *t, cio_task_fn fn, const v
     if (task == NULL)
         return NULL;
     task->fn = fn;
+    task->site = cio__spawn_site();
     task->ctx_size = ctx_size;
     if (ctx_size > 0)
         memcpy(task->ctx, ctx, ctx_size);
