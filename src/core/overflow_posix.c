@@ -26,6 +26,7 @@
 static _Atomic(cio__overflow_resolver) resolvers[RESOLVERS_MAX];
 static struct sigaction previous_segv, previous_bus;
 static _Thread_local void *alt;
+static _Atomic(void *) stranded; /* the last alternate stack that could not be removed */
 
 /* The handler that was there before, for a fault that is not a task's overflow. With the default
  * (or ignore) the default comes back and the faulting instruction, run again, ends the process as
@@ -133,6 +134,8 @@ void cio__overflow_thread_end(void)
     memset(&ss, 0, sizeof ss);
     ss.ss_flags = SS_DISABLE;
     if (CIO__SYS(sigaltstack, overflow_altstack_off)(&ss, NULL) == 0)
-        free(alt); /* refused (EPERM: never outside a handler): left to the thread's end */
+        free(alt);
+    else /* refused (EPERM: only while running on it): the kernel may still use it, so it is kept */
+        free(atomic_exchange_explicit(&stranded, alt, memory_order_relaxed)); /* the one before: its thread is gone */
     alt = NULL;
 }

@@ -223,12 +223,12 @@ static void *worker_main(void *arg)
         if (t->shutdown || (timed_out && t->head == NULL))
             break;
     }
+    cio__overflow_thread_end(); /* before destroy can see it gone (a syscall and a free, under mu) */
+    cio__t_worker_stack(0, 0);
     t->workers--;
     if (t->workers == 0)
         pthread_cond_broadcast(&t->quiet);
     pthread_mutex_unlock(&t->mu);
-    cio__overflow_thread_end();
-    cio__t_worker_stack(0, 0);
     return NULL;
 }
 
