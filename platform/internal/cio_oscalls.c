@@ -1849,7 +1849,10 @@ struct cio__sys_table cio__sys = {
     .sigaltstack__overflow_query = cio__sys_dflt_sigaltstack,
 #endif
 #if defined(CIO_OS_LINUX)
-    .malloc__overflow_altstack = cio__sys_dflt_malloc,
+    .mmap__overflow_altstack = cio__sys_dflt_mmap,
+#endif
+#if defined(CIO_OS_LINUX)
+    .munmap__overflow_altstack = cio__sys_dflt_munmap,
 #endif
 #if defined(CIO_OS_LINUX)
     .sigaltstack__overflow_altstack = cio__sys_dflt_sigaltstack,
@@ -3392,9 +3395,16 @@ static void cio__sys_set_sigaltstack__overflow_query(cio__sys_any fn)
 }
 #endif
 #if defined(CIO_OS_LINUX)
-static void cio__sys_set_malloc__overflow_altstack(cio__sys_any fn)
+static void cio__sys_set_mmap__overflow_altstack(cio__sys_any fn)
 {
-    atomic_store_explicit(&cio__sys.malloc__overflow_altstack, fn != NULL ? (cio__sys_malloc_fn)fn : cio__sys_dflt_malloc,
+    atomic_store_explicit(&cio__sys.mmap__overflow_altstack, fn != NULL ? (cio__sys_mmap_fn)fn : cio__sys_dflt_mmap,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_munmap__overflow_altstack(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.munmap__overflow_altstack, fn != NULL ? (cio__sys_munmap_fn)fn : cio__sys_dflt_munmap,
                           memory_order_relaxed);
 }
 #endif
@@ -5008,7 +5018,10 @@ static const struct {
     {"sigaltstack", "overflow_query", "sigaltstack@overflow_query", cio__sys_set_sigaltstack__overflow_query},
 #endif
 #if defined(CIO_OS_LINUX)
-    {"malloc", "overflow_altstack", "malloc@overflow_altstack", cio__sys_set_malloc__overflow_altstack},
+    {"mmap", "overflow_altstack", "mmap@overflow_altstack", cio__sys_set_mmap__overflow_altstack},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"munmap", "overflow_altstack", "munmap@overflow_altstack", cio__sys_set_munmap__overflow_altstack},
 #endif
 #if defined(CIO_OS_LINUX)
     {"sigaltstack", "overflow_altstack", "sigaltstack@overflow_altstack", cio__sys_set_sigaltstack__overflow_altstack},

@@ -1485,7 +1485,10 @@ struct cio__sys_table {
     _Atomic(cio__sys_sigaltstack_fn) sigaltstack__overflow_query; /* src/core/overflow_posix.c: cio__overflow_thread_begin */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_malloc_fn) malloc__overflow_altstack; /* src/core/overflow_posix.c: cio__overflow_thread_begin */
+    _Atomic(cio__sys_mmap_fn) mmap__overflow_altstack; /* src/core/overflow_posix.c: cio__overflow_thread_begin */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_munmap_fn) munmap__overflow_altstack; /* src/core/overflow_posix.c: unmap */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_sigaltstack_fn) sigaltstack__overflow_altstack; /* src/core/overflow_posix.c: cio__overflow_thread_begin */

@@ -536,7 +536,10 @@ enum {
     CIO__FI_sigaltstack__overflow_query,
 #endif
 #if defined(CIO_OS_LINUX)
-    CIO__FI_malloc__overflow_altstack,
+    CIO__FI_mmap__overflow_altstack,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_munmap__overflow_altstack,
 #endif
 #if defined(CIO_OS_LINUX)
     CIO__FI_sigaltstack__overflow_altstack,
@@ -3032,16 +3035,30 @@ static int cio__fi_sigaltstack__overflow_query(const stack_t *ss, stack_t *old)
 }
 #endif
 #if defined(CIO_OS_LINUX)
-static void * cio__fi_malloc__overflow_altstack(size_t size)
+static void * cio__fi_mmap__overflow_altstack(void *addr, size_t length, int prot, int flags, int fd, off_t offset)
 {
-    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_malloc__overflow_altstack];
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_mmap__overflow_altstack];
     int mode_ = cio__fi_take(p_);
     if (mode_ == CIO__FI_FAIL) {
         errno = atomic_load(&p_->err);
-        return NULL;
+        return MAP_FAILED;
     }
     (void)mode_;
-    return (cio__sys_default.malloc)(size);
+    return (cio__sys_default.mmap)(addr, length, prot, flags, fd, offset);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_munmap__overflow_altstack(void *addr, size_t length)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_munmap__overflow_altstack];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.munmap)(addr, length);
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.munmap)(addr, length);
 }
 #endif
 #if defined(CIO_OS_LINUX)
@@ -5680,7 +5697,10 @@ static const struct {
     {"sigaltstack", "overflow_query", 1, 0, (cio__sys_any)cio__fi_sigaltstack__overflow_query},
 #endif
 #if defined(CIO_OS_LINUX)
-    {"malloc", "overflow_altstack", 1, 0, (cio__sys_any)cio__fi_malloc__overflow_altstack},
+    {"mmap", "overflow_altstack", 1, 0, (cio__sys_any)cio__fi_mmap__overflow_altstack},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"munmap", "overflow_altstack", 1, 0, (cio__sys_any)cio__fi_munmap__overflow_altstack},
 #endif
 #if defined(CIO_OS_LINUX)
     {"sigaltstack", "overflow_altstack", 1, 0, (cio__sys_any)cio__fi_sigaltstack__overflow_altstack},

@@ -125,12 +125,19 @@ const char *cio__spawn_site(void)
         spawn_site = outer_;                \
     } while (0)
 
+/* CIO__NULL_ARG naming the public function rather than the helper below it. */
+#ifdef NDEBUG
+#define NULL_ARG_OF(func, what) ((cio_err)CIO_E_INVALID_ARGUMENT)
+#else
+#define NULL_ARG_OF(func, what) cio__invalid_arg(func, "NULL " what)
+#endif
+
 static cio_future async_here(cio_io io, cio_task_fn fn, const void *context, size_t context_size)
 {
     if (fn == NULL)
-        return made(NULL, CIO__NULL_ARG("fn"));
+        return made(NULL, NULL_ARG_OF("cio_async", "fn"));
     if (context == NULL && context_size != 0)
-        return made(NULL, CIO__NULL_ARG("context (with context_size > 0)"));
+        return made(NULL, NULL_ARG_OF("cio_async", "context (with context_size > 0)"));
     cio_err inline_result = CIO_OK;
     struct cio_any_future *any = CIO__VT(io)->async(io.userdata, fn, context, context_size, &inline_result);
     return made(any, any != NULL ? CIO_OK : inline_result);
@@ -151,12 +158,12 @@ cio_future cio_async_at(const char *site, cio_io io, cio_task_fn fn, const void 
 static cio_err concurrent_here(cio_io io, cio_task_fn fn, const void *context, size_t context_size, cio_future *out)
 {
     if (out == NULL)
-        return CIO__NULL_ARG("out");
+        return NULL_ARG_OF("cio_concurrent", "out");
     *out = made(NULL, CIO_E_INVALID_ARGUMENT);
     if (fn == NULL)
-        return CIO__NULL_ARG("fn");
+        return NULL_ARG_OF("cio_concurrent", "fn");
     if (context == NULL && context_size != 0)
-        return CIO__NULL_ARG("context (with context_size > 0)");
+        return NULL_ARG_OF("cio_concurrent", "context (with context_size > 0)");
     struct cio_any_future *any = NULL;
     cio_err err = CIO__VT(io)->concurrent(io.userdata, fn, context, context_size, &any);
     *out = made(err == CIO_OK ? any : NULL, err);
@@ -210,7 +217,7 @@ cio_cancel_protection cio_swap_cancel_protection(cio_io io, cio_cancel_protectio
 static void group_async_here(cio_io io, cio_group *group, cio_task_fn fn, const void *context, size_t context_size)
 {
     if (group == NULL || fn == NULL || (context == NULL && context_size != 0)) {
-        (void)CIO__NULL_ARG("group, fn or context (the task is not added)");
+        (void)NULL_ARG_OF("cio_group_async", "group, fn or context (the task is not added)");
         return;
     }
     CIO__VT(io)->group_async(io.userdata, group, fn, context, context_size);
@@ -231,11 +238,11 @@ static cio_err group_concurrent_here(cio_io io, cio_group *group, cio_task_fn fn
                                      size_t context_size)
 {
     if (group == NULL)
-        return CIO__NULL_ARG("group");
+        return NULL_ARG_OF("cio_group_concurrent", "group");
     if (fn == NULL)
-        return CIO__NULL_ARG("fn");
+        return NULL_ARG_OF("cio_group_concurrent", "fn");
     if (context == NULL && context_size != 0)
-        return CIO__NULL_ARG("context (with context_size > 0)");
+        return NULL_ARG_OF("cio_group_concurrent", "context (with context_size > 0)");
     return CIO__VT(io)->group_concurrent(io.userdata, group, fn, context, context_size);
 }
 

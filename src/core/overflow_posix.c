@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "diag.h"
 #include "internal/cio_oscalls.h"
@@ -107,20 +108,28 @@ void cio__overflow_install(cio__overflow_resolver r)
     }
 }
 
+static void unmap(void *stack)
+{
+    if (stack != NULL) /* EINVAL (never for a mapping of ours): the pages stay mapped, nothing else */
+        (void)CIO__SYS(munmap, overflow_altstack)(stack, ALT_SIZE);
+}
+
 void cio__overflow_thread_begin(void)
 {
     stack_t old;
     if (alt != NULL || CIO__SYS(sigaltstack, overflow_query)(NULL, &old) != 0 || (old.ss_flags & SS_DISABLE) == 0)
         return; /* it has one (ours, or a sanitizer's, or the program's) */
-    void *mem = CIO__SYS(malloc, overflow_altstack)(ALT_SIZE);
-    if (mem == NULL)
+    /* Mapped, not malloc'd: a child forked from a process whose loop threads have these is left with
+     * blocks no thread of its own points to, which a leak checker would count as lost. */
+    void *mem = CIO__SYS(mmap, overflow_altstack)(NULL, ALT_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED)
         return;
     stack_t ss;
     memset(&ss, 0, sizeof ss);
     ss.ss_sp = mem;
     ss.ss_size = ALT_SIZE;
     if (CIO__SYS(sigaltstack, overflow_altstack)(&ss, NULL) != 0) {
-        free(mem);
+        unmap(mem);
         return;
     }
     alt = mem;
@@ -134,8 +143,8 @@ void cio__overflow_thread_end(void)
     memset(&ss, 0, sizeof ss);
     ss.ss_flags = SS_DISABLE;
     if (CIO__SYS(sigaltstack, overflow_altstack_off)(&ss, NULL) == 0)
-        free(alt);
+        unmap(alt);
     else /* refused (EPERM: only while running on it): the kernel may still use it, so it is kept */
-        free(atomic_exchange_explicit(&stranded, alt, memory_order_relaxed)); /* the one before: its thread is gone */
+        unmap(atomic_exchange_explicit(&stranded, alt, memory_order_relaxed)); /* the one before: its thread is gone */
     alt = NULL;
 }
