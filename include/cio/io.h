@@ -741,8 +741,9 @@ cio_err cio_random_secure(cio_io io, void *buf, size_t len);
 /**
  * Destroys the backend instance behind io, whichever it is (cio_threaded_destroy or
  * cio_evented_destroy), so that switching backends changes only the create call. Same contract as
- * the backend's destroy: tasks still running are waited for (a Threaded task still blocked after a
- * grace period of 1 s is canceled; a debug build reports any that still run after 5 s).
+ * the backend's destroy: tasks still running are waited for (a task still blocked after a grace
+ * period of 1 s is canceled, on either backend; a debug build reports any that still run after
+ * 5 s, with where they were spawned).
  * @param io  a cio_io from cio_threaded_io or cio_evented_io; a zeroed cio_io, cio_failing_io() or an
  *            io of the program's own vtable: nothing happens. io must not be used afterwards.
  * @cancellation no (never fails)
