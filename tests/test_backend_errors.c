@@ -259,7 +259,8 @@ static void test_error_paths_agree(void **state)
             wrong++;
         }
     }
-    print_message("      %zu error paths, %zu disagree\n", sizeof cases / sizeof cases[0], wrong);
+    print_message("      %lu error paths, %lu disagree\n", (unsigned long)(sizeof cases / sizeof cases[0]),
+                  (unsigned long)wrong);
     cio_file_close(fx.io, fx.ro);
     cio_file_close(fx.io, fx.wo);
     assert_ok(cio_dir_delete_file(fx.io, fx.dir, "sub/inner"));
