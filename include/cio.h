@@ -11,6 +11,7 @@
  *   cio/sig.h       raising, handling, masking signals
  *   cio/atomic.h    CIO_ATOMIC(T): _Atomic(T) in C, std::atomic<T> in C++ (same layout)
  *   cio/io.h        the Io interface: vtable, tasks, groups, cancellation, futex, time, random
+ *   cio/spawn.h     the spawn calls with their call site (cio_async_at, ...; from cio/io.h)
  *   cio/sync.h      Mutex, Condition, Event, Semaphore, RwLock, Queue, Select (over the futex)
  *   cio/fs.h        files, directories, the program's own executable
  *   cio/fs_meta.h   links, permissions, owners, timestamps, real paths, locks (from cio/fs.h)

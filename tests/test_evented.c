@@ -510,6 +510,10 @@ static void test_flavour_choice(void **state)
     assert_int_equal(cio_evented_create(&o, &e), CIO_OK);
     cio_evented_flavour fl = cio_evented_flavour_of(e);
     assert_true(fl == CIO_EVENTED_IO_URING || fl == CIO_EVENTED_EPOLL);
+#ifdef RUNNING_ON_VALGRIND
+    if (RUNNING_ON_VALGRIND) /* io_uring_enter stops the process there: auto is epoll */
+        assert_int_equal(fl, CIO_EVENTED_EPOLL);
+#endif
     cio_evented_destroy(e);
 #else
     o.flavour = CIO_EVENTED_EPOLL;

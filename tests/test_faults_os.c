@@ -10,10 +10,11 @@
 #endif
 #include "faults.h"
 #include "faults_net.h"
+#include "death.h"
 
 #if !defined(CIO_OS_WINDOWS) /* POSIX sites only; Windows': tests/test_faults_windows.c */
 /* ---- network (Linux) ------------------------------------------------------------------------------ */
-#include <sys/ioctl.h>
+#include <sys/ioctl.h> <signal.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -594,6 +595,70 @@ static void test_threaded_create_faults(void **state)
     assert_int_equal(fd_count(), fds);
 }
 
+/* The stack-overflow handler (src/core/overflow_posix.c). Its installation refused: the instance is
+ * made and works (an overflow would stay a bare SIGSEGV). A worker's alternate signal stack that
+ * cannot be had (no answer to the query, no memory, refused) or removed: tasks run all the same. */
+static void threaded_round(void)
+{
+    cio_threaded *t = NULL;
+    assert_ok(cio_threaded_create(NULL, &t));
+    assert_ok(concurrent_sum(cio_threaded_io(t)));
+    cio_threaded_destroy(t); /* its workers leave: cio__overflow_thread_end */
+}
+
+static void test_overflow_handler_faults(void **state)
+{
+    (void)state;
+    cio__fault_reset();
+    assert_true(cio__fault_errno("sigaction@overflow_query", EINVAL, 0, -1) == 1);
+    assert_true(cio__fault_errno("sigaction@overflow_install", EINVAL, 0, -1) == 1);
+    threaded_round();
+    covered("sigaction@overflow_query", "EINVAL");
+    covered("sigaction@overflow_install", "EINVAL");
+    cio__fault_reset();
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    print_message("      note: a sanitizer gives every thread an alternate signal stack of its own: "
+                  "the altstack sites are not reached here\n");
+#else
+    static const char *const sites[] = {"sigaltstack@overflow_query", "mmap@overflow_altstack",
+                                        "sigaltstack@overflow_altstack", "munmap@overflow_altstack"};
+    for (size_t i = 0; i < sizeof sites / sizeof sites[0]; i++) {
+        assert_true(cio__fault_errno(sites[i], i == 1 ? ENOMEM : EINVAL, 0, i == 3 ? 1 : -1) == 1);
+        threaded_round(); /* munmap refused (once): that stack stays mapped */
+        covered(sites[i], i == 1 ? "ENOMEM" : "EINVAL");
+        cio__fault_reset();
+    }
+    assert_true(cio__fault_errno("sigaltstack@overflow_altstack_off", EPERM, 0, 1) == 1);
+    threaded_round(); /* the stack is kept (stranded), not freed under the kernel's feet */
+    covered("sigaltstack@overflow_altstack_off", "EPERM");
+    cio__fault_reset();
+#endif
+}
+
+/* A fault outside every task's stack with the default action before cio's handler: the handler puts
+ * the default back and the fault ends the process as it would have; when putting it back fails, it
+ * aborts saying so instead of faulting for ever (in a child process). */
+static void die_pass_on_refused(cio_io io, void *s)
+{
+    (void)io;
+    (void)s;
+    signal(SIGSEGV, SIG_DFL); /* cmocka's handler out: the default is what cio's passes on to */
+    cio_threaded *t = NULL;
+    if (cio_threaded_create(NULL, &t) != CIO_OK)
+        _exit(2);
+    cio__fault_reset();
+    (void)cio__fault_errno("sigaction@overflow_pass_on", EINVAL, 0, -1);
+    raise(SIGSEGV);
+}
+
+static void test_overflow_pass_on_fault(void **state)
+{
+    (void)state;
+    static const cio_death_case c = {"overflow_pass_on", NULL, die_pass_on_refused};
+    cio_death_run(cio_failing_io(), &c, "its default action could not be restored");
+    print_message("fault-covered: %s %s\n", "sigaction@overflow_pass_on", "EINVAL"); /* injected in the child */
+}
+
 /* cio_sig_*: the OS refusing is the mapped error */
 static void test_signal_calls_fail(void **state)
 {
@@ -640,6 +705,8 @@ int main(void)
         CIO_TESTS(test_worker_sigmask_fails),
         cmocka_unit_test(test_signal_calls_fail),
         cmocka_unit_test(test_threaded_create_faults),
+        cmocka_unit_test(test_overflow_handler_faults),
+        cmocka_unit_test(test_overflow_pass_on_fault),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -201,6 +202,89 @@ static void test_destroy_cancels_blocked_task(void **state)
 #endif
 }
 
+#if defined(HAVE_PIPE) && CIO_HAVE_EVENTED
+typedef struct blocked_wait {
+    cio_io io;
+    CIO_ATOMIC(uint32_t) *word;
+} blocked_wait;
+
+static cio_err sleep_forever(void *p)
+{
+    return cio_sleep(((blocked_read *)p)->io, cio_timeout_ms(3600 * 1000));
+}
+
+static cio_err futex_forever(void *p)
+{
+    blocked_wait *b = (blocked_wait *)p;
+    return cio_futex_wait(b->io, b->word, 0, CIO_TIMEOUT_NONE);
+}
+
+/* Destroying an Evented instance whose fibers are blocked in a read, a sleep and a futex wait that
+ * never end: after its grace period destroy cancels them, waits for them to finish, then frees
+ * everything and returns, on each flavour. (The futures are never awaited, as a user's forgotten
+ * ones would not be.) */
+static void destroy_evented_blocked(cio_evented_flavour flavour, cio_future lost[3])
+{
+    static CIO_ATOMIC(uint32_t) word;
+    if (flavour == CIO_EVENTED_IO_URING && cio_test_under_valgrind())
+        CIO_SKIP("io_uring is not run under valgrind (tests/backends.h)");
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    cio_evented_options o;
+    memset(&o, 0, sizeof o);
+    o.flavour = flavour;
+    o.threads = 2;
+    cio_evented *e = NULL;
+    cio_err ce = cio_evented_create(&o, &e);
+    if (ce != CIO_OK) {
+        close(p[0]);
+        close(p[1]);
+        print_message("      skip: cio_evented_create: %s\n", cio_err_name(ce));
+        skip();
+    }
+    blocked_read r = {cio_evented_io(e), p[0]};
+    blocked_wait w = {r.io, &word};
+    assert_ok(cio_concurrent(r.io, read_forever, &r, sizeof r, &lost[0]));
+    assert_ok(cio_concurrent(r.io, sleep_forever, &r, sizeof r, &lost[1]));
+    assert_ok(cio_concurrent(r.io, futex_forever, &w, sizeof w, &lost[2]));
+    assert_ok(cio_sleep(r.io, cio_timeout_ms(50))); /* they start and block */
+    cio_threaded *clock_src = NULL;
+    assert_ok(cio_threaded_create(NULL, &clock_src));
+    cio_io clock = cio_threaded_io(clock_src);
+    cio_timestamp t0 = cio_now(clock, CIO_CLOCK_AWAKE);
+    cio_evented_destroy(e);
+    int64_t ms = (cio_now(clock, CIO_CLOCK_AWAKE).ns - t0.ns) / 1000000;
+    cio_threaded_destroy(clock_src);
+    close(p[0]);
+    close(p[1]);
+    print_message("      destroy returned after %lld ms\n", (long long)ms);
+    assert_true(ms >= 900);   /* the grace period first */
+    assert_true(ms < 30000);  /* then the cancels end the waits (generous: a loaded machine) */
+}
+#endif
+
+static void test_evented_destroy_cancels_blocked_uring(void **state)
+{
+    (void)state;
+#if defined(HAVE_PIPE) && CIO_HAVE_EVENTED
+    static cio_future lost[3]; /* the blocks stay reachable, as Threaded's above */
+    destroy_evented_blocked(CIO_EVENTED_IO_URING, lost);
+#else
+    CIO_SKIP("needs pipe(2) and the Evented backend");
+#endif
+}
+
+static void test_evented_destroy_cancels_blocked_readiness(void **state)
+{
+    (void)state;
+#if defined(HAVE_PIPE) && CIO_HAVE_EVENTED
+    static cio_future lost[3];
+    destroy_evented_blocked(CIO_TEST_READINESS_FLAVOUR, lost);
+#else
+    CIO_SKIP("needs pipe(2) and the Evented backend");
+#endif
+}
+
 /* cio_io_destroy destroys whichever backend made the io; a zeroed or failing io is left alone. */
 static void test_io_destroy_any_backend(void **state)
 {
@@ -303,6 +387,64 @@ static void die_zeroed_io(cio_io io, void *s)
     (void)cio_sleep(zero, cio_timeout_ms(1));
 }
 
+/* Stack overflow in a task: the child makes an instance of its own (death.h: it has none of the
+ * parent's threads) with a known stack size, and a task recurses until it runs off its stack. */
+static int overflow_backend; /* 0: Threaded, else 1 + the cio_evented_flavour (set before the fork) */
+
+static unsigned recurse(volatile unsigned n)
+{
+    volatile char frame[1024];
+    frame[0] = (char)n;
+    frame[sizeof frame - 1] = 0;
+    if (n == 0)
+        return (unsigned)frame[0];
+    return recurse(n - 1) + (unsigned)frame[sizeof frame - 1] + (unsigned)frame[0];
+}
+
+static cio_err overflow_task(void *p)
+{
+    (void)p;
+    return recurse(1u << 20) == 7u ? CIO_E_UNEXPECTED : CIO_OK; /* 1 GiB of frames: never returns */
+}
+
+/* The spawn and its expected site on one line: the same __FILE__ and __LINE__. */
+static const char overflow_site[] = CIO_SPAWN_SITE; static cio_err spawn_overflow(cio_io io, cio_future *f) { return cio_concurrent(io, overflow_task, NULL, 0, f); }
+
+static void die_stack_overflow(cio_io io, void *s)
+{
+    (void)io;
+    (void)s;
+    cio_io child;
+    if (overflow_backend == 0) {
+        cio_threaded_options o;
+        memset(&o, 0, sizeof o);
+        o.stack_size = 128 * 1024;
+        cio_threaded *t = NULL;
+        if (cio_threaded_create(&o, &t) != CIO_OK)
+            _Exit(2);
+        child = cio_threaded_io(t);
+    } else {
+#if CIO_HAVE_EVENTED
+        cio_evented_options o;
+        memset(&o, 0, sizeof o);
+        o.flavour = (cio_evented_flavour)(overflow_backend - 1);
+        o.threads = 1;
+        o.stack_size = 64 * 1024;
+        cio_evented *e = NULL;
+        if (cio_evented_create(&o, &e) != CIO_OK)
+            _Exit(2);
+        child = cio_evented_io(e);
+#else
+        _Exit(2);
+#endif
+    }
+    cio_future f;
+    if (spawn_overflow(child, &f) != CIO_OK)
+        _Exit(3);
+    (void)cio_await(child, &f);
+    _Exit(4); /* survived: the test fails (it wants SIGABRT) */
+}
+
 static const cio_death_case deaths[] = {
     {"await_null", NULL, die_await_null},
     {"cancel_null", NULL, die_cancel_null},
@@ -310,6 +452,7 @@ static const cio_death_case deaths[] = {
     {"stale_await", prepare_stale, die_stale_await},
     {"stale_cancel", prepare_stale, die_stale_cancel},
     {"zeroed_io", NULL, die_zeroed_io},
+    {"stack_overflow", NULL, die_stack_overflow},
 };
 
 static const cio_death_case *death(const char *name)
@@ -355,6 +498,47 @@ static void test_zeroed_io_dies(void **state)
     cio_death_run(cio_test_io(state), death("zeroed_io"), "cio_sleep: called through a zeroed cio_io");
 }
 
+/* The message names the stack's size, the kind of task and where it was spawned. */
+static void overflow_dies(void **state)
+{
+#if defined(CIO_OS_WINDOWS)
+    (void)state;
+    (void)overflow_site;
+    CIO_SKIP("no stack-overflow handler on Windows yet (the OS ends the process: STATUS_STACK_OVERFLOW)");
+#else
+    cio_test_backend *b = (cio_test_backend *)*state;
+    cio_io io = cio_test_io(state);
+    (void)b; /* (no Evented here: only the Threaded case) */
+    overflow_backend = 0;
+#if CIO_HAVE_EVENTED
+    if (b != &cio_test_backend_threaded)
+        overflow_backend = 1 + (int)cio_evented_flavour_of((cio_evented *)b->instance);
+#endif
+#if !defined(CIO_ARCH_X86_64)
+    if (overflow_backend != 0) /* (as test_evented.c: other arches' suites run under qemu-user here) */
+        CIO_SKIP("not on this arch's suite runner (qemu-user), which asserts when a forked child starts "
+                 "threads (qemu_plugin_vcpu_init_hook); the Threaded case and x86_64 cover it");
+#endif
+#if defined(__SANITIZE_THREAD__)
+    if (overflow_backend != 0) /* (the Threaded child starts its workers lazily, which TSan lets by) */
+        CIO_SKIP("under TSan, which refuses to start threads in a child forked from a threaded process "
+                 "(the Evented child needs loop threads of its own)");
+#endif
+    char want[512];
+    snprintf(want, sizeof want, "stack overflow in a cio task (stack %s; %s spawned at %s,",
+             overflow_backend == 0 ? "128 KiB" : "64 KiB",
+             overflow_backend == 0 ? "a Threaded worker" : "an Evented fiber", overflow_site);
+    cio_death_run(io, death("stack_overflow"), want);
+#endif
+}
+
+static void test_stack_overflow_dies(void **state)
+{
+    cio_io io = cio_test_io(state);
+    CIO_REQUIRE_THREADS(io);
+    overflow_dies(state);
+}
+
 int main(int argc, char **argv)
 {
     cio_death_child(argc, argv, deaths, sizeof deaths / sizeof deaths[0]);
@@ -368,6 +552,8 @@ int main(int argc, char **argv)
         CIO_TESTS(test_positional_offset_above_int64_max),
         CIO_TESTS(test_double_close_records_ebadf),
         cmocka_unit_test(test_destroy_cancels_blocked_task),
+        cmocka_unit_test(test_evented_destroy_cancels_blocked_uring),
+        cmocka_unit_test(test_evented_destroy_cancels_blocked_readiness),
         cmocka_unit_test(test_io_destroy_any_backend),
         CIO_TESTS(test_await_null_dies),
         CIO_TESTS(test_cancel_null_dies),
@@ -375,6 +561,7 @@ int main(int argc, char **argv)
         CIO_TESTS(test_await_stale_copy_dies),
         CIO_TESTS(test_cancel_stale_copy_dies),
         CIO_TESTS(test_zeroed_io_dies),
+        CIO_TESTS(test_stack_overflow_dies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,7 +9,11 @@
  *   - cio_await / cio_cancel / cio_group_cancel with a NULL future or group;
  *   - cio_await / cio_cancel of a future through a stale copy (another copy of the same cio_future
  *     was awaited or canceled already: "future awaited through a stale copy");
- *   - any function called through a zeroed cio_io (no backend).
+ *   - any function called through a zeroed cio_io (no backend);
+ *   - a task that runs off its stack (POSIX): "stack overflow in a cio task (stack N KiB; ...
+ *     spawned at file:line, ...)" from a SIGSEGV handler on an alternate signal stack; faults
+ *     that are not a task's overflow go on to the handler that was there before (the default:
+ *     the usual crash).
  *
  * The OS error. When an operation returns CIO_E_UNEXPECTED because of a native error it has no
  * better name for (an errno, NTSTATUS or Winsock code its map in spec/errmaps.yaml sends to

@@ -47,7 +47,8 @@ typedef enum cio_evented_flavour {
 typedef struct cio_evented_options {
     cio_evented_flavour flavour; /**< the poller (CIO_EVENTED_AUTO: the best this OS and kernel offer) */
     unsigned threads;         /**< event-loop threads; 0: CPU count */
-    size_t stack_size;        /**< per fiber, plus a guard page; 0: 64 KiB */
+    size_t stack_size;        /**< per fiber, plus a guard page; 0: 64 KiB. An overflow aborts with a
+                                 message naming the size and the task's spawn site (POSIX) */
     unsigned helper_threads;  /**< blocking helper pool (ops with no async form); 0: 4 */
     unsigned ring_entries;    /**< io_uring submission queue size per loop; 0: 256 */
 } cio_evented_options;
@@ -65,7 +66,10 @@ typedef struct cio_evented_options {
  */
 cio_err cio_evented_create(const cio_evented_options *options, cio_evented **out);
 /**
- * Waits for every fiber still running, then stops the loops and frees everything.
+ * Waits for every fiber still running, then stops the loops and frees everything. Fibers still
+ * running 1 s after destroy began get a cancel request (their blocked read, sleep or futex wait
+ * ends with CIO_E_CANCELED); a debug build lists any that still run 5 s in, with where they were
+ * spawned (cio/spawn.h), and destroy goes on waiting for them.
  * @param evented the instance
  * @cancellation no
  */

@@ -696,6 +696,7 @@ void cio_group_async(cio_io io, cio_group *group, cio_task_fn fn, const void *co
  */
 cio_err cio_group_concurrent(cio_io io, cio_group *group, cio_task_fn fn, const void *context,
                              size_t context_size);
+
 /**
  * Waits for every member. If the awaiter is canceled meanwhile, the request goes to every member,
  * the wait still covers all of them, and then CIO_E_CANCELED. Members' results are discarded.
@@ -789,8 +790,9 @@ cio_err cio_random_secure(cio_io io, void *buf, size_t len);
 /**
  * Destroys the backend instance behind io, whichever it is (cio_threaded_destroy or
  * cio_evented_destroy), so that switching backends changes only the create call. Same contract as
- * the backend's destroy: tasks still running are waited for (a Threaded task still blocked after a
- * grace period of 1 s is canceled; a debug build reports any that still run after 5 s).
+ * the backend's destroy: tasks still running are waited for (a task still blocked after a grace
+ * period of 1 s is canceled, on either backend; a debug build reports any that still run after
+ * 5 s, with where they were spawned).
  * @param io  a cio_io from cio_threaded_io or cio_evented_io; a zeroed cio_io, cio_failing_io() or an
  *            io of the program's own vtable: nothing happens. io must not be used afterwards.
  * @cancellation no (never fails)
@@ -808,5 +810,8 @@ cio_io cio_failing_io(void);
 #ifdef __cplusplus
 }
 #endif
+
+/* cio/spawn.h continues this header: the spawn calls with their "file:line" (cio_async_at, ...). */
+#include "cio/spawn.h"
 
 #endif /* CIO_IO_H */

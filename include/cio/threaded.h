@@ -26,7 +26,8 @@ typedef struct cio_threaded cio_threaded;
 
 /** Options of cio_threaded_create. All-zero (or NULL) gives the defaults. */
 typedef struct cio_threaded_options {
-    size_t stack_size;        /**< worker stack, with a guard page; 0: 256 KiB */
+    size_t stack_size;        /**< worker stack, with a guard page; 0: 256 KiB. An overflow aborts with
+                                 a message naming the size and the task's spawn site (POSIX) */
     size_t async_limit;       /**< tasks async puts on workers; 0: CPU count - 1, at least 4 (blocking
                                  I/O overlaps even on one CPU; see set_async_limit) */
     size_t concurrent_limit;  /**< tasks on workers for concurrent; 0: unlimited */
@@ -43,7 +44,9 @@ typedef struct cio_threaded_options {
  */
 cio_err cio_threaded_create(const cio_threaded_options *options, cio_threaded **out);
 /**
- * Waits for every task still running, then frees everything.
+ * Waits for every task still running, then frees everything. Tasks still running 1 s after
+ * destroy began get a cancel request (signalled again while they sit in a blocking call); a debug
+ * build lists any that still run 5 s in, with where they were spawned (cio/spawn.h).
  * @param threaded the instance
  * @cancellation no
  */

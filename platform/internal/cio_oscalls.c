@@ -467,6 +467,12 @@ static int cio__sys_dflt_sigaction(int sig, const struct sigaction *act, struct 
 }
 #endif
 #if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_sigaltstack(const stack_t *ss, stack_t *old)
+{
+    return sigaltstack(ss, old);
+}
+#endif
+#if defined(CIO_OS_LINUX)
 static int cio__sys_dflt_raise(int sig)
 {
     return raise(sig);
@@ -1243,6 +1249,9 @@ const struct cio__sys_defaults cio__sys_default = {
     .sigaction = cio__sys_dflt_sigaction,
 #endif
 #if defined(CIO_OS_LINUX)
+    .sigaltstack = cio__sys_dflt_sigaltstack,
+#endif
+#if defined(CIO_OS_LINUX)
     .raise = cio__sys_dflt_raise,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -2012,6 +2021,30 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_LINUX)
     .pthread_sigmask__sig_mask = cio__sys_dflt_pthread_sigmask,
+#endif
+#if defined(CIO_OS_LINUX)
+    .sigaction__overflow_query = cio__sys_dflt_sigaction,
+#endif
+#if defined(CIO_OS_LINUX)
+    .sigaction__overflow_install = cio__sys_dflt_sigaction,
+#endif
+#if defined(CIO_OS_LINUX)
+    .sigaction__overflow_pass_on = cio__sys_dflt_sigaction,
+#endif
+#if defined(CIO_OS_LINUX)
+    .sigaltstack__overflow_query = cio__sys_dflt_sigaltstack,
+#endif
+#if defined(CIO_OS_LINUX)
+    .mmap__overflow_altstack = cio__sys_dflt_mmap,
+#endif
+#if defined(CIO_OS_LINUX)
+    .munmap__overflow_altstack = cio__sys_dflt_munmap,
+#endif
+#if defined(CIO_OS_LINUX)
+    .sigaltstack__overflow_altstack = cio__sys_dflt_sigaltstack,
+#endif
+#if defined(CIO_OS_LINUX)
+    .sigaltstack__overflow_altstack_off = cio__sys_dflt_sigaltstack,
 #endif
 #if defined(CIO_OS_LINUX)
     .calloc__evented_create = cio__sys_dflt_calloc,
@@ -3707,6 +3740,62 @@ static void cio__sys_set_kill__sig_kill(cio__sys_any fn)
 static void cio__sys_set_pthread_sigmask__sig_mask(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.pthread_sigmask__sig_mask, fn != NULL ? (cio__sys_pthread_sigmask_fn)fn : cio__sys_dflt_pthread_sigmask,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_sigaction__overflow_query(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.sigaction__overflow_query, fn != NULL ? (cio__sys_sigaction_fn)fn : cio__sys_dflt_sigaction,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_sigaction__overflow_install(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.sigaction__overflow_install, fn != NULL ? (cio__sys_sigaction_fn)fn : cio__sys_dflt_sigaction,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_sigaction__overflow_pass_on(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.sigaction__overflow_pass_on, fn != NULL ? (cio__sys_sigaction_fn)fn : cio__sys_dflt_sigaction,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_sigaltstack__overflow_query(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.sigaltstack__overflow_query, fn != NULL ? (cio__sys_sigaltstack_fn)fn : cio__sys_dflt_sigaltstack,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_mmap__overflow_altstack(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.mmap__overflow_altstack, fn != NULL ? (cio__sys_mmap_fn)fn : cio__sys_dflt_mmap,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_munmap__overflow_altstack(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.munmap__overflow_altstack, fn != NULL ? (cio__sys_munmap_fn)fn : cio__sys_dflt_munmap,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_sigaltstack__overflow_altstack(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.sigaltstack__overflow_altstack, fn != NULL ? (cio__sys_sigaltstack_fn)fn : cio__sys_dflt_sigaltstack,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_sigaltstack__overflow_altstack_off(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.sigaltstack__overflow_altstack_off, fn != NULL ? (cio__sys_sigaltstack_fn)fn : cio__sys_dflt_sigaltstack,
                           memory_order_relaxed);
 }
 #endif
@@ -5471,6 +5560,30 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX)
     {"pthread_sigmask", "sig_mask", "pthread_sigmask@sig_mask", cio__sys_set_pthread_sigmask__sig_mask},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"sigaction", "overflow_query", "sigaction@overflow_query", cio__sys_set_sigaction__overflow_query},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"sigaction", "overflow_install", "sigaction@overflow_install", cio__sys_set_sigaction__overflow_install},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"sigaction", "overflow_pass_on", "sigaction@overflow_pass_on", cio__sys_set_sigaction__overflow_pass_on},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"sigaltstack", "overflow_query", "sigaltstack@overflow_query", cio__sys_set_sigaltstack__overflow_query},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"mmap", "overflow_altstack", "mmap@overflow_altstack", cio__sys_set_mmap__overflow_altstack},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"munmap", "overflow_altstack", "munmap@overflow_altstack", cio__sys_set_munmap__overflow_altstack},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"sigaltstack", "overflow_altstack", "sigaltstack@overflow_altstack", cio__sys_set_sigaltstack__overflow_altstack},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"sigaltstack", "overflow_altstack_off", "sigaltstack@overflow_altstack_off", cio__sys_set_sigaltstack__overflow_altstack_off},
 #endif
 #if defined(CIO_OS_LINUX)
     {"calloc", "evented_create", "calloc@evented_create", cio__sys_set_calloc__evented_create},

@@ -335,6 +335,9 @@ typedef int (*cio__sys_pthread_sigmask_fn)(int, const sigset_t *, sigset_t *);
 typedef int (*cio__sys_sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 #endif
 #if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_sigaltstack_fn)(const stack_t *, stack_t *);
+#endif
+#if defined(CIO_OS_LINUX)
 typedef int (*cio__sys_raise_fn)(int);
 #endif
 #if defined(CIO_OS_LINUX)
@@ -837,6 +840,9 @@ struct cio__sys_defaults {
 #endif
 #if defined(CIO_OS_LINUX)
     cio__sys_sigaction_fn sigaction;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_sigaltstack_fn sigaltstack;
 #endif
 #if defined(CIO_OS_LINUX)
     cio__sys_raise_fn raise;
@@ -1610,6 +1616,30 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_pthread_sigmask_fn) pthread_sigmask__sig_mask; /* src/core/sig_posix.c: cio_sig_mask */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_sigaction_fn) sigaction__overflow_query; /* src/core/overflow_posix.c: install_for */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_sigaction_fn) sigaction__overflow_install; /* src/core/overflow_posix.c: install_for */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_sigaction_fn) sigaction__overflow_pass_on; /* src/core/overflow_posix.c: pass_on */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_sigaltstack_fn) sigaltstack__overflow_query; /* src/core/overflow_posix.c: cio__overflow_thread_begin */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_mmap_fn) mmap__overflow_altstack; /* src/core/overflow_posix.c: cio__overflow_thread_begin */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_munmap_fn) munmap__overflow_altstack; /* src/core/overflow_posix.c: unmap */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_sigaltstack_fn) sigaltstack__overflow_altstack; /* src/core/overflow_posix.c: cio__overflow_thread_begin */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_sigaltstack_fn) sigaltstack__overflow_altstack_off; /* src/core/overflow_posix.c: cio__overflow_thread_end */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_calloc_fn) calloc__evented_create; /* src/evented/io.c: cio_evented_create */

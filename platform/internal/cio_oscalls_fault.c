@@ -584,6 +584,30 @@ enum {
     CIO__FI_pthread_sigmask__sig_mask,
 #endif
 #if defined(CIO_OS_LINUX)
+    CIO__FI_sigaction__overflow_query,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_sigaction__overflow_install,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_sigaction__overflow_pass_on,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_sigaltstack__overflow_query,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_mmap__overflow_altstack,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_munmap__overflow_altstack,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_sigaltstack__overflow_altstack,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_sigaltstack__overflow_altstack_off,
+#endif
+#if defined(CIO_OS_LINUX)
     CIO__FI_calloc__evented_create,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -3342,6 +3366,111 @@ static int cio__fi_pthread_sigmask__sig_mask(int how, const sigset_t *set, sigse
     }
     (void)mode_;
     return (cio__sys_default.pthread_sigmask)(how, set, old);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_sigaction__overflow_query(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_sigaction__overflow_query];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.sigaction)(sig, act, old);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_sigaction__overflow_install(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_sigaction__overflow_install];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.sigaction)(sig, act, old);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_sigaction__overflow_pass_on(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_sigaction__overflow_pass_on];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.sigaction)(sig, act, old);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_sigaltstack__overflow_query(const stack_t *ss, stack_t *old)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_sigaltstack__overflow_query];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.sigaltstack)(ss, old);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void * cio__fi_mmap__overflow_altstack(void *addr, size_t length, int prot, int flags, int fd, off_t offset)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_mmap__overflow_altstack];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return MAP_FAILED;
+    }
+    (void)mode_;
+    return (cio__sys_default.mmap)(addr, length, prot, flags, fd, offset);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_munmap__overflow_altstack(void *addr, size_t length)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_munmap__overflow_altstack];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.munmap)(addr, length);
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.munmap)(addr, length);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_sigaltstack__overflow_altstack(const stack_t *ss, stack_t *old)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_sigaltstack__overflow_altstack];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.sigaltstack)(ss, old);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_sigaltstack__overflow_altstack_off(const stack_t *ss, stack_t *old)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_sigaltstack__overflow_altstack_off];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.sigaltstack)(ss, old);
 }
 #endif
 #if defined(CIO_OS_LINUX)
@@ -6225,6 +6354,30 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX)
     {"pthread_sigmask", "sig_mask", 1, 0, (cio__sys_any)cio__fi_pthread_sigmask__sig_mask},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"sigaction", "overflow_query", 1, 0, (cio__sys_any)cio__fi_sigaction__overflow_query},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"sigaction", "overflow_install", 1, 0, (cio__sys_any)cio__fi_sigaction__overflow_install},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"sigaction", "overflow_pass_on", 1, 0, (cio__sys_any)cio__fi_sigaction__overflow_pass_on},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"sigaltstack", "overflow_query", 1, 0, (cio__sys_any)cio__fi_sigaltstack__overflow_query},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"mmap", "overflow_altstack", 1, 0, (cio__sys_any)cio__fi_mmap__overflow_altstack},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"munmap", "overflow_altstack", 1, 0, (cio__sys_any)cio__fi_munmap__overflow_altstack},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"sigaltstack", "overflow_altstack", 1, 0, (cio__sys_any)cio__fi_sigaltstack__overflow_altstack},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"sigaltstack", "overflow_altstack_off", 1, 0, (cio__sys_any)cio__fi_sigaltstack__overflow_altstack_off},
 #endif
 #if defined(CIO_OS_LINUX)
     {"calloc", "evented_create", 1, 0, (cio__sys_any)cio__fi_calloc__evented_create},

@@ -12,6 +12,7 @@
 #include "cio/io.h"
 #include "internal.h"
 #include "internal/cio_oscalls.h"
+#include "overflow.h"
 
 cio_timeout cio_timeout_ns(int64_t ns)
 {
@@ -105,30 +106,81 @@ static struct cio_any_future *consume(cio_future *future, const char *func)
     return any;
 }
 
-cio_future cio_async(cio_io io, cio_task_fn fn, const void *context, size_t context_size)
+/* ---- spawning: the site of the call (cio/io.h's macros), kept for the slot (overflow.h) ---- */
+
+static _Thread_local const char *spawn_site;
+
+const char *cio__spawn_site(void)
+{
+    return spawn_site;
+}
+
+/* Runs the spawn `call` with spawn_site set to `site` for it (and only for it: a task it runs
+ * inline spawns with sites of its own). */
+#define WITH_SITE(site, call)               \
+    do {                                    \
+        const char *outer_ = spawn_site;    \
+        spawn_site = (site);                \
+        call;                               \
+        spawn_site = outer_;                \
+    } while (0)
+
+/* CIO__NULL_ARG naming the public function rather than the helper below it. */
+#ifdef NDEBUG
+#define NULL_ARG_OF(func, what) ((cio_err)CIO_E_INVALID_ARGUMENT)
+#else
+#define NULL_ARG_OF(func, what) cio__invalid_arg(func, "NULL " what)
+#endif
+
+static cio_future async_here(cio_io io, cio_task_fn fn, const void *context, size_t context_size)
 {
     if (fn == NULL)
-        return made(NULL, CIO__NULL_ARG("fn"));
+        return made(NULL, NULL_ARG_OF("cio_async", "fn"));
     if (context == NULL && context_size != 0)
-        return made(NULL, CIO__NULL_ARG("context (with context_size > 0)"));
+        return made(NULL, NULL_ARG_OF("cio_async", "context (with context_size > 0)"));
     cio_err inline_result = CIO_OK;
     struct cio_any_future *any = CIO__VT(io)->async(io.userdata, fn, context, context_size, &inline_result);
     return made(any, any != NULL ? CIO_OK : inline_result);
 }
 
-cio_err cio_concurrent(cio_io io, cio_task_fn fn, const void *context, size_t context_size, cio_future *out)
+cio_future (cio_async)(cio_io io, cio_task_fn fn, const void *context, size_t context_size)
+{
+    return cio_async_at(NULL, io, fn, context, context_size);
+}
+
+cio_future cio_async_at(const char *site, cio_io io, cio_task_fn fn, const void *context, size_t context_size)
+{
+    cio_future f;
+    WITH_SITE(site, f = async_here(io, fn, context, context_size));
+    return f;
+}
+
+static cio_err concurrent_here(cio_io io, cio_task_fn fn, const void *context, size_t context_size, cio_future *out)
 {
     if (out == NULL)
-        return CIO__NULL_ARG("out");
+        return NULL_ARG_OF("cio_concurrent", "out");
     *out = made(NULL, CIO_E_INVALID_ARGUMENT);
     if (fn == NULL)
-        return CIO__NULL_ARG("fn");
+        return NULL_ARG_OF("cio_concurrent", "fn");
     if (context == NULL && context_size != 0)
-        return CIO__NULL_ARG("context (with context_size > 0)");
+        return NULL_ARG_OF("cio_concurrent", "context (with context_size > 0)");
     struct cio_any_future *any = NULL;
     cio_err err = CIO__VT(io)->concurrent(io.userdata, fn, context, context_size, &any);
     *out = made(err == CIO_OK ? any : NULL, err);
     return CIO__IN_SET(concurrent, err);
+}
+
+cio_err (cio_concurrent)(cio_io io, cio_task_fn fn, const void *context, size_t context_size, cio_future *out)
+{
+    return cio_concurrent_at(NULL, io, fn, context, context_size, out);
+}
+
+cio_err cio_concurrent_at(const char *site, cio_io io, cio_task_fn fn, const void *context, size_t context_size,
+                          cio_future *out)
+{
+    cio_err err;
+    WITH_SITE(site, err = concurrent_here(io, fn, context, context_size, out));
+    return err;
 }
 
 cio_err cio_await(cio_io io, cio_future *future)
@@ -162,24 +214,49 @@ cio_cancel_protection cio_swap_cancel_protection(cio_io io, cio_cancel_protectio
     return CIO__VT(io)->swap_cancel_protection(io.userdata, prot);
 }
 
-void cio_group_async(cio_io io, cio_group *group, cio_task_fn fn, const void *context, size_t context_size)
+static void group_async_here(cio_io io, cio_group *group, cio_task_fn fn, const void *context, size_t context_size)
 {
     if (group == NULL || fn == NULL || (context == NULL && context_size != 0)) {
-        (void)CIO__NULL_ARG("group, fn or context (the task is not added)");
+        (void)NULL_ARG_OF("cio_group_async", "group, fn or context (the task is not added)");
         return;
     }
     CIO__VT(io)->group_async(io.userdata, group, fn, context, context_size);
 }
 
-cio_err cio_group_concurrent(cio_io io, cio_group *group, cio_task_fn fn, const void *context, size_t context_size)
+void (cio_group_async)(cio_io io, cio_group *group, cio_task_fn fn, const void *context, size_t context_size)
+{
+    cio_group_async_at(NULL, io, group, fn, context, context_size);
+}
+
+void cio_group_async_at(const char *site, cio_io io, cio_group *group, cio_task_fn fn, const void *context,
+                        size_t context_size)
+{
+    WITH_SITE(site, group_async_here(io, group, fn, context, context_size));
+}
+
+static cio_err group_concurrent_here(cio_io io, cio_group *group, cio_task_fn fn, const void *context,
+                                     size_t context_size)
 {
     if (group == NULL)
-        return CIO__NULL_ARG("group");
+        return NULL_ARG_OF("cio_group_concurrent", "group");
     if (fn == NULL)
-        return CIO__NULL_ARG("fn");
+        return NULL_ARG_OF("cio_group_concurrent", "fn");
     if (context == NULL && context_size != 0)
-        return CIO__NULL_ARG("context (with context_size > 0)");
+        return NULL_ARG_OF("cio_group_concurrent", "context (with context_size > 0)");
     return CIO__VT(io)->group_concurrent(io.userdata, group, fn, context, context_size);
+}
+
+cio_err (cio_group_concurrent)(cio_io io, cio_group *group, cio_task_fn fn, const void *context, size_t context_size)
+{
+    return cio_group_concurrent_at(NULL, io, group, fn, context, context_size);
+}
+
+cio_err cio_group_concurrent_at(const char *site, cio_io io, cio_group *group, cio_task_fn fn, const void *context,
+                                size_t context_size)
+{
+    cio_err err;
+    WITH_SITE(site, err = group_concurrent_here(io, group, fn, context, context_size));
+    return err;
 }
 
 cio_err cio_group_await(cio_io io, cio_group *group)

@@ -12,14 +12,16 @@
  * A waiter records where its data goes (getter) or comes from (putter), `remaining` elements it
  * may still transfer and `needed` elements it must still transfer before it may return (its min).
  * It is on its list (queued) exactly until needed reaches 0 or the queue closes; whoever takes it
- * off the list (a peer completing it, or close) does so under q->mutex and then stores done = 1
- * (release). The waiter sleeps on `done` without the mutex and returns as soon as it reads 1
- * (acquire): its counts were written before that store and nobody touches the node after it. The
- * futex wake for it is made after q->mutex is released (unlock_and_wake), when the frame may be
- * gone; a futex wake needs only the address, and a stale one is a spurious wake for whatever waits
- * there next, which every futex user re-checks. A woken waiter therefore never has to take
- * q->mutex again, and the waker does not hold it when the waiter runs. A canceled waiter takes
- * q->mutex to dequeue itself, unless a peer completed it meanwhile.
+ * off the list (a peer completing it, or close) does so under q->mutex and then stores done =
+ * DONE_MARKED (release): its counts were written before that store. The futex wake for it is made
+ * after q->mutex is released (unlock_and_wake), and only then does the waker store DONE_RELEASED,
+ * its last touch of the node. The waiter sleeps on `done` without the mutex and returns only once
+ * it reads DONE_RELEASED (acquire), so its frame outlives every access to it (valgrind saw the wake
+ * land in a dead frame when the waiter returned at MARKED). MARKED lasts one futex wake system
+ * call: a waiter that finds it naps (a timed futex wait on MARKED, cancellation blocked) and looks
+ * again. A woken waiter never has to take q->mutex again, and the waker does not hold it when the
+ * waiter runs. A canceled waiter takes q->mutex to dequeue itself, unless a peer completed it
+ * meanwhile (then it waits for RELEASED as well).
  *
  * Who does what:
  *   - put: closed -> CIO_E_CLOSED. Copies straight into waiting getters (oldest first), then into
@@ -50,15 +52,20 @@ struct cio__queue_waiter {
     size_t remaining;         /* elements it may still transfer */
     size_t needed;            /* elements it must still transfer before it may return */
     bool queued;
-    _Atomic(uint32_t) done;   /* futex word: 1 once a peer or close took it off its list */
+    _Atomic(uint32_t) done;   /* futex word: DONE_* (a peer or close took it off its list, then woke it) */
 };
 
 typedef struct cio__queue_waiter waiter;
 
+#define DONE_WAITING 0u  /* queued */
+#define DONE_MARKED 1u   /* off its list, counts final; its waker still owes it a futex wake */
+#define DONE_RELEASED 2u /* woken: nobody touches the node any more */
+#define MARKED_NAP_NS 20000
+
 /* Futex wakes owed to completed waiters, made after q->mutex is released (see the top comment). */
 #define DEFERRED_WAKES 4
 typedef struct wakes {
-    const _Atomic(uint32_t) *word[DEFERRED_WAKES];
+    _Atomic(uint32_t) *word[DEFERRED_WAKES];
     size_t n;
 } wakes;
 
@@ -99,11 +106,13 @@ static void list_remove(waiter **head, waiter *w)
 static void complete(const cio_io *io, wakes *wk, waiter **head, waiter *w)
 {
     list_remove(head, w);
-    atomic_store_explicit(&w->done, 1, memory_order_release);
-    if (wk->n < DEFERRED_WAKES)
+    atomic_store_explicit(&w->done, DONE_MARKED, memory_order_release);
+    if (wk->n < DEFERRED_WAKES) {
         wk->word[wk->n++] = &w->done;
-    else
+    } else {
         io->vtable->futex_wake(io->userdata, &w->done, 1);
+        atomic_store_explicit(&w->done, DONE_RELEASED, memory_order_release);
+    }
 }
 
 /* Releases q->mutex, then wakes the waiters completed under it: a woken waiter does not need the
@@ -112,8 +121,10 @@ static void complete(const cio_io *io, wakes *wk, waiter **head, waiter *w)
 static void unlock_and_wake(const cio_io *io, cio_queue *q, wakes *wk)
 {
     cio_mutex_unlock(*io, &q->mutex);
-    for (size_t i = 0; i < wk->n; i++)
+    for (size_t i = 0; i < wk->n; i++) {
         io->vtable->futex_wake(io->userdata, wk->word[i], 1);
+        atomic_store_explicit(wk->word[i], DONE_RELEASED, memory_order_release);
+    }
     wk->n = 0;
 }
 
@@ -204,6 +215,17 @@ static void fill_ring_from_putters(const cio_io *io, wakes *wk, cio_queue *q)
 
 /* ---- blocking ------------------------------------------------------------------------------------ */
 
+/* A completed waiter: until its waker has made the wake it owes (DONE_RELEASED), it naps. */
+static void wait_released(cio_io io, waiter *w)
+{
+    if (atomic_load_explicit(&w->done, memory_order_acquire) == DONE_RELEASED)
+        return;
+    cio_cancel_protection prot = cio_swap_cancel_protection(io, CIO_CANCEL_BLOCKED);
+    while (atomic_load_explicit(&w->done, memory_order_acquire) != DONE_RELEASED)
+        (void)CIO__VT(io)->futex_wait(io.userdata, &w->done, DONE_MARKED, cio_timeout_ns(MARKED_NAP_NS));
+    (void)cio_swap_cancel_protection(io, prot);
+}
+
 /* Queues w (on *head), releases q->mutex and sleeps until a peer or close marks w done or
  * (cancelable) the task is canceled. Returns with q->mutex released, w off the list and *moved =
  * elements transferred in total (of `total`). A done waiter reads its counts without the mutex:
@@ -214,7 +236,7 @@ static cio_err block(cio_io io, wakes *wk, cio_queue *q, waiter **head, waiter *
     list_append(head, w);
     unlock_and_wake(&io, q, wk);
     cio_err err = CIO_OK;
-    while (atomic_load_explicit(&w->done, memory_order_acquire) == 0) {
+    while (atomic_load_explicit(&w->done, memory_order_acquire) == DONE_WAITING) {
         if (uncancelable) {
             CIO__VT(io)->futex_wait_uncancelable(io.userdata, &w->done, 0);
             continue;
@@ -230,6 +252,8 @@ static cio_err block(cio_io io, wakes *wk, cio_queue *q, waiter **head, waiter *
             list_remove(head, w); /* else a peer or close completed it meanwhile */
         cio_mutex_unlock(io, &q->mutex);
     }
+    if (atomic_load_explicit(&w->done, memory_order_acquire) != DONE_WAITING)
+        wait_released(io, w);
     *moved = total - w->remaining;
     if (err == CIO_E_CANCELED) {
         if (*moved == 0)

@@ -129,6 +129,7 @@ static struct cio_any_future *adopt(struct cio_evented *e)
     l->wakefd = -1;
     pthread_mutex_init(&l->inbox_mu, NULL);
     pthread_mutex_init(&l->spawn_mu, NULL);
+    pthread_mutex_init(&l->live_mu, NULL);
     if (cio__stack_alloc(ADOPT_SCHED_STACK, &l->sched_stack) != CIO_OK)
         goto fail;
     if (e->poller->init(l) != CIO_OK) {

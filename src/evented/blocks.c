@@ -16,6 +16,7 @@
 
 #include "evented.h"
 #include "internal.h"
+#include "overflow.h"
 #include "internal/cio_oscalls.h"
 
 #define BLOCK_CTX 256u
@@ -182,6 +183,7 @@ struct cio_any_future *cio__e_fiber_new(struct cio_evented *e, cio_task_fn fn, c
         return NULL;
     }
     f->fn = fn;
+    f->site = cio__spawn_site();
     f->ctx_size = ctx_size;
     if (ctx_size > 0)
         memcpy(f->ctxbuf, ctx, ctx_size);

@@ -96,10 +96,12 @@ struct cio_any_future {
     struct cio_any_future *next;      /* run queue / spawn queue / free list */
     struct cio_any_future *cnext;     /* home loop's cancel list */
     struct cio_any_future *gnext, *gprev;
+    struct cio_any_future *lnext, *lprev; /* its home loop's list of started fibers (live_mu) */
     struct cio_evented *owner;
     struct cio__e_group *group;       /* NULL for futures */
     _Atomic(struct cio__e_loop *) home; /* set when it first runs */
     cio_task_fn fn;
+    const char *site;                 /* where it was spawned ("file:line"), or NULL (overflow.h) */
     cio_err result;
     cio_cancel_protection protection;
     _Atomic(uint32_t) cancel;         /* CIO__E_REQ / CIO__E_ACK */
@@ -222,6 +224,10 @@ struct cio__e_loop {
     _Atomic(uint32_t) sleeping;       /* inside poller wait() (or about to be) */
     _Atomic(uint32_t) woken;          /* a wake() is pending */
     size_t armed;                     /* poller waits in flight */
+    /* Fibers started here and not finished (linked by this thread as they start, unlinked as they
+     * exit; read by destroy, which cancels them): live_mu guards the list. Loop threads only. */
+    pthread_mutex_t live_mu;
+    struct cio_any_future *live_head;
     /* this thread only: */
     struct cio_any_future *lifo;      /* spawned by this loop's fibers, runs next; never stolen */
     unsigned budget;                  /* direct fiber-to-fiber switches left before the scheduler
@@ -287,6 +293,36 @@ static inline void cio__e_count(_Atomic(size_t) *c)
 static inline void cio__e_live_add(struct cio_evented *e)
 {
     atomic_fetch_add_explicit(&e->live, 1, memory_order_acq_rel);
+}
+
+/* ---- overflow.c: whether a fault lies just below the stack of the fiber this thread runs (a
+ * cio__overflow_resolver, src/core/overflow.h) ---- */
+struct cio__overflow_info;
+bool cio__e_overflow(const void *addr, struct cio__overflow_info *out);
+
+/* Home loop thread: f starts running (fiber_entry) / has exited for good (fiber_exit_after). */
+static inline void cio__e_live_link(struct cio__e_loop *l, struct cio_any_future *f)
+{
+    pthread_mutex_lock(&l->live_mu);
+    f->lprev = NULL;
+    f->lnext = l->live_head;
+    if (l->live_head != NULL)
+        l->live_head->lprev = f;
+    l->live_head = f;
+    pthread_mutex_unlock(&l->live_mu);
+}
+
+static inline void cio__e_live_unlink(struct cio__e_loop *l, struct cio_any_future *f)
+{
+    pthread_mutex_lock(&l->live_mu);
+    if (f->lprev != NULL)
+        f->lprev->lnext = f->lnext;
+    else
+        l->live_head = f->lnext;
+    if (f->lnext != NULL)
+        f->lnext->lprev = f->lprev;
+    f->lnext = f->lprev = NULL;
+    pthread_mutex_unlock(&l->live_mu);
 }
 
 /* ---- io.c: the slots every flavour shares ---- */
@@ -418,6 +454,8 @@ void cio__e_fd_renew(int fd, bool owned);
 void cio__e_fd_forget(int fd);
 
 /* ---- tasks.c ------------------------------------------------------------------------------------------ */
+/* Posts a cancel request to f (any thread; no-op if one is pending or was delivered): destroy's. */
+void cio__e_request_cancel(struct cio_any_future *f);
 /* Cancellation point for the current fiber: CIO_E_CANCELED (acknowledged) when a request is pending
  * and protection allows, CIO_OK otherwise (and always for foreign threads). */
 cio_err cio__e_cancel_point(struct cio_evented *e);

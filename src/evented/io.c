@@ -8,7 +8,8 @@
  * puts the ring-operation slots the kernel has (fs_uring.c, net_uring.c); e->fiber_started and
  * e->fiber_finished are tasks.c's part of a fiber's start and finish, which sched.c calls; and the
  * Threaded backend's hooks (the outer cancellation point, the close hook of the descriptor table).
- * Destroy waits until no fiber is live, then stops the loops.
+ * Destroy waits until no fiber is live (canceling those still running after a grace period, and
+ * listing any that outlast the cancel, debug builds), then stops the loops.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -22,6 +23,7 @@
 #include "internal/cio_oscalls.h"
 #include "slots.h"
 #include "os.h"
+#include "overflow.h"
 
 #define DEFAULT_STACK (64u * 1024u)
 #define STACKS_CACHED 1024u
@@ -61,6 +63,7 @@ static void free_instance(struct cio_evented *e)
             cio__stack_free(&l->stk_cache[--l->stk_count]);
         pthread_mutex_destroy(&e->loops[i].inbox_mu);
         pthread_mutex_destroy(&e->loops[i].spawn_mu);
+        pthread_mutex_destroy(&e->loops[i].live_mu);
         free(e->loops[i].heap);
     }
     cio__e_blocks_free(e); /* before the loops go: their block caches */
@@ -83,7 +86,7 @@ cio_err cio_evented_create(const cio_evented_options *options, cio_evented **out
         return CIO_E_SYSTEM_RESOURCES;
     cio__t_set_outer_cancel(cio__e_outer_cancel); /* inline Threaded calls: cancelable as fibers */
     cio__os_set_close_hook(cio__e_fd_forget); /* closes through Threaded slots renew the descriptor table */
-    cio__e_stderr_install(); /* diagnostics made on fibers take the stderr lock as the fiber */
+    cio__e_stderr_install(); /* diagnostics made on fibers take the stderr lock as the fiber */ cio__overflow_install(cio__e_overflow); a fiber's stack overflow: message, then abort
     e->fiber_started = cio__e_group_started; /* tasks.c's part of a fiber's life, called by sched.c */
     e->fiber_finished = cio__e_finish;
     e->nloops = o.threads != 0 ? o.threads : cpu_count();
@@ -105,6 +108,7 @@ cio_err cio_evented_create(const cio_evented_options *options, cio_evented **out
         l->wakefd = -1;
         pthread_mutex_init(&l->inbox_mu, NULL);
         pthread_mutex_init(&l->spawn_mu, NULL);
+        pthread_mutex_init(&l->live_mu, NULL);
     }
     cio_err err = cio__e_choose_poller(e, o.flavour); /* flavour_<os>.c */
     if (err != CIO_OK) {
@@ -149,6 +153,37 @@ cio_err cio_evented_create(const cio_evented_options *options, cio_evented **out
     return CIO_OK;
 }
 
+/* Destroy's view of the fibers still running (started, not finished; each loop's live list): with
+ * report unset, posts each a cancel request (a no-op for one that has one pending or delivered); with
+ * report set, lists them on stderr (debug builds), with where they were spawned. Never the calling
+ * fiber (a destroy from a fiber of the instance waits for every other). */
+static void live_fibers(struct cio_evented *e, bool report, unsigned waited_ms)
+{
+    struct cio_any_future *self = cio__e_self(e);
+    for (unsigned i = 0; i < e->nloops; i++) {
+        struct cio__e_loop *l = &e->loops[i];
+        pthread_mutex_lock(&l->live_mu);
+        for (struct cio_any_future *f = l->live_head; f != NULL; f = f->lnext) {
+            if (f == self)
+                continue;
+            if (!report) {
+                cio__e_request_cancel(f);
+                continue;
+            }
+            char what[400];
+            cio__fmt(what, sizeof what, "fiber %p (function %p, spawned at %s) still runs %u ms after destroy "
+                     "began and a cancel request; waiting for it", (void *)f, *(void **)&f->fn,
+                     f->site != NULL ? f->site : "an unknown place", waited_ms);
+            cio__debug_note("cio_evented_destroy", what);
+        }
+        pthread_mutex_unlock(&l->live_mu);
+    }
+}
+
+#define DESTROY_ROUND_MS 100
+#define DESTROY_GRACE_ROUNDS 10  /* 1 s: then every fiber still running gets a cancel request */
+#define DESTROY_REPORT_ROUNDS 50 /* 5 s: and those still running are listed (debug builds) */
+
 void cio_evented_destroy(cio_evented *e)
 {
     if (e == NULL)
@@ -158,16 +193,14 @@ void cio_evented_destroy(cio_evented *e)
         uint32_t live = (uint32_t)atomic_load_explicit(&e->live, memory_order_acquire);
         if (live == 0)
             break;
-        if (rounds == 50) { /* 5 s: say so (debug builds) rather than wait silently */
-            char what[160];
-            cio__fmt(what, sizeof what, "%u task(s) still live after 5 s; waiting for them (a task "
-                     "blocked and never awaited or canceled?)", (unsigned)live);
-            cio__debug_note("cio_evented_destroy", what);
-        }
+        if (rounds >= DESTROY_GRACE_ROUNDS) /* each round: fibers started since get theirs */
+            live_fibers(e, false, 0);
+        if (rounds == DESTROY_REPORT_ROUNDS)
+            live_fibers(e, true, rounds * DESTROY_ROUND_MS);
         if (cio__e_self(e) != NULL)
-            (void)cio__e_fiber_futex_wait(e, &e->live_seq, seq, cio_timeout_ms(100), false);
+            (void)cio__e_fiber_futex_wait(e, &e->live_seq, seq, cio_timeout_ms(DESTROY_ROUND_MS), false);
         else
-            (void)cio__e_futex_wait_foreign(&e->live_seq, seq, cio_timeout_ms(100));
+            (void)cio__e_futex_wait_foreign(&e->live_seq, seq, cio_timeout_ms(DESTROY_ROUND_MS));
     }
     atomic_store_explicit(&e->shutdown, 1, memory_order_seq_cst);
     cio__e_release_adopted(e);

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "evented.h"
+#include "overflow.h"
 #include "internal.h"
 #include "internal/cio_oscalls.h"
 
@@ -52,7 +53,7 @@ static void fiber_entry(void *arg)
     struct cio_any_future *f = (struct cio_any_future *)arg;
     struct cio__e_loop *l = atomic_load_explicit(&f->home, memory_order_relaxed); /* set by whoever started f */
     run_after(l);
-    cio__e_count(&l->n_fibers);
+    cio__e_count(&l->n_fibers); cio__e_live_link(l, f); /* destroy cancels what it finds there */
     if (f->group != NULL)
         f->owner->fiber_started(f); /* here, not in start_here: the switching fiber's `after` may hold a futex bucket */
     f->result = f->fn(f->ctxbuf);
@@ -124,6 +125,7 @@ static void fiber_exit_after(void *arg)
         }
         pthread_mutex_unlock(&l->inbox_mu);
     }
+    cio__e_live_unlink(l, f);
     cio__fiber_ctx_release(&f->ctx);
     stack_back(e, l, &f->stack); /* l: f's home, this thread's loop */
     e->fiber_finished(f); /* cio__e_finish: f may be freed from here on */
@@ -739,9 +741,11 @@ void *cio__e_loop_main(void *arg)
 {
     struct cio__e_loop *l = (struct cio__e_loop *)arg;
     cio__e_tls_loop = l;
+    cio__overflow_thread_begin(); /* a fiber that overflows faults here: the handler needs a stack */
     cio__fiber_ctx_thread(&l->sched);
     cio__e_loop_run(l);
     cio__fiber_ctx_release(&l->sched);
+    cio__overflow_thread_end();
     cio__e_tls_loop = NULL;
     return NULL;
 }

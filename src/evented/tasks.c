@@ -78,6 +78,13 @@ bool cio__e_cancelable_now(const struct cio_any_future *f)
 }
 
 /* Posts a cancel request (no-op if one is pending or was delivered). */
+static void request_cancel(struct cio_any_future *f);
+
+void cio__e_request_cancel(struct cio_any_future *f)
+{
+    request_cancel(f);
+}
+
 static void request_cancel(struct cio_any_future *f)
 {
     uint32_t s = atomic_load_explicit(&f->cancel, memory_order_seq_cst);

@@ -52,6 +52,7 @@
 #include <time.h>
 
 #include "internal.h"
+#include "overflow.h"
 #include "internal/cio_oscalls.h"
 #include "task.h"
 #include "threaded.h"
@@ -163,6 +164,9 @@ static void run_task(struct cio_any_future *task)
 static void *worker_main(void *arg)
 {
     cio_threaded *t = (cio_threaded *)arg;
+    char top; /* near the top of this thread's stack (the overflow message's estimate) */
+    cio__t_worker_stack((uintptr_t)&top, t->stack_size);
+    cio__overflow_thread_begin();
     cio__t_signals_unblock();
     pthread_mutex_lock(&t->mu);
     bool idle = false; /* counted in t->idle: from run_task, or below */
@@ -219,6 +223,8 @@ static void *worker_main(void *arg)
         if (t->shutdown || (timed_out && t->head == NULL))
             break;
     }
+    cio__overflow_thread_end(); /* before destroy can see it gone (a syscall and a free, under mu) */
+    cio__t_worker_stack(0, 0);
     t->workers--;
     if (t->workers == 0)
         pthread_cond_broadcast(&t->quiet);
@@ -304,6 +310,7 @@ static struct cio_any_future *async_recycled(cio_threaded *t, struct cio__t_grou
         t->free_count--;
         task_reset(t, task);
         task->fn = fn;
+        task->site = cio__spawn_site();
         task->ctx_size = ctx_size;
         if (ctx_size > 0)
             memcpy(task->ctx, ctx, ctx_size);
@@ -337,6 +344,7 @@ static struct cio_any_future *make_task(cio_threaded *t, cio_task_fn fn, const v
     if (task == NULL)
         return NULL;
     task->fn = fn;
+    task->site = cio__spawn_site();
     task->ctx_size = ctx_size;
     if (ctx_size > 0)
         memcpy(task->ctx, ctx, ctx_size);

@@ -57,4 +57,8 @@ struct cio__t_group {
     _Atomic(uint32_t) canceled;    /* new members start with a cancel request */
 };
 
+/* pool_life.c: the calling worker's stack (top: an address near its top; 0, 0: none), for the
+ * stack-overflow message (src/core/overflow.h). */
+void cio__t_worker_stack(uintptr_t top, size_t size);
+
 #endif

@@ -14,6 +14,7 @@
 
 #include "internal.h"
 #include "internal/cio_oscalls.h"
+#include "overflow.h"
 #include "pool.h"
 #include "task.h"
 #include "stderr_lock.h"
@@ -27,6 +28,36 @@
 
 /* ---- create / destroy --------------------------------------------------------------------------------- */
 
+/* The stack-overflow resolver (src/core/overflow.h): the worker's stack is known only roughly, from an
+ * address near its top and the size asked for (the thread library keeps its own thread block and
+ * TLS at the top, and the guard below the stack), so a fault counts as this worker's overflow from
+ * WORKER_SLACK above the estimated bottom down to CIO__OVERFLOW_REACH below it. */
+#define WORKER_SLACK ((uintptr_t)64 * 1024)
+static _Thread_local uintptr_t worker_top;
+static _Thread_local size_t worker_size;
+
+void cio__t_worker_stack(uintptr_t top, size_t size)
+{
+    worker_top = top;
+    worker_size = size;
+}
+
+static bool worker_overflow(const void *addr, cio__overflow_info *out)
+{
+    if (worker_size == 0 || worker_top < worker_size)
+        return false;
+    uintptr_t a = (uintptr_t)addr, lo = worker_top - worker_size;
+    if (a >= lo + WORKER_SLACK || a + CIO__OVERFLOW_REACH < lo)
+        return false;
+    struct cio_any_future *task = cio__t_current;
+    out->stack_size = worker_size;
+    out->kind = "a Threaded worker";
+    out->option = "cio_threaded_options.stack_size";
+    out->site = task != NULL ? task->site : NULL;
+    out->fn = task != NULL ? *(const void *const *)&task->fn : NULL;
+    return true;
+}
+
 cio_err cio_threaded_create(const cio_threaded_options *options, cio_threaded **out)
 {
     cio_threaded_options o;
@@ -39,6 +70,7 @@ cio_err cio_threaded_create(const cio_threaded_options *options, cio_threaded **
     cio_threaded *t = (cio_threaded *)CIO__SYS(calloc, threaded_create)(1, sizeof *t);
     if (t == NULL)
         return CIO_E_SYSTEM_RESOURCES;
+    cio__overflow_install(worker_overflow); /* a task's stack overflow: a message, then abort */
     if (cio__t_signals_acquire() != CIO_OK) {
         free(t);
         return CIO_E_UNEXPECTED;
@@ -90,9 +122,10 @@ static void destroy_wait(cio_threaded *t)
             reported = true;
             size_t n = 0;
             for (struct cio_any_future *r = t->running; r != NULL; r = r->rnext) {
-                char what[160];
-                cio__fmt(what, sizeof what, "task %p (function %p) still runs %lld ms after destroy began "
-                         "and a cancel request; waiting for it", (void *)r, *(void **)&r->fn, (long long)waited_ms);
+                char what[400];
+                cio__fmt(what, sizeof what, "task %p (function %p, spawned at %s) still runs %lld ms after "
+                         "destroy began and a cancel request; waiting for it", (void *)r, *(void **)&r->fn,
+                         r->site != NULL ? r->site : "an unknown place", (long long)waited_ms);
                 cio__debug_note("cio_threaded_destroy", what);
                 n++;
             }

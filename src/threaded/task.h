@@ -52,6 +52,7 @@ struct cio_any_future {
     struct cio_threaded *owner;
     struct cio__t_group *group;       /* NULL for futures */
     cio_task_fn fn;
+    const char *site;                 /* where it was spawned ("file:line"), or NULL (overflow.h) */
     cio_err result;
     cio_cancel_protection protection;
     _Atomic(uint32_t) cancel;
