@@ -22,14 +22,9 @@
 /* The same on a list that also keeps its last node in `tail`. */
 #define CIO__LIST_UNLINK_TAILED(head, tail, node, prev, next) \
     do {                                                      \
-        if ((node)->prev != NULL)                             \
-            (node)->prev->next = (node)->next;                \
-        else                                                  \
-            (head) = (node)->next;                            \
-        if ((node)->next != NULL)                             \
-            (node)->next->prev = (node)->prev;                \
-        else                                                  \
+        if ((node)->next == NULL)                             \
             (tail) = (node)->prev;                            \
+        CIO__LIST_UNLINK(head, node, prev, next);             \
     } while (0)
 
 /* Appends `node` to the singly linked FIFO `head`..`tail` through its link field `next`. */

@@ -120,15 +120,8 @@ cio_err cio__e_net_socket_pair(void *ud, cio_stream *out)
 cio_err cio__e_net_write_file(void *ud, cio_handle stream, cio_file file, uint64_t offset, uint64_t len,
                               uint64_t *nwritten)
 {
-    (void)ud;
-    (void)stream;
-    (void)file;
-    (void)offset;
-    (void)len;
-    if (nwritten == NULL)
-        return CIO_E_INVALID_ARGUMENT;
-    *nwritten = 0;
-    return CIO_E_UNIMPLEMENTED;
+    (void)ud, (void)stream, (void)file, (void)offset, (void)len;
+    return cio__os_write_file_unimplemented(nwritten);
 }
 
 cio_err cio__e_net_shutdown(void *ud, cio_handle socket, int how)

@@ -126,6 +126,17 @@ struct cio_child;
 struct cio_term;
 cio_err cio__os_child_reap(struct cio_child *child, struct cio_term *term);
 
+/* net_write_file where there is no zero-copy path to a socket (the Evented loop, the BSDs, Windows,
+ * WASI): nothing sent and Unimplemented, after which the library copies with positional reads and
+ * stream writes (src/core/net_pair.c). */
+static inline cio_err cio__os_write_file_unimplemented(uint64_t *nwritten)
+{
+    if (nwritten == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    *nwritten = 0;
+    return CIO_E_UNIMPLEMENTED;
+}
+
 /* Fills buf with OS entropy without blocking; false if the OS cannot (random_chacha.c falls back). */
 bool cio__os_seed(void *buf, size_t len);
 
