@@ -224,6 +224,7 @@ struct cio_term;
 
 struct cio_operation;
 
+/* clang-format off: the slot rows keep their hand alignment */
 /**
  * The vtable, as one list of slots: X(return type, name, (parameters)) per slot, in table order,
  * written in two halves: CIO_VTABLE_SLOTS_TASKS (this one) and CIO_VTABLE_SLOTS_SYSTEM.
@@ -534,6 +535,7 @@ struct cio_operation;
     /* getsockname (peer false) or getpeername (peer true). Set: net.SocketAddressError. */                           \
     X(cio_err, net_socket_address, (void *ud, cio_handle socket, bool peer, struct cio_ip_address *out))
 
+/* clang-format on */
 /** The whole vtable, in table order: CIO_VTABLE_SLOTS_TASKS then CIO_VTABLE_SLOTS_SYSTEM.
  * @param X a macro taking (return type, slot name, parenthesised parameter list) */
 #define CIO_VTABLE_SLOTS(X) CIO_VTABLE_SLOTS_TASKS(X) CIO_VTABLE_SLOTS_SYSTEM(X)
