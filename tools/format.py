@@ -28,9 +28,16 @@ def files():
     return sorted(out)
 
 
-def formatted(path):
-    r = subprocess.run(["clang-format", "--style=file", path], capture_output=True, text=True, check=True)
-    return r.stdout
+def formatted(path, text):
+    """The file as clang-format leaves it, run until it stops changing (a reflowed comment can need
+    a second pass)."""
+    for _ in range(4):
+        r = subprocess.run(["clang-format", "--style=file", "--assume-filename=" + path], input=text,
+                           capture_output=True, text=True, check=True)
+        if r.stdout == text:
+            break
+        text = r.stdout
+    return text
 
 
 def changed_lines(before, after):
@@ -54,7 +61,7 @@ def main(argv):
     for path in files():
         with open(path, encoding="utf-8") as f:
             before = f.read()
-        after = formatted(path)
+        after = formatted(path, before)
         if after == before:
             continue
         nfiles += 1
