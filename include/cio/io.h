@@ -227,6 +227,7 @@ struct cio_term;
 struct cio_operation;
 struct cio_sigset;
 
+/* clang-format off: the slot rows keep their hand alignment */
 /**
  * The vtable, as one list of slots: X(return type, name, (parameters)) per slot, in table order,
  * written in two halves: CIO_VTABLE_SLOTS_TASKS (this one) and CIO_VTABLE_SLOTS_SYSTEM.
@@ -583,6 +584,7 @@ struct cio_sigset;
      * Set: Signal.WaitError. */                                                                                      \
     X(cio_err, signal_wait, (void *ud, const struct cio_sigset *set, int *signo))
 
+/* clang-format on */
 /** The whole vtable, in table order: CIO_VTABLE_SLOTS_TASKS then CIO_VTABLE_SLOTS_SYSTEM.
  * @param X a macro taking (return type, slot name, parenthesised parameter list) */
 #define CIO_VTABLE_SLOTS(X) CIO_VTABLE_SLOTS_TASKS(X) CIO_VTABLE_SLOTS_SYSTEM(X)

@@ -43,6 +43,18 @@ static inline cio_err cio__in_set(cio_err err, bool (*contains)(cio_err), const 
 #else
 #define CIO__NULL_ARG(what) cio__invalid_arg(__func__, "NULL " what)
 #endif
+/* The same check written once: `arg` must not be NULL (named as written); `buf` may be NULL only
+ * when `len` is 0. */
+#define CIO__REQUIRE(arg)                        \
+    do {                                         \
+        if ((arg) == NULL)                       \
+            return CIO__NULL_ARG(#arg);          \
+    } while (0)
+#define CIO__REQUIRE_BUF(buf, len)               \
+    do {                                         \
+        if ((buf) == NULL && (len) > 0)          \
+            return CIO__NULL_ARG(#buf);          \
+    } while (0)
 
 /* A native error that means a programming error (EBADF, EFAULT: often the caller's, a closed or
  * bad handle): CIO_E_UNEXPECTED, its code recorded by the error map (cio_last_os_error); debug

@@ -3,50 +3,55 @@
  * read_all/write_all loop against one deadline computed on entry. No state of their own.
  */
 #include <stdint.h>
-#include <string.h>
 
 #include "cio/batch.h"
 #include "internal.h"
 
-/* The outer error if there is one, else the operation's own. */
-static cio_err result_of(cio_err outer, const cio_operation *op)
+/* Runs op against timeout: the outer error if there is one, else the operation's own. */
+static cio_err run(cio_io io, cio_operation *op, cio_timeout timeout)
 {
+    cio_err outer = cio_operate_timeout(io, op, timeout);
     return outer != CIO_OK ? outer : op->err;
+}
+
+/* Runs a read of one buffer: *nread is what it read (0 on failure). */
+static cio_err run_read(cio_io io, cio_operation *op, size_t *nread, cio_timeout timeout)
+{
+    *nread = 0;
+    cio_err err = run(io, op, timeout);
+    if (err == CIO_OK)
+        *nread = op->count;
+    return err;
+}
+
+/* Runs a write of one buffer of len bytes: *nwritten is what it wrote, also on failure (0 from a
+ * backend that claims more than it was given). */
+static cio_err run_write(cio_io io, cio_operation *op, size_t len, size_t *nwritten, cio_timeout timeout)
+{
+    *nwritten = 0;
+    cio_err err = run(io, op, timeout);
+    *nwritten = op->count <= len ? op->count : 0;
+    return err;
 }
 
 cio_err cio_stream_read_timeout(cio_io io, const cio_stream *stream, void *buf, size_t len, size_t *nread,
                                 cio_timeout timeout)
 {
-    if (stream == NULL)
-        return CIO__NULL_ARG("stream");
-    if (nread == NULL)
-        return CIO__NULL_ARG("nread");
-    if (buf == NULL && len > 0)
-        return CIO__NULL_ARG("buf");
-    *nread = 0;
+    CIO__REQUIRE(stream);
+    CIO__REQUIRE(nread);
+    CIO__REQUIRE_BUF(buf, len);
     cio_iovec iov = {buf, len};
-    cio_operation op;
-    memset(&op, 0, sizeof op);
-    op.kind = CIO_OP_NET_READ;
-    op.u.net_read.stream = stream->handle;
-    op.u.net_read.iov = &iov;
-    op.u.net_read.iovcnt = 1;
-    cio_err err = result_of(cio_operate_timeout(io, &op, timeout), &op);
-    if (err == CIO_OK)
-        *nread = op.count;
-    return CIO__IN_SET(net_read_timeout, err);
+    cio_operation op = {.kind = CIO_OP_NET_READ, .u.net_read = {stream->handle, &iov, 1}};
+    return CIO__IN_SET(net_read_timeout, run_read(io, &op, nread, timeout));
 }
 
 cio_err cio_stream_read_all_timeout(cio_io io, const cio_stream *stream, void *buf, size_t len, size_t *nread,
                                     cio_timeout timeout)
 {
-    if (nread == NULL)
-        return CIO__NULL_ARG("nread");
+    CIO__REQUIRE(nread);
     *nread = 0;
-    if (stream == NULL)
-        return CIO__NULL_ARG("stream");
-    if (buf == NULL && len > 0)
-        return CIO__NULL_ARG("buf");
+    CIO__REQUIRE(stream);
+    CIO__REQUIRE_BUF(buf, len);
     cio_timeout deadline = cio__timeout_to_deadline(io, timeout);
     size_t done = 0;
     cio_err err = CIO_OK;
@@ -64,22 +69,12 @@ cio_err cio_stream_read_all_timeout(cio_io io, const cio_stream *stream, void *b
 cio_err cio_stream_write_timeout(cio_io io, const cio_stream *stream, const void *buf, size_t len,
                                  size_t *nwritten, cio_timeout timeout)
 {
-    if (stream == NULL)
-        return CIO__NULL_ARG("stream");
-    if (nwritten == NULL)
-        return CIO__NULL_ARG("nwritten");
-    if (buf == NULL && len > 0)
-        return CIO__NULL_ARG("buf");
-    *nwritten = 0;
+    CIO__REQUIRE(stream);
+    CIO__REQUIRE(nwritten);
+    CIO__REQUIRE_BUF(buf, len);
     cio_const_iovec iov = {buf, len};
-    cio_operation op;
-    memset(&op, 0, sizeof op);
-    op.kind = CIO_OP_NET_WRITE;
-    op.u.net_write.stream = stream->handle;
-    op.u.net_write.iov = &iov;
-    op.u.net_write.iovcnt = 1;
-    cio_err err = result_of(cio_operate_timeout(io, &op, timeout), &op);
-    *nwritten = op.count <= len ? op.count : 0;
+    cio_operation op = {.kind = CIO_OP_NET_WRITE, .u.net_write = {stream->handle, &iov, 1}};
+    cio_err err = run_write(io, &op, len, nwritten, timeout);
     if (err == CIO_OK && op.count > len)
         err = CIO_E_UNEXPECTED; /* a backend that claims more than it was given */
     return CIO__IN_SET(net_write_timeout, err);
@@ -90,10 +85,8 @@ cio_err cio_stream_write_all_timeout(cio_io io, const cio_stream *stream, const 
 {
     if (nwritten != NULL)
         *nwritten = 0;
-    if (stream == NULL)
-        return CIO__NULL_ARG("stream");
-    if (buf == NULL && len > 0)
-        return CIO__NULL_ARG("buf");
+    CIO__REQUIRE(stream);
+    CIO__REQUIRE_BUF(buf, len);
     cio_timeout deadline = cio__timeout_to_deadline(io, timeout);
     size_t done = 0;
     int zero_writes = 0;
@@ -118,15 +111,10 @@ cio_err cio_stream_write_all_timeout(cio_io io, const cio_stream *stream, const 
 
 cio_err cio_server_accept_timeout(cio_io io, const cio_server *server, cio_stream *out, cio_timeout timeout)
 {
-    if (server == NULL)
-        return CIO__NULL_ARG("server");
-    if (out == NULL)
-        return CIO__NULL_ARG("out");
-    cio_operation op;
-    memset(&op, 0, sizeof op);
-    op.kind = CIO_OP_NET_ACCEPT;
-    op.u.net_accept.listener = server->handle;
-    cio_err err = result_of(cio_operate_timeout(io, &op, timeout), &op);
+    CIO__REQUIRE(server);
+    CIO__REQUIRE(out);
+    cio_operation op = {.kind = CIO_OP_NET_ACCEPT, .u.net_accept = {server->handle}};
+    cio_err err = run(io, &op, timeout);
     if (err == CIO_OK)
         *out = op.stream;
     return CIO__IN_SET(net_accept_timeout, err);
@@ -135,21 +123,13 @@ cio_err cio_server_accept_timeout(cio_io io, const cio_server *server, cio_strea
 cio_err cio_socket_send_to_timeout(cio_io io, const cio_socket *socket, const cio_ip_address *dest,
                                    const void *buf, size_t len, size_t *nsent, cio_timeout timeout)
 {
-    if (socket == NULL)
-        return CIO__NULL_ARG("socket");
-    if (buf == NULL && len > 0)
-        return CIO__NULL_ARG("buf");
+    CIO__REQUIRE(socket);
+    CIO__REQUIRE_BUF(buf, len);
     if (nsent != NULL)
         *nsent = 0;
     cio_const_iovec iov = {buf, len};
-    cio_operation op;
-    memset(&op, 0, sizeof op);
-    op.kind = CIO_OP_NET_SEND;
-    op.u.net_send.socket = socket->handle;
-    op.u.net_send.dest = dest;
-    op.u.net_send.iov = &iov;
-    op.u.net_send.iovcnt = 1;
-    cio_err err = result_of(cio_operate_timeout(io, &op, timeout), &op);
+    cio_operation op = {.kind = CIO_OP_NET_SEND, .u.net_send = {socket->handle, dest, &iov, 1}};
+    cio_err err = run(io, &op, timeout);
     if (err == CIO_OK && nsent != NULL)
         *nsent = op.count;
     return CIO__IN_SET(net_send_timeout, err);
@@ -158,40 +138,19 @@ cio_err cio_socket_send_to_timeout(cio_io io, const cio_socket *socket, const ci
 cio_err cio_file_read_streaming_timeout(cio_io io, cio_file file, void *buf, size_t len, size_t *nread,
                                         cio_timeout timeout)
 {
-    if (nread == NULL)
-        return CIO__NULL_ARG("nread");
-    if (buf == NULL && len > 0)
-        return CIO__NULL_ARG("buf");
-    *nread = 0;
+    CIO__REQUIRE(nread);
+    CIO__REQUIRE_BUF(buf, len);
     cio_iovec iov = {buf, len};
-    cio_operation op;
-    memset(&op, 0, sizeof op);
-    op.kind = CIO_OP_FILE_READ_STREAMING;
-    op.u.file_read_streaming.file = file;
-    op.u.file_read_streaming.iov = &iov;
-    op.u.file_read_streaming.iovcnt = 1;
-    cio_err err = result_of(cio_operate_timeout(io, &op, timeout), &op);
-    if (err == CIO_OK)
-        *nread = op.count;
-    return CIO__IN_SET(file_read_streaming_timeout, err);
+    cio_operation op = {.kind = CIO_OP_FILE_READ_STREAMING, .u.file_read_streaming = {file, &iov, 1}};
+    return CIO__IN_SET(file_read_streaming_timeout, run_read(io, &op, nread, timeout));
 }
 
 cio_err cio_file_write_streaming_timeout(cio_io io, cio_file file, const void *buf, size_t len, size_t *nwritten,
                                          cio_timeout timeout)
 {
-    if (nwritten == NULL)
-        return CIO__NULL_ARG("nwritten");
-    if (buf == NULL && len > 0)
-        return CIO__NULL_ARG("buf");
-    *nwritten = 0;
+    CIO__REQUIRE(nwritten);
+    CIO__REQUIRE_BUF(buf, len);
     cio_const_iovec iov = {buf, len};
-    cio_operation op;
-    memset(&op, 0, sizeof op);
-    op.kind = CIO_OP_FILE_WRITE_STREAMING;
-    op.u.file_write_streaming.file = file;
-    op.u.file_write_streaming.iov = &iov;
-    op.u.file_write_streaming.iovcnt = 1;
-    cio_err err = result_of(cio_operate_timeout(io, &op, timeout), &op);
-    *nwritten = op.count <= len ? op.count : 0;
-    return CIO__IN_SET(file_write_streaming_timeout, err);
+    cio_operation op = {.kind = CIO_OP_FILE_WRITE_STREAMING, .u.file_write_streaming = {file, &iov, 1}};
+    return CIO__IN_SET(file_write_streaming_timeout, run_write(io, &op, len, nwritten, timeout));
 }

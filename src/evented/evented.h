@@ -63,6 +63,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "cio/evented.h"
 #include "cio/fs.h"
@@ -164,6 +165,20 @@ struct cio__e_wait {
     struct cio__e_timer resignal;
     int64_t backoff;
 };
+
+/* A wait of `kind` by fiber f (NULL: a foreign thread), interrupted by `interrupt` for a cancel
+ * request (NULL: none); everything else zero, no timer or resignal armed. */
+static inline void cio__e_wait_init(struct cio__e_wait *w, struct cio_any_future *f, uint8_t kind, bool cancelable,
+                                    void (*interrupt)(struct cio__e_loop *loop, struct cio__e_wait *w))
+{
+    memset(w, 0, sizeof *w);
+    w->fiber = f;
+    w->kind = kind;
+    w->cancelable = cancelable;
+    w->interrupt = interrupt;
+    w->timer.index = SIZE_MAX;
+    w->resignal.index = SIZE_MAX;
+}
 
 /* ---- pollers: epoll (and kqueue) readiness, or io_uring ---------------------------------------------- */
 struct cio__e_poller_ops {

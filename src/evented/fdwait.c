@@ -14,7 +14,6 @@
 #endif
 #include <errno.h>
 #include <stddef.h>
-#include <string.h>
 
 #include "evented.h"
 #include "internal.h"
@@ -50,15 +49,9 @@ cio_err cio__e_wait_fd(struct cio_evented *e, int fd, uint32_t events, int64_t d
             return c;
     }
     struct cio__e_wait w;
-    memset(&w, 0, sizeof w);
-    w.fiber = f;
-    w.kind = CIO__E_W_POLLER;
-    w.cancelable = cancelable;
-    w.interrupt = cio__e_poller_interrupt;
+    cio__e_wait_init(&w, f, CIO__E_W_POLLER, cancelable, cio__e_poller_interrupt);
     w.fd = fd;
     w.events = events;
-    w.timer.index = SIZE_MAX;
-    w.resignal.index = SIZE_MAX;
     w.in_flight = true;
     l->armed++;
     cio_err err = e->poller->arm_fd(l, &w);

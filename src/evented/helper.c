@@ -13,7 +13,6 @@
 #define _GNU_SOURCE
 #endif
 #include <stddef.h>
-#include <string.h>
 
 #include "bridge.h"
 #include "evented.h"
@@ -76,14 +75,8 @@ cio_err cio__e_helper(struct cio_evented *e, cio_err (*fn)(void *), void *arg, b
     if (cio__t_task_spawn(e->helper, helper_task, &jp, sizeof jp, &task) != CIO_OK)
         return fn(arg); /* no helper thread to be had: block this loop rather than fail */
     struct cio__e_wait w;
-    memset(&w, 0, sizeof w);
-    w.fiber = f;
-    w.kind = CIO__E_W_HELPER;
-    w.cancelable = cancelable;
-    w.interrupt = interrupt_helper;
+    cio__e_wait_init(&w, f, CIO__E_W_HELPER, cancelable, interrupt_helper);
     w.htask = task;
-    w.timer.index = SIZE_MAX;
-    w.resignal.index = SIZE_MAX;
     f->wait = &w;
     cio__e_suspend(NULL, NULL);
     f->wait = NULL;

@@ -486,14 +486,8 @@ int32_t cio__e_uring_op(struct cio_evented *e, const struct io_uring_sqe *op, in
     if (!get_sqes(r, deadline_ns >= 0 ? 2u : 1u, sqe))
         return -ENOMEM;
     struct cio__e_wait w;
-    memset(&w, 0, sizeof w);
-    w.fiber = f;
-    w.kind = CIO__E_W_POLLER;
-    w.cancelable = cancelable;
-    w.interrupt = cio__e_poller_interrupt;
+    cio__e_wait_init(&w, f, CIO__E_W_POLLER, cancelable, cio__e_poller_interrupt);
     w.fd = op->fd;
-    w.timer.index = SIZE_MAX;
-    w.resignal.index = SIZE_MAX;
     *sqe[0] = *op;
     sqe[0]->user_data = (uint64_t)(uintptr_t)&w;
     /* Read by the kernel when the pair is submitted, which is before this fiber can resume. */

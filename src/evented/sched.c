@@ -30,6 +30,7 @@
 #include "evented.h"
 #include "overflow.h"
 #include "internal.h"
+#include "list.h"
 #include "internal/cio_oscalls.h"
 
 _Thread_local struct cio__e_loop *cio__e_tls_loop;
@@ -135,12 +136,7 @@ static void fiber_exit_after(void *arg)
 
 static void push_local(struct cio__e_loop *l, struct cio_any_future *f)
 {
-    f->next = NULL;
-    if (l->run_tail != NULL)
-        l->run_tail->next = f;
-    else
-        l->run_head = f;
-    l->run_tail = f;
+    CIO__FIFO_PUSH(l->run_head, l->run_tail, f, next);
 }
 
 static struct cio_any_future *pop_local(struct cio__e_loop *l)
@@ -178,12 +174,7 @@ void cio__e_make_ready(struct cio_any_future *f)
         return;
     }
     pthread_mutex_lock(&home->inbox_mu);
-    f->next = NULL;
-    if (home->in_tail != NULL)
-        home->in_tail->next = f;
-    else
-        home->in_head = f;
-    home->in_tail = f;
+    CIO__FIFO_PUSH(home->in_head, home->in_tail, f, next);
     atomic_store_explicit(&home->inbox_flag, 1, memory_order_relaxed);
     pthread_mutex_unlock(&home->inbox_mu);
     cio__e_wake_loop(home);

@@ -34,6 +34,7 @@
 #include "evented.h"
 #include "internal/cio_oscalls.h"
 #include "internal.h"
+#include "list.h"
 #include "slots.h"
 #include "bridge.h" /* the OS futex of the Threaded backend */
 #include "os.h"
@@ -196,12 +197,7 @@ static void link_waiter(struct bucket *b, struct cio__e_wait *w)
 
 static void unlink_waiter(struct bucket *b, struct cio__e_wait *w)
 {
-    if (w->fprev != NULL)
-        w->fprev->fnext = w->fnext;
-    else
-        b->head = w->fnext;
-    if (w->fnext != NULL)
-        w->fnext->fprev = w->fprev;
+    CIO__LIST_UNLINK(b->head, w, fprev, fnext);
     w->linked = false;
 }
 
@@ -265,14 +261,8 @@ cio_err cio__e_fiber_futex_wait(struct cio_evented *e, const _Atomic(uint32_t) *
     }
     struct cio__e_loop *l = f->home;
     struct cio__e_wait w;
-    memset(&w, 0, sizeof w);
-    w.fiber = f;
-    w.kind = CIO__E_W_FUTEX;
-    w.cancelable = cancelable;
-    w.interrupt = interrupt_woken;
+    cio__e_wait_init(&w, f, CIO__E_W_FUTEX, cancelable, interrupt_woken);
     w.addr = ptr;
-    w.timer.index = SIZE_MAX;
-    w.resignal.index = SIZE_MAX;
     int64_t deadline = cio__e_mono_deadline(timeout);
     struct bucket *b = bucket_of(ptr);
     bucket_lock(b);
@@ -349,13 +339,7 @@ cio_err cio__e_sleep(void *ud, cio_timeout timeout)
         return CIO__IN_SET(sleep, c);
     struct cio__e_loop *l = f->home;
     struct cio__e_wait w;
-    memset(&w, 0, sizeof w);
-    w.fiber = f;
-    w.kind = CIO__E_W_SLEEP;
-    w.cancelable = true;
-    w.interrupt = interrupt_woken;
-    w.timer.index = SIZE_MAX;
-    w.resignal.index = SIZE_MAX;
+    cio__e_wait_init(&w, f, CIO__E_W_SLEEP, true, interrupt_woken);
     /* A positive duration is a deadline still ahead: one clock read, not two. */
     if (timeout.kind == CIO_TIMEOUT_KIND_DURATION && timeout.ns <= 0)
         return CIO_OK;
@@ -537,12 +521,7 @@ static bool group_drop(struct cio__e_group *gr, struct cio_any_future *f)
     struct cio_evented *e = f->owner;
     if (f->glinked) {
         spin_lock(&gr->mu);
-        if (f->gprev != NULL)
-            f->gprev->gnext = f->gnext;
-        else
-            gr->members = f->gnext;
-        if (f->gnext != NULL)
-            f->gnext->gprev = f->gprev;
+        CIO__LIST_UNLINK(gr->members, f, gprev, gnext);
         spin_unlock(&gr->mu);
     }
     cio__e_fiber_free(e, f);

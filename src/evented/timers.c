@@ -12,6 +12,7 @@
 
 #include "evented.h"
 #include "internal.h"
+#include "list.h"
 #include "internal/cio_oscalls.h"
 #include "os.h" /* cio__os_now */
 
@@ -130,14 +131,7 @@ void cio__e_timer_remove(struct cio__e_loop *l, struct cio__e_timer *t)
         return;
     t->index = SIZE_MAX;
     if (i == CIO__E_TIMER_QUEUED) {
-        if (t->qprev != NULL)
-            t->qprev->qnext = t->qnext;
-        else
-            l->tq_head = t->qnext;
-        if (t->qnext != NULL)
-            t->qnext->qprev = t->qprev;
-        else
-            l->tq_tail = t->qprev;
+        CIO__LIST_UNLINK_TAILED(l->tq_head, l->tq_tail, t, qprev, qnext);
         t->qprev = t->qnext = NULL;
         return;
     }

@@ -70,8 +70,14 @@ extern const cio_bind_options cio__os_bind_defaults;
 /* Sets the options of a listen/connect/bind options struct (`tcp`: a stream socket) on a fresh socket
  * of `family`, in the order of the struct's fields; the first failure ends it (a TCP-only option on
  * a datagram socket is OptionUnsupported). NULL sets nothing. Its errors are net.SocketOptionError's
- * without OperationUnsupported: members of ListenError, ConnectError and BindError. (sockopt_posix.c,
- * sockopt_windows.c.) */
+ * without OperationUnsupported: members of ListenError, ConnectError and BindError. (sockopt_apply.c,
+ * through the set_option of sockopt_posix.c or sockopt_windows.c.) */
+/* The error for an option the OS file cannot describe: OptionUnsupported for a cio_sockopt this
+ * target lacks, InvalidArgument for a number that is no cio_sockopt. */
+cio_err cio__os_sockopt_undescribed(int option);
+/* An option's value as read back from the OS, normalised: a boolean option is 0 or 1 (the BSDs
+ * answer the option's bit, e.g. 0x200 for SO_REUSEPORT; Windows a BOOL). */
+int64_t cio__os_sockopt_read_back(int option, int64_t value);
 cio_err cio__os_sockopts_apply(cio_handle socket, cio_ip_family family, bool tcp, const cio_sockopts *options);
 
 /* The listen backlog asked for (0: 128), at most `max`. */

@@ -160,12 +160,6 @@ cio_err cio__os_net_interface_name(void *ud, uint32_t index, char *buf, size_t l
 cio_err cio__os_net_write_file(void *ud, cio_handle stream, cio_file file, uint64_t offset, uint64_t len,
                               uint64_t *nwritten)
 {
-    (void)ud;
-    (void)stream;
-    (void)file;
-    (void)offset;
-    (void)len;
-    if (nwritten != NULL)
-        *nwritten = 0;
-    return CIO_E_UNIMPLEMENTED;
+    (void)ud, (void)stream, (void)file, (void)offset, (void)len;
+    return cio__os_write_file_unimplemented(nwritten);
 }

@@ -111,20 +111,6 @@ cio_err cio__os_wsa_failure(cio__mapped m, bool *again, bool *reinit_done)
     return wsa_failure(m, again, reinit_done);
 }
 
-/* Calls `call` (an int expression, SOCKET_ERROR on failure) until it succeeds or fails for good. */
-#define WSA_CALL(err, res, op, call)                                                   \
-    do {                                                                               \
-        bool reinit__ = false, again__ = true;                                         \
-        (err) = CIO_OK;                                                                \
-        while (again__) {                                                              \
-            again__ = false;                                                           \
-            (res) = (call);                                                            \
-            if ((res) != SOCKET_ERROR)                                                 \
-                break;                                                                 \
-            (err) = wsa_failure(cio__wsa_##op(WSAGetLastError()), &again__, &reinit__); \
-        }                                                                              \
-    } while (0)
-
 /* ---- addresses and deadlines (net_common.c) --------------------------------------------------------- */
 
 typedef cio__os_sockaddr_any sockaddr_any;
@@ -232,7 +218,7 @@ static cio_err set_int_option(SOCKET s, int level, int name, int value)
 {
     cio_err err;
     int r;
-    WSA_CALL(err, r, wsa_setsockopt,
+    CIO__OS_WSA_CALL(err, r, wsa_setsockopt,
              CIO__SYS(wsa_setsockopt, set_int_option)(s, level, name, (const char *)&value, (int)sizeof value));
     (void)r;
     return err;
@@ -287,9 +273,9 @@ cio_err cio__os_net_listen_ip(void *ud, const cio_ip_address *address, const cio
     if (err == CIO_OK)
         err = cio__os_sockopts_apply((cio_handle)(uintptr_t)s, address->family, true, &options->sockopts);
     if (err == CIO_OK)
-        WSA_CALL(err, r, wsa_bind, CIO__SYS(wsa_bind, listen_ip)(s, &sa.sa, salen));
+        CIO__OS_WSA_CALL(err, r, wsa_bind, CIO__SYS(wsa_bind, listen_ip)(s, &sa.sa, salen));
     if (err == CIO_OK)
-        WSA_CALL(err, r, wsa_listen, CIO__SYS(wsa_listen, listen_ip)(s, cio__os_backlog(options, SOMAXCONN)));
+        CIO__OS_WSA_CALL(err, r, wsa_listen, CIO__SYS(wsa_listen, listen_ip)(s, cio__os_backlog(options, SOMAXCONN)));
     if (err == CIO_OK)
         err = local_address(s, &out->address);
     if (err != CIO_OK) {
@@ -478,7 +464,7 @@ cio_err cio__os_net_shutdown(void *ud, cio_handle socket, int how)
     if (err != CIO_OK)
         return CIO__IN_SET(net_shutdown, err);
     int r;
-    WSA_CALL(err, r, wsa_shutdown, CIO__SYS(wsa_shutdown, net_shutdown)((SOCKET)(uintptr_t)socket, os_how));
+    CIO__OS_WSA_CALL(err, r, wsa_shutdown, CIO__SYS(wsa_shutdown, net_shutdown)((SOCKET)(uintptr_t)socket, os_how));
     (void)r;
     return CIO__IN_SET(net_shutdown, err);
 }
@@ -512,7 +498,7 @@ cio_err cio__os_net_bind_ip(void *ud, const cio_ip_address *address, const cio_b
         err = cio__os_sockopts_apply((cio_handle)(uintptr_t)s, address->family, false, &options->sockopts);
     int r;
     if (err == CIO_OK)
-        WSA_CALL(err, r, wsa_bind, CIO__SYS(wsa_bind, bind_ip)(s, &sa.sa, salen));
+        CIO__OS_WSA_CALL(err, r, wsa_bind, CIO__SYS(wsa_bind, bind_ip)(s, &sa.sa, salen));
     if (err == CIO_OK)
         err = local_address(s, &out->address);
     if (err != CIO_OK) {
@@ -626,9 +612,9 @@ cio_err cio__os_net_listen_unix(void *ud, const cio_unix_address *address, const
     if (err != CIO_OK)
         return CIO__IN_SET(net_unix_address_listen, err);
     int r;
-    WSA_CALL(err, r, wsa_bind_unix, CIO__SYS(wsa_bind, listen_unix)(s, &sa.sa, salen));
+    CIO__OS_WSA_CALL(err, r, wsa_bind_unix, CIO__SYS(wsa_bind, listen_unix)(s, &sa.sa, salen));
     if (err == CIO_OK)
-        WSA_CALL(err, r, wsa_listen_unix, CIO__SYS(wsa_listen, listen_unix)(s, cio__os_backlog(options, SOMAXCONN)));
+        CIO__OS_WSA_CALL(err, r, wsa_listen_unix, CIO__SYS(wsa_listen, listen_unix)(s, cio__os_backlog(options, SOMAXCONN)));
     if (err != CIO_OK) {
         close_socket(s);
         return CIO__IN_SET(net_unix_address_listen, err);

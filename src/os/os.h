@@ -151,6 +151,17 @@ void cio__os_child_reaped(struct cio_child *child, const void *siginfo, struct c
  * net_sendfile_linux.c, net_sendfile_freebsd.c. */
 int cio__os_sendfile_chunk(int sock, int fd, uint64_t offset, size_t count, uint64_t *sent);
 
+/* net_write_file where there is no zero-copy path to a socket (the Evented loop, the BSDs, Windows,
+ * WASI): nothing sent and Unimplemented, after which the library copies with positional reads and
+ * stream writes (src/core/net_pair.c). */
+static inline cio_err cio__os_write_file_unimplemented(uint64_t *nwritten)
+{
+    if (nwritten == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    *nwritten = 0;
+    return CIO_E_UNIMPLEMENTED;
+}
+
 /* Fills buf with OS entropy without blocking; false if the OS cannot (random_chacha.c falls back). */
 bool cio__os_seed(void *buf, size_t len);
 

@@ -1,7 +1,7 @@
 /*
  * Socket options, multicast membership and socket addresses on Linux and the BSDs (issue 25): the
  * slots net_set_option, net_get_option, net_multicast, net_socket_address (shared by the Evented
- * backend: none of them blocks), and cio__os_sockopts_apply, which listen/connect/bind call on a
+ * backend: none of them blocks); cio__os_sockopts_apply (sockopt_apply.c), which listen/connect/bind call on a
  * fresh socket.
  *
  * Invariants:
@@ -97,8 +97,7 @@ cio_err cio__os_net_set_option(void *ud, cio_handle socket, int option, int64_t 
     int level, name;
     enum kind kind;
     if (!describe(option, &level, &name, &kind))
-        return option >= CIO_SOCKOPT_NODELAY && option <= CIO_SOCKOPT_MULTICAST_LOOP6 ? CIO_E_OPTION_UNSUPPORTED
-                                                                                     : CIO_E_INVALID_ARGUMENT;
+        return cio__os_sockopt_undescribed(option);
     if (kind == K_LINGER) {
         struct linger l;
         l.l_onoff = value >= 0;
@@ -121,8 +120,7 @@ cio_err cio__os_net_get_option(void *ud, cio_handle socket, int option, int64_t 
     if (value == NULL)
         return CIO_E_INVALID_ARGUMENT;
     if (!describe(option, &level, &name, &kind))
-        return option >= CIO_SOCKOPT_NODELAY && option <= CIO_SOCKOPT_MULTICAST_LOOP6 ? CIO_E_OPTION_UNSUPPORTED
-                                                                                     : CIO_E_INVALID_ARGUMENT;
+        return cio__os_sockopt_undescribed(option);
     union {
         int i;
         unsigned char b;
@@ -139,16 +137,7 @@ cio_err cio__os_net_get_option(void *ud, cio_handle socket, int option, int64_t 
         *value = u.b; /* Linux answers IP_MULTICAST_* in one byte when asked for less than an int */
     else
         *value = u.i;
-    /* Booleans read back as 0/1 (BSDs answer the option's bit, e.g. 0x200 for SO_REUSEPORT). */
-    switch (option) {
-    case CIO_SOCKOPT_NODELAY: case CIO_SOCKOPT_KEEPALIVE: case CIO_SOCKOPT_REUSE_ADDRESS:
-    case CIO_SOCKOPT_REUSE_PORT: case CIO_SOCKOPT_IP6_ONLY: case CIO_SOCKOPT_BROADCAST:
-    case CIO_SOCKOPT_MULTICAST_LOOP: case CIO_SOCKOPT_MULTICAST_LOOP6:
-        *value = *value != 0;
-        break;
-    default:
-        break;
-    }
+    *value = cio__os_sockopt_read_back(option, *value);
     return CIO_OK;
 }
 
@@ -220,38 +209,4 @@ cio_err cio__os_net_socket_address(void *ud, cio_handle socket, bool peer, cio_i
     if (err == CIO_OK)
         cio__os_sockaddr_to_ip(&sa.storage, len, out);
     return CIO__IN_SET(net_socket_address, err);
-}
-
-/* ---- the options structs ------------------------------------------------------------------------------ */
-
-cio_err cio__os_sockopts_apply(cio_handle socket, cio_ip_family family, bool tcp, const cio_sockopts *o)
-{
-    if (o == NULL)
-        return CIO_OK;
-    struct {
-        bool on;
-        int option;
-        int64_t value;
-    } list[] = {
-        {o->nodelay, CIO_SOCKOPT_NODELAY, 1},
-        {o->keepalive, CIO_SOCKOPT_KEEPALIVE, 1},
-        {o->keepalive_idle != 0, CIO_SOCKOPT_KEEPALIVE_IDLE, o->keepalive_idle},
-        {o->keepalive_interval != 0, CIO_SOCKOPT_KEEPALIVE_INTERVAL, o->keepalive_interval},
-        {o->keepalive_count != 0, CIO_SOCKOPT_KEEPALIVE_COUNT, o->keepalive_count},
-        {o->send_buffer != 0, CIO_SOCKOPT_SEND_BUFFER, o->send_buffer},
-        {o->receive_buffer != 0, CIO_SOCKOPT_RECEIVE_BUFFER, o->receive_buffer},
-        {o->linger, CIO_SOCKOPT_LINGER, o->linger_seconds},
-        {o->ttl != 0, family == CIO_IP6 ? CIO_SOCKOPT_HOP_LIMIT : CIO_SOCKOPT_TTL, o->ttl},
-    };
-    for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) {
-        if (!list[i].on)
-            continue;
-        bool tcp_only = list[i].option <= CIO_SOCKOPT_KEEPALIVE_COUNT || list[i].option == CIO_SOCKOPT_LINGER;
-        if (tcp_only && !tcp)
-            return CIO_E_OPTION_UNSUPPORTED;
-        cio_err err = cio__os_net_set_option(NULL, socket, list[i].option, list[i].value);
-        if (err != CIO_OK)
-            return err;
-    }
-    return CIO_OK;
 }

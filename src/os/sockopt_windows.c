@@ -1,7 +1,7 @@
 /*
  * Socket options, multicast membership and socket addresses on Windows (Winsock 2; issue 25): the
  * slots net_set_option, net_get_option, net_multicast, net_socket_address and
- * cio__os_sockopts_apply, as sockopt_posix.c does on POSIX.
+ * as sockopt_posix.c does on POSIX (cio__os_sockopts_apply, shared, is in sockopt_apply.c).
  *
  * Invariants:
  * - One setsockopt/getsockopt/getsockname/getpeername per slot call, through its site of the OS call
@@ -41,19 +41,6 @@
 #define TCP_KEEPINTVL 17
 #endif
 
-#define WSA_CALL(err, res, op, call)                                                              \
-    do {                                                                                          \
-        bool reinit__ = false, again__ = true;                                                    \
-        (err) = CIO_OK;                                                                           \
-        while (again__) {                                                                         \
-            again__ = false;                                                                      \
-            (res) = (call);                                                                       \
-            if ((res) != SOCKET_ERROR)                                                            \
-                break;                                                                            \
-            (err) = cio__os_wsa_failure(cio__wsa_##op(WSAGetLastError()), &again__, &reinit__);    \
-        }                                                                                         \
-    } while (0)
-
 enum kind { K_INT, K_LINGER };
 
 static bool describe(int option, int *level, int *name, enum kind *kind)
@@ -82,16 +69,11 @@ static bool describe(int option, int *level, int *name, enum kind *kind)
     }
 }
 
-static bool known(int option)
-{
-    return option >= CIO_SOCKOPT_NODELAY && option <= CIO_SOCKOPT_MULTICAST_LOOP6;
-}
-
 static cio_err set_raw(SOCKET s, int level, int name, const void *value, int len)
 {
     cio_err err;
     int r;
-    WSA_CALL(err, r, wsa_sockopt, CIO__SYS(wsa_setsockopt, sockopt_set)(s, level, name, (const char *)value, len));
+    CIO__OS_WSA_CALL(err, r, wsa_sockopt, CIO__SYS(wsa_setsockopt, sockopt_set)(s, level, name, (const char *)value, len));
     (void)r;
     return err;
 }
@@ -100,7 +82,7 @@ static cio_err get_raw(SOCKET s, int level, int name, void *value, int *len)
 {
     cio_err err;
     int r;
-    WSA_CALL(err, r, wsa_sockopt, CIO__SYS(wsa_getsockopt, sockopt_get)(s, level, name, (char *)value, len));
+    CIO__OS_WSA_CALL(err, r, wsa_sockopt, CIO__SYS(wsa_getsockopt, sockopt_get)(s, level, name, (char *)value, len));
     (void)r;
     return err;
 }
@@ -112,7 +94,7 @@ cio_err cio__os_net_set_option(void *ud, cio_handle socket, int option, int64_t 
     int level, name;
     enum kind kind;
     if (!describe(option, &level, &name, &kind))
-        return known(option) ? CIO_E_OPTION_UNSUPPORTED : CIO_E_INVALID_ARGUMENT;
+        return cio__os_sockopt_undescribed(option);
     if (kind == K_LINGER) {
         struct linger l;
         l.l_onoff = (u_short)(value >= 0);
@@ -132,7 +114,7 @@ cio_err cio__os_net_get_option(void *ud, cio_handle socket, int option, int64_t 
     if (value == NULL)
         return CIO_E_INVALID_ARGUMENT;
     if (!describe(option, &level, &name, &kind))
-        return known(option) ? CIO_E_OPTION_UNSUPPORTED : CIO_E_INVALID_ARGUMENT;
+        return cio__os_sockopt_undescribed(option);
     union {
         DWORD d;
         unsigned char b;
@@ -149,15 +131,7 @@ cio_err cio__os_net_get_option(void *ud, cio_handle socket, int option, int64_t 
         *value = u.b;
     else
         *value = (int64_t)u.d;
-    switch (option) {
-    case CIO_SOCKOPT_NODELAY: case CIO_SOCKOPT_KEEPALIVE: case CIO_SOCKOPT_REUSE_PORT:
-    case CIO_SOCKOPT_IP6_ONLY: case CIO_SOCKOPT_BROADCAST: case CIO_SOCKOPT_MULTICAST_LOOP:
-    case CIO_SOCKOPT_MULTICAST_LOOP6:
-        *value = *value != 0;
-        break;
-    default:
-        break;
-    }
+    *value = cio__os_sockopt_read_back(option, *value);
     return CIO_OK;
 }
 
@@ -199,7 +173,7 @@ cio_err cio__os_net_multicast(void *ud, cio_handle socket, int op, const cio_ip_
         return CIO_E_INVALID_ARGUMENT;
     }
     cio_err err;
-    WSA_CALL(err, r, wsa_multicast, CIO__SYS(wsa_setsockopt, multicast)(s, level, name, (const char *)&u, len));
+    CIO__OS_WSA_CALL(err, r, wsa_multicast, CIO__SYS(wsa_setsockopt, multicast)(s, level, name, (const char *)&u, len));
     (void)r;
     return CIO__IN_SET(net_multicast, err);
 }
@@ -216,43 +190,11 @@ cio_err cio__os_net_socket_address(void *ud, cio_handle socket, bool peer, cio_i
     cio_err err;
     int r;
     if (peer)
-        WSA_CALL(err, r, wsa_socket_address, CIO__SYS(wsa_getpeername, socket_address)(s, &sa.sa, &len));
+        CIO__OS_WSA_CALL(err, r, wsa_socket_address, CIO__SYS(wsa_getpeername, socket_address)(s, &sa.sa, &len));
     else
-        WSA_CALL(err, r, wsa_socket_address, CIO__SYS(wsa_getsockname, socket_address)(s, &sa.sa, &len));
+        CIO__OS_WSA_CALL(err, r, wsa_socket_address, CIO__SYS(wsa_getsockname, socket_address)(s, &sa.sa, &len));
     (void)r;
     if (err == CIO_OK)
         cio__os_sockaddr_to_ip(&sa.storage, (socklen_t)len, out);
     return CIO__IN_SET(net_socket_address, err);
-}
-
-cio_err cio__os_sockopts_apply(cio_handle socket, cio_ip_family family, bool tcp, const cio_sockopts *o)
-{
-    if (o == NULL)
-        return CIO_OK;
-    struct {
-        bool on;
-        int option;
-        int64_t value;
-    } list[] = {
-        {o->nodelay, CIO_SOCKOPT_NODELAY, 1},
-        {o->keepalive, CIO_SOCKOPT_KEEPALIVE, 1},
-        {o->keepalive_idle != 0, CIO_SOCKOPT_KEEPALIVE_IDLE, o->keepalive_idle},
-        {o->keepalive_interval != 0, CIO_SOCKOPT_KEEPALIVE_INTERVAL, o->keepalive_interval},
-        {o->keepalive_count != 0, CIO_SOCKOPT_KEEPALIVE_COUNT, o->keepalive_count},
-        {o->send_buffer != 0, CIO_SOCKOPT_SEND_BUFFER, o->send_buffer},
-        {o->receive_buffer != 0, CIO_SOCKOPT_RECEIVE_BUFFER, o->receive_buffer},
-        {o->linger, CIO_SOCKOPT_LINGER, o->linger_seconds},
-        {o->ttl != 0, family == CIO_IP6 ? CIO_SOCKOPT_HOP_LIMIT : CIO_SOCKOPT_TTL, o->ttl},
-    };
-    for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) {
-        if (!list[i].on)
-            continue;
-        bool tcp_only = list[i].option <= CIO_SOCKOPT_KEEPALIVE_COUNT || list[i].option == CIO_SOCKOPT_LINGER;
-        if (tcp_only && !tcp)
-            return CIO_E_OPTION_UNSUPPORTED;
-        cio_err err = cio__os_net_set_option(NULL, socket, list[i].option, list[i].value);
-        if (err != CIO_OK)
-            return err;
-    }
-    return CIO_OK;
 }

@@ -41,6 +41,7 @@
 
 #include "cio/errmap.h"
 #include "internal.h"
+#include "list.h"
 #include "task.h"
 #include "threaded.h"
 #include "wait_posix.h"
@@ -86,12 +87,7 @@ static void unlock(struct bucket *b)
 
 static void unlink_locked(struct bucket *b, waiter *w)
 {
-    if (w->prev != NULL)
-        w->prev->next = w->next;
-    else
-        b->head = w->next;
-    if (w->next != NULL)
-        w->next->prev = w->prev;
+    CIO__LIST_UNLINK(b->head, w, prev, next);
     w->prev = w->next = NULL;
 }
 

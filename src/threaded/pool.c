@@ -53,6 +53,7 @@
 
 #include "internal.h"
 #include "overflow.h"
+#include "list.h"
 #include "internal/cio_oscalls.h"
 #include "task.h"
 #include "threaded.h"
@@ -139,12 +140,7 @@ static void run_task(struct cio_any_future *task)
      * the same moment, so that such an async hands the task to it instead of starting a thread. */
     cio_threaded *t = task->owner;
     pthread_mutex_lock(&t->mu);
-    if (task->rprev != NULL)
-        task->rprev->rnext = task->rnext;
-    else
-        t->running = task->rnext;
-    if (task->rnext != NULL)
-        task->rnext->rprev = task->rprev;
+    CIO__LIST_UNLINK(t->running, task, rprev, rnext);
     t->busy--;
     t->idle++;
     atomic_store_explicit(&t->async_full, t->busy >= t->async_limit, memory_order_relaxed);
@@ -256,12 +252,7 @@ static bool enqueue_locked(cio_threaded *t, struct cio_any_future *task, bool *s
             return false;
         t->workers++;
     }
-    task->next = NULL;
-    if (t->tail != NULL)
-        t->tail->next = task;
-    else
-        t->head = task;
-    t->tail = task;
+    CIO__FIFO_PUSH(t->head, t->tail, task, next);
     t->busy++;
     cio__t_count(&t->n_workers); /* under mu: exact */
     atomic_store_explicit(&t->async_full, t->busy >= t->async_limit, memory_order_relaxed);
@@ -510,12 +501,7 @@ static void group_link(struct cio__t_group *gr, struct cio_any_future *task)
 
 static void group_unlink_locked(struct cio__t_group *gr, struct cio_any_future *task)
 {
-    if (task->gprev != NULL)
-        task->gprev->gnext = task->gnext;
-    else
-        gr->members = task->gnext;
-    if (task->gnext != NULL)
-        task->gnext->gprev = task->gprev;
+    CIO__LIST_UNLINK(gr->members, task, gprev, gnext);
 }
 
 /* Unlinks a member and frees its block; the last one out bumps `seq` and wakes the awaiter, both
