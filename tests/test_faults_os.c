@@ -14,7 +14,8 @@
 
 #if !defined(CIO_OS_WINDOWS) /* POSIX sites only; Windows': tests/test_faults_windows.c */
 /* ---- network (Linux) ------------------------------------------------------------------------------ */
-#include <sys/ioctl.h> <signal.h>
+#include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 

@@ -2,8 +2,7 @@
  * The io_uring flavour's native ring operations (issue 6): that the file, directory and socket
  * slots really run on the ring where the kernel has their opcodes (the ring's per-opcode submission
  * counters, src/evented/uring.h), that a timed receive is one RECVMSG with a linked timeout (no
- * readiness poll, no timer), that loops wake each other with MSG_RING, that a batch of 64 reads
- * reaches the kernel in one io_uring_enter (cio__e_uring_enters), and that with the native
+ * readiness poll, no timer), that loops wake each other with MSG_RING, and that with the native
  * operations turned off
  * (CIO_EVENTED_URING_NATIVE=0, read at create) the same calls take the helper pool / readiness
  * paths and still give the same answers. What the operations do is checked on every backend by
@@ -23,12 +22,12 @@
 #include <unistd.h>
 
 #include "backends.h"
-#include "cio/batch.h"
 #include "cio/sysnum.h"
 #include "evented.h"
 #include "uring.h"
 
 #include "asserts.h"
+#include "cio/batch.h"
 
 /* The evented/io_uring instance of this test, or a skip. */
 static struct cio_evented *uring_instance(void **state, cio_io *io)
@@ -461,16 +460,23 @@ static void test_child_wait_is_waitid(void **state)
     assert_int_equal(cio__e_uring_count(plain, CIO_IORING_OP_WAITID), 0);
     assert_true(cio__e_uring_count(plain, IORING_OP_POLL_ADD) >= 1);
     cio_evented_destroy(plain);
+}
+
 /* ---- a batch reaches the kernel in one submission ------------------------------------------------ */
+
 enum { BATCH_OPS = 64 };
+
 typedef struct batch_ctx {
+    cio_io io;
     cio_stream (*pairs)[2];
     uint64_t *enters; /* out: submitting io_uring_enter calls while the batch ran */
     struct cio_evented *e;
 } batch_ctx;
+
 /* From a fiber: 64 reads over 64 socket pairs (data already there) in one batch, started with
  * await_async; every member is a fiber that queues its RECVMSG; the loop submits them together. */
 static cio_err batch_body(void *context)
+{
     batch_ctx *c = (batch_ctx *)context;
     static cio_batch_slot slots[BATCH_OPS];
     static char bufs[BATCH_OPS][8];
@@ -499,11 +505,15 @@ static cio_err batch_body(void *context)
             assert_int_equal(bufs[idx][0], (char)('A' + idx % 26));
             got++;
         }
+    }
     *c->enters = cio__e_uring_enters(c->e) - before;
     return CIO_OK;
+}
+
 /* A batch of 64 reads is submitted as 64 RECVMSG SQEs in one io_uring_enter (a small number at
  * most: a loop that had other work may submit what was queued so far first), not one per fiber. */
 static void test_batch_one_submission(void **state)
+{
     cio_io unused;
     (void)uring_instance(state, &unused);
     cio_evented *e = uring_with(1);
@@ -511,10 +521,13 @@ static void test_batch_one_submission(void **state)
     if (!cio__e_uring_has(e, IORING_OP_RECVMSG)) {
         cio_evented_destroy(e);
         CIO_SKIP("this kernel has no RECVMSG: reads wait for readiness");
+    }
     static cio_stream pairs[BATCH_OPS][2];
+    for (int i = 0; i < BATCH_OPS; i++) {
         assert_ok(cio_net_socket_pair(io, pairs[i]));
         char ch = (char)('A' + i % 26);
         assert_ok(cio_stream_write_all(io, &pairs[i][0], &ch, 1));
+    }
     uint64_t recv0 = cio__e_uring_count(e, IORING_OP_RECVMSG);
     uint64_t enters = 0;
     batch_ctx ctx = {io, pairs, &enters, e};
@@ -526,8 +539,10 @@ static void test_batch_one_submission(void **state)
                   (unsigned long long)recvs, (unsigned long long)enters);
     assert_int_equal(recvs, BATCH_OPS);
     assert_in_range(enters, 1, 2);
+    for (int i = 0; i < BATCH_OPS; i++) {
         cio_stream_close(io, &pairs[i][0]);
         cio_stream_close(io, &pairs[i][1]);
+    }
     cio_evented_destroy(e);
 }
 

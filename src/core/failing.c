@@ -665,6 +665,8 @@ static cio_err f_file_enable_ansi_escape_codes(void *ud, cio_file f)
 {
     (void)ud, (void)f;
     return CIO_E_NOT_TERMINAL_DEVICE;
+}
+
 /* Memory maps: Zig's failing Io says AccessDenied to mmap; the wrapper never falls back from it. */
 static cio_err f_file_memory_map_create(void *ud, cio_file f, const cio_memory_map_options *o, cio_memory_map *out)
 {

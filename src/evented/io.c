@@ -86,7 +86,8 @@ cio_err cio_evented_create(const cio_evented_options *options, cio_evented **out
         return CIO_E_SYSTEM_RESOURCES;
     cio__t_set_outer_cancel(cio__e_outer_cancel); /* inline Threaded calls: cancelable as fibers */
     cio__os_set_close_hook(cio__e_fd_forget); /* closes through Threaded slots renew the descriptor table */
-    cio__e_stderr_install(); /* diagnostics made on fibers take the stderr lock as the fiber */ cio__overflow_install(cio__e_overflow); a fiber's stack overflow: message, then abort
+    cio__e_stderr_install(); /* diagnostics made on fibers take the stderr lock as the fiber */
+    cio__overflow_install(cio__e_overflow); /* a fiber's stack overflow: a message, then abort */
     e->fiber_started = cio__e_group_started; /* tasks.c's part of a fiber's life, called by sched.c */
     e->fiber_finished = cio__e_finish;
     e->nloops = o.threads != 0 ? o.threads : cpu_count();

@@ -54,7 +54,8 @@ static void fiber_entry(void *arg)
     struct cio_any_future *f = (struct cio_any_future *)arg;
     struct cio__e_loop *l = atomic_load_explicit(&f->home, memory_order_relaxed); /* set by whoever started f */
     run_after(l);
-    cio__e_count(&l->n_fibers); cio__e_live_link(l, f); /* destroy cancels what it finds there */
+    cio__e_count(&l->n_fibers);
+    cio__e_live_link(l, f); /* destroy cancels what it finds there */
     if (f->group != NULL)
         f->owner->fiber_started(f); /* here, not in start_here: the switching fiber's `after` may hold a futex bucket */
     f->result = f->fn(f->ctxbuf);
