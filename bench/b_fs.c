@@ -260,7 +260,8 @@ static void b9_ring_body(void *arg, uint64_t n)
             bench_die("io_uring_submit_and_wait");
         struct io_uring_cqe *cqe;
         unsigned head, seen = 0;
-        io_uring_for_each_cqe(&r->ring, head, cqe) {
+        io_uring_for_each_cqe(&r->ring, head, cqe)
+        {
             if (cqe->res < 0) {
                 errno = -cqe->res;
                 bench_die("io_uring op");
@@ -517,8 +518,7 @@ static void b13_uv_body(void *arg, uint64_t n)
     for (uint64_t i = 0; i < n; i++) {
         for (long k = 0; k < u->files; k++) {
             u->f[k].req.data = &u->f[k];
-            uv_fs_open(u->loop, &u->f[k].req, names[k], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666,
-                       b13_uv_opened);
+            uv_fs_open(u->loop, &u->f[k].req, names[k], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666, b13_uv_opened);
         }
         uv_run(u->loop, UV_RUN_DEFAULT);
     }

@@ -90,7 +90,7 @@ static cio_err echo_conn(void *context)
     for (;;) {
         size_t n = 0;
         cio_err err = a->idle_timeout ? cio_stream_read_timeout(a->io, &a->stream, buf, sizeof buf, &n,
-                                                                 cio_timeout_ms(IDLE_TIMEOUT_MS))
+                                                                cio_timeout_ms(IDLE_TIMEOUT_MS))
                                       : cio_stream_read(a->io, &a->stream, buf, sizeof buf, &n);
         if (err != CIO_OK || n == 0) /* CIO_E_TIMEOUT: idle, closed */
             break;
@@ -572,7 +572,8 @@ static int latency(const bench_opts *o, const char *contender)
     return 0;
 }
 
-/* ---- B11: bulk ------------------------------------------------------------------------------------------------------ */
+/* ---- B11: bulk ------------------------------------------------------------------------------------------------------
+ */
 
 static char chunk[BULK_CHUNK];
 

@@ -292,11 +292,6 @@ static int b8b(const bench_opts *o, const char *contender)
 }
 
 const bench_entry bench_sync_entries[] = {
-    {"B7", "threaded", b7},
-    {"B7", "pthread", b7},
-    {"B8a", "threaded", b8a},
-    {"B8a", "pthread", b8a},
-    {"B8b", "threaded", b8b},
-    {"B8b", "pthread", b8b},
-    {NULL, NULL, NULL},
+    {"B7", "threaded", b7},   {"B7", "pthread", b7},   {"B8a", "threaded", b8a}, {"B8a", "pthread", b8a},
+    {"B8b", "threaded", b8b}, {"B8b", "pthread", b8b}, {NULL, NULL, NULL},
 };

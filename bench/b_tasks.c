@@ -644,8 +644,7 @@ static int b6(const bench_opts *o, const char *contender)
     bench_backend_run(&b, b6_body, &r);
     bench_backend_close(&b);
     if (r.canceled != r.rounds) {
-        fprintf(stderr, "cio_bench: B6: %ld of %ld cancels did not return Canceled\n", r.rounds - r.canceled,
-                r.rounds);
+        fprintf(stderr, "cio_bench: B6: %ld of %ld cancels did not return Canceled\n", r.rounds - r.canceled, r.rounds);
         return 1;
     }
     qsort(r.each, (size_t)r.rounds, sizeof *r.each, cmp_i64);

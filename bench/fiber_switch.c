@@ -33,93 +33,88 @@
 /* cio's frame has an 8-byte FP-control slot below the six registers: a raw context starts 8 bytes
  * higher, where its frame (r15 ... rbp, then where to continue) begins. */
 #define RAW_START_OFFSET 8
-__asm__(
-    ".pushsection .text\n"
-    ".p2align 4\n"
-    ".globl bench_raw_swap\n"
-    ".type bench_raw_swap, @function\n"
-    "bench_raw_swap:\n"
-    "    pushq %rbp\n"
-    "    pushq %rbx\n"
-    "    pushq %r12\n"
-    "    pushq %r13\n"
-    "    pushq %r14\n"
-    "    pushq %r15\n"
-    "    movq %rsp, (%rdi)\n"
-    "    movq (%rsi), %rsp\n"
-    "    popq %r15\n"
-    "    popq %r14\n"
-    "    popq %r13\n"
-    "    popq %r12\n"
-    "    popq %rbx\n"
-    "    popq %rbp\n"
-    "    popq %rcx\n"
-    "    jmpq *%rcx\n"
-    ".size bench_raw_swap, .-bench_raw_swap\n"
-    ".popsection\n");
+__asm__(".pushsection .text\n"
+        ".p2align 4\n"
+        ".globl bench_raw_swap\n"
+        ".type bench_raw_swap, @function\n"
+        "bench_raw_swap:\n"
+        "    pushq %rbp\n"
+        "    pushq %rbx\n"
+        "    pushq %r12\n"
+        "    pushq %r13\n"
+        "    pushq %r14\n"
+        "    pushq %r15\n"
+        "    movq %rsp, (%rdi)\n"
+        "    movq (%rsi), %rsp\n"
+        "    popq %r15\n"
+        "    popq %r14\n"
+        "    popq %r13\n"
+        "    popq %r12\n"
+        "    popq %rbx\n"
+        "    popq %rbp\n"
+        "    popq %rcx\n"
+        "    jmpq *%rcx\n"
+        ".size bench_raw_swap, .-bench_raw_swap\n"
+        ".popsection\n");
 #elif defined(CIO_ARCH_AARCH64)
 #define RAW_START_OFFSET 0
-__asm__(
-    ".pushsection .text\n"
-    ".p2align 4\n"
-    ".globl bench_raw_swap\n"
-    ".type bench_raw_swap, %function\n"
-    "bench_raw_swap:\n"
-    "    stp x19, x20, [sp, #-176]!\n"
-    "    stp x21, x22, [sp, #16]\n"
-    "    stp x23, x24, [sp, #32]\n"
-    "    stp x25, x26, [sp, #48]\n"
-    "    stp x27, x28, [sp, #64]\n"
-    "    stp x29, x30, [sp, #80]\n"
-    "    stp d8, d9, [sp, #96]\n"
-    "    stp d10, d11, [sp, #112]\n"
-    "    stp d12, d13, [sp, #128]\n"
-    "    stp d14, d15, [sp, #144]\n"
-    "    mov x10, sp\n"
-    "    str x10, [x0]\n"
-    "    ldr x10, [x1]\n"
-    "    mov sp, x10\n"
-    "    ldp x21, x22, [sp, #16]\n"
-    "    ldp x23, x24, [sp, #32]\n"
-    "    ldp x25, x26, [sp, #48]\n"
-    "    ldp x27, x28, [sp, #64]\n"
-    "    ldp x29, x30, [sp, #80]\n"
-    "    ldp d8, d9, [sp, #96]\n"
-    "    ldp d10, d11, [sp, #112]\n"
-    "    ldp d12, d13, [sp, #128]\n"
-    "    ldp d14, d15, [sp, #144]\n"
-    "    ldp x19, x20, [sp], #176\n"
-    "    ret\n"
-    ".size bench_raw_swap, .-bench_raw_swap\n"
-    ".popsection\n");
+__asm__(".pushsection .text\n"
+        ".p2align 4\n"
+        ".globl bench_raw_swap\n"
+        ".type bench_raw_swap, %function\n"
+        "bench_raw_swap:\n"
+        "    stp x19, x20, [sp, #-176]!\n"
+        "    stp x21, x22, [sp, #16]\n"
+        "    stp x23, x24, [sp, #32]\n"
+        "    stp x25, x26, [sp, #48]\n"
+        "    stp x27, x28, [sp, #64]\n"
+        "    stp x29, x30, [sp, #80]\n"
+        "    stp d8, d9, [sp, #96]\n"
+        "    stp d10, d11, [sp, #112]\n"
+        "    stp d12, d13, [sp, #128]\n"
+        "    stp d14, d15, [sp, #144]\n"
+        "    mov x10, sp\n"
+        "    str x10, [x0]\n"
+        "    ldr x10, [x1]\n"
+        "    mov sp, x10\n"
+        "    ldp x21, x22, [sp, #16]\n"
+        "    ldp x23, x24, [sp, #32]\n"
+        "    ldp x25, x26, [sp, #48]\n"
+        "    ldp x27, x28, [sp, #64]\n"
+        "    ldp x29, x30, [sp, #80]\n"
+        "    ldp d8, d9, [sp, #96]\n"
+        "    ldp d10, d11, [sp, #112]\n"
+        "    ldp d12, d13, [sp, #128]\n"
+        "    ldp d14, d15, [sp, #144]\n"
+        "    ldp x19, x20, [sp], #176\n"
+        "    ret\n"
+        ".size bench_raw_swap, .-bench_raw_swap\n"
+        ".popsection\n");
 #elif defined(CIO_ARCH_RISCV64)
 #define RAW_START_OFFSET 0
-#define RAW_REGS(op, fop)                                                                   \
-    "    " op " ra, 0(sp)\n    " op " s0, 8(sp)\n    " op " s1, 16(sp)\n    " op " s2, 24(sp)\n" \
-    "    " op " s3, 32(sp)\n    " op " s4, 40(sp)\n    " op " s5, 48(sp)\n    " op " s6, 56(sp)\n" \
+#define RAW_REGS(op, fop)                                                                           \
+    "    " op " ra, 0(sp)\n    " op " s0, 8(sp)\n    " op " s1, 16(sp)\n    " op " s2, 24(sp)\n"    \
+    "    " op " s3, 32(sp)\n    " op " s4, 40(sp)\n    " op " s5, 48(sp)\n    " op " s6, 56(sp)\n"  \
     "    " op " s7, 64(sp)\n    " op " s8, 72(sp)\n    " op " s9, 80(sp)\n    " op " s10, 88(sp)\n" \
-    "    " op " s11, 96(sp)\n"                                                              \
-    "    " fop " fs0, 104(sp)\n    " fop " fs1, 112(sp)\n    " fop " fs2, 120(sp)\n"       \
-    "    " fop " fs3, 128(sp)\n    " fop " fs4, 136(sp)\n    " fop " fs5, 144(sp)\n"       \
-    "    " fop " fs6, 152(sp)\n    " fop " fs7, 160(sp)\n    " fop " fs8, 168(sp)\n"       \
+    "    " op " s11, 96(sp)\n"                                                                      \
+    "    " fop " fs0, 104(sp)\n    " fop " fs1, 112(sp)\n    " fop " fs2, 120(sp)\n"                \
+    "    " fop " fs3, 128(sp)\n    " fop " fs4, 136(sp)\n    " fop " fs5, 144(sp)\n"                \
+    "    " fop " fs6, 152(sp)\n    " fop " fs7, 160(sp)\n    " fop " fs8, 168(sp)\n"                \
     "    " fop " fs9, 176(sp)\n    " fop " fs10, 184(sp)\n    " fop " fs11, 192(sp)\n"
-__asm__(
-    ".pushsection .text\n"
-    ".p2align 2\n"
-    ".globl bench_raw_swap\n"
-    ".type bench_raw_swap, @function\n"
-    "bench_raw_swap:\n"
-    "    addi sp, sp, -208\n"
-    RAW_REGS("sd", "fsd")
-    "    sd sp, 0(a0)\n"
-    "    ld sp, 0(a1)\n"
-    RAW_REGS("ld", "fld")
-    "    addi sp, sp, 208\n"
-    "    ret\n"
-    ".size bench_raw_swap, .-bench_raw_swap\n"
-    ".popsection\n");
+__asm__(".pushsection .text\n"
+        ".p2align 2\n"
+        ".globl bench_raw_swap\n"
+        ".type bench_raw_swap, @function\n"
+        "bench_raw_swap:\n"
+        "    addi sp, sp, -208\n" RAW_REGS("sd", "fsd") "    sd sp, 0(a0)\n"
+                                                        "    ld sp, 0(a1)\n" RAW_REGS(
+                                                            "ld", "fld") "    addi sp, sp, 208\n"
+                                                                         "    ret\n"
+                                                                         ".size bench_raw_swap, .-bench_raw_swap\n"
+                                                                         ".popsection\n");
 #else
-#error "bench/fiber_switch.c: no raw swap for this architecture (CMakeLists.txt builds fibers for x86_64, aarch64, riscv64)"
+#error \
+    "bench/fiber_switch.c: no raw swap for this architecture (CMakeLists.txt builds fibers for x86_64, aarch64, riscv64)"
 #endif
 
 void bench_raw_swap(cio__fiber_ctx *from, cio__fiber_ctx *to);
@@ -226,7 +221,7 @@ static void uc_body(void *arg, uint64_t n)
 
 static int b2(const bench_opts *o, const char *contender)
 {
-    bench_body body = strcmp(contender, "fiber") == 0 ? fiber_body
+    bench_body body = strcmp(contender, "fiber") == 0      ? fiber_body
                       : strcmp(contender, "raw-swap") == 0 ? raw_body
                                                            : uc_body;
     if (cio__stack_alloc(STACK_SIZE, &s1) != CIO_OK || cio__stack_alloc(STACK_SIZE, &s2) != CIO_OK)

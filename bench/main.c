@@ -373,7 +373,7 @@ static double cpu_seconds(void)
 /* ---- main ---------------------------------------------------------------------------------------------- */
 
 static const bench_entry *const tables[] = {bench_misc_entries, bench_fiber_entries, bench_tasks_entries,
-                                            bench_sync_entries, bench_fs_entries, bench_net_entries};
+                                            bench_sync_entries, bench_fs_entries,    bench_net_entries};
 
 static int usage(void)
 {

@@ -30,8 +30,7 @@ int main(int argc, char **argv)
     double seconds = (double)(cio_now(io, CIO_CLOCK_AWAKE).ns - start.ns) / 1e9;
     cio_threaded_destroy(threaded);
     if (err != CIO_OK) {
-        fprintf(stderr, "copy_tree %s -> %s: %s (%s)\n", argv[1], argv[2], cio_err_name(err),
-                cio_err_description(err));
+        fprintf(stderr, "copy_tree %s -> %s: %s (%s)\n", argv[1], argv[2], cio_err_name(err), cio_err_description(err));
         return 1;
     }
     printf("copied %s to %s in %.3f s\n", argv[1], argv[2], seconds);

@@ -45,8 +45,7 @@ struct conn {
 
 static const char hello[] = "Hello from cio!\n";
 
-static cio_err send_head(struct server *s, const cio_stream *st, int code, const char *reason, uint64_t len,
-                         bool close)
+static cio_err send_head(struct server *s, const cio_stream *st, int code, const char *reason, uint64_t len, bool close)
 {
     char head[256];
     int n = snprintf(head, sizeof head, "HTTP/1.1 %d %s\r\nContent-Length: %llu\r\nConnection: %s\r\n\r\n", code,

@@ -21,12 +21,12 @@
 enum status { PENDING, OK, FAILED, CANCELED };
 
 struct job {
-    char **argv;       /* NULL-terminated, within main's argv */
+    char **argv; /* NULL-terminated, within main's argv */
     enum status status;
-    cio_err err;       /* why it could not run (FAILED with no term) */
-    bool exited;       /* term is valid */
+    cio_err err; /* why it could not run (FAILED with no term) */
+    bool exited; /* term is valid */
     cio_term term;
-    char *out;         /* what it wrote to its stdout */
+    char *out; /* what it wrote to its stdout */
     size_t out_len;
 };
 

@@ -7,12 +7,12 @@
 
 #include "cio.h"
 
-#define assert_err(expr, want)                                                                          \
-    do {                                                                                                \
-        cio_err got_ = (expr);                                                                          \
-        cio_err want_ = (want);                                                                         \
-        if (got_ != want_)                                                                              \
-            fail_msg("%s: got %s, want %s", #expr, cio_err_name(got_), cio_err_name(want_));            \
+#define assert_err(expr, want)                                                               \
+    do {                                                                                     \
+        cio_err got_ = (expr);                                                               \
+        cio_err want_ = (want);                                                              \
+        if (got_ != want_)                                                                   \
+            fail_msg("%s: got %s, want %s", #expr, cio_err_name(got_), cio_err_name(want_)); \
     } while (0)
 #define assert_ok(expr) assert_err((expr), CIO_OK)
 

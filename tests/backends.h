@@ -47,25 +47,26 @@ static inline int cio_test_teardown_threaded(void **state)
 static cio_test_backend cio_test_backend_threaded = {"threaded", {NULL, NULL}, NULL};
 
 /* Skips the running test, saying why (a capability this target or backend lacks). */
-#define CIO_SKIP(reason)                                  \
-    do {                                                  \
-        print_message("      skip: %s\n", (reason));     \
-        skip();                                           \
+#define CIO_SKIP(reason)                             \
+    do {                                             \
+        print_message("      skip: %s\n", (reason)); \
+        skip();                                      \
     } while (0)
 
 /* A test that needs a tool of the machine (a server it starts, such as dnsmasq), not a capability
  * of the target: skips without it, except where build.py promised to install every package the
  * suites need (as root on Debian, from spec/targets.yaml): there it sets CIO_TEST_TOOLS_REQUIRED=1
  * and a missing tool fails the test, so a package dropped from the spec cannot hide as a skip. */
-#define CIO_NEED_TOOL(present, reason)                                                          \
-    do {                                                                                       \
-        if (!(present)) {                                                                      \
-            const char *cio__req = getenv("CIO_TEST_TOOLS_REQUIRED");                          \
-            if (cio__req && cio__req[0] == '1')                                                \
-                fail_msg("%s, though build.py installed the packages of spec/targets.yaml "    \
-                         "(CIO_TEST_TOOLS_REQUIRED=1): is it listed there?", (reason));        \
-            CIO_SKIP(reason);                                                                  \
-        }                                                                                      \
+#define CIO_NEED_TOOL(present, reason)                                                      \
+    do {                                                                                    \
+        if (!(present)) {                                                                   \
+            const char *cio__req = getenv("CIO_TEST_TOOLS_REQUIRED");                       \
+            if (cio__req && cio__req[0] == '1')                                             \
+                fail_msg("%s, though build.py installed the packages of spec/targets.yaml " \
+                         "(CIO_TEST_TOOLS_REQUIRED=1): is it listed there?",                \
+                         (reason));                                                         \
+            CIO_SKIP(reason);                                                               \
+        }                                                                                   \
     } while (0)
 
 #if CIO_HAVE_EVENTED
@@ -136,9 +137,11 @@ static inline int cio_test_teardown_evented(void **state)
     return 0;
 }
 
-#define CIO_TESTS_EVENTED(f)                                                                             \
-    , {"evented/io_uring: " #f, f, cio_test_setup_evented, cio_test_teardown_evented, &cio_test_backend_uring}, \
-    {CIO_TEST_READINESS ": " #f, f, cio_test_setup_evented, cio_test_teardown_evented, &cio_test_backend_epoll}
+#define CIO_TESTS_EVENTED(f)                                                                                      \
+    , {"evented/io_uring: " #f, f, cio_test_setup_evented, cio_test_teardown_evented, &cio_test_backend_uring},   \
+    {                                                                                                             \
+        CIO_TEST_READINESS ": " #f, f, cio_test_setup_evented, cio_test_teardown_evented, &cio_test_backend_epoll \
+    }
 #else
 #define CIO_TESTS_EVENTED(f)
 #endif
@@ -173,17 +176,17 @@ static inline void *cio_test_evented(void **state)
     return b == &cio_test_backend_threaded ? NULL : b->instance;
 }
 
-#define CIO_TESTS(f) \
-    {"threaded: " #f, f, cio_test_setup_threaded, cio_test_teardown_threaded, &cio_test_backend_threaded} \
-    CIO_TESTS_EVENTED(f)
+#define CIO_TESTS(f)                                                          \
+    {"threaded: " #f, f, cio_test_setup_threaded, cio_test_teardown_threaded, \
+     &cio_test_backend_threaded} CIO_TESTS_EVENTED(f)
 
 /* Evaluates `call` once; skips when concurrency is unavailable (a backend without it). */
-#define CIO_REQUIRE_CONCURRENT(call)                      \
-    do {                                                  \
-        cio_err cio_require_err_ = (call);                \
-        if (cio_require_err_ == CIO_E_CONCURRENCY_UNAVAILABLE) \
+#define CIO_REQUIRE_CONCURRENT(call)                                             \
+    do {                                                                         \
+        cio_err cio_require_err_ = (call);                                       \
+        if (cio_require_err_ == CIO_E_CONCURRENCY_UNAVAILABLE)                   \
             CIO_SKIP("concurrency unavailable (CIO_E_CONCURRENCY_UNAVAILABLE)"); \
-        assert_int_equal(cio_require_err_, CIO_OK);       \
+        assert_int_equal(cio_require_err_, CIO_OK);                              \
     } while (0)
 
 static inline cio_err cio_test_nop_task(void *context)
@@ -194,14 +197,14 @@ static inline cio_err cio_test_nop_task(void *context)
 
 /* For tests of the worker pool itself: where the Threaded backend has no threads (CIO_HAVE_THREADS
  * is 0: WASI), checks that concurrent says so, then skips; elsewhere does nothing. */
-#define CIO_REQUIRE_THREADS(io)                                                                   \
-    do {                                                                                          \
-        if (!CIO_HAVE_THREADS) {                                                                  \
-            cio_future cio_require_f_;                                                            \
-            assert_int_equal(cio_concurrent((io), cio_test_nop_task, NULL, 0, &cio_require_f_),   \
-                             CIO_E_CONCURRENCY_UNAVAILABLE);                                      \
-            CIO_SKIP("the Threaded backend is single-threaded on this target");                   \
-        }                                                                                         \
+#define CIO_REQUIRE_THREADS(io)                                                                 \
+    do {                                                                                        \
+        if (!CIO_HAVE_THREADS) {                                                                \
+            cio_future cio_require_f_;                                                          \
+            assert_int_equal(cio_concurrent((io), cio_test_nop_task, NULL, 0, &cio_require_f_), \
+                             CIO_E_CONCURRENCY_UNAVAILABLE);                                    \
+            CIO_SKIP("the Threaded backend is single-threaded on this target");                 \
+        }                                                                                       \
     } while (0)
 
 #endif

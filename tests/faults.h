@@ -122,7 +122,10 @@ static inline void cio_faults_posix_only_skip(void **state)
     (void)state;
     CIO_SKIP("a POSIX call site's case (errno conventions): the Windows sites are in test_faults_windows");
 }
-#define CIO_POSIX_ONLY(f) {"threaded: " #f, cio_faults_posix_only_skip, NULL, NULL, NULL}
+#define CIO_POSIX_ONLY(f)                                             \
+    {                                                                 \
+        "threaded: " #f, cio_faults_posix_only_skip, NULL, NULL, NULL \
+    }
 
 
 #if CIO_HAVE_EVENTED && defined(__linux__)
@@ -180,7 +183,8 @@ static inline const char *fx_site(void **state, const char *site)
     }
     if (b == FX_URING && (fx_is_rw_site(site) || strcmp(site, "fsync@file_sync") == 0)) {
         print_message("      not here: %s (a native io_uring operation: its result comes in a completion, "
-                      "not through a routed call)\n", site);
+                      "not through a routed call)\n",
+                      site);
         return NULL;
     }
     if (b == FX_EPOLL && fx_is_rw_site(site))
@@ -190,12 +194,12 @@ static inline const char *fx_site(void **state, const char *site)
 
 /* Skips a test of the Threaded worker pool's own machinery on the Evented backend (whose tasks are
  * fibers; its helper pool is a Threaded instance, whose workers the Threaded runs cover). */
-#define FX_THREADED_POOL_ONLY(state)                                                                    \
-    do {                                                                                              \
-        if (fx_backend_of(state) != FX_THREADED) {                                                    \
-            (void)cio_test_io(state);                                                                 \
-            CIO_SKIP("a Threaded worker-pool site: Evented tasks are fibers, no worker runs them");   \
-        }                                                                                             \
+#define FX_THREADED_POOL_ONLY(state)                                                                \
+    do {                                                                                            \
+        if (fx_backend_of(state) != FX_THREADED) {                                                  \
+            (void)cio_test_io(state);                                                               \
+            CIO_SKIP("a Threaded worker-pool site: Evented tasks are fibers, no worker runs them"); \
+        }                                                                                           \
     } while (0)
 
 #if CIO_HAVE_EVENTED && defined(CIO_OS_LINUX)
@@ -229,11 +233,11 @@ static inline bool settled_at_most(int (*now)(void), int before)
     return false;
 }
 
-#define assert_handles(before)                                                                        \
-    do {                                                                                              \
-        int b_ = (before);                                                                            \
-        if (!settled_at_most(fd_count, b_))                                                           \
-            fail_msg("handles: %d open, %d before (a handle leaked)", fd_count(), b_);                \
+#define assert_handles(before)                                                         \
+    do {                                                                               \
+        int b_ = (before);                                                             \
+        if (!settled_at_most(fd_count, b_))                                            \
+            fail_msg("handles: %d open, %d before (a handle leaked)", fd_count(), b_); \
     } while (0)
 
 /* Before a count of handles or threads: one worker exists (its thread and handle are not the case's
@@ -415,7 +419,10 @@ typedef struct errno_case {
     cio_err want;
 } errno_case;
 
-#define E(site, e, want) {site, e, #e, want}
+#define E(site, e, want)  \
+    {                     \
+        site, e, #e, want \
+    }
 
 /* cio_threaded_create with no memory for its record: SystemResources and nothing made. */
 static inline void threaded_create_without_memory(void)

@@ -119,12 +119,12 @@ static inline void destroy_with_fault(cio_evented *e, snapshot before, const cha
 }
 
 /* Skips unless this process may start io_uring loops (`why`: what the case would need them for). */
-#define REQUIRE_URING_LOOPS(why)                                             \
-    do {                                                                     \
-        if (!uring_here())                                                   \
-            CIO_SKIP("io_uring_setup is refused on this machine: " why);     \
-        if (cio_test_under_valgrind())                                       \
-            CIO_SKIP("under valgrind no io_uring loop may start");           \
+#define REQUIRE_URING_LOOPS(why)                                         \
+    do {                                                                 \
+        if (!uring_here())                                               \
+            CIO_SKIP("io_uring_setup is refused on this machine: " why); \
+        if (cio_test_under_valgrind())                                   \
+            CIO_SKIP("under valgrind no io_uring loop may start");       \
     } while (0)
 
 /* The flavours to make fresh instances of (io_uring where this process may start one). */

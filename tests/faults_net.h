@@ -93,7 +93,8 @@ static inline cio_err run_bind(fx *f)
 {
     cio_ip_address lo = cio_ip4_loopback(0);
     cio_socket s;
-    cio_bind_options o = {.reuse_address = true, .allow_broadcast = true}; /* reuse_address, allow_broadcast: options to set */
+    cio_bind_options o = {.reuse_address = true,
+                          .allow_broadcast = true}; /* reuse_address, allow_broadcast: options to set */
     cio_err err = cio_net_bind(f->io, &lo, &o, &s);
     if (err == CIO_OK)
         cio_socket_close(f->io, &s);

@@ -103,8 +103,7 @@ static inline cio_err lookup(cio_io io, const char *name, const cio_lookup_optio
         if (r.kind == CIO_LOOKUP_ADDRESS) {
             assert_true(c->naddrs < COLLECT_MAX);
             c->addrs[c->naddrs++] = r.address;
-        }
-        else if (r.kind == CIO_LOOKUP_CANONICAL_NAME) {
+        } else if (r.kind == CIO_LOOKUP_CANONICAL_NAME) {
             c->canonicals++;
             memcpy(c->canonical, r.canonical_name, sizeof c->canonical);
         }
@@ -147,16 +146,32 @@ static inline dns_server start_dnsmasq(uint16_t port, const char *extra)
 {
     char portarg[32];
     snprintf(portarg, sizeof portarg, "--port=%u", (unsigned)port);
-    char *argv[] = {(char *)DNSMASQ, (char *)"--keep-in-foreground", (char *)"--conf-file=/dev/null",
-                    (char *)"--no-resolv", (char *)"--no-hosts", (char *)"--no-dhcp-interface=",
-                    portarg, (char *)"--listen-address=127.0.0.1", (char *)"--bind-interfaces",
-                    (char *)"--pid-file=", (char *)"--local=/test/",
+    char *argv[] = {(char *)DNSMASQ,
+                    (char *)"--keep-in-foreground",
+                    (char *)"--conf-file=/dev/null",
+                    (char *)"--no-resolv",
+                    (char *)"--no-hosts",
+                    (char *)"--no-dhcp-interface=",
+                    portarg,
+                    (char *)"--listen-address=127.0.0.1",
+                    (char *)"--bind-interfaces",
+                    (char *)"--pid-file=",
+                    (char *)"--local=/test/",
                     (char *)"--host-record=both.test,127.0.0.10,::10",
                     (char *)"--host-record=v4only.test,127.0.0.11",
                     (char *)"--host-record=v6only.test,::11",
-                    (char *)"--cname=alias.test,mid.test", (char *)"--cname=mid.test,both.test",
+                    (char *)"--cname=alias.test,mid.test",
+                    (char *)"--cname=mid.test,both.test",
                     (char *)"--host-record=www.search.test,127.0.0.12",
-                    NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+                    NULL,
+                    NULL,
+                    NULL,
+                    NULL,
+                    NULL,
+                    NULL,
+                    NULL,
+                    NULL,
+                    NULL};
     /* `extra`: more arguments, separated by single spaces (at most 8) */
     static char extra_copy[1024];
     snprintf(extra_copy, sizeof extra_copy, "%s", extra != NULL ? extra : "");
@@ -223,11 +238,11 @@ static inline dns_server start_dnsmasq(uint16_t port, const char *extra)
     char cmd[2400];
     snprintf(cmd, sizeof cmd,
              SHELL_WIN " -c \"" DNSMASQ " --keep-in-foreground --conf-file=/dev/null --no-resolv --no-hosts"
-             " --no-dhcp-interface= --port=%u --listen-address=127.0.0.1 --bind-interfaces --pid-file="
-             " --local=/test/ --host-record=both.test,127.0.0.10,::10 --host-record=v4only.test,127.0.0.11"
-             " --host-record=v6only.test,::11 --cname=alias.test,mid.test --cname=mid.test,both.test"
-             " --host-record=www.search.test,127.0.0.12 %s </dev/null >/dev/null 2>&1 & p=$!; i=0;"
-             " while [ ! -e %s ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done; kill $p; rm -f %s\"",
+                       " --no-dhcp-interface= --port=%u --listen-address=127.0.0.1 --bind-interfaces --pid-file="
+                       " --local=/test/ --host-record=both.test,127.0.0.10,::10 --host-record=v4only.test,127.0.0.11"
+                       " --host-record=v6only.test,::11 --cname=alias.test,mid.test --cname=mid.test,both.test"
+                       " --host-record=www.search.test,127.0.0.12 %s </dev/null >/dev/null 2>&1 & p=$!; i=0;"
+                       " while [ ! -e %s ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done; kill $p; rm -f %s\"",
              (unsigned)port, extra != NULL ? extra : "", unix_stop, unix_stop);
     STARTUPINFOA si;
     memset(&si, 0, sizeof si);

@@ -7,7 +7,7 @@
 
 #include "backends.h"
 
-#define MS(n) ((int64_t)(n) * 1000000)
+#define MS(n) ((int64_t)(n)*1000000)
 
 static inline int64_t elapsed_ms(cio_io io, cio_timestamp since)
 {

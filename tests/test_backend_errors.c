@@ -28,9 +28,9 @@
 
 typedef struct fixture {
     cio_io io;
-    cio_dir dir;  /* a fresh directory: "file" (4 bytes), "sub/" (holding "inner") */
-    cio_file ro;  /* "file" open for reading only */
-    cio_file wo;  /* "file" open for writing only */
+    cio_dir dir; /* a fresh directory: "file" (4 bytes), "sub/" (holding "inner") */
+    cio_file ro; /* "file" open for reading only */
+    cio_file wo; /* "file" open for writing only */
 } fixture;
 
 typedef cio_err (*case_fn)(fixture *fx);

@@ -5,8 +5,8 @@
  * cancelable; batch cancel with operations in flight leaking nothing; read, read_all, write_all,
  * accept and pipe-read timeouts firing within 10 ms of their deadline and leaving the handle usable
  * with nothing lost; the Threaded select deadlock (async limit 0, a blocking read raced against a
- * sleep); the device_io_control operation on a pipe (FIONREAD; Windows: FSCTL_PIPE_PEEK). A backend without networking (NetworkDown: WASI) skips the socket tests; the file batch
- * runs everywhere.
+ * sleep); the device_io_control operation on a pipe (FIONREAD; Windows: FSCTL_PIPE_PEEK). A backend without networking
+ * (NetworkDown: WASI) skips the socket tests; the file batch runs everywhere.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* pipe2 */
@@ -371,7 +371,7 @@ static void test_operate_bad_arguments(void **state)
 /* Runs `attempt` (which returns its elapsed ms, having checked its Timeout) up to 3 times: it must
  * take at least `ms`, and at least one run must end within SLACK_MS of the deadline (a loaded
  * machine may delay any one wake-up; a timeout that fires late every time fails). */
-#define CHECK_DEADLINE(ms, attempt)                                                                  \
+#define CHECK_DEADLINE(ms, attempt)                                                                \
     do {                                                                                           \
         int64_t best_ = INT64_MAX;                                                                 \
         for (int try_ = 0; try_ < 3 && best_ > (ms) + SLACK_MS; try_++) {                          \
@@ -582,12 +582,12 @@ static bool make_pipe(cio_file *r, cio_file *w)
 typedef struct {
     ULONG state, read_data_available, number_of_messages, message_length;
     char data[1];
-} peek_buffer; /* FILE_PIPE_PEEK_BUFFER */
+} peek_buffer;                      /* FILE_PIPE_PEEK_BUFFER */
 #define PIPE_PEEK_CODE 0x0011400Cul /* FSCTL_PIPE_PEEK */
-#define BAD_CODE 0x00ff0003ul      /* no driver's request */
+#define BAD_CODE 0x00ff0003ul       /* no driver's request */
 #else
 #include <sys/ioctl.h>
-#define BAD_CODE 0x7fe0ul          /* no object's request: ENOTTY */
+#define BAD_CODE 0x7fe0ul /* no object's request: ENOTTY */
 #endif
 
 static cio_operation ioctl_op(cio_file f, unsigned long code, void *arg, void *out, size_t out_len)

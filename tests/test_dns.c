@@ -21,8 +21,15 @@ typedef struct pkt {
     size_t n;
 } pkt;
 
-static void put8(pkt *p, unsigned v) { p->b[p->n++] = (uint8_t)v; }
-static void put16(pkt *p, unsigned v) { put8(p, v >> 8); put8(p, v & 0xff); }
+static void put8(pkt *p, unsigned v)
+{
+    p->b[p->n++] = (uint8_t)v;
+}
+static void put16(pkt *p, unsigned v)
+{
+    put8(p, v >> 8);
+    put8(p, v & 0xff);
+}
 static void put_name(pkt *p, const char *name)
 {
     while (*name) {
@@ -70,14 +77,22 @@ static void cname_packet(pkt *p)
     rr_head(p, CIO__DNS_TYPE_CNAME, 6);
     size_t target = p->n;
     put8(p, 3);
-    put8(p, 'w'); put8(p, 'e'); put8(p, 'b');
+    put8(p, 'w');
+    put8(p, 'e');
+    put8(p, 'b');
     put16(p, 0xC000 | 16); /* "example.test" inside the question */
     put16(p, (unsigned)(0xC000 | target));
     rr_head(p, CIO__DNS_TYPE_A, 4);
-    put8(p, 10); put8(p, 0); put8(p, 0); put8(p, 1);
+    put8(p, 10);
+    put8(p, 0);
+    put8(p, 0);
+    put8(p, 1);
     put16(p, (unsigned)(0xC000 | target));
     rr_head(p, CIO__DNS_TYPE_A, 4);
-    put8(p, 10); put8(p, 0); put8(p, 0); put8(p, 2);
+    put8(p, 10);
+    put8(p, 0);
+    put8(p, 0);
+    put8(p, 2);
 }
 
 static void test_build_query(void **state)
@@ -236,7 +251,10 @@ static void test_truncated_answer_and_many(void **state)
     for (unsigned i = 1; i <= 3; i++) {
         put16(&p, 0xC00C);
         rr_head(&p, CIO__DNS_TYPE_A, 4);
-        put8(&p, 10); put8(&p, 0); put8(&p, 0); put8(&p, i);
+        put8(&p, 10);
+        put8(&p, 0);
+        put8(&p, 0);
+        put8(&p, i);
     }
     size_t cut = p.n - 3;
     assert_int_equal(cio__dns_parse(p.b, cut, 5, "t.test", CIO__DNS_TYPE_A, &r), CIO_OK);
@@ -250,7 +268,10 @@ static void test_truncated_answer_and_many(void **state)
     for (unsigned i = 1; i <= 40; i++) {
         put16(&p, 0xC00C);
         rr_head(&p, CIO__DNS_TYPE_A, 4);
-        put8(&p, 10); put8(&p, 0); put8(&p, 0); put8(&p, i);
+        put8(&p, 10);
+        put8(&p, 0);
+        put8(&p, 0);
+        put8(&p, i);
     }
     assert_int_equal(cio__dns_parse(p.b, p.n, 6, "many.test", CIO__DNS_TYPE_A, &r), CIO_OK);
     assert_false(r.truncated);
@@ -333,7 +354,7 @@ static void test_tcp_framing(void **state)
         assert_int_equal(r.naddrs, 2);
     }
     assert_int_equal(feed(&rd, buf, sizeof buf, framed, p.n + 1, 1), 0); /* closed early */
-    assert_int_equal(feed(&rd, buf, p.n + 1, framed, p.n + 2, 1), -1);    /* over the buffer */
+    assert_int_equal(feed(&rd, buf, p.n + 1, framed, p.n + 2, 1), -1);   /* over the buffer */
     const uint8_t short_len[] = {0, 5, 1, 2, 3, 4, 5};
     assert_int_equal(feed(&rd, buf, sizeof buf, short_len, sizeof short_len, 1), -1);
     cio__dns_tcp_reader_init(&rd, buf, sizeof buf);

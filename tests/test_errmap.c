@@ -39,9 +39,7 @@ static void check_result(const char *op, long long code, cio__mapped r, bool (*c
             bad++;
         }
         break;
-    default:
-        print_error("%s(%lld): unknown action %d\n", op, code, (int)r.action);
-        bad++;
+    default: print_error("%s(%lld): unknown action %d\n", op, code, (int)r.action); bad++;
     }
 }
 
@@ -57,19 +55,18 @@ static void test_errno_maps_stay_in_their_sets(void **state)
     (void)state;
     bad = 0;
     int maps = 0;
-#define CHECK(op, set)                                                                   \
-    do {                                                                                 \
-        maps++;                                                                          \
-        for (size_t i = 0; i < sizeof errno_values / sizeof errno_values[0]; i++)        \
-            check_result(#op, errno_values[i], cio__errno_##op(errno_values[i]),          \
-                         cio_errset_##set##_contains);                                   \
-        cio__mapped r = cio__errno_##op(0x7fffffff);                                      \
-        if (r.action != CIO__MAP_ERROR || r.err != CIO_E_UNEXPECTED) bad++;               \
+#define CHECK(op, set)                                                                                         \
+    do {                                                                                                       \
+        maps++;                                                                                                \
+        for (size_t i = 0; i < sizeof errno_values / sizeof errno_values[0]; i++)                              \
+            check_result(#op, errno_values[i], cio__errno_##op(errno_values[i]), cio_errset_##set##_contains); \
+        cio__mapped r = cio__errno_##op(0x7fffffff);                                                           \
+        if (r.action != CIO__MAP_ERROR || r.err != CIO_E_UNEXPECTED)                                           \
+            bad++;                                                                                             \
     } while (0);
     CIO__ERRNO_MAP_LIST(CHECK)
 #undef CHECK
-    print_message("%d errno maps checked against %zu values\n", maps,
-                  sizeof errno_values / sizeof errno_values[0]);
+    print_message("%d errno maps checked against %zu values\n", maps, sizeof errno_values / sizeof errno_values[0]);
     assert_true(maps > 20);
     assert_int_equal(bad, 0);
 }
@@ -125,14 +122,14 @@ static void test_ntstatus_and_wsa_maps_stay_in_their_sets(void **state)
 {
     (void)state;
     bad = 0;
-#define CHECK(op, set)                                                                         \
-    for (size_t i = 0; i < sizeof ntstatus_values / sizeof ntstatus_values[0]; i++)            \
+#define CHECK(op, set)                                                                              \
+    for (size_t i = 0; i < sizeof ntstatus_values / sizeof ntstatus_values[0]; i++)                 \
         check_result(#op, ntstatus_values[i], cio__ntstatus_##op((cio_ntstatus)ntstatus_values[i]), \
                      cio_errset_##set##_contains);
     CIO__NTSTATUS_MAP_LIST(CHECK)
 #undef CHECK
-#define CHECK(op, set)                                                                         \
-    for (size_t i = 0; i < sizeof wsa_values / sizeof wsa_values[0]; i++)                      \
+#define CHECK(op, set)                                                    \
+    for (size_t i = 0; i < sizeof wsa_values / sizeof wsa_values[0]; i++) \
         check_result(#op, wsa_values[i], cio__wsa_##op(wsa_values[i]), cio_errset_##set##_contains);
     CIO__WSA_MAP_LIST(CHECK)
 #undef CHECK

@@ -78,10 +78,8 @@ static void test_abi_set(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_names),
-        cmocka_unit_test(test_every_error_named_and_described),
-        cmocka_unit_test(test_sets),
-        cmocka_unit_test(test_union_is_exact),
+        cmocka_unit_test(test_names),   cmocka_unit_test(test_every_error_named_and_described),
+        cmocka_unit_test(test_sets),    cmocka_unit_test(test_union_is_exact),
         cmocka_unit_test(test_abi_set),
     };
     return cmocka_run_group_tests_name("errors", tests, NULL, NULL);

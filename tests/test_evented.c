@@ -54,7 +54,8 @@ static long cap_for_tsan(long n)
     }
 #ifdef TSAN_FIBER_CAP
     if (n > TSAN_FIBER_CAP) {
-        print_message("      note: under ThreadSanitizer (at most 8128 fibers): %ld instead of %ld\n", TSAN_FIBER_CAP, n);
+        print_message("      note: under ThreadSanitizer (at most 8128 fibers): %ld instead of %ld\n", TSAN_FIBER_CAP,
+                      n);
         return TSAN_FIBER_CAP;
     }
 #endif
@@ -140,8 +141,9 @@ static void many_sleeping_fibers(void **state, bool from_fiber)
     /* at most two mappings per stack (where the kernel has no guard regions: the stack and its
      * PROT_NONE guard page) */
     if (maps > 0 && maps / 2 - 2000 < n) {
-        print_message("      note: vm.max_map_count is %ld: %ld fibers instead of %ld (build.py test raises it as root)\n",
-                      maps, maps / 2 - 2000, n);
+        print_message(
+            "      note: vm.max_map_count is %ld: %ld fibers instead of %ld (build.py test raises it as root)\n", maps,
+            maps / 2 - 2000, n);
         n = maps / 2 - 2000;
     }
     _Atomic(uint32_t) woke = 0;
@@ -163,12 +165,12 @@ static void many_sleeping_fibers(void **state, bool from_fiber)
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     print_message("      %ld fibers sleeping 1 s, spawned by %s: all spawned after %.2f s, done after %.2f s, "
-                  "peak RSS %ld MiB\n", n, from_fiber ? "a fiber" : "a foreign thread", s.spawned, wall,
-                  ru.ru_maxrss / 1024);
+                  "peak RSS %ld MiB\n",
+                  n, from_fiber ? "a fiber" : "a foreign thread", s.spawned, wall, ru.ru_maxrss / 1024);
     assert_int_equal(atomic_load(&woke), (uint32_t)n);
     assert_true(wall >= 1.0);
-    assert_true(wall < 20.0);               /* a generous sanity bound; B12 measures it */
-    if (CHECK_RSS && !cio_test_under_valgrind()) /* valgrind's own memory is in RSS too */
+    assert_true(wall < 20.0);                      /* a generous sanity bound; B12 measures it */
+    if (CHECK_RSS && !cio_test_under_valgrind())   /* valgrind's own memory is in RSS too */
         assert_true(ru.ru_maxrss < 1024L * 1024L); /* KiB: under 1 GiB */
 }
 
@@ -335,7 +337,7 @@ static void test_thread_becomes_fiber(void **state)
     assert_int_equal(pthread_join(t, &r), 0);
     assert_ptr_equal(r, &c);
     assert_true(c.slept >= 0.019);
-    assert_true(c.during > c.before); /* its own poller */
+    assert_true(c.during > c.before);    /* its own poller */
     assert_int_equal(count_fds(), base); /* given back at thread exit */
 }
 
@@ -415,8 +417,8 @@ typedef struct {
     cio_io io;
     cio_timestamp deadline;
     atomic_int *seq;
-    int rank;      /* the order it woke in */
-    int64_t late;  /* ns it woke after its deadline (negative: before it) */
+    int rank;     /* the order it woke in */
+    int64_t late; /* ns it woke after its deadline (negative: before it) */
 } order_ctx;
 
 static cio_err sleep_until(void *ctx)
@@ -608,8 +610,8 @@ static void test_reused_descriptor_and_canceled_wait(void **state)
 
 typedef struct {
     cio_io io;
-    _Atomic(uint32_t) word;   /* even: side 0 moves it, odd: side 1; PP_DONE: over */
-    _Atomic(int) stop;        /* set by the sleeper */
+    _Atomic(uint32_t) word; /* even: side 0 moves it, odd: side 1; PP_DONE: over */
+    _Atomic(int) stop;      /* set by the sleeper */
     double t0, slept;
     _Atomic(long) hops;
     int stopped_by_sleeper;
@@ -815,7 +817,7 @@ static void test_spawn_burst_is_shared(void **state)
 typedef struct {
     cio_io io;
     cio_evented *e;
-    const void *self;       /* the fiber the task ran as */
+    const void *self; /* the fiber the task ran as */
     cio_err err;
 } who_ctx;
 
@@ -1280,16 +1282,23 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flavour_choice),
-        CIO_TESTS(test_many_sleeping_fibers), CIO_TESTS(test_many_sleeping_fibers_foreign_spawner),
-        CIO_TESTS(test_cancel_storm_blocked_reads), CIO_TESTS(test_thread_becomes_fiber),
-        CIO_TESTS(test_adopted_thread_outlives_instance), CIO_TESTS(test_reused_descriptor_and_canceled_wait),
-        CIO_TESTS(test_direct_switches_leave_room_for_timers), CIO_TESTS(test_spawn_burst_is_shared),
-        CIO_TESTS(test_await_runs_lifo_future_inline), CIO_TESTS(test_inline_awaits_stay_within_the_stack),
+        CIO_TESTS(test_many_sleeping_fibers),
+        CIO_TESTS(test_many_sleeping_fibers_foreign_spawner),
+        CIO_TESTS(test_cancel_storm_blocked_reads),
+        CIO_TESTS(test_thread_becomes_fiber),
+        CIO_TESTS(test_adopted_thread_outlives_instance),
+        CIO_TESTS(test_reused_descriptor_and_canceled_wait),
+        CIO_TESTS(test_direct_switches_leave_room_for_timers),
+        CIO_TESTS(test_spawn_burst_is_shared),
+        CIO_TESTS(test_await_runs_lifo_future_inline),
+        CIO_TESTS(test_inline_awaits_stay_within_the_stack),
         CIO_TESTS(test_group_await_inline_member_takes_the_cancel),
         CIO_TESTS(test_group_await_inlines_beside_ready_fibers),
         CIO_TESTS(test_destroy_waits_for_group_members),
         CIO_TESTS(test_ready_fibers_do_not_starve_spawned_ones),
-        CIO_TESTS(test_made_socket_closed_behind_cio), CIO_TESTS(test_threaded_close_renews_descriptor_table), CIO_TESTS(test_short_read_then_eof),
+        CIO_TESTS(test_made_socket_closed_behind_cio),
+        CIO_TESTS(test_threaded_close_renews_descriptor_table),
+        CIO_TESTS(test_short_read_then_eof),
         CIO_TESTS(test_timers_out_of_order),
     };
     return cmocka_run_group_tests_name("evented", tests, NULL, NULL);

@@ -159,7 +159,8 @@ static void fs_fault(void **state, const char *site, char mode, int err, int cou
      * nothing: shorten the write the helper pool makes instead. */
     if (mode == 's' && strcmp(site, "pwritev2@nowait_write") == 0 && !fx_nowait_writes()) {
         print_message("      %s: this file system refuses RWF_NOWAIT writes (EOPNOTSUPP): short writes at %s, "
-                      "on the helper pool\n", site, c->site);
+                      "on the helper pool\n",
+                      site, c->site);
         site = c->site;
     }
 #endif
@@ -245,7 +246,9 @@ static void test_fs_errors(void **state)
 static void test_fs_short_transfers(void **state)
 {
     static const char *const sites[] = {
-        "readv@file_read_streaming", "writev@file_write_streaming", "preadv@file_read_positional",
+        "readv@file_read_streaming",
+        "writev@file_write_streaming",
+        "preadv@file_read_positional",
         "pwritev@file_write_positional",
     };
     for (size_t i = 0; i < sizeof sites / sizeof sites[0]; i++)
@@ -725,8 +728,8 @@ static void test_select_memory_fails(void **state)
     }
     assert_ok(cio_await(io, &fa));
     assert_err(await_err, CIO_E_OUT_OF_MEMORY);
-    assert_int_equal(atomic_load(&finished), 1); /* canceled and awaited before await returned */
-    assert_false(cio_select_cancel(io, &sel, &r)); /* the blocker's late result was dropped */
+    assert_int_equal(atomic_load(&finished), 1);                     /* canceled and awaited before await returned */
+    assert_false(cio_select_cancel(io, &sel, &r));                   /* the blocker's late result was dropped */
     assert_err(cio_select_await(io, &sel, &r), CIO_E_OUT_OF_MEMORY); /* the select stays failed */
 }
 

@@ -153,7 +153,8 @@ static void test_create_fails(void **state)
         {"epoll_create1@epoll_init", ENOMEM, "ENOMEM", 0, CIO_E_SYSTEM_RESOURCES, NULL, 0, NULL},
         {"epoll_create1@epoll_init", EMFILE, "EMFILE-second-loop", 1, CIO_E_PROCESS_FD_QUOTA_EXCEEDED,
          "close@epoll_deinit", EINTR, "EINTR"},
-        {"eventfd@epoll_init", EMFILE, "EMFILE", 0, CIO_E_PROCESS_FD_QUOTA_EXCEEDED, "close@epoll_init", EINTR, "EINTR"},
+        {"eventfd@epoll_init", EMFILE, "EMFILE", 0, CIO_E_PROCESS_FD_QUOTA_EXCEEDED, "close@epoll_init", EINTR,
+         "EINTR"},
         {"eventfd@epoll_init", ENFILE, "ENFILE", 0, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED, NULL, 0, NULL},
         {"eventfd@epoll_init", EMFILE, "EMFILE-second-loop", 1, CIO_E_PROCESS_FD_QUOTA_EXCEEDED, NULL, 0, NULL},
         {"epoll_ctl@epoll_init", ENOMEM, "ENOMEM", 0, CIO_E_SYSTEM_RESOURCES, "close@epoll_init", EIO, "EIO"},
@@ -383,11 +384,11 @@ static bool nowait_pipe_reads(void)
     return ok;
 }
 
-#define REQUIRE_NOWAIT_PIPES()                                                                           \
-    do {                                                                                                 \
-        if (!nowait_pipe_reads())                                                                        \
+#define REQUIRE_NOWAIT_PIPES()                                                                             \
+    do {                                                                                                   \
+        if (!nowait_pipe_reads())                                                                          \
             CIO_SKIP("RWF_NOWAIT pipe reads are refused here (qemu-user): the epoll flavour's pipe reads " \
-                     "go to the helper pool, no readiness wait to fail");                                \
+                     "go to the helper pool, no readiness wait to fail");                                  \
     } while (0)
 
 /* A fresh one-loop epoll instance and a pipe, for the readiness cases (skipped where a pipe's
@@ -866,10 +867,9 @@ int main(void)
         cmocka_unit_test(test_epoll_slots_fail),
         cmocka_unit_test(test_epoll_pend_fails),
         cmocka_unit_test(test_ring_cq_separate),
-        cmocka_unit_test(test_ring_socket_fails) CIO_TESTS_EVENTED(test_uring_enter)
-            CIO_TESTS_EVENTED(test_epoll_wait) CIO_TESTS_EVENTED(test_epoll_readiness)
-                CIO_TESTS_EVENTED(test_wake_drain_fails) CIO_TESTS_EVENTED(test_wake_saturated)
-                    CIO_TESTS_EVENTED(test_nonblocking_fails),
+        cmocka_unit_test(test_ring_socket_fails) CIO_TESTS_EVENTED(test_uring_enter) CIO_TESTS_EVENTED(test_epoll_wait)
+            CIO_TESTS_EVENTED(test_epoll_readiness) CIO_TESTS_EVENTED(test_wake_drain_fails)
+                CIO_TESTS_EVENTED(test_wake_saturated) CIO_TESTS_EVENTED(test_nonblocking_fails),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

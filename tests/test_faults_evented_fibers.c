@@ -213,8 +213,7 @@ static void test_block_region_fails(void **state)
         many_fibers(io, REGION_FIBERS);
     cio__fault_reset();
     if (injected == 0)
-        fail_msg("madvise@block_region: %d fibers at once, 20 times, had the keeper prepare no region",
-                 REGION_FIBERS);
+        fail_msg("madvise@block_region: %d fibers at once, 20 times, had the keeper prepare no region", REGION_FIBERS);
     print_message("fault-covered: madvise@block_region EINVAL\n");
     many_fibers(io, REGION_FIBERS); /* and with the commit back */
     destroy_with_fault(e, before, "munmap@block_region", EINVAL, "EINVAL", 1);
@@ -317,8 +316,8 @@ static void test_stack_keeper_fails(void **state)
 }
 
 /* The vectored madvise failing (ENOMEM: for that slab only) while the keeper and the pool prepare
- * slabs: guards are installed one stack at a time, and every stack is guarded. Where the vectored call is never made (no guard regions; a kernel or valgrind that refused
- * it once) this is a skip. */
+ * slabs: guards are installed one stack at a time, and every stack is guarded. Where the vectored call is never made
+ * (no guard regions; a kernel or valgrind that refused it once) this is a skip. */
 static void test_stack_slab_fails(void **state)
 {
     (void)state;
@@ -482,11 +481,9 @@ typedef struct probe_case {
 /* The guard-region probe's calls, and the key that ends an adopted thread's loop with the thread
  * (no key: the test thread is not adopted and works as a foreign thread). */
 static const probe_case probe_cases[] = {
-    {"mmap@guard_probe", ENOMEM, "ENOMEM"},
-    {"madvise@guard_probe", EINVAL, "EINVAL"},
+    {"mmap@guard_probe", ENOMEM, "ENOMEM"},      {"madvise@guard_probe", EINVAL, "EINVAL"},
     {"getrandom@guard_probe", EAGAIN, "EAGAIN"}, /* not EFAULT: the probe decides there is no guard */
-    {"munmap@guard_probe", EINVAL, "EINVAL"},
-    {"pthread_key_create@adopt_key", EAGAIN, "EAGAIN"},
+    {"munmap@guard_probe", EINVAL, "EINVAL"},    {"pthread_key_create@adopt_key", EAGAIN, "EAGAIN"},
 };
 
 #define PROBE_ARG "--once-per-process-case"

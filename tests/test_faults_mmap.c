@@ -144,7 +144,10 @@ typedef struct map_error {
     cio_err want;
 } map_error;
 
-#define M(site, what, code, count, want) {site, what, code, #code, count, want}
+#define M(site, what, code, count, want)     \
+    {                                        \
+        site, what, code, #code, count, want \
+    }
 
 static const map_error errors[] = {
     M("malloc@memory_map_fallback", "create_fallback", ENOMEM, 1, CIO_E_OUT_OF_MEMORY),

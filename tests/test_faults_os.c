@@ -122,8 +122,8 @@ static const net_case *net_case_of(const char *site)
     return (const net_case *)case_named(net_cases, sizeof net_cases / sizeof net_cases[0], sizeof net_cases[0], site);
 }
 
-static void net_fault_with(void **state, const net_case *c, const char *site, char mode, int err, int count,
-                           size_t max, cio_err want, const char *fault)
+static void net_fault_with(void **state, const net_case *c, const char *site, char mode, int err, int count, size_t max,
+                           cio_err want, const char *fault)
 {
     fx f;
     fx_open(state, &f);
@@ -293,8 +293,8 @@ static void test_timed_read_faults(void **state)
         net_fault_with(state, &timed_poll, "poll@poll_one", 'e', EINTR, 50, 0, CIO_OK, "EINTR");
         net_fault_with(state, &timed_poll, "poll@poll_one", 'e', ENOMEM, 1, 0, CIO_E_SYSTEM_RESOURCES, "ENOMEM");
         net_fault_with(state, &nowait, "recvmsg@net_read_nowait", 'e', EINTR, 50, 0, CIO_OK, "EINTR");
-        net_fault_with(state, &nowait, "recvmsg@net_read_nowait", 'e', ECONNRESET, 1, 0,
-                       CIO_E_CONNECTION_RESET_BY_PEER, "ECONNRESET");
+        net_fault_with(state, &nowait, "recvmsg@net_read_nowait", 'e', ECONNRESET, 1, 0, CIO_E_CONNECTION_RESET_BY_PEER,
+                       "ECONNRESET");
         /* EAGAIN although data is there: wait for readability, then the plain readv */
         net_fault_with(state, &nowait, "recvmsg@net_read_nowait", 'e', EAGAIN, 1, 0, CIO_OK, "EAGAIN");
         net_fault_with(state, &nowait_w, "sendmsg@net_write_nowait", 'e', EINTR, 50, 0, CIO_OK, "EINTR");

@@ -84,7 +84,7 @@ static void test_spawn_parent_faults(void **state)
     cio_io io = cio_test_io(state);
     static const parent_case cases[] = {
         {"pipe2@spawn_pipe", EMFILE, "EMFILE", 0, CIO_E_PROCESS_FD_QUOTA_EXCEEDED},
-        {"pipe2@spawn_pipe", ENFILE, "ENFILE", 2, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED}, /* the third stream's */
+        {"pipe2@spawn_pipe", ENFILE, "ENFILE", 2, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED},  /* the third stream's */
         {"pipe2@spawn_pipe", EMFILE, "EMFILE", 3, CIO_E_PROCESS_FD_QUOTA_EXCEEDED}, /* the report pipe */
         {"fork@spawn", EAGAIN, "EAGAIN", 0, CIO_E_RESOURCE_LIMIT_REACHED},
         {"fork@spawn", ENOMEM, "ENOMEM", 0, CIO_E_SYSTEM_RESOURCES},
@@ -196,8 +196,14 @@ static void test_spawn_child_faults(void **state)
         case 2: o.cwd_dir = &bin; break;
         case 3: o.new_session = true; break;
         case 4: o.set_pgid = true; break;
-        case 5: o.set_uid = true; o.uid = (uint32_t)getuid(); break;
-        case 6: o.set_gid = true; o.gid = (uint32_t)getgid(); break;
+        case 5:
+            o.set_uid = true;
+            o.uid = (uint32_t)getuid();
+            break;
+        case 6:
+            o.set_gid = true;
+            o.gid = (uint32_t)getgid();
+            break;
         case 7: /* stdout is the parent's stdin: moved above 2 before stdin's dup2 */
             o.stdio[1].kind = CIO_STDIO_FILE;
             o.stdio[1].file.handle = 0;
@@ -240,7 +246,7 @@ static void test_spawn_child_faults(void **state)
 static void test_wait_faults(void **state)
 {
     cio_io io = cio_test_io(state);
-#if CIO_HAVE_EVENTED /* (where backends.h has cio_test_under_valgrind) */
+#if CIO_HAVE_EVENTED               /* (where backends.h has cio_test_under_valgrind) */
     if (cio_test_under_valgrind()) /* ENOSYS there: the waits take the no-pidfd path, not these sites */
         CIO_SKIP("valgrind (3.19) does not know pidfd_open (syscall 434)");
 #endif

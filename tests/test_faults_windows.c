@@ -227,7 +227,10 @@ typedef struct win_error {
     cio_err want;
 } win_error;
 
-#define W(site, what, code, want) {site, what, ST(code), "STATUS_" #code, want}
+#define W(site, what, code, want)                   \
+    {                                               \
+        site, what, ST(code), "STATUS_" #code, want \
+    }
 
 /* STATUS_CANCELLED is the NT call's EINTR (a cancel's CancelSynchronousIo, or a stray one): 50 in a
  * row are retried and the operation completes. */
@@ -236,13 +239,20 @@ static void test_win_fs_cancelled_storms(void **state)
     static const struct {
         const char *site, *what;
     } storms[] = {
-        {"NtCreateFile@win_open", "open_file"},  {"NtCreateFile@win_open", "create_file"},
-        {"NtCreateFile@win_open", "open_dir"},   {"NtReadFile@rw_once", "read_all"},
-        {"NtWriteFile@rw_once", "write_all"},     {"NtReadFile@rw_once", "read_positional"},
-        {"NtWriteFile@rw_once", "write_positional"}, {"NtQueryInformationFile@info_query", "stat_file"},
-        {"NtSetInformationFile@info_set", "rename"}, {"NtSetInformationFile@info_set", "delete_file"},
-        {"NtQueryInformationFile@io_query", "read_positional"}, {"NtSetInformationFile@io_set", "seek"},
-        {"NtSetInformationFile@io_set", "set_length"}, {"NtFlushBuffersFile@file_sync", "sync"},
+        {"NtCreateFile@win_open", "open_file"},
+        {"NtCreateFile@win_open", "create_file"},
+        {"NtCreateFile@win_open", "open_dir"},
+        {"NtReadFile@rw_once", "read_all"},
+        {"NtWriteFile@rw_once", "write_all"},
+        {"NtReadFile@rw_once", "read_positional"},
+        {"NtWriteFile@rw_once", "write_positional"},
+        {"NtQueryInformationFile@info_query", "stat_file"},
+        {"NtSetInformationFile@info_set", "rename"},
+        {"NtSetInformationFile@info_set", "delete_file"},
+        {"NtQueryInformationFile@io_query", "read_positional"},
+        {"NtSetInformationFile@io_set", "seek"},
+        {"NtSetInformationFile@io_set", "set_length"},
+        {"NtFlushBuffersFile@file_sync", "sync"},
         {"NtQueryDirectoryFile@dir_read", "iterate"},
     };
     for (size_t i = 0; i < sizeof storms / sizeof storms[0]; i++)
@@ -399,8 +409,8 @@ static void test_win_close_fails(void **state)
         "NtClose@dir_close",      "NtClose@file_close",
     };
     static const char *const ops[] = {
-        "open_no_follow", "open_dir_no_follow", "create_dir", "make_path", "rename", "delete_file",
-        "delete_dir", "stat_file", "access", "open_dir", "open_file", "iterate",
+        "open_no_follow", "open_dir_no_follow", "create_dir", "make_path", "rename",    "delete_file",
+        "delete_dir",     "stat_file",          "access",     "open_dir",  "open_file", "iterate",
     };
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
         fx f;
@@ -456,7 +466,8 @@ static void test_win_lock_faults(void **state)
               "ERROR_NOT_ENOUGH_MEMORY");
     win_fault(state, "LockFileEx@lock", "lock", 'e', ERROR_NOT_SUPPORTED, 1, 0, CIO_E_FILE_LOCKS_UNSUPPORTED,
               "ERROR_NOT_SUPPORTED");
-    win_fault(state, "LockFileEx@lock", "lock", 'e', ERROR_ACCESS_DENIED, 1, 0, CIO_E_UNEXPECTED, "ERROR_ACCESS_DENIED");
+    win_fault(state, "LockFileEx@lock", "lock", 'e', ERROR_ACCESS_DENIED, 1, 0, CIO_E_UNEXPECTED,
+              "ERROR_ACCESS_DENIED");
     win_fault(state, "LockFileEx@lock", "lock", 'e', ERROR_LOCK_VIOLATION, 3, 0, CIO_OK, "ERROR_LOCK_VIOLATION");
     win_fault(state, "LockFileEx@lock", "try_lock_held", 'e', ERROR_LOCK_VIOLATION, 1, 0, CIO_OK,
               "ERROR_LOCK_VIOLATION-try");
@@ -466,8 +477,7 @@ static void test_win_lock_faults(void **state)
 static void test_win_fs_memory(void **state)
 {
     win_fault(state, "malloc@win_path_convert", "open_file", 'e', ENOMEM, 1, 0, CIO_E_SYSTEM_RESOURCES, "ENOMEM");
-    win_fault(state, "malloc@win_refine_not_found", "open_missing", 'e', ENOMEM, 1, 0, CIO_E_FILE_NOT_FOUND,
-              "ENOMEM");
+    win_fault(state, "malloc@win_refine_not_found", "open_missing", 'e', ENOMEM, 1, 0, CIO_E_FILE_NOT_FOUND, "ENOMEM");
     win_fault(state, "malloc@win_create_dir_path", "make_path", 'e', ENOMEM, 1, 0, CIO_E_SYSTEM_RESOURCES, "ENOMEM");
     win_fault(state, "calloc@win_rename_info", "rename", 'e', ENOMEM, 1, 0, CIO_E_SYSTEM_RESOURCES, "ENOMEM");
     win_fault(state, "calloc@win_link_info", "hard_link", 'e', ENOMEM, 1, 0, CIO_E_SYSTEM_RESOURCES, "ENOMEM");
@@ -481,8 +491,8 @@ static void test_win_fs_memory(void **state)
     win_fault(state, "GetCurrentDirectoryW@real_path_cwd", "real_path_cwd", 'e', ERROR_NOT_ENOUGH_MEMORY, 1, 0,
               CIO_E_SYSTEM_RESOURCES, "ERROR_NOT_ENOUGH_MEMORY");
     win_fault(state, "malloc@exe_open", "exe_open", 'e', ENOMEM, 1, 0, CIO_E_SYSTEM_RESOURCES, "ENOMEM");
-    win_fault(state, "GetCurrentDirectoryW@win_path_convert", "open_file", 'e', ERROR_NOT_ENOUGH_MEMORY, 1, 0,
-              CIO_OK, "ERROR_NOT_ENOUGH_MEMORY");
+    win_fault(state, "GetCurrentDirectoryW@win_path_convert", "open_file", 'e', ERROR_NOT_ENOUGH_MEMORY, 1, 0, CIO_OK,
+              "ERROR_NOT_ENOUGH_MEMORY");
     win_fault(state, "GetCurrentDirectoryW@exe_open", "exe_open", 'e', ERROR_NOT_ENOUGH_MEMORY, 1, 0, CIO_OK,
               "ERROR_NOT_ENOUGH_MEMORY");
 }
@@ -563,16 +573,11 @@ static void test_win_cancel_during_storm(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        CIO_TESTS(test_win_fs_cancelled_storms),
-        CIO_TESTS(test_win_fs_errors),
-        CIO_TESTS(test_win_sharing_violation_backoff),
-        CIO_TESTS(test_win_fs_short_transfers),
-        CIO_TESTS(test_win_disk_full_mid_write_all),
-        CIO_TESTS(test_win_close_fails),
-        CIO_TESTS(test_win_open_dir_link_close),
-        CIO_TESTS(test_win_fs_memory),
-        CIO_TESTS(test_win_device_io_control),
-        CIO_TESTS(test_win_lock_faults),
+        CIO_TESTS(test_win_fs_cancelled_storms),       CIO_TESTS(test_win_fs_errors),
+        CIO_TESTS(test_win_sharing_violation_backoff), CIO_TESTS(test_win_fs_short_transfers),
+        CIO_TESTS(test_win_disk_full_mid_write_all),   CIO_TESTS(test_win_close_fails),
+        CIO_TESTS(test_win_open_dir_link_close),       CIO_TESTS(test_win_fs_memory),
+        CIO_TESTS(test_win_device_io_control),         CIO_TESTS(test_win_lock_faults),
         CIO_TESTS(test_win_cancel_during_storm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

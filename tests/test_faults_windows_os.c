@@ -105,7 +105,10 @@ typedef struct net_error {
     cio_err want;
 } net_error;
 
-#define N(site, what, code, want) {site, what, code, #code, want}
+#define N(site, what, code, want)     \
+    {                                 \
+        site, what, code, #code, want \
+    }
 
 static const net_error net_errors[] = {
     N("WSASocketW@new_socket", "listen", WSAEMFILE, CIO_E_PROCESS_FD_QUOTA_EXCEEDED),
@@ -168,12 +171,18 @@ static void test_win_net_eintr_storms(void **state)
     static const struct {
         const char *site, *what;
     } storms[] = {
-        {"WSASocketW@new_socket", "listen"},    {"wsa_setsockopt@set_int_option", "bind"},
-        {"wsa_bind@listen_ip", "listen"},       {"wsa_listen@listen_ip", "listen"},
-        {"wsa_bind@bind_ip", "bind"},           {"wsa_accept@accept_one", "accept"},
-        {"wsa_connect@connect_wait", "connect"}, {"WSARecv@net_read", "read"},
-        {"WSASend@net_write", "write"},         {"wsa_shutdown@net_shutdown", "shutdown"},
-        {"WSASendTo@net_send", "send"},         {"wsa_recvfrom@receive_one", "receive"},
+        {"WSASocketW@new_socket", "listen"},
+        {"wsa_setsockopt@set_int_option", "bind"},
+        {"wsa_bind@listen_ip", "listen"},
+        {"wsa_listen@listen_ip", "listen"},
+        {"wsa_bind@bind_ip", "bind"},
+        {"wsa_accept@accept_one", "accept"},
+        {"wsa_connect@connect_wait", "connect"},
+        {"WSARecv@net_read", "read"},
+        {"WSASend@net_write", "write"},
+        {"wsa_shutdown@net_shutdown", "shutdown"},
+        {"WSASendTo@net_send", "send"},
+        {"wsa_recvfrom@receive_one", "receive"},
     };
     for (size_t i = 0; i < sizeof storms / sizeof storms[0]; i++)
         net_fault(state, storms[i].site, storms[i].what, 'e', WSAEINTR, 50, 0, CIO_OK, "WSAEINTR");

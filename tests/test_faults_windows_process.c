@@ -34,7 +34,7 @@ enum kind { K_SPAWN, K_SPAWN_PATH, K_WAIT, K_KILL, K_CWD_GET, K_CWD_SET_PATH, K_
 
 typedef struct pcase {
     const char *site;
-    DWORD code;           /* the error the site reports (GetLastError; ENOMEM for the C heap) */
+    DWORD code; /* the error the site reports (GetLastError; ENOMEM for the C heap) */
     const char *code_name;
     enum kind kind;
     cio_err want;

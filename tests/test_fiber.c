@@ -29,10 +29,10 @@
 
 #define FIBER_STACK (64u * 1024u)
 
-#define FIBER_SKIP(reason)                            \
-    do {                                              \
+#define FIBER_SKIP(reason)                           \
+    do {                                             \
         print_message("      skip: %s\n", (reason)); \
-        skip();                                       \
+        skip();                                      \
     } while (0)
 
 static size_t page(void)
@@ -141,58 +141,57 @@ static void test_fiber_ping_pong(void **state)
 /* in[0..5] rbx rbp r12 r13 r14 r15, in[6] MXCSR, in[7] x87 control word */
 #define REGS_N 8
 #define REGS_FPCTL 6
-__asm__(
-    ".pushsection .text\n"
-    ".globl cio_test_regs_switch\n"
-    ".type cio_test_regs_switch, @function\n"
-    "cio_test_regs_switch:\n"
-    "    pushq %rbp\n"
-    "    pushq %rbx\n"
-    "    pushq %r12\n"
-    "    pushq %r13\n"
-    "    pushq %r14\n"
-    "    pushq %r15\n"
-    "    subq $24, %rsp\n"           /* rsp is 16-aligned for the call below */
-    "    movq %rcx, 0(%rsp)\n"
-    "    stmxcsr 8(%rsp)\n"
-    "    fnstcw 12(%rsp)\n"
-    "    ldmxcsr 48(%rdx)\n"
-    "    fldcw 56(%rdx)\n"
-    "    movq 0(%rdx), %rbx\n"
-    "    movq 8(%rdx), %rbp\n"
-    "    movq 16(%rdx), %r12\n"
-    "    movq 24(%rdx), %r13\n"
-    "    movq 32(%rdx), %r14\n"
-    "    movq 40(%rdx), %r15\n"
-    "    call cio__fiber_switch@PLT\n"
-    "    movq 0(%rsp), %rcx\n"
-    "    movq %rbx, 0(%rcx)\n"
-    "    movq %rbp, 8(%rcx)\n"
-    "    movq %r12, 16(%rcx)\n"
-    "    movq %r13, 24(%rcx)\n"
-    "    movq %r14, 32(%rcx)\n"
-    "    movq %r15, 40(%rcx)\n"
-    "    stmxcsr 48(%rcx)\n"
-    "    fnstcw 56(%rcx)\n"
-    "    ldmxcsr 8(%rsp)\n"
-    "    fldcw 12(%rsp)\n"
-    "    addq $24, %rsp\n"
-    "    popq %r15\n"
-    "    popq %r14\n"
-    "    popq %r13\n"
-    "    popq %r12\n"
-    "    popq %rbx\n"
-    "    popq %rbp\n"
-    "    ret\n"
-    ".size cio_test_regs_switch, .-cio_test_regs_switch\n"
-    ".popsection\n");
+__asm__(".pushsection .text\n"
+        ".globl cio_test_regs_switch\n"
+        ".type cio_test_regs_switch, @function\n"
+        "cio_test_regs_switch:\n"
+        "    pushq %rbp\n"
+        "    pushq %rbx\n"
+        "    pushq %r12\n"
+        "    pushq %r13\n"
+        "    pushq %r14\n"
+        "    pushq %r15\n"
+        "    subq $24, %rsp\n" /* rsp is 16-aligned for the call below */
+        "    movq %rcx, 0(%rsp)\n"
+        "    stmxcsr 8(%rsp)\n"
+        "    fnstcw 12(%rsp)\n"
+        "    ldmxcsr 48(%rdx)\n"
+        "    fldcw 56(%rdx)\n"
+        "    movq 0(%rdx), %rbx\n"
+        "    movq 8(%rdx), %rbp\n"
+        "    movq 16(%rdx), %r12\n"
+        "    movq 24(%rdx), %r13\n"
+        "    movq 32(%rdx), %r14\n"
+        "    movq 40(%rdx), %r15\n"
+        "    call cio__fiber_switch@PLT\n"
+        "    movq 0(%rsp), %rcx\n"
+        "    movq %rbx, 0(%rcx)\n"
+        "    movq %rbp, 8(%rcx)\n"
+        "    movq %r12, 16(%rcx)\n"
+        "    movq %r13, 24(%rcx)\n"
+        "    movq %r14, 32(%rcx)\n"
+        "    movq %r15, 40(%rcx)\n"
+        "    stmxcsr 48(%rcx)\n"
+        "    fnstcw 56(%rcx)\n"
+        "    ldmxcsr 8(%rsp)\n"
+        "    fldcw 12(%rsp)\n"
+        "    addq $24, %rsp\n"
+        "    popq %r15\n"
+        "    popq %r14\n"
+        "    popq %r13\n"
+        "    popq %r12\n"
+        "    popq %rbx\n"
+        "    popq %rbp\n"
+        "    ret\n"
+        ".size cio_test_regs_switch, .-cio_test_regs_switch\n"
+        ".popsection\n");
 
 static uint64_t regs_mask(size_t i)
 {
     if (i == 6)
-        return 0xffc0;  /* MXCSR control bits (the status flags are not preserved) */
+        return 0xffc0; /* MXCSR control bits (the status flags are not preserved) */
     if (i == 7)
-        return 0xffff;  /* the x87 control word */
+        return 0xffff; /* the x87 control word */
     return UINT64_MAX;
 }
 
@@ -210,64 +209,63 @@ static void regs_pattern(uint64_t *in, uint64_t salt)
 /* in[0..9] x19-x28, in[10] x29, in[11..18] d8-d15, in[19] FPCR */
 #define REGS_N 20
 #define REGS_FPCTL 19
-__asm__(
-    ".pushsection .text\n"
-    ".globl cio_test_regs_switch\n"
-    ".type cio_test_regs_switch, %function\n"
-    "cio_test_regs_switch:\n"
-    "    stp x29, x30, [sp, #-176]!\n"
-    "    stp x19, x20, [sp, #16]\n"
-    "    stp x21, x22, [sp, #32]\n"
-    "    stp x23, x24, [sp, #48]\n"
-    "    stp x25, x26, [sp, #64]\n"
-    "    stp x27, x28, [sp, #80]\n"
-    "    stp d8, d9, [sp, #96]\n"
-    "    stp d10, d11, [sp, #112]\n"
-    "    stp d12, d13, [sp, #128]\n"
-    "    stp d14, d15, [sp, #144]\n"
-    "    mrs x9, fpcr\n"
-    "    stp x9, x3, [sp, #160]\n"
-    "    ldp x19, x20, [x2, #0]\n"
-    "    ldp x21, x22, [x2, #16]\n"
-    "    ldp x23, x24, [x2, #32]\n"
-    "    ldp x25, x26, [x2, #48]\n"
-    "    ldp x27, x28, [x2, #64]\n"
-    "    ldr x29, [x2, #80]\n"
-    "    ldp d8, d9, [x2, #88]\n"
-    "    ldp d10, d11, [x2, #104]\n"
-    "    ldp d12, d13, [x2, #120]\n"
-    "    ldp d14, d15, [x2, #136]\n"
-    "    ldr x9, [x2, #152]\n"
-    "    msr fpcr, x9\n"
-    "    bl cio__fiber_switch\n"
-    "    ldr x3, [sp, #168]\n"
-    "    stp x19, x20, [x3, #0]\n"
-    "    stp x21, x22, [x3, #16]\n"
-    "    stp x23, x24, [x3, #32]\n"
-    "    stp x25, x26, [x3, #48]\n"
-    "    stp x27, x28, [x3, #64]\n"
-    "    str x29, [x3, #80]\n"
-    "    stp d8, d9, [x3, #88]\n"
-    "    stp d10, d11, [x3, #104]\n"
-    "    stp d12, d13, [x3, #120]\n"
-    "    stp d14, d15, [x3, #136]\n"
-    "    mrs x9, fpcr\n"
-    "    str x9, [x3, #152]\n"
-    "    ldr x9, [sp, #160]\n"
-    "    msr fpcr, x9\n"
-    "    ldp x19, x20, [sp, #16]\n"
-    "    ldp x21, x22, [sp, #32]\n"
-    "    ldp x23, x24, [sp, #48]\n"
-    "    ldp x25, x26, [sp, #64]\n"
-    "    ldp x27, x28, [sp, #80]\n"
-    "    ldp d8, d9, [sp, #96]\n"
-    "    ldp d10, d11, [sp, #112]\n"
-    "    ldp d12, d13, [sp, #128]\n"
-    "    ldp d14, d15, [sp, #144]\n"
-    "    ldp x29, x30, [sp], #176\n"
-    "    ret\n"
-    ".size cio_test_regs_switch, .-cio_test_regs_switch\n"
-    ".popsection\n");
+__asm__(".pushsection .text\n"
+        ".globl cio_test_regs_switch\n"
+        ".type cio_test_regs_switch, %function\n"
+        "cio_test_regs_switch:\n"
+        "    stp x29, x30, [sp, #-176]!\n"
+        "    stp x19, x20, [sp, #16]\n"
+        "    stp x21, x22, [sp, #32]\n"
+        "    stp x23, x24, [sp, #48]\n"
+        "    stp x25, x26, [sp, #64]\n"
+        "    stp x27, x28, [sp, #80]\n"
+        "    stp d8, d9, [sp, #96]\n"
+        "    stp d10, d11, [sp, #112]\n"
+        "    stp d12, d13, [sp, #128]\n"
+        "    stp d14, d15, [sp, #144]\n"
+        "    mrs x9, fpcr\n"
+        "    stp x9, x3, [sp, #160]\n"
+        "    ldp x19, x20, [x2, #0]\n"
+        "    ldp x21, x22, [x2, #16]\n"
+        "    ldp x23, x24, [x2, #32]\n"
+        "    ldp x25, x26, [x2, #48]\n"
+        "    ldp x27, x28, [x2, #64]\n"
+        "    ldr x29, [x2, #80]\n"
+        "    ldp d8, d9, [x2, #88]\n"
+        "    ldp d10, d11, [x2, #104]\n"
+        "    ldp d12, d13, [x2, #120]\n"
+        "    ldp d14, d15, [x2, #136]\n"
+        "    ldr x9, [x2, #152]\n"
+        "    msr fpcr, x9\n"
+        "    bl cio__fiber_switch\n"
+        "    ldr x3, [sp, #168]\n"
+        "    stp x19, x20, [x3, #0]\n"
+        "    stp x21, x22, [x3, #16]\n"
+        "    stp x23, x24, [x3, #32]\n"
+        "    stp x25, x26, [x3, #48]\n"
+        "    stp x27, x28, [x3, #64]\n"
+        "    str x29, [x3, #80]\n"
+        "    stp d8, d9, [x3, #88]\n"
+        "    stp d10, d11, [x3, #104]\n"
+        "    stp d12, d13, [x3, #120]\n"
+        "    stp d14, d15, [x3, #136]\n"
+        "    mrs x9, fpcr\n"
+        "    str x9, [x3, #152]\n"
+        "    ldr x9, [sp, #160]\n"
+        "    msr fpcr, x9\n"
+        "    ldp x19, x20, [sp, #16]\n"
+        "    ldp x21, x22, [sp, #32]\n"
+        "    ldp x23, x24, [sp, #48]\n"
+        "    ldp x25, x26, [sp, #64]\n"
+        "    ldp x27, x28, [sp, #80]\n"
+        "    ldp d8, d9, [sp, #96]\n"
+        "    ldp d10, d11, [sp, #112]\n"
+        "    ldp d12, d13, [sp, #128]\n"
+        "    ldp d14, d15, [sp, #144]\n"
+        "    ldp x29, x30, [sp], #176\n"
+        "    ret\n"
+        ".size cio_test_regs_switch, .-cio_test_regs_switch\n"
+        ".popsection\n");
 
 static uint64_t regs_mask(size_t i)
 {
@@ -285,125 +283,124 @@ static void regs_pattern(uint64_t *in, uint64_t salt)
 /* in[0..11] s0-s11, in[12..23] fs0-fs11, in[24] frm */
 #define REGS_N 25
 #define REGS_FPCTL 24
-__asm__(
-    ".pushsection .text\n"
-    ".globl cio_test_regs_switch\n"
-    ".type cio_test_regs_switch, @function\n"
-    "cio_test_regs_switch:\n"
-    "    addi sp, sp, -224\n"
-    "    sd ra, 0(sp)\n"
-    "    sd s0, 8(sp)\n"
-    "    sd s1, 16(sp)\n"
-    "    sd s2, 24(sp)\n"
-    "    sd s3, 32(sp)\n"
-    "    sd s4, 40(sp)\n"
-    "    sd s5, 48(sp)\n"
-    "    sd s6, 56(sp)\n"
-    "    sd s7, 64(sp)\n"
-    "    sd s8, 72(sp)\n"
-    "    sd s9, 80(sp)\n"
-    "    sd s10, 88(sp)\n"
-    "    sd s11, 96(sp)\n"
-    "    fsd fs0, 104(sp)\n"
-    "    fsd fs1, 112(sp)\n"
-    "    fsd fs2, 120(sp)\n"
-    "    fsd fs3, 128(sp)\n"
-    "    fsd fs4, 136(sp)\n"
-    "    fsd fs5, 144(sp)\n"
-    "    fsd fs6, 152(sp)\n"
-    "    fsd fs7, 160(sp)\n"
-    "    fsd fs8, 168(sp)\n"
-    "    fsd fs9, 176(sp)\n"
-    "    fsd fs10, 184(sp)\n"
-    "    fsd fs11, 192(sp)\n"
-    "    frrm t0\n"
-    "    sd t0, 200(sp)\n"
-    "    sd a3, 208(sp)\n"
-    "    ld s0, 0(a2)\n"
-    "    ld s1, 8(a2)\n"
-    "    ld s2, 16(a2)\n"
-    "    ld s3, 24(a2)\n"
-    "    ld s4, 32(a2)\n"
-    "    ld s5, 40(a2)\n"
-    "    ld s6, 48(a2)\n"
-    "    ld s7, 56(a2)\n"
-    "    ld s8, 64(a2)\n"
-    "    ld s9, 72(a2)\n"
-    "    ld s10, 80(a2)\n"
-    "    ld s11, 88(a2)\n"
-    "    fld fs0, 96(a2)\n"
-    "    fld fs1, 104(a2)\n"
-    "    fld fs2, 112(a2)\n"
-    "    fld fs3, 120(a2)\n"
-    "    fld fs4, 128(a2)\n"
-    "    fld fs5, 136(a2)\n"
-    "    fld fs6, 144(a2)\n"
-    "    fld fs7, 152(a2)\n"
-    "    fld fs8, 160(a2)\n"
-    "    fld fs9, 168(a2)\n"
-    "    fld fs10, 176(a2)\n"
-    "    fld fs11, 184(a2)\n"
-    "    ld t0, 192(a2)\n"
-    "    fsrm t0\n"
-    "    call cio__fiber_switch\n"
-    "    ld a3, 208(sp)\n"
-    "    sd s0, 0(a3)\n"
-    "    sd s1, 8(a3)\n"
-    "    sd s2, 16(a3)\n"
-    "    sd s3, 24(a3)\n"
-    "    sd s4, 32(a3)\n"
-    "    sd s5, 40(a3)\n"
-    "    sd s6, 48(a3)\n"
-    "    sd s7, 56(a3)\n"
-    "    sd s8, 64(a3)\n"
-    "    sd s9, 72(a3)\n"
-    "    sd s10, 80(a3)\n"
-    "    sd s11, 88(a3)\n"
-    "    fsd fs0, 96(a3)\n"
-    "    fsd fs1, 104(a3)\n"
-    "    fsd fs2, 112(a3)\n"
-    "    fsd fs3, 120(a3)\n"
-    "    fsd fs4, 128(a3)\n"
-    "    fsd fs5, 136(a3)\n"
-    "    fsd fs6, 144(a3)\n"
-    "    fsd fs7, 152(a3)\n"
-    "    fsd fs8, 160(a3)\n"
-    "    fsd fs9, 168(a3)\n"
-    "    fsd fs10, 176(a3)\n"
-    "    fsd fs11, 184(a3)\n"
-    "    frrm t0\n"
-    "    sd t0, 192(a3)\n"
-    "    ld t0, 200(sp)\n"
-    "    fsrm t0\n"
-    "    ld ra, 0(sp)\n"
-    "    ld s0, 8(sp)\n"
-    "    ld s1, 16(sp)\n"
-    "    ld s2, 24(sp)\n"
-    "    ld s3, 32(sp)\n"
-    "    ld s4, 40(sp)\n"
-    "    ld s5, 48(sp)\n"
-    "    ld s6, 56(sp)\n"
-    "    ld s7, 64(sp)\n"
-    "    ld s8, 72(sp)\n"
-    "    ld s9, 80(sp)\n"
-    "    ld s10, 88(sp)\n"
-    "    ld s11, 96(sp)\n"
-    "    fld fs0, 104(sp)\n"
-    "    fld fs1, 112(sp)\n"
-    "    fld fs2, 120(sp)\n"
-    "    fld fs3, 128(sp)\n"
-    "    fld fs4, 136(sp)\n"
-    "    fld fs5, 144(sp)\n"
-    "    fld fs6, 152(sp)\n"
-    "    fld fs7, 160(sp)\n"
-    "    fld fs8, 168(sp)\n"
-    "    fld fs9, 176(sp)\n"
-    "    fld fs10, 184(sp)\n"
-    "    fld fs11, 192(sp)\n"
-    "    addi sp, sp, 224\n"
-    "    ret\n"
-    ".size cio_test_regs_switch, .-cio_test_regs_switch\n"
-    ".popsection\n");
+__asm__(".pushsection .text\n"
+        ".globl cio_test_regs_switch\n"
+        ".type cio_test_regs_switch, @function\n"
+        "cio_test_regs_switch:\n"
+        "    addi sp, sp, -224\n"
+        "    sd ra, 0(sp)\n"
+        "    sd s0, 8(sp)\n"
+        "    sd s1, 16(sp)\n"
+        "    sd s2, 24(sp)\n"
+        "    sd s3, 32(sp)\n"
+        "    sd s4, 40(sp)\n"
+        "    sd s5, 48(sp)\n"
+        "    sd s6, 56(sp)\n"
+        "    sd s7, 64(sp)\n"
+        "    sd s8, 72(sp)\n"
+        "    sd s9, 80(sp)\n"
+        "    sd s10, 88(sp)\n"
+        "    sd s11, 96(sp)\n"
+        "    fsd fs0, 104(sp)\n"
+        "    fsd fs1, 112(sp)\n"
+        "    fsd fs2, 120(sp)\n"
+        "    fsd fs3, 128(sp)\n"
+        "    fsd fs4, 136(sp)\n"
+        "    fsd fs5, 144(sp)\n"
+        "    fsd fs6, 152(sp)\n"
+        "    fsd fs7, 160(sp)\n"
+        "    fsd fs8, 168(sp)\n"
+        "    fsd fs9, 176(sp)\n"
+        "    fsd fs10, 184(sp)\n"
+        "    fsd fs11, 192(sp)\n"
+        "    frrm t0\n"
+        "    sd t0, 200(sp)\n"
+        "    sd a3, 208(sp)\n"
+        "    ld s0, 0(a2)\n"
+        "    ld s1, 8(a2)\n"
+        "    ld s2, 16(a2)\n"
+        "    ld s3, 24(a2)\n"
+        "    ld s4, 32(a2)\n"
+        "    ld s5, 40(a2)\n"
+        "    ld s6, 48(a2)\n"
+        "    ld s7, 56(a2)\n"
+        "    ld s8, 64(a2)\n"
+        "    ld s9, 72(a2)\n"
+        "    ld s10, 80(a2)\n"
+        "    ld s11, 88(a2)\n"
+        "    fld fs0, 96(a2)\n"
+        "    fld fs1, 104(a2)\n"
+        "    fld fs2, 112(a2)\n"
+        "    fld fs3, 120(a2)\n"
+        "    fld fs4, 128(a2)\n"
+        "    fld fs5, 136(a2)\n"
+        "    fld fs6, 144(a2)\n"
+        "    fld fs7, 152(a2)\n"
+        "    fld fs8, 160(a2)\n"
+        "    fld fs9, 168(a2)\n"
+        "    fld fs10, 176(a2)\n"
+        "    fld fs11, 184(a2)\n"
+        "    ld t0, 192(a2)\n"
+        "    fsrm t0\n"
+        "    call cio__fiber_switch\n"
+        "    ld a3, 208(sp)\n"
+        "    sd s0, 0(a3)\n"
+        "    sd s1, 8(a3)\n"
+        "    sd s2, 16(a3)\n"
+        "    sd s3, 24(a3)\n"
+        "    sd s4, 32(a3)\n"
+        "    sd s5, 40(a3)\n"
+        "    sd s6, 48(a3)\n"
+        "    sd s7, 56(a3)\n"
+        "    sd s8, 64(a3)\n"
+        "    sd s9, 72(a3)\n"
+        "    sd s10, 80(a3)\n"
+        "    sd s11, 88(a3)\n"
+        "    fsd fs0, 96(a3)\n"
+        "    fsd fs1, 104(a3)\n"
+        "    fsd fs2, 112(a3)\n"
+        "    fsd fs3, 120(a3)\n"
+        "    fsd fs4, 128(a3)\n"
+        "    fsd fs5, 136(a3)\n"
+        "    fsd fs6, 144(a3)\n"
+        "    fsd fs7, 152(a3)\n"
+        "    fsd fs8, 160(a3)\n"
+        "    fsd fs9, 168(a3)\n"
+        "    fsd fs10, 176(a3)\n"
+        "    fsd fs11, 184(a3)\n"
+        "    frrm t0\n"
+        "    sd t0, 192(a3)\n"
+        "    ld t0, 200(sp)\n"
+        "    fsrm t0\n"
+        "    ld ra, 0(sp)\n"
+        "    ld s0, 8(sp)\n"
+        "    ld s1, 16(sp)\n"
+        "    ld s2, 24(sp)\n"
+        "    ld s3, 32(sp)\n"
+        "    ld s4, 40(sp)\n"
+        "    ld s5, 48(sp)\n"
+        "    ld s6, 56(sp)\n"
+        "    ld s7, 64(sp)\n"
+        "    ld s8, 72(sp)\n"
+        "    ld s9, 80(sp)\n"
+        "    ld s10, 88(sp)\n"
+        "    ld s11, 96(sp)\n"
+        "    fld fs0, 104(sp)\n"
+        "    fld fs1, 112(sp)\n"
+        "    fld fs2, 120(sp)\n"
+        "    fld fs3, 128(sp)\n"
+        "    fld fs4, 136(sp)\n"
+        "    fld fs5, 144(sp)\n"
+        "    fld fs6, 152(sp)\n"
+        "    fld fs7, 160(sp)\n"
+        "    fld fs8, 168(sp)\n"
+        "    fld fs9, 176(sp)\n"
+        "    fld fs10, 184(sp)\n"
+        "    fld fs11, 192(sp)\n"
+        "    addi sp, sp, 224\n"
+        "    ret\n"
+        ".size cio_test_regs_switch, .-cio_test_regs_switch\n"
+        ".popsection\n");
 
 static uint64_t regs_mask(size_t i)
 {
@@ -426,8 +423,8 @@ void cio_test_regs_switch(cio__fiber_ctx *from, cio__fiber_ctx *to, const uint64
 struct regs {
     cio__fiber_ctx thread, fiber;
     uint64_t in[REGS_N], out[REGS_N];
-    size_t bad;        /* registers the fiber found changed */
-    size_t bad_index;  /* the first of them */
+    size_t bad;       /* registers the fiber found changed */
+    size_t bad_index; /* the first of them */
     int rounds;
 };
 
@@ -467,8 +464,8 @@ static void test_fiber_callee_saved_registers(void **state)
         cio_test_regs_switch(&r.thread, &r.fiber, in, out);
         for (size_t i = 0; i < REGS_N; i++) {
             if ((out[i] & regs_mask(i)) != (in[i] & regs_mask(i)))
-                fail_msg("round %d: register %zu is %#llx, was %#llx", round, i,
-                         (unsigned long long)out[i], (unsigned long long)in[i]);
+                fail_msg("round %d: register %zu is %#llx, was %#llx", round, i, (unsigned long long)out[i],
+                         (unsigned long long)in[i]);
         }
     }
     cio__fiber_switch(&r.thread, &r.fiber); /* the fiber checks its last round and exits */
@@ -509,11 +506,30 @@ static __attribute__((noinline)) uint64_t live_compute(uint64_t seed, switch_fn 
     double da = (double)(seed & 0xffff) + 0.5, db = 1.25, dc = -3.5, dd = 7.0, de = 0.125, df = 1e3;
     double dg = 2.5, dh = -0.75, di = 11.0, dj = 0.3, dk = 5.5, dl = (double)(seed >> 48);
     for (int step = 0; step < LIVE_STEPS; step++) {
-        a += b ^ l; b = b * 31 + c; c ^= d << 1; d += e; e = e * 7 + f; f ^= g >> 2;
-        g += h; h = h * 13 + i; i ^= j; j += k * 3; k = k * 11 + l; l ^= a >> 5;
-        da = da * 1.0001 + db; db = db * 0.999 - dc; dc += dd * 0.5; dd = dd * 1.01 - de;
-        de += df * 1e-3; df = df * 0.99 + dg; dg += dh; dh = dh * 0.9 + di * 0.01;
-        di += dj; dj = dj * 1.5 - dk * 0.1; dk += dl * 1e-6; dl = dl * 0.5 + da * 1e-3;
+        a += b ^ l;
+        b = b * 31 + c;
+        c ^= d << 1;
+        d += e;
+        e = e * 7 + f;
+        f ^= g >> 2;
+        g += h;
+        h = h * 13 + i;
+        i ^= j;
+        j += k * 3;
+        k = k * 11 + l;
+        l ^= a >> 5;
+        da = da * 1.0001 + db;
+        db = db * 0.999 - dc;
+        dc += dd * 0.5;
+        dd = dd * 1.01 - de;
+        de += df * 1e-3;
+        df = df * 0.99 + dg;
+        dg += dh;
+        dh = dh * 0.9 + di * 0.01;
+        di += dj;
+        dj = dj * 1.5 - dk * 0.1;
+        dk += dl * 1e-6;
+        dl = dl * 0.5 + da * 1e-3;
         sw(self, other);
     }
     double dsum = da + db + dc + dd + de + df + dg + dh + di + dj + dk + dl;
@@ -664,8 +680,8 @@ struct many_fiber {
 struct many {
     cio__fiber_ctx thread;
     struct many_fiber slot[SLOTS];
-    uint64_t sum;       /* what the fibers computed */
-    unsigned ran;       /* fibers that ran to completion */
+    uint64_t sum; /* what the fibers computed */
+    unsigned ran; /* fibers that ran to completion */
 };
 
 static void many_entry(void *arg)
@@ -853,7 +869,8 @@ static bool populate_commits(void)
     bool yes = madvise(m, page(), 23 /* MADV_POPULATE_WRITE */) == 0 && resident(m);
     munmap(m, page());
     if (!yes)
-        print_message("MADV_POPULATE_WRITE commits nothing here (qemu-user ignores it; before Linux 5.14 it is refused)\n");
+        print_message(
+            "MADV_POPULATE_WRITE commits nothing here (qemu-user ignores it; before Linux 5.14 it is refused)\n");
     return yes;
 }
 
@@ -1004,8 +1021,8 @@ static void test_fiber_migrates_between_threads(void **state)
 /* Shared with the child process. */
 struct overflow_report {
     uintptr_t stack_lo;
-    uintptr_t lowest;      /* the lowest frame the recursion reached */
-    uintptr_t fault_addr;  /* si_addr of the SIGSEGV */
+    uintptr_t lowest;     /* the lowest frame the recursion reached */
+    uintptr_t fault_addr; /* si_addr of the SIGSEGV */
     int faulted;
 };
 

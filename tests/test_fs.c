@@ -900,7 +900,10 @@ static void test_executable_open(void **state)
 #if defined(CIO_OS_WINDOWS)
     assert_memory_equal(magic, "MZ", 2);
 #else
-    assert_memory_equal(magic, "\x7f" "ELF", 4);
+    assert_memory_equal(magic,
+                        "\x7f"
+                        "ELF",
+                        4);
 #endif
     cio_stat st;
     assert_ok(cio_file_stat(io, f, &st));

@@ -4,7 +4,8 @@
  * kept) with "--unprivileged <file>", and that child asks every backend to give a file owned by root
  * to root, by path and by handle: POSIX says EPERM (not the file's owner, no CAP_CHOWN), which is
  * PermissionDenied (Dir.SetFileOwnerError / File.SetOwnerError). The parent test checks the child's
- * exit status. Linux only, built natively (setpriv execs the suite again); skips, saying why, when not root or setpriv is missing.
+ * exit status. Linux only, built natively (setpriv execs the suite again); skips, saying why, when not root or setpriv
+ * is missing.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* mkdtemp */
@@ -96,8 +97,8 @@ static void test_owner_unprivileged(void **state)
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
-        execl(SETPRIV, SETPRIV, "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all",
-              self_path, "--unprivileged", file, (char *)NULL);
+        execl(SETPRIV, SETPRIV, "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", self_path,
+              "--unprivileged", file, (char *)NULL);
         _exit(127);
     }
     int status = 0;

@@ -533,7 +533,9 @@ static bool build_tree(cio_io io, cio_dir root, int dirs, int per_dir, size_t bi
             assert_ok(cio_file_write_all(io, f, buf, len));
             if (have_perms())
                 assert_ok(cio_file_set_permissions(io, f, modes[i % 5]));
-            cio_set_timestamps ts = {CIO_TIMESTAMP_SET, {(BASE_TIME + i) * 1000000000 + 123}, CIO_TIMESTAMP_SET,
+            cio_set_timestamps ts = {CIO_TIMESTAMP_SET,
+                                     {(BASE_TIME + i) * 1000000000 + 123},
+                                     CIO_TIMESTAMP_SET,
                                      {(BASE_TIME + d * 100000 + i) * 1000000000 + 456000}};
             assert_ok(cio_file_set_timestamps(io, f, &ts));
             cio_file_close(io, f);
@@ -714,7 +716,8 @@ static size_t check_no_partial(cio_io io, cio_dir src, cio_dir dst, size_t *temp
                 unsigned char *ca = get_file(io, src, e[i].name, &la);
                 unsigned char *cb = get_file(io, dst, e[i].name, &lb);
                 if (la != lb || (la > 0 && memcmp(ca, cb, la) != 0))
-                    fail_msg("%s: a partial file in the canceled copy (%lu of %lu bytes)", e[i].name, (unsigned long)lb, (unsigned long)la);
+                    fail_msg("%s: a partial file in the canceled copy (%lu of %lu bytes)", e[i].name, (unsigned long)lb,
+                             (unsigned long)la);
                 free(ca);
                 free(cb);
                 files++;
@@ -749,7 +752,8 @@ static void test_copy_tree_canceled(void **state)
     assert_ok(cio_dir_open_dir(io, fx.dir, "dst", &iterate_opts, &dst));
     size_t temps = 0;
     size_t files = check_no_partial(io, src, dst, &temps);
-    print_message("      canceled after 30 ms: %lu of 2000 files copied, %lu temporaries left\n", (unsigned long)files, (unsigned long)temps);
+    print_message("      canceled after 30 ms: %lu of 2000 files copied, %lu temporaries left\n", (unsigned long)files,
+                  (unsigned long)temps);
     assert_true(files < 2000);
     assert_int_equal(temps, 0);
     cio_dir_close(io, dst);

@@ -34,11 +34,11 @@
 #define PHASE1 10000
 #define DEADLINE_MS 2000
 
-static atomic_int signaled;      /* set just before the kill */
-static atomic_long answered;     /* responses received in full */
-static atomic_long lost;         /* requests sent before the kill and not answered */
-static atomic_long phase1_left;  /* requests phase 1 still has to send */
-static atomic_int phase2;        /* keep sending until the server closes */
+static atomic_int signaled;     /* set just before the kill */
+static atomic_long answered;    /* responses received in full */
+static atomic_long lost;        /* requests sent before the kill and not answered */
+static atomic_long phase1_left; /* requests phase 1 still has to send */
+static atomic_int phase2;       /* keep sending until the server closes */
 static int port;
 
 static int64_t now_ms(void)
@@ -198,8 +198,7 @@ static void run_server(const char *flavour)
         line[0] = '\0';
     fclose(f);
     print_message("      SIGINT with requests in flight: %ld answered in phase 2, exit %d after %lld ms; server: %s",
-                  (long)atomic_load(&answered), WIFEXITED(status) ? WEXITSTATUS(status) : -1, (long long)exit_ms,
-                  line);
+                  (long)atomic_load(&answered), WIFEXITED(status) ? WEXITSTATUS(status) : -1, (long long)exit_ms, line);
     assert_true(atomic_load(&answered) > 0);
     assert_int_equal(atomic_load(&lost), 0);
     assert_true(WIFEXITED(status));

@@ -195,8 +195,8 @@ static void test_destroy_cancels_blocked_task(void **state)
     close(p[0]);
     close(p[1]);
     print_message("      destroy returned after %lld ms\n", (long long)ms);
-    assert_true(ms >= 900);   /* the grace period first */
-    assert_true(ms < 30000);  /* then the cancel ends the read (generous: a loaded machine) */
+    assert_true(ms >= 900);  /* the grace period first */
+    assert_true(ms < 30000); /* then the cancel ends the read (generous: a loaded machine) */
 #else
     CIO_SKIP("needs pipe(2) and threads");
 #endif
@@ -205,7 +205,7 @@ static void test_destroy_cancels_blocked_task(void **state)
 #if defined(HAVE_PIPE) && CIO_HAVE_EVENTED
 typedef struct blocked_wait {
     cio_io io;
-    CIO_ATOMIC(uint32_t) *word;
+    CIO_ATOMIC(uint32_t) * word;
 } blocked_wait;
 
 static cio_err sleep_forever(void *p)
@@ -258,8 +258,8 @@ static void destroy_evented_blocked(cio_evented_flavour flavour, cio_future lost
     close(p[0]);
     close(p[1]);
     print_message("      destroy returned after %lld ms\n", (long long)ms);
-    assert_true(ms >= 900);   /* the grace period first */
-    assert_true(ms < 30000);  /* then the cancels end the waits (generous: a loaded machine) */
+    assert_true(ms >= 900);  /* the grace period first */
+    assert_true(ms < 30000); /* then the cancels end the waits (generous: a loaded machine) */
 }
 #endif
 
@@ -408,7 +408,11 @@ static cio_err overflow_task(void *p)
 }
 
 /* The spawn and its expected site on one line: the same __FILE__ and __LINE__. */
-static const char overflow_site[] = CIO_SPAWN_SITE; static cio_err spawn_overflow(cio_io io, cio_future *f) { return cio_concurrent(io, overflow_task, NULL, 0, f); }
+static const char overflow_site[] = CIO_SPAWN_SITE;
+static cio_err spawn_overflow(cio_io io, cio_future *f)
+{
+    return cio_concurrent(io, overflow_task, NULL, 0, f);
+}
 
 static void die_stack_overflow(cio_io io, void *s)
 {

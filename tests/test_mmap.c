@@ -39,7 +39,7 @@ typedef struct fixture {
     cio_io io;
     char path[300];
     cio_dir dir;
-    cio_file rw; /* the mapped handle */
+    cio_file rw;    /* the mapped handle */
     cio_file other; /* a second handle on the same file */
 } fixture;
 
@@ -303,16 +303,11 @@ static void test_failing_io(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        CIO_TESTS(test_round_trip_mapped),
-        CIO_TESTS(test_round_trip_fallback),
-        CIO_TESTS(test_round_trip_offset),
-        CIO_TESTS(test_read_only_mapped),
-        CIO_TESTS(test_read_only_fallback),
-        CIO_TESTS(test_write_map_of_read_only_handle),
-        CIO_TESTS(test_past_end),
-        CIO_TESTS(test_arguments),
-        CIO_TESTS(test_set_length),
-        cmocka_unit_test(test_failing_io),
+        CIO_TESTS(test_round_trip_mapped),  CIO_TESTS(test_round_trip_fallback),
+        CIO_TESTS(test_round_trip_offset),  CIO_TESTS(test_read_only_mapped),
+        CIO_TESTS(test_read_only_fallback), CIO_TESTS(test_write_map_of_read_only_handle),
+        CIO_TESTS(test_past_end),           CIO_TESTS(test_arguments),
+        CIO_TESTS(test_set_length),         cmocka_unit_test(test_failing_io),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -565,8 +565,7 @@ static void test_udp_receive_timeout(void **state)
     assert_ok(cio_socket_receive_timeout(io, &b, buf, sizeof buf, &n, NULL, cio_timeout_ms(6 * 3600 * 1000)));
     assert_int_equal(n, 3);
     int64_t t0 = now_ms(io);
-    assert_err(cio_socket_receive_timeout(io, &b, buf, sizeof buf, &n, NULL, cio_timeout_ns(123000)),
-               CIO_E_TIMEOUT);
+    assert_err(cio_socket_receive_timeout(io, &b, buf, sizeof buf, &n, NULL, cio_timeout_ns(123000)), CIO_E_TIMEOUT);
     assert_err(cio_socket_receive_timeout(io, &b, buf, sizeof buf, &n, NULL, cio_timeout_ms(50)), CIO_E_TIMEOUT);
     int64_t took = now_ms(io) - t0;
     assert_in_range(took, 50, 2000);

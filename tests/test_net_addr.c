@@ -56,7 +56,7 @@ static const struct {
     const char *in;
     const char *out;
 } ip6_render[] = {
-    {"2001:db8:1:2:3:4:5:6", "2001:db8:1:2:3:4:5:6"},                  /* Zig 2: no zero runs */
+    {"2001:db8:1:2:3:4:5:6", "2001:db8:1:2:3:4:5:6"},                 /* Zig 2: no zero runs */
     {"2001:0db8:0000:0000:0001:0000:0000:0002", "2001:db8::1:0:0:2"}, /* Zig 3: first on a tie */
     {"2001:0db8:0000:0000:0000:0000:0001:0002", "2001:db8::1:2"},     /* Zig 3: longest */
     {"2001:0db8:0001:0000:0001:0000:0000:0002", "2001:db8:1:0:1::2"}, /* Zig 3: a single 0 stays */
@@ -215,17 +215,17 @@ static void test_ip6_scopes(void **state)
 }
 
 /* Zig test 9, and more. */
-static const char *const ip4_round_trip[] = {"0.0.0.0", "255.255.255.255", "1.2.3.4", "123.255.0.91", "127.0.0.1",
-                                             "10.0.0.255", "100.64.1.0"};
+static const char *const ip4_round_trip[] = {"0.0.0.0",   "255.255.255.255", "1.2.3.4",   "123.255.0.91",
+                                             "127.0.0.1", "10.0.0.255",      "100.64.1.0"};
 
 static const struct {
     const char *in;
     cio_err err;
 } ip4_fail[] = {
-    {"256.0.0.1", CIO_E_OVERFLOW},        /* Zig 9 */
-    {"x.0.0.1", CIO_E_INVALID_CHARACTER}, /* Zig 9 */
-    {"127.0.0.1.1", CIO_E_INVALID_END},   /* Zig 9 */
-    {"127.0.0.", CIO_E_INCOMPLETE},       /* Zig 9 */
+    {"256.0.0.1", CIO_E_OVERFLOW},         /* Zig 9 */
+    {"x.0.0.1", CIO_E_INVALID_CHARACTER},  /* Zig 9 */
+    {"127.0.0.1.1", CIO_E_INVALID_END},    /* Zig 9 */
+    {"127.0.0.", CIO_E_INCOMPLETE},        /* Zig 9 */
     {"100..0.1", CIO_E_INVALID_CHARACTER}, /* Zig 9 */
     {"127.01.0.1", CIO_E_NON_CANONICAL},   /* Zig 9 */
     {"", CIO_E_INCOMPLETE},
@@ -402,16 +402,11 @@ static void test_failing_io_network_down(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_and_render),
-        cmocka_unit_test(test_ip6_render_table),
-        cmocka_unit_test(test_ip6_raw_bytes),
-        cmocka_unit_test(test_ip6_parse_failures),
-        cmocka_unit_test(test_ip6_scopes),
-        cmocka_unit_test(test_ip4_parse_and_render),
-        cmocka_unit_test(test_parse_literal),
-        cmocka_unit_test(test_format_buffer_and_helpers),
-        cmocka_unit_test(test_unix_address),
-        cmocka_unit_test(test_failing_io_network_down),
+        cmocka_unit_test(test_parse_and_render), cmocka_unit_test(test_ip6_render_table),
+        cmocka_unit_test(test_ip6_raw_bytes),    cmocka_unit_test(test_ip6_parse_failures),
+        cmocka_unit_test(test_ip6_scopes),       cmocka_unit_test(test_ip4_parse_and_render),
+        cmocka_unit_test(test_parse_literal),    cmocka_unit_test(test_format_buffer_and_helpers),
+        cmocka_unit_test(test_unix_address),     cmocka_unit_test(test_failing_io_network_down),
     };
     return cmocka_run_group_tests_name("net_addr", tests, NULL, NULL);
 }

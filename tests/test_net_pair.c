@@ -400,7 +400,11 @@ static void test_fault_socketpair(void **state)
     int before = fd_count();
     cio__fault_reset();
     cio_stream p[2];
-    const struct { int err; cio_err want; const char *name; } cases[] = {
+    const struct {
+        int err;
+        cio_err want;
+        const char *name;
+    } cases[] = {
         {EMFILE, CIO_E_PROCESS_FD_QUOTA_EXCEEDED, "EMFILE"},
         {ENFILE, CIO_E_SYSTEM_FD_QUOTA_EXCEEDED, "ENFILE"},
         {ENOMEM, CIO_E_SYSTEM_RESOURCES, "ENOMEM"},
@@ -465,7 +469,11 @@ static void test_fault_sendfile_errors(void **state)
     cio_stream p[2];
     pair_or_skip(io, p);
     cio_file f = make_file(io, "net_pair_fault.bin", 4096);
-    const struct { int err; cio_err want; const char *name; } cases[] = {
+    const struct {
+        int err;
+        cio_err want;
+        const char *name;
+    } cases[] = {
         {EIO, CIO_E_INPUT_OUTPUT, "EIO"},
         {EPIPE, CIO_E_BROKEN_PIPE, "EPIPE"},
         {ECONNRESET, CIO_E_CONNECTION_RESET_BY_PEER, "ECONNRESET"},

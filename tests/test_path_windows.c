@@ -60,9 +60,9 @@ static const conv_case conv_cases[] = {
     {"\\foo\\..\\..\\baz", "\\??\\C:\\baz", CIO_OK},
     {"\\", "\\??\\C:\\", CIO_OK},
     {"/foo/../bar", "\\??\\C:\\bar", CIO_OK},
-    {"/tmp/x", "\\??\\C:\\tmp\\x", CIO_OK}, /* see wine_differs */
-    {"\\a..\\b", "\\??\\C:\\a.\\b", CIO_OK},  /* one trailing dot of an inner component goes */
-    {"/a..\\", "\\??\\C:\\a.\\", CIO_OK},     /* the same with '/': see wine_differs */
+    {"/tmp/x", "\\??\\C:\\tmp\\x", CIO_OK},  /* see wine_differs */
+    {"\\a..\\b", "\\??\\C:\\a.\\b", CIO_OK}, /* one trailing dot of an inner component goes */
+    {"/a..\\", "\\??\\C:\\a.\\", CIO_OK},    /* the same with '/': see wine_differs */
     /* relative: stays relative (for a root directory handle) unless it has too many ".." */
     {"foo\\bar", "foo\\bar", CIO_OK},
     {"foo/bar//baz", "foo\\bar\\baz", CIO_OK},
@@ -124,12 +124,12 @@ static void to_utf8(const uint16_t *w, size_t n, char *buf, size_t cap)
 }
 
 static cio_err convert(const char *path, size_t len, const uint16_t *cwd, size_t cwd_len, bool keep_relative,
-    char *result, size_t result_cap, bool *is_absolute)
+                       char *result, size_t result_cap, bool *is_absolute)
 {
     cio__win_nt_path_options o = {cwd, cwd_len, keep_relative};
     size_t n = 0;
-    cio_err e = cio__win_utf8_to_nt_path(path, len, &o, g_scratch, CIO__WIN_NT_PATH_MAX, g_out,
-        CIO__WIN_NT_PATH_MAX, &n, is_absolute);
+    cio_err e = cio__win_utf8_to_nt_path(path, len, &o, g_scratch, CIO__WIN_NT_PATH_MAX, g_out, CIO__WIN_NT_PATH_MAX,
+                                         &n, is_absolute);
     if (e == CIO_OK)
         to_utf8(g_out, n, result, result_cap);
     return e;
@@ -156,7 +156,8 @@ static void test_conversion_table(void **state)
         cio_err e = convert(c->path, case_len(c), cwd, cwd_len, true, got, sizeof got, &abs);
         if (c->expected == NULL) {
             if (e != c->err)
-                fail_msg("case %lu '%s': %s, expected %s", (unsigned long)i, c->path, cio_err_name(e), cio_err_name(c->err));
+                fail_msg("case %lu '%s': %s, expected %s", (unsigned long)i, c->path, cio_err_name(e),
+                         cio_err_name(c->err));
             continue;
         }
         if (e != CIO_OK)
@@ -188,10 +189,12 @@ static FARPROC ntdll_proc(const char *name)
 /* Answers of Wine's ntdll that real Windows does not give: an entry is a path and what Wine
  * answers, with the reason in a comment; under Wine that answer is asserted and ours is taken as
  * right. Found with Wine 8 (and a 400000-path random probe against it, which differed only in
- * these two kinds of path). Also: Wine maps a rooted path starting with '/' to a Unix path when it exists ("/tmp/x"); with the current directory on Z: (Wine's "/") the
- * answer coincides with Windows', so the "/tmp/x" case passes there (not checked from a C:
- * directory, where it may differ and would then belong here). */
-static const struct { const char *path, *wine; } wine_differs[] = {
+ * these two kinds of path). Also: Wine maps a rooted path starting with '/' to a Unix path when it exists ("/tmp/x");
+ * with the current directory on Z: (Wine's "/") the answer coincides with Windows', so the "/tmp/x" case passes there
+ * (not checked from a C: directory, where it may differ and would then belong here). */
+static const struct {
+    const char *path, *wine;
+} wine_differs[] = {
     /* Wine tries a rooted path that starts with '/' as a Unix path first, which drops all the
      * trailing dots of "a.." and lands on Z: (Wine's "/"); Windows treats it
      * as "\a..\" (the case before it, which Wine answers like Windows). */
@@ -226,7 +229,7 @@ static void test_conversion_vs_ntdll(void **state)
         assert_int_equal(convert(c->path, strlen(c->path), cwd, cwd_len, false, ours, sizeof ours, &abs), CIO_OK);
         size_t wn = 0;
         assert_int_equal(cio__win_utf8_to_wtf16(c->path, strlen(c->path), g_scratch, CIO__WIN_NT_PATH_MAX - 1, &wn),
-            CIO_OK);
+                         CIO_OK);
         g_scratch[wn] = 0;
         rtl_unicode_string nt = {0, 0, NULL};
         if (!dos_to_nt((PCWSTR)g_scratch, &nt, NULL, NULL))
@@ -281,14 +284,40 @@ static void test_conversion_vs_ntdll(void **state)
 
 /* ---- removeDotDirs -------------------------------------------------------------------------- */
 
-static const struct { const char *in, *out; } dot_cases[] = {
-    {"", ""}, {".", ""}, {".\\", ""}, {".\\.", ""}, {".\\.\\", ""}, {".\\.\\.", ""},
-    {"a", "a"}, {"a\\", "a\\"}, {"a\\b", "a\\b"}, {"a\\.", "a\\"}, {"a\\b\\.", "a\\b\\"},
-    {"a\\.\\b", "a\\b"}, {".a", ".a"}, {".a\\", ".a\\"}, {".a\\.b", ".a\\.b"},
-    {".a\\.b\\.", ".a\\.b\\"}, {".a\\.\\.\\.", ".a\\"}, {"..a", "..a"}, {"...", "..."},
-    {"a\\..", ""}, {"a\\..\\", ""}, {"a\\..\\.", ""}, {"a\\..\\.\\", ""}, {"a\\..\\.\\.", ""},
-    {"a\\..\\.\\.\\b", "b"}, {"a\\..\\b", "b"}, {"a\\..\\b\\..", ""}, {"a\\b\\..", "a\\"},
-    {"a\\b\\..\\..", ""}, {"a\\b\\c\\..\\..\\..", ""}, {"a\\b\\..\\c", "a\\c"},
+static const struct {
+    const char *in, *out;
+} dot_cases[] = {
+    {"", ""},
+    {".", ""},
+    {".\\", ""},
+    {".\\.", ""},
+    {".\\.\\", ""},
+    {".\\.\\.", ""},
+    {"a", "a"},
+    {"a\\", "a\\"},
+    {"a\\b", "a\\b"},
+    {"a\\.", "a\\"},
+    {"a\\b\\.", "a\\b\\"},
+    {"a\\.\\b", "a\\b"},
+    {".a", ".a"},
+    {".a\\", ".a\\"},
+    {".a\\.b", ".a\\.b"},
+    {".a\\.b\\.", ".a\\.b\\"},
+    {".a\\.\\.\\.", ".a\\"},
+    {"..a", "..a"},
+    {"...", "..."},
+    {"a\\..", ""},
+    {"a\\..\\", ""},
+    {"a\\..\\.", ""},
+    {"a\\..\\.\\", ""},
+    {"a\\..\\.\\.", ""},
+    {"a\\..\\.\\.\\b", "b"},
+    {"a\\..\\b", "b"},
+    {"a\\..\\b\\..", ""},
+    {"a\\b\\..", "a\\"},
+    {"a\\b\\..\\..", ""},
+    {"a\\b\\c\\..\\..\\..", ""},
+    {"a\\b\\..\\c", "a\\c"},
 };
 static const char *const dot_errors[] = {
     "..", "..\\", ".\\..\\", ".\\.\\..\\", "a\\..\\..", "a\\..\\..\\", "a\\..\\.\\..", "a\\b\\..\\..\\..",
@@ -317,20 +346,37 @@ static void test_remove_dot_dirs(void **state)
 
 /* ---- classification ------------------------------------------------------------------------- */
 
-static const struct { const char *path; cio__win_path_type type; } type_cases[] = {
-    {"", CIO__WIN_PATH_RELATIVE}, {"a", CIO__WIN_PATH_RELATIVE}, {"a\\b", CIO__WIN_PATH_RELATIVE},
-    {".", CIO__WIN_PATH_RELATIVE}, {"C", CIO__WIN_PATH_RELATIVE}, {"CC:", CIO__WIN_PATH_RELATIVE},
-    {"C:", CIO__WIN_PATH_DRIVE_RELATIVE}, {"C:a", CIO__WIN_PATH_DRIVE_RELATIVE}, {"::", CIO__WIN_PATH_DRIVE_RELATIVE},
-    {"C:\\", CIO__WIN_PATH_DRIVE_ABSOLUTE}, {"C:/a", CIO__WIN_PATH_DRIVE_ABSOLUTE},
-    {"\\", CIO__WIN_PATH_ROOTED}, {"/a", CIO__WIN_PATH_ROOTED}, {"\\?", CIO__WIN_PATH_ROOTED},
+static const struct {
+    const char *path;
+    cio__win_path_type type;
+} type_cases[] = {
+    {"", CIO__WIN_PATH_RELATIVE},
+    {"a", CIO__WIN_PATH_RELATIVE},
+    {"a\\b", CIO__WIN_PATH_RELATIVE},
+    {".", CIO__WIN_PATH_RELATIVE},
+    {"C", CIO__WIN_PATH_RELATIVE},
+    {"CC:", CIO__WIN_PATH_RELATIVE},
+    {"C:", CIO__WIN_PATH_DRIVE_RELATIVE},
+    {"C:a", CIO__WIN_PATH_DRIVE_RELATIVE},
+    {"::", CIO__WIN_PATH_DRIVE_RELATIVE},
+    {"C:\\", CIO__WIN_PATH_DRIVE_ABSOLUTE},
+    {"C:/a", CIO__WIN_PATH_DRIVE_ABSOLUTE},
+    {"\\", CIO__WIN_PATH_ROOTED},
+    {"/a", CIO__WIN_PATH_ROOTED},
+    {"\\?", CIO__WIN_PATH_ROOTED},
     {"\\??\\C:\\", CIO__WIN_PATH_ROOTED},
-    {"\\\\", CIO__WIN_PATH_UNC_ABSOLUTE}, {"\\\\server\\share", CIO__WIN_PATH_UNC_ABSOLUTE},
-    {"//server", CIO__WIN_PATH_UNC_ABSOLUTE}, {"\\\\.x", CIO__WIN_PATH_UNC_ABSOLUTE},
+    {"\\\\", CIO__WIN_PATH_UNC_ABSOLUTE},
+    {"\\\\server\\share", CIO__WIN_PATH_UNC_ABSOLUTE},
+    {"//server", CIO__WIN_PATH_UNC_ABSOLUTE},
+    {"\\\\.x", CIO__WIN_PATH_UNC_ABSOLUTE},
     {"\\\\?x", CIO__WIN_PATH_UNC_ABSOLUTE},
-    {"\\\\.\\", CIO__WIN_PATH_LOCAL_DEVICE}, {"\\\\.\\COM1", CIO__WIN_PATH_LOCAL_DEVICE},
-    {"\\\\?\\C:\\", CIO__WIN_PATH_LOCAL_DEVICE}, {"//?/C:", CIO__WIN_PATH_LOCAL_DEVICE},
+    {"\\\\.\\", CIO__WIN_PATH_LOCAL_DEVICE},
+    {"\\\\.\\COM1", CIO__WIN_PATH_LOCAL_DEVICE},
+    {"\\\\?\\C:\\", CIO__WIN_PATH_LOCAL_DEVICE},
+    {"//?/C:", CIO__WIN_PATH_LOCAL_DEVICE},
     {"/\\./x", CIO__WIN_PATH_LOCAL_DEVICE},
-    {"\\\\.", CIO__WIN_PATH_ROOT_LOCAL_DEVICE}, {"\\\\?", CIO__WIN_PATH_ROOT_LOCAL_DEVICE},
+    {"\\\\.", CIO__WIN_PATH_ROOT_LOCAL_DEVICE},
+    {"\\\\?", CIO__WIN_PATH_ROOT_LOCAL_DEVICE},
     {"//.", CIO__WIN_PATH_ROOT_LOCAL_DEVICE},
 };
 
@@ -380,26 +426,31 @@ static void test_classification(void **state)
 
 /* ---- UTF-8 / WTF-8 / WTF-16 ----------------------------------------------------------------- */
 
-static const struct { const char *bytes; size_t len; bool ok; size_t units; } utf8_cases[] = {
+static const struct {
+    const char *bytes;
+    size_t len;
+    bool ok;
+    size_t units;
+} utf8_cases[] = {
     {"abc", 3, true, 3},
-    {"\xc3\xa4", 2, true, 1},                 /* U+00E4 */
-    {"\xe2\x82\xac", 3, true, 1},             /* U+20AC */
-    {"\xf0\x9f\x98\x80", 4, true, 2},         /* U+1F600: a surrogate pair */
-    {"\xf4\x8f\xbf\xbf", 4, true, 2},         /* U+10FFFF */
-    {"\xed\xa0\x80", 3, true, 1},             /* WTF-8: unpaired high surrogate */
-    {"\xed\xbf\xbf", 3, true, 1},             /* WTF-8: unpaired low surrogate */
-    {"a\0b", 3, true, 3},                     /* NUL is a code point here */
-    {"\x80", 1, false, 0},                    /* stray continuation */
-    {"\xc3", 1, false, 0},                    /* truncated */
-    {"\xe2\x82", 2, false, 0},                /* truncated */
-    {"\xc0\xaf", 2, false, 0},                /* overlong '/' */
-    {"\xc1\xbf", 2, false, 0},                /* overlong */
-    {"\xe0\x80\xaf", 3, false, 0},            /* overlong */
-    {"\xf0\x80\x80\xaf", 4, false, 0},        /* overlong */
-    {"\xf4\x90\x80\x80", 4, false, 0},        /* past U+10FFFF */
-    {"\xf5\x80\x80\x80", 4, false, 0},        /* F5 */
+    {"\xc3\xa4", 2, true, 1},          /* U+00E4 */
+    {"\xe2\x82\xac", 3, true, 1},      /* U+20AC */
+    {"\xf0\x9f\x98\x80", 4, true, 2},  /* U+1F600: a surrogate pair */
+    {"\xf4\x8f\xbf\xbf", 4, true, 2},  /* U+10FFFF */
+    {"\xed\xa0\x80", 3, true, 1},      /* WTF-8: unpaired high surrogate */
+    {"\xed\xbf\xbf", 3, true, 1},      /* WTF-8: unpaired low surrogate */
+    {"a\0b", 3, true, 3},              /* NUL is a code point here */
+    {"\x80", 1, false, 0},             /* stray continuation */
+    {"\xc3", 1, false, 0},             /* truncated */
+    {"\xe2\x82", 2, false, 0},         /* truncated */
+    {"\xc0\xaf", 2, false, 0},         /* overlong '/' */
+    {"\xc1\xbf", 2, false, 0},         /* overlong */
+    {"\xe0\x80\xaf", 3, false, 0},     /* overlong */
+    {"\xf0\x80\x80\xaf", 4, false, 0}, /* overlong */
+    {"\xf4\x90\x80\x80", 4, false, 0}, /* past U+10FFFF */
+    {"\xf5\x80\x80\x80", 4, false, 0}, /* F5 */
     {"\xff", 1, false, 0},
-    {"\xc3\x28", 2, false, 0},                /* bad continuation */
+    {"\xc3\x28", 2, false, 0}, /* bad continuation */
     {"a\xe2\x28\xa1", 4, false, 0},
 };
 
@@ -427,7 +478,11 @@ static void test_utf8(void **state)
     size_t m = 0;
     assert_int_equal(cio__win_wtf16_to_wtf8(lone, 3, back, sizeof back, &m), CIO_OK);
     assert_int_equal(m, 7);
-    assert_memory_equal(back, "\xed\xb0\x80" "a" "\xed\xa0\x80", 7);
+    assert_memory_equal(back,
+                        "\xed\xb0\x80"
+                        "a"
+                        "\xed\xa0\x80",
+                        7);
     /* Output capacity. */
     size_t n = 0;
     assert_int_equal(cio__win_utf8_to_wtf16("\xf0\x9f\x98\x80", 4, buf, 1, &n), CIO_E_NAME_TOO_LONG);
@@ -462,14 +517,14 @@ static void test_name_too_long(void **state)
     for (size_t i = 3; i < sizeof path / sizeof path[0]; i++)
         path[i] = 'a';
     assert_int_equal(cio__win_to_nt_path(path, CIO__WIN_NT_PATH_MAX - 4, &o, g_out, CIO__WIN_NT_PATH_MAX, &n, &abs),
-        CIO_OK);
+                     CIO_OK);
     assert_int_equal(n, CIO__WIN_NT_PATH_MAX);
     assert_int_equal(cio__win_to_nt_path(path, CIO__WIN_NT_PATH_MAX - 3, &o, g_out, CIO__WIN_NT_PATH_MAX, &n, &abs),
-        CIO_E_NAME_TOO_LONG);
+                     CIO_E_NAME_TOO_LONG);
     /* A larger buffer does not lift the NT limit. */
     static uint16_t big[CIO__WIN_NT_PATH_MAX + 8];
     assert_int_equal(cio__win_to_nt_path(path, CIO__WIN_NT_PATH_MAX - 3, &o, big, sizeof big / sizeof big[0], &n, &abs),
-        CIO_E_NAME_TOO_LONG);
+                     CIO_E_NAME_TOO_LONG);
     /* The caller's capacity: "X:\ab" needs 9 units. */
     assert_int_equal(cio__win_to_nt_path(path, 5, &o, g_out, 9, &n, &abs), CIO_OK);
     assert_int_equal(cio__win_to_nt_path(path, 5, &o, g_out, 8, &n, &abs), CIO_E_NAME_TOO_LONG);
@@ -495,11 +550,8 @@ int main(void)
 #ifdef _WIN32
         cmocka_unit_test(test_conversion_vs_ntdll),
 #endif
-        cmocka_unit_test(test_remove_dot_dirs),
-        cmocka_unit_test(test_classification),
-        cmocka_unit_test(test_utf8),
-        cmocka_unit_test(test_open_file_name),
-        cmocka_unit_test(test_name_too_long),
+        cmocka_unit_test(test_remove_dot_dirs),     cmocka_unit_test(test_classification), cmocka_unit_test(test_utf8),
+        cmocka_unit_test(test_open_file_name),      cmocka_unit_test(test_name_too_long),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -56,13 +56,13 @@ static void assert_no_children(void)
     assert_int_equal(errno, ECHILD);
 }
 
-#define BEGIN(io)                      \
-    need_spawn(io);                    \
+#define BEGIN(io)   \
+    need_spawn(io); \
     int fds_at_start_ = open_fds()
-#define END()                                          \
-    do {                                               \
-        assert_no_children();                          \
-        assert_int_equal(open_fds(), fds_at_start_);   \
+#define END()                                        \
+    do {                                             \
+        assert_no_children();                        \
+        assert_int_equal(open_fds(), fds_at_start_); \
     } while (0)
 
 static const char *const true_argv[] = {"true", NULL};
@@ -351,8 +351,10 @@ static void test_env_and_cwd(void **state)
     char out[4096];
     /* add: the parent's (HOME or PATH) stays, the new one arrives, a same-named one is replaced */
     setenv("CIO_T_OLD", "old", 1);
-    cio_spawn_options o = opts((const char *const[]){"sh", "-c", "printf '%s/%s/%s' \"$CIO_T_NEW\" "
-                                                                 "\"$CIO_T_OLD\" \"${PATH:+set}\"", NULL});
+    cio_spawn_options o = opts((const char *const[]){"sh", "-c",
+                                                     "printf '%s/%s/%s' \"$CIO_T_NEW\" "
+                                                     "\"$CIO_T_OLD\" \"${PATH:+set}\"",
+                                                     NULL});
     o.env_mode = CIO_ENV_ADD;
     o.env = (const char *const[]){"CIO_T_NEW=new", "CIO_T_OLD=replaced", NULL};
     capture(io, &o, out, sizeof out);

@@ -87,7 +87,7 @@ static cio_term run(cio_io io, const char *const *argv)
     return t;
 }
 
-#define BEGIN(io)                 \
+#define BEGIN(io)                     \
     const char *exe = child_path(io); \
     int handles_at_start_ = cio_test_count_handles()
 #define END() assert_int_equal(cio_test_count_handles(), handles_at_start_)
@@ -137,8 +137,8 @@ static void test_quoting(void **state)
 {
     cio_io io = cio_test_io(state);
     BEGIN(io);
-    static const char *const args[] = {"plain", "", "a b", "x\"y", "back\\slash\\", "end\\\\", "\\\\\"q",
-                                       "tab\there", "  ", "\"", "a\\b\\\\c", "ü ñ"};
+    static const char *const args[] = {"plain",   "",          "a b", "x\"y", "back\\slash\\", "end\\\\",
+                                       "\\\\\"q", "tab\there", "  ",  "\"",   "a\\b\\\\c",     "ü ñ"};
     const char *argv[20];
     size_t k = 0;
     argv[k++] = exe;

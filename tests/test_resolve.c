@@ -127,7 +127,7 @@ static cio_err servfail_task(void *context)
         if (n < 12)
             continue;
         atomic_fetch_add(r->count, 1);
-        buf[2] = (uint8_t)(buf[2] | 0x80); /* QR */
+        buf[2] = (uint8_t)(buf[2] | 0x80);       /* QR */
         buf[3] = (uint8_t)((buf[3] & 0xF0) | 2); /* SERVFAIL */
         (void)cio_socket_send_to(r->io, &r->sock, &from, buf, n, NULL);
     }
@@ -156,8 +156,7 @@ static void test_servfail_server(void **state)
     cio_ip_address lo = cio_ip4_loopback(0);
     CIO_REQUIRE_CONCURRENT(start_servfail(io, &lo, &s, &count, &f));
     char resolv[128], hosts[128];
-    dns_only_files("servfail",
-                   "nameserver 127.0.0.1\nnameserver not-an-address\noptions timeout:3 attempts:3 bogus\n",
+    dns_only_files("servfail", "nameserver 127.0.0.1\nnameserver not-an-address\noptions timeout:3 attempts:3 bogus\n",
                    resolv, hosts);
     cio_lookup_options o = {.resolv_conf = resolv, .hosts_file = hosts, .dns_port = s.address.port};
     collected c;
@@ -263,7 +262,9 @@ static void garbage_lookup(void **state, bool then_valid)
     char resolv[128], hosts[128];
     dns_only_files(then_valid ? "garbage_valid" : "garbage", "nameserver 127.0.0.1\noptions timeout:1 attempts:1\n",
                    resolv, hosts);
-    cio_lookup_options o = {.resolv_conf = resolv, .hosts_file = hosts, .dns_port = g.sock.address.port,
+    cio_lookup_options o = {.resolv_conf = resolv,
+                            .hosts_file = hosts,
+                            .dns_port = g.sock.address.port,
                             .family = CIO_IP4};
     collected c;
     cio_timestamp t0 = cio_now(io, CIO_CLOCK_AWAKE);
@@ -307,7 +308,8 @@ static void test_dnsmasq_zone(void **state)
         CIO_SKIP("needs a second thread for the SERVFAIL responder");
     /* a free port on 127.0.0.1 for dnsmasq; the SERVFAIL responder takes the same on 127.0.0.2 */
     char resolv[128], hosts[128];
-    dns_only_files("dnsmasq", "nameserver 127.0.0.1\nsearch search.test\noptions timeout:2 attempts:2\n", resolv, hosts);
+    dns_only_files("dnsmasq", "nameserver 127.0.0.1\nsearch search.test\noptions timeout:2 attempts:2\n", resolv,
+                   hosts);
     cio_lookup_options o = {.port = 443, .resolv_conf = resolv, .hosts_file = hosts};
     dns_server pid;
     uint16_t port;

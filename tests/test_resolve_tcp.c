@@ -229,7 +229,9 @@ static void own_start(cio_io io, own_fixture *x, tcp_mode mode, bool formerr, co
         CIO_SKIP("the TCP port of the server's UDP port number is taken");
     CIO_REQUIRE_CONCURRENT(err);
     own_files(what, timeout, attempts, x->resolv, x->hosts);
-    x->o = (cio_lookup_options){.resolv_conf = x->resolv, .hosts_file = x->hosts, .dns_port = x->s.udp.address.port,
+    x->o = (cio_lookup_options){.resolv_conf = x->resolv,
+                                .hosts_file = x->hosts,
+                                .dns_port = x->s.udp.address.port,
                                 .family = CIO_IP4};
 }
 
@@ -372,12 +374,9 @@ int main(void)
 #endif
     atexit(remove_tmp_files);
     const struct CMUnitTest tests[] = {
-        CIO_TESTS(test_dnsmasq_many_records),
-        CIO_TESTS(test_connect_60_addresses),
-        CIO_TESTS(test_udp_only_server),
-        CIO_TESTS(test_tcp_stall_timeout),
-        CIO_TESTS(test_tcp_stall_canceled),
-        CIO_TESTS(test_tcp_misbehaving_then_trickle),
+        CIO_TESTS(test_dnsmasq_many_records), CIO_TESTS(test_connect_60_addresses),
+        CIO_TESTS(test_udp_only_server),      CIO_TESTS(test_tcp_stall_timeout),
+        CIO_TESTS(test_tcp_stall_canceled),   CIO_TESTS(test_tcp_misbehaving_then_trickle),
         CIO_TESTS(test_formerr_without_edns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,7 +3,8 @@
  * is canceled promptly (measured); each delivery wakes exactly one waiter of its signal; waiters of
  * different signals each get theirs; a delivery with no waiter is kept for the next wait. Windows
  * runs them with raise() (cio_sig_kill of its own process) of INT, BREAK and TERM, and a console
- * control event from GenerateConsoleCtrlEvent (skipped, saying why, when there is no console). WASI: OperationUnsupported.
+ * control event from GenerateConsoleCtrlEvent (skipped, saying why, when there is no console). WASI:
+ * OperationUnsupported.
  *
  * The handler cio installs stays for the whole process, so the tests share it: each one leaves no
  * delivery pending behind it.
@@ -31,12 +32,18 @@
 #define S_ONE CIO_SIG_INT
 #define S_TWO CIO_SIG_BREAK
 #define S_KEPT CIO_SIG_TERM
-static long self_pid(void) { return (long)GetCurrentProcessId(); }
+static long self_pid(void)
+{
+    return (long)GetCurrentProcessId();
+}
 #elif !defined(CIO_OS_WASI)
 #define S_ONE CIO_SIG_USR1
 #define S_TWO CIO_SIG_USR2
 #define S_KEPT CIO_SIG_HUP
-static long self_pid(void) { return (long)getpid(); }
+static long self_pid(void)
+{
+    return (long)getpid();
+}
 #endif
 
 struct waiter {
@@ -111,7 +118,9 @@ static void test_errors(void **state)
 }
 
 #if defined(CIO_OS_WASI)
-#define NEED_KILL() (void)io; CIO_SKIP("WASI: nothing delivers signals to wait for (OperationUnsupported: test_errors)")
+#define NEED_KILL() \
+    (void)io;       \
+    CIO_SKIP("WASI: nothing delivers signals to wait for (OperationUnsupported: test_errors)")
 #else
 #define NEED_KILL() (void)0
 /* Waits until cio's handler is installed for sig, so that the signal sent next cannot take the
@@ -291,7 +300,8 @@ static void test_console_event(void **state)
     if (!raised) {
         assert_err(cio_cancel(io, &f), CIO_E_CANCELED);
         char why[300];
-        snprintf(why, sizeof why, "GenerateConsoleCtrlEvent(CTRL_BREAK_EVENT, 0) failed with error %lu (the process has "
+        snprintf(why, sizeof why,
+                 "GenerateConsoleCtrlEvent(CTRL_BREAK_EVENT, 0) failed with error %lu (the process has "
                  "no console to raise it on: stdio redirected, as under Wine here); AllocConsole: %s %lu%s",
                  (unsigned long)e, e_alloc ? "failed with error" : "succeeded, the event then failed with error",
                  (unsigned long)(e_alloc ? e_alloc : e_after),
@@ -320,12 +330,9 @@ int main(void)
     (void)signal(SIGTERM, SIG_IGN);
 #endif
     const struct CMUnitTest tests[] = {
-        CIO_TESTS(test_errors),
-        CIO_TESTS(test_returns_on_sigterm),
-        CIO_TESTS(test_cancel_prompt),
-        CIO_TESTS(test_one_delivery_one_waiter),
-        CIO_TESTS(test_several_signals),
-        CIO_TESTS(test_kept_pending),
+        CIO_TESTS(test_errors),          CIO_TESTS(test_returns_on_sigterm),
+        CIO_TESTS(test_cancel_prompt),   CIO_TESTS(test_one_delivery_one_waiter),
+        CIO_TESTS(test_several_signals), CIO_TESTS(test_kept_pending),
         CIO_TESTS(test_console_event),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -258,8 +258,8 @@ static void test_mask_defers_delivery(void **state)
 static void test_windows_crt_signals(void **state)
 {
     (void)state;
-    static const cio_sig all[] = {CIO_SIG_INT, CIO_SIG_ILL, CIO_SIG_FPE, CIO_SIG_SEGV, CIO_SIG_TERM,
-                                  CIO_SIG_BREAK, CIO_SIG_ABRT, CIO_SIG_ABRT_COMPAT};
+    static const cio_sig all[] = {CIO_SIG_INT,  CIO_SIG_ILL,   CIO_SIG_FPE,  CIO_SIG_SEGV,
+                                  CIO_SIG_TERM, CIO_SIG_BREAK, CIO_SIG_ABRT, CIO_SIG_ABRT_COMPAT};
     static const char *const names[] = {"INT", "ILL", "FPE", "SEGV", "TERM", "BREAK", "ABRT", "ABRT_COMPAT"};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         assert_string_equal(cio_sig_name(all[i]), names[i]);

@@ -68,7 +68,8 @@ __attribute__((format(gnu_printf, 1, 2))) /* vsnprintf is mingw's C99 one (__USE
 #elif defined(__GNUC__)
 __attribute__((format(printf, 1, 2)))
 #endif
-static void soak_fail(const char *fmt, ...)
+static void
+soak_fail(const char *fmt, ...)
 {
     if (atomic_fetch_add(&soak_failures, 1) == 0) { /* the first one keeps its message */
         va_list ap;
@@ -243,7 +244,8 @@ static void queue_round(cio_io io, uint64_t *r, uint32_t round, uint32_t scale)
             uint32_t want = i < added ? 1u : 0u, got = atomic_load(&qp->seen[p * SOAK_MAX_ITEMS + i]);
             if (got != want) {
                 soak_fail("item %" PRIu32 " of producer %" PRIu32 " received %" PRIu32 " times, expected %" PRIu32
-                          " (added %" PRIu32 ")", i, p, got, want, added);
+                          " (added %" PRIu32 ")",
+                          i, p, got, want, added);
                 p = SOAK_MAX_PRODUCERS; /* one message is enough */
                 break;
             }
@@ -573,8 +575,8 @@ static void test_soak(void **state)
     atomic_store(&stat_increments, 0);
     atomic_store(&stat_files, 0);
     atomic_store(&stat_canceled, 0);
-    print_message("soak seed: %" PRIu64 " (%" PRIu64 " s; replay with CIO_SOAK_SEED=%" PRIu64 ")\n", soak_seed,
-                  seconds, soak_seed);
+    print_message("soak seed: %" PRIu64 " (%" PRIu64 " s; replay with CIO_SOAK_SEED=%" PRIu64 ")\n", soak_seed, seconds,
+                  soak_seed);
 
     int fds_before = cio_test_count_handles();
     uint64_t r = soak_seed;

@@ -325,8 +325,9 @@ static void test_multicast_loopback(void **state)
     if (err == CIO_E_INTERFACE_NOT_FOUND || err == CIO_E_ADDRESS_UNAVAILABLE || err == CIO_E_OPTION_UNSUPPORTED) {
         cio_socket_close(io, &rx);
         cio_socket_close(io, &tx);
-        CIO_SKIP(err == CIO_E_OPTION_UNSUPPORTED ? "no multicast membership option here (qemu-user does not translate it)"
-                                                 : "this sandbox's loopback interface takes no multicast membership");
+        CIO_SKIP(err == CIO_E_OPTION_UNSUPPORTED
+                     ? "no multicast membership option here (qemu-user does not translate it)"
+                     : "this sandbox's loopback interface takes no multicast membership");
     }
     assert_ok(err);
     assert_err(cio_net_multicast_join(io, rx.handle, &group, &lo), CIO_E_ADDRESS_IN_USE);
@@ -410,12 +411,9 @@ static void test_bad_arguments(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        CIO_TESTS(test_tcp_options),
-        CIO_TESTS(test_struct_options),
-        CIO_TESTS(test_udp_options),
-        CIO_TESTS(test_reuse_port_both_accept),
-        CIO_TESTS(test_multicast_loopback),
-        CIO_TESTS(test_stream_addresses),
+        CIO_TESTS(test_tcp_options),        CIO_TESTS(test_struct_options),
+        CIO_TESTS(test_udp_options),        CIO_TESTS(test_reuse_port_both_accept),
+        CIO_TESTS(test_multicast_loopback), CIO_TESTS(test_stream_addresses),
         CIO_TESTS(test_bad_arguments),
     };
     return cmocka_run_group_tests_name("sockopt", tests, NULL, NULL);

@@ -107,8 +107,8 @@ static void test_group_cancel(void **state)
 {
     cio_io io = cio_test_io(state);
     int results[5] = {0, 0, 0, 0, 0};
-    member_ctx ctx[5] = {{io, &results[0], 0}, {io, &results[1], 0}, {io, &results[2], 1},
-                         {io, &results[3], 2}, {io, &results[4], 2}};
+    member_ctx ctx[5] = {
+        {io, &results[0], 0}, {io, &results[1], 0}, {io, &results[2], 1}, {io, &results[3], 2}, {io, &results[4], 2}};
     cio_group group = CIO_GROUP_INIT;
     for (int i = 0; i < 4; i++)
         CIO_REQUIRE_CONCURRENT(cio_group_concurrent(io, &group, member_task, &ctx[i], sizeof ctx[i]));

@@ -40,10 +40,10 @@ static struct cio_evented *uring_instance(void **state, cio_io *io)
 }
 
 enum { OPS = 8 };
-static const unsigned file_ops[OPS] = {IORING_OP_OPENAT, IORING_OP_STATX, IORING_OP_MKDIRAT, IORING_OP_RENAMEAT,
-                                       IORING_OP_UNLINKAT, IORING_OP_CLOSE, IORING_OP_POLL_ADD,
-                                       CIO_IORING_OP_FTRUNCATE};
-static const unsigned net_ops[OPS] = {IORING_OP_SOCKET,  IORING_OP_CONNECT, IORING_OP_ACCEPT, IORING_OP_SENDMSG,
+static const unsigned file_ops[OPS] = {IORING_OP_OPENAT,   IORING_OP_STATX,        IORING_OP_MKDIRAT,
+                                       IORING_OP_RENAMEAT, IORING_OP_UNLINKAT,     IORING_OP_CLOSE,
+                                       IORING_OP_POLL_ADD, CIO_IORING_OP_FTRUNCATE};
+static const unsigned net_ops[OPS] = {IORING_OP_SOCKET,  IORING_OP_CONNECT, IORING_OP_ACCEPT,   IORING_OP_SENDMSG,
                                       IORING_OP_RECVMSG, IORING_OP_CLOSE,   IORING_OP_POLL_ADD, IORING_OP_LINK_TIMEOUT};
 
 static void snapshot(struct cio_evented *e, const unsigned ops[OPS], uint64_t out[OPS])
@@ -82,33 +82,33 @@ static cio_err fs_body(void *context)
     fs_ctx *c = (fs_ctx *)context;
     cio_io io = c->io;
     cio_dir d;
-    cio_err err = cio_dir_open_dir(io, cio_dir_cwd(), c->dir, NULL, &d);           /* OPENAT */
+    cio_err err = cio_dir_open_dir(io, cio_dir_cwd(), c->dir, NULL, &d); /* OPENAT */
     if (err != CIO_OK)
         return err;
     cio_file f;
-    assert_ok(cio_dir_create_file(io, d, "f", NULL, &f));                           /* OPENAT */
+    assert_ok(cio_dir_create_file(io, d, "f", NULL, &f)); /* OPENAT */
     assert_ok(cio_file_write_all(io, f, "hello", 5));
     cio_stat st;
-    assert_ok(cio_file_stat(io, f, &st));                                           /* STATX */
+    assert_ok(cio_file_stat(io, f, &st)); /* STATX */
     assert_int_equal(st.size, 5);
     assert_int_equal(st.kind, CIO_FILE_KIND_FILE);
-    assert_ok(cio_file_set_length(io, f, 3));                                       /* FTRUNCATE */
-    assert_ok(cio_file_stat(io, f, &st));                                           /* STATX */
+    assert_ok(cio_file_set_length(io, f, 3)); /* FTRUNCATE */
+    assert_ok(cio_file_stat(io, f, &st));     /* STATX */
     assert_int_equal(st.size, 3);
-    assert_ok(cio_file_set_length(io, f, 5));                                       /* FTRUNCATE */
-    cio_file_close(io, f);                                                          /* CLOSE */
-    assert_ok(cio_dir_stat_file(io, d, "f", 0, &st));                               /* STATX */
+    assert_ok(cio_file_set_length(io, f, 5));         /* FTRUNCATE */
+    cio_file_close(io, f);                            /* CLOSE */
+    assert_ok(cio_dir_stat_file(io, d, "f", 0, &st)); /* STATX */
     assert_int_equal(st.size, 5);
-    assert_ok(cio_dir_create_dir(io, d, "sub", 0));                                 /* MKDIRAT */
-    assert_err(cio_dir_create_dir(io, d, "sub", 0), CIO_E_PATH_ALREADY_EXISTS);     /* MKDIRAT */
-    assert_ok(cio_dir_rename(io, d, "f", d, "sub/g"));                              /* RENAMEAT */
-    assert_err(cio_dir_open_file(io, d, "f", NULL, &f), CIO_E_FILE_NOT_FOUND);      /* OPENAT */
+    assert_ok(cio_dir_create_dir(io, d, "sub", 0));                             /* MKDIRAT */
+    assert_err(cio_dir_create_dir(io, d, "sub", 0), CIO_E_PATH_ALREADY_EXISTS); /* MKDIRAT */
+    assert_ok(cio_dir_rename(io, d, "f", d, "sub/g"));                          /* RENAMEAT */
+    assert_err(cio_dir_open_file(io, d, "f", NULL, &f), CIO_E_FILE_NOT_FOUND);  /* OPENAT */
     cio_open_file_options no_dir = {CIO_OPEN_READ_ONLY, false, true};
-    assert_err(cio_dir_open_file(io, d, "sub", &no_dir, &f), CIO_E_IS_DIR);         /* OPENAT, STATX, CLOSE? */
-    assert_err(cio_dir_delete_dir(io, d, "sub"), CIO_E_DIR_NOT_EMPTY);              /* UNLINKAT */
-    assert_ok(cio_dir_delete_file(io, d, "sub/g"));                                 /* UNLINKAT */
-    assert_ok(cio_dir_delete_dir(io, d, "sub"));                                    /* UNLINKAT */
-    cio_dir_close(io, d);                                                           /* CLOSE */
+    assert_err(cio_dir_open_file(io, d, "sub", &no_dir, &f), CIO_E_IS_DIR); /* OPENAT, STATX, CLOSE? */
+    assert_err(cio_dir_delete_dir(io, d, "sub"), CIO_E_DIR_NOT_EMPTY);      /* UNLINKAT */
+    assert_ok(cio_dir_delete_file(io, d, "sub/g"));                         /* UNLINKAT */
+    assert_ok(cio_dir_delete_dir(io, d, "sub"));                            /* UNLINKAT */
+    cio_dir_close(io, d);                                                   /* CLOSE */
     return CIO_OK;
 }
 
@@ -158,17 +158,17 @@ static cio_err net_body(void *context)
     if (err != CIO_OK)
         return err;
     cio_stream c, s;
-    assert_ok(cio_net_connect(io, &srv.address, NULL, &c));                         /* SOCKET, CONNECT */
-    assert_ok(cio_server_accept(io, &srv, &s));                                     /* ACCEPT */
-    assert_ok(cio_stream_write_all(io, &c, "ping", 4));                             /* SENDMSG */
+    assert_ok(cio_net_connect(io, &srv.address, NULL, &c)); /* SOCKET, CONNECT */
+    assert_ok(cio_server_accept(io, &srv, &s));             /* ACCEPT */
+    assert_ok(cio_stream_write_all(io, &c, "ping", 4));     /* SENDMSG */
     char buf[8];
     size_t n = 0;
-    assert_ok(cio_stream_read(io, &s, buf, sizeof buf, &n));                        /* RECVMSG */
+    assert_ok(cio_stream_read(io, &s, buf, sizeof buf, &n)); /* RECVMSG */
     assert_int_equal(n, 4);
     assert_memory_equal(buf, "ping", 4);
-    cio_stream_close(io, &s);                                                       /* CLOSE */
-    cio_stream_close(io, &c);                                                       /* CLOSE */
-    cio_server_close(io, &srv);                                                     /* CLOSE */
+    cio_stream_close(io, &s);   /* CLOSE */
+    cio_stream_close(io, &c);   /* CLOSE */
+    cio_server_close(io, &srv); /* CLOSE */
     return CIO_OK;
 }
 
@@ -297,7 +297,7 @@ static void test_cross_loop_wakes(void **state)
 typedef struct withdraw_ctx {
     cio_io io;
     int rfd, wfd;
-    bool submitted;    /* let the loop submit the read (a sleep) before it is canceled */
+    bool submitted; /* let the loop submit the read (a sleep) before it is canceled */
     cio_event started;
     char got;
 } withdraw_ctx;

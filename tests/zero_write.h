@@ -21,8 +21,8 @@
 static struct {
     const struct cio_vtable *real;
     struct cio_vtable vt;
-    unsigned zeros;    /* calls still to report 0 bytes */
-    bool overcount;    /* report one byte more than asked */
+    unsigned zeros; /* calls still to report 0 bytes */
+    bool overcount; /* report one byte more than asked */
     unsigned calls;
 } zero_write;
 

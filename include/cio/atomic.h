@@ -22,8 +22,7 @@ static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t) &&
                   alignof(std::atomic<uint32_t>) == alignof(uint32_t) && std::atomic<uint32_t>::is_always_lock_free,
               "cio: std::atomic<uint32_t> must be laid out as C's _Atomic(uint32_t)");
 static_assert(sizeof(std::atomic<uintptr_t>) == sizeof(uintptr_t) &&
-                  alignof(std::atomic<uintptr_t>) == alignof(uintptr_t) &&
-                  std::atomic<uintptr_t>::is_always_lock_free,
+                  alignof(std::atomic<uintptr_t>) == alignof(uintptr_t) && std::atomic<uintptr_t>::is_always_lock_free,
               "cio: std::atomic<uintptr_t> must be laid out as C's _Atomic(uintptr_t)");
 #else
 #define CIO_ATOMIC(T) _Atomic(T)

@@ -175,12 +175,12 @@ typedef struct cio_batch_slot {
  * Life of a slot: unused → (add) submitted → (await) in flight → completed → (next) unused.
  */
 typedef struct cio_batch {
-    cio_batch_slot *slots;        /**< internal: the caller's slots */
-    uint32_t capacity;            /**< internal: how many */
-    uint32_t in_flight;           /**< internal: tasks not yet reaped */
-    uint32_t completed;           /**< internal: reaped, waiting for next */
-    uint32_t next_scan;           /**< internal */
-    CIO_ATOMIC(uint32_t) done_gen;   /**< internal: futex word, bumped by each finishing task */
+    cio_batch_slot *slots;         /**< internal: the caller's slots */
+    uint32_t capacity;             /**< internal: how many */
+    uint32_t in_flight;            /**< internal: tasks not yet reaped */
+    uint32_t completed;            /**< internal: reaped, waiting for next */
+    uint32_t next_scan;            /**< internal */
+    CIO_ATOMIC(uint32_t) done_gen; /**< internal: futex word, bumped by each finishing task */
 } cio_batch;
 
 /**
@@ -276,14 +276,14 @@ cio_err cio_stream_read_all_timeout(cio_io io, const cio_stream *stream, void *b
  * net.WriteError ∪ {ConcurrencyUnavailable}.
  * @cancellation yes
  */
-cio_err cio_stream_write_timeout(cio_io io, const cio_stream *stream, const void *buf, size_t len,
-                                 size_t *nwritten, cio_timeout timeout);
+cio_err cio_stream_write_timeout(cio_io io, const cio_stream *stream, const void *buf, size_t len, size_t *nwritten,
+                                 cio_timeout timeout);
 /** cio_stream_write_all with one deadline for the whole; *nwritten (may be NULL) gets the bytes
  * written, all of them on success. Set: net.WriteTimeoutError.
  * @cancellation yes
  */
-cio_err cio_stream_write_all_timeout(cio_io io, const cio_stream *stream, const void *buf, size_t len,
-                                     size_t *nwritten, cio_timeout timeout);
+cio_err cio_stream_write_all_timeout(cio_io io, const cio_stream *stream, const void *buf, size_t len, size_t *nwritten,
+                                     cio_timeout timeout);
 /** cio_server_accept with a timeout. Set: net.AcceptTimeoutError = net.AcceptError ∪ {Timeout,
  * ConcurrencyUnavailable}.
  * @cancellation yes
@@ -293,8 +293,8 @@ cio_err cio_server_accept_timeout(cio_io io, const cio_server *server, cio_strea
  * ConcurrencyUnavailable}.
  * @cancellation yes
  */
-cio_err cio_socket_send_to_timeout(cio_io io, const cio_socket *socket, const cio_ip_address *dest,
-                                   const void *buf, size_t len, size_t *nsent, cio_timeout timeout);
+cio_err cio_socket_send_to_timeout(cio_io io, const cio_socket *socket, const cio_ip_address *dest, const void *buf,
+                                   size_t len, size_t *nsent, cio_timeout timeout);
 /** cio_file_read_streaming with a timeout (pipes, terminals, sockets).
  * Set: File.ReadStreamingTimeoutError = File.Reader.Error ∪ {ConcurrencyUnavailable}.
  * @cancellation yes

@@ -41,8 +41,8 @@ typedef enum cio_os_error_kind {
 /** The native error behind the last Unexpected of this thread (cio_last_os_error). */
 typedef struct cio_os_error {
     cio_os_error_kind kind; /**< what kind of code */
-    int64_t code;          /**< the native value (an NTSTATUS as its unsigned 32 bits) */
-    const char *operation; /**< the operation's error map (spec/errmaps.yaml), e.g. "write"; "" if none */
+    int64_t code;           /**< the native value (an NTSTATUS as its unsigned 32 bits) */
+    const char *operation;  /**< the operation's error map (spec/errmaps.yaml), e.g. "write"; "" if none */
 } cio_os_error;
 
 /**

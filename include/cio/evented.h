@@ -5,8 +5,8 @@
  * The Evented backend: tasks are fibers (small stacks, switched in user space) run by a few event-loop
  * threads; I/O is submitted to the kernel's completion interface (io_uring on Linux) or driven by
  * readiness (the epoll flavour on Linux, the kqueue flavour on FreeBSD, NetBSD and OpenBSD: one
- * core over two pollers), with regular-file work on a small helper pool. async and concurrent both create a fiber, so concurrent
- * only fails (CIO_E_CONCURRENCY_UNAVAILABLE) when memory for one runs out.
+ * core over two pollers), with regular-file work on a small helper pool. async and concurrent both create a fiber, so
+ * concurrent only fails (CIO_E_CONCURRENCY_UNAVAILABLE) when memory for one runs out.
  *
  * Exists where CIO_HAVE_EVENTED is 1 (cio/config.h); elsewhere this header declares nothing, as
  * Zig's std.Io.Evented is `void` where unimplemented.
@@ -35,22 +35,22 @@ typedef struct cio_evented cio_evented;
 /** Which poller an Evented instance runs. Each OS has its own flavours; forcing one the OS lacks fails
  * with CIO_E_OPERATION_UNSUPPORTED. */
 typedef enum cio_evented_flavour {
-    CIO_EVENTED_AUTO = 0,   /**< Linux: io_uring when the kernel allows it, else epoll;
-                               CIO_EVENTED_BACKEND (io_uring | epoll) in the environment overrides,
-                               read at create time. The BSDs: kqueue (the variable is not read). */
-    CIO_EVENTED_IO_URING,   /**< Linux: io_uring, or fail (OperationUnsupported / SystemResources) */
-    CIO_EVENTED_EPOLL,      /**< Linux: readiness through epoll */
-    CIO_EVENTED_KQUEUE      /**< FreeBSD, NetBSD, OpenBSD: readiness through kqueue */
+    CIO_EVENTED_AUTO = 0, /**< Linux: io_uring when the kernel allows it, else epoll;
+                             CIO_EVENTED_BACKEND (io_uring | epoll) in the environment overrides,
+                             read at create time. The BSDs: kqueue (the variable is not read). */
+    CIO_EVENTED_IO_URING, /**< Linux: io_uring, or fail (OperationUnsupported / SystemResources) */
+    CIO_EVENTED_EPOLL,    /**< Linux: readiness through epoll */
+    CIO_EVENTED_KQUEUE    /**< FreeBSD, NetBSD, OpenBSD: readiness through kqueue */
 } cio_evented_flavour;
 
 /** Options of cio_evented_create. All-zero (or NULL) gives the defaults. */
 typedef struct cio_evented_options {
     cio_evented_flavour flavour; /**< the poller (CIO_EVENTED_AUTO: the best this OS and kernel offer) */
-    unsigned threads;         /**< event-loop threads; 0: CPU count */
-    size_t stack_size;        /**< per fiber, plus a guard page; 0: 64 KiB. An overflow aborts with a
-                                 message naming the size and the task's spawn site (POSIX) */
-    unsigned helper_threads;  /**< blocking helper pool (ops with no async form); 0: 4 */
-    unsigned ring_entries;    /**< io_uring submission queue size per loop; 0: 256 */
+    unsigned threads;            /**< event-loop threads; 0: CPU count */
+    size_t stack_size;           /**< per fiber, plus a guard page; 0: 64 KiB. An overflow aborts with a
+                                    message naming the size and the task's spawn site (POSIX) */
+    unsigned helper_threads;     /**< blocking helper pool (ops with no async form); 0: 4 */
+    unsigned ring_entries;       /**< io_uring submission queue size per loop; 0: 256 */
 } cio_evented_options;
 
 /**

@@ -181,8 +181,7 @@ cio_err cio_dir_open_file(cio_io io, cio_dir dir, const char *path, const cio_op
  * @return #CIO_OK, or an error of Dir.OpenError \errset_dir_open
  * @cancellation yes
  */
-cio_err cio_dir_open_dir(cio_io io, cio_dir dir, const char *path, const cio_open_dir_options *options,
-                         cio_dir *out);
+cio_err cio_dir_open_dir(cio_io io, cio_dir dir, const char *path, const cio_open_dir_options *options, cio_dir *out);
 /**
  * Creates a directory. permissions 0: 0777 (before umask).
  * @param io the Io
@@ -214,8 +213,8 @@ cio_err cio_dir_create_dir_path(cio_io io, cio_dir dir, const char *path, uint32
  * @return #CIO_OK, or an error of Dir.MakeOpenPathError \errset_dir_make_open_path
  * @cancellation yes
  */
-cio_err cio_dir_create_dir_path_open(cio_io io, cio_dir dir, const char *path,
-                                     const cio_open_dir_options *options, cio_dir *out);
+cio_err cio_dir_create_dir_path_open(cio_io io, cio_dir dir, const char *path, const cio_open_dir_options *options,
+                                     cio_dir *out);
 /**
  * Renames old_path to new_path; replaces new_path if it exists.
  * @param io the Io

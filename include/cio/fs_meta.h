@@ -118,8 +118,7 @@ cio_err cio_dir_set_permissions(cio_io io, cio_dir dir, uint32_t permissions);
  *         BadPathName, NotDir. Cancellation point.
  * @cancellation yes
  */
-cio_err cio_dir_set_file_permissions(cio_io io, cio_dir dir, const char *path, uint32_t permissions,
-                                     unsigned flags);
+cio_err cio_dir_set_file_permissions(cio_io io, cio_dir dir, const char *path, uint32_t permissions, unsigned flags);
 
 /**
  * Sets the permission bits of an open file (fchmod).
@@ -156,8 +155,7 @@ cio_err cio_dir_set_owner(cio_io io, cio_dir dir, uint32_t uid, uint32_t gid);
  *         Cancellation point.
  * @cancellation yes
  */
-cio_err cio_dir_set_file_owner(cio_io io, cio_dir dir, const char *path, uint32_t uid, uint32_t gid,
-                               unsigned flags);
+cio_err cio_dir_set_file_owner(cio_io io, cio_dir dir, const char *path, uint32_t uid, uint32_t gid, unsigned flags);
 
 /**
  * Sets the owner and group of an open file (fchown).
@@ -182,8 +180,7 @@ cio_err cio_file_set_owner(cio_io io, cio_file file, uint32_t uid, uint32_t gid)
  *         Cancellation point.
  * @cancellation yes
  */
-cio_err cio_dir_set_timestamps(cio_io io, cio_dir dir, const char *path, const cio_set_timestamps *ts,
-                               unsigned flags);
+cio_err cio_dir_set_timestamps(cio_io io, cio_dir dir, const char *path, const cio_set_timestamps *ts, unsigned flags);
 
 /**
  * Tells whether an open file is a terminal (isatty; Windows: a console).

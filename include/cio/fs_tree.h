@@ -51,8 +51,8 @@ cio_err cio_file_write_file_streaming(cio_io io, cio_file out, cio_file in, uint
  * @return #CIO_OK, or an error of File.WriteFileCopyError \errset_file_write_file_copy
  * @cancellation yes: the bytes copied so far are counted
  */
-cio_err cio_file_write_file_positional(cio_io io, cio_file out, uint64_t out_offset, cio_file in,
-                                       uint64_t in_offset, uint64_t len, uint64_t *nwritten);
+cio_err cio_file_write_file_positional(cio_io io, cio_file out, uint64_t out_offset, cio_file in, uint64_t in_offset,
+                                       uint64_t len, uint64_t *nwritten);
 
 /* ==== atomic files ========================================================================================= */
 
@@ -188,8 +188,8 @@ cio_err cio_file_enable_ansi_escape_codes(cio_io io, cio_file file);
 
 /** How to color output (Zig's tty.Config). */
 typedef enum cio_tty_config {
-    CIO_TTY_NO_COLOR = 0,     /**< plain text */
-    CIO_TTY_ESCAPE_CODES = 1  /**< ANSI escape codes */
+    CIO_TTY_NO_COLOR = 0,    /**< plain text */
+    CIO_TTY_ESCAPE_CODES = 1 /**< ANSI escape codes */
 } cio_tty_config;
 
 /**

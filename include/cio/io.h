@@ -61,9 +61,9 @@ typedef struct cio_dir {
 /** A file lock's kind (cio_file_lock, cio_file_try_lock): advisory, whole-file (flock on POSIX;
  * Windows: its first byte, with LockFileEx). */
 typedef enum cio_lock {
-    CIO_LOCK_NONE = 0,  /* no lock: releases the one held */
-    CIO_LOCK_SHARED,    /* many holders, none exclusive */
-    CIO_LOCK_EXCLUSIVE  /* one holder */
+    CIO_LOCK_NONE = 0, /* no lock: releases the one held */
+    CIO_LOCK_SHARED,   /* many holders, none exclusive */
+    CIO_LOCK_EXCLUSIVE /* one holder */
 } cio_lock;
 
 /** A handle that is no handle (-1; INVALID_HANDLE_VALUE on Windows): initialise a cio_file or
@@ -184,7 +184,10 @@ typedef struct cio_group {
 } cio_group;
 
 /** The empty group. */
-#define CIO_GROUP_INIT {0, 0}
+#define CIO_GROUP_INIT \
+    {                  \
+        0, 0           \
+    }
 
 /** Whether cancellation points deliver a pending cancel request (cio_swap_cancel_protection). */
 typedef enum cio_cancel_protection {
@@ -341,8 +344,7 @@ void cio_group_async(cio_io io, cio_group *group, cio_task_fn fn, const void *co
  * @return #CIO_OK, or an error of ConcurrentError \errset_concurrent
  * @cancellation no
  */
-cio_err cio_group_concurrent(cio_io io, cio_group *group, cio_task_fn fn, const void *context,
-                             size_t context_size);
+cio_err cio_group_concurrent(cio_io io, cio_group *group, cio_task_fn fn, const void *context, size_t context_size);
 
 /**
  * Waits for every member. If the awaiter is canceled meanwhile, the request goes to every member,
@@ -371,7 +373,7 @@ void cio_group_cancel(cio_io io, cio_group *group);
  * @return #CIO_OK (woken or spurious: re-check), or an error of Futex.WaitError \errset_futex_wait
  * @cancellation yes
  */
-cio_err cio_futex_wait(cio_io io, const CIO_ATOMIC(uint32_t) *ptr, uint32_t expected, cio_timeout timeout);
+cio_err cio_futex_wait(cio_io io, const CIO_ATOMIC(uint32_t) * ptr, uint32_t expected, cio_timeout timeout);
 /**
  * As cio_futex_wait with no timeout, never a cancellation point.
  * @param io the Io
@@ -379,7 +381,7 @@ cio_err cio_futex_wait(cio_io io, const CIO_ATOMIC(uint32_t) *ptr, uint32_t expe
  * @param expected the value *ptr must have for the call to block
  * @cancellation no
  */
-void cio_futex_wait_uncancelable(cio_io io, const CIO_ATOMIC(uint32_t) *ptr, uint32_t expected);
+void cio_futex_wait_uncancelable(cio_io io, const CIO_ATOMIC(uint32_t) * ptr, uint32_t expected);
 /**
  * Wakes up to max_waiters threads or tasks waiting on ptr.
  * @param io the Io
@@ -387,7 +389,7 @@ void cio_futex_wait_uncancelable(cio_io io, const CIO_ATOMIC(uint32_t) *ptr, uin
  * @param max_waiters how many to wake at most
  * @cancellation no
  */
-void cio_futex_wake(cio_io io, const CIO_ATOMIC(uint32_t) *ptr, uint32_t max_waiters);
+void cio_futex_wake(cio_io io, const CIO_ATOMIC(uint32_t) * ptr, uint32_t max_waiters);
 
 /**
  * Reads a clock; never fails (an unavailable clock reads 0).

@@ -33,13 +33,13 @@ extern "C" {
 
 /** How to map (cio_file_memory_map_create); zero-initialised fields take Zig's defaults. */
 typedef struct cio_memory_map_options {
-    size_t len;               /**< bytes to map (> 0); past the file's end they read as zeroes */
-    unsigned protection;      /**< CIO_MEMORY_MAP_READ | CIO_MEMORY_MAP_WRITE bits; 0 = both */
-    uint64_t offset;          /**< where in the file the map starts: a multiple of the page size
-                                   (Windows: of the allocation granularity, 64 KiB) */
-    bool undefined_contents;  /**< true: the fallback mode does not read the file at create */
-    bool no_populate;         /**< true: do not prefault the pages (Linux MAP_POPULATE otherwise) */
-    bool fallback;            /**< true: the heap-buffer mode even where the OS can map */
+    size_t len;              /**< bytes to map (> 0); past the file's end they read as zeroes */
+    unsigned protection;     /**< CIO_MEMORY_MAP_READ | CIO_MEMORY_MAP_WRITE bits; 0 = both */
+    uint64_t offset;         /**< where in the file the map starts: a multiple of the page size
+                                  (Windows: of the allocation granularity, 64 KiB) */
+    bool undefined_contents; /**< true: the fallback mode does not read the file at create */
+    bool no_populate;        /**< true: do not prefault the pages (Linux MAP_POPULATE otherwise) */
+    bool fallback;           /**< true: the heap-buffer mode even where the OS can map */
 } cio_memory_map_options;
 
 /** A memory map of an open file; fields are read-only for the caller except `memory`'s bytes. */
@@ -60,9 +60,9 @@ typedef struct cio_memory_map {
  * @param file    an open regular file, open for reading (and for writing with CIO_MEMORY_MAP_WRITE)
  * @param options length, protection, offset and mode (NULL is invalid: len is required)
  * @param out     receives the map
- * @return #CIO_OK, or an error of File.MemoryMap.CreateError \errset_file_memory_map_create (AccessDenied: not a regular file,
- *         or a handle not open for the protection asked; InvalidArgument: len 0 or an unaligned
- *         offset). Cancellation point.
+ * @return #CIO_OK, or an error of File.MemoryMap.CreateError \errset_file_memory_map_create (AccessDenied: not a
+ * regular file, or a handle not open for the protection asked; InvalidArgument: len 0 or an unaligned offset).
+ * Cancellation point.
  * @cancellation yes
  */
 cio_err cio_file_memory_map_create(cio_io io, cio_file file, const cio_memory_map_options *options,

@@ -229,7 +229,8 @@ cio_err cio_ip_format_host(const cio_ip_address *address, char *buf, size_t len,
 #if defined(__FreeBSD__) || defined(__NetBSD__) || defined(__OpenBSD__) || defined(__DragonFly__) || defined(__APPLE__)
 #define CIO_UNIX_PATH_MAX 104 /**< The longest Unix-domain socket path: sun_path on the BSDs and macOS. */
 #else
-#define CIO_UNIX_PATH_MAX 108 /**< The longest Unix-domain socket path: sun_path on Linux (104 on the BSDs and macOS). */
+#define CIO_UNIX_PATH_MAX \
+    108 /**< The longest Unix-domain socket path: sun_path on Linux (104 on the BSDs and macOS). */
 #endif
 
 /** A Unix-domain socket address: `len` bytes of `path`, no NUL needed. A path starting with '\0' is a
@@ -304,11 +305,11 @@ typedef struct cio_sockopts {
     uint8_t ttl;                 /**< IP_TTL (IPv4) or IPV6_UNICAST_HOPS (IPv6) by the address; 0: OS default */
 } cio_sockopts;
 
-/** Options of cio_net_listen and cio_unix_listen. NULL means CIO_LISTEN_DEFAULTS. reuse_address is SO_REUSEADDR (rebind over TIME_WAIT; two
- * listeners on one port are still AddressInUse); reuse_port is SO_REUSEPORT (several listeners on
+/** Options of cio_net_listen and cio_unix_listen. NULL means CIO_LISTEN_DEFAULTS. reuse_address is SO_REUSEADDR (rebind
+ * over TIME_WAIT; two listeners on one port are still AddressInUse); reuse_port is SO_REUSEPORT (several listeners on
  * one port: Zig's reuse_address sets both). Unix listeners use only backlog. */
 typedef struct cio_listen_options {
-    uint32_t backlog; /**< 0: 128 */
+    uint32_t backlog;      /**< 0: 128 */
     bool reuse_address;    /**< SO_REUSEADDR (rebind over TIME_WAIT) */
     bool reuse_port;       /**< SO_REUSEPORT (several listeners on one port) */
     cio_sockopts sockopts; /**< all-zero: the OS's defaults (see cio_sockopts) */
@@ -406,7 +407,7 @@ typedef struct cio_connect_options {
     cio_timeout timeout;       /**< per connection attempt */
     cio_lookup_options lookup; /**< cio_hostname_connect's lookup */
     bool stagger;              /**< RFC 8305: attempt k starts k x 250 ms after the first */
-    cio_sockopts sockopts;      /**< set on each attempt's socket before it connects; all-zero: none */
+    cio_sockopts sockopts;     /**< set on each attempt's socket before it connects; all-zero: none */
 } cio_connect_options;
 
 /**
@@ -431,10 +432,10 @@ cio_err cio_hostname_connect(cio_io io, const char *name, uint16_t port, const c
 
 /** Options of cio_net_bind. NULL or all-zero: none of these. */
 typedef struct cio_bind_options {
-    bool reuse_address;   /**< SO_REUSEADDR */
-    bool reuse_port;      /**< SO_REUSEPORT */
-    bool ip6_only;        /**< IPv6 sockets only: IPV6_V6ONLY on (otherwise the system's default holds) */
-    bool allow_broadcast; /**< SO_BROADCAST */
+    bool reuse_address;    /**< SO_REUSEADDR */
+    bool reuse_port;       /**< SO_REUSEPORT */
+    bool ip6_only;         /**< IPv6 sockets only: IPV6_V6ONLY on (otherwise the system's default holds) */
+    bool allow_broadcast;  /**< SO_BROADCAST */
     cio_sockopts sockopts; /**< set before bind; all-zero: none (TCP-only fields are OptionUnsupported) */
 } cio_bind_options;
 
@@ -465,8 +466,7 @@ typedef struct cio_message {
  * @return #CIO_OK, or an error of net.ListenError \errset_net_listen
  * @cancellation yes (does not block)
  */
-cio_err cio_net_listen(cio_io io, const cio_ip_address *address, const cio_listen_options *options,
-                       cio_server *out);
+cio_err cio_net_listen(cio_io io, const cio_ip_address *address, const cio_listen_options *options, cio_server *out);
 /**
  * Waits for a connection; out->peer gets the client's address (Unix: all-zero).
  * @param io the Io
@@ -493,8 +493,7 @@ void cio_server_close(cio_io io, const cio_server *server);
  * @return #CIO_OK, or an error of net.ConnectError \errset_net_connect
  * @cancellation yes (a cancel knocks it out of the wait)
  */
-cio_err cio_net_connect(cio_io io, const cio_ip_address *address, const cio_connect_options *options,
-                        cio_stream *out);
+cio_err cio_net_connect(cio_io io, const cio_ip_address *address, const cio_connect_options *options, cio_stream *out);
 
 /**
  * Reads what has arrived (waits for at least one byte). 0 bytes read means the peer closed its side.
@@ -517,8 +516,7 @@ cio_err cio_stream_read(cio_io io, const cio_stream *stream, void *buf, size_t l
  * @return #CIO_OK, or an error of net.ReadError \errset_net_read
  * @cancellation yes (a cancel knocks it out of the wait)
  */
-cio_err cio_stream_read_v(cio_io io, const cio_stream *stream, const cio_iovec *iov, size_t iovcnt,
-                          size_t *nread);
+cio_err cio_stream_read_v(cio_io io, const cio_stream *stream, const cio_iovec *iov, size_t iovcnt, size_t *nread);
 /**
  * Writes (may be short); a closed peer is BrokenPipe or ConnectionResetByPeer, never a SIGPIPE.
  * @param io the Io
@@ -593,8 +591,8 @@ cio_err cio_net_bind(cio_io io, const cio_ip_address *address, const cio_bind_op
  * @return #CIO_OK, or an error of net.SendError \errset_net_send
  * @cancellation yes (a cancel knocks it out of the wait)
  */
-cio_err cio_socket_send_to(cio_io io, const cio_socket *socket, const cio_ip_address *dest, const void *buf,
-                           size_t len, size_t *nsent);
+cio_err cio_socket_send_to(cio_io io, const cio_socket *socket, const cio_ip_address *dest, const void *buf, size_t len,
+                           size_t *nsent);
 /**
  * Sends one datagram gathered from several buffers.
  * @param io the Io
@@ -671,8 +669,7 @@ void cio_socket_close(cio_io io, const cio_socket *socket);
  * @return #CIO_OK, or an error of net.UnixAddress.ListenError \errset_net_unix_address_listen
  * @cancellation yes (does not block)
  */
-cio_err cio_unix_listen(cio_io io, const cio_unix_address *address, const cio_listen_options *options,
-                        cio_server *out);
+cio_err cio_unix_listen(cio_io io, const cio_unix_address *address, const cio_listen_options *options, cio_server *out);
 /**
  * Connects to a Unix-domain stream server.
  * @param io the Io

@@ -118,8 +118,7 @@ cio_err cio_ip_format_resolve(cio_io io, const cio_ip_address *address, char *bu
  * @return #CIO_OK, or an error of net.IpAddress.FormatError \errset_net_ip_address_format.
  * @cancellation yes when the address has a scope (the lookup does not block)
  */
-cio_err cio_ip_format_host_resolve(cio_io io, const cio_ip_address *address, char *buf, size_t len,
-                                   size_t *out_len);
+cio_err cio_ip_format_host_resolve(cio_io io, const cio_ip_address *address, char *buf, size_t len, size_t *out_len);
 
 /**
  * Sends up to `len` bytes of `file`, starting at `offset`, to a connected stream, and says how many
@@ -230,8 +229,7 @@ cio_err cio_net_get_option(cio_io io, cio_handle socket, cio_sockopt option, int
  * A cancellation point that does not block.
  * @cancellation yes
  */
-cio_err cio_net_multicast_join(cio_io io, cio_handle socket, const cio_ip_address *group,
-                               const cio_ip_address *iface);
+cio_err cio_net_multicast_join(cio_io io, cio_handle socket, const cio_ip_address *group, const cio_ip_address *iface);
 
 /**
  * Leaves a multicast group joined with cio_net_multicast_join (same arguments).
@@ -243,8 +241,7 @@ cio_err cio_net_multicast_join(cio_io io, cio_handle socket, const cio_ip_addres
  * A cancellation point that does not block.
  * @cancellation yes
  */
-cio_err cio_net_multicast_leave(cio_io io, cio_handle socket, const cio_ip_address *group,
-                                const cio_ip_address *iface);
+cio_err cio_net_multicast_leave(cio_io io, cio_handle socket, const cio_ip_address *group, const cio_ip_address *iface);
 
 /**
  * Chooses the interface outgoing multicast datagrams leave by (IP_MULTICAST_IF / IPV6_MULTICAST_IF).

@@ -48,7 +48,10 @@ cio_err cio_sig_from_number(int number, cio_sig *out);
  * @return the number.
  * @cancellation no (pure library code)
  */
-static inline int cio_sig_number(cio_sig sig) { return (int)sig; }
+static inline int cio_sig_number(cio_sig sig)
+{
+    return (int)sig;
+}
 
 /** A set of signals, independent of the C library's sigset_t (128 bits: enough for mips' 128). */
 typedef struct cio_sigset {

@@ -29,8 +29,8 @@
      * completion (its result in *inline_result), otherwise a future whose task has been assigned                     \
      * a unit of concurrency (it can never wait behind the caller). Never fails: when no thread                       \
      * can be had (limit, memory, spawn failure) fn runs inline. */                                                   \
-    X(struct cio_any_future *, async, (void *ud, cio_task_fn fn, const void *ctx, size_t ctx_size,                    \
-                                       cio_err *inline_result))                                                       \
+    X(struct cio_any_future *, async,                                                                                 \
+      (void *ud, cio_task_fn fn, const void *ctx, size_t ctx_size, cio_err *inline_result))                           \
     /* Runs fn concurrently with the caller, never inline. Set: ConcurrentError. */                                   \
     X(cio_err, concurrent, (void *ud, cio_task_fn fn, const void *ctx, size_t ctx_size, struct cio_any_future **out)) \
     /* Waits for the task, frees it and returns its result. A cancel request on the awaiting task                     \
@@ -61,11 +61,11 @@
                                                                                                                       \
     /* If *ptr == expected, blocks until a wake, the timeout, a cancel, or spuriously. Returns                        \
      * CIO_OK (woken or spurious: re-check), CIO_E_TIMEOUT, CIO_E_CANCELED. Set: Futex.WaitError. */                  \
-    X(cio_err, futex_wait, (void *ud, const CIO_ATOMIC(uint32_t) *ptr, uint32_t expected, cio_timeout timeout))          \
+    X(cio_err, futex_wait, (void *ud, const CIO_ATOMIC(uint32_t) * ptr, uint32_t expected, cio_timeout timeout))      \
     /* As futex_wait with no timeout, never a cancellation point. */                                                  \
-    X(void, futex_wait_uncancelable, (void *ud, const CIO_ATOMIC(uint32_t) *ptr, uint32_t expected))                     \
+    X(void, futex_wait_uncancelable, (void *ud, const CIO_ATOMIC(uint32_t) * ptr, uint32_t expected))                 \
     /* Wakes up to max_waiters threads or tasks waiting on ptr. */                                                    \
-    X(void, futex_wake, (void *ud, const CIO_ATOMIC(uint32_t) *ptr, uint32_t max_waiters))                               \
+    X(void, futex_wake, (void *ud, const CIO_ATOMIC(uint32_t) * ptr, uint32_t max_waiters))                           \
                                                                                                                       \
     /* == The stderr lock =============================================================== */                          \
                                                                                                                       \
@@ -96,21 +96,21 @@
     /* == Directories ================================================================= */                            \
                                                                                                                       \
     /* Set: File.OpenError. */                                                                                        \
-    X(cio_err, dir_open_file, (void *ud, cio_dir dir, const char *path, const struct cio_open_file_options *options,  \
-                               cio_file *out))                                                                        \
+    X(cio_err, dir_open_file,                                                                                         \
+      (void *ud, cio_dir dir, const char *path, const struct cio_open_file_options *options, cio_file *out))          \
     /* Set: File.OpenError. */                                                                                        \
-    X(cio_err, dir_create_file, (void *ud, cio_dir dir, const char *path,                                             \
-                                 const struct cio_create_file_options *options, cio_file *out))                       \
+    X(cio_err, dir_create_file,                                                                                       \
+      (void *ud, cio_dir dir, const char *path, const struct cio_create_file_options *options, cio_file *out))        \
     /* Set: Dir.OpenError. */                                                                                         \
-    X(cio_err, dir_open_dir, (void *ud, cio_dir dir, const char *path, const struct cio_open_dir_options *options,    \
-                              cio_dir *out))                                                                          \
+    X(cio_err, dir_open_dir,                                                                                          \
+      (void *ud, cio_dir dir, const char *path, const struct cio_open_dir_options *options, cio_dir *out))            \
     /* Set: Dir.CreateDirError. */                                                                                    \
     X(cio_err, dir_create_dir, (void *ud, cio_dir dir, const char *path, uint32_t permissions))                       \
     /* Set: Dir.MakePathError. */                                                                                     \
     X(cio_err, dir_create_dir_path, (void *ud, cio_dir dir, const char *path, uint32_t permissions, bool *created))   \
     /* Set: Dir.MakeOpenPathError. */                                                                                 \
-    X(cio_err, dir_create_dir_path_open, (void *ud, cio_dir dir, const char *path,                                    \
-                                          const struct cio_open_dir_options *options, cio_dir *out))                  \
+    X(cio_err, dir_create_dir_path_open,                                                                              \
+      (void *ud, cio_dir dir, const char *path, const struct cio_open_dir_options *options, cio_dir *out))            \
     /* Set: Dir.RenameError. */                                                                                       \
     X(cio_err, dir_rename, (void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir, const char *new_path))  \
     /* Set: Dir.DeleteFileError. */                                                                                   \
@@ -123,8 +123,8 @@
     X(cio_err, dir_access, (void *ud, cio_dir dir, const char *path, unsigned mode))                                  \
     /* Reads up to max entries (0 at the end); names point into the reader's buffer. */                               \
     /* Set: Dir.IterateError. */                                                                                      \
-    X(cio_err, dir_read, (void *ud, struct cio_dir_reader *reader, struct cio_dir_entry *entries, size_t max,         \
-                          size_t *count))                                                                             \
+    X(cio_err, dir_read,                                                                                              \
+      (void *ud, struct cio_dir_reader *reader, struct cio_dir_entry *entries, size_t max, size_t *count))            \
     /* Stats the directory itself. Set: File.StatError. */                                                            \
     X(cio_err, dir_stat, (void *ud, cio_dir dir, struct cio_stat *out))                                               \
     /* Makes link_path a symbolic link to target (stored as given; flags CIO_SYM_LINK_DIRECTORY                       \
@@ -135,31 +135,30 @@
     X(cio_err, dir_read_link, (void *ud, cio_dir dir, const char *path, char *buf, size_t len, size_t *out_len))      \
     /* A new name for an existing file; flags CIO_NO_FOLLOW links a symlink itself, not its target.                   \
      * Set: File.HardLinkError. */                                                                                    \
-    X(cio_err, dir_hard_link, (void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir,                      \
-                               const char *new_path, unsigned flags))                                                 \
+    X(cio_err, dir_hard_link,                                                                                         \
+      (void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir, const char *new_path, unsigned flags))       \
     /* Permission bits (07777) of the directory itself. Set: File.SetPermissionsError. */                             \
     X(cio_err, dir_set_permissions, (void *ud, cio_dir dir, uint32_t permissions))                                    \
     /* Permission bits of path; flags CIO_NO_FOLLOW. Set: Dir.SetFilePermissionsError. */                             \
-    X(cio_err, dir_set_file_permissions, (void *ud, cio_dir dir, const char *path, uint32_t permissions,              \
-                                          unsigned flags))                                                            \
+    X(cio_err, dir_set_file_permissions,                                                                              \
+      (void *ud, cio_dir dir, const char *path, uint32_t permissions, unsigned flags))                                \
     /* Owner and group of the directory itself (CIO_OWNER_UNCHANGED keeps one). Set: File.SetOwnerError. */           \
     X(cio_err, dir_set_owner, (void *ud, cio_dir dir, uint32_t uid, uint32_t gid))                                    \
     /* Owner and group of path; flags CIO_NO_FOLLOW. Set: Dir.SetFileOwnerError. */                                   \
-    X(cio_err, dir_set_file_owner, (void *ud, cio_dir dir, const char *path, uint32_t uid, uint32_t gid,              \
-                                    unsigned flags))                                                                  \
+    X(cio_err, dir_set_file_owner,                                                                                    \
+      (void *ud, cio_dir dir, const char *path, uint32_t uid, uint32_t gid, unsigned flags))                          \
     /* Access and modification times of path; flags CIO_NO_FOLLOW. Set: Dir.SetTimestampsError. */                    \
-    X(cio_err, dir_set_timestamps, (void *ud, cio_dir dir, const char *path, const struct cio_set_timestamps *ts,     \
-                                    unsigned flags))                                                                  \
+    X(cio_err, dir_set_timestamps,                                                                                    \
+      (void *ud, cio_dir dir, const char *path, const struct cio_set_timestamps *ts, unsigned flags))                 \
     /* The canonical absolute path of the open directory into buf with a NUL (cio_dir_cwd(): the                      \
      * current directory). NameTooLong when buf is too small. Set: File.RealPathError. */                             \
     X(cio_err, dir_real_path, (void *ud, cio_dir dir, char *buf, size_t len, size_t *out_len))                        \
     /* The canonical absolute path of path (symbolic links resolved). Set: Dir.RealPathFileError. */                  \
-    X(cio_err, dir_real_path_file, (void *ud, cio_dir dir, const char *path, char *buf, size_t len,                   \
-                                    size_t *out_len))                                                                 \
+    X(cio_err, dir_real_path_file, (void *ud, cio_dir dir, const char *path, char *buf, size_t len, size_t *out_len)) \
     /* Renames without replacing: PathAlreadyExists if new_path exists, decided atomically by the                     \
      * OS (OperationUnsupported where it cannot be). Set: Dir.RenamePreserveError. */                                 \
-    X(cio_err, dir_rename_preserve, (void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir,                \
-                                     const char *new_path))                                                           \
+    X(cio_err, dir_rename_preserve,                                                                                   \
+      (void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir, const char *new_path))                       \
     X(void, dir_close, (void *ud, cio_dir dir))                                                                       \
                                                                                                                       \
     /* == Files ======================================================================= */                            \
@@ -167,14 +166,14 @@
     /* Vectored streaming read; 0 bytes means the end. Set: File.Reader.Error. */                                     \
     X(cio_err, file_read_streaming, (void *ud, cio_file file, const cio_iovec *iov, size_t iovcnt, size_t *nread))    \
     /* Set: File.WriteStreamingError. */                                                                              \
-    X(cio_err, file_write_streaming, (void *ud, cio_file file, const cio_const_iovec *iov, size_t iovcnt,             \
-                                      size_t *nwritten))                                                              \
+    X(cio_err, file_write_streaming,                                                                                  \
+      (void *ud, cio_file file, const cio_const_iovec *iov, size_t iovcnt, size_t *nwritten))                         \
     /* Set: File.ReadPositionalError. */                                                                              \
-    X(cio_err, file_read_positional, (void *ud, cio_file file, const cio_iovec *iov, size_t iovcnt, uint64_t offset,  \
-                                      size_t *nread))                                                                 \
+    X(cio_err, file_read_positional,                                                                                  \
+      (void *ud, cio_file file, const cio_iovec *iov, size_t iovcnt, uint64_t offset, size_t *nread))                 \
     /* Set: File.WritePositionalError. */                                                                             \
-    X(cio_err, file_write_positional, (void *ud, cio_file file, const cio_const_iovec *iov, size_t iovcnt,            \
-                                       uint64_t offset, size_t *nwritten))                                            \
+    X(cio_err, file_write_positional,                                                                                 \
+      (void *ud, cio_file file, const cio_const_iovec *iov, size_t iovcnt, uint64_t offset, size_t *nwritten))        \
     /* whence: 0 = from the start (offset as uint64), 1 = relative (as int64); *pos gets the new                      \
      * position when not NULL. Set: File.SeekError. */                                                                \
     X(cio_err, file_seek, (void *ud, cio_file file, int whence, int64_t offset, uint64_t *pos))                       \
@@ -218,8 +217,9 @@
      * out's position) without passing them through user memory (Linux: copy_file_range); stops at                    \
      * the end of in. *nwritten counts what went. Unimplemented (with *nwritten what went so far)                     \
      * asks the library to copy the rest. Set: File.WriteFileSlotError. */                                            \
-    X(cio_err, file_write_file, (void *ud, cio_file out, bool positional, uint64_t out_offset, cio_file in,           \
-                                 uint64_t in_offset, uint64_t len, uint64_t *nwritten))                               \
+    X(cio_err, file_write_file,                                                                                       \
+      (void *ud, cio_file out, bool positional, uint64_t out_offset, cio_file in, uint64_t in_offset, uint64_t len,   \
+       uint64_t *nwritten))                                                                                           \
     /* *out: whether the handle is a terminal that takes ANSI escape codes now (POSIX: a tty;                         \
      * Windows: a console in virtual terminal mode). Set: Cancelable. */                                              \
     X(cio_err, file_supports_ansi_escape_codes, (void *ud, cio_file file, bool *out))                                 \
@@ -229,8 +229,8 @@
     /* Memory maps (cio/mmap.h; the wrapper keeps the fallback buffer and calls these for OS                          \
      * mappings only: 0 < len, offset aligned, the range inside the file). OperationUnsupported                       \
      * from create: no mapping here (the wrapper falls back). Set: File.MemoryMap.CreateError. */                     \
-    X(cio_err, file_memory_map_create, (void *ud, cio_file file, const struct cio_memory_map_options *options,        \
-                                        struct cio_memory_map *out))                                                  \
+    X(cio_err, file_memory_map_create,                                                                                \
+      (void *ud, cio_file file, const struct cio_memory_map_options *options, struct cio_memory_map *out))            \
     /* Unmaps; never fails. */                                                                                        \
     X(void, file_memory_map_destroy, (void *ud, struct cio_memory_map *mm))                                           \
     /* Remaps to new_len inside the file (mremap); OperationUnsupported where the OS cannot.                          \
@@ -248,12 +248,12 @@
     X(cio_err, process_executable_open, (void *ud, const struct cio_open_file_options *options, cio_file *out))       \
     /* Set: ProcessExecutablePathError. */                                                                            \
     X(cio_err, process_executable_path, (void *ud, char *buf, size_t len, size_t *out_len))                           \
-    /* Starts a child (cio/process.h): fork/exec or CreateProcessW; exec errors come back typed,                     \
+    /* Starts a child (cio/process.h): fork/exec or CreateProcessW; exec errors come back typed,                      \
      * never as a child that exits 127. Cancelable before the child exists. Set: Process.SpawnError. */               \
     X(cio_err, process_spawn, (void *ud, const struct cio_spawn_options *options, struct cio_child *out))             \
     /* As process_spawn, argv[0] relative to dir (no PATH search). Set: Process.SpawnError. */                        \
-    X(cio_err, process_spawn_path, (void *ud, cio_dir dir, const struct cio_spawn_options *options,                   \
-                                    struct cio_child *out))                                                           \
+    X(cio_err, process_spawn_path,                                                                                    \
+      (void *ud, cio_dir dir, const struct cio_spawn_options *options, struct cio_child *out))                        \
     /* Waits for the child and reaps it; a cancellation point that leaves the child waitable.                         \
      * Set: Process.WaitError. */                                                                                     \
     X(cio_err, child_wait, (void *ud, struct cio_child *child, struct cio_term *term))                                \
@@ -278,23 +278,27 @@
                                                                                                                       \
     /* socket + options + bind + listen; out->address gets the bound address (the actual port for                     \
      * port 0). options NULL: CIO_LISTEN_DEFAULTS. Set: net.ListenError. */                                           \
-    X(cio_err, net_listen_ip, (void *ud, const struct cio_ip_address *address,                                        \
-                               const struct cio_listen_options *options, struct cio_server *out))                     \
+    X(cio_err, net_listen_ip,                                                                                         \
+      (void *ud, const struct cio_ip_address *address, const struct cio_listen_options *options,                      \
+       struct cio_server *out))                                                                                       \
     /* Blocks for the next connection; out->peer gets the client's address (Unix: all-zero).                          \
      * Set: net.AcceptError. */                                                                                       \
     X(cio_err, net_accept, (void *ud, cio_handle listener, struct cio_stream *out))                                   \
     /* Connects a stream socket, giving up after options->timeout (NULL: none) with Timeout; the                      \
      * abandoned socket is closed. Set: net.ConnectError. */                                                          \
-    X(cio_err, net_connect_ip, (void *ud, const struct cio_ip_address *address,                                       \
-                                const struct cio_connect_options *options, struct cio_stream *out))                   \
+    X(cio_err, net_connect_ip,                                                                                        \
+      (void *ud, const struct cio_ip_address *address, const struct cio_connect_options *options,                     \
+       struct cio_stream *out))                                                                                       \
     /* A datagram socket bound to address; out->address gets the actual port. options NULL: none.                     \
      * Set: net.BindError. */                                                                                         \
-    X(cio_err, net_bind_ip, (void *ud, const struct cio_ip_address *address, const struct cio_bind_options *options,  \
-                             struct cio_socket *out))                                                                 \
+    X(cio_err, net_bind_ip,                                                                                           \
+      (void *ud, const struct cio_ip_address *address, const struct cio_bind_options *options,                        \
+       struct cio_socket *out))                                                                                       \
     /* socket(AF_UNIX, stream) + bind + listen; a leading NUL is a Linux abstract name.                               \
      * Set: net.UnixAddress.ListenError. */                                                                           \
-    X(cio_err, net_listen_unix, (void *ud, const struct cio_unix_address *address,                                    \
-                                 const struct cio_listen_options *options, struct cio_server *out))                   \
+    X(cio_err, net_listen_unix,                                                                                       \
+      (void *ud, const struct cio_unix_address *address, const struct cio_listen_options *options,                    \
+       struct cio_server *out))                                                                                       \
     /* Set: net.UnixAddress.ConnectError. */                                                                          \
     X(cio_err, net_connect_unix, (void *ud, const struct cio_unix_address *address, struct cio_stream *out))          \
     /* Vectored read of a connected stream; 0 bytes means the peer closed. Set: net.ReadError. */                     \
@@ -302,12 +306,13 @@
     /* Vectored write of a connected stream (may be short). Set: net.WriteError. */                                   \
     X(cio_err, net_write, (void *ud, cio_handle stream, const cio_const_iovec *iov, size_t iovcnt, size_t *nwritten)) \
     /* Sends one datagram to dest (NULL: the connected peer). Set: net.SendError. */                                  \
-    X(cio_err, net_send, (void *ud, cio_handle socket, const struct cio_ip_address *dest, const cio_const_iovec *iov, \
-                          size_t iovcnt, size_t *nsent))                                                              \
+    X(cio_err, net_send,                                                                                              \
+      (void *ud, cio_handle socket, const struct cio_ip_address *dest, const cio_const_iovec *iov, size_t iovcnt,     \
+       size_t *nsent))                                                                                                \
     /* Waits up to timeout for the first datagram, then takes those already queued, up to max,                        \
      * without waiting; *count >= 1 on success. Set: net.ReceiveTimeoutError. */                                      \
-    X(cio_err, net_receive, (void *ud, cio_handle socket, struct cio_message *msgs, size_t max, cio_timeout timeout,  \
-                             size_t *count))                                                                          \
+    X(cio_err, net_receive,                                                                                           \
+      (void *ud, cio_handle socket, struct cio_message *msgs, size_t max, cio_timeout timeout, size_t *count))        \
     /* how: a cio_shutdown_how. Set: net.ShutdownError. */                                                            \
     X(cio_err, net_shutdown, (void *ud, cio_handle socket, int how))                                                  \
     /* Closes any socket (stream, server, datagram); never fails. */                                                  \
@@ -325,21 +330,21 @@
      * Unimplemented, *nwritten what went before, where the backend or OS has no such path for                        \
      * the rest: the library copies it (cio_net_write_file never returns Unimplemented).                              \
      * Set: net.WriteFileError. */                                                                                    \
-    X(cio_err, net_write_file, (void *ud, cio_handle stream, cio_file file, uint64_t offset, uint64_t len,            \
-                                uint64_t *nwritten))                                                                  \
+    X(cio_err, net_write_file,                                                                                        \
+      (void *ud, cio_handle stream, cio_file file, uint64_t offset, uint64_t len, uint64_t *nwritten))                \
                                                                                                                       \
-    /* == Operations (cio/batch.h) ===================================================== */                          \
+    /* == Operations (cio/batch.h) ===================================================== */                           \
                                                                                                                       \
     /* Runs op (a cio_operation) with a timeout other than NONE natively: the operation's own error,                  \
      * CIO_E_TIMEOUT (nothing done) or CIO_E_CANCELED; its results in op. CIO_E_UNIMPLEMENTED: no                     \
      * native timed form of this kind here, nothing done (cio_operate_timeout then runs it as a                       \
      * concurrent task). A cancellation point. Set: Operate.SlotError (the kinds' sets). */                           \
-    X(cio_err, operate, (void *ud, struct cio_operation *op, cio_timeout timeout))                                                    \
-    /* The device_io_control operation (op->u.device_io_control): ioctl (POSIX) or DeviceIoControl          \
-     * (Windows) on the caller's thread (Evented: the helper pool); op->count gets ioctl's result or the         \
-     * bytes written to the output buffer. OperationUnsupported where the OS has none (WASI).                    \
-     * A cancellation point. Set: File.DeviceIoControlError. */                                                 \
-    X(cio_err, device_io_control, (void *ud, struct cio_operation *op))                                            \
+    X(cio_err, operate, (void *ud, struct cio_operation *op, cio_timeout timeout))                                    \
+    /* The device_io_control operation (op->u.device_io_control): ioctl (POSIX) or DeviceIoControl                    \
+     * (Windows) on the caller's thread (Evented: the helper pool); op->count gets ioctl's result or the              \
+     * bytes written to the output buffer. OperationUnsupported where the OS has none (WASI).                         \
+     * A cancellation point. Set: File.DeviceIoControlError. */                                                       \
+    X(cio_err, device_io_control, (void *ud, struct cio_operation *op))                                               \
                                                                                                                       \
     /* == Socket options and addresses (issue 25) ===================================== */                            \
                                                                                                                       \
@@ -350,10 +355,10 @@
     X(cio_err, net_get_option, (void *ud, cio_handle socket, int option, int64_t *value))                             \
     /* op: 0 join, 1 leave (group and interface), 2 outgoing interface (interface only).                              \
      * Set: net.MulticastError. */                                                                                    \
-    X(cio_err, net_multicast, (void *ud, cio_handle socket, int op, const struct cio_ip_address *group,               \
-                               const struct cio_ip_address *iface))                                               \
+    X(cio_err, net_multicast,                                                                                         \
+      (void *ud, cio_handle socket, int op, const struct cio_ip_address *group, const struct cio_ip_address *iface))  \
     /* getsockname (peer false) or getpeername (peer true). Set: net.SocketAddressError. */                           \
-    X(cio_err, net_socket_address, (void *ud, cio_handle socket, bool peer, struct cio_ip_address *out))          \
+    X(cio_err, net_socket_address, (void *ud, cio_handle socket, bool peer, struct cio_ip_address *out))              \
                                                                                                                       \
     /* == Awaitable signals (issue 25, cio/sig.h) ===================================== */                            \
                                                                                                                       \

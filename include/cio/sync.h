@@ -27,7 +27,10 @@ typedef struct cio_mutex {
     CIO_ATOMIC(uint32_t) state; /**< bit 0: locked; bits 1..31: tasks in the slow path of lock */
 } cio_mutex;
 /** An unlocked mutex. */
-#define CIO_MUTEX_INIT {0}
+#define CIO_MUTEX_INIT \
+    {                  \
+        0              \
+    }
 
 /**
  * Locks the mutex, waiting as long as it takes.
@@ -67,7 +70,10 @@ typedef struct cio_condition {
     CIO_ATOMIC(uint32_t) sleepers; /**< waiters inside a futex wait on epoch (signal skips the wake if 0) */
 } cio_condition;
 /** A condition nobody waits on. */
-#define CIO_CONDITION_INIT {0, 0, 0}
+#define CIO_CONDITION_INIT \
+    {                      \
+        0, 0, 0            \
+    }
 
 /**
  * Unlocks the mutex, waits for a signal, locks the mutex again (also on error: it re-acquires the
@@ -118,7 +124,10 @@ typedef struct cio_event {
     CIO_ATOMIC(uint32_t) state; /**< 0 unset, 1 waiting, 2 set */
 } cio_event;
 /** An event that is not set. */
-#define CIO_EVENT_INIT {0}
+#define CIO_EVENT_INIT \
+    {                  \
+        0              \
+    }
 
 /**
  * Whether the event is set.
@@ -173,7 +182,10 @@ typedef struct cio_semaphore {
     uint32_t permits;   /**< permits available */
 } cio_semaphore;
 /** A semaphore with `permits` permits. */
-#define CIO_SEMAPHORE_INIT(permits) {CIO_MUTEX_INIT, CIO_CONDITION_INIT, (permits)}
+#define CIO_SEMAPHORE_INIT(permits)                   \
+    {                                                 \
+        CIO_MUTEX_INIT, CIO_CONDITION_INIT, (permits) \
+    }
 
 /**
  * Takes a permit, waiting for one.
@@ -217,7 +229,10 @@ typedef struct cio_rwlock {
     bool writer;              /**< a writer holds the lock */
 } cio_rwlock;
 /** An unlocked rwlock. */
-#define CIO_RWLOCK_INIT {CIO_MUTEX_INIT, CIO_CONDITION_INIT, 0, 0, false}
+#define CIO_RWLOCK_INIT                                 \
+    {                                                   \
+        CIO_MUTEX_INIT, CIO_CONDITION_INIT, 0, 0, false \
+    }
 
 /**
  * Locks for writing (exclusive), waiting as long as it takes.
@@ -363,8 +378,7 @@ cio_err cio_queue_get_one(cio_io io, cio_queue *queue, void *elem);
  * @return #CIO_OK, or an error of Queue.ClosedError \errset_queue_closed
  * @cancellation no
  */
-cio_err cio_queue_put_uncancelable(cio_io io, cio_queue *queue, const void *elems, size_t n, size_t min,
-                                   size_t *added);
+cio_err cio_queue_put_uncancelable(cio_io io, cio_queue *queue, const void *elems, size_t n, size_t min, size_t *added);
 /**
  * As cio_queue_get, never a cancellation point.
  * @param io the Io
@@ -417,8 +431,8 @@ typedef cio_err (*cio_select_fn)(void *context, void *result);
 
 /** A select: a group whose tasks post results to a queue; the first result wins. */
 typedef struct cio_select {
-    cio_group group;          /**< the tasks */
-    cio_queue queue;          /**< their results */
+    cio_group group;             /**< the tasks */
+    cio_queue queue;             /**< their results */
     CIO_ATOMIC(uint32_t) failed; /**< 0, or the cio_err of a task that could not deliver its result */
 } cio_select;
 
@@ -464,8 +478,7 @@ void cio_select_async(cio_io io, cio_select *sel, cio_select_fn fn, const void *
  *         was added)
  * @cancellation no
  */
-cio_err cio_select_concurrent(cio_io io, cio_select *sel, cio_select_fn fn, const void *context,
-                              size_t context_size);
+cio_err cio_select_concurrent(cio_io io, cio_select *sel, cio_select_fn fn, const void *context, size_t context_size);
 /**
  * The next result. Set: Cancelable (CIO_E_CLOSED cannot happen before cancel), and
  * CIO_E_OUT_OF_MEMORY when a task found no memory for its result (elem_size over 256 bytes is

@@ -75,9 +75,9 @@ void cio_threaded_set_concurrent_limit(cio_threaded *threaded, size_t limit);
 
 /** Counters since cio_threaded_create, for benchmarks and tests (they only grow; size_t wraps). */
 typedef struct cio_threaded_stats {
-    size_t kicks; /**< a canceler knocked a task's thread out of a blocked call: one signal on POSIX
-                     (an APC, CancelSynchronousIo and a futex wake on Windows), counting the
-                     re-kicks of the backoff; 0 where nothing can be canceled (WASI) */
+    size_t kicks;            /**< a canceler knocked a task's thread out of a blocked call: one signal on POSIX
+                                (an APC, CancelSynchronousIo and a futex wake on Windows), counting the
+                                re-kicks of the backoff; 0 where nothing can be canceled (WASI) */
     size_t tasks_inline;     /**< async and group_async calls whose function ran inline on the caller
                                 (the async limit was reached, or no worker could be had); exact while
                                 one thread spawns at a time, possibly a little low with several */

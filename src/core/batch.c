@@ -42,9 +42,7 @@ static void run_op(cio_io io, cio_operation *op)
         op->err = vt->file_write_streaming(ud, op->u.file_write_streaming.file, op->u.file_write_streaming.iov,
                                            op->u.file_write_streaming.iovcnt, &op->count);
         break;
-    case CIO_OP_DEVICE_IO_CONTROL:
-        op->err = vt->device_io_control(ud, op);
-        break;
+    case CIO_OP_DEVICE_IO_CONTROL: op->err = vt->device_io_control(ud, op); break;
     case CIO_OP_NET_RECEIVE:
         op->err = vt->net_receive(ud, op->u.net_receive.socket, op->u.net_receive.msgs, op->u.net_receive.max,
                                   CIO_TIMEOUT_NONE, &op->count);
@@ -57,18 +55,13 @@ static void run_op(cio_io io, cio_operation *op)
         op->err = vt->net_read(ud, op->u.net_read.stream, op->u.net_read.iov, op->u.net_read.iovcnt, &op->count);
         break;
     case CIO_OP_NET_WRITE:
-        op->err = vt->net_write(ud, op->u.net_write.stream, op->u.net_write.iov, op->u.net_write.iovcnt,
-                                &op->count);
+        op->err = vt->net_write(ud, op->u.net_write.stream, op->u.net_write.iov, op->u.net_write.iovcnt, &op->count);
         break;
-    case CIO_OP_NET_ACCEPT:
-        op->err = vt->net_accept(ud, op->u.net_accept.listener, &op->stream);
-        break;
+    case CIO_OP_NET_ACCEPT: op->err = vt->net_accept(ud, op->u.net_accept.listener, &op->stream); break;
     case CIO_OP_NET_CONNECT:
         op->err = vt->net_connect_ip(ud, op->u.net_connect.address, op->u.net_connect.options, &op->stream);
         break;
-    default:
-        op->err = CIO_E_INVALID_ARGUMENT;
-        break;
+    default: op->err = CIO_E_INVALID_ARGUMENT; break;
     }
 }
 

@@ -41,7 +41,7 @@
 
 #define ONE_WAITER ((uint32_t)1)
 #define ONE_SIGNAL ((uint32_t)1 << 16)
-#define WAITERS(s) ((s) & 0xffffu)
+#define WAITERS(s) ((s)&0xffffu)
 #define SIGNALS(s) ((s) >> 16)
 
 static void wake_epoch(cio_io io, cio_condition *cond, uint32_t n)
@@ -101,8 +101,8 @@ static void leave(cio_io io, cio_condition *cond)
         next = state - ONE_WAITER;
         if (SIGNALS(next) > WAITERS(next))
             next -= ONE_SIGNAL; /* the surplus signal was ours */
-    } while (!atomic_compare_exchange_weak_explicit(&cond->state, &state, next, memory_order_acq_rel,
-                                                    memory_order_relaxed));
+    } while (
+        !atomic_compare_exchange_weak_explicit(&cond->state, &state, next, memory_order_acq_rel, memory_order_relaxed));
     if (SIGNALS(next) > 0)
         wake_epoch(io, cond, 1);
 }
@@ -155,8 +155,8 @@ void cio_condition_signal(cio_io io, cio_condition *cond)
     do {
         if (WAITERS(state) <= SIGNALS(state))
             return; /* nobody left to grant a signal to */
-    } while (!atomic_compare_exchange_weak_explicit(&cond->state, &state, state + ONE_SIGNAL,
-                                                    memory_order_acq_rel, memory_order_acquire));
+    } while (!atomic_compare_exchange_weak_explicit(&cond->state, &state, state + ONE_SIGNAL, memory_order_acq_rel,
+                                                    memory_order_acquire));
     wake_epoch(io, cond, 1);
 }
 

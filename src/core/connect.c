@@ -148,8 +148,7 @@ cio_err cio_hostname_connect(cio_io io, const char *name, uint16_t port, const c
         }
         switch (m.kind) {
         case MSG_ADDRESS: {
-            attempt_task at = {io, m.address, attempt_options,
-                               opt.stagger ? STAGGER_NS * (int64_t)started : 0};
+            attempt_task at = {io, m.address, attempt_options, opt.stagger ? STAGGER_NS * (int64_t)started : 0};
             if (cio_select_concurrent(io, &sel, run_attempt, &at, sizeof at) != CIO_OK)
                 cio_select_async(io, &sel, run_attempt, &at, sizeof at);
             started++;
@@ -170,8 +169,7 @@ cio_err cio_hostname_connect(cio_io io, const char *name, uint16_t port, const c
                     best = m.err;
             }
             break;
-        default:
-            break;
+        default: break;
         }
     }
     /* Cancel the lookup and the losers; close every stream that still arrives. */

@@ -131,8 +131,8 @@ void cio__os_error_record(int kind, int64_t code, const char *operation)
 #ifndef NDEBUG
     printed = !cio__diag_quiet;
     if (!cio__diag_quiet)
-        line("cio: %s: Unexpected, from %s %lld (cio_last_os_error() has it)\n", operation,
-             kind_names[kind & 3], (long long)code);
+        line("cio: %s: Unexpected, from %s %lld (cio_last_os_error() has it)\n", operation, kind_names[kind & 3],
+             (long long)code);
 #endif
 }
 

@@ -240,8 +240,7 @@ cio_err cio__dns_parse(const uint8_t *pkt, size_t len, uint16_t id, const char *
     return CIO_OK;
 }
 
-int cio__dns_next_addr(const uint8_t *pkt, size_t len, const cio__dns_response *r, size_t cursor[2],
-                       cio__dns_addr *out)
+int cio__dns_next_addr(const uint8_t *pkt, size_t len, const cio__dns_response *r, size_t cursor[2], cio__dns_addr *out)
 {
     /* cursor[0]: offset of the next record (0: not started), cursor[1]: records read. The records
      * were validated by cio__dns_parse, so read_rr cannot fail on [0, ancount). */
@@ -266,12 +265,12 @@ size_t cio__dns_add_opt(uint8_t *buf, size_t cap, size_t len, uint16_t payload)
     if (len < 12 || cap < len || cap - len < 11)
         return 0;
     uint8_t *p = buf + len;
-    p[0] = 0;                      /* owner: the root */
+    p[0] = 0; /* owner: the root */
     p[1] = 0;
     p[2] = CIO__DNS_TYPE_OPT;
     p[3] = (uint8_t)(payload >> 8); /* class: the UDP payload we can take */
     p[4] = (uint8_t)payload;
-    memset(p + 5, 0, 6);           /* extended rcode, version 0, flags (no DO), RDLEN 0 */
+    memset(p + 5, 0, 6); /* extended rcode, version 0, flags (no DO), RDLEN 0 */
     unsigned ar = get16(buf + 10) + 1;
     buf[10] = (uint8_t)(ar >> 8);
     buf[11] = (uint8_t)ar;

@@ -25,12 +25,12 @@
 #define CIO__DNS_RCODE_FORMERR 1
 #define CIO__DNS_RCODE_SERVFAIL 2
 #define CIO__DNS_RCODE_NXDOMAIN 3
-#define CIO__DNS_NAME_MAX 256   /* a dotted name without the trailing dot, plus the NUL */
-#define CIO__DNS_MAX_ADDRS 32   /* addresses copied into a response's addrs[]; cio__dns_next_addr walks all */
-#define CIO__DNS_MAX_HOPS 64    /* compression pointers followed per name */
-#define CIO__DNS_QUERY_MAX 512  /* a query for a 255-byte name fits, with its OPT record */
+#define CIO__DNS_NAME_MAX 256      /* a dotted name without the trailing dot, plus the NUL */
+#define CIO__DNS_MAX_ADDRS 32      /* addresses copied into a response's addrs[]; cio__dns_next_addr walks all */
+#define CIO__DNS_MAX_HOPS 64       /* compression pointers followed per name */
+#define CIO__DNS_QUERY_MAX 512     /* a query for a 255-byte name fits, with its OPT record */
 #define CIO__DNS_EDNS_PAYLOAD 1232 /* the UDP payload advertised in OPT (DNS Flag Day 2020) */
-#define CIO__DNS_TCP_MAX 65535  /* a message over TCP: its two-byte length prefix bounds it */
+#define CIO__DNS_TCP_MAX 65535     /* a message over TCP: its two-byte length prefix bounds it */
 
 typedef struct cio__dns_addr {
     uint16_t type; /* CIO__DNS_TYPE_A (4 bytes) or CIO__DNS_TYPE_AAAA (16 bytes) */
@@ -39,10 +39,10 @@ typedef struct cio__dns_addr {
 
 typedef struct cio__dns_response {
     unsigned rcode;
-    int truncated;   /* TC: the server cut the answer (RFC 1035 4.1.1); ask again over TCP */
-    size_t naddrs;   /* every address of qtype owned by `canonical` (also those past addrs[]) */
+    int truncated;                           /* TC: the server cut the answer (RFC 1035 4.1.1); ask again over TCP */
+    size_t naddrs;                           /* every address of qtype owned by `canonical` (also those past addrs[]) */
     cio__dns_addr addrs[CIO__DNS_MAX_ADDRS]; /* the first min(naddrs, CIO__DNS_MAX_ADDRS) of them */
-    char canonical[CIO__DNS_NAME_MAX]; /* the end of the CNAME chain (the query name without one) */
+    char canonical[CIO__DNS_NAME_MAX];       /* the end of the CNAME chain (the query name without one) */
     /* for cio__dns_next_addr: the answer section and how many of its records are whole */
     size_t answers;
     unsigned ancount;

@@ -3,17 +3,15 @@
 
 #include "cio/errors.h"
 
-static const char *const err_names[] = {
-    "Ok",
+static const char *const err_names[] = {"Ok",
 #define CIO__NAME(suffix, name, desc) name,
-    CIO_ERR_MAP(CIO__NAME)
+                                        CIO_ERR_MAP(CIO__NAME)
 #undef CIO__NAME
 };
 
-static const char *const err_descriptions[] = {
-    "success",
+static const char *const err_descriptions[] = {"success",
 #define CIO__DESC(suffix, name, desc) desc,
-    CIO_ERR_MAP(CIO__DESC)
+                                               CIO_ERR_MAP(CIO__DESC)
 #undef CIO__DESC
 };
 

@@ -154,7 +154,8 @@ static cio_err f_dir_create_dir_path(void *ud, cio_dir d, const char *p, uint32_
     return CIO_E_NO_SPACE_LEFT;
 }
 
-static cio_err f_dir_create_dir_path_open(void *ud, cio_dir d, const char *p, const cio_open_dir_options *o, cio_dir *out)
+static cio_err f_dir_create_dir_path_open(void *ud, cio_dir d, const char *p, const cio_open_dir_options *o,
+                                          cio_dir *out)
 {
     (void)ud, (void)d, (void)p, (void)o, (void)out;
     return CIO_E_NO_SPACE_LEFT;
@@ -213,7 +214,8 @@ static cio_err f_file_read_positional(void *ud, cio_file f, const cio_iovec *iov
     return CIO_E_NOT_OPEN_FOR_READING;
 }
 
-static cio_err f_file_write_positional(void *ud, cio_file f, const cio_const_iovec *iov, size_t n, uint64_t off, size_t *nw)
+static cio_err f_file_write_positional(void *ud, cio_file f, const cio_const_iovec *iov, size_t n, uint64_t off,
+                                       size_t *nw)
 {
     (void)ud, (void)f, (void)iov, (void)n, (void)off, (void)nw;
     return CIO_E_NOT_OPEN_FOR_WRITING;
@@ -474,8 +476,7 @@ static cio_err f_net_get_option(void *ud, cio_handle h, int option, int64_t *val
     return CIO_E_NETWORK_DOWN;
 }
 
-static cio_err f_net_multicast(void *ud, cio_handle h, int op, const cio_ip_address *group,
-                               const cio_ip_address *iface)
+static cio_err f_net_multicast(void *ud, cio_handle h, int op, const cio_ip_address *group, const cio_ip_address *iface)
 {
     (void)ud, (void)h, (void)op, (void)group, (void)iface;
     return CIO_E_NETWORK_DOWN;

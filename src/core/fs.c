@@ -115,8 +115,7 @@ cio_err cio_dir_create_file(cio_io io, cio_dir dir, const char *path, const cio_
     return CIO__IN_SET(file_open, err);
 }
 
-cio_err cio_dir_open_file(cio_io io, cio_dir dir, const char *path, const cio_open_file_options *options,
-                          cio_file *out)
+cio_err cio_dir_open_file(cio_io io, cio_dir dir, const char *path, const cio_open_file_options *options, cio_file *out)
 {
     if (path == NULL)
         return CIO__NULL_ARG("path");
@@ -126,8 +125,7 @@ cio_err cio_dir_open_file(cio_io io, cio_dir dir, const char *path, const cio_op
     return CIO__IN_SET(file_open, err);
 }
 
-cio_err cio_dir_open_dir(cio_io io, cio_dir dir, const char *path, const cio_open_dir_options *options,
-                         cio_dir *out)
+cio_err cio_dir_open_dir(cio_io io, cio_dir dir, const char *path, const cio_open_dir_options *options, cio_dir *out)
 {
     if (path == NULL)
         return CIO__NULL_ARG("path");
@@ -153,8 +151,8 @@ cio_err cio_dir_create_dir_path(cio_io io, cio_dir dir, const char *path, uint32
     return CIO__IN_SET(dir_make_path, err);
 }
 
-cio_err cio_dir_create_dir_path_open(cio_io io, cio_dir dir, const char *path,
-                                     const cio_open_dir_options *options, cio_dir *out)
+cio_err cio_dir_create_dir_path_open(cio_io io, cio_dir dir, const char *path, const cio_open_dir_options *options,
+                                     cio_dir *out)
 {
     if (path == NULL)
         return CIO__NULL_ARG("path");

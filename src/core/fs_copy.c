@@ -5,8 +5,8 @@
  * - The write_file wrappers call the file_write_file slot first; its Unimplemented (an OS without an
  *   in-kernel copy, a pair of files the kernel refuses: EXDEV, EINVAL, ...) comes with what it
  *   copied already, and the rest is copied here (cio__copy_by_hand: positional reads and writes in
- *   one 64 KiB heap buffer; cio_net_write_file uses it too), so the caller never sees Unimplemented. *nwritten counts every byte that
- *   went, also when an error ends the call. A read of 0 bytes is the end of `in`.
+ *   one 64 KiB heap buffer; cio_net_write_file uses it too), so the caller never sees Unimplemented. *nwritten counts
+ * every byte that went, also when an error ends the call. A read of 0 bytes is the end of `in`.
  * - cio_tty_config_detect reads the environment (cio__env_set) and asks the enable slot; it never fails.
  */
 #include <stdbool.h>
@@ -20,8 +20,8 @@
 
 #define COPY_CHUNK ((size_t)64 * 1024)
 
-cio_err cio__copy_by_hand(cio_io io, cio_file in, uint64_t in_offset, uint64_t len, const void *target,
-                          cio__put_fn put, uint64_t *total)
+cio_err cio__copy_by_hand(cio_io io, cio_file in, uint64_t in_offset, uint64_t len, const void *target, cio__put_fn put,
+                          uint64_t *total)
 {
     unsigned char *buf = (unsigned char *)malloc(COPY_CHUNK);
     if (buf == NULL)
@@ -89,8 +89,8 @@ cio_err cio_file_write_file_streaming(cio_io io, cio_file out, cio_file in, uint
     return write_file(io, out, false, 0, in, in_offset, len, nwritten);
 }
 
-cio_err cio_file_write_file_positional(cio_io io, cio_file out, uint64_t out_offset, cio_file in,
-                                       uint64_t in_offset, uint64_t len, uint64_t *nwritten)
+cio_err cio_file_write_file_positional(cio_io io, cio_file out, uint64_t out_offset, cio_file in, uint64_t in_offset,
+                                       uint64_t len, uint64_t *nwritten)
 {
     return write_file(io, out, true, out_offset, in, in_offset, len, nwritten);
 }

@@ -1,8 +1,8 @@
 /*
- * The public links-and-metadata, real-path, rename-preserve and lock functions of cio/fs.h (and cio_clock_resolution of cio/io.h): thin
- * wrappers over their vtable slots, with fs.c's invariants: each calls exactly the slot it is named
- * after, a NULL where the API forbids one is CIO__NULL_ARG (an assertion in debug builds), and the
- * slot's result is returned unchanged, set-checked in debug builds (CIO__IN_SET).
+ * The public links-and-metadata, real-path, rename-preserve and lock functions of cio/fs.h (and cio_clock_resolution of
+ * cio/io.h): thin wrappers over their vtable slots, with fs.c's invariants: each calls exactly the slot it is named
+ * after, a NULL where the API forbids one is CIO__NULL_ARG (an assertion in debug builds), and the slot's result is
+ * returned unchanged, set-checked in debug builds (CIO__IN_SET).
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -92,8 +92,7 @@ cio_err cio_file_set_owner(cio_io io, cio_file file, uint32_t uid, uint32_t gid)
     return CIO__IN_SET(file_set_owner, CIO__VT(io)->file_set_owner(io.userdata, file, uid, gid));
 }
 
-cio_err cio_dir_set_timestamps(cio_io io, cio_dir dir, const char *path, const cio_set_timestamps *ts,
-                               unsigned flags)
+cio_err cio_dir_set_timestamps(cio_io io, cio_dir dir, const char *path, const cio_set_timestamps *ts, unsigned flags)
 {
     if (path == NULL)
         return CIO__NULL_ARG("path");
@@ -145,8 +144,7 @@ cio_err cio_file_real_path(cio_io io, cio_file file, char *buf, size_t len, size
     return CIO__IN_SET(file_real_path, CIO__VT(io)->file_real_path(io.userdata, file, buf, len, out_len));
 }
 
-cio_err cio_dir_rename_preserve(cio_io io, cio_dir old_dir, const char *old_path, cio_dir new_dir,
-                                const char *new_path)
+cio_err cio_dir_rename_preserve(cio_io io, cio_dir old_dir, const char *old_path, cio_dir new_dir, const char *new_path)
 {
     if (old_path == NULL)
         return CIO__NULL_ARG("old_path");

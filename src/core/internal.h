@@ -45,15 +45,15 @@ static inline cio_err cio__in_set(cio_err err, bool (*contains)(cio_err), const 
 #endif
 /* The same check written once: `arg` must not be NULL (named as written); `buf` may be NULL only
  * when `len` is 0. */
-#define CIO__REQUIRE(arg)                        \
-    do {                                         \
-        if ((arg) == NULL)                       \
-            return CIO__NULL_ARG(#arg);          \
+#define CIO__REQUIRE(arg)               \
+    do {                                \
+        if ((arg) == NULL)              \
+            return CIO__NULL_ARG(#arg); \
     } while (0)
-#define CIO__REQUIRE_BUF(buf, len)               \
-    do {                                         \
-        if ((buf) == NULL && (len) > 0)          \
-            return CIO__NULL_ARG(#buf);          \
+#define CIO__REQUIRE_BUF(buf, len)      \
+    do {                                \
+        if ((buf) == NULL && (len) > 0) \
+            return CIO__NULL_ARG(#buf); \
     } while (0)
 
 /* A native error that means a programming error (EBADF, EFAULT: often the caller's, a closed or
@@ -107,8 +107,8 @@ cio_err cio__write_all(cio_io io, const void *target, cio__write_fn write, const
 /* cio_ip_format / cio_ip_format_host with the scope written as scope_name (NULL: the index)
  * (net_addr.c; cio_ip_format_resolve uses it). */
 struct cio_ip_address;
-cio_err cio__ip_format_scoped(const struct cio_ip_address *a, const char *scope_name, char *buf, size_t len, size_t *out_len,
-                              bool with_port);
+cio_err cio__ip_format_scoped(const struct cio_ip_address *a, const char *scope_name, char *buf, size_t len,
+                              size_t *out_len, bool with_port);
 
 /* The library's copy of [in_offset, in_offset + len) of `in` (fs_copy.c; cio_file_write_file_* and
  * cio_net_write_file): positional reads of up to 64 KiB in one heap buffer, each handed to `put` in
@@ -116,8 +116,8 @@ cio_err cio__ip_format_scoped(const struct cio_ip_address *a, const char *scope_
  * took, also when an error ends the copy; a put that takes nothing is CIO_E_UNEXPECTED; a read of 0
  * bytes is the end of `in`. */
 typedef cio_err (*cio__put_fn)(cio_io io, const void *target, const void *buf, size_t len, uint64_t at, size_t *n);
-cio_err cio__copy_by_hand(cio_io io, cio_file in, uint64_t in_offset, uint64_t len, const void *target,
-                          cio__put_fn put, uint64_t *total);
+cio_err cio__copy_by_hand(cio_io io, cio_file in, uint64_t in_offset, uint64_t len, const void *target, cio__put_fn put,
+                          uint64_t *total);
 
 /* Whether the environment variable `name` is set and not empty (cio_tty_config_detect): the
  * environment block read directly on POSIX and WASI (fs_ansi_posix.c: the BSD targets' C library

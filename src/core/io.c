@@ -117,12 +117,12 @@ const char *cio__spawn_site(void)
 
 /* Runs the spawn `call` with spawn_site set to `site` for it (and only for it: a task it runs
  * inline spawns with sites of its own). */
-#define WITH_SITE(site, call)               \
-    do {                                    \
-        const char *outer_ = spawn_site;    \
-        spawn_site = (site);                \
-        call;                               \
-        spawn_site = outer_;                \
+#define WITH_SITE(site, call)            \
+    do {                                 \
+        const char *outer_ = spawn_site; \
+        spawn_site = (site);             \
+        call;                            \
+        spawn_site = outer_;             \
     } while (0)
 
 /* CIO__NULL_ARG naming the public function rather than the helper below it. */
@@ -143,7 +143,7 @@ static cio_future async_here(cio_io io, cio_task_fn fn, const void *context, siz
     return made(any, any != NULL ? CIO_OK : inline_result);
 }
 
-cio_future (cio_async)(cio_io io, cio_task_fn fn, const void *context, size_t context_size)
+cio_future(cio_async)(cio_io io, cio_task_fn fn, const void *context, size_t context_size)
 {
     return cio_async_at(NULL, io, fn, context, context_size);
 }
@@ -170,7 +170,7 @@ static cio_err concurrent_here(cio_io io, cio_task_fn fn, const void *context, s
     return CIO__IN_SET(concurrent, err);
 }
 
-cio_err (cio_concurrent)(cio_io io, cio_task_fn fn, const void *context, size_t context_size, cio_future *out)
+cio_err(cio_concurrent)(cio_io io, cio_task_fn fn, const void *context, size_t context_size, cio_future *out)
 {
     return cio_concurrent_at(NULL, io, fn, context, context_size, out);
 }
@@ -223,7 +223,7 @@ static void group_async_here(cio_io io, cio_group *group, cio_task_fn fn, const 
     CIO__VT(io)->group_async(io.userdata, group, fn, context, context_size);
 }
 
-void (cio_group_async)(cio_io io, cio_group *group, cio_task_fn fn, const void *context, size_t context_size)
+void(cio_group_async)(cio_io io, cio_group *group, cio_task_fn fn, const void *context, size_t context_size)
 {
     cio_group_async_at(NULL, io, group, fn, context, context_size);
 }
@@ -246,7 +246,7 @@ static cio_err group_concurrent_here(cio_io io, cio_group *group, cio_task_fn fn
     return CIO__VT(io)->group_concurrent(io.userdata, group, fn, context, context_size);
 }
 
-cio_err (cio_group_concurrent)(cio_io io, cio_group *group, cio_task_fn fn, const void *context, size_t context_size)
+cio_err(cio_group_concurrent)(cio_io io, cio_group *group, cio_task_fn fn, const void *context, size_t context_size)
 {
     return cio_group_concurrent_at(NULL, io, group, fn, context, context_size);
 }

@@ -9,14 +9,14 @@
 
 /* Takes `node` off the doubly linked list whose first node is `head`, through the link fields
  * `prev` and `next` (the node's own links are left as they were). */
-#define CIO__LIST_UNLINK(head, node, prev, next)    \
-    do {                                            \
-        if ((node)->prev != NULL)                   \
-            (node)->prev->next = (node)->next;      \
-        else                                        \
-            (head) = (node)->next;                  \
-        if ((node)->next != NULL)                   \
-            (node)->next->prev = (node)->prev;      \
+#define CIO__LIST_UNLINK(head, node, prev, next) \
+    do {                                         \
+        if ((node)->prev != NULL)                \
+            (node)->prev->next = (node)->next;   \
+        else                                     \
+            (head) = (node)->next;               \
+        if ((node)->next != NULL)                \
+            (node)->next->prev = (node)->prev;   \
     } while (0)
 
 /* The same on a list that also keeps its last node in `tail`. */

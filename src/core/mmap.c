@@ -77,8 +77,7 @@ static cio_err inside_file(cio_io io, cio_file file, uint64_t offset, size_t len
     return CIO_OK;
 }
 
-cio_err cio_file_memory_map_create(cio_io io, cio_file file, const cio_memory_map_options *options,
-                                   cio_memory_map *out)
+cio_err cio_file_memory_map_create(cio_io io, cio_file file, const cio_memory_map_options *options, cio_memory_map *out)
 {
     if (options == NULL)
         return CIO__NULL_ARG("options");

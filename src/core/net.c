@@ -46,8 +46,7 @@ static cio_err check_unix_args(const cio_unix_address *address, const void *out)
     return address->len == 0 || address->len > CIO_UNIX_PATH_MAX ? CIO_E_INVALID_ARGUMENT : CIO_OK;
 }
 
-cio_err cio_net_listen(cio_io io, const cio_ip_address *address, const cio_listen_options *options,
-                       cio_server *out)
+cio_err cio_net_listen(cio_io io, const cio_ip_address *address, const cio_listen_options *options, cio_server *out)
 {
     cio_err err = check_ip_args(address, out);
     if (err == CIO_OK)
@@ -71,8 +70,7 @@ void cio_server_close(cio_io io, const cio_server *server)
         CIO__VT(io)->net_close(io.userdata, server->handle);
 }
 
-cio_err cio_net_connect(cio_io io, const cio_ip_address *address, const cio_connect_options *options,
-                        cio_stream *out)
+cio_err cio_net_connect(cio_io io, const cio_ip_address *address, const cio_connect_options *options, cio_stream *out)
 {
     cio_err err = check_ip_args(address, out);
     if (err == CIO_OK)
@@ -80,8 +78,7 @@ cio_err cio_net_connect(cio_io io, const cio_ip_address *address, const cio_conn
     return CIO__IN_SET(net_connect, err);
 }
 
-cio_err cio_stream_read_v(cio_io io, const cio_stream *stream, const cio_iovec *iov, size_t iovcnt,
-                          size_t *nread)
+cio_err cio_stream_read_v(cio_io io, const cio_stream *stream, const cio_iovec *iov, size_t iovcnt, size_t *nread)
 {
     if (stream == NULL)
         return CIO__NULL_ARG("stream");
@@ -175,12 +172,12 @@ cio_err cio_socket_send_to_v(cio_io io, const cio_socket *socket, const cio_ip_a
         return CIO_E_INVALID_ARGUMENT;
     size_t ignored = 0;
     cio_err err = CIO__VT(io)->net_send(io.userdata, socket->handle, dest, iov, iovcnt,
-                                      nsent != NULL ? nsent : &ignored);
+                                        nsent != NULL ? nsent : &ignored);
     return CIO__IN_SET(net_send, err);
 }
 
-cio_err cio_socket_send_to(cio_io io, const cio_socket *socket, const cio_ip_address *dest, const void *buf,
-                           size_t len, size_t *nsent)
+cio_err cio_socket_send_to(cio_io io, const cio_socket *socket, const cio_ip_address *dest, const void *buf, size_t len,
+                           size_t *nsent)
 {
     if (buf == NULL && len > 0)
         return CIO__NULL_ARG("buf");
@@ -252,8 +249,7 @@ void cio_socket_close(cio_io io, const cio_socket *socket)
 
 /* ---- Unix-domain streams ------------------------------------------------------------------------------ */
 
-cio_err cio_unix_listen(cio_io io, const cio_unix_address *address, const cio_listen_options *options,
-                        cio_server *out)
+cio_err cio_unix_listen(cio_io io, const cio_unix_address *address, const cio_listen_options *options, cio_server *out)
 {
     cio_err err = check_unix_args(address, out);
     if (err == CIO_OK)

@@ -498,8 +498,8 @@ static cio_err finish(const text_buf *t, char *buf, size_t len, size_t *out_len)
     return copy == t->n ? CIO_OK : CIO_E_NAME_TOO_LONG;
 }
 
-cio_err cio__ip_format_scoped(const struct cio_ip_address *a, const char *scope_name, char *buf, size_t len, size_t *out_len,
-                              bool with_port)
+cio_err cio__ip_format_scoped(const struct cio_ip_address *a, const char *scope_name, char *buf, size_t len,
+                              size_t *out_len, bool with_port)
 {
     if (a == NULL)
         return CIO__NULL_ARG("a");

@@ -75,14 +75,12 @@ static cio_err membership(cio_io io, cio_handle socket, int op, const cio_ip_add
     return CIO__IN_SET(net_multicast, CIO__VT(io)->net_multicast(io.userdata, socket, op, group, iface));
 }
 
-cio_err cio_net_multicast_join(cio_io io, cio_handle socket, const cio_ip_address *group,
-                               const cio_ip_address *iface)
+cio_err cio_net_multicast_join(cio_io io, cio_handle socket, const cio_ip_address *group, const cio_ip_address *iface)
 {
     return membership(io, socket, 0, group, iface);
 }
 
-cio_err cio_net_multicast_leave(cio_io io, cio_handle socket, const cio_ip_address *group,
-                                const cio_ip_address *iface)
+cio_err cio_net_multicast_leave(cio_io io, cio_handle socket, const cio_ip_address *group, const cio_ip_address *iface)
 {
     return membership(io, socket, 1, group, iface);
 }

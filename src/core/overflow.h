@@ -28,11 +28,11 @@
 
 /* What a resolver says about the task that overflowed. */
 typedef struct cio__overflow_info {
-    size_t stack_size;   /* usable bytes of its stack */
-    const char *kind;    /* "an Evented fiber", "a Threaded worker" */
-    const char *option;  /* the option that sets the size, for the message */
-    const char *site;    /* where it was spawned ("file:line"), or NULL: unknown */
-    const void *fn;      /* its task function, or NULL */
+    size_t stack_size;  /* usable bytes of its stack */
+    const char *kind;   /* "an Evented fiber", "a Threaded worker" */
+    const char *option; /* the option that sets the size, for the message */
+    const char *site;   /* where it was spawned ("file:line"), or NULL: unknown */
+    const void *fn;     /* its task function, or NULL */
 } cio__overflow_info;
 
 /* Whether `addr` (the faulting address) lies just below the stack of the task this thread runs; if

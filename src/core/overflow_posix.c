@@ -65,8 +65,9 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
                  "stack overflow in a cio task (stack %u KiB; %s spawned at %s, task function %p; fault at "
                  "%p): give it a bigger stack (%s) or move big buffers off the stack",
                  (unsigned)(info.stack_size / 1024), info.kind,
-                 info.site != NULL ? info.site : "an unknown place (spawned without the cio_async/"
-                                                 "cio_concurrent macros)",
+                 info.site != NULL ? info.site
+                                   : "an unknown place (spawned without the cio_async/"
+                                     "cio_concurrent macros)",
                  info.fn, si->si_addr, info.option);
         cio__misuse_abort("SIGSEGV", what);
     }
@@ -121,7 +122,8 @@ void cio__overflow_thread_begin(void)
         return; /* it has one (ours, or a sanitizer's, or the program's) */
     /* Mapped, not malloc'd: a child forked from a process whose loop threads have these is left with
      * blocks no thread of its own points to, which a leak checker would count as lost. */
-    void *mem = CIO__SYS(mmap, overflow_altstack)(NULL, ALT_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *mem = CIO__SYS(mmap, overflow_altstack)(NULL, ALT_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                                                  -1, 0);
     if (mem == MAP_FAILED)
         return;
     stack_t ss;

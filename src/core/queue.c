@@ -52,7 +52,7 @@ struct cio__queue_waiter {
     size_t remaining;         /* elements it may still transfer */
     size_t needed;            /* elements it must still transfer before it may return */
     bool queued;
-    _Atomic(uint32_t) done;   /* futex word: DONE_* (a peer or close took it off its list, then woke it) */
+    _Atomic(uint32_t) done; /* futex word: DONE_* (a peer or close took it off its list, then woke it) */
 };
 
 typedef struct cio__queue_waiter waiter;
@@ -230,8 +230,8 @@ static void wait_released(cio_io io, waiter *w)
  * (cancelable) the task is canceled. Returns with q->mutex released, w off the list and *moved =
  * elements transferred in total (of `total`). A done waiter reads its counts without the mutex:
  * the peer wrote them before its release store of done. */
-static cio_err block(cio_io io, wakes *wk, cio_queue *q, waiter **head, waiter *w, size_t total,
-                     bool uncancelable, size_t *moved)
+static cio_err block(cio_io io, wakes *wk, cio_queue *q, waiter **head, waiter *w, size_t total, bool uncancelable,
+                     size_t *moved)
 {
     list_append(head, w);
     unlock_and_wake(&io, q, wk);
@@ -447,8 +447,7 @@ cio_err cio_queue_get_one(cio_io io, cio_queue *queue, void *elem)
     return CIO__IN_SET(queue, one(io, queue, false, elem, false));
 }
 
-cio_err cio_queue_put_uncancelable(cio_io io, cio_queue *queue, const void *elems, size_t n, size_t min,
-                                   size_t *added)
+cio_err cio_queue_put_uncancelable(cio_io io, cio_queue *queue, const void *elems, size_t n, size_t min, size_t *added)
 {
     return CIO__IN_SET(queue_closed, transfer(io, queue, true, (void *)(uintptr_t)elems, n, min, true, added));
 }

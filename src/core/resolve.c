@@ -90,8 +90,8 @@ typedef struct lookup {
     cio_lookup_options opt;
     cio__lookup_emit_fn emit;
     void *ctx;
-    bool stopped;    /* emit refused (queue closed by someone else) */
-    size_t naddrs;   /* addresses emitted */
+    bool stopped;  /* emit refused (queue closed by someone else) */
+    size_t naddrs; /* addresses emitted */
 } lookup;
 
 static bool family_ok(const lookup *l, cio_ip_family f)
@@ -189,8 +189,8 @@ typedef struct query {
     size_t len;
     uint8_t pkt[CIO__DNS_QUERY_MAX];
     bool answered;
-    bool edns;      /* pkt ends with our OPT record (dropped after a FORMERR) */
-    bool tcp;       /* to be asked over TCP, from server tc_server on */
+    bool edns; /* pkt ends with our OPT record (dropped after a FORMERR) */
+    bool tcp;  /* to be asked over TCP, from server tc_server on */
     size_t tc_server;
     unsigned rcode;
     unsigned servfails[MAX_NAMESERVERS];
@@ -271,8 +271,8 @@ static cio_err take_answer(lookup *l, query *q, const uint8_t *pkt, size_t len, 
 
 /* The UDP exchange: every query to every server, resent per attempt window, until each is answered
  * (a truncated answer counts: it is kept in *space and the query marked for TCP). */
-static cio_err udp_phase(lookup *l, const cio__resolv_conf *rc, query *q, size_t nq, const char *fqdn, tcp_space **space,
-                         dns_outcome *o)
+static cio_err udp_phase(lookup *l, const cio__resolv_conf *rc, query *q, size_t nq, const char *fqdn,
+                         tcp_space **space, dns_outcome *o)
 {
     cio_io io = l->io;
     bool v6 = false;
@@ -386,9 +386,17 @@ static cio_err tcp_phase(lookup *l, const cio__resolv_conf *rc, query *q, size_t
     for (size_t i = 0; i < nq && err == CIO_OK; i++) {
         if (!q[i].tcp)
             continue;
-        cio__dns_tcp_request rq = {rc->ns, rc->nns, q[i].tc_server, rc->attempts,
+        cio__dns_tcp_request rq = {rc->ns,
+                                   rc->nns,
+                                   q[i].tc_server,
+                                   rc->attempts,
                                    (int64_t)rc->timeout_s * 1000000000 / (int64_t)rc->attempts,
-                                   q[i].pkt, q[i].len, q[i].id, q[i].type, fqdn, space->tcp};
+                                   q[i].pkt,
+                                   q[i].len,
+                                   q[i].id,
+                                   q[i].type,
+                                   fqdn,
+                                   space->tcp};
         cio__dns_response r;
         const uint8_t *pkt = NULL;
         size_t len = 0;

@@ -131,8 +131,7 @@ void cio_select_async(cio_io io, cio_select *sel, cio_select_fn fn, const void *
         (void)submit(io, sel, fn, context, context_size, false);
 }
 
-cio_err cio_select_concurrent(cio_io io, cio_select *sel, cio_select_fn fn, const void *context,
-                              size_t context_size)
+cio_err cio_select_concurrent(cio_io io, cio_select *sel, cio_select_fn fn, const void *context, size_t context_size)
 {
     cio_err err = submit(io, sel, fn, context, context_size, true);
     return CIO__IN_SET(concurrent, err);

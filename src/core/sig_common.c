@@ -16,8 +16,7 @@ static const sig_entry sig_table[] = {
 #define CIO__ENTRY(name, number) {number, #name},
     CIO__SIG_LIST(CIO__ENTRY)
 #undef CIO__ENTRY
-    {0, NULL}
-};
+        {0, NULL}};
 
 static const sig_entry *find(int number)
 {

@@ -50,10 +50,11 @@ cio_err cio_sigaction(cio_sig sig, const struct cio_sigaction *act, struct cio_s
     int n = crt_number(sig);
     cio_sig_handler before = atomic_load_explicit(&handlers[n], memory_order_acquire);
     unsigned before_flags = atomic_load_explicit(&flags_of[n], memory_order_acquire);
-    void (__cdecl *prev)(int);
+    void(__cdecl * prev)(int);
     if (act != NULL) {
-        void (__cdecl *os)(int) = act->handler == CIO_SIG_HANDLER_DEFAULT ? SIG_DFL
-                                 : act->handler == CIO_SIG_HANDLER_IGNORE ? SIG_IGN : trampoline;
+        void(__cdecl * os)(int) = act->handler == CIO_SIG_HANDLER_DEFAULT  ? SIG_DFL
+                                  : act->handler == CIO_SIG_HANDLER_IGNORE ? SIG_IGN
+                                                                           : trampoline;
         atomic_store_explicit(&flags_of[n], act->flags, memory_order_release);
         atomic_store_explicit(&handlers[n], act->handler, memory_order_release);
         prev = signal(n, os);
@@ -69,9 +70,10 @@ cio_err cio_sigaction(cio_sig sig, const struct cio_sigaction *act, struct cio_s
         (void)signal(n, prev);
     }
     if (old != NULL) {
-        old->handler = prev == SIG_DFL ? CIO_SIG_HANDLER_DEFAULT
-                     : prev == SIG_IGN ? CIO_SIG_HANDLER_IGNORE
-                     : prev == trampoline ? before : CIO_SIG_HANDLER_DEFAULT;
+        old->handler = prev == SIG_DFL      ? CIO_SIG_HANDLER_DEFAULT
+                       : prev == SIG_IGN    ? CIO_SIG_HANDLER_IGNORE
+                       : prev == trampoline ? before
+                                            : CIO_SIG_HANDLER_DEFAULT;
         cio_sigset_empty(&old->mask);
         old->flags = prev == trampoline ? before_flags : 0u;
     }

@@ -148,7 +148,7 @@ bool cio__stderr_diag_lock(void)
     if (self == cio__stderr_thread_self() && atomic_load_explicit(&owner_thread, memory_order_relaxed) == self)
         return false; /* a fiber of this thread holds it: waiting here would stop it for good */
     if (wait == NULL)
-        return false; /* no Threaded instance was ever made: nobody can hold it */
+        return false;                  /* no Threaded instance was ever made: nobody can hold it */
     for (int quiet = 0; quiet < 20;) { /* 20 waits of 50 ms with no wake at all: give up */
         cio_err err = CIO_OK;
         if (contend(self, ud, wait, (cio_timeout){CIO_TIMEOUT_KIND_DURATION, CIO_CLOCK_AWAKE, 50000000}, &err))

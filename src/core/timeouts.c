@@ -66,8 +66,8 @@ cio_err cio_stream_read_all_timeout(cio_io io, const cio_stream *stream, void *b
     return CIO__IN_SET(net_read_timeout, err);
 }
 
-cio_err cio_stream_write_timeout(cio_io io, const cio_stream *stream, const void *buf, size_t len,
-                                 size_t *nwritten, cio_timeout timeout)
+cio_err cio_stream_write_timeout(cio_io io, const cio_stream *stream, const void *buf, size_t len, size_t *nwritten,
+                                 cio_timeout timeout)
 {
     CIO__REQUIRE(stream);
     CIO__REQUIRE(nwritten);
@@ -80,8 +80,8 @@ cio_err cio_stream_write_timeout(cio_io io, const cio_stream *stream, const void
     return CIO__IN_SET(net_write_timeout, err);
 }
 
-cio_err cio_stream_write_all_timeout(cio_io io, const cio_stream *stream, const void *buf, size_t len,
-                                     size_t *nwritten, cio_timeout timeout)
+cio_err cio_stream_write_all_timeout(cio_io io, const cio_stream *stream, const void *buf, size_t len, size_t *nwritten,
+                                     cio_timeout timeout)
 {
     if (nwritten != NULL)
         *nwritten = 0;
@@ -120,8 +120,8 @@ cio_err cio_server_accept_timeout(cio_io io, const cio_server *server, cio_strea
     return CIO__IN_SET(net_accept_timeout, err);
 }
 
-cio_err cio_socket_send_to_timeout(cio_io io, const cio_socket *socket, const cio_ip_address *dest,
-                                   const void *buf, size_t len, size_t *nsent, cio_timeout timeout)
+cio_err cio_socket_send_to_timeout(cio_io io, const cio_socket *socket, const cio_ip_address *dest, const void *buf,
+                                   size_t len, size_t *nsent, cio_timeout timeout)
 {
     CIO__REQUIRE(socket);
     CIO__REQUIRE_BUF(buf, len);

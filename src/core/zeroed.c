@@ -11,11 +11,11 @@
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #endif
 
-#define ZEROED_FN(ret, name, params)                                                                       \
-    static ret z_##name params                                                                             \
-    {                                                                                                      \
-        cio__misuse_abort("cio_" #name, "called through a zeroed cio_io (no backend: make one with "       \
-                                        "cio_threaded_io or cio_evented_io)");                             \
+#define ZEROED_FN(ret, name, params)                                                                 \
+    static ret z_##name params                                                                       \
+    {                                                                                                \
+        cio__misuse_abort("cio_" #name, "called through a zeroed cio_io (no backend: make one with " \
+                                        "cio_threaded_io or cio_evented_io)");                       \
     }
 CIO_VTABLE_SLOTS(ZEROED_FN)
 

@@ -85,43 +85,43 @@ struct cio__e_wait;
  * a binary min-heap for the rest (timers.c) ------------------------------------------------------------- */
 #define CIO__E_TIMER_QUEUED (SIZE_MAX - 1)
 struct cio__e_timer {
-    int64_t deadline;     /* CIO_CLOCK_AWAKE ns */
-    size_t index;         /* position in the heap, CIO__E_TIMER_QUEUED in the FIFO, SIZE_MAX when not armed */
+    int64_t deadline; /* CIO_CLOCK_AWAKE ns */
+    size_t index;     /* position in the heap, CIO__E_TIMER_QUEUED in the FIFO, SIZE_MAX when not armed */
     struct cio__e_timer *qprev, *qnext; /* FIFO links */
     void (*fire)(struct cio__e_loop *loop, struct cio__e_timer *timer);
 };
 
 /* ---- a fiber --------------------------------------------------------------------------------------- */
 struct cio_any_future {
-    _Atomic(uint32_t) gen;            /* first: the future's generation (src/core/io.c), 0 once awaited */
-    struct cio_any_future *next;      /* run queue / spawn queue / free list */
-    struct cio_any_future *cnext;     /* home loop's cancel list */
+    _Atomic(uint32_t) gen;        /* first: the future's generation (src/core/io.c), 0 once awaited */
+    struct cio_any_future *next;  /* run queue / spawn queue / free list */
+    struct cio_any_future *cnext; /* home loop's cancel list */
     struct cio_any_future *gnext, *gprev;
     struct cio_any_future *lnext, *lprev; /* its home loop's list of started fibers (live_mu) */
     struct cio_evented *owner;
-    struct cio__e_group *group;       /* NULL for futures */
+    struct cio__e_group *group;         /* NULL for futures */
     _Atomic(struct cio__e_loop *) home; /* set when it first runs */
     cio_task_fn fn;
-    const char *site;                 /* where it was spawned ("file:line"), or NULL (overflow.h) */
+    const char *site; /* where it was spawned ("file:line"), or NULL (overflow.h) */
     cio_err result;
     cio_cancel_protection protection;
-    _Atomic(uint32_t) cancel;         /* CIO__E_REQ / CIO__E_ACK */
-    _Atomic(uint32_t) done;           /* CIO__E_DONE_*: running / finished (result valid) / awaited */
-    struct cio_any_future *awaiter;   /* the fiber parked in an await of this future (DONE_AWAITED) */
-    bool handed_off;                  /* exiting: switched straight to its awaiter (home loop only) */
-    bool inline_ok;                   /* made by async or group_async: may run inline in an await
-                                         (cio__e_await_inline, cio__e_group_inline); a concurrent
-                                         task always starts as a fiber of its own */
-    bool cancel_posted;               /* on home's cancel list (home inbox mu) */
-    bool glinked;                     /* in its group's member list (runs as a fiber; group mu) */
-    _Atomic(bool) exited;             /* finished; no more cancel posts (read under home inbox mu) */
-    struct cio__e_wait *wait;         /* the wait it is suspended in (home loop reads it) */
+    _Atomic(uint32_t) cancel;       /* CIO__E_REQ / CIO__E_ACK */
+    _Atomic(uint32_t) done;         /* CIO__E_DONE_*: running / finished (result valid) / awaited */
+    struct cio_any_future *awaiter; /* the fiber parked in an await of this future (DONE_AWAITED) */
+    bool handed_off;                /* exiting: switched straight to its awaiter (home loop only) */
+    bool inline_ok;                 /* made by async or group_async: may run inline in an await
+                                       (cio__e_await_inline, cio__e_group_inline); a concurrent
+                                       task always starts as a fiber of its own */
+    bool cancel_posted;             /* on home's cancel list (home inbox mu) */
+    bool glinked;                   /* in its group's member list (runs as a fiber; group mu) */
+    _Atomic(bool) exited;           /* finished; no more cancel posts (read under home inbox mu) */
+    struct cio__e_wait *wait;       /* the wait it is suspended in (home loop reads it) */
     cio__fiber_ctx ctx;
     cio__stack stack;
     size_t capacity;
-    void *region;                     /* the block's region (blocks.c block_alloc), or NULL: malloc'd */
+    void *region; /* the block's region (blocks.c block_alloc), or NULL: malloc'd */
     size_t ctx_size;
-    unsigned char *ctxbuf;            /* CIO_CONTEXT_ALIGN-aligned */
+    unsigned char *ctxbuf; /* CIO_CONTEXT_ALIGN-aligned */
 };
 
 /* f->done: a future's state word. Only the owner awaits (or cancels) a future, so at most one waiter:
@@ -138,14 +138,14 @@ enum cio__e_wait_kind { CIO__E_W_FUTEX = 1, CIO__E_W_SLEEP, CIO__E_W_POLLER, CIO
 enum cio__e_reason { CIO__E_R_NONE = 0, CIO__E_R_EVENT, CIO__E_R_TIMEOUT, CIO__E_R_CANCEL };
 
 struct cio__e_wait {
-    struct cio_any_future *fiber;     /* NULL: a foreign thread (futex waits only) */
+    struct cio_any_future *fiber; /* NULL: a foreign thread (futex waits only) */
     uint8_t kind;
     bool cancelable;
-    uint8_t reason;                   /* why it ended (for poller waits: why it was canceled) */
+    uint8_t reason; /* why it ended (for poller waits: why it was canceled) */
     /* Interrupts the wait for a cancel request (home loop thread, the fiber switched out): set by
      * whoever starts a cancelable wait of a fiber (NULL: none), called by cio__e_deliver_cancel. */
     void (*interrupt)(struct cio__e_loop *loop, struct cio__e_wait *w);
-    _Atomic(uint32_t) state;          /* futex/sleep: 0 waiting, 1 woken; foreign: OS futex word */
+    _Atomic(uint32_t) state; /* futex/sleep: 0 waiting, 1 woken; foreign: OS futex word */
     /* futex */
     const _Atomic(uint32_t) *addr;
     struct cio__e_wait *fnext, *fprev;
@@ -155,8 +155,8 @@ struct cio__e_wait {
     /* poller */
     int fd;
     uint32_t events;
-    int32_t res;                      /* completion result (readiness mask or -errno / count) */
-    bool in_flight;                   /* ring: submitted, completion not yet seen */
+    int32_t res;    /* completion result (readiness mask or -errno / count) */
+    bool in_flight; /* ring: submitted, completion not yet seen */
     bool cancel_sent;
     /* await: the future awaited (a cancel is forwarded to it; the wait ends only when it finishes) */
     struct cio_any_future *awaited;
@@ -216,15 +216,15 @@ struct cio__e_loop {
     struct cio_evented *ev;
     unsigned index;
     pthread_t thread;
-    cio__fiber_ctx sched;             /* the loop thread's own context */
-    struct cio_any_future *current;   /* the fiber running, or NULL */
-    void (*after)(void *);            /* run by the loop once `current` has switched out */
+    cio__fiber_ctx sched;           /* the loop thread's own context */
+    struct cio_any_future *current; /* the fiber running, or NULL */
+    void (*after)(void *);          /* run by the loop once `current` has switched out */
     void *after_arg;
-    struct cio_any_future *run_head, *run_tail;   /* ready, this thread only */
+    struct cio_any_future *run_head, *run_tail; /* ready, this thread only */
     pthread_mutex_t inbox_mu;
-    struct cio_any_future *in_head, *in_tail;     /* made ready by other threads */
-    struct cio_any_future *cancels;               /* cancel requests to deliver */
-    _Atomic(uint32_t) inbox_flag;                 /* set with in_head/cancels, cleared on drain */
+    struct cio_any_future *in_head, *in_tail; /* made ready by other threads */
+    struct cio_any_future *cancels;           /* cancel requests to deliver */
+    _Atomic(uint32_t) inbox_flag;             /* set with in_head/cancels, cleared on drain */
     /* Not started yet, anyone may take them: the ring (pushed by this loop's thread only, taken by
      * any loop with a CAS on rq_head), and behind it the spawn queue (spawns from other threads,
      * and the ring's overflow). */
@@ -235,10 +235,10 @@ struct cio__e_loop {
     _Atomic(size_t) sp_count;
     struct cio__e_timer **heap;
     size_t heap_len, heap_cap;
-    struct cio__e_timer *tq_head, *tq_tail;       /* the timer FIFO, deadlines in order */
-    _Atomic(uint32_t) sleeping;       /* inside poller wait() (or about to be) */
-    _Atomic(uint32_t) woken;          /* a wake() is pending */
-    size_t armed;                     /* poller waits in flight */
+    struct cio__e_timer *tq_head, *tq_tail; /* the timer FIFO, deadlines in order */
+    _Atomic(uint32_t) sleeping;             /* inside poller wait() (or about to be) */
+    _Atomic(uint32_t) woken;                /* a wake() is pending */
+    size_t armed;                           /* poller waits in flight */
     /* Fibers started here and not finished (linked by this thread as they start, unlinked as they
      * exit; read by destroy, which cancels them): live_mu guards the list. Loop threads only. */
     pthread_mutex_t live_mu;
@@ -254,17 +254,17 @@ struct cio__e_loop {
     /* an adopted thread's loop (a thread that is not a loop thread, made a fiber when it first
      * used the instance; see adopt.c): */
     bool adopted;
-    struct cio__e_loop *anext;        /* the instance's list of them (adopt_mu) */
+    struct cio__e_loop *anext;         /* the instance's list of them (adopt_mu) */
     struct cio_any_future *main_fiber; /* the thread itself */
-    cio__stack sched_stack;           /* where its scheduler context runs */
+    cio__stack sched_stack;            /* where its scheduler context runs */
     /* poller state */
-    int epfd;                         /* epoll or kqueue descriptor */
-    int wakefd;                       /* eventfd or pipe read end; -1 when the wake-up has none */
-    void *ring;                       /* poll_uring.c's ring, or poll_kqueue.c's registrations */
+    int epfd;   /* epoll or kqueue descriptor */
+    int wakefd; /* eventfd or pipe read end; -1 when the wake-up has none */
+    void *ring; /* poll_uring.c's ring, or poll_kqueue.c's registrations */
     /* cio_evented_get_stats: written by this loop's thread only (a relaxed load and store, no
      * locked add), read by any */
-    _Atomic(size_t) n_fibers;         /* fibers that started running on their own stack here */
-    _Atomic(size_t) n_inline;         /* tasks whose function ran inline on a fiber of this loop */
+    _Atomic(size_t) n_fibers; /* fibers that started running on their own stack here */
+    _Atomic(size_t) n_inline; /* tasks whose function ran inline on a fiber of this loop */
 };
 
 /* ---- an instance -------------------------------------------------------------------------------------- */
@@ -276,19 +276,19 @@ struct cio_evented {
     cio__stack_pool stacks;
     size_t stack_size;
     unsigned ring_entries;
-    cio_threaded *helper;             /* the blocking helper pool */
-    struct cio_vtable vtable;         /* cio__e_vtable, with the io_uring flavour's ring operations (io.c) */
-    _Atomic(size_t) live;             /* fibers created and not finished (a group with members: one) */
-    _Atomic(uint32_t) live_seq;       /* futex word bumped when live drops to 0 */
-    _Atomic(uint32_t) next_loop;      /* round robin for spawns from foreign threads */
+    cio_threaded *helper;        /* the blocking helper pool */
+    struct cio_vtable vtable;    /* cio__e_vtable, with the io_uring flavour's ring operations (io.c) */
+    _Atomic(size_t) live;        /* fibers created and not finished (a group with members: one) */
+    _Atomic(uint32_t) live_seq;  /* futex word bumped when live drops to 0 */
+    _Atomic(uint32_t) next_loop; /* round robin for spawns from foreign threads */
     _Atomic(uint32_t) shutdown;
     pthread_mutex_t free_mu;
     struct cio_any_future *free_list;
     size_t free_count;
-    void *rgn;                        /* the region blocks are carved from (free_mu), rgn_left bytes left */
+    void *rgn; /* the region blocks are carved from (free_mu), rgn_left bytes left */
     unsigned char *rgn_next;
     size_t rgn_left;
-    struct cio__e_loop *adopted;      /* loops of adopted threads (adopt.c adopt_mu) */
+    struct cio__e_loop *adopted; /* loops of adopted threads (adopt.c adopt_mu) */
     /* cio_evented_get_stats: counts of adopted loops that are gone, and tasks run inline on a thread
      * with no loop (no fiber could be had) */
     _Atomic(size_t) n_fibers_gone, n_inline_gone;
@@ -493,7 +493,7 @@ static inline void cio__e_deliver_cancel(struct cio__e_loop *loop, struct cio_an
     w->interrupt(loop, w);
 }
 cio_err cio__e_fiber_futex_wait(struct cio_evented *e, const _Atomic(uint32_t) *ptr, uint32_t expected,
-                          cio_timeout timeout, bool cancelable);
+                                cio_timeout timeout, bool cancelable);
 /* A futex wait on the futex table by a thread that is not (and does not become) a fiber. */
 cio_err cio__e_futex_wait_foreign(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout);
 void cio__e_fiber_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters);

@@ -37,8 +37,8 @@ void cio__e_fd_renew(int fd, bool owned)
     uint32_t old = atomic_load_explicit(&fdstate[fd], memory_order_relaxed), next;
     do {
         next = (((old >> 1) + 1u) << 1) | (owned ? 1u : 0u);
-    } while (!atomic_compare_exchange_weak_explicit(&fdstate[fd], &old, next, memory_order_acq_rel,
-                                                    memory_order_relaxed));
+    } while (
+        !atomic_compare_exchange_weak_explicit(&fdstate[fd], &old, next, memory_order_acq_rel, memory_order_relaxed));
 }
 
 void cio__e_fd_forget(int fd)

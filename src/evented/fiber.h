@@ -64,21 +64,24 @@
 #define CIO__SWITCH_ALIAS ""
 #define CIO__SWITCH_ALIAS_END ""
 #else
-#define CIO__SWITCH_ALIAS                          \
-    ".globl cio__fiber_switch\n"                   \
-    ".type cio__fiber_switch, %function\n"         \
+#define CIO__SWITCH_ALIAS                  \
+    ".globl cio__fiber_switch\n"           \
+    ".type cio__fiber_switch, %function\n" \
     "cio__fiber_switch:\n"
 #define CIO__SWITCH_ALIAS_END ".size cio__fiber_switch, .-cio__fiber_switch\n"
 #endif
 
 typedef struct cio__fiber_ctx {
-    void *sp;                 /* saved stack pointer while switched out (must stay the first field) */
+    void *sp; /* saved stack pointer while switched out (must stay the first field) */
     /* sanitizer bookkeeping (unused fields cost nothing): */
-    void *stack_lo; size_t stack_size;   /* this context's stack (NULL/0 for a thread's own stack) */
-    void *asan_fake_stack;  void *tsan_fiber;
+    void *stack_lo;
+    size_t stack_size; /* this context's stack (NULL/0 for a thread's own stack) */
+    void *asan_fake_stack;
+    void *tsan_fiber;
     /* ASan: the bounds of a thread's own stack, learnt when it first switches away (stack_lo stays
      * NULL); the context that switched to this one (written by the switcher before it switches). */
-    const void *asan_stack_lo; size_t asan_stack_size;
+    const void *asan_stack_lo;
+    size_t asan_stack_size;
     struct cio__fiber_ctx *switched_from;
     /* Under a sanitizer a new context starts in fiber.c, which then calls entry(arg). */
     void (*entry)(void *);
@@ -110,7 +113,12 @@ void cio__fiber_arch_init(cio__fiber_ctx *ctx, void *stack_lo, size_t size, void
 
 /* ---- stacks (stack.c) ---- */
 
-typedef struct cio__stack { void *lo; size_t size; void *map; size_t map_size; } cio__stack;
+typedef struct cio__stack {
+    void *lo;
+    size_t size;
+    void *map;
+    size_t map_size;
+} cio__stack;
 /* mmap(size rounded up to pages + one PROT_NONE guard page below); errors: CIO_E_SYSTEM_RESOURCES
  * (and CIO_E_INVALID_ARGUMENT for size 0). [lo, lo+size) is usable; lo is page-aligned. */
 cio_err cio__stack_alloc(size_t size, cio__stack *out);
@@ -129,28 +137,28 @@ typedef struct cio__stack_pool {
     size_t cached;                /* how many are on the list */
     size_t stack_size;            /* requested usable size of every stack */
     size_t max_cached;
-    size_t created;               /* stacks mmapped by get */
-    size_t reused;                /* gets served from the list */
-    size_t trimmed;               /* stacks unmapped by trims */
-    void *carve;                  /* the next stack of the current slab */
-    size_t carve_left;            /* stacks left in it */
-    size_t slab_next;             /* stacks in the next slab */
-    bool carve_ready;             /* the current slab came prepared (guards installed) */
+    size_t created;    /* stacks mmapped by get */
+    size_t reused;     /* gets served from the list */
+    size_t trimmed;    /* stacks unmapped by trims */
+    void *carve;       /* the next stack of the current slab */
+    size_t carve_left; /* stacks left in it */
+    size_t slab_next;  /* stacks in the next slab */
+    bool carve_ready;  /* the current slab came prepared (guards installed) */
     /* the keeper thread (stack.c; started once demand fills whole slabs): */
-    pthread_cond_t wake;          /* the keeper waits on it, under lock */
+    pthread_cond_t wake; /* the keeper waits on it, under lock */
     pthread_t keeper;
-    unsigned char keeper_state;   /* 0 not started, 1 running, 2 could not start */
-    bool keeper_stop, want;       /* stop: destroy; want: prepare a slab */
-    void *ready[2];               /* prepared slabs of stack.c's SLAB_MAX stacks, nready of them */
+    unsigned char keeper_state; /* 0 not started, 1 running, 2 could not start */
+    bool keeper_stop, want;     /* stop: destroy; want: prepare a slab */
+    void *ready[2];             /* prepared slabs of stack.c's SLAB_MAX stacks, nready of them */
     unsigned nready;
-    size_t prepared;              /* stacks prepared by the keeper */
+    size_t prepared;               /* stacks prepared by the keeper */
     struct cio__stack_node *unmap; /* trimmed stacks the keeper is to unmap, unmap_n of them */
     size_t unmap_n;
     /* regions for fiber blocks (cio__stack_pool_region), committed by the keeper ahead: */
     void *regions[CIO__STACK_REGIONS_MAX];
     unsigned nregions;
-    bool want_region;             /* the keeper is to prepare regions */
-    size_t regions_prepared;      /* regions the keeper prepared */
+    bool want_region;        /* the keeper is to prepare regions */
+    size_t regions_prepared; /* regions the keeper prepared */
 } cio__stack_pool;
 void cio__stack_pool_init(cio__stack_pool *p, size_t stack_size, size_t max_cached);
 /* A region of CIO__STACK_REGION bytes (page-aligned, zeroed, read-write) to carve fiber blocks from:

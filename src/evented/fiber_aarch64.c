@@ -34,63 +34,58 @@
 #error "fiber_aarch64.c is for aarch64 only: CMakeLists.txt picks one fiber_<arch>.c per target"
 #endif
 
-__asm__(
-    ".pushsection .text\n"
-    ".p2align 4\n"
-    ".globl cio__fiber_swap\n"
-    ".type cio__fiber_swap, %function\n"
-    CIO__SWITCH_ALIAS
-    "cio__fiber_swap:\n"
-    /* x0 = from, x1 = to */
-    "    hint #34\n"
-    "    stp x19, x20, [sp, #-176]!\n"
-    "    stp x21, x22, [sp, #16]\n"
-    "    stp x23, x24, [sp, #32]\n"
-    "    stp x25, x26, [sp, #48]\n"
-    "    stp x27, x28, [sp, #64]\n"
-    "    stp x29, x30, [sp, #80]\n"
-    "    stp d8, d9, [sp, #96]\n"
-    "    stp d10, d11, [sp, #112]\n"
-    "    stp d12, d13, [sp, #128]\n"
-    "    stp d14, d15, [sp, #144]\n"
-    "    mrs x9, fpcr\n"
-    "    str x9, [sp, #160]\n"
-    "    mov x10, sp\n"
-    "    str x10, [x0]\n"              /* from->sp */
-    "    ldr x10, [x1]\n"              /* to->sp */
-    "    mov sp, x10\n"                /* now on the other stack */
-    "    ldr x10, [sp, #160]\n"
-    "    cmp x9, x10\n"
-    "    b.ne 2f\n"
-    "1:  ldp x21, x22, [sp, #16]\n"
-    "    ldp x23, x24, [sp, #32]\n"
-    "    ldp x25, x26, [sp, #48]\n"
-    "    ldp x27, x28, [sp, #64]\n"
-    "    ldp x29, x30, [sp, #80]\n"
-    "    ldp d8, d9, [sp, #96]\n"
-    "    ldp d10, d11, [sp, #112]\n"
-    "    ldp d12, d13, [sp, #128]\n"
-    "    ldp d14, d15, [sp, #144]\n"
-    "    ldp x19, x20, [sp], #176\n"
-    "    ret\n"
-    "2:  msr fpcr, x10\n"
-    "    b 1b\n"
-    ".size cio__fiber_swap, .-cio__fiber_swap\n"
-    CIO__SWITCH_ALIAS_END
-    "\n"
-    ".p2align 4\n"
-    ".globl cio__fiber_start_aarch64\n"
-    ".hidden cio__fiber_start_aarch64\n"
-    ".type cio__fiber_start_aarch64, %function\n"
-    "cio__fiber_start_aarch64:\n"
-    "    .cfi_startproc\n"
-    "    .cfi_undefined x30\n"         /* the outermost frame of the fiber */
-    "    mov x0, x20\n"
-    "    blr x19\n"
-    "    brk #0x3e8\n"                 /* entry returned */
-    "    .cfi_endproc\n"
-    ".size cio__fiber_start_aarch64, .-cio__fiber_start_aarch64\n"
-    ".popsection\n");
+__asm__(".pushsection .text\n"
+        ".p2align 4\n"
+        ".globl cio__fiber_swap\n"
+        ".type cio__fiber_swap, %function\n" CIO__SWITCH_ALIAS "cio__fiber_swap:\n"
+        /* x0 = from, x1 = to */
+        "    hint #34\n"
+        "    stp x19, x20, [sp, #-176]!\n"
+        "    stp x21, x22, [sp, #16]\n"
+        "    stp x23, x24, [sp, #32]\n"
+        "    stp x25, x26, [sp, #48]\n"
+        "    stp x27, x28, [sp, #64]\n"
+        "    stp x29, x30, [sp, #80]\n"
+        "    stp d8, d9, [sp, #96]\n"
+        "    stp d10, d11, [sp, #112]\n"
+        "    stp d12, d13, [sp, #128]\n"
+        "    stp d14, d15, [sp, #144]\n"
+        "    mrs x9, fpcr\n"
+        "    str x9, [sp, #160]\n"
+        "    mov x10, sp\n"
+        "    str x10, [x0]\n" /* from->sp */
+        "    ldr x10, [x1]\n" /* to->sp */
+        "    mov sp, x10\n"   /* now on the other stack */
+        "    ldr x10, [sp, #160]\n"
+        "    cmp x9, x10\n"
+        "    b.ne 2f\n"
+        "1:  ldp x21, x22, [sp, #16]\n"
+        "    ldp x23, x24, [sp, #32]\n"
+        "    ldp x25, x26, [sp, #48]\n"
+        "    ldp x27, x28, [sp, #64]\n"
+        "    ldp x29, x30, [sp, #80]\n"
+        "    ldp d8, d9, [sp, #96]\n"
+        "    ldp d10, d11, [sp, #112]\n"
+        "    ldp d12, d13, [sp, #128]\n"
+        "    ldp d14, d15, [sp, #144]\n"
+        "    ldp x19, x20, [sp], #176\n"
+        "    ret\n"
+        "2:  msr fpcr, x10\n"
+        "    b 1b\n"
+        ".size cio__fiber_swap, .-cio__fiber_swap\n" CIO__SWITCH_ALIAS_END "\n"
+        ".p2align 4\n"
+        ".globl cio__fiber_start_aarch64\n"
+        ".hidden cio__fiber_start_aarch64\n"
+        ".type cio__fiber_start_aarch64, %function\n"
+        "cio__fiber_start_aarch64:\n"
+        "    .cfi_startproc\n"
+        "    .cfi_undefined x30\n" /* the outermost frame of the fiber */
+        "    mov x0, x20\n"
+        "    blr x19\n"
+        "    brk #0x3e8\n" /* entry returned */
+        "    .cfi_endproc\n"
+        ".size cio__fiber_start_aarch64, .-cio__fiber_start_aarch64\n"
+        ".popsection\n");
 
 void cio__fiber_start_aarch64(void);
 
@@ -102,9 +97,9 @@ void cio__fiber_arch_init(cio__fiber_ctx *ctx, void *stack_lo, size_t size, void
         frame[i] = 0;
     uint64_t fpcr = 0;
     __asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
-    frame[0] = (uint64_t)(uintptr_t)entry; /* x19 */
-    frame[1] = (uint64_t)(uintptr_t)arg;   /* x20 */
-    frame[10] = 0;                         /* x29 */
+    frame[0] = (uint64_t)(uintptr_t)entry;                     /* x19 */
+    frame[1] = (uint64_t)(uintptr_t)arg;                       /* x20 */
+    frame[10] = 0;                                             /* x29 */
     frame[11] = (uint64_t)(uintptr_t)cio__fiber_start_aarch64; /* x30 */
     frame[20] = fpcr;
     ctx->sp = frame;

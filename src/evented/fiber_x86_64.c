@@ -50,54 +50,47 @@
 #define CIO__ENDBR ""
 #endif
 
-__asm__(
-    ".pushsection .text\n"
-    ".p2align 4\n"
-    ".globl cio__fiber_swap\n"
-    ".type cio__fiber_swap, @function\n"
-    CIO__SWITCH_ALIAS
-    "cio__fiber_swap:\n"
-    CIO__ENDBR
-    /* rdi = from, rsi = to */
-    "    pushq %rbp\n"
-    "    pushq %rbx\n"
-    "    pushq %r12\n"
-    "    pushq %r13\n"
-    "    pushq %r14\n"
-    "    pushq %r15\n"
-    "    subq $8, %rsp\n"
-    "    stmxcsr (%rsp)\n"
-    "    fnstcw 4(%rsp)\n"
-    "    movq %rsp, (%rdi)\n"        /* from->sp */
-    "    movq (%rsi), %rsp\n"        /* to->sp: now on the other stack */
-    "    ldmxcsr (%rsp)\n"
-    "    fldcw 4(%rsp)\n"
-    "    addq $8, %rsp\n"
-    "    popq %r15\n"
-    "    popq %r14\n"
-    "    popq %r13\n"
-    "    popq %r12\n"
-    "    popq %rbx\n"
-    "    popq %rbp\n"
-    "    popq %rcx\n"
-    "    jmpq *%rcx\n"
-    ".size cio__fiber_swap, .-cio__fiber_swap\n"
-    CIO__SWITCH_ALIAS_END
-    "\n"
-    ".p2align 4\n"
-    ".globl cio__fiber_start_x86_64\n"
-    ".hidden cio__fiber_start_x86_64\n"
-    ".type cio__fiber_start_x86_64, @function\n"
-    "cio__fiber_start_x86_64:\n"
-    "    .cfi_startproc\n"
-    "    .cfi_undefined rip\n"       /* the outermost frame of the fiber */
-    CIO__ENDBR
-    "    movq %r13, %rdi\n"
-    "    callq *%r12\n"
-    "    ud2\n"                      /* entry returned */
-    "    .cfi_endproc\n"
-    ".size cio__fiber_start_x86_64, .-cio__fiber_start_x86_64\n"
-    ".popsection\n");
+__asm__(".pushsection .text\n"
+        ".p2align 4\n"
+        ".globl cio__fiber_swap\n"
+        ".type cio__fiber_swap, @function\n" CIO__SWITCH_ALIAS "cio__fiber_swap:\n" CIO__ENDBR
+        /* rdi = from, rsi = to */
+        "    pushq %rbp\n"
+        "    pushq %rbx\n"
+        "    pushq %r12\n"
+        "    pushq %r13\n"
+        "    pushq %r14\n"
+        "    pushq %r15\n"
+        "    subq $8, %rsp\n"
+        "    stmxcsr (%rsp)\n"
+        "    fnstcw 4(%rsp)\n"
+        "    movq %rsp, (%rdi)\n" /* from->sp */
+        "    movq (%rsi), %rsp\n" /* to->sp: now on the other stack */
+        "    ldmxcsr (%rsp)\n"
+        "    fldcw 4(%rsp)\n"
+        "    addq $8, %rsp\n"
+        "    popq %r15\n"
+        "    popq %r14\n"
+        "    popq %r13\n"
+        "    popq %r12\n"
+        "    popq %rbx\n"
+        "    popq %rbp\n"
+        "    popq %rcx\n"
+        "    jmpq *%rcx\n"
+        ".size cio__fiber_swap, .-cio__fiber_swap\n" CIO__SWITCH_ALIAS_END "\n"
+        ".p2align 4\n"
+        ".globl cio__fiber_start_x86_64\n"
+        ".hidden cio__fiber_start_x86_64\n"
+        ".type cio__fiber_start_x86_64, @function\n"
+        "cio__fiber_start_x86_64:\n"
+        "    .cfi_startproc\n"
+        "    .cfi_undefined rip\n" /* the outermost frame of the fiber */
+        CIO__ENDBR "    movq %r13, %rdi\n"
+        "    callq *%r12\n"
+        "    ud2\n" /* entry returned */
+        "    .cfi_endproc\n"
+        ".size cio__fiber_start_x86_64, .-cio__fiber_start_x86_64\n"
+        ".popsection\n");
 
 void cio__fiber_start_x86_64(void);
 
@@ -110,12 +103,12 @@ void cio__fiber_arch_init(cio__fiber_ctx *ctx, void *stack_lo, size_t size, void
     __asm__ volatile("stmxcsr %0" : "=m"(mxcsr));
     __asm__ volatile("fnstcw %0" : "=m"(x87cw));
     frame[0] = (uint64_t)mxcsr | (uint64_t)x87cw << 32;
-    frame[1] = 0;                       /* r15 */
-    frame[2] = 0;                       /* r14 */
+    frame[1] = 0;                          /* r15 */
+    frame[2] = 0;                          /* r14 */
     frame[3] = (uint64_t)(uintptr_t)arg;   /* r13 */
     frame[4] = (uint64_t)(uintptr_t)entry; /* r12 */
-    frame[5] = 0;                       /* rbx */
-    frame[6] = 0;                       /* rbp: ends frame-pointer chains */
+    frame[5] = 0;                          /* rbx */
+    frame[6] = 0;                          /* rbp: ends frame-pointer chains */
     frame[7] = (uint64_t)(uintptr_t)cio__fiber_start_x86_64;
     ctx->sp = frame;
 }

@@ -31,12 +31,16 @@
 
 /* ---- helper-pool slots ---------------------------------------------------------------------------------- */
 
-CIO__E_HELPER_SLOT(dir_open_file, 4, cio_dir, dir, const char *, path, const cio_open_file_options *, options, cio_file *, out)
-CIO__E_HELPER_SLOT(dir_create_file, 4, cio_dir, dir, const char *, path, const cio_create_file_options *, options, cio_file *, out)
-CIO__E_HELPER_SLOT(dir_open_dir, 4, cio_dir, dir, const char *, path, const cio_open_dir_options *, options, cio_dir *, out)
+CIO__E_HELPER_SLOT(dir_open_file, 4, cio_dir, dir, const char *, path, const cio_open_file_options *, options,
+                   cio_file *, out)
+CIO__E_HELPER_SLOT(dir_create_file, 4, cio_dir, dir, const char *, path, const cio_create_file_options *, options,
+                   cio_file *, out)
+CIO__E_HELPER_SLOT(dir_open_dir, 4, cio_dir, dir, const char *, path, const cio_open_dir_options *, options, cio_dir *,
+                   out)
 CIO__E_HELPER_SLOT(dir_create_dir, 3, cio_dir, dir, const char *, path, uint32_t, permissions)
 CIO__E_HELPER_SLOT(dir_create_dir_path, 4, cio_dir, dir, const char *, path, uint32_t, permissions, bool *, created)
-CIO__E_HELPER_SLOT(dir_create_dir_path_open, 4, cio_dir, dir, const char *, path, const cio_open_dir_options *, options, cio_dir *, out)
+CIO__E_HELPER_SLOT(dir_create_dir_path_open, 4, cio_dir, dir, const char *, path, const cio_open_dir_options *, options,
+                   cio_dir *, out)
 CIO__E_HELPER_SLOT(dir_rename, 4, cio_dir, old_dir, const char *, old_path, cio_dir, new_dir, const char *, new_path)
 CIO__E_HELPER_SLOT(dir_delete_file, 2, cio_dir, dir, const char *, path)
 CIO__E_HELPER_SLOT(dir_delete_dir, 2, cio_dir, dir, const char *, path)
@@ -87,14 +91,10 @@ struct rw {
 static cio__mapped map_rw(enum rw_kind k, int err)
 {
     switch (k) {
-    case RW_READ:
-        return cio__errno_readv(err);
-    case RW_WRITE:
-        return cio__errno_writev(err);
-    case RW_PREAD:
-        return cio__errno_preadv(err);
-    default:
-        return cio__errno_pwritev(err);
+    case RW_READ: return cio__errno_readv(err);
+    case RW_WRITE: return cio__errno_writev(err);
+    case RW_PREAD: return cio__errno_preadv(err);
+    default: return cio__errno_pwritev(err);
     }
 }
 
@@ -113,14 +113,14 @@ static cio_err rw_blocking(void *p)
     case RW_READ:
         return cio__os_file_read_streaming(NULL, (cio_file){a->fd}, (const cio_iovec *)a->iov, (size_t)a->iovcnt, a->n);
     case RW_WRITE:
-        return cio__os_file_write_streaming(NULL, (cio_file){a->fd}, (const cio_const_iovec *)a->iov,
-                                           (size_t)a->iovcnt, a->n);
+        return cio__os_file_write_streaming(NULL, (cio_file){a->fd}, (const cio_const_iovec *)a->iov, (size_t)a->iovcnt,
+                                            a->n);
     case RW_PREAD:
         return cio__os_file_read_positional(NULL, (cio_file){a->fd}, (const cio_iovec *)a->iov, (size_t)a->iovcnt,
-                                           a->offset, a->n);
+                                            a->offset, a->n);
     default:
         return cio__os_file_write_positional(NULL, (cio_file){a->fd}, (const cio_const_iovec *)a->iov,
-                                            (size_t)a->iovcnt, a->offset, a->n);
+                                             (size_t)a->iovcnt, a->offset, a->n);
     }
 }
 
@@ -188,8 +188,13 @@ static cio_err rw_slot(void *ud, enum rw_kind kind, cio_file file, const void *i
     if (n == NULL || (iov == NULL && iovcnt > 0))
         return CIO_E_INVALID_ARGUMENT;
     *n = 0;
-    struct rw a = {(struct cio_evented *)ud, kind, file.handle, iov, iovcnt > CIO__OS_IOV_MAX ? (int)CIO__OS_IOV_MAX : (int)iovcnt,
-                   offset, n};
+    struct rw a = {(struct cio_evented *)ud,
+                   kind,
+                   file.handle,
+                   iov,
+                   iovcnt > CIO__OS_IOV_MAX ? (int)CIO__OS_IOV_MAX : (int)iovcnt,
+                   offset,
+                   n};
     return cio__e_run(a.e, rw_run, &a);
 }
 

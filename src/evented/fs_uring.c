@@ -43,18 +43,18 @@ struct fsop {
     enum fs_kind kind;
     int dirfd;
     const char *path;
-    int flags;               /* open(2) flags; statx flags */
+    int flags; /* open(2) flags; statx flags */
     unsigned mode;
     bool forbid_directory;
-    int dirfd2;              /* rename's target */
+    int dirfd2; /* rename's target */
     const char *path2;
-    uint64_t length;         /* ftruncate's */
+    uint64_t length; /* ftruncate's */
     int *fd_out;
     cio_stat *stat_out;
-    bool ran;                /* fs_run started (cio__e_run found a fiber for it) */
-    const void *options;     /* the slot's own options, for the direct call (fs_direct) */
-    unsigned stat_flags;     /* the slot's CIO_STAT_* flags */
-    uint32_t permissions;    /* dir_create_dir's */
+    bool ran;             /* fs_run started (cio__e_run found a fiber for it) */
+    const void *options;  /* the slot's own options, for the direct call (fs_direct) */
+    unsigned stat_flags;  /* the slot's CIO_STAT_* flags */
+    uint32_t permissions; /* dir_create_dir's */
 };
 
 static cio_timestamp ts_from_statx(struct statx_timestamp t)
@@ -160,12 +160,10 @@ static cio_err fs_run(void *p)
     case K_RMDIR:
         sqe = sqe_for(IORING_OP_UNLINKAT, a->dirfd, a->path);
         sqe.unlink_flags = a->kind == K_RMDIR ? (uint32_t)AT_REMOVEDIR : 0u;
-        return cio__e_uring_call(a->e, &sqe, -1, true, a->kind == K_RMDIR ? cio__errno_unlinkat_dir : cio__errno_unlinkat,
-                                 &res);
-    case K_STAT_PATH:
-        return ring_statx(a->e, a->dirfd, a->path, a->flags, cio__errno_fstatat, a->stat_out);
-    case K_STAT_FD:
-        return ring_statx(a->e, a->dirfd, "", 0, cio__errno_fstat, a->stat_out);
+        return cio__e_uring_call(a->e, &sqe, -1, true,
+                                 a->kind == K_RMDIR ? cio__errno_unlinkat_dir : cio__errno_unlinkat, &res);
+    case K_STAT_PATH: return ring_statx(a->e, a->dirfd, a->path, a->flags, cio__errno_fstatat, a->stat_out);
+    case K_STAT_FD: return ring_statx(a->e, a->dirfd, "", 0, cio__errno_fstat, a->stat_out);
     case K_TRUNCATE:
         sqe = sqe_for(CIO_IORING_OP_FTRUNCATE, a->dirfd, NULL);
         sqe.off = a->length;
@@ -186,26 +184,19 @@ static cio_err fs_direct(struct fsop *a)
     case K_OPEN_FILE:
         return (a->flags & O_CREAT)
                    ? cio__os_dir_create_file(NULL, dir, a->path, (const cio_create_file_options *)a->options,
-                                            (cio_file *)(void *)a->fd_out)
+                                             (cio_file *)(void *)a->fd_out)
                    : cio__os_dir_open_file(NULL, dir, a->path, (const cio_open_file_options *)a->options,
-                                          (cio_file *)(void *)a->fd_out);
+                                           (cio_file *)(void *)a->fd_out);
     case K_OPEN_DIR:
         return cio__os_dir_open_dir(NULL, dir, a->path, (const cio_open_dir_options *)a->options,
-                                   (cio_dir *)(void *)a->fd_out);
-    case K_MKDIR:
-        return cio__os_dir_create_dir(NULL, dir, a->path, a->permissions);
-    case K_RENAME:
-        return cio__os_dir_rename(NULL, dir, a->path, (cio_dir){a->dirfd2}, a->path2);
-    case K_UNLINK:
-        return cio__os_dir_delete_file(NULL, dir, a->path);
-    case K_RMDIR:
-        return cio__os_dir_delete_dir(NULL, dir, a->path);
-    case K_STAT_PATH:
-        return cio__os_dir_stat_file(NULL, dir, a->path, a->stat_flags, a->stat_out);
-    case K_STAT_FD:
-        return cio__os_file_stat(NULL, (cio_file){a->dirfd}, a->stat_out);
-    case K_TRUNCATE:
-        return cio__os_file_set_length(NULL, (cio_file){a->dirfd}, a->length);
+                                    (cio_dir *)(void *)a->fd_out);
+    case K_MKDIR: return cio__os_dir_create_dir(NULL, dir, a->path, a->permissions);
+    case K_RENAME: return cio__os_dir_rename(NULL, dir, a->path, (cio_dir){a->dirfd2}, a->path2);
+    case K_UNLINK: return cio__os_dir_delete_file(NULL, dir, a->path);
+    case K_RMDIR: return cio__os_dir_delete_dir(NULL, dir, a->path);
+    case K_STAT_PATH: return cio__os_dir_stat_file(NULL, dir, a->path, a->stat_flags, a->stat_out);
+    case K_STAT_FD: return cio__os_file_stat(NULL, (cio_file){a->dirfd}, a->stat_out);
+    case K_TRUNCATE: return cio__os_file_set_length(NULL, (cio_file){a->dirfd}, a->length);
     }
     return CIO_E_UNEXPECTED;
 }
@@ -259,13 +250,13 @@ static cio_err u_dir_create_file(void *ud, cio_dir dir, const char *path, const 
     return file_open_op(ud, dir, path, out, &a, false);
 }
 
-static cio_err u_dir_open_dir(void *ud, cio_dir dir, const char *path, const cio_open_dir_options *options, cio_dir *out)
+static cio_err u_dir_open_dir(void *ud, cio_dir dir, const char *path, const cio_open_dir_options *options,
+                              cio_dir *out)
 {
     if (out == NULL)
         return CIO_E_INVALID_ARGUMENT;
     cio_err err = cio__os_fs_check_path(path);
-    struct fsop a = {.kind = K_OPEN_DIR, .dirfd = dir.handle, .path = path, .fd_out = &out->handle,
-                     .options = options};
+    struct fsop a = {.kind = K_OPEN_DIR, .dirfd = dir.handle, .path = path, .fd_out = &out->handle, .options = options};
     a.flags = cio__os_fs_open_dir_flags(options);
     if (err == CIO_OK && (a.flags & O_NOFOLLOW))
         err = cio__os_fs_check_no_follow(dir, path);
@@ -277,7 +268,10 @@ static cio_err u_dir_open_dir(void *ud, cio_dir dir, const char *path, const cio
 static cio_err u_dir_create_dir(void *ud, cio_dir dir, const char *path, uint32_t permissions)
 {
     cio_err err = cio__os_fs_check_path(path);
-    struct fsop a = {.kind = K_MKDIR, .dirfd = dir.handle, .path = path, .mode = cio__os_fs_dir_mode(permissions),
+    struct fsop a = {.kind = K_MKDIR,
+                     .dirfd = dir.handle,
+                     .path = path,
+                     .mode = cio__os_fs_dir_mode(permissions),
                      .permissions = permissions};
     if (err == CIO_OK)
         err = fs_op(ud, &a);
@@ -289,8 +283,8 @@ static cio_err u_dir_rename(void *ud, cio_dir old_dir, const char *old_path, cio
     cio_err err = cio__os_fs_check_path(old_path);
     if (err == CIO_OK)
         err = cio__os_fs_check_path(new_path);
-    struct fsop a = {.kind = K_RENAME, .dirfd = old_dir.handle, .path = old_path, .dirfd2 = new_dir.handle,
-                     .path2 = new_path};
+    struct fsop a = {
+        .kind = K_RENAME, .dirfd = old_dir.handle, .path = old_path, .dirfd2 = new_dir.handle, .path2 = new_path};
     if (err == CIO_OK)
         err = fs_op(ud, &a);
     return CIO__IN_SET(dir_rename, err);
@@ -321,8 +315,11 @@ static cio_err u_dir_stat_file(void *ud, cio_dir dir, const char *path, unsigned
     if (out == NULL || (flags & ~CIO_STAT_NO_FOLLOW) != 0)
         return CIO_E_INVALID_ARGUMENT;
     cio_err err = cio__os_fs_check_path(path);
-    struct fsop a = {.kind = K_STAT_PATH, .dirfd = dir.handle, .path = path,
-                     .flags = (flags & CIO_STAT_NO_FOLLOW) ? AT_SYMLINK_NOFOLLOW : 0, .stat_out = out,
+    struct fsop a = {.kind = K_STAT_PATH,
+                     .dirfd = dir.handle,
+                     .path = path,
+                     .flags = (flags & CIO_STAT_NO_FOLLOW) ? AT_SYMLINK_NOFOLLOW : 0,
+                     .stat_out = out,
                      .stat_flags = flags};
     if (err == CIO_OK)
         err = fs_op(ud, &a);

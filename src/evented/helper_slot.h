@@ -23,19 +23,19 @@
 #define CIO__E_HS_EACH5(m, T, x, ...) m(T, x) CIO__E_HS_EACH4(m, __VA_ARGS__)
 #define CIO__E_HS_EACH6(m, T, x, ...) m(T, x) CIO__E_HS_EACH5(m, __VA_ARGS__)
 
-#define CIO__E_HELPER_SLOT(slot, n, ...)                                                      \
-    struct a_##slot {                                                                         \
-        CIO__E_HS_EACH##n(CIO__E_HS_FIELD, __VA_ARGS__)                                       \
-    };                                                                                        \
-    static cio_err h_##slot(void *p)                                                          \
-    {                                                                                         \
-        struct a_##slot *a = (struct a_##slot *)p;                                            \
-        return cio__os_##slot(NULL CIO__E_HS_EACH##n(CIO__E_HS_MEMBER, __VA_ARGS__));         \
-    }                                                                                         \
-    cio_err cio__e_##slot(void *ud CIO__E_HS_EACH##n(CIO__E_HS_PARAM, __VA_ARGS__))           \
-    {                                                                                         \
-        struct a_##slot a = {CIO__E_HS_EACH##n(CIO__E_HS_VALUE, __VA_ARGS__)};                \
-        return cio__e_helper((struct cio_evented *)ud, h_##slot, &a, true);                   \
+#define CIO__E_HELPER_SLOT(slot, n, ...)                                              \
+    struct a_##slot {                                                                 \
+        CIO__E_HS_EACH##n(CIO__E_HS_FIELD, __VA_ARGS__)                               \
+    };                                                                                \
+    static cio_err h_##slot(void *p)                                                  \
+    {                                                                                 \
+        struct a_##slot *a = (struct a_##slot *)p;                                    \
+        return cio__os_##slot(NULL CIO__E_HS_EACH##n(CIO__E_HS_MEMBER, __VA_ARGS__)); \
+    }                                                                                 \
+    cio_err cio__e_##slot(void *ud CIO__E_HS_EACH##n(CIO__E_HS_PARAM, __VA_ARGS__))   \
+    {                                                                                 \
+        struct a_##slot a = {CIO__E_HS_EACH##n(CIO__E_HS_VALUE, __VA_ARGS__)};        \
+        return cio__e_helper((struct cio_evented *)ud, h_##slot, &a, true);           \
     }
 
 #endif

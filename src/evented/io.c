@@ -47,7 +47,8 @@ cio_io cio_evented_io(cio_evented *evented)
     return (cio_io){evented, &evented->vtable};
 }
 
-/* ---- create / destroy ------------------------------------------------------------------------------------------------- */
+/* ---- create / destroy
+ * ------------------------------------------------------------------------------------------------- */
 
 static unsigned cpu_count(void)
 {
@@ -85,10 +86,10 @@ cio_err cio_evented_create(const cio_evented_options *options, cio_evented **out
     if (e == NULL)
         return CIO_E_SYSTEM_RESOURCES;
     cio__t_set_outer_cancel(cio__e_outer_cancel); /* inline Threaded calls: cancelable as fibers */
-    cio__os_set_close_hook(cio__e_fd_forget); /* closes through Threaded slots renew the descriptor table */
-    cio__e_stderr_install(); /* diagnostics made on fibers take the stderr lock as the fiber */
-    cio__overflow_install(cio__e_overflow); /* a fiber's stack overflow: a message, then abort */
-    e->fiber_started = cio__e_group_started; /* tasks.c's part of a fiber's life, called by sched.c */
+    cio__os_set_close_hook(cio__e_fd_forget);     /* closes through Threaded slots renew the descriptor table */
+    cio__e_stderr_install();                      /* diagnostics made on fibers take the stderr lock as the fiber */
+    cio__overflow_install(cio__e_overflow);       /* a fiber's stack overflow: a message, then abort */
+    e->fiber_started = cio__e_group_started;      /* tasks.c's part of a fiber's life, called by sched.c */
     e->fiber_finished = cio__e_finish;
     e->nloops = o.threads != 0 ? o.threads : cpu_count();
     e->stack_size = o.stack_size != 0 ? o.stack_size : DEFAULT_STACK;
@@ -172,9 +173,10 @@ static void live_fibers(struct cio_evented *e, bool report, unsigned waited_ms)
                 continue;
             }
             char what[400];
-            cio__fmt(what, sizeof what, "fiber %p (function %p, spawned at %s) still runs %u ms after destroy "
-                     "began and a cancel request; waiting for it", (void *)f, *(void **)&f->fn,
-                     f->site != NULL ? f->site : "an unknown place", waited_ms);
+            cio__fmt(what, sizeof what,
+                     "fiber %p (function %p, spawned at %s) still runs %u ms after destroy "
+                     "began and a cancel request; waiting for it",
+                     (void *)f, *(void **)&f->fn, f->site != NULL ? f->site : "an unknown place", waited_ms);
             cio__debug_note("cio_evented_destroy", what);
         }
         pthread_mutex_unlock(&l->live_mu);

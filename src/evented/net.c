@@ -81,8 +81,7 @@ cio_err cio__e_net_listen_ip(void *ud, const cio_ip_address *address, const cio_
     return made(err, out->handle, false);
 }
 
-cio_err cio__e_net_bind_ip(void *ud, const cio_ip_address *address, const cio_bind_options *options,
-                           cio_socket *out)
+cio_err cio__e_net_bind_ip(void *ud, const cio_ip_address *address, const cio_bind_options *options, cio_socket *out)
 {
     (void)ud;
     cio_err err = cio__os_net_bind_ip(NULL, address, options, out);
@@ -230,14 +229,10 @@ static cio_err attempt(struct net_args *a)
         cio_err err = cio__os_net_accept_flags(a->fd, a->stream, SOCK_NONBLOCK);
         return made(err, a->stream->handle, true);
     }
-    case OP_READ:
-        return cio__os_net_read(NULL, a->fd, (const cio_iovec *)a->iov, a->iovcnt, a->n);
-    case OP_WRITE:
-        return cio__os_net_write(NULL, a->fd, (const cio_const_iovec *)a->iov, a->iovcnt, a->n);
-    case OP_SEND:
-        return cio__os_net_send(NULL, a->fd, a->dest, (const cio_const_iovec *)a->iov, a->iovcnt, a->n);
-    default:
-        return cio__os_net_receive(NULL, a->fd, a->msgs, a->max, CIO_TIMEOUT_NONE, a->n);
+    case OP_READ: return cio__os_net_read(NULL, a->fd, (const cio_iovec *)a->iov, a->iovcnt, a->n);
+    case OP_WRITE: return cio__os_net_write(NULL, a->fd, (const cio_const_iovec *)a->iov, a->iovcnt, a->n);
+    case OP_SEND: return cio__os_net_send(NULL, a->fd, a->dest, (const cio_const_iovec *)a->iov, a->iovcnt, a->n);
+    default: return cio__os_net_receive(NULL, a->fd, a->msgs, a->max, CIO_TIMEOUT_NONE, a->n);
     }
 }
 
@@ -321,8 +316,8 @@ cio_err cio__e_net_read(void *ud, cio_handle stream, const cio_iovec *iov, size_
     if (nread == NULL || (iov == NULL && iovcnt > 0))
         return CIO_E_INVALID_ARGUMENT;
     *nread = 0;
-    struct net_args a = {.e = (struct cio_evented *)ud, .op = OP_READ, .fd = stream, .iov = iov, .iovcnt = iovcnt,
-                         .n = nread};
+    struct net_args a = {
+        .e = (struct cio_evented *)ud, .op = OP_READ, .fd = stream, .iov = iov, .iovcnt = iovcnt, .n = nread};
     return CIO__IN_SET(net_read, net_slot(&a));
 }
 
@@ -331,8 +326,8 @@ cio_err cio__e_net_write(void *ud, cio_handle stream, const cio_const_iovec *iov
     if (nwritten == NULL || (iov == NULL && iovcnt > 0))
         return CIO_E_INVALID_ARGUMENT;
     *nwritten = 0;
-    struct net_args a = {.e = (struct cio_evented *)ud, .op = OP_WRITE, .fd = stream, .iov = iov, .iovcnt = iovcnt,
-                         .n = nwritten};
+    struct net_args a = {
+        .e = (struct cio_evented *)ud, .op = OP_WRITE, .fd = stream, .iov = iov, .iovcnt = iovcnt, .n = nwritten};
     return CIO__IN_SET(net_write, net_slot(&a));
 }
 
@@ -342,8 +337,13 @@ cio_err cio__e_net_send(void *ud, cio_handle socket, const cio_ip_address *dest,
     if (nsent == NULL || (iov == NULL && iovcnt > 0))
         return CIO_E_INVALID_ARGUMENT;
     *nsent = 0;
-    struct net_args a = {.e = (struct cio_evented *)ud, .op = OP_SEND, .fd = socket, .iov = iov, .iovcnt = iovcnt,
-                         .n = nsent, .dest = dest};
+    struct net_args a = {.e = (struct cio_evented *)ud,
+                         .op = OP_SEND,
+                         .fd = socket,
+                         .iov = iov,
+                         .iovcnt = iovcnt,
+                         .n = nsent,
+                         .dest = dest};
     return CIO__IN_SET(net_send, net_slot(&a));
 }
 
@@ -354,8 +354,13 @@ cio_err cio__e_net_receive(void *ud, cio_handle socket, cio_message *msgs, size_
         return CIO_E_INVALID_ARGUMENT;
     *count = 0;
     int64_t deadline = cio__e_mono_deadline(timeout);
-    struct net_args a = {.e = (struct cio_evented *)ud, .op = OP_RECEIVE, .fd = socket, .msgs = msgs, .max = max,
-                         .n = count, .deadline = deadline};
+    struct net_args a = {.e = (struct cio_evented *)ud,
+                         .op = OP_RECEIVE,
+                         .fd = socket,
+                         .msgs = msgs,
+                         .max = max,
+                         .n = count,
+                         .deadline = deadline};
     return CIO__IN_SET(net_receive_timeout, net_slot(&a));
 }
 
@@ -394,10 +399,9 @@ cio_err cio__e_operate(void *ud, cio_operation *op, cio_timeout timeout)
         a.n = &op->count;
         break;
     case CIO_OP_NET_RECEIVE:
-        return cio__e_net_receive(ud, op->u.net_receive.socket, op->u.net_receive.msgs, op->u.net_receive.max,
-                                  timeout, &op->count);
-    default:
-        return CIO_E_UNIMPLEMENTED;
+        return cio__e_net_receive(ud, op->u.net_receive.socket, op->u.net_receive.msgs, op->u.net_receive.max, timeout,
+                                  &op->count);
+    default: return CIO_E_UNIMPLEMENTED;
     }
     return cio__e_run(a.e, net_run, &a);
 }

@@ -57,12 +57,12 @@ struct netop {
     size_t iovcnt;
     size_t *n;
     cio_stream *stream;
-    const cio_ip_address *addr;     /* connect's peer, send's destination */
+    const cio_ip_address *addr;         /* connect's peer, send's destination */
     const cio_connect_options *options; /* connect's (sockopts), or NULL */
     cio_message *msgs;
     size_t max;
-    int64_t deadline;               /* CLOCK_MONOTONIC ns, -1: none */
-    bool not_socket;                /* a stream op met ENOTSOCK: the readiness core takes it */
+    int64_t deadline; /* CLOCK_MONOTONIC ns, -1: none */
+    bool not_socket;  /* a stream op met ENOTSOCK: the readiness core takes it */
 };
 
 static struct io_uring_sqe sqe_for(uint8_t opcode, int fd)
@@ -296,8 +296,8 @@ static cio_err run_receive(struct netop *a)
          * a cancellation point (its bracket would take a request this receive then cannot report). */
         size_t more = 0;
         cio_cancel_protection was = cio__e_swap_cancel_protection(a->e, CIO_CANCEL_BLOCKED);
-        if (cio__os_net_receive(NULL, a->fd, a->msgs + 1, a->max - 1, cio_timeout_duration(CIO_CLOCK_AWAKE, 0), &more) ==
-            CIO_OK)
+        if (cio__os_net_receive(NULL, a->fd, a->msgs + 1, a->max - 1, cio_timeout_duration(CIO_CLOCK_AWAKE, 0),
+                                &more) == CIO_OK)
             count += more;
         (void)cio__e_swap_cancel_protection(a->e, was);
     }
@@ -309,14 +309,10 @@ static cio_err net_run(void *p)
 {
     struct netop *a = (struct netop *)p;
     switch (a->kind) {
-    case N_ACCEPT:
-        return run_accept(a);
-    case N_CONNECT:
-        return run_connect(a);
-    case N_RECEIVE:
-        return run_receive(a);
-    default:
-        return run_msg(a);
+    case N_ACCEPT: return run_accept(a);
+    case N_CONNECT: return run_connect(a);
+    case N_RECEIVE: return run_receive(a);
+    default: return run_msg(a);
     }
 }
 
@@ -343,7 +339,10 @@ static cio_err u_net_connect_ip(void *ud, const cio_ip_address *address, const c
     socklen_t salen;
     if (address == NULL || out == NULL || !cio__os_sockaddr_from_ip(address, &sa, &salen))
         return CIO_E_INVALID_ARGUMENT;
-    struct netop a = {.kind = N_CONNECT, .stream = out, .addr = address, .options = options,
+    struct netop a = {.kind = N_CONNECT,
+                      .stream = out,
+                      .addr = address,
+                      .options = options,
                       .deadline = cio__e_mono_deadline(options != NULL ? options->timeout : CIO_TIMEOUT_NONE)};
     return CIO__IN_SET(net_connect, net_op(ud, &a));
 }
@@ -382,8 +381,8 @@ static cio_err u_net_send(void *ud, cio_handle socket, const cio_ip_address *des
     socklen_t salen;
     if (dest != NULL && !cio__os_sockaddr_from_ip(dest, &sa, &salen))
         return CIO_E_INVALID_ARGUMENT;
-    struct netop a = {.kind = N_SEND, .fd = socket, .iov = iov, .iovcnt = iovcnt, .n = nsent, .addr = dest,
-                      .deadline = -1};
+    struct netop a = {
+        .kind = N_SEND, .fd = socket, .iov = iov, .iovcnt = iovcnt, .n = nsent, .addr = dest, .deadline = -1};
     return CIO__IN_SET(net_send, net_op(ud, &a));
 }
 
@@ -393,7 +392,11 @@ static cio_err u_net_receive(void *ud, cio_handle socket, cio_message *msgs, siz
     if (msgs == NULL || max == 0 || count == NULL)
         return CIO_E_INVALID_ARGUMENT;
     *count = 0;
-    struct netop a = {.kind = N_RECEIVE, .fd = socket, .msgs = msgs, .max = max, .n = count,
+    struct netop a = {.kind = N_RECEIVE,
+                      .fd = socket,
+                      .msgs = msgs,
+                      .max = max,
+                      .n = count,
                       .deadline = cio__e_mono_deadline(timeout)};
     return CIO__IN_SET(net_receive_timeout, net_op(ud, &a));
 }
@@ -411,15 +414,21 @@ static cio_err u_operate(void *ud, cio_operation *op, cio_timeout timeout)
     if (op->kind == CIO_OP_NET_READ && cio__e_uring_has(e, IORING_OP_RECVMSG)) {
         if (op->u.net_read.iov == NULL && op->u.net_read.iovcnt > 0)
             return CIO_E_INVALID_ARGUMENT;
-        struct netop a = {.kind = N_READ, .fd = op->u.net_read.stream, .iov = op->u.net_read.iov,
-                          .iovcnt = op->u.net_read.iovcnt, .n = &op->count, .deadline = deadline};
+        struct netop a = {.kind = N_READ,
+                          .fd = op->u.net_read.stream,
+                          .iov = op->u.net_read.iov,
+                          .iovcnt = op->u.net_read.iovcnt,
+                          .n = &op->count,
+                          .deadline = deadline};
         cio_err err = net_op(ud, &a);
         if (err == CIO_OK && a.not_socket)
             return cio__e_operate(ud, op, cio_timeout_deadline(CIO_CLOCK_AWAKE, (cio_timestamp){deadline}));
         return err;
     }
     if (op->kind == CIO_OP_NET_ACCEPT && cio__e_uring_has(e, IORING_OP_ACCEPT)) {
-        struct netop a = {.kind = N_ACCEPT, .fd = op->u.net_accept.listener, .stream = &op->stream,
+        struct netop a = {.kind = N_ACCEPT,
+                          .fd = op->u.net_accept.listener,
+                          .stream = &op->stream,
                           .deadline = deadline};
         return net_op(ud, &a);
     }

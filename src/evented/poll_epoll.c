@@ -58,8 +58,8 @@
 #include "internal/cio_oscalls.h"
 
 #define BATCH 64
-#define TAG_FD ((uint64_t)1 << 63)  /* data.u64 of a slot registration: TAG_FD | fd */
-#define WAKE_DATA ((uint64_t)0)     /* the eventfd's */
+#define TAG_FD ((uint64_t)1 << 63) /* data.u64 of a slot registration: TAG_FD | fd */
+#define WAKE_DATA ((uint64_t)0)    /* the eventfd's */
 #define READ_EVENTS (EPOLLIN | EPOLLPRI | EPOLLRDHUP | EPOLLERR | EPOLLHUP)
 #define WRITE_EVENTS (EPOLLOUT | EPOLLERR | EPOLLHUP)
 #define REG_EVENTS ((uint32_t)(EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET))
@@ -81,10 +81,10 @@ struct slot {
 struct ep {
     struct slot *slots;
     size_t nslots;
-    int *pend;                   /* numbers whose wait was armed on trust: verify once old enough */
+    int *pend; /* numbers whose wait was armed on trust: verify once old enough */
     size_t npend, pend_cap;
-    uint32_t epoch;              /* verification passes so far */
-    int64_t next_verify;         /* CLOCK_MONOTONIC ns of the next pass */
+    uint32_t epoch;      /* verification passes so far */
+    int64_t next_verify; /* CLOCK_MONOTONIC ns of the next pass */
 };
 
 static struct ep *ep_of(struct cio__e_loop *l)

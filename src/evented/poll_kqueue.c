@@ -184,9 +184,9 @@ static cio_err kq_arm(struct cio__e_loop *l, struct cio__e_wait *w)
     if (kq->regs[fd] & want) {
         int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
         if (dup_fd < 0)
-            return errno == EMFILE ? CIO_E_PROCESS_FD_QUOTA_EXCEEDED
-                                   : errno == EBADF ? CIO__BUG("kqueue: waiting on a closed descriptor")
-                                                    : CIO_E_SYSTEM_RESOURCES;
+            return errno == EMFILE  ? CIO_E_PROCESS_FD_QUOTA_EXCEEDED
+                   : errno == EBADF ? CIO__BUG("kqueue: waiting on a closed descriptor")
+                                    : CIO_E_SYSTEM_RESOURCES;
         w->htask = (void *)(intptr_t)(dup_fd + 1);
         fd = dup_fd;
     }

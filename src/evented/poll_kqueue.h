@@ -14,9 +14,9 @@
 #include "evented.h"
 
 struct cio__e_kq {
-    uint8_t *regs;   /* per descriptor: which filters a wait of this loop has on it (KQ_R | KQ_W) */
+    uint8_t *regs; /* per descriptor: which filters a wait of this loop has on it (KQ_R | KQ_W) */
     size_t nregs;
-    int wake_w;      /* the pipe's write end (poll_kqueue_pipe.c), else -1 */
+    int wake_w; /* the pipe's write end (poll_kqueue_pipe.c), else -1 */
 };
 
 /* Loop thread, at init: creates and registers the wake-up source on l->epfd (the kqueue) and sets

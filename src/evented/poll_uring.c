@@ -69,10 +69,10 @@ struct ring {
     unsigned local_tail; /* next free SQE (not yet published) */
     unsigned pending;    /* published to the kernel's tail but not yet submitted */
     uint64_t wake_value;
-    bool has[PROBE_OPS]; /* opcodes the kernel has (probe) */
+    bool has[PROBE_OPS];                  /* opcodes the kernel has (probe) */
     _Atomic(uint64_t) count[COUNTED_OPS]; /* submissions for fibers per opcode (relaxed): ring
                                              operations, their linked timeouts, readiness polls */
-    _Atomic(uint64_t) enters; /* io_uring_enter calls that submitted SQEs (relaxed) */
+    _Atomic(uint64_t) enters;             /* io_uring_enter calls that submitted SQEs (relaxed) */
 };
 
 static int sys_setup(unsigned entries, struct io_uring_params *p)
@@ -212,7 +212,8 @@ static cio_err ur_init(struct cio__e_loop *l)
             r->sq_map_len = r->cq_map_len;
         r->cq_map_len = r->sq_map_len;
     }
-    r->sq_map = CIO__SYS(mmap, ring_sq)(NULL, r->sq_map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, r->fd, IORING_OFF_SQ_RING);
+    r->sq_map = CIO__SYS(mmap, ring_sq)(NULL, r->sq_map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, r->fd,
+                                        IORING_OFF_SQ_RING);
     if (r->sq_map == MAP_FAILED) {
         ring_free(r);
         return CIO_E_SYSTEM_RESOURCES;
@@ -220,11 +221,11 @@ static cio_err ur_init(struct cio__e_loop *l)
     if (p.features & IORING_FEAT_SINGLE_MMAP)
         r->cq_map = r->sq_map;
     else
-        r->cq_map = CIO__SYS(mmap, ring_cq)(NULL, r->cq_map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, r->fd,
-                         IORING_OFF_CQ_RING);
+        r->cq_map = CIO__SYS(mmap, ring_cq)(NULL, r->cq_map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+                                            r->fd, IORING_OFF_CQ_RING);
     r->sqes_len = p.sq_entries * sizeof(struct io_uring_sqe);
-    r->sqes = (struct io_uring_sqe *)CIO__SYS(mmap, ring_sqes)(NULL, r->sqes_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, r->fd,
-                                          IORING_OFF_SQES);
+    r->sqes = (struct io_uring_sqe *)CIO__SYS(mmap, ring_sqes)(NULL, r->sqes_len, PROT_READ | PROT_WRITE,
+                                                               MAP_SHARED | MAP_POPULATE, r->fd, IORING_OFF_SQES);
     if (r->cq_map == MAP_FAILED || r->sqes == MAP_FAILED) {
         ring_free(r);
         return CIO_E_SYSTEM_RESOURCES;
@@ -553,15 +554,9 @@ int32_t cio__e_uring_rw(struct cio_evented *e, enum cio__e_uring_op op, int fd, 
     memset(&sqe, 0, sizeof sqe);
     sqe.fd = fd;
     switch (op) {
-    case CIO__E_U_READV:
-        sqe.opcode = IORING_OP_READV;
-        break;
-    case CIO__E_U_WRITEV:
-        sqe.opcode = IORING_OP_WRITEV;
-        break;
-    case CIO__E_U_FSYNC:
-        sqe.opcode = IORING_OP_FSYNC;
-        break;
+    case CIO__E_U_READV: sqe.opcode = IORING_OP_READV; break;
+    case CIO__E_U_WRITEV: sqe.opcode = IORING_OP_WRITEV; break;
+    case CIO__E_U_FSYNC: sqe.opcode = IORING_OP_FSYNC; break;
     }
     if (op != CIO__E_U_FSYNC) {
         sqe.addr = (uint64_t)(uintptr_t)iov;

@@ -45,10 +45,10 @@ static cio_err u_wait_run(void *p)
     struct io_uring_sqe sqe;
     memset(&sqe, 0, sizeof sqe);
     sqe.opcode = CIO_IORING_OP_WAITID;
-    sqe.fd = (int32_t)a->child->id;              /* the id */
-    sqe.len = (uint32_t)P_PID;                   /* idtype */
-    sqe.file_index = (uint32_t)WEXITED;          /* options */
-    sqe.off = (uint64_t)(uintptr_t)&si;          /* addr2: the siginfo */
+    sqe.fd = (int32_t)a->child->id;     /* the id */
+    sqe.len = (uint32_t)P_PID;          /* idtype */
+    sqe.file_index = (uint32_t)WEXITED; /* options */
+    sqe.off = (uint64_t)(uintptr_t)&si; /* addr2: the siginfo */
     int32_t res = 0;
     cio_err err = cio__e_uring_call(a->e, &sqe, -1, true, cio__errno_waitid, &res);
     if (err == CIO_E_CANCELED)

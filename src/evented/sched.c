@@ -130,7 +130,7 @@ static void fiber_exit_after(void *arg)
     cio__e_live_unlink(l, f);
     cio__fiber_ctx_release(&f->ctx);
     stack_back(e, l, &f->stack); /* l: f's home, this thread's loop */
-    e->fiber_finished(f); /* cio__e_finish: f may be freed from here on */
+    e->fiber_finished(f);        /* cio__e_finish: f may be freed from here on */
 }
 
 /* ---- queues ------------------------------------------------------------------------------------------- */
@@ -221,8 +221,7 @@ static inline struct cio_any_future *ring_take(struct cio__e_loop *l)
         if (t == h)
             return NULL;
         struct cio_any_future *f = atomic_load_explicit(&l->rq[h % CIO__E_RING], memory_order_relaxed);
-        if (atomic_compare_exchange_weak_explicit(&l->rq_head, &h, h + 1, memory_order_acq_rel,
-                                                  memory_order_acquire))
+        if (atomic_compare_exchange_weak_explicit(&l->rq_head, &h, h + 1, memory_order_acq_rel, memory_order_acquire))
             return f;
     }
 }
@@ -491,8 +490,8 @@ int cio__e_group_inline(struct cio_evented *e, const struct cio__e_group *gr)
     if (!inline_depth(l)) /* the depth stays the same in this loop; the cancel state may not */
         return 0;
     struct cio_any_future *self = l->current; /* a fiber runs on its home loop only: l stays valid */
-    bool yielded = false; /* just yielded: one member now, whatever is ready (else two fibers that
-                             each wait for the other to be not ready would take turns for ever) */
+    bool yielded = false;                     /* just yielded: one member now, whatever is ready (else two fibers that
+                                                 each wait for the other to be not ready would take turns for ever) */
     for (;;) {
         if (self->protection != CIO_CANCEL_UNBLOCKED || atomic_load_explicit(&self->cancel, memory_order_acquire) != 0)
             return 0;
@@ -573,7 +572,8 @@ void cio__e_poller_complete(struct cio__e_wait *w, int32_t res)
     push_local(l, w->fiber);
 }
 
-/* ---- loops ------------------------------------------------------------------------------------------------------------ */
+/* ---- loops
+ * ------------------------------------------------------------------------------------------------------------ */
 
 void cio__e_switched_out(struct cio__e_loop *l)
 {
@@ -742,7 +742,8 @@ void *cio__e_loop_main(void *arg)
     return NULL;
 }
 
-/* ---- pollers ---------------------------------------------------------------------------------------------------------- */
+/* ---- pollers
+ * ---------------------------------------------------------------------------------------------------------- */
 
 cio_err cio__e_init_pollers(struct cio_evented *e, const struct cio__e_poller_ops *ops)
 {

@@ -98,7 +98,7 @@
 
 #define SLAB_FIRST 4u
 #define SLAB_MAX 64u
-#define READY_MAX 2u /* prepared slabs waiting: the fiber.h array's size */
+#define READY_MAX 2u                       /* prepared slabs waiting: the fiber.h array's size */
 #define REGIONS_MAX CIO__STACK_REGIONS_MAX /* prepared block regions waiting */
 
 
@@ -196,7 +196,8 @@ static bool stack_geometry(size_t size, size_t page, size_t *usable, size_t *str
 
 static void *map_stacks(size_t bytes)
 {
-    void *map = CIO__SYS(mmap, fiber_stack)(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    void *map = CIO__SYS(mmap, fiber_stack)(NULL, bytes, PROT_READ | PROT_WRITE,
+                                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
     return map == MAP_FAILED ? NULL : map; /* ENOMEM, or EAGAIN/EINVAL for an absurd size */
 }
 
@@ -307,7 +308,8 @@ static void drop_slab(void *map, size_t n, size_t stride)
  * leaves them to be faulted in). NULL without memory. */
 static void *map_region(bool commit)
 {
-    void *r = CIO__SYS(mmap, block_region)(NULL, CIO__STACK_REGION, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *r = CIO__SYS(mmap, block_region)(NULL, CIO__STACK_REGION, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                                           -1, 0);
     if (r == MAP_FAILED)
         return NULL;
 #ifdef MADV_POPULATE_WRITE

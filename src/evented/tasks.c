@@ -50,8 +50,8 @@ cio_err cio__e_cancel_point(struct cio_evented *e)
         return CIO_OK;
     uint32_t s = atomic_load_explicit(&f->cancel, memory_order_seq_cst);
     while (s & CIO__E_REQ) {
-        if (atomic_compare_exchange_weak_explicit(&f->cancel, &s, (s & ~CIO__E_REQ) | CIO__E_ACK,
-                                                  memory_order_acq_rel, memory_order_acquire))
+        if (atomic_compare_exchange_weak_explicit(&f->cancel, &s, (s & ~CIO__E_REQ) | CIO__E_ACK, memory_order_acq_rel,
+                                                  memory_order_acquire))
             return CIO_E_CANCELED;
     }
     return CIO_OK;
@@ -67,8 +67,8 @@ void cio__e_ack_cancel(struct cio_any_future *f)
 {
     uint32_t s = atomic_load_explicit(&f->cancel, memory_order_acquire);
     while (s & CIO__E_REQ) {
-        if (atomic_compare_exchange_weak_explicit(&f->cancel, &s, (s & ~CIO__E_REQ) | CIO__E_ACK,
-                                                  memory_order_acq_rel, memory_order_acquire))
+        if (atomic_compare_exchange_weak_explicit(&f->cancel, &s, (s & ~CIO__E_REQ) | CIO__E_ACK, memory_order_acq_rel,
+                                                  memory_order_acquire))
             return;
     }
 }
@@ -248,8 +248,8 @@ cio_err cio__e_futex_wait_foreign(const _Atomic(uint32_t) *ptr, uint32_t expecte
     }
 }
 
-cio_err cio__e_fiber_futex_wait(struct cio_evented *e, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout,
-                          bool cancelable)
+cio_err cio__e_fiber_futex_wait(struct cio_evented *e, const _Atomic(uint32_t) *ptr, uint32_t expected,
+                                cio_timeout timeout, bool cancelable)
 {
     struct cio_any_future *f = cio__e_self_adopt(e);
     if (f == NULL)
@@ -478,7 +478,7 @@ cio_err cio__e_cancel(void *ud, struct cio_any_future *f)
  * it reads 0. */
 
 struct cio__e_group {
-    _Atomic(uint32_t) mu;             /* spin_lock: members */
+    _Atomic(uint32_t) mu; /* spin_lock: members */
     struct cio_any_future *members;
     _Atomic(uint32_t) running;
     _Atomic(uint32_t) canceled;
@@ -566,7 +566,7 @@ void cio__e_finish(struct cio_any_future *f)
 }
 
 static inline struct cio_any_future *group_fiber(struct cio_evented *e, cio_group *g, cio_task_fn fn, const void *ctx,
-                                          size_t ctx_size)
+                                                 size_t ctx_size)
 {
     struct cio__e_group *gr = group_get(g, true);
     if (gr == NULL)
@@ -682,8 +682,8 @@ void cio__e_recancel(void *ud)
     uint32_t s = atomic_load_explicit(&f->cancel, memory_order_acquire);
     assert((s & CIO__E_ACK) && "cio_recancel without a received cancel request");
     while (s & CIO__E_ACK) {
-        if (atomic_compare_exchange_weak_explicit(&f->cancel, &s, (s & ~CIO__E_ACK) | CIO__E_REQ,
-                                                  memory_order_acq_rel, memory_order_acquire))
+        if (atomic_compare_exchange_weak_explicit(&f->cancel, &s, (s & ~CIO__E_ACK) | CIO__E_REQ, memory_order_acq_rel,
+                                                  memory_order_acquire))
             break;
     }
 }

@@ -51,7 +51,7 @@ cio_err cio__os_dir_create_tmp_file(void *ud, cio_dir dir, uint32_t permissions,
 }
 
 cio_err cio__os_file_write_file(void *ud, cio_file out, bool positional, uint64_t out_offset, cio_file in,
-                               uint64_t in_offset, uint64_t len, uint64_t *nwritten)
+                                uint64_t in_offset, uint64_t len, uint64_t *nwritten)
 {
     (void)ud;
     if (nwritten == NULL)
@@ -66,7 +66,7 @@ cio_err cio__os_file_write_file(void *ud, cio_file out, bool positional, uint64_
         off_t off_in = (off_t)(in_offset + *nwritten);
         off_t off_out = (off_t)(out_offset + *nwritten);
         ssize_t n = CIO__SYS(copy_file_range, write_file_copy)(in.handle, &off_in, out.handle,
-                                                                positional ? &off_out : NULL, count, 0);
+                                                               positional ? &off_out : NULL, count, 0);
         if (n > 0) {
             *nwritten += (uint64_t)n;
             continue;

@@ -17,7 +17,7 @@ cio_err cio__os_dir_create_tmp_file(void *ud, cio_dir dir, uint32_t permissions,
 }
 
 cio_err cio__os_file_write_file(void *ud, cio_file out, bool positional, uint64_t out_offset, cio_file in,
-                               uint64_t in_offset, uint64_t len, uint64_t *nwritten)
+                                uint64_t in_offset, uint64_t len, uint64_t *nwritten)
 {
     (void)ud, (void)out, (void)positional, (void)out_offset, (void)in, (void)in_offset, (void)len;
     if (nwritten == NULL)

@@ -47,8 +47,7 @@ static cio_file_kind kind_from_dtype(unsigned t)
 cio_err cio__os_dir_read(void *ud, cio_dir_reader *reader, cio_dir_entry *entries, size_t max, size_t *count)
 {
     (void)ud;
-    if (reader == NULL || count == NULL || (entries == NULL && max > 0) || reader->buf == NULL ||
-        reader->buf_len == 0)
+    if (reader == NULL || count == NULL || (entries == NULL && max > 0) || reader->buf == NULL || reader->buf_len == 0)
         return CIO_E_INVALID_ARGUMENT;
     *count = 0;
     size_t n = 0;

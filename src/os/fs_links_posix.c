@@ -91,7 +91,7 @@ cio_err cio__os_dir_read_link(void *ud, cio_dir dir, const char *path, char *buf
 }
 
 cio_err cio__os_dir_hard_link(void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir, const char *new_path,
-                             unsigned flags)
+                              unsigned flags)
 {
     (void)ud;
     if ((flags & ~CIO_NO_FOLLOW) != 0)
@@ -103,14 +103,14 @@ cio_err cio__os_dir_hard_link(void *ud, cio_dir old_dir, const char *old_path, c
         int at = (flags & CIO_NO_FOLLOW) ? 0 : AT_SYMLINK_FOLLOW;
         int r;
         CIO__OS_SYSCALL(err, r, linkat,
-                       CIO__SYS(linkat, hard_link)(old_dir.handle, old_path, new_dir.handle, new_path, at));
+                        CIO__SYS(linkat, hard_link)(old_dir.handle, old_path, new_dir.handle, new_path, at));
         (void)r;
     }
     return CIO__IN_SET(file_hard_link, err);
 }
 
 cio_err cio__os_dir_set_timestamps(void *ud, cio_dir dir, const char *path, const cio_set_timestamps *ts,
-                                  unsigned flags)
+                                   unsigned flags)
 {
     (void)ud;
     struct timespec times[2];

@@ -93,8 +93,7 @@ cio_err cio__os_dir_real_path_file(void *ud, cio_dir dir, const char *path, char
     if (err != CIO_OK)
         return CIO__IN_SET(dir_real_path_file, err);
     int fd;
-    CIO__OS_SYSCALL(err, fd, openat_path,
-                   CIO__SYS(openat, real_path_open)(dir.handle, path, O_PATH | O_CLOEXEC, 0));
+    CIO__OS_SYSCALL(err, fd, openat_path, CIO__SYS(openat, real_path_open)(dir.handle, path, O_PATH | O_CLOEXEC, 0));
     if (err != CIO_OK)
         return CIO__IN_SET(dir_real_path_file, err);
     err = real_path_of(fd, buf, len, out_len);
@@ -107,7 +106,7 @@ cio_err cio__os_dir_real_path_file(void *ud, cio_dir dir, const char *path, char
 }
 
 cio_err cio__os_dir_rename_preserve(void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir,
-                                   const char *new_path)
+                                    const char *new_path)
 {
     (void)ud;
     cio_err err = cio__os_fs_check_path(old_path);
@@ -116,8 +115,8 @@ cio_err cio__os_dir_rename_preserve(void *ud, cio_dir old_dir, const char *old_p
     if (err == CIO_OK) {
         int r;
         CIO__OS_SYSCALL(err, r, renameat2,
-                       CIO__SYS(renameat2, rename_preserve)(old_dir.handle, old_path, new_dir.handle, new_path,
-                                                            RENAME_NOREPLACE));
+                        CIO__SYS(renameat2, rename_preserve)(old_dir.handle, old_path, new_dir.handle, new_path,
+                                                             RENAME_NOREPLACE));
         (void)r;
     }
     return CIO__IN_SET(dir_rename_preserve, err);

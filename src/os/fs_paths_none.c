@@ -43,7 +43,7 @@ cio_err cio__os_dir_real_path_file(void *ud, cio_dir dir, const char *path, char
 }
 
 cio_err cio__os_dir_rename_preserve(void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir,
-                                   const char *new_path)
+                                    const char *new_path)
 {
     (void)ud, (void)old_dir, (void)new_dir;
     cio_err err = cio__os_fs_check_path(old_path);

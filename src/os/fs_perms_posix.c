@@ -70,8 +70,7 @@ cio_err cio__os_dir_set_owner(void *ud, cio_dir dir, uint32_t uid, uint32_t gid)
     return set_owner(dir.handle, uid, gid);
 }
 
-cio_err cio__os_dir_set_file_permissions(void *ud, cio_dir dir, const char *path, uint32_t permissions,
-                                        unsigned flags)
+cio_err cio__os_dir_set_file_permissions(void *ud, cio_dir dir, const char *path, uint32_t permissions, unsigned flags)
 {
     (void)ud;
     if (permissions > 07777u || (flags & ~CIO_NO_FOLLOW) != 0)
@@ -81,14 +80,13 @@ cio_err cio__os_dir_set_file_permissions(void *ud, cio_dir dir, const char *path
         int at = (flags & CIO_NO_FOLLOW) ? AT_SYMLINK_NOFOLLOW : 0;
         int r;
         CIO__OS_SYSCALL(err, r, fchmodat,
-                       CIO__SYS(fchmodat, set_file_permissions)(dir.handle, path, (mode_t)permissions, at));
+                        CIO__SYS(fchmodat, set_file_permissions)(dir.handle, path, (mode_t)permissions, at));
         (void)r;
     }
     return CIO__IN_SET(dir_set_file_permissions, err);
 }
 
-cio_err cio__os_dir_set_file_owner(void *ud, cio_dir dir, const char *path, uint32_t uid, uint32_t gid,
-                                  unsigned flags)
+cio_err cio__os_dir_set_file_owner(void *ud, cio_dir dir, const char *path, uint32_t uid, uint32_t gid, unsigned flags)
 {
     (void)ud;
     if ((flags & ~CIO_NO_FOLLOW) != 0)
@@ -98,7 +96,7 @@ cio_err cio__os_dir_set_file_owner(void *ud, cio_dir dir, const char *path, uint
         int at = (flags & CIO_NO_FOLLOW) ? AT_SYMLINK_NOFOLLOW : 0;
         int r;
         CIO__OS_SYSCALL(err, r, fchownat,
-                       CIO__SYS(fchownat, set_file_owner)(dir.handle, path, (uid_t)uid, (gid_t)gid, at));
+                        CIO__SYS(fchownat, set_file_owner)(dir.handle, path, (uid_t)uid, (gid_t)gid, at));
         (void)r;
     }
     return CIO__IN_SET(dir_set_file_owner, err);

@@ -33,8 +33,7 @@ cio_err cio__os_dir_set_owner(void *ud, cio_dir dir, uint32_t uid, uint32_t gid)
     return CIO_E_OPERATION_UNSUPPORTED;
 }
 
-cio_err cio__os_dir_set_file_permissions(void *ud, cio_dir dir, const char *path, uint32_t permissions,
-                                        unsigned flags)
+cio_err cio__os_dir_set_file_permissions(void *ud, cio_dir dir, const char *path, uint32_t permissions, unsigned flags)
 {
     (void)ud, (void)dir;
     if (permissions > 07777u || (flags & ~CIO_NO_FOLLOW) != 0)
@@ -43,8 +42,7 @@ cio_err cio__os_dir_set_file_permissions(void *ud, cio_dir dir, const char *path
     return err != CIO_OK ? err : CIO_E_OPERATION_UNSUPPORTED;
 }
 
-cio_err cio__os_dir_set_file_owner(void *ud, cio_dir dir, const char *path, uint32_t uid, uint32_t gid,
-                                  unsigned flags)
+cio_err cio__os_dir_set_file_owner(void *ud, cio_dir dir, const char *path, uint32_t uid, uint32_t gid, unsigned flags)
 {
     (void)ud, (void)dir, (void)uid, (void)gid;
     if ((flags & ~CIO_NO_FOLLOW) != 0)

@@ -188,7 +188,7 @@ static cio_err check_out_path(const void *out, const char *path)
 }
 
 cio_err cio__os_dir_open_file(void *ud, cio_dir dir, const char *path, const cio_open_file_options *options,
-                             cio_file *out)
+                              cio_file *out)
 {
     (void)ud;
     cio_err err = check_out_path(out, path);
@@ -224,7 +224,7 @@ cio_err cio__os_dir_open_file(void *ud, cio_dir dir, const char *path, const cio
 }
 
 cio_err cio__os_dir_create_file(void *ud, cio_dir dir, const char *path, const cio_create_file_options *options,
-                               cio_file *out)
+                                cio_file *out)
 {
     (void)ud;
     cio_err err = check_out_path(out, path);
@@ -260,8 +260,7 @@ static cio_err open_dir(cio_dir dir, const char *path, const cio_open_dir_option
     return err;
 }
 
-cio_err cio__os_dir_open_dir(void *ud, cio_dir dir, const char *path, const cio_open_dir_options *options,
-                            cio_dir *out)
+cio_err cio__os_dir_open_dir(void *ud, cio_dir dir, const char *path, const cio_open_dir_options *options, cio_dir *out)
 {
     (void)ud;
     cio_err err = check_out_path(out, path);
@@ -363,8 +362,8 @@ cio_err cio__os_dir_create_dir_path(void *ud, cio_dir dir, const char *path, uin
     return CIO__IN_SET(dir_make_path, err);
 }
 
-cio_err cio__os_dir_create_dir_path_open(void *ud, cio_dir dir, const char *path,
-                                        const cio_open_dir_options *options, cio_dir *out)
+cio_err cio__os_dir_create_dir_path_open(void *ud, cio_dir dir, const char *path, const cio_open_dir_options *options,
+                                         cio_dir *out)
 {
     (void)ud;
     cio_err err = check_out_path(out, path);
@@ -388,7 +387,8 @@ cio_err cio__os_dir_rename(void *ud, cio_dir old_dir, const char *old_path, cio_
         err = cio__os_fs_check_path(new_path);
     if (err == CIO_OK) {
         int r;
-        CIO__OS_SYSCALL(err, r, renameat, CIO__SYS(renameat, rename)(old_dir.handle, old_path, new_dir.handle, new_path));
+        CIO__OS_SYSCALL(err, r, renameat,
+                        CIO__SYS(renameat, rename)(old_dir.handle, old_path, new_dir.handle, new_path));
         (void)r;
     }
     return CIO__IN_SET(dir_rename, err);
@@ -478,14 +478,16 @@ cio_err cio__os_file_read_streaming(void *ud, cio_file file, const cio_iovec *io
     *nread = 0;
     cio_err err;
     ssize_t n;
-    CIO__OS_SYSCALL(err, n, readv, CIO__SYS(readv, file_read_streaming)(file.handle, (const struct iovec *)(const void *)iov, clamp_iovcnt(iovcnt)));
+    CIO__OS_SYSCALL(err, n, readv,
+                    CIO__SYS(readv, file_read_streaming)(file.handle, (const struct iovec *)(const void *)iov,
+                                                         clamp_iovcnt(iovcnt)));
     if (err == CIO_OK)
         *nread = (size_t)n;
     return CIO__IN_SET(file_reader, err);
 }
 
 cio_err cio__os_file_write_streaming(void *ud, cio_file file, const cio_const_iovec *iov, size_t iovcnt,
-                                    size_t *nwritten)
+                                     size_t *nwritten)
 {
     (void)ud;
     if (nwritten == NULL || (iov == NULL && iovcnt > 0))
@@ -493,14 +495,16 @@ cio_err cio__os_file_write_streaming(void *ud, cio_file file, const cio_const_io
     *nwritten = 0;
     cio_err err;
     ssize_t n;
-    CIO__OS_SYSCALL(err, n, writev, CIO__SYS(writev, file_write_streaming)(file.handle, (const struct iovec *)(const void *)iov, clamp_iovcnt(iovcnt)));
+    CIO__OS_SYSCALL(err, n, writev,
+                    CIO__SYS(writev, file_write_streaming)(file.handle, (const struct iovec *)(const void *)iov,
+                                                           clamp_iovcnt(iovcnt)));
     if (err == CIO_OK)
         *nwritten = (size_t)n;
     return CIO__IN_SET(file_write_streaming, err);
 }
 
 cio_err cio__os_file_read_positional(void *ud, cio_file file, const cio_iovec *iov, size_t iovcnt, uint64_t offset,
-                                    size_t *nread)
+                                     size_t *nread)
 {
     (void)ud;
     if (nread == NULL || (iov == NULL && iovcnt > 0) || offset > (uint64_t)INT64_MAX)
@@ -509,14 +513,15 @@ cio_err cio__os_file_read_positional(void *ud, cio_file file, const cio_iovec *i
     cio_err err;
     ssize_t n;
     CIO__OS_SYSCALL(err, n, preadv,
-                   CIO__SYS(preadv, file_read_positional)(file.handle, (const struct iovec *)(const void *)iov, clamp_iovcnt(iovcnt), (off_t)offset));
+                    CIO__SYS(preadv, file_read_positional)(file.handle, (const struct iovec *)(const void *)iov,
+                                                           clamp_iovcnt(iovcnt), (off_t)offset));
     if (err == CIO_OK)
         *nread = (size_t)n;
     return CIO__IN_SET(file_read_positional, err);
 }
 
 cio_err cio__os_file_write_positional(void *ud, cio_file file, const cio_const_iovec *iov, size_t iovcnt,
-                                     uint64_t offset, size_t *nwritten)
+                                      uint64_t offset, size_t *nwritten)
 {
     (void)ud;
     if (nwritten == NULL || (iov == NULL && iovcnt > 0) || offset > (uint64_t)INT64_MAX)
@@ -525,7 +530,8 @@ cio_err cio__os_file_write_positional(void *ud, cio_file file, const cio_const_i
     cio_err err;
     ssize_t n;
     CIO__OS_SYSCALL(err, n, pwritev,
-                   CIO__SYS(pwritev, file_write_positional)(file.handle, (const struct iovec *)(const void *)iov, clamp_iovcnt(iovcnt), (off_t)offset));
+                    CIO__SYS(pwritev, file_write_positional)(file.handle, (const struct iovec *)(const void *)iov,
+                                                             clamp_iovcnt(iovcnt), (off_t)offset));
     if (err == CIO_OK)
         *nwritten = (size_t)n;
     return CIO__IN_SET(file_write_positional, err);
@@ -569,7 +575,8 @@ cio_err cio__os_file_set_length(void *ud, cio_file file, uint64_t length)
         return CIO__IN_SET(file_set_length, CIO_E_FILE_TOO_BIG);
     cio_err err;
     int r;
-    CIO__OS_SYSCALL(err, r, ftruncate, CIO__SYS(ftruncate, file_set_length)(file.handle, (off_t)length)); /* never moves the offset */
+    CIO__OS_SYSCALL(err, r, ftruncate,
+                    CIO__SYS(ftruncate, file_set_length)(file.handle, (off_t)length)); /* never moves the offset */
     (void)r;
     return CIO__IN_SET(file_set_length, err);
 }
@@ -608,8 +615,7 @@ bool cio__os_fs_timespec_for(cio_timestamp_action action, cio_timestamp t, struc
         out->tv_nsec = (long)nsec;
         return true;
     }
-    default:
-        return false;
+    default: return false;
     }
 }
 

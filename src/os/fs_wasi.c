@@ -114,7 +114,8 @@ static size_t rewrite_records(cio_dir dir, unsigned char *buf, size_t used, uint
         buf[p + 16 + len] = '\0';
         if (ino == 0 || kind == CIO_FILE_KIND_UNKNOWN) {
             struct stat st;
-            if (CIO__SYS(fstatat, wasi_entry_stat)(dir.handle, (const char *)buf + p + 16, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+            if (CIO__SYS(fstatat, wasi_entry_stat)(dir.handle, (const char *)buf + p + 16, &st, AT_SYMLINK_NOFOLLOW) ==
+                0) {
                 if (ino == 0)
                     ino = (uint64_t)st.st_ino;
                 if (kind == CIO_FILE_KIND_UNKNOWN)
@@ -217,7 +218,8 @@ cio_err cio__os_fs_check_no_follow(cio_dir dir, const char *path)
     struct stat st;
     cio_err err;
     int r;
-    CIO__OS_SYSCALL(err, r, fstatat, CIO__SYS(fstatat, wasi_check_no_follow)(dir.handle, path, &st, AT_SYMLINK_NOFOLLOW));
+    CIO__OS_SYSCALL(err, r, fstatat,
+                    CIO__SYS(fstatat, wasi_check_no_follow)(dir.handle, path, &st, AT_SYMLINK_NOFOLLOW));
     (void)r;
     return err == CIO_OK && S_ISLNK(st.st_mode) ? CIO_E_SYM_LINK_LOOP : CIO_OK;
 }

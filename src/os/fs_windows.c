@@ -51,7 +51,7 @@
 #define BACKOFF_TRIES 9 /* 1 + 2 + ... + 256 ms */
 #define NT_SUCCESS(s) ((s) >= 0)
 #define UNIX_EPOCH_AS_FILETIME 116444736000000000LL
-#define NAME_UNITS_MAX 255u /* the longest component NTFS (and Wine) accept */
+#define NAME_UNITS_MAX 255u                                /* the longest component NTFS (and Wine) accept */
 #define PATH_BYTES_MAX ((size_t)CIO__WIN_NT_PATH_MAX * 3u) /* longest UTF-8 for a path */
 
 /* ---- paths ----------------------------------------------------------------------------------- */
@@ -122,9 +122,8 @@ static cio_err backoff_sleep(unsigned ms)
     return e == CIO_E_CANCELED ? e : CIO_OK;
 }
 
-cio_err cio__win_open(void *root, cio_nt_unicode_string *name, uint32_t access, uint32_t attributes,
-                      uint32_t share, uint32_t disposition, uint32_t options, cio__mapped (*map)(cio_ntstatus),
-                      void **out)
+cio_err cio__win_open(void *root, cio_nt_unicode_string *name, uint32_t access, uint32_t attributes, uint32_t share,
+                      uint32_t disposition, uint32_t options, cio__mapped (*map)(cio_ntstatus), void **out)
 {
     cio_nt_object_attributes oa = {sizeof oa, root, name, 0, NULL, NULL};
     unsigned delay = 1;
@@ -300,7 +299,7 @@ bool cio__win_open_args(const cio_open_file_options *options, const void *out, c
 }
 
 cio_err cio__os_dir_open_file(void *ud, cio_dir dir, const char *path, const cio_open_file_options *options,
-                             cio_file *out)
+                              cio_file *out)
 {
     (void)ud;
     cio_open_file_options o;
@@ -321,7 +320,7 @@ cio_err cio__os_dir_open_file(void *ud, cio_dir dir, const char *path, const cio
 }
 
 cio_err cio__os_dir_create_file(void *ud, cio_dir dir, const char *path, const cio_create_file_options *options,
-                               cio_file *out)
+                                cio_file *out)
 {
     (void)ud;
     if (out == NULL)
@@ -334,7 +333,9 @@ cio_err cio__os_dir_create_file(void *ud, cio_dir dir, const char *path, const c
     uint32_t access = CIO_NT_SYNCHRONIZE | CIO_NT_FILE_READ_ATTRIBUTES | CIO_NT_GENERIC_WRITE;
     if (o.read)
         access |= CIO_NT_GENERIC_READ;
-    uint32_t disposition = o.exclusive ? CIO_NT_FILE_CREATE : o.truncate ? CIO_NT_FILE_OVERWRITE_IF : CIO_NT_FILE_OPEN_IF;
+    uint32_t disposition = o.exclusive  ? CIO_NT_FILE_CREATE
+                           : o.truncate ? CIO_NT_FILE_OVERWRITE_IF
+                                        : CIO_NT_FILE_OPEN_IF;
     uint32_t attrs = CIO_NT_FILE_ATTRIBUTE_NORMAL;
     if (o.permissions != 0 && (o.permissions & 0222u) == 0)
         attrs = CIO_NT_FILE_ATTRIBUTE_READONLY;
@@ -344,18 +345,18 @@ cio_err cio__os_dir_create_file(void *ud, cio_dir dir, const char *path, const c
         return CIO__IN_SET(file_open, e);
     void *h = NULL;
     e = cio__win_open(p->root, &p->name, access, attrs, SHARE_ALL, disposition,
-                      CIO_NT_FILE_NON_DIRECTORY_FILE | CIO_NT_FILE_SYNCHRONOUS_IO_NONALERT, cio__ntstatus_nt_create_file,
-                      &h);
+                      CIO_NT_FILE_NON_DIRECTORY_FILE | CIO_NT_FILE_SYNCHRONOUS_IO_NONALERT,
+                      cio__ntstatus_nt_create_file, &h);
     cio__win_path_free(p);
     if (e == CIO_OK)
         out->handle = h;
     return CIO__IN_SET(file_open, refine_not_found(dir, path, e));
 }
 
-#define DIR_ACCESS (CIO_NT_SYNCHRONIZE | CIO_NT_FILE_LIST_DIRECTORY | CIO_NT_FILE_TRAVERSE | CIO_NT_FILE_READ_ATTRIBUTES)
+#define DIR_ACCESS \
+    (CIO_NT_SYNCHRONIZE | CIO_NT_FILE_LIST_DIRECTORY | CIO_NT_FILE_TRAVERSE | CIO_NT_FILE_READ_ATTRIBUTES)
 
-cio_err cio__os_dir_open_dir(void *ud, cio_dir dir, const char *path, const cio_open_dir_options *options,
-                            cio_dir *out)
+cio_err cio__os_dir_open_dir(void *ud, cio_dir dir, const char *path, const cio_open_dir_options *options, cio_dir *out)
 {
     (void)ud;
     if (out == NULL)
@@ -386,7 +387,8 @@ static cio_err create_dir(cio_dir dir, const char *path)
         return e;
     void *h = NULL;
     e = cio__win_open(p->root, &p->name, DIR_ACCESS, CIO_NT_FILE_ATTRIBUTE_NORMAL, SHARE_ALL, CIO_NT_FILE_CREATE,
-                      CIO_NT_FILE_DIRECTORY_FILE | CIO_NT_FILE_SYNCHRONOUS_IO_NONALERT, cio__ntstatus_nt_create_dir, &h);
+                      CIO_NT_FILE_DIRECTORY_FILE | CIO_NT_FILE_SYNCHRONOUS_IO_NONALERT, cio__ntstatus_nt_create_dir,
+                      &h);
     cio__win_path_free(p);
     if (e == CIO_OK)
         CIO__SYS(NtClose, create_dir)(h);
@@ -483,7 +485,7 @@ cio_err cio__os_dir_create_dir_path(void *ud, cio_dir dir, const char *path, uin
 }
 
 cio_err cio__os_dir_create_dir_path_open(void *ud, cio_dir dir, const char *path, const cio_open_dir_options *options,
-                                        cio_dir *out)
+                                         cio_dir *out)
 {
     if (out == NULL)
         return CIO_E_INVALID_ARGUMENT;
@@ -502,7 +504,8 @@ cio_err cio__os_dir_rename(void *ud, cio_dir old_dir, const char *old_path, cio_
         return CIO_E_INVALID_ARGUMENT;
     void *h = NULL;
     cio_err e = open_path(old_dir, old_path, CIO_NT_DELETE | CIO_NT_SYNCHRONIZE,
-                          CIO_NT_FILE_OPEN_REPARSE_POINT | CIO_NT_FILE_SYNCHRONOUS_IO_NONALERT, cio__ntstatus_nt_create_file, &h);
+                          CIO_NT_FILE_OPEN_REPARSE_POINT | CIO_NT_FILE_SYNCHRONOUS_IO_NONALERT,
+                          cio__ntstatus_nt_create_file, &h);
     e = narrow(e, cio_errset_dir_rename_contains);
     if (e != CIO_OK)
         return CIO__IN_SET(dir_rename, e);
@@ -510,7 +513,8 @@ cio_err cio__os_dir_rename(void *ud, cio_dir old_dir, const char *old_path, cio_
     e = cio__win_path_convert(new_dir, new_path, &p);
     if (e == CIO_OK) {
         size_t size = cio__win_rename_info_size(p->name.Length); /* a one-letter name: the struct's size */
-        cio_nt_file_rename_information *info = (cio_nt_file_rename_information *)CIO__SYS(calloc, win_rename_info)(1, size + 2);
+        void *mem = CIO__SYS(calloc, win_rename_info)(1, size + 2);
+        cio_nt_file_rename_information *info = (cio_nt_file_rename_information *)mem;
         if (info == NULL) {
             e = CIO_E_SYSTEM_RESOURCES;
         } else {
@@ -533,7 +537,8 @@ static cio_err delete_path(cio_dir dir, const char *path, bool directory)
     void *h = NULL;
     uint32_t kind = directory ? CIO_NT_FILE_DIRECTORY_FILE : CIO_NT_FILE_NON_DIRECTORY_FILE;
     cio_err e = open_path(dir, path,
-                          CIO_NT_DELETE | CIO_NT_SYNCHRONIZE | CIO_NT_FILE_READ_ATTRIBUTES | CIO_NT_FILE_WRITE_ATTRIBUTES,
+                          CIO_NT_DELETE | CIO_NT_SYNCHRONIZE | CIO_NT_FILE_READ_ATTRIBUTES |
+                              CIO_NT_FILE_WRITE_ATTRIBUTES,
                           kind | CIO_NT_FILE_OPEN_REPARSE_POINT | CIO_NT_FILE_SYNCHRONOUS_IO_NONALERT,
                           directory ? cio__ntstatus_nt_delete_dir_open : cio__ntstatus_nt_delete_file_open, &h);
     if (e != CIO_OK)

@@ -168,17 +168,18 @@ cio_err cio__os_file_read_streaming(void *ud, cio_file file, const cio_iovec *io
     return CIO__IN_SET(file_reader, rw_vec(false, file.handle, iov, iovcnt, NULL, cio__ntstatus_nt_read_file, nread));
 }
 
-cio_err cio__os_file_write_streaming(void *ud, cio_file file, const cio_const_iovec *iov, size_t iovcnt, size_t *nwritten)
+cio_err cio__os_file_write_streaming(void *ud, cio_file file, const cio_const_iovec *iov, size_t iovcnt,
+                                     size_t *nwritten)
 {
     (void)ud;
     if (nwritten == NULL || (iov == NULL && iovcnt > 0))
         return CIO_E_INVALID_ARGUMENT;
     return CIO__IN_SET(file_write_streaming, rw_vec(true, file.handle, (const cio_iovec *)(const void *)iov, iovcnt,
-                                                     NULL, cio__ntstatus_nt_write_file, nwritten));
+                                                    NULL, cio__ntstatus_nt_write_file, nwritten));
 }
 
 cio_err cio__os_file_read_positional(void *ud, cio_file file, const cio_iovec *iov, size_t iovcnt, uint64_t offset,
-                                    size_t *nread)
+                                     size_t *nread)
 {
     (void)ud;
     if (nread == NULL || (iov == NULL && iovcnt > 0))
@@ -188,7 +189,7 @@ cio_err cio__os_file_read_positional(void *ud, cio_file file, const cio_iovec *i
 }
 
 cio_err cio__os_file_write_positional(void *ud, cio_file file, const cio_const_iovec *iov, size_t iovcnt,
-                                     uint64_t offset, size_t *nwritten)
+                                      uint64_t offset, size_t *nwritten)
 {
     (void)ud;
     if (nwritten == NULL || (iov == NULL && iovcnt > 0))
@@ -306,7 +307,7 @@ cio_err cio__os_dir_read(void *ud, cio_dir_reader *reader, cio_dir_entry *entrie
         int32_t st;
         for (;;) {
             st = CIO__SYS(NtQueryDirectoryFile, dir_read)(reader->dir.handle, NULL, NULL, NULL, &iosb, &rec, sizeof rec,
-                                      CIO_NT_FileIdFullDirectoryInformation, 1, NULL, 0);
+                                                          CIO_NT_FileIdFullDirectoryInformation, 1, NULL, 0);
             if (NT_SUCCESS(st))
                 break;
             if (cio__win_nt_retry(cio__ntstatus_nt_query_directory_file(st), &e))
@@ -320,7 +321,8 @@ cio_err cio__os_dir_read(void *ud, cio_dir_reader *reader, cio_dir_entry *entrie
         cio__t_syscall_end();
         const cio_nt_file_id_full_dir_information *r = &rec.info;
         size_t units = r->FileNameLength / 2;
-        const uint16_t *name = (const uint16_t *)(const void *)(rec.bytes + offsetof(cio_nt_file_id_full_dir_information, FileName));
+        const uint16_t *name =
+            (const uint16_t *)(const void *)(rec.bytes + offsetof(cio_nt_file_id_full_dir_information, FileName));
         if ((units == 1 && name[0] == '.') || (units == 2 && name[0] == '.' && name[1] == '.'))
             continue;
         char *dst = (char *)reader->buf + used;

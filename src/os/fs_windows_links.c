@@ -97,8 +97,7 @@ static uint32_t open_options(unsigned flags)
     return (flags & CIO_NO_FOLLOW) ? o | CIO_NT_FILE_OPEN_REPARSE_POINT : o;
 }
 
-cio_err cio__os_dir_set_file_permissions(void *ud, cio_dir dir, const char *path, uint32_t permissions,
-                                        unsigned flags)
+cio_err cio__os_dir_set_file_permissions(void *ud, cio_dir dir, const char *path, uint32_t permissions, unsigned flags)
 {
     (void)ud;
     if (path == NULL || permissions > 07777u || (flags & ~CIO_NO_FOLLOW) != 0)
@@ -130,8 +129,7 @@ cio_err cio__os_dir_set_owner(void *ud, cio_dir dir, uint32_t uid, uint32_t gid)
     return CIO_E_OPERATION_UNSUPPORTED;
 }
 
-cio_err cio__os_dir_set_file_owner(void *ud, cio_dir dir, const char *path, uint32_t uid, uint32_t gid,
-                                  unsigned flags)
+cio_err cio__os_dir_set_file_owner(void *ud, cio_dir dir, const char *path, uint32_t uid, uint32_t gid, unsigned flags)
 {
     (void)ud, (void)dir, (void)uid, (void)gid;
     if (path == NULL || (flags & ~CIO_NO_FOLLOW) != 0)
@@ -142,7 +140,7 @@ cio_err cio__os_dir_set_file_owner(void *ud, cio_dir dir, const char *path, uint
 /* ---- timestamps by path ------------------------------------------------------------------------------ */
 
 cio_err cio__os_dir_set_timestamps(void *ud, cio_dir dir, const char *path, const cio_set_timestamps *ts,
-                                  unsigned flags)
+                                   unsigned flags)
 {
     if (path == NULL || ts == NULL || (flags & ~CIO_NO_FOLLOW) != 0 || ts->access_action > CIO_TIMESTAMP_SET ||
         ts->modify_action > CIO_TIMESTAMP_SET)
@@ -171,8 +169,8 @@ static cio_err link_handle(void *h, cio_dir new_dir, const char *new_path)
         return cio__win_narrow(e, cio_errset_file_hard_link_contains);
     cio_nt_unicode_string *name = cio__win_path_name(p);
     size_t size = cio__win_rename_info_size(name->Length);
-    cio_nt_file_rename_information *info =
-        (cio_nt_file_rename_information *)CIO__SYS(calloc, win_link_info)(1, size + 2);
+    cio_nt_file_rename_information *info = (cio_nt_file_rename_information *)CIO__SYS(calloc, win_link_info)(1,
+                                                                                                             size + 2);
     if (info == NULL) {
         e = CIO_E_SYSTEM_RESOURCES;
     } else {
@@ -190,7 +188,7 @@ static cio_err link_handle(void *h, cio_dir new_dir, const char *new_path)
 }
 
 cio_err cio__os_dir_hard_link(void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir, const char *new_path,
-                             unsigned flags)
+                              unsigned flags)
 {
     (void)ud;
     if (old_path == NULL || new_path == NULL || (flags & ~CIO_NO_FOLLOW) != 0)

@@ -80,11 +80,11 @@ static cio_err real_path_of(void *h, char *buf, size_t len, size_t *out_len)
     cio_err e;
     if (n == 0 || n >= WIDE_MAX) {
         DWORD code = GetLastError();
-        e = code == ERROR_NOT_ENOUGH_MEMORY || code == ERROR_OUTOFMEMORY ? CIO_E_SYSTEM_RESOURCES
+        e = code == ERROR_NOT_ENOUGH_MEMORY || code == ERROR_OUTOFMEMORY   ? CIO_E_SYSTEM_RESOURCES
             : code == ERROR_PATH_NOT_FOUND || code == ERROR_FILE_NOT_FOUND ? CIO_E_FILE_NOT_FOUND
-            : code == ERROR_ACCESS_DENIED ? CIO_E_ACCESS_DENIED
-            : n >= WIDE_MAX ? CIO_E_NAME_TOO_LONG
-            : CIO_E_UNEXPECTED;
+            : code == ERROR_ACCESS_DENIED                                  ? CIO_E_ACCESS_DENIED
+            : n >= WIDE_MAX                                                ? CIO_E_NAME_TOO_LONG
+                                                                           : CIO_E_UNEXPECTED;
     } else {
         e = narrow_path(w, n, buf, len, out_len);
     }
@@ -129,7 +129,7 @@ cio_err cio__os_dir_real_path_file(void *ud, cio_dir dir, const char *path, char
 }
 
 cio_err cio__os_dir_rename_preserve(void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir,
-                                   const char *new_path)
+                                    const char *new_path)
 {
     (void)ud;
     if (old_path == NULL || new_path == NULL)
@@ -146,8 +146,8 @@ cio_err cio__os_dir_rename_preserve(void *ud, cio_dir old_dir, const char *old_p
     if (e == CIO_OK) {
         cio_nt_unicode_string *name = cio__win_path_name(p);
         size_t size = cio__win_rename_info_size(name->Length);
-        cio_nt_file_rename_information *info =
-            (cio_nt_file_rename_information *)CIO__SYS(calloc, win_rename_preserve_info)(1, size + 2);
+        cio_nt_file_rename_information *info = (cio_nt_file_rename_information *)
+            CIO__SYS(calloc, win_rename_preserve_info)(1, size + 2);
         if (info == NULL) {
             e = CIO_E_SYSTEM_RESOURCES;
         } else {

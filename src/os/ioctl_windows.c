@@ -29,10 +29,12 @@ cio_err cio__os_device_io_control(void *ud, struct cio_operation *op)
     DWORD got = 0, code;
     for (;;) {
         got = 0;
-        BOOL ok = CIO__SYS(DeviceIoControl, device_io_control)(
-            (HANDLE)op->u.device_io_control.file.handle, (DWORD)op->u.device_io_control.code,
-            (LPVOID)(uintptr_t)op->u.device_io_control.in, (DWORD)op->u.device_io_control.in_len,
-            op->u.device_io_control.out, (DWORD)op->u.device_io_control.out_len, &got, NULL);
+        BOOL ok = CIO__SYS(DeviceIoControl, device_io_control)((HANDLE)op->u.device_io_control.file.handle,
+                                                               (DWORD)op->u.device_io_control.code,
+                                                               (LPVOID)(uintptr_t)op->u.device_io_control.in,
+                                                               (DWORD)op->u.device_io_control.in_len,
+                                                               op->u.device_io_control.out,
+                                                               (DWORD)op->u.device_io_control.out_len, &got, NULL);
         code = ok ? ERROR_SUCCESS : GetLastError();
         if (code != ERROR_OPERATION_ABORTED)
             break;

@@ -135,17 +135,20 @@ cio_err cio__os_name_out(const char *name, char *buf, size_t len, size_t *out_le
 cio_err cio__os_sockopt_undescribed(int option)
 {
     return option >= CIO_SOCKOPT_NODELAY && option <= CIO_SOCKOPT_MULTICAST_LOOP6 ? CIO_E_OPTION_UNSUPPORTED
-                                                                                 : CIO_E_INVALID_ARGUMENT;
+                                                                                  : CIO_E_INVALID_ARGUMENT;
 }
 
 int64_t cio__os_sockopt_read_back(int option, int64_t value)
 {
     switch (option) {
-    case CIO_SOCKOPT_NODELAY: case CIO_SOCKOPT_KEEPALIVE: case CIO_SOCKOPT_REUSE_ADDRESS:
-    case CIO_SOCKOPT_REUSE_PORT: case CIO_SOCKOPT_IP6_ONLY: case CIO_SOCKOPT_BROADCAST:
-    case CIO_SOCKOPT_MULTICAST_LOOP: case CIO_SOCKOPT_MULTICAST_LOOP6:
-        return value != 0;
-    default:
-        return value;
+    case CIO_SOCKOPT_NODELAY:
+    case CIO_SOCKOPT_KEEPALIVE:
+    case CIO_SOCKOPT_REUSE_ADDRESS:
+    case CIO_SOCKOPT_REUSE_PORT:
+    case CIO_SOCKOPT_IP6_ONLY:
+    case CIO_SOCKOPT_BROADCAST:
+    case CIO_SOCKOPT_MULTICAST_LOOP:
+    case CIO_SOCKOPT_MULTICAST_LOOP6: return value != 0;
+    default: return value;
     }
 }

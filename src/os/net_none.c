@@ -11,7 +11,7 @@
 #include "os.h"
 
 cio_err cio__os_net_listen_ip(void *ud, const cio_ip_address *address, const cio_listen_options *options,
-                             cio_server *out)
+                              cio_server *out)
 {
     (void)ud;
     (void)address;
@@ -29,7 +29,7 @@ cio_err cio__os_net_accept(void *ud, cio_handle listener, cio_stream *out)
 }
 
 cio_err cio__os_net_connect_ip(void *ud, const cio_ip_address *address, const cio_connect_options *options,
-                              cio_stream *out)
+                               cio_stream *out)
 {
     (void)ud;
     (void)address;
@@ -38,8 +38,7 @@ cio_err cio__os_net_connect_ip(void *ud, const cio_ip_address *address, const ci
     return CIO__IN_SET(net_connect, CIO_E_NETWORK_DOWN);
 }
 
-cio_err cio__os_net_bind_ip(void *ud, const cio_ip_address *address, const cio_bind_options *options,
-                           cio_socket *out)
+cio_err cio__os_net_bind_ip(void *ud, const cio_ip_address *address, const cio_bind_options *options, cio_socket *out)
 {
     (void)ud;
     (void)address;
@@ -49,7 +48,7 @@ cio_err cio__os_net_bind_ip(void *ud, const cio_ip_address *address, const cio_b
 }
 
 cio_err cio__os_net_listen_unix(void *ud, const cio_unix_address *address, const cio_listen_options *options,
-                               cio_server *out)
+                                cio_server *out)
 {
     (void)ud;
     (void)address;
@@ -77,8 +76,7 @@ cio_err cio__os_net_read(void *ud, cio_handle stream, const cio_iovec *iov, size
     return CIO__IN_SET(net_read, CIO_E_NETWORK_DOWN);
 }
 
-cio_err cio__os_net_write(void *ud, cio_handle stream, const cio_const_iovec *iov, size_t iovcnt,
-                         size_t *nwritten)
+cio_err cio__os_net_write(void *ud, cio_handle stream, const cio_const_iovec *iov, size_t iovcnt, size_t *nwritten)
 {
     (void)ud;
     (void)stream;
@@ -90,7 +88,7 @@ cio_err cio__os_net_write(void *ud, cio_handle stream, const cio_const_iovec *io
 }
 
 cio_err cio__os_net_send(void *ud, cio_handle socket, const cio_ip_address *dest, const cio_const_iovec *iov,
-                        size_t iovcnt, size_t *nsent)
+                         size_t iovcnt, size_t *nsent)
 {
     (void)ud;
     (void)socket;
@@ -103,7 +101,7 @@ cio_err cio__os_net_send(void *ud, cio_handle socket, const cio_ip_address *dest
 }
 
 cio_err cio__os_net_receive(void *ud, cio_handle socket, cio_message *msgs, size_t max, cio_timeout timeout,
-                           size_t *count)
+                            size_t *count)
 {
     (void)ud;
     (void)socket;
@@ -158,7 +156,7 @@ cio_err cio__os_net_interface_name(void *ud, uint32_t index, char *buf, size_t l
 
 /* Nothing to send to; the library's copy reports the stream's NetworkDown. */
 cio_err cio__os_net_write_file(void *ud, cio_handle stream, cio_file file, uint64_t offset, uint64_t len,
-                              uint64_t *nwritten)
+                               uint64_t *nwritten)
 {
     (void)ud, (void)stream, (void)file, (void)offset, (void)len;
     return cio__os_write_file_unimplemented(nwritten);

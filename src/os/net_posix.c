@@ -145,7 +145,8 @@ static cio_err set_int_option(int fd, int level, int name, int value)
 {
     cio_err err;
     int r;
-    CIO__OS_SYSCALL(err, r, setsockopt, CIO__SYS(setsockopt, set_int_option)(fd, level, name, &value, (socklen_t)sizeof value));
+    CIO__OS_SYSCALL(err, r, setsockopt,
+                    CIO__SYS(setsockopt, set_int_option)(fd, level, name, &value, (socklen_t)sizeof value));
     (void)r;
     return err;
 }
@@ -188,7 +189,7 @@ static cio_err set_reuse(int fd, bool reuse_address, bool reuse_port)
 }
 
 cio_err cio__os_net_listen_ip(void *ud, const cio_ip_address *address, const cio_listen_options *options,
-                             cio_server *out)
+                              cio_server *out)
 {
     (void)ud;
     if (options == NULL)
@@ -199,7 +200,8 @@ cio_err cio__os_net_listen_ip(void *ud, const cio_ip_address *address, const cio
         return CIO_E_INVALID_ARGUMENT;
     cio_err err;
     int fd, r;
-    CIO__OS_SYSCALL(err, fd, socket, CIO__SYS(socket, listen_ip)(sa.sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP));
+    CIO__OS_SYSCALL(err, fd, socket,
+                    CIO__SYS(socket, listen_ip)(sa.sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP));
     if (err != CIO_OK)
         return CIO__IN_SET(net_listen, err);
     err = set_reuse(fd, options->reuse_address, options->reuse_port);
@@ -293,7 +295,7 @@ static cio_err connect_nonblocking(int fd, const sockaddr_any *sa, socklen_t sal
 }
 
 cio_err cio__os_net_connect_ip(void *ud, const cio_ip_address *address, const cio_connect_options *options,
-                              cio_stream *out)
+                               cio_stream *out)
 {
     (void)ud;
     sockaddr_any sa;
@@ -304,7 +306,8 @@ cio_err cio__os_net_connect_ip(void *ud, const cio_ip_address *address, const ci
     cio_err err;
     int fd;
     CIO__OS_SYSCALL(err, fd, socket,
-                CIO__SYS(socket, connect_ip)(sa.sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, IPPROTO_TCP));
+                    CIO__SYS(socket, connect_ip)(sa.sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+                                                 IPPROTO_TCP));
     if (err != CIO_OK)
         return CIO__IN_SET(net_connect, err);
     err = options != NULL ? cio__os_sockopts_apply(fd, address->family, true, &options->sockopts) : CIO_OK;
@@ -332,14 +335,14 @@ cio_err cio__os_net_read(void *ud, cio_handle stream, const cio_iovec *iov, size
     cio_err err;
     ssize_t n;
     CIO__OS_SYSCALL(err, n, net_read,
-                CIO__SYS(readv, net_read)(stream, (const struct iovec *)(const void *)iov, (int)clamp_iovcnt(iovcnt)));
+                    CIO__SYS(readv, net_read)(stream, (const struct iovec *)(const void *)iov,
+                                              (int)clamp_iovcnt(iovcnt)));
     if (err == CIO_OK)
         *nread = (size_t)n;
     return CIO__IN_SET(net_read, err);
 }
 
-cio_err cio__os_net_write(void *ud, cio_handle stream, const cio_const_iovec *iov, size_t iovcnt,
-                         size_t *nwritten)
+cio_err cio__os_net_write(void *ud, cio_handle stream, const cio_const_iovec *iov, size_t iovcnt, size_t *nwritten)
 {
     (void)ud;
     if (nwritten == NULL || (iov == NULL && iovcnt > 0))
@@ -347,7 +350,7 @@ cio_err cio__os_net_write(void *ud, cio_handle stream, const cio_const_iovec *io
     *nwritten = 0;
     struct msghdr msg;
     memset(&msg, 0, sizeof msg);
-    msg.msg_iov = (struct iovec *)(uintptr_t)(const void *)iov; /* sendmsg does not write it */
+    msg.msg_iov = (struct iovec *)(uintptr_t)(const void *)iov;        /* sendmsg does not write it */
     msg.msg_iovlen = (__typeof__(msg.msg_iovlen))clamp_iovcnt(iovcnt); /* size_t (Linux) or int (BSDs) */
     cio_err err;
     ssize_t n;
@@ -383,8 +386,7 @@ void cio__os_net_close(void *ud, cio_handle socket)
 
 /* ---- UDP ---------------------------------------------------------------------------------------------- */
 
-cio_err cio__os_net_bind_ip(void *ud, const cio_ip_address *address, const cio_bind_options *options,
-                           cio_socket *out)
+cio_err cio__os_net_bind_ip(void *ud, const cio_ip_address *address, const cio_bind_options *options, cio_socket *out)
 {
     (void)ud;
     if (options == NULL)
@@ -395,7 +397,8 @@ cio_err cio__os_net_bind_ip(void *ud, const cio_ip_address *address, const cio_b
         return CIO_E_INVALID_ARGUMENT;
     cio_err err;
     int fd, r;
-    CIO__OS_SYSCALL(err, fd, socket, CIO__SYS(socket, bind_ip)(sa.sa.sa_family, SOCK_DGRAM | SOCK_CLOEXEC, IPPROTO_UDP));
+    CIO__OS_SYSCALL(err, fd, socket,
+                    CIO__SYS(socket, bind_ip)(sa.sa.sa_family, SOCK_DGRAM | SOCK_CLOEXEC, IPPROTO_UDP));
     if (err != CIO_OK)
         return CIO__IN_SET(net_bind, err);
     err = set_reuse(fd, options->reuse_address, options->reuse_port);
@@ -418,7 +421,7 @@ cio_err cio__os_net_bind_ip(void *ud, const cio_ip_address *address, const cio_b
 }
 
 cio_err cio__os_net_send(void *ud, cio_handle socket, const cio_ip_address *dest, const cio_const_iovec *iov,
-                        size_t iovcnt, size_t *nsent)
+                         size_t iovcnt, size_t *nsent)
 {
     (void)ud;
     if (nsent == NULL || (iov == NULL && iovcnt > 0))
@@ -443,7 +446,7 @@ cio_err cio__os_net_send(void *ud, cio_handle socket, const cio_ip_address *dest
 }
 
 cio_err cio__os_net_receive(void *ud, cio_handle socket, cio_message *msgs, size_t max, cio_timeout timeout,
-                           size_t *count)
+                            size_t *count)
 {
     (void)ud;
     if (msgs == NULL || max == 0 || count == NULL)
@@ -474,7 +477,8 @@ cio_err cio__os_net_receive(void *ud, cio_handle socket, cio_message *msgs, size
             hdr[i].msg_hdr.msg_iov = &iov[i];
             hdr[i].msg_hdr.msg_iovlen = 1;
         }
-        CIO__OS_SYSCALL(err, n, recvmsg, (int)CIO__SYS(recvmmsg, net_receive)(socket, hdr, (unsigned)max, RECVMMSG_FLAGS(flags), NULL));
+        CIO__OS_SYSCALL(err, n, recvmsg,
+                        (int)CIO__SYS(recvmmsg, net_receive)(socket, hdr, (unsigned)max, RECVMMSG_FLAGS(flags), NULL));
         if (err == CIO_E_WOULD_BLOCK && !d.none)
             continue; /* readable, yet nothing to take (another reader, a bad checksum): wait again */
         break;
@@ -493,7 +497,7 @@ cio_err cio__os_net_receive(void *ud, cio_handle socket, cio_message *msgs, size
 /* ---- Unix-domain streams ------------------------------------------------------------------------------ */
 
 cio_err cio__os_net_listen_unix(void *ud, const cio_unix_address *address, const cio_listen_options *options,
-                               cio_server *out)
+                                cio_server *out)
 {
     (void)ud;
     if (options == NULL)

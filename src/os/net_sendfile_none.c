@@ -10,7 +10,7 @@
 #include "os.h"
 
 cio_err cio__os_net_write_file(void *ud, cio_handle stream, cio_file file, uint64_t offset, uint64_t len,
-                              uint64_t *nwritten)
+                               uint64_t *nwritten)
 {
     (void)ud, (void)stream, (void)file, (void)offset, (void)len;
     return cio__os_write_file_unimplemented(nwritten);

@@ -23,7 +23,7 @@
 #define CHUNK_MAX ((uint64_t)1 << 30)
 
 cio_err cio__os_net_write_file(void *ud, cio_handle stream, cio_file file, uint64_t offset, uint64_t len,
-                              uint64_t *nwritten)
+                               uint64_t *nwritten)
 {
     (void)ud;
     if (nwritten == NULL)
@@ -57,8 +57,8 @@ cio_err cio__os_net_write_file(void *ud, cio_handle stream, cio_file file, uint6
             continue;
         }
         cio__t_syscall_end();
-        return CIO__IN_SET(net_write_file, m.action == CIO__MAP_BUG ? CIO__BUG("sendfile: an errno that means a bug")
-                                                                  : m.err);
+        return CIO__IN_SET(net_write_file,
+                           m.action == CIO__MAP_BUG ? CIO__BUG("sendfile: an errno that means a bug") : m.err);
     }
     cio__t_syscall_end();
     return CIO_OK;

@@ -219,7 +219,7 @@ static cio_err set_int_option(SOCKET s, int level, int name, int value)
     cio_err err;
     int r;
     CIO__OS_WSA_CALL(err, r, wsa_setsockopt,
-             CIO__SYS(wsa_setsockopt, set_int_option)(s, level, name, (const char *)&value, (int)sizeof value));
+                     CIO__SYS(wsa_setsockopt, set_int_option)(s, level, name, (const char *)&value, (int)sizeof value));
     (void)r;
     return err;
 }
@@ -256,7 +256,7 @@ static cio_err ip_socket(const cio_ip_address *address, int type, int protocol, 
 /* ---- TCP ---------------------------------------------------------------------------------------------- */
 
 cio_err cio__os_net_listen_ip(void *ud, const cio_ip_address *address, const cio_listen_options *options,
-                             cio_server *out)
+                              cio_server *out)
 {
     (void)ud;
     if (options == NULL)
@@ -328,8 +328,7 @@ cio_err cio__os_net_accept(void *ud, cio_handle listener, cio_stream *out)
 
 /* The non-blocking connect and the wait for it; the result is SO_ERROR once the socket reports
  * FD_CONNECT (or writability). */
-static cio_err connect_wait(SOCKET s, const sockaddr_any *sa, int salen, const deadline *d,
-                            cio__mapped (*map)(int))
+static cio_err connect_wait(SOCKET s, const sockaddr_any *sa, int salen, const deadline *d, cio__mapped (*map)(int))
 {
     cio_err err = check_cancel_point();
     if (err != CIO_OK)
@@ -367,7 +366,7 @@ static cio_err connect_wait(SOCKET s, const sockaddr_any *sa, int salen, const d
 }
 
 cio_err cio__os_net_connect_ip(void *ud, const cio_ip_address *address, const cio_connect_options *options,
-                              cio_stream *out)
+                               cio_stream *out)
 {
     (void)ud;
     sockaddr_any sa;
@@ -510,7 +509,7 @@ cio_err cio__os_net_bind_ip(void *ud, const cio_ip_address *address, const cio_b
 }
 
 cio_err cio__os_net_send(void *ud, cio_handle socket, const cio_ip_address *dest, const cio_const_iovec *iov,
-                        size_t iovcnt, size_t *nsent)
+                         size_t iovcnt, size_t *nsent)
 {
     (void)ud;
     if (nsent == NULL || (iov == NULL && iovcnt > 0))
@@ -527,7 +526,8 @@ cio_err cio__os_net_send(void *ud, cio_handle socket, const cio_ip_address *dest
     bool reinit = false;
     while (err == CIO_OK) {
         DWORD sent = 0;
-        if (CIO__SYS(WSASendTo, net_send)(s, bufs, nb, &sent, 0, dest != NULL ? &sa.sa : NULL, salen, NULL, NULL) == 0) {
+        if (CIO__SYS(WSASendTo, net_send)(s, bufs, nb, &sent, 0, dest != NULL ? &sa.sa : NULL, salen, NULL, NULL) ==
+            0) {
             *nsent = sent;
             break;
         }
@@ -563,7 +563,7 @@ static cio_err receive_one(SOCKET s, cio_message *m)
 }
 
 cio_err cio__os_net_receive(void *ud, cio_handle socket, cio_message *msgs, size_t max, cio_timeout timeout,
-                           size_t *count)
+                            size_t *count)
 {
     (void)ud;
     if (msgs == NULL || max == 0 || count == NULL)
@@ -595,7 +595,7 @@ cio_err cio__os_net_receive(void *ud, cio_handle socket, cio_message *msgs, size
 /* ---- Unix-domain streams ------------------------------------------------------------------------------ */
 
 cio_err cio__os_net_listen_unix(void *ud, const cio_unix_address *address, const cio_listen_options *options,
-                               cio_server *out)
+                                cio_server *out)
 {
     (void)ud;
     if (options == NULL)
@@ -614,7 +614,8 @@ cio_err cio__os_net_listen_unix(void *ud, const cio_unix_address *address, const
     int r;
     CIO__OS_WSA_CALL(err, r, wsa_bind_unix, CIO__SYS(wsa_bind, listen_unix)(s, &sa.sa, salen));
     if (err == CIO_OK)
-        CIO__OS_WSA_CALL(err, r, wsa_listen_unix, CIO__SYS(wsa_listen, listen_unix)(s, cio__os_backlog(options, SOMAXCONN)));
+        CIO__OS_WSA_CALL(err, r, wsa_listen_unix,
+                         CIO__SYS(wsa_listen, listen_unix)(s, cio__os_backlog(options, SOMAXCONN)));
     if (err != CIO_OK) {
         close_socket(s);
         return CIO__IN_SET(net_unix_address_listen, err);

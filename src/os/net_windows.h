@@ -15,17 +15,17 @@ cio_err cio__os_wsa_failure(cio__mapped m, bool *again, bool *reinit_done);
 
 /* Calls `call` (an int expression, SOCKET_ERROR on failure; its result in `res`) until it succeeds
  * or fails for good: `err` is CIO_OK or the error of the WSA code through the map of `op`. */
-#define CIO__OS_WSA_CALL(err, res, op, call)                                                         \
-    do {                                                                                             \
-        bool reinit__ = false, again__ = true;                                                       \
-        (err) = CIO_OK;                                                                              \
-        while (again__) {                                                                            \
-            again__ = false;                                                                         \
-            (res) = (call);                                                                          \
-            if ((res) != SOCKET_ERROR)                                                               \
-                break;                                                                               \
-            (err) = cio__os_wsa_failure(cio__wsa_##op(WSAGetLastError()), &again__, &reinit__);       \
-        }                                                                                            \
+#define CIO__OS_WSA_CALL(err, res, op, call)                                                    \
+    do {                                                                                        \
+        bool reinit__ = false, again__ = true;                                                  \
+        (err) = CIO_OK;                                                                         \
+        while (again__) {                                                                       \
+            again__ = false;                                                                    \
+            (res) = (call);                                                                     \
+            if ((res) != SOCKET_ERROR)                                                          \
+                break;                                                                          \
+            (err) = cio__os_wsa_failure(cio__wsa_##op(WSAGetLastError()), &again__, &reinit__); \
+        }                                                                                       \
     } while (0)
 
 #endif /* CIO_THREADED_NET_WINDOWS_H */

@@ -84,8 +84,8 @@ static cio_err timed_write(cio_operation *op, cio_timeout deadline)
 {
     for (;;) {
         bool ready, not_socket;
-        cio_err err = try_now(op->u.net_write.stream, op->u.net_write.iov, op->u.net_write.iovcnt, true,
-                              &op->count, &ready, &not_socket);
+        cio_err err = try_now(op->u.net_write.stream, op->u.net_write.iov, op->u.net_write.iovcnt, true, &op->count,
+                              &ready, &not_socket);
         if (not_socket)
             return CIO_E_UNIMPLEMENTED;
         if (err != CIO_OK || ready)
@@ -104,8 +104,8 @@ cio_err cio__os_operate(void *ud, cio_operation *op, cio_timeout timeout)
     int fd;
     switch (op->kind) {
     case CIO_OP_NET_RECEIVE:
-        return cio__os_net_receive(ud, op->u.net_receive.socket, op->u.net_receive.msgs, op->u.net_receive.max,
-                                  timeout, &op->count);
+        return cio__os_net_receive(ud, op->u.net_receive.socket, op->u.net_receive.msgs, op->u.net_receive.max, timeout,
+                                   &op->count);
     case CIO_OP_NET_WRITE: {
         if (op->u.net_write.iov == NULL && op->u.net_write.iovcnt > 0)
             return CIO_E_INVALID_ARGUMENT;
@@ -130,12 +130,10 @@ cio_err cio__os_operate(void *ud, cio_operation *op, cio_timeout timeout)
     if (err != CIO_OK)
         return err;
     switch (op->kind) {
-    case CIO_OP_NET_READ:
-        return cio__os_net_read(ud, fd, op->u.net_read.iov, op->u.net_read.iovcnt, &op->count);
-    case CIO_OP_NET_ACCEPT:
-        return cio__os_net_accept(ud, fd, &op->stream);
+    case CIO_OP_NET_READ: return cio__os_net_read(ud, fd, op->u.net_read.iov, op->u.net_read.iovcnt, &op->count);
+    case CIO_OP_NET_ACCEPT: return cio__os_net_accept(ud, fd, &op->stream);
     default:
         return cio__os_file_read_streaming(ud, op->u.file_read_streaming.file, op->u.file_read_streaming.iov,
-                                          op->u.file_read_streaming.iovcnt, &op->count);
+                                           op->u.file_read_streaming.iovcnt, &op->count);
     }
 }

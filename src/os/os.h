@@ -86,27 +86,27 @@ void cio__os_before_close(int fd);
  * the call's result; -1 only when the map says the errno means success), CIO_E_CANCELED, or the
  * mapped error. `res == -1` is the failure test, which holds for every call used here.
  */
-#define CIO__OS_SYSCALL(err, res, op, call)                                                   \
-    do {                                                                                     \
-        (err) = cio__t_syscall_begin();                                                      \
-        while ((err) == CIO_OK) {                                                            \
-            (res) = (call);                                                                  \
-            if ((res) != -1) {                                                               \
-                cio__t_syscall_end();                                                        \
-                break;                                                                       \
-            }                                                                                \
-            cio__mapped m__ = cio__errno_##op(errno);                                        \
-            if (m__.action == CIO__MAP_RETRY) {                                              \
-                (err) = cio__t_syscall_interrupted();                                        \
-                continue;                                                                    \
-            }                                                                                \
-            cio__t_syscall_end();                                                            \
-            if (m__.action == CIO__MAP_BUG)                                                  \
-                (err) = CIO__BUG(#op ": an errno that means a bug");                         \
-            else                                                                             \
-                (err) = m__.action == CIO__MAP_OK ? (cio_err)CIO_OK : m__.err;               \
-            break;                                                                           \
-        }                                                                                    \
+#define CIO__OS_SYSCALL(err, res, op, call)                                    \
+    do {                                                                       \
+        (err) = cio__t_syscall_begin();                                        \
+        while ((err) == CIO_OK) {                                              \
+            (res) = (call);                                                    \
+            if ((res) != -1) {                                                 \
+                cio__t_syscall_end();                                          \
+                break;                                                         \
+            }                                                                  \
+            cio__mapped m__ = cio__errno_##op(errno);                          \
+            if (m__.action == CIO__MAP_RETRY) {                                \
+                (err) = cio__t_syscall_interrupted();                          \
+                continue;                                                      \
+            }                                                                  \
+            cio__t_syscall_end();                                              \
+            if (m__.action == CIO__MAP_BUG)                                    \
+                (err) = CIO__BUG(#op ": an errno that means a bug");           \
+            else                                                               \
+                (err) = m__.action == CIO__MAP_OK ? (cio_err)CIO_OK : m__.err; \
+            break;                                                             \
+        }                                                                      \
     } while (0)
 
 /* ---- the system slots: cio__os_<name> for every row of CIO_VTABLE_SLOTS_SYSTEM (cio/io.h) -------

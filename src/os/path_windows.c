@@ -17,11 +17,20 @@
 
 #define CIO__WIN_WORK_OFF 4u /* strlen("\\??\\"): where the full path is built */
 
-static bool is_sep(uint16_t c) { return c == '\\' || c == '/'; }
+static bool is_sep(uint16_t c)
+{
+    return c == '\\' || c == '/';
+}
 
-static uint16_t unit_at(const uint16_t *p, size_t len, size_t i) { return i < len ? p[i] : 0; }
+static uint16_t unit_at(const uint16_t *p, size_t len, size_t i)
+{
+    return i < len ? p[i] : 0;
+}
 
-static uint16_t ascii_lower(uint16_t c) { return (c >= 'A' && c <= 'Z') ? (uint16_t)(c + 32u) : c; }
+static uint16_t ascii_lower(uint16_t c)
+{
+    return (c >= 'A' && c <= 'Z') ? (uint16_t)(c + 32u) : c;
+}
 
 /* ---- UTF-8 / WTF-8 <-> WTF-16 ------------------------------------------------------------------- */
 
@@ -94,9 +103,7 @@ cio_err cio__win_wtf16_to_wtf8(const uint16_t *s, size_t len, char *out, size_t 
             return CIO_E_NAME_TOO_LONG;
         unsigned char *o = (unsigned char *)out + n;
         switch (need) {
-        case 1:
-            o[0] = (unsigned char)cp;
-            break;
+        case 1: o[0] = (unsigned char)cp; break;
         case 2:
             o[0] = (unsigned char)(0xC0u | (cp >> 6));
             o[1] = (unsigned char)(0x80u | (cp & 0x3Fu));
@@ -282,7 +289,7 @@ static bool append(uint16_t *w, size_t *n, size_t cap, const uint16_t *src, size
 /* The full DOS path of path (type t) into w[0..cap): the join with cwd where needed, then
  * canonicalised. */
 static cio_err full_path(const uint16_t *path, size_t len, cio__win_path_type t, const cio__win_nt_path_options *o,
-    uint16_t *w, size_t cap, size_t *out_n)
+                         uint16_t *w, size_t cap, size_t *out_n)
 {
     size_t i = 0, n = 0, mark = 0, dep = 0;
     while (i < len && path[i] == ' ')
@@ -291,19 +298,12 @@ static cio_err full_path(const uint16_t *path, size_t len, cio__win_path_type t,
         return CIO_E_BAD_PATH_NAME; /* empty or only spaces */
     const uint16_t *cwd = o ? o->cwd : NULL;
     size_t cwd_len = o ? o->cwd_len : 0;
-    bool cwd_ok = cwd != NULL && cwd_len >= 2 &&
-                  (cwd[1] == ':' || (cwd_len >= 3 && is_sep(cwd[0]) && is_sep(cwd[1])));
+    bool cwd_ok = cwd != NULL && cwd_len >= 2 && (cwd[1] == ':' || (cwd_len >= 3 && is_sep(cwd[0]) && is_sep(cwd[1])));
     bool use_cwd = false;
     switch (t) {
-    case CIO__WIN_PATH_UNC_ABSOLUTE:
-        mark = unc_prefix_len(path, len);
-        break;
-    case CIO__WIN_PATH_LOCAL_DEVICE:
-        mark = 4;
-        break;
-    case CIO__WIN_PATH_DRIVE_ABSOLUTE:
-        mark = 3;
-        break;
+    case CIO__WIN_PATH_UNC_ABSOLUTE: mark = unc_prefix_len(path, len); break;
+    case CIO__WIN_PATH_LOCAL_DEVICE: mark = 4; break;
+    case CIO__WIN_PATH_DRIVE_ABSOLUTE: mark = 3; break;
     case CIO__WIN_PATH_ROOT_LOCAL_DEVICE: {
         static const uint16_t dev[4] = {'\\', '\\', '.', '\\'};
         (void)append(w, &n, cap, dev, 4); /* cap >= 4: checked by the caller */
@@ -315,15 +315,13 @@ static cio_err full_path(const uint16_t *path, size_t len, cio__win_path_type t,
         dep = 2;
         if (cwd_ok && cwd[1] == ':' && ascii_lower(cwd[0]) == ascii_lower(path[0])) {
             use_cwd = true; /* same drive as the current directory: relative to it */
-        } else { /* another drive: its root (no per-drive "=X:" directories here) */
+        } else {            /* another drive: its root (no per-drive "=X:" directories here) */
             uint16_t root[3] = {path[0], ':', '\\'};
             (void)append(w, &n, cap, root, 3);
             mark = 3;
         }
         break;
-    case CIO__WIN_PATH_RELATIVE:
-        use_cwd = true;
-        break;
+    case CIO__WIN_PATH_RELATIVE: use_cwd = true; break;
     case CIO__WIN_PATH_ROOTED:
         if (!cwd_ok)
             return CIO_E_BAD_PATH_NAME;
@@ -334,8 +332,7 @@ static cio_err full_path(const uint16_t *path, size_t len, cio__win_path_type t,
             mark = 3;
         break;
     case CIO__WIN_PATH_UNKNOWN:
-    default:
-        return CIO_E_BAD_PATH_NAME;
+    default: return CIO_E_BAD_PATH_NAME;
     }
     if (use_cwd) {
         if (!cwd_ok)
@@ -362,8 +359,8 @@ static void put_prefix(uint16_t *out) /* "\??\" */
     out[3] = '\\';
 }
 
-cio_err cio__win_to_nt_path(const uint16_t *path, size_t len, const cio__win_nt_path_options *options,
-    uint16_t *out, size_t cap, size_t *out_len, bool *is_absolute)
+cio_err cio__win_to_nt_path(const uint16_t *path, size_t len, const cio__win_nt_path_options *options, uint16_t *out,
+                            size_t cap, size_t *out_len, bool *is_absolute)
 {
     size_t limit = cap < CIO__WIN_NT_PATH_MAX ? cap : CIO__WIN_NT_PATH_MAX;
     for (size_t i = 0; i < len; i++)
@@ -433,7 +430,8 @@ cio_err cio__win_to_nt_path(const uint16_t *path, size_t len, const cio__win_nt_
 }
 
 cio_err cio__win_utf8_to_nt_path(const char *path, size_t len, const cio__win_nt_path_options *options,
-    uint16_t *scratch, size_t scratch_cap, uint16_t *out, size_t cap, size_t *out_len, bool *is_absolute)
+                                 uint16_t *scratch, size_t scratch_cap, uint16_t *out, size_t cap, size_t *out_len,
+                                 bool *is_absolute)
 {
     size_t wlen = 0;
     cio_err e = cio__win_utf8_to_wtf16(path, len, scratch, scratch_cap, &wlen);

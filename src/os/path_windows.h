@@ -30,13 +30,13 @@ cio_err cio__win_wtf16_to_wtf8(const uint16_t *s, size_t len, char *out, size_t 
 
 typedef enum cio__win_path_type {
     CIO__WIN_PATH_UNKNOWN = 0,
-    CIO__WIN_PATH_UNC_ABSOLUTE = 1,      /* \\server\share, \\x, \\.x */
-    CIO__WIN_PATH_DRIVE_ABSOLUTE = 2,    /* C:\x */
-    CIO__WIN_PATH_DRIVE_RELATIVE = 3,    /* C:x, C: */
-    CIO__WIN_PATH_ROOTED = 4,            /* \x */
-    CIO__WIN_PATH_RELATIVE = 5,          /* x, "" */
-    CIO__WIN_PATH_LOCAL_DEVICE = 6,      /* \\.\x, \\?\x (either separator) */
-    CIO__WIN_PATH_ROOT_LOCAL_DEVICE = 7  /* exactly \\. or \\? */
+    CIO__WIN_PATH_UNC_ABSOLUTE = 1,     /* \\server\share, \\x, \\.x */
+    CIO__WIN_PATH_DRIVE_ABSOLUTE = 2,   /* C:\x */
+    CIO__WIN_PATH_DRIVE_RELATIVE = 3,   /* C:x, C: */
+    CIO__WIN_PATH_ROOTED = 4,           /* \x */
+    CIO__WIN_PATH_RELATIVE = 5,         /* x, "" */
+    CIO__WIN_PATH_LOCAL_DEVICE = 6,     /* \\.\x, \\?\x (either separator) */
+    CIO__WIN_PATH_ROOT_LOCAL_DEVICE = 7 /* exactly \\. or \\? */
 } cio__win_path_type;
 
 /* RtlDetermineDosPathNameType_U on path[0..len) (a unit at or past len, or a NUL, ends the path;
@@ -79,12 +79,13 @@ typedef struct cio__win_nt_path_options {
  * one (open relative to the directory handle). Errors: CIO_E_BAD_PATH_NAME for a NUL inside the
  * path, an absolute path of only spaces (or empty), or a missing cwd; CIO_E_NAME_TOO_LONG when the
  * result (or, before ".." is resolved, the joined path) exceeds cap or CIO__WIN_NT_PATH_MAX. */
-cio_err cio__win_to_nt_path(const uint16_t *path, size_t len, const cio__win_nt_path_options *options,
-    uint16_t *out, size_t cap, size_t *out_len, bool *is_absolute);
+cio_err cio__win_to_nt_path(const uint16_t *path, size_t len, const cio__win_nt_path_options *options, uint16_t *out,
+                            size_t cap, size_t *out_len, bool *is_absolute);
 
 /* cio__win_utf8_to_wtf16 into scratch[0..scratch_cap) (no allocation here: the caller owns the
  * memory, CIO__WIN_NT_PATH_MAX units always suffice), then cio__win_to_nt_path; same errors. */
 cio_err cio__win_utf8_to_nt_path(const char *path, size_t len, const cio__win_nt_path_options *options,
-    uint16_t *scratch, size_t scratch_cap, uint16_t *out, size_t cap, size_t *out_len, bool *is_absolute);
+                                 uint16_t *scratch, size_t scratch_cap, uint16_t *out, size_t cap, size_t *out_len,
+                                 bool *is_absolute);
 
 #endif /* CIO_THREADED_PATH_WINDOWS_H */

@@ -31,8 +31,8 @@ cio_err cio__win_dir_wpath(void *h, WCHAR **out)
         free(w);
         if (n != 0)
             return CIO_E_NAME_TOO_LONG;
-        return code == ERROR_NOT_ENOUGH_MEMORY || code == ERROR_OUTOFMEMORY ? CIO_E_SYSTEM_RESOURCES
-               : code == ERROR_ACCESS_DENIED                               ? CIO_E_ACCESS_DENIED
+        return code == ERROR_NOT_ENOUGH_MEMORY || code == ERROR_OUTOFMEMORY   ? CIO_E_SYSTEM_RESOURCES
+               : code == ERROR_ACCESS_DENIED                                  ? CIO_E_ACCESS_DENIED
                : code == ERROR_PATH_NOT_FOUND || code == ERROR_FILE_NOT_FOUND ? CIO_E_FILE_NOT_FOUND
                                                                               : CIO_E_UNEXPECTED;
     }

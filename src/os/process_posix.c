@@ -54,8 +54,9 @@ cio_err cio__os_process_executable_path(void *ud, char *buf, size_t len, size_t 
             continue;
         }
         cio__t_syscall_end();
-        err = m.action == CIO__MAP_BUG ? CIO__BUG("readlinkat failed with an errno that means a bug")
-                                       : m.action == CIO__MAP_OK ? CIO_E_UNEXPECTED : m.err;
+        err = m.action == CIO__MAP_BUG  ? CIO__BUG("readlinkat failed with an errno that means a bug")
+              : m.action == CIO__MAP_OK ? CIO_E_UNEXPECTED
+                                        : m.err;
     }
     if (err != CIO_OK)
         return CIO__IN_SET(process_executable_path, err);

@@ -61,14 +61,14 @@ struct report {
 
 struct plan {
     const cio_spawn_options *o;
-    bool at_dir;       /* spawn_path: argv[0] relative to dirfd, no PATH search */
+    bool at_dir; /* spawn_path: argv[0] relative to dirfd, no PATH search */
     int dirfd;
-    char **envp;       /* the child's environment */
-    char **env_alloc;  /* what build_env allocated (freed by the parent) */
-    const char *path;  /* PATH for the search (NULL: the default) */
-    int child_fd[3];   /* what the child makes its fd 0, 1, 2 (-1: leave as inherited) */
-    int parent_fd[3];  /* the parent's ends of pipes (-1: none) */
-    int close_fd[4];   /* descriptors the parent closes once the child has them (child ends, null) */
+    char **envp;      /* the child's environment */
+    char **env_alloc; /* what build_env allocated (freed by the parent) */
+    const char *path; /* PATH for the search (NULL: the default) */
+    int child_fd[3];  /* what the child makes its fd 0, 1, 2 (-1: leave as inherited) */
+    int parent_fd[3]; /* the parent's ends of pipes (-1: none) */
+    int close_fd[4];  /* descriptors the parent closes once the child has them (child ends, null) */
     int report[2];
 };
 
@@ -208,8 +208,7 @@ static cio_err plan_stdio(struct plan *p, bool allow_pipes)
     for (int i = 0; i < 3; i++) {
         const cio_stdio *s = &p->o->stdio[i];
         switch (s->kind) {
-        case CIO_STDIO_INHERIT:
-            break;
+        case CIO_STDIO_INHERIT: break;
         case CIO_STDIO_FILE:
             if (s->file.handle < 0)
                 return CIO_E_INVALID_ARGUMENT;
@@ -237,8 +236,7 @@ static cio_err plan_stdio(struct plan *p, bool allow_pipes)
             p->close_fd[i] = p->child_fd[i];
             break;
         }
-        default:
-            return CIO_E_INVALID_ARGUMENT;
+        default: return CIO_E_INVALID_ARGUMENT;
         }
     }
     return CIO_OK;
@@ -314,18 +312,14 @@ static int exec_program(const struct plan *p)
             memcpy(buf + k, name, name_len + 1);
             CIO__SYS(execve, spawn_child)(buf, argv, p->envp);
             switch (errno) {
-            case EACCES:
-                denied = true;
-                break;
+            case EACCES: denied = true; break;
             case ENOENT:
             case ENOTDIR:
             case ESTALE:
             case ENODEV:
             case ETIMEDOUT:
-            case ENAMETOOLONG:
-                break;
-            default:
-                return errno;
+            case ENAMETOOLONG: break;
+            default: return errno;
             }
         } else {
             result = ENAMETOOLONG;
@@ -388,8 +382,7 @@ static cio_err report_error(const struct report *r)
     switch (r->step) {
     case STEP_EXEC: return mapped(cio__errno_execve(e));
     case STEP_CHDIR: return mapped(cio__errno_spawn_chdir(e));
-    case STEP_DUP2:
-        return e == EBADF ? CIO_E_INVALID_ARGUMENT : mapped(cio__errno_spawn_dup2(e));
+    case STEP_DUP2: return e == EBADF ? CIO_E_INVALID_ARGUMENT : mapped(cio__errno_spawn_dup2(e));
     case STEP_SETID: return mapped(cio__errno_spawn_setid(e));
     case STEP_SETPGID: return mapped(cio__errno_spawn_setpgid(e));
     case STEP_SETSID: return mapped(cio__errno_spawn_setsid(e));

@@ -279,33 +279,23 @@ static cio_err last_error(DWORD e)
     switch (e) {
     case ERROR_FILE_NOT_FOUND:
     case ERROR_PATH_NOT_FOUND:
-    case ERROR_INVALID_DRIVE:
-        return CIO_E_FILE_NOT_FOUND;
-    case ERROR_DIRECTORY:
-        return CIO_E_NOT_DIR;
-    case ERROR_ACCESS_DENIED:
-        return CIO_E_ACCESS_DENIED;
+    case ERROR_INVALID_DRIVE: return CIO_E_FILE_NOT_FOUND;
+    case ERROR_DIRECTORY: return CIO_E_NOT_DIR;
+    case ERROR_ACCESS_DENIED: return CIO_E_ACCESS_DENIED;
     case ERROR_BAD_EXE_FORMAT:
     case ERROR_EXE_MACHINE_TYPE_MISMATCH:
     case ERROR_BAD_FORMAT:
-    case ERROR_INVALID_EXE_SIGNATURE:
-        return CIO_E_INVALID_EXE;
+    case ERROR_INVALID_EXE_SIGNATURE: return CIO_E_INVALID_EXE;
     case ERROR_NOT_ENOUGH_MEMORY:
     case ERROR_OUTOFMEMORY:
     case ERROR_COMMITMENT_LIMIT:
-    case ERROR_NO_SYSTEM_RESOURCES:
-        return CIO_E_SYSTEM_RESOURCES;
-    case ERROR_TOO_MANY_OPEN_FILES:
-        return CIO_E_PROCESS_FD_QUOTA_EXCEEDED;
-    case ERROR_FILENAME_EXCED_RANGE:
-        return CIO_E_NAME_TOO_LONG;
+    case ERROR_NO_SYSTEM_RESOURCES: return CIO_E_SYSTEM_RESOURCES;
+    case ERROR_TOO_MANY_OPEN_FILES: return CIO_E_PROCESS_FD_QUOTA_EXCEEDED;
+    case ERROR_FILENAME_EXCED_RANGE: return CIO_E_NAME_TOO_LONG;
     case ERROR_INVALID_NAME:
-    case ERROR_BAD_PATHNAME:
-        return CIO_E_BAD_PATH_NAME;
-    case ERROR_SHARING_VIOLATION:
-        return CIO_E_FILE_BUSY;
-    default:
-        return CIO_E_UNEXPECTED;
+    case ERROR_BAD_PATHNAME: return CIO_E_BAD_PATH_NAME;
+    case ERROR_SHARING_VIOLATION: return CIO_E_FILE_BUSY;
+    default: return CIO_E_UNEXPECTED;
     }
 }
 
@@ -341,7 +331,8 @@ static cio_err plan_stdio_w(const cio_spawn_options *o, struct wplan *p)
         case CIO_STDIO_IGNORE: {
             SECURITY_ATTRIBUTES sa = {sizeof sa, NULL, TRUE};
             HANDLE h = CIO__SYS(CreateFileW, spawn_null)(L"NUL", GENERIC_READ | GENERIC_WRITE,
-                                                         FILE_SHARE_READ | FILE_SHARE_WRITE, &sa, OPEN_EXISTING, 0, NULL);
+                                                         FILE_SHARE_READ | FILE_SHARE_WRITE, &sa, OPEN_EXISTING, 0,
+                                                         NULL);
             if (h == INVALID_HANDLE_VALUE)
                 return last_error(GetLastError());
             p->child[i] = h;
@@ -359,8 +350,7 @@ static cio_err plan_stdio_w(const cio_spawn_options *o, struct wplan *p)
                 return err;
             continue;
         }
-        default:
-            return CIO_E_INVALID_ARGUMENT;
+        default: return CIO_E_INVALID_ARGUMENT;
         }
         if (src != NULL) {
             err = inheritable_copy(src, &p->child[i]);
@@ -456,13 +446,13 @@ static cio_err spawn_w(const cio_spawn_options *o, bool at_dir, void *dir, cio_c
         if (p.attrs == NULL) {
             err = CIO_E_OUT_OF_MEMORY;
         } else if (!CIO__SYS(InitializeProcThreadAttributeList, spawn)((LPPROC_THREAD_ATTRIBUTE_LIST)p.attrs, 1, 0,
-                                                                        &size)) {
+                                                                       &size)) {
             err = last_error(GetLastError());
         } else {
             p.attrs_ready = true;
             if (!CIO__SYS(UpdateProcThreadAttribute, spawn)((LPPROC_THREAD_ATTRIBUTE_LIST)p.attrs, 0,
-                                                            PROC_THREAD_ATTRIBUTE_HANDLE_LIST, list,
-                                                            n * sizeof(HANDLE), NULL, NULL))
+                                                            PROC_THREAD_ATTRIBUTE_HANDLE_LIST, list, n * sizeof(HANDLE),
+                                                            NULL, NULL))
                 err = last_error(GetLastError());
             si.lpAttributeList = (LPPROC_THREAD_ATTRIBUTE_LIST)p.attrs;
         }
@@ -592,4 +582,3 @@ cio_err cio__os_process_replace_path(void *ud, cio_dir dir, const cio_spawn_opti
     (void)dir;
     return cio__os_process_replace(ud, options);
 }
-

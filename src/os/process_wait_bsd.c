@@ -50,8 +50,9 @@ cio_err cio__os_child_reap(cio_child *child, cio_term *term)
         cio__mapped m = cio__errno_waitid(errno);
         if (m.action == CIO__MAP_RETRY)
             continue;
-        err = m.action == CIO__MAP_BUG ? CIO__BUG("waitpid: an errno that means a bug")
-                                       : m.action == CIO__MAP_ERROR ? m.err : CIO_E_UNEXPECTED;
+        err = m.action == CIO__MAP_BUG     ? CIO__BUG("waitpid: an errno that means a bug")
+              : m.action == CIO__MAP_ERROR ? m.err
+                                           : CIO_E_UNEXPECTED;
         break;
     }
     child->id = 0;

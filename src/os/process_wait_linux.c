@@ -49,20 +49,12 @@ static void close_pidfd(cio_child *child)
 static void term_from(const siginfo_t *si, cio_term *term)
 {
     switch (si->si_code) {
-    case CLD_EXITED:
-        term->kind = CIO_TERM_EXITED;
-        break;
+    case CLD_EXITED: term->kind = CIO_TERM_EXITED; break;
     case CLD_KILLED:
-    case CLD_DUMPED:
-        term->kind = CIO_TERM_SIGNAL;
-        break;
+    case CLD_DUMPED: term->kind = CIO_TERM_SIGNAL; break;
     case CLD_STOPPED:
-    case CLD_TRAPPED:
-        term->kind = CIO_TERM_STOPPED;
-        break;
-    default:
-        term->kind = CIO_TERM_UNKNOWN;
-        break;
+    case CLD_TRAPPED: term->kind = CIO_TERM_STOPPED; break;
+    default: term->kind = CIO_TERM_UNKNOWN; break;
     }
     term->code = (uint32_t)si->si_status;
 }

@@ -18,11 +18,19 @@
 #include "os.h"
 
 #define ROTL(x, n) (((x) << (n)) | ((x) >> (32 - (n))))
-#define QR(a, b, c, d)                                   \
-    a += b; d ^= a; d = ROTL(d, 16);                     \
-    c += d; b ^= c; b = ROTL(b, 12);                     \
-    a += b; d ^= a; d = ROTL(d, 8);                      \
-    c += d; b ^= c; b = ROTL(b, 7)
+#define QR(a, b, c, d) \
+    a += b;            \
+    d ^= a;            \
+    d = ROTL(d, 16);   \
+    c += d;            \
+    b ^= c;            \
+    b = ROTL(b, 12);   \
+    a += b;            \
+    d ^= a;            \
+    d = ROTL(d, 8);    \
+    c += d;            \
+    b ^= c;            \
+    b = ROTL(b, 7)
 
 typedef struct chacha {
     uint32_t key[8];
@@ -36,9 +44,22 @@ static _Thread_local chacha rng;
 
 static void chacha_block(const uint32_t key[8], uint64_t counter, uint32_t out[16])
 {
-    uint32_t s[16] = {0x61707865u, 0x3320646eu, 0x79622d32u, 0x6b206574u,
-                      key[0], key[1], key[2], key[3], key[4], key[5], key[6], key[7],
-                      (uint32_t)counter, (uint32_t)(counter >> 32), 0, 0};
+    uint32_t s[16] = {0x61707865u,
+                      0x3320646eu,
+                      0x79622d32u,
+                      0x6b206574u,
+                      key[0],
+                      key[1],
+                      key[2],
+                      key[3],
+                      key[4],
+                      key[5],
+                      key[6],
+                      key[7],
+                      (uint32_t)counter,
+                      (uint32_t)(counter >> 32),
+                      0,
+                      0};
     uint32_t x[16];
     memcpy(x, s, sizeof x);
     for (int i = 0; i < 10; i++) {
@@ -59,8 +80,9 @@ static void rng_seed(void)
 {
     unsigned char seed[32];
     if (!cio__os_seed(seed, sizeof seed)) {
-        uint64_t mix[4] = {(uint64_t)cio__os_now(NULL, CIO_CLOCK_REAL).ns, (uint64_t)cio__os_now(NULL, CIO_CLOCK_AWAKE).ns,
-                           (uint64_t)(uintptr_t)&rng, (uint64_t)(uintptr_t)seed};
+        uint64_t mix[4] = {(uint64_t)cio__os_now(NULL, CIO_CLOCK_REAL).ns,
+                           (uint64_t)cio__os_now(NULL, CIO_CLOCK_AWAKE).ns, (uint64_t)(uintptr_t)&rng,
+                           (uint64_t)(uintptr_t)seed};
         memcpy(seed, mix, sizeof seed);
     }
     memcpy(rng.key, seed, sizeof rng.key);

@@ -21,7 +21,7 @@ cio_err cio__os_net_get_option(void *ud, cio_handle socket, int option, int64_t 
 }
 
 cio_err cio__os_net_multicast(void *ud, cio_handle socket, int op, const cio_ip_address *group,
-                             const cio_ip_address *iface)
+                              const cio_ip_address *iface)
 {
     (void)ud, (void)socket, (void)op, (void)group, (void)iface;
     return CIO__IN_SET(net_multicast, CIO_E_OPERATION_UNSUPPORTED);

@@ -127,7 +127,9 @@ cio_err cio__os_net_get_option(void *ud, cio_handle socket, int option, int64_t 
         struct linger l;
     } u;
     memset(&u, 0, sizeof u);
-    socklen_t len = kind == K_LINGER ? (socklen_t)sizeof u.l : kind == K_BYTE ? (socklen_t)sizeof u.b : (socklen_t)sizeof u.i;
+    socklen_t len = kind == K_LINGER ? (socklen_t)sizeof u.l
+                    : kind == K_BYTE ? (socklen_t)sizeof u.b
+                                     : (socklen_t)sizeof u.i;
     cio_err err = get_raw(socket, level, name, &u, &len);
     if (err != CIO_OK)
         return CIO__IN_SET(net_socket_option, err);
@@ -142,7 +144,7 @@ cio_err cio__os_net_get_option(void *ud, cio_handle socket, int option, int64_t 
 }
 
 cio_err cio__os_net_multicast(void *ud, cio_handle socket, int op, const cio_ip_address *group,
-                             const cio_ip_address *iface)
+                              const cio_ip_address *iface)
 {
     (void)ud;
     cio_err err;
@@ -154,14 +156,15 @@ cio_err cio__os_net_multicast(void *ud, cio_handle socket, int op, const cio_ip_
             memcpy(&a.s_addr, iface->bytes, 4);
             int r;
             CIO__OS_SYSCALL(err, r, multicast,
-                           CIO__SYS(setsockopt, multicast)(socket, IPPROTO_IP, IP_MULTICAST_IF, &a, (socklen_t)sizeof a));
+                            CIO__SYS(setsockopt, multicast)(socket, IPPROTO_IP, IP_MULTICAST_IF, &a,
+                                                            (socklen_t)sizeof a));
             (void)r;
         } else {
             unsigned int index = iface->scope_id;
             int r;
             CIO__OS_SYSCALL(err, r, multicast,
-                           CIO__SYS(setsockopt, multicast)(socket, IPPROTO_IPV6, IPV6_MULTICAST_IF, &index,
-                                                           (socklen_t)sizeof index));
+                            CIO__SYS(setsockopt, multicast)(socket, IPPROTO_IPV6, IPV6_MULTICAST_IF, &index,
+                                                            (socklen_t)sizeof index));
             (void)r;
         }
         return CIO__IN_SET(net_multicast, err);
@@ -176,16 +179,18 @@ cio_err cio__os_net_multicast(void *ud, cio_handle socket, int op, const cio_ip_
         if (iface != NULL)
             memcpy(&m.imr_interface.s_addr, iface->bytes, 4);
         CIO__OS_SYSCALL(err, r, multicast,
-                       CIO__SYS(setsockopt, multicast)(socket, IPPROTO_IP, op == 0 ? IP_ADD_MEMBERSHIP : IP_DROP_MEMBERSHIP,
-                                                       &m, (socklen_t)sizeof m));
+                        CIO__SYS(setsockopt, multicast)(socket, IPPROTO_IP,
+                                                        op == 0 ? IP_ADD_MEMBERSHIP : IP_DROP_MEMBERSHIP, &m,
+                                                        (socklen_t)sizeof m));
     } else {
         struct ipv6_mreq m;
         memset(&m, 0, sizeof m);
         memcpy(&m.ipv6mr_multiaddr, group->bytes, 16);
         m.ipv6mr_interface = iface != NULL ? iface->scope_id : group->scope_id;
         CIO__OS_SYSCALL(err, r, multicast,
-                       CIO__SYS(setsockopt, multicast)(socket, IPPROTO_IPV6, op == 0 ? IPV6_JOIN_GROUP : IPV6_LEAVE_GROUP,
-                                                       &m, (socklen_t)sizeof m));
+                        CIO__SYS(setsockopt, multicast)(socket, IPPROTO_IPV6,
+                                                        op == 0 ? IPV6_JOIN_GROUP : IPV6_LEAVE_GROUP, &m,
+                                                        (socklen_t)sizeof m));
     }
     (void)r;
     return CIO__IN_SET(net_multicast, err);

@@ -73,7 +73,8 @@ static cio_err set_raw(SOCKET s, int level, int name, const void *value, int len
 {
     cio_err err;
     int r;
-    CIO__OS_WSA_CALL(err, r, wsa_sockopt, CIO__SYS(wsa_setsockopt, sockopt_set)(s, level, name, (const char *)value, len));
+    CIO__OS_WSA_CALL(err, r, wsa_sockopt,
+                     CIO__SYS(wsa_setsockopt, sockopt_set)(s, level, name, (const char *)value, len));
     (void)r;
     return err;
 }
@@ -136,7 +137,7 @@ cio_err cio__os_net_get_option(void *ud, cio_handle socket, int option, int64_t 
 }
 
 cio_err cio__os_net_multicast(void *ud, cio_handle socket, int op, const cio_ip_address *group,
-                             const cio_ip_address *iface)
+                              const cio_ip_address *iface)
 {
     (void)ud;
     SOCKET s = (SOCKET)(uintptr_t)socket;

@@ -63,8 +63,7 @@ cio_timestamp cio__os_now(void *ud, cio_clock clock)
         if (!CIO__SYS(GetThreadTimes, now_cpu_thread)(GetCurrentThread(), &a, &b, &kernel, &user))
             return (cio_timestamp){0};
         return (cio_timestamp){(filetime_100ns(kernel) + filetime_100ns(user)) * 100};
-    default:
-        return (cio_timestamp){qpc_ns()};
+    default: return (cio_timestamp){qpc_ns()};
     }
 }
 

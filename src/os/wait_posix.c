@@ -62,8 +62,8 @@ bool cio__os_deadline_left(const cio__os_deadline *d, struct timespec *left)
     return true;
 }
 
-cio_err cio__os_futex_wait_loop(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout,
-                               bool cancelable, cio__os_wait_once_fn once)
+cio_err cio__os_futex_wait_loop(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout, bool cancelable,
+                                cio__os_wait_once_fn once)
 {
     cio__os_deadline d = cio__os_deadline_of(timeout);
     if (cancelable) {

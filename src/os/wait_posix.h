@@ -41,7 +41,7 @@ typedef int (*cio__os_wait_once_fn)(const _Atomic(uint32_t) *ptr, uint32_t expec
 /* cio__t_os_futex_wait over `once`: CIO_OK (woken or the value differed: re-check), CIO_E_TIMEOUT,
  * CIO_E_CANCELED (cancelable, in the bracket), or a mapped error. A signal with no cancel request
  * waits again, toward the same deadline. */
-cio_err cio__os_futex_wait_loop(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout,
-                               bool cancelable, cio__os_wait_once_fn once);
+cio_err cio__os_futex_wait_loop(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout, bool cancelable,
+                                cio__os_wait_once_fn once);
 
 #endif /* CIO_THREADED_WAIT_POSIX_H */

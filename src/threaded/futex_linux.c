@@ -42,8 +42,9 @@ static int wait_once(const _Atomic(uint32_t) *ptr, uint32_t expected, const cio_
     if (d->timed) {
         struct timespec abs = cio__os_timespec(d->ns);
         int clock_flag = d->clock == CIO_CLOCK_REAL ? FUTEX_CLOCK_REALTIME : 0;
-        rc = CIO__SYS(futex, futex_wait)(FUTEX_NR, (const void *)ptr, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG | clock_flag,
-                                         expected, &abs, NULL, FUTEX_BITSET_MATCH_ANY);
+        rc = CIO__SYS(futex, futex_wait)(FUTEX_NR, (const void *)ptr,
+                                         FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG | clock_flag, expected, &abs, NULL,
+                                         FUTEX_BITSET_MATCH_ANY);
     } else {
         rc = CIO__SYS(futex, futex_wait)(FUTEX_NR, (const void *)ptr, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, expected, NULL,
                                          NULL, 0);
@@ -61,5 +62,6 @@ void cio__t_os_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters)
     if (max_waiters == 0)
         return;
     int n = max_waiters > (uint32_t)INT_MAX ? INT_MAX : (int)max_waiters;
-    (void)CIO__SYS(futex, futex_wake)(FUTEX_NR, (const void *)ptr, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, (uint32_t)n, NULL, NULL, 0);
+    (void)CIO__SYS(futex, futex_wake)(FUTEX_NR, (const void *)ptr, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, (uint32_t)n, NULL,
+                                      NULL, 0);
 }

@@ -46,8 +46,8 @@
 #include "threaded.h"
 #include "wait_posix.h"
 
-#define BUCKETS 64       /* a power of two */
-#define WAKE_BATCH 32    /* LWPs unparked per pass over a bucket */
+#define BUCKETS 64    /* a power of two */
+#define WAKE_BATCH 32 /* LWPs unparked per pass over a bucket */
 
 typedef struct waiter {
     const void *addr;

@@ -48,6 +48,6 @@ void cio__t_os_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters)
     if (max_waiters == 0)
         return;
     int n = max_waiters > (uint32_t)INT_MAX ? INT_MAX : (int)max_waiters;
-    (void)futex((volatile uint32_t *)(uintptr_t)(const volatile void *)ptr, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, n,
-                NULL, NULL);
+    (void)futex((volatile uint32_t *)(uintptr_t)(const volatile void *)ptr, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, n, NULL,
+                NULL);
 }

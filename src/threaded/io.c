@@ -7,8 +7,8 @@
 
 #define CIO__T_SLOT(ret, name, params) .name = cio__t_##name,
 #define CIO__OS_SLOT(ret, name, params) .name = cio__os_##name,
-static const struct cio_vtable threaded_vtable = {
-    CIO_VTABLE_SLOTS_TASKS(CIO__T_SLOT) CIO_VTABLE_SLOTS_SYSTEM(CIO__OS_SLOT)};
+static const struct cio_vtable threaded_vtable = {CIO_VTABLE_SLOTS_TASKS(CIO__T_SLOT)
+                                                      CIO_VTABLE_SLOTS_SYSTEM(CIO__OS_SLOT)};
 
 static bool owns(cio_io io)
 {

@@ -282,8 +282,8 @@ static void group_abandon(cio_threaded *t, struct cio__t_group *gr, struct cio_a
  * the queued task; NULL with *full set when the task must run inline (limit reached, shutting
  * down, no worker could be started); NULL with *full clear when no recycled block is free (the
  * caller allocates). */
-static struct cio_any_future *async_recycled(cio_threaded *t, struct cio__t_group *gr, cio_task_fn fn,
-                                             const void *ctx, size_t ctx_size, bool *full)
+static struct cio_any_future *async_recycled(cio_threaded *t, struct cio__t_group *gr, cio_task_fn fn, const void *ctx,
+                                             size_t ctx_size, bool *full)
 {
     bool signal = false, abandon = false;
     /* Full by the hint: inline without touching mu (no cache-line traffic with busy workers). A

@@ -16,8 +16,8 @@
 
 struct cio_threaded {
     pthread_mutex_t mu;
-    pthread_cond_t work;      /* idle workers wait here */
-    pthread_cond_t quiet;     /* destroy waits here */
+    pthread_cond_t work;  /* idle workers wait here */
+    pthread_cond_t quiet; /* destroy waits here */
     struct cio_any_future *head, *tail;
     struct cio_any_future *free_list;
     struct cio_any_future *running; /* tasks on workers (rnext/rprev) */
@@ -31,7 +31,7 @@ struct cio_threaded {
     size_t concurrent_limit;
     size_t stack_size;
     unsigned idle_timeout_ms;
-    _Atomic(uint32_t) wake_gen; /* bumped when a wakeup is granted: what yielding idle workers watch */
+    _Atomic(uint32_t) wake_gen;  /* bumped when a wakeup is granted: what yielding idle workers watch */
     _Atomic(uint32_t) signalers; /* cancelers inside their check-then-kick window (task.h) */
     _Atomic(size_t) kicks;       /* kicks sent (cio_threaded_get_stats) */
     /* cio_threaded_get_stats' task counts, on a line of their own (the spawner writes them; no
@@ -50,11 +50,11 @@ static inline void cio__t_count(_Atomic(size_t) *c)
 
 /* A group's record, allocated on the first member (cio_group.token points to it). */
 struct cio__t_group {
-    pthread_mutex_t mu;            /* guards members */
+    pthread_mutex_t mu; /* guards members */
     struct cio_any_future *members;
-    _Atomic(uint32_t) running;     /* members not finished */
-    _Atomic(uint32_t) seq;         /* futex word: bumped when running drops to 0 */
-    _Atomic(uint32_t) canceled;    /* new members start with a cancel request */
+    _Atomic(uint32_t) running;  /* members not finished */
+    _Atomic(uint32_t) seq;      /* futex word: bumped when running drops to 0 */
+    _Atomic(uint32_t) canceled; /* new members start with a cancel request */
 };
 
 /* pool_life.c: the calling worker's stack (top: an address near its top; 0, 0: none), for the

@@ -22,9 +22,9 @@
 
 #define DEFAULT_STACK (256u * 1024u)
 #define DEFAULT_IDLE_MS 5000u
-#define ASYNC_FLOOR 4u          /* the least default async limit */
-#define DESTROY_GRACE_MS 1000   /* destroy_wait: running tasks are canceled after this */
-#define DESTROY_REPORT_MS 5000  /* destroy_wait: and reported (debug) if still running after this */
+#define ASYNC_FLOOR 4u         /* the least default async limit */
+#define DESTROY_GRACE_MS 1000  /* destroy_wait: running tasks are canceled after this */
+#define DESTROY_REPORT_MS 5000 /* destroy_wait: and reported (debug) if still running after this */
 
 /* ---- create / destroy --------------------------------------------------------------------------------- */
 
@@ -123,9 +123,11 @@ static void destroy_wait(cio_threaded *t)
             size_t n = 0;
             for (struct cio_any_future *r = t->running; r != NULL; r = r->rnext) {
                 char what[400];
-                cio__fmt(what, sizeof what, "task %p (function %p, spawned at %s) still runs %lld ms after "
-                         "destroy began and a cancel request; waiting for it", (void *)r, *(void **)&r->fn,
-                         r->site != NULL ? r->site : "an unknown place", (long long)waited_ms);
+                cio__fmt(what, sizeof what,
+                         "task %p (function %p, spawned at %s) still runs %lld ms after "
+                         "destroy began and a cancel request; waiting for it",
+                         (void *)r, *(void **)&r->fn, r->site != NULL ? r->site : "an unknown place",
+                         (long long)waited_ms);
                 cio__debug_note("cio_threaded_destroy", what);
                 n++;
             }

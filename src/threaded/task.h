@@ -43,29 +43,29 @@
 struct cio__t_group;
 
 struct cio_any_future {
-    _Atomic(uint32_t) gen;            /* first: the future's generation (src/core/io.c), 0 once awaited */
-    struct cio_any_future *next;      /* run queue / free list */
-    struct cio_any_future *gnext;     /* group member list */
+    _Atomic(uint32_t) gen;        /* first: the future's generation (src/core/io.c), 0 once awaited */
+    struct cio_any_future *next;  /* run queue / free list */
+    struct cio_any_future *gnext; /* group member list */
     struct cio_any_future *gprev;
-    struct cio_any_future *rnext;     /* the pool's running list (pool mu): what destroy cancels */
+    struct cio_any_future *rnext; /* the pool's running list (pool mu): what destroy cancels */
     struct cio_any_future *rprev;
     struct cio_threaded *owner;
-    struct cio__t_group *group;       /* NULL for futures */
+    struct cio__t_group *group; /* NULL for futures */
     cio_task_fn fn;
-    const char *site;                 /* where it was spawned ("file:line"), or NULL (overflow.h) */
+    const char *site; /* where it was spawned ("file:line"), or NULL (overflow.h) */
     cio_err result;
     cio_cancel_protection protection;
     _Atomic(uint32_t) cancel;
-    _Atomic(uint32_t) *signalers;     /* the pool's kick count (above) */
-    _Atomic(size_t) *kicks;           /* the pool's count of kicks sent (cio_threaded_get_stats) */
+    _Atomic(uint32_t) *signalers; /* the pool's kick count (above) */
+    _Atomic(size_t) *kicks;       /* the pool's count of kicks sent (cio_threaded_get_stats) */
     _Atomic(uint32_t) done;
     _Atomic(uintptr_t) waiting_on;
-    pthread_t thread;                 /* the task's thread, while it runs (the BSDs' kick) */
-    uint32_t os_thread_id;            /* its OS id where the kick needs it (Windows; Linux: the tid) */
-    uint32_t os_process_id;           /* Linux: the thread group id tgkill names beside the tid */
-    size_t capacity;                  /* bytes available for the context */
+    pthread_t thread;       /* the task's thread, while it runs (the BSDs' kick) */
+    uint32_t os_thread_id;  /* its OS id where the kick needs it (Windows; Linux: the tid) */
+    uint32_t os_process_id; /* Linux: the thread group id tgkill names beside the tid */
+    size_t capacity;        /* bytes available for the context */
     size_t ctx_size;
-    unsigned char *ctx;               /* CIO_CONTEXT_ALIGN-aligned, inside this block */
+    unsigned char *ctx; /* CIO_CONTEXT_ALIGN-aligned, inside this block */
 };
 
 /* The task running on this thread, NULL on threads that are not workers (or between tasks). */
