@@ -484,7 +484,7 @@ static void test_time_and_entropy(void **state)
     const char *now_site = "clock_gettime@now", *sleep_site = "clock_nanosleep@sleep";
     const char *secure_site = "getrandom@random_secure", *seed_site = "getrandom@os_seed";
 #else
-    const char *now_site = "clock_gettime@wasi_now", *sleep_site = "clock_nanosleep@wasi_sleep";
+    const char *now_site = "clock_gettime@now", *sleep_site = "clock_nanosleep@wasi_sleep";
     const char *secure_site = "getentropy@wasi_random_secure", *seed_site = "getentropy@wasi_os_seed";
 #endif
     /* a clock that fails reads as 0 (documented: cio_now has no error) */

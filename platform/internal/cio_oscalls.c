@@ -1908,14 +1908,11 @@ struct cio__sys_table cio__sys = {
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     .chdir__set_current_path = cio__sys_dflt_chdir,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     .clock_gettime__now = cio__sys_dflt_clock_gettime,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     .clock_getres__clock_resolution = cio__sys_dflt_clock_getres,
-#endif
-#if defined(CIO_OS_WASI)
-    .clock_getres__wasi_clock_resolution = cio__sys_dflt_clock_getres,
 #endif
 #if defined(CIO_OS_LINUX)
     .clock_nanosleep__sleep = cio__sys_dflt_clock_nanosleep,
@@ -1925,9 +1922,6 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_LINUX)
     .getrandom__random_secure = cio__sys_dflt_getrandom,
-#endif
-#if defined(CIO_OS_WASI)
-    .clock_gettime__wasi_now = cio__sys_dflt_clock_gettime,
 #endif
 #if defined(CIO_OS_WASI)
     .clock_nanosleep__wasi_sleep = cio__sys_dflt_clock_nanosleep,
@@ -3477,24 +3471,17 @@ static void cio__sys_set_chdir__set_current_path(cio__sys_any fn)
                           memory_order_relaxed);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
 static void cio__sys_set_clock_gettime__now(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.clock_gettime__now, fn != NULL ? (cio__sys_clock_gettime_fn)fn : cio__sys_dflt_clock_gettime,
                           memory_order_relaxed);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
 static void cio__sys_set_clock_getres__clock_resolution(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.clock_getres__clock_resolution, fn != NULL ? (cio__sys_clock_getres_fn)fn : cio__sys_dflt_clock_getres,
-                          memory_order_relaxed);
-}
-#endif
-#if defined(CIO_OS_WASI)
-static void cio__sys_set_clock_getres__wasi_clock_resolution(cio__sys_any fn)
-{
-    atomic_store_explicit(&cio__sys.clock_getres__wasi_clock_resolution, fn != NULL ? (cio__sys_clock_getres_fn)fn : cio__sys_dflt_clock_getres,
                           memory_order_relaxed);
 }
 #endif
@@ -3516,13 +3503,6 @@ static void cio__sys_set_getrandom__os_seed(cio__sys_any fn)
 static void cio__sys_set_getrandom__random_secure(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.getrandom__random_secure, fn != NULL ? (cio__sys_getrandom_fn)fn : cio__sys_dflt_getrandom,
-                          memory_order_relaxed);
-}
-#endif
-#if defined(CIO_OS_WASI)
-static void cio__sys_set_clock_gettime__wasi_now(cio__sys_any fn)
-{
-    atomic_store_explicit(&cio__sys.clock_gettime__wasi_now, fn != NULL ? (cio__sys_clock_gettime_fn)fn : cio__sys_dflt_clock_gettime,
                           memory_order_relaxed);
 }
 #endif
@@ -5447,14 +5427,11 @@ static const struct {
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     {"chdir", "set_current_path", "chdir@set_current_path", cio__sys_set_chdir__set_current_path},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     {"clock_gettime", "now", "clock_gettime@now", cio__sys_set_clock_gettime__now},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     {"clock_getres", "clock_resolution", "clock_getres@clock_resolution", cio__sys_set_clock_getres__clock_resolution},
-#endif
-#if defined(CIO_OS_WASI)
-    {"clock_getres", "wasi_clock_resolution", "clock_getres@wasi_clock_resolution", cio__sys_set_clock_getres__wasi_clock_resolution},
 #endif
 #if defined(CIO_OS_LINUX)
     {"clock_nanosleep", "sleep", "clock_nanosleep@sleep", cio__sys_set_clock_nanosleep__sleep},
@@ -5464,9 +5441,6 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX)
     {"getrandom", "random_secure", "getrandom@random_secure", cio__sys_set_getrandom__random_secure},
-#endif
-#if defined(CIO_OS_WASI)
-    {"clock_gettime", "wasi_now", "clock_gettime@wasi_now", cio__sys_set_clock_gettime__wasi_now},
 #endif
 #if defined(CIO_OS_WASI)
     {"clock_nanosleep", "wasi_sleep", "clock_nanosleep@wasi_sleep", cio__sys_set_clock_nanosleep__wasi_sleep},

@@ -1156,16 +1156,16 @@ struct cio__sys_table {
     _Atomic(cio__sys_faccessat_fn) faccessat__access; /* src/os/fs_posix.c: cio__os_dir_access */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
-    _Atomic(cio__sys_readv_fn) readv__file_read_streaming; /* src/os/fs_posix.c: cio__os_file_read_streaming */
+    _Atomic(cio__sys_readv_fn) readv__file_read_streaming; /* src/os/fs_posix.c: transfer */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
-    _Atomic(cio__sys_writev_fn) writev__file_write_streaming; /* src/os/fs_posix.c: cio__os_file_write_streaming */
+    _Atomic(cio__sys_writev_fn) writev__file_write_streaming; /* src/os/fs_posix.c: transfer */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
-    _Atomic(cio__sys_preadv_fn) preadv__file_read_positional; /* src/os/fs_posix.c: cio__os_file_read_positional */
+    _Atomic(cio__sys_preadv_fn) preadv__file_read_positional; /* src/os/fs_posix.c: transfer */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
-    _Atomic(cio__sys_pwritev_fn) pwritev__file_write_positional; /* src/os/fs_posix.c: cio__os_file_write_positional */
+    _Atomic(cio__sys_pwritev_fn) pwritev__file_write_positional; /* src/os/fs_posix.c: transfer */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     _Atomic(cio__sys_lseek_fn) lseek__file_seek; /* src/os/fs_posix.c: cio__os_file_seek */
@@ -1503,14 +1503,11 @@ struct cio__sys_table {
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     _Atomic(cio__sys_chdir_fn) chdir__set_current_path; /* src/os/process_cwd_posix.c: cio__os_process_set_current_path */
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     _Atomic(cio__sys_clock_gettime_fn) clock_gettime__now; /* src/os/clock_posix.c: cio__os_now */
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     _Atomic(cio__sys_clock_getres_fn) clock_getres__clock_resolution; /* src/os/clock_posix.c: cio__os_clock_resolution */
-#endif
-#if defined(CIO_OS_WASI)
-    _Atomic(cio__sys_clock_getres_fn) clock_getres__wasi_clock_resolution; /* src/os/time_wasi.c: cio__os_clock_resolution */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_clock_nanosleep_fn) clock_nanosleep__sleep; /* src/os/time_getrandom.c: cio__os_sleep_step */
@@ -1522,22 +1519,19 @@ struct cio__sys_table {
     _Atomic(cio__sys_getrandom_fn) getrandom__random_secure; /* src/os/time_getrandom.c: cio__os_random_secure */
 #endif
 #if defined(CIO_OS_WASI)
-    _Atomic(cio__sys_clock_gettime_fn) clock_gettime__wasi_now; /* src/os/time_wasi.c: cio__os_now */
-#endif
-#if defined(CIO_OS_WASI)
     _Atomic(cio__sys_clock_nanosleep_fn) clock_nanosleep__wasi_sleep; /* src/os/time_wasi.c: cio__os_sleep */
 #endif
 #if defined(CIO_OS_WASI)
-    _Atomic(cio__sys_getentropy_fn) getentropy__wasi_os_seed; /* src/os/time_wasi.c: cio__os_seed */
+    _Atomic(cio__sys_getentropy_fn) getentropy__wasi_os_seed; /* src/os/seed_getentropy.c: cio__os_seed */
 #endif
 #if defined(CIO_OS_WASI)
     _Atomic(cio__sys_getentropy_fn) getentropy__wasi_random_secure; /* src/os/time_wasi.c: cio__os_random_secure */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_futex_fn) futex__futex_wait; /* src/threaded/futex_linux.c: wait_once */
+    _Atomic(cio__sys_futex_fn) futex__futex_wait; /* src/threaded/futex_linux.c: cio__t_futex_wait_once */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_futex_fn) futex__futex_wake; /* src/threaded/futex_linux.c: cio__t_os_futex_wake */
+    _Atomic(cio__sys_futex_fn) futex__futex_wake; /* src/threaded/futex_linux.c: cio__t_futex_wake_n */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_tgkill_fn) tgkill__kick; /* src/threaded/cancel_linux.c: cio__t_kick */

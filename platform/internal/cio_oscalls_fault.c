@@ -469,14 +469,11 @@ enum {
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     CIO__FI_chdir__set_current_path,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     CIO__FI_clock_gettime__now,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     CIO__FI_clock_getres__clock_resolution,
-#endif
-#if defined(CIO_OS_WASI)
-    CIO__FI_clock_getres__wasi_clock_resolution,
 #endif
 #if defined(CIO_OS_LINUX)
     CIO__FI_clock_nanosleep__sleep,
@@ -486,9 +483,6 @@ enum {
 #endif
 #if defined(CIO_OS_LINUX)
     CIO__FI_getrandom__random_secure,
-#endif
-#if defined(CIO_OS_WASI)
-    CIO__FI_clock_gettime__wasi_now,
 #endif
 #if defined(CIO_OS_WASI)
     CIO__FI_clock_nanosleep__wasi_sleep,
@@ -2871,7 +2865,7 @@ static int cio__fi_chdir__set_current_path(const char *path)
     return (cio__sys_default.chdir)(path);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
 static int cio__fi_clock_gettime__now(clockid_t clock, struct timespec *ts)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_clock_gettime__now];
@@ -2884,23 +2878,10 @@ static int cio__fi_clock_gettime__now(clockid_t clock, struct timespec *ts)
     return (cio__sys_default.clock_gettime)(clock, ts);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
 static int cio__fi_clock_getres__clock_resolution(clockid_t clock, struct timespec *ts)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_clock_getres__clock_resolution];
-    int mode_ = cio__fi_take(p_);
-    if (mode_ == CIO__FI_FAIL) {
-        errno = atomic_load(&p_->err);
-        return (int)-1;
-    }
-    (void)mode_;
-    return (cio__sys_default.clock_getres)(clock, ts);
-}
-#endif
-#if defined(CIO_OS_WASI)
-static int cio__fi_clock_getres__wasi_clock_resolution(clockid_t clock, struct timespec *ts)
-{
-    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_clock_getres__wasi_clock_resolution];
     int mode_ = cio__fi_take(p_);
     if (mode_ == CIO__FI_FAIL) {
         errno = atomic_load(&p_->err);
@@ -2956,19 +2937,6 @@ static ssize_t cio__fi_getrandom__random_secure(void *buf, size_t len, unsigned 
     }
     (void)mode_;
     return (cio__sys_default.getrandom)(buf, len, flags);
-}
-#endif
-#if defined(CIO_OS_WASI)
-static int cio__fi_clock_gettime__wasi_now(clockid_t clock, struct timespec *ts)
-{
-    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_clock_gettime__wasi_now];
-    int mode_ = cio__fi_take(p_);
-    if (mode_ == CIO__FI_FAIL) {
-        errno = atomic_load(&p_->err);
-        return (int)-1;
-    }
-    (void)mode_;
-    return (cio__sys_default.clock_gettime)(clock, ts);
 }
 #endif
 #if defined(CIO_OS_WASI)
@@ -6241,14 +6209,11 @@ static const struct {
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     {"chdir", "set_current_path", 1, 0, (cio__sys_any)cio__fi_chdir__set_current_path},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     {"clock_gettime", "now", 1, 0, (cio__sys_any)cio__fi_clock_gettime__now},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
     {"clock_getres", "clock_resolution", 1, 0, (cio__sys_any)cio__fi_clock_getres__clock_resolution},
-#endif
-#if defined(CIO_OS_WASI)
-    {"clock_getres", "wasi_clock_resolution", 1, 0, (cio__sys_any)cio__fi_clock_getres__wasi_clock_resolution},
 #endif
 #if defined(CIO_OS_LINUX)
     {"clock_nanosleep", "sleep", 1, 0, (cio__sys_any)cio__fi_clock_nanosleep__sleep},
@@ -6258,9 +6223,6 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX)
     {"getrandom", "random_secure", 1, 1, (cio__sys_any)cio__fi_getrandom__random_secure},
-#endif
-#if defined(CIO_OS_WASI)
-    {"clock_gettime", "wasi_now", 1, 0, (cio__sys_any)cio__fi_clock_gettime__wasi_now},
 #endif
 #if defined(CIO_OS_WASI)
     {"clock_nanosleep", "wasi_sleep", 1, 0, (cio__sys_any)cio__fi_clock_nanosleep__wasi_sleep},

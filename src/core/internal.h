@@ -124,4 +124,16 @@ cio_err cio__copy_by_hand(cio_io io, cio_file in, uint64_t in_offset, uint64_t l
  * surface has no getenv), getenv on Windows (fs_windows_ansi.c). */
 bool cio__env_set(const char *name);
 
+/* The case labels of the socket options whose value is a flag, 0 or 1: cio_net_set_option's range
+ * (net_sockopt.c) and the OS files' read-back normalisation (os/net_common.c) switch on it. */
+#define CIO__SOCKOPT_FLAG_CASES      \
+    case CIO_SOCKOPT_NODELAY:        \
+    case CIO_SOCKOPT_KEEPALIVE:      \
+    case CIO_SOCKOPT_REUSE_ADDRESS:  \
+    case CIO_SOCKOPT_REUSE_PORT:     \
+    case CIO_SOCKOPT_IP6_ONLY:       \
+    case CIO_SOCKOPT_BROADCAST:      \
+    case CIO_SOCKOPT_MULTICAST_LOOP: \
+    case CIO_SOCKOPT_MULTICAST_LOOP6
+
 #endif /* CIO_CORE_INTERNAL_H */

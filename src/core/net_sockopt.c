@@ -16,14 +16,9 @@
 static bool value_range(cio_sockopt option, int64_t *lo, int64_t *hi)
 {
     switch (option) {
-    case CIO_SOCKOPT_NODELAY:
-    case CIO_SOCKOPT_KEEPALIVE:
-    case CIO_SOCKOPT_REUSE_ADDRESS:
-    case CIO_SOCKOPT_REUSE_PORT:
-    case CIO_SOCKOPT_IP6_ONLY:
-    case CIO_SOCKOPT_BROADCAST:
-    case CIO_SOCKOPT_MULTICAST_LOOP:
-    case CIO_SOCKOPT_MULTICAST_LOOP6: *lo = 0, *hi = 1; return true;
+    CIO__SOCKOPT_FLAG_CASES:
+        *lo = 0, *hi = 1;
+        return true;
     case CIO_SOCKOPT_KEEPALIVE_IDLE:
     case CIO_SOCKOPT_KEEPALIVE_INTERVAL:
     case CIO_SOCKOPT_KEEPALIVE_COUNT:

@@ -1,6 +1,8 @@
 /*
- * The clocks of the Threaded backend on the POSIX kernels: cio__os_now over clock_gettime and
- * cio__os_clock_resolution over clock_getres. The lowest
+ * The clocks of the Threaded backend on the POSIX kernels and WASI: cio__os_now over clock_gettime
+ * and cio__os_clock_resolution over clock_getres; CIO_CLOCK_BOOT is CLOCK_BOOTTIME where the OS has
+ * it, the monotonic clock elsewhere (WASI); a clock the host does not provide reads 0, as cio/io.h
+ * says. The lowest
  * layer of the time code (wait_posix.c and time_posix.c read the clocks through it; it calls
  * nothing of theirs). Evented uses the same function (src/evented/slots.h).
  */

@@ -27,15 +27,12 @@ cio_err cio__os_file_hard_link(void *ud, cio_file file, cio_dir new_dir, const c
     cio_err err = cio__os_fs_check_path(new_path);
     if (err != CIO_OK)
         return CIO__IN_SET(file_hard_link, err);
-    int r;
-    CIO__OS_SYSCALL(err, r, linkat,
-                    CIO__SYS(linkat, link_fd)(file.handle, "", new_dir.handle, new_path, AT_EMPTY_PATH));
+    CIO__OS_CALL(err, linkat, CIO__SYS(linkat, link_fd)(file.handle, "", new_dir.handle, new_path, AT_EMPTY_PATH));
     if (err == CIO_E_FILE_NOT_FOUND) {
         char proc[40];
         snprintf(proc, sizeof proc, "/proc/self/fd/%d", file.handle);
-        CIO__OS_SYSCALL(err, r, linkat,
-                        CIO__SYS(linkat, link_proc)(AT_FDCWD, proc, new_dir.handle, new_path, AT_SYMLINK_FOLLOW));
+        CIO__OS_CALL(err, linkat,
+                     CIO__SYS(linkat, link_proc)(AT_FDCWD, proc, new_dir.handle, new_path, AT_SYMLINK_FOLLOW));
     }
-    (void)r;
     return CIO__IN_SET(file_hard_link, err);
 }

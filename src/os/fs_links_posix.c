@@ -53,9 +53,7 @@ cio_err cio__os_dir_sym_link(void *ud, cio_dir dir, const char *target, const ch
     if (err == CIO_OK)
         err = cio__os_fs_check_path(target); /* "" is ENOENT on Linux: FileNotFound here everywhere */
     if (err == CIO_OK) {
-        int r;
-        CIO__OS_SYSCALL(err, r, symlinkat, CIO__SYS(symlinkat, sym_link)(target, dir.handle, link_path));
-        (void)r;
+        CIO__OS_CALL(err, symlinkat, CIO__SYS(symlinkat, sym_link)(target, dir.handle, link_path));
     }
     return CIO__IN_SET(dir_sym_link, err);
 }
@@ -96,15 +94,10 @@ cio_err cio__os_dir_hard_link(void *ud, cio_dir old_dir, const char *old_path, c
     (void)ud;
     if ((flags & ~CIO_NO_FOLLOW) != 0)
         return CIO_E_INVALID_ARGUMENT;
-    cio_err err = cio__os_fs_check_path(old_path);
-    if (err == CIO_OK)
-        err = cio__os_fs_check_path(new_path);
+    cio_err err = cio__os_fs_check_paths(old_path, new_path);
     if (err == CIO_OK) {
         int at = (flags & CIO_NO_FOLLOW) ? 0 : AT_SYMLINK_FOLLOW;
-        int r;
-        CIO__OS_SYSCALL(err, r, linkat,
-                        CIO__SYS(linkat, hard_link)(old_dir.handle, old_path, new_dir.handle, new_path, at));
-        (void)r;
+        CIO__OS_CALL(err, linkat, CIO__SYS(linkat, hard_link)(old_dir.handle, old_path, new_dir.handle, new_path, at));
     }
     return CIO__IN_SET(file_hard_link, err);
 }
@@ -121,9 +114,7 @@ cio_err cio__os_dir_set_timestamps(void *ud, cio_dir dir, const char *path, cons
     cio_err err = cio__os_fs_check_path(path);
     if (err == CIO_OK && cio__os_fs_adjust_times(times)) {
         int at = (flags & CIO_NO_FOLLOW) ? AT_SYMLINK_NOFOLLOW : 0;
-        int r;
-        CIO__OS_SYSCALL(err, r, utimensat, CIO__SYS(utimensat, set_timestamps)(dir.handle, path, times, at));
-        (void)r;
+        CIO__OS_CALL(err, utimensat, CIO__SYS(utimensat, set_timestamps)(dir.handle, path, times, at));
     }
     return CIO__IN_SET(dir_set_timestamps, err);
 }

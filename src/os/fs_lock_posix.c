@@ -45,9 +45,7 @@ cio_err cio__os_file_lock(void *ud, cio_file file, cio_lock lock)
     if (!lock_op(lock, &op))
         return CIO_E_INVALID_ARGUMENT;
     cio_err err;
-    int r;
-    CIO__OS_SYSCALL(err, r, flock_lock, CIO__SYS(flock, lock)(file.handle, op));
-    (void)r;
+    CIO__OS_CALL(err, flock_lock, CIO__SYS(flock, lock)(file.handle, op));
     return CIO__IN_SET(file_lock, err);
 }
 

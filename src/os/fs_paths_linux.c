@@ -34,25 +34,18 @@
 #define RENAME_NOREPLACE 1u /* <linux/fs.h> */
 #endif
 
-static cio_err check_out(char *buf, size_t len, size_t *out_len)
-{
-    if (out_len != NULL)
-        *out_len = 0;
-    if (buf == NULL || len == 0 || out_len == NULL)
-        return CIO_E_INVALID_ARGUMENT;
-    buf[0] = '\0';
-    return CIO_OK;
-}
-
-/* The target of /proc/self/fd/<fd> (AT_FDCWD: /proc/self/cwd) into buf. Set: File.RealPathError. */
+/* The target of /proc/self/fd/<fd> (AT_FDCWD: /proc/self/cwd) into buf, after the checks of buf.
+ * Set: File.RealPathError. */
 static cio_err real_path_of(int fd, char *buf, size_t len, size_t *out_len)
 {
+    cio_err err = cio__os_path_out_init(buf, len, out_len);
+    if (err != CIO_OK)
+        return err;
     char proc[40];
     if (fd == AT_FDCWD)
         snprintf(proc, sizeof proc, "/proc/self/cwd");
     else
         snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
-    cio_err err;
     ssize_t n;
     CIO__OS_SYSCALL(err, n, readlinkat_fd, CIO__SYS(readlinkat, real_path)(AT_FDCWD, proc, buf, len));
     if (err != CIO_OK)
@@ -69,25 +62,19 @@ static cio_err real_path_of(int fd, char *buf, size_t len, size_t *out_len)
 cio_err cio__os_file_real_path(void *ud, cio_file file, char *buf, size_t len, size_t *out_len)
 {
     (void)ud;
-    cio_err err = check_out(buf, len, out_len);
-    if (err == CIO_OK)
-        err = real_path_of(file.handle, buf, len, out_len);
-    return CIO__IN_SET(file_real_path, err);
+    return CIO__IN_SET(file_real_path, real_path_of(file.handle, buf, len, out_len));
 }
 
 cio_err cio__os_dir_real_path(void *ud, cio_dir dir, char *buf, size_t len, size_t *out_len)
 {
     (void)ud;
-    cio_err err = check_out(buf, len, out_len);
-    if (err == CIO_OK)
-        err = real_path_of(dir.handle, buf, len, out_len);
-    return CIO__IN_SET(file_real_path, err);
+    return CIO__IN_SET(file_real_path, real_path_of(dir.handle, buf, len, out_len));
 }
 
 cio_err cio__os_dir_real_path_file(void *ud, cio_dir dir, const char *path, char *buf, size_t len, size_t *out_len)
 {
     (void)ud;
-    cio_err err = check_out(buf, len, out_len);
+    cio_err err = cio__os_path_out_init(buf, len, out_len);
     if (err == CIO_OK)
         err = cio__os_fs_check_path(path);
     if (err != CIO_OK)
@@ -109,15 +96,11 @@ cio_err cio__os_dir_rename_preserve(void *ud, cio_dir old_dir, const char *old_p
                                     const char *new_path)
 {
     (void)ud;
-    cio_err err = cio__os_fs_check_path(old_path);
-    if (err == CIO_OK)
-        err = cio__os_fs_check_path(new_path);
+    cio_err err = cio__os_fs_check_paths(old_path, new_path);
     if (err == CIO_OK) {
-        int r;
-        CIO__OS_SYSCALL(err, r, renameat2,
-                        CIO__SYS(renameat2, rename_preserve)(old_dir.handle, old_path, new_dir.handle, new_path,
-                                                             RENAME_NOREPLACE));
-        (void)r;
+        CIO__OS_CALL(err, renameat2,
+                     CIO__SYS(renameat2, rename_preserve)(old_dir.handle, old_path, new_dir.handle, new_path,
+                                                          RENAME_NOREPLACE));
     }
     return CIO__IN_SET(dir_rename_preserve, err);
 }

@@ -10,14 +10,11 @@
 #include "internal.h"
 #include "os.h"
 
+/* The out-buffer checks, then OperationUnsupported. */
 static cio_err check_out(char *buf, size_t len, size_t *out_len)
 {
-    if (out_len != NULL)
-        *out_len = 0;
-    if (buf == NULL || len == 0 || out_len == NULL)
-        return CIO_E_INVALID_ARGUMENT;
-    buf[0] = '\0';
-    return CIO_E_OPERATION_UNSUPPORTED;
+    cio_err err = cio__os_path_out_init(buf, len, out_len);
+    return err != CIO_OK ? err : CIO_E_OPERATION_UNSUPPORTED;
 }
 
 cio_err cio__os_file_real_path(void *ud, cio_file file, char *buf, size_t len, size_t *out_len)
@@ -46,8 +43,6 @@ cio_err cio__os_dir_rename_preserve(void *ud, cio_dir old_dir, const char *old_p
                                     const char *new_path)
 {
     (void)ud, (void)old_dir, (void)new_dir;
-    cio_err err = cio__os_fs_check_path(old_path);
-    if (err == CIO_OK)
-        err = cio__os_fs_check_path(new_path);
+    cio_err err = cio__os_fs_check_paths(old_path, new_path);
     return err != CIO_OK ? err : CIO_E_OPERATION_UNSUPPORTED;
 }

@@ -31,18 +31,14 @@ static cio_err set_mode(int fd, uint32_t permissions)
     if (permissions > 07777u)
         return CIO_E_INVALID_ARGUMENT;
     cio_err err;
-    int r;
-    CIO__OS_SYSCALL(err, r, fchmod, CIO__SYS(fchmod, set_permissions)(fd, (mode_t)permissions));
-    (void)r;
+    CIO__OS_CALL(err, fchmod, CIO__SYS(fchmod, set_permissions)(fd, (mode_t)permissions));
     return CIO__IN_SET(file_set_permissions, err);
 }
 
 static cio_err set_owner(int fd, uint32_t uid, uint32_t gid)
 {
     cio_err err;
-    int r;
-    CIO__OS_SYSCALL(err, r, fchown, CIO__SYS(fchown, set_owner)(fd, (uid_t)uid, (gid_t)gid));
-    (void)r;
+    CIO__OS_CALL(err, fchown, CIO__SYS(fchown, set_owner)(fd, (uid_t)uid, (gid_t)gid));
     return CIO__IN_SET(file_set_owner, err);
 }
 
@@ -78,10 +74,8 @@ cio_err cio__os_dir_set_file_permissions(void *ud, cio_dir dir, const char *path
     cio_err err = cio__os_fs_check_path(path);
     if (err == CIO_OK) {
         int at = (flags & CIO_NO_FOLLOW) ? AT_SYMLINK_NOFOLLOW : 0;
-        int r;
-        CIO__OS_SYSCALL(err, r, fchmodat,
-                        CIO__SYS(fchmodat, set_file_permissions)(dir.handle, path, (mode_t)permissions, at));
-        (void)r;
+        CIO__OS_CALL(err, fchmodat,
+                     CIO__SYS(fchmodat, set_file_permissions)(dir.handle, path, (mode_t)permissions, at));
     }
     return CIO__IN_SET(dir_set_file_permissions, err);
 }
@@ -94,10 +88,7 @@ cio_err cio__os_dir_set_file_owner(void *ud, cio_dir dir, const char *path, uint
     cio_err err = cio__os_fs_check_path(path);
     if (err == CIO_OK) {
         int at = (flags & CIO_NO_FOLLOW) ? AT_SYMLINK_NOFOLLOW : 0;
-        int r;
-        CIO__OS_SYSCALL(err, r, fchownat,
-                        CIO__SYS(fchownat, set_file_owner)(dir.handle, path, (uid_t)uid, (gid_t)gid, at));
-        (void)r;
+        CIO__OS_CALL(err, fchownat, CIO__SYS(fchownat, set_file_owner)(dir.handle, path, (uid_t)uid, (gid_t)gid, at));
     }
     return CIO__IN_SET(dir_set_file_owner, err);
 }

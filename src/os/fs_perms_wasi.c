@@ -1,6 +1,6 @@
 /*
- * Permission bits and owners for the Threaded backend on WASI: preview 1 has no permission bits and
- * no user or group ids, so every slot is OperationUnsupported (after the argument checks every
+ * Permission bits for the Threaded backend on WASI (owners: fs_owner_none.c): preview 1 has no
+ * permission bits, so every slot is OperationUnsupported (after the argument checks every
  * backend makes, so a caller's mistake reads the same everywhere).
  */
 #include <stdint.h>
@@ -19,18 +19,6 @@ cio_err cio__os_dir_set_permissions(void *ud, cio_dir dir, uint32_t permissions)
 {
     (void)ud, (void)dir;
     return permissions > 07777u ? CIO_E_INVALID_ARGUMENT : CIO_E_OPERATION_UNSUPPORTED;
-}
-
-cio_err cio__os_file_set_owner(void *ud, cio_file file, uint32_t uid, uint32_t gid)
-{
-    (void)ud, (void)file, (void)uid, (void)gid;
-    return CIO_E_OPERATION_UNSUPPORTED;
-}
-
-cio_err cio__os_dir_set_owner(void *ud, cio_dir dir, uint32_t uid, uint32_t gid)
-{
-    (void)ud, (void)dir, (void)uid, (void)gid;
-    return CIO_E_OPERATION_UNSUPPORTED;
 }
 
 cio_err cio__os_dir_set_file_permissions(void *ud, cio_dir dir, const char *path, uint32_t permissions, unsigned flags)

@@ -125,9 +125,7 @@ static void close_fd(int fd)
 static cio_err fstat_fd(int fd, struct stat *st)
 {
     cio_err err;
-    int r;
-    CIO__OS_SYSCALL(err, r, fstat, CIO__SYS(fstat, fstat_fd)(fd, st));
-    (void)r;
+    CIO__OS_CALL(err, fstat, CIO__SYS(fstat, fstat_fd)(fd, st));
     return err;
 }
 
@@ -227,20 +225,15 @@ cio_err cio__os_dir_create_file(void *ud, cio_dir dir, const char *path, const c
                                 cio_file *out)
 {
     (void)ud;
-    cio_err err = check_out_path(out, path);
-    if (err != CIO_OK)
-        return CIO__IN_SET(file_open, err);
-    int flags;
+    int flags, fd = -1;
     unsigned mode;
-    cio__os_fs_create_file_flags(options, &flags, &mode);
-    mode_t perms = (mode_t)mode;
-
-    int fd;
-    CIO__OS_SYSCALL(err, fd, openat, CIO__SYS(openat, create_file)(dir.handle, path, flags, perms));
-    if (err != CIO_OK)
-        return CIO__IN_SET(file_open, err);
-    out->handle = fd;
-    return CIO_OK;
+    cio__os_fs_create_file_flags(options, &flags, &mode); /* options has no invalid value */
+    cio_err err = check_out_path(out, path);
+    if (err == CIO_OK)
+        CIO__OS_SYSCALL(err, fd, openat, CIO__SYS(openat, create_file)(dir.handle, path, flags, (mode_t)mode));
+    if (err == CIO_OK)
+        out->handle = fd;
+    return CIO__IN_SET(file_open, err);
 }
 
 /* The open behind open_dir and create_dir_path_open; errors unchecked (the callers' sets differ). */
@@ -273,9 +266,7 @@ static cio_err mkdir_at(cio_dir dir, const char *path, uint32_t permissions)
 {
     mode_t mode = (mode_t)cio__os_fs_dir_mode(permissions);
     cio_err err;
-    int r;
-    CIO__OS_SYSCALL(err, r, mkdirat, CIO__SYS(mkdirat, mkdir_at)(dir.handle, path, mode));
-    (void)r;
+    CIO__OS_CALL(err, mkdirat, CIO__SYS(mkdirat, mkdir_at)(dir.handle, path, mode));
     return err;
 }
 
@@ -292,9 +283,7 @@ cio_err cio__os_dir_create_dir(void *ud, cio_dir dir, const char *path, uint32_t
 static cio_err stat_at(cio_dir dir, const char *path, int flags, struct stat *st)
 {
     cio_err err;
-    int r;
-    CIO__OS_SYSCALL(err, r, fstatat, CIO__SYS(fstatat, stat_at)(dir.handle, path, st, flags));
-    (void)r;
+    CIO__OS_CALL(err, fstatat, CIO__SYS(fstatat, stat_at)(dir.handle, path, st, flags));
     return err;
 }
 
@@ -382,14 +371,9 @@ cio_err cio__os_dir_create_dir_path_open(void *ud, cio_dir dir, const char *path
 cio_err cio__os_dir_rename(void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir, const char *new_path)
 {
     (void)ud;
-    cio_err err = cio__os_fs_check_path(old_path);
-    if (err == CIO_OK)
-        err = cio__os_fs_check_path(new_path);
+    cio_err err = cio__os_fs_check_paths(old_path, new_path);
     if (err == CIO_OK) {
-        int r;
-        CIO__OS_SYSCALL(err, r, renameat,
-                        CIO__SYS(renameat, rename)(old_dir.handle, old_path, new_dir.handle, new_path));
-        (void)r;
+        CIO__OS_CALL(err, renameat, CIO__SYS(renameat, rename)(old_dir.handle, old_path, new_dir.handle, new_path));
     }
     return CIO__IN_SET(dir_rename, err);
 }
@@ -399,9 +383,7 @@ cio_err cio__os_dir_delete_file(void *ud, cio_dir dir, const char *path)
     (void)ud;
     cio_err err = cio__os_fs_check_path(path);
     if (err == CIO_OK) {
-        int r;
-        CIO__OS_SYSCALL(err, r, unlinkat, CIO__SYS(unlinkat, delete_file)(dir.handle, path, 0));
-        (void)r;
+        CIO__OS_CALL(err, unlinkat, CIO__SYS(unlinkat, delete_file)(dir.handle, path, 0));
     }
     return CIO__IN_SET(dir_delete_file, err);
 }
@@ -411,9 +393,7 @@ cio_err cio__os_dir_delete_dir(void *ud, cio_dir dir, const char *path)
     (void)ud;
     cio_err err = cio__os_fs_check_path(path);
     if (err == CIO_OK) {
-        int r;
-        CIO__OS_SYSCALL(err, r, unlinkat_dir, CIO__SYS(unlinkat, delete_dir)(dir.handle, path, AT_REMOVEDIR));
-        (void)r;
+        CIO__OS_CALL(err, unlinkat_dir, CIO__SYS(unlinkat, delete_dir)(dir.handle, path, AT_REMOVEDIR));
     }
     return CIO__IN_SET(dir_delete_dir, err);
 }
@@ -450,9 +430,7 @@ cio_err cio__os_dir_access(void *ud, cio_dir dir, const char *path, unsigned mod
         /* The question is "would open work", which the effective ids decide (the OS half's
          * flags: AT_EACCESS in set-id programs). */
         int at = cio__os_fs_access_flags();
-        int r;
-        CIO__OS_SYSCALL(err, r, faccessat, CIO__SYS(faccessat, access)(dir.handle, path, how, at));
-        (void)r;
+        CIO__OS_CALL(err, faccessat, CIO__SYS(faccessat, access)(dir.handle, path, how, at));
     }
     return CIO__IN_SET(dir_access, err);
 }
@@ -470,71 +448,59 @@ static int clamp_iovcnt(size_t iovcnt)
     return (int)(iovcnt > CIO__OS_IOV_MAX ? CIO__OS_IOV_MAX : iovcnt);
 }
 
+/* The four vectored transfers of a file. */
+enum transfer_op { READ_STREAMING, WRITE_STREAMING, READ_POSITIONAL, WRITE_POSITIONAL };
+
+/* One transfer: the argument checks (the offset matters only to the positional ones, which the
+ * streaming ones pass as 0), the call in the bracket through its own errno map, the count. */
+static cio_err transfer(enum transfer_op op, int fd, const void *iov, size_t iovcnt, uint64_t offset, size_t *count)
+{
+    if (count == NULL || (iov == NULL && iovcnt > 0) || offset > (uint64_t)INT64_MAX)
+        return CIO_E_INVALID_ARGUMENT;
+    *count = 0;
+    const struct iovec *v = (const struct iovec *)iov;
+    int cnt = clamp_iovcnt(iovcnt);
+    off_t at = (off_t)offset;
+    cio_err err;
+    ssize_t n;
+    if (op == READ_STREAMING)
+        CIO__OS_SYSCALL(err, n, readv, CIO__SYS(readv, file_read_streaming)(fd, v, cnt));
+    else if (op == WRITE_STREAMING)
+        CIO__OS_SYSCALL(err, n, writev, CIO__SYS(writev, file_write_streaming)(fd, v, cnt));
+    else if (op == READ_POSITIONAL)
+        CIO__OS_SYSCALL(err, n, preadv, CIO__SYS(preadv, file_read_positional)(fd, v, cnt, at));
+    else
+        CIO__OS_SYSCALL(err, n, pwritev, CIO__SYS(pwritev, file_write_positional)(fd, v, cnt, at));
+    if (err == CIO_OK)
+        *count = (size_t)n;
+    return err;
+}
+
 cio_err cio__os_file_read_streaming(void *ud, cio_file file, const cio_iovec *iov, size_t iovcnt, size_t *nread)
 {
     (void)ud;
-    if (nread == NULL || (iov == NULL && iovcnt > 0))
-        return CIO_E_INVALID_ARGUMENT;
-    *nread = 0;
-    cio_err err;
-    ssize_t n;
-    CIO__OS_SYSCALL(err, n, readv,
-                    CIO__SYS(readv, file_read_streaming)(file.handle, (const struct iovec *)(const void *)iov,
-                                                         clamp_iovcnt(iovcnt)));
-    if (err == CIO_OK)
-        *nread = (size_t)n;
-    return CIO__IN_SET(file_reader, err);
+    return CIO__IN_SET(file_reader, transfer(READ_STREAMING, file.handle, iov, iovcnt, 0, nread));
 }
 
 cio_err cio__os_file_write_streaming(void *ud, cio_file file, const cio_const_iovec *iov, size_t iovcnt,
                                      size_t *nwritten)
 {
     (void)ud;
-    if (nwritten == NULL || (iov == NULL && iovcnt > 0))
-        return CIO_E_INVALID_ARGUMENT;
-    *nwritten = 0;
-    cio_err err;
-    ssize_t n;
-    CIO__OS_SYSCALL(err, n, writev,
-                    CIO__SYS(writev, file_write_streaming)(file.handle, (const struct iovec *)(const void *)iov,
-                                                           clamp_iovcnt(iovcnt)));
-    if (err == CIO_OK)
-        *nwritten = (size_t)n;
-    return CIO__IN_SET(file_write_streaming, err);
+    return CIO__IN_SET(file_write_streaming, transfer(WRITE_STREAMING, file.handle, iov, iovcnt, 0, nwritten));
 }
 
 cio_err cio__os_file_read_positional(void *ud, cio_file file, const cio_iovec *iov, size_t iovcnt, uint64_t offset,
                                      size_t *nread)
 {
     (void)ud;
-    if (nread == NULL || (iov == NULL && iovcnt > 0) || offset > (uint64_t)INT64_MAX)
-        return CIO_E_INVALID_ARGUMENT;
-    *nread = 0;
-    cio_err err;
-    ssize_t n;
-    CIO__OS_SYSCALL(err, n, preadv,
-                    CIO__SYS(preadv, file_read_positional)(file.handle, (const struct iovec *)(const void *)iov,
-                                                           clamp_iovcnt(iovcnt), (off_t)offset));
-    if (err == CIO_OK)
-        *nread = (size_t)n;
-    return CIO__IN_SET(file_read_positional, err);
+    return CIO__IN_SET(file_read_positional, transfer(READ_POSITIONAL, file.handle, iov, iovcnt, offset, nread));
 }
 
 cio_err cio__os_file_write_positional(void *ud, cio_file file, const cio_const_iovec *iov, size_t iovcnt,
                                       uint64_t offset, size_t *nwritten)
 {
     (void)ud;
-    if (nwritten == NULL || (iov == NULL && iovcnt > 0) || offset > (uint64_t)INT64_MAX)
-        return CIO_E_INVALID_ARGUMENT;
-    *nwritten = 0;
-    cio_err err;
-    ssize_t n;
-    CIO__OS_SYSCALL(err, n, pwritev,
-                    CIO__SYS(pwritev, file_write_positional)(file.handle, (const struct iovec *)(const void *)iov,
-                                                             clamp_iovcnt(iovcnt), (off_t)offset));
-    if (err == CIO_OK)
-        *nwritten = (size_t)n;
-    return CIO__IN_SET(file_write_positional, err);
+    return CIO__IN_SET(file_write_positional, transfer(WRITE_POSITIONAL, file.handle, iov, iovcnt, offset, nwritten));
 }
 
 cio_err cio__os_file_seek(void *ud, cio_file file, int whence, int64_t offset, uint64_t *pos)
@@ -574,10 +540,8 @@ cio_err cio__os_file_set_length(void *ud, cio_file file, uint64_t length)
     if (length > (uint64_t)INT64_MAX)
         return CIO__IN_SET(file_set_length, CIO_E_FILE_TOO_BIG);
     cio_err err;
-    int r;
-    CIO__OS_SYSCALL(err, r, ftruncate,
-                    CIO__SYS(ftruncate, file_set_length)(file.handle, (off_t)length)); /* never moves the offset */
-    (void)r;
+    CIO__OS_CALL(err, ftruncate,
+                 CIO__SYS(ftruncate, file_set_length)(file.handle, (off_t)length)); /* never moves the offset */
     return CIO__IN_SET(file_set_length, err);
 }
 
@@ -585,9 +549,7 @@ cio_err cio__os_file_sync(void *ud, cio_file file)
 {
     (void)ud;
     cio_err err;
-    int r;
-    CIO__OS_SYSCALL(err, r, fsync, CIO__SYS(fsync, file_sync)(file.handle));
-    (void)r;
+    CIO__OS_CALL(err, fsync, CIO__SYS(fsync, file_sync)(file.handle));
     return CIO__IN_SET(file_sync, err);
 }
 
@@ -629,9 +591,7 @@ cio_err cio__os_file_set_timestamps(void *ud, cio_file file, const cio_set_times
     if (!cio__os_fs_adjust_times(times))
         return CIO_OK;
     cio_err err;
-    int r;
-    CIO__OS_SYSCALL(err, r, futimens, CIO__SYS(futimens, file_set_timestamps)(file.handle, times));
-    (void)r;
+    CIO__OS_CALL(err, futimens, CIO__SYS(futimens, file_set_timestamps)(file.handle, times));
     return CIO__IN_SET(file_set_timestamps, err);
 }
 

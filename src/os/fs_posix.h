@@ -30,6 +30,12 @@ bool cio__os_fs_adjust_times(struct timespec times[2]);
 
 /* NULL: InvalidArgument; PATH_MAX bytes or more: NameTooLong; "": FileNotFound. */
 cio_err cio__os_fs_check_path(const char *path);
+/* Both paths of a two-path slot (rename, link), old first: cio__os_fs_check_path's errors. */
+static inline cio_err cio__os_fs_check_paths(const char *old_path, const char *new_path)
+{
+    cio_err err = cio__os_fs_check_path(old_path);
+    return err != CIO_OK ? err : cio__os_fs_check_path(new_path);
+}
 /* open(2) flags of dir_open_file (options NULL: the defaults), O_NOFOLLOW included when asked (the
  * caller runs cio__os_fs_check_no_follow first); InvalidArgument for a bad mode. *forbid_directory:
  * whether a directory must be refused after the open. */

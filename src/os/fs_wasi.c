@@ -217,10 +217,7 @@ cio_err cio__os_fs_check_no_follow(cio_dir dir, const char *path)
 {
     struct stat st;
     cio_err err;
-    int r;
-    CIO__OS_SYSCALL(err, r, fstatat,
-                    CIO__SYS(fstatat, wasi_check_no_follow)(dir.handle, path, &st, AT_SYMLINK_NOFOLLOW));
-    (void)r;
+    CIO__OS_CALL(err, fstatat, CIO__SYS(fstatat, wasi_check_no_follow)(dir.handle, path, &st, AT_SYMLINK_NOFOLLOW));
     return err == CIO_OK && S_ISLNK(st.st_mode) ? CIO_E_SYM_LINK_LOOP : CIO_OK;
 }
 

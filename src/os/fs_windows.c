@@ -172,6 +172,15 @@ bool cio__win_nt_retry(cio__mapped m, cio_err *err)
     return false;
 }
 
+bool cio__win_nt_again(int32_t st, cio__mapped (*map)(cio_ntstatus), cio_err *err)
+{
+    if (!NT_SUCCESS(st))
+        return cio__win_nt_retry(map(st), err);
+    cio__t_syscall_end();
+    *err = CIO_OK;
+    return false;
+}
+
 /* A query/set-information call inside the bracket; STATUS_CANCELLED retries. */
 static cio_err info_call(bool set, void *h, void *buf, uint32_t len, uint32_t cls, cio__mapped (*map)(cio_ntstatus))
 {
@@ -182,13 +191,8 @@ static cio_err info_call(bool set, void *h, void *buf, uint32_t len, uint32_t cl
         cio_nt_io_status_block iosb;
         int32_t st = set ? CIO__SYS(NtSetInformationFile, info_set)(h, &iosb, buf, len, cls)
                          : CIO__SYS(NtQueryInformationFile, info_query)(h, &iosb, buf, len, cls);
-        if (NT_SUCCESS(st)) {
-            cio__t_syscall_end();
-            return CIO_OK;
-        }
-        if (cio__win_nt_retry(map(st), &e))
-            continue;
-        return e;
+        if (!cio__win_nt_again(st, map, &e))
+            return e;
     }
 }
 
@@ -497,16 +501,22 @@ cio_err cio__os_dir_create_dir_path_open(void *ud, cio_dir dir, const char *path
 
 /* ---- rename and delete ------------------------------------------------------------------------- */
 
+/* The first steps of both renames: InvalidArgument for a NULL path, then old_path itself (a symbolic
+ * link, not its target) opened for DELETE into *h; the open's errors unnarrowed. */
+static cio_err rename_source(cio_dir old_dir, const char *old_path, const char *new_path, void **h)
+{
+    if (old_path == NULL || new_path == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    return open_path(old_dir, old_path, CIO_NT_DELETE | CIO_NT_SYNCHRONIZE,
+                     CIO_NT_FILE_OPEN_REPARSE_POINT | CIO_NT_FILE_SYNCHRONOUS_IO_NONALERT, cio__ntstatus_nt_create_file,
+                     h);
+}
+
 cio_err cio__os_dir_rename(void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir, const char *new_path)
 {
     (void)ud;
-    if (old_path == NULL || new_path == NULL)
-        return CIO_E_INVALID_ARGUMENT;
     void *h = NULL;
-    cio_err e = open_path(old_dir, old_path, CIO_NT_DELETE | CIO_NT_SYNCHRONIZE,
-                          CIO_NT_FILE_OPEN_REPARSE_POINT | CIO_NT_FILE_SYNCHRONOUS_IO_NONALERT,
-                          cio__ntstatus_nt_create_file, &h);
-    e = narrow(e, cio_errset_dir_rename_contains);
+    cio_err e = narrow(rename_source(old_dir, old_path, new_path, &h), cio_errset_dir_rename_contains);
     if (e != CIO_OK)
         return CIO__IN_SET(dir_rename, e);
     struct cio__win_path *p;
@@ -707,6 +717,11 @@ cio_err cio__win_open_path(cio_dir dir, const char *path, uint32_t access, uint3
                            cio__mapped (*map)(cio_ntstatus), void **out)
 {
     return open_path(dir, path, access, options, map, out);
+}
+
+cio_err cio__win_rename_source(cio_dir old_dir, const char *old_path, const char *new_path, void **h)
+{
+    return rename_source(old_dir, old_path, new_path, h);
 }
 
 cio_err cio__win_narrow(cio_err e, bool (*contains)(cio_err))

@@ -25,6 +25,9 @@ void cio__win_path_free(struct cio__win_path *p);
  * is left and *err is the outcome: CIO_OK for an OK mapping, Canceled, or the mapped error (BUG
  * asserts in debug builds). */
 bool cio__win_nt_retry(cio__mapped m, cio_err *err);
+/* The same for the status `st` of any NT call inside the bracket, through `map` when it failed: a
+ * success leaves the bracket with *err CIO_OK (false: done). */
+bool cio__win_nt_again(int32_t st, cio__mapped (*map)(cio_ntstatus), cio_err *err);
 
 /* NtCreateFile in the cancellation bracket, through `map` (RETRY, BACKOFF as fs_windows.c says). */
 cio_err cio__win_open(void *root, cio_nt_unicode_string *name, uint32_t access, uint32_t attributes, uint32_t share,
@@ -42,6 +45,9 @@ cio_err cio__win_info(bool set, void *h, void *buf, uint32_t len, uint32_t cls, 
 cio_err cio__win_open_path(cio_dir dir, const char *path, uint32_t access, uint32_t options,
                            cio__mapped (*map)(cio_ntstatus), void **out);
 cio_err cio__win_narrow(cio_err e, bool (*contains)(cio_err));
+/* The first steps of dir_rename and dir_rename_preserve: InvalidArgument for a NULL path, then
+ * old_path itself opened for DELETE into *h (errors unnarrowed). */
+cio_err cio__win_rename_source(cio_dir old_dir, const char *old_path, const char *new_path, void **h);
 /* A converted path's NT name and root directory handle (NULL: absolute). */
 cio_nt_unicode_string *cio__win_path_name(struct cio__win_path *p);
 void *cio__win_path_root(struct cio__win_path *p);

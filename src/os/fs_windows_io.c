@@ -53,13 +53,10 @@ static cio_err rw_once(bool write, void *h, void *buf, size_t len, int64_t *offs
             (void)NtWaitForSingleObject(h, 0, NULL);
             st = iosb.Status;
         }
-        if (NT_SUCCESS(st)) {
-            cio__t_syscall_end();
-            *done = (size_t)iosb.Information;
-            return CIO_OK;
-        }
-        if (cio__win_nt_retry(map(st), &e))
+        if (cio__win_nt_again(st, map, &e))
             continue;
+        if (NT_SUCCESS(st))
+            *done = (size_t)iosb.Information;
         return e;
     }
 }

@@ -7,8 +7,8 @@
  * - Permission bits: Windows keeps one of them, the read-only attribute. Bits with no write bit
  *   (mode & 0222 == 0) set it; any write bit clears it; stat reports it back as the missing write
  *   bits (fs_windows.c). Other attributes are kept.
- * - Owners: NT files have security descriptors, not uids and gids: OperationUnsupported (after the
- *   argument checks).
+ * - Owners: NT files have security descriptors, not uids and gids: OperationUnsupported
+ *   (fs_owner_none.c).
  * - Hard links: FileLinkInformation (FILE_RENAME_INFORMATION's layout, ReplaceIfExists off) on a
  *   handle to the old file, opened by path (FILE_OPEN_REPARSE_POINT with CIO_NO_FOLLOW) or the open
  *   file itself; the new name is converted like every path (root = new_dir's handle or absolute).
@@ -113,20 +113,6 @@ cio_err cio__os_dir_set_file_permissions(void *ud, cio_dir dir, const char *path
     if (e == CIO_E_SHARING_VIOLATION || e == CIO_E_IS_DIR)
         e = CIO_E_ACCESS_DENIED;
     return CIO__IN_SET(dir_set_file_permissions, cio__win_narrow(e, cio_errset_dir_set_file_permissions_contains));
-}
-
-/* ---- owners: none on NT ----------------------------------------------------------------------------- */
-
-cio_err cio__os_file_set_owner(void *ud, cio_file file, uint32_t uid, uint32_t gid)
-{
-    (void)ud, (void)file, (void)uid, (void)gid;
-    return CIO_E_OPERATION_UNSUPPORTED;
-}
-
-cio_err cio__os_dir_set_owner(void *ud, cio_dir dir, uint32_t uid, uint32_t gid)
-{
-    (void)ud, (void)dir, (void)uid, (void)gid;
-    return CIO_E_OPERATION_UNSUPPORTED;
 }
 
 cio_err cio__os_dir_set_file_owner(void *ud, cio_dir dir, const char *path, uint32_t uid, uint32_t gid, unsigned flags)

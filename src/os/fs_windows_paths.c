@@ -30,16 +30,6 @@
 
 #define WIDE_MAX CIO__WIN_NT_PATH_MAX
 
-static cio_err check_out(char *buf, size_t len, size_t *out_len)
-{
-    if (out_len != NULL)
-        *out_len = 0;
-    if (buf == NULL || len == 0 || out_len == NULL)
-        return CIO_E_INVALID_ARGUMENT;
-    buf[0] = '\0';
-    return CIO_OK;
-}
-
 /* WTF-16 `w` (n units, "\\?\" prefix and all) into buf as WTF-8 with a NUL. */
 static cio_err narrow_path(uint16_t *w, size_t n, char *buf, size_t len, size_t *out_len)
 {
@@ -67,8 +57,13 @@ static cio_err narrow_path(uint16_t *w, size_t n, char *buf, size_t len, size_t 
     return CIO_OK;
 }
 
-static cio_err real_path_of(void *h, char *buf, size_t len, size_t *out_len)
+/* The real path of handle h (NULL: the current directory, when `cwd` allows it; InvalidArgument
+ * otherwise) into buf, after the checks of buf. */
+static cio_err real_path_of(void *h, bool cwd, char *buf, size_t len, size_t *out_len)
 {
+    cio_err e = cio__os_path_out_init(buf, len, out_len);
+    if (e != CIO_OK || (h == NULL && !cwd))
+        return CIO_E_INVALID_ARGUMENT;
     uint16_t *w = (uint16_t *)CIO__SYS(malloc, win_real_path)(WIDE_MAX * sizeof(uint16_t));
     if (w == NULL)
         return CIO_E_SYSTEM_RESOURCES;
@@ -77,7 +72,6 @@ static cio_err real_path_of(void *h, char *buf, size_t len, size_t *out_len)
         n = CIO__SYS(GetCurrentDirectoryW, real_path_cwd)(WIDE_MAX, (WCHAR *)w);
     else
         n = CIO__SYS(GetFinalPathNameByHandleW, real_path)(h, (WCHAR *)w, WIDE_MAX, 0 /* normalized, DOS */);
-    cio_err e;
     if (n == 0 || n >= WIDE_MAX) {
         DWORD code = GetLastError();
         e = code == ERROR_NOT_ENOUGH_MEMORY || code == ERROR_OUTOFMEMORY   ? CIO_E_SYSTEM_RESOURCES
@@ -95,25 +89,19 @@ static cio_err real_path_of(void *h, char *buf, size_t len, size_t *out_len)
 cio_err cio__os_file_real_path(void *ud, cio_file file, char *buf, size_t len, size_t *out_len)
 {
     (void)ud;
-    cio_err e = check_out(buf, len, out_len);
-    if (e == CIO_OK)
-        e = file.handle == NULL ? CIO_E_INVALID_ARGUMENT : real_path_of(file.handle, buf, len, out_len);
-    return CIO__IN_SET(file_real_path, e);
+    return CIO__IN_SET(file_real_path, real_path_of(file.handle, false, buf, len, out_len));
 }
 
 cio_err cio__os_dir_real_path(void *ud, cio_dir dir, char *buf, size_t len, size_t *out_len)
 {
     (void)ud;
-    cio_err e = check_out(buf, len, out_len);
-    if (e == CIO_OK)
-        e = real_path_of(dir.handle, buf, len, out_len);
-    return CIO__IN_SET(file_real_path, e);
+    return CIO__IN_SET(file_real_path, real_path_of(dir.handle, true, buf, len, out_len));
 }
 
 cio_err cio__os_dir_real_path_file(void *ud, cio_dir dir, const char *path, char *buf, size_t len, size_t *out_len)
 {
     (void)ud;
-    cio_err e = check_out(buf, len, out_len);
+    cio_err e = cio__os_path_out_init(buf, len, out_len);
     if (e != CIO_OK || path == NULL)
         return CIO_E_INVALID_ARGUMENT;
     void *h = NULL;
@@ -121,7 +109,7 @@ cio_err cio__os_dir_real_path_file(void *ud, cio_dir dir, const char *path, char
                            CIO_NT_FILE_SYNCHRONOUS_IO_NONALERT | CIO_NT_FILE_OPEN_FOR_BACKUP_INTENT,
                            cio__ntstatus_nt_create_file, &h);
     if (e == CIO_OK) {
-        e = real_path_of(h, buf, len, out_len);
+        e = real_path_of(h, false, buf, len, out_len);
         cio_file f = {h};
         cio__os_file_close(NULL, f);
     }
@@ -132,12 +120,8 @@ cio_err cio__os_dir_rename_preserve(void *ud, cio_dir old_dir, const char *old_p
                                     const char *new_path)
 {
     (void)ud;
-    if (old_path == NULL || new_path == NULL)
-        return CIO_E_INVALID_ARGUMENT;
     void *h = NULL;
-    cio_err e = cio__win_open_path(old_dir, old_path, CIO_NT_DELETE | CIO_NT_SYNCHRONIZE,
-                                   CIO_NT_FILE_OPEN_REPARSE_POINT | CIO_NT_FILE_SYNCHRONOUS_IO_NONALERT,
-                                   cio__ntstatus_nt_create_file, &h);
+    cio_err e = cio__win_rename_source(old_dir, old_path, new_path, &h);
     e = cio__win_narrow(e == CIO_E_SHARING_VIOLATION ? CIO_E_FILE_BUSY : e, cio_errset_dir_rename_preserve_contains);
     if (e != CIO_OK)
         return CIO__IN_SET(dir_rename_preserve, e);

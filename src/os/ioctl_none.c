@@ -10,8 +10,6 @@
 cio_err cio__os_device_io_control(void *ud, struct cio_operation *op)
 {
     (void)ud;
-    if (op == NULL)
-        return CIO_E_INVALID_ARGUMENT;
-    op->count = 0;
-    return CIO_E_OPERATION_UNSUPPORTED;
+    cio_err err = cio__os_ioctl_begin(op);
+    return err != CIO_OK ? err : CIO_E_OPERATION_UNSUPPORTED;
 }

@@ -16,9 +16,8 @@
 cio_err cio__os_device_io_control(void *ud, struct cio_operation *op)
 {
     (void)ud;
-    if (op == NULL)
+    if (cio__os_ioctl_begin(op) != CIO_OK)
         return CIO_E_INVALID_ARGUMENT;
-    op->count = 0;
     cio_err err;
     int r;
     CIO__OS_SYSCALL(err, r, ioctl,

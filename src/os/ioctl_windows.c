@@ -17,9 +17,8 @@
 cio_err cio__os_device_io_control(void *ud, struct cio_operation *op)
 {
     (void)ud;
-    if (op == NULL)
+    if (cio__os_ioctl_begin(op) != CIO_OK)
         return CIO_E_INVALID_ARGUMENT;
-    op->count = 0;
     if (op->u.device_io_control.in_len > MAXDWORD || op->u.device_io_control.out_len > MAXDWORD ||
         op->u.device_io_control.code > MAXDWORD)
         return CIO_E_INVALID_ARGUMENT;

@@ -63,11 +63,7 @@ cio_err cio__os_file_memory_map_create(void *ud, cio_file file, const cio_memory
         cio__mapped m = cio__errno_mmap_file(e);
         return CIO__IN_SET(file_memory_map_create, m.action == CIO__MAP_BUG ? CIO__BUG("mmap") : m.err);
     }
-    out->memory = (uint8_t *)p;
-    out->len = options->len;
-    out->mapped = true;
-    out->section = NULL;
-    return CIO_OK;
+    return cio__os_map_made(out, p, options->len, NULL);
 }
 
 void cio__os_file_memory_map_destroy(void *ud, cio_memory_map *mm)
@@ -81,9 +77,7 @@ cio_err cio__os_file_memory_map_read(void *ud, cio_memory_map *mm)
 {
     (void)ud;
     cio_err err;
-    int r;
-    CIO__OS_SYSCALL(err, r, msync_read, CIO__SYS(msync, memory_map_read)(mm->memory, mm->len, MS_INVALIDATE));
-    (void)r;
+    CIO__OS_CALL(err, msync_read, CIO__SYS(msync, memory_map_read)(mm->memory, mm->len, MS_INVALIDATE));
     return CIO__IN_SET(file_read_positional, err);
 }
 
@@ -91,8 +85,6 @@ cio_err cio__os_file_memory_map_write(void *ud, cio_memory_map *mm)
 {
     (void)ud;
     cio_err err;
-    int r;
-    CIO__OS_SYSCALL(err, r, msync_write, CIO__SYS(msync, memory_map_write)(mm->memory, mm->len, MS_SYNC));
-    (void)r;
+    CIO__OS_CALL(err, msync_write, CIO__SYS(msync, memory_map_write)(mm->memory, mm->len, MS_SYNC));
     return CIO__IN_SET(file_write_positional, err);
 }

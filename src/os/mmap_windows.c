@@ -69,11 +69,7 @@ cio_err cio__os_file_memory_map_create(void *ud, cio_file file, const cio_memory
         (void)CIO__SYS(CloseHandle, memory_map_undo)(section);
         return err == CIO_E_OPERATION_UNSUPPORTED ? err : CIO__IN_SET(file_memory_map_create, err);
     }
-    out->memory = (uint8_t *)view;
-    out->len = options->len;
-    out->mapped = true;
-    out->section = section;
-    return CIO_OK;
+    return cio__os_map_made(out, view, options->len, section);
 }
 
 void cio__os_file_memory_map_destroy(void *ud, cio_memory_map *mm)

@@ -113,6 +113,16 @@ cio__os_deadline cio__os_deadline_from(cio_timeout t)
     return d;
 }
 
+int cio__os_shutdown_how(int how)
+{
+    switch (how) {
+    case CIO_SHUTDOWN_RECEIVE: return CIO__OS_SHUT_RD;
+    case CIO_SHUTDOWN_SEND: return CIO__OS_SHUT_WR;
+    case CIO_SHUTDOWN_BOTH: return CIO__OS_SHUT_RDWR;
+    default: return -1;
+    }
+}
+
 int cio__os_backlog(const cio_listen_options *options, int max)
 {
     uint32_t b = options->backlog == 0 ? 128u : options->backlog;
@@ -141,14 +151,8 @@ cio_err cio__os_sockopt_undescribed(int option)
 int64_t cio__os_sockopt_read_back(int option, int64_t value)
 {
     switch (option) {
-    case CIO_SOCKOPT_NODELAY:
-    case CIO_SOCKOPT_KEEPALIVE:
-    case CIO_SOCKOPT_REUSE_ADDRESS:
-    case CIO_SOCKOPT_REUSE_PORT:
-    case CIO_SOCKOPT_IP6_ONLY:
-    case CIO_SOCKOPT_BROADCAST:
-    case CIO_SOCKOPT_MULTICAST_LOOP:
-    case CIO_SOCKOPT_MULTICAST_LOOP6: return value != 0;
+    CIO__SOCKOPT_FLAG_CASES:
+        return value != 0;
     default: return value;
     }
 }

@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "cio/net.h"
 #include "cio/target.h"
@@ -23,10 +24,16 @@
 #include <winsock2.h>
 #include <ws2tcpip.h>
 #include <afunix.h>
+#define CIO__OS_SHUT_RD SD_RECEIVE
+#define CIO__OS_SHUT_WR SD_SEND
+#define CIO__OS_SHUT_RDWR SD_BOTH
 #else
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#define CIO__OS_SHUT_RD SHUT_RD
+#define CIO__OS_SHUT_WR SHUT_WR
+#define CIO__OS_SHUT_RDWR SHUT_RDWR
 #endif
 
 /* Every sockaddr a socket slot hands the OS, in one piece of storage. */
@@ -37,6 +44,13 @@ typedef union cio__os_sockaddr_any {
     struct sockaddr_un un;
     struct sockaddr_storage storage;
 } cio__os_sockaddr_any;
+
+/* sa all zero, for the OS to fill: its size, the length to hand the call. */
+static inline socklen_t cio__os_sockaddr_clear(cio__os_sockaddr_any *sa)
+{
+    memset(sa, 0, sizeof *sa);
+    return (socklen_t)sizeof *sa;
+}
 
 /* An IPv4/IPv6 address as a sockaddr in *sa, its length in *len; false for another family. */
 bool cio__os_sockaddr_from_ip(const cio_ip_address *a, struct sockaddr_storage *sa, socklen_t *len);
@@ -79,6 +93,9 @@ cio_err cio__os_sockopt_undescribed(int option);
  * answer the option's bit, e.g. 0x200 for SO_REUSEPORT; Windows a BOOL). */
 int64_t cio__os_sockopt_read_back(int option, int64_t value);
 cio_err cio__os_sockopts_apply(cio_handle socket, cio_ip_family family, bool tcp, const cio_sockopts *options);
+
+/* A cio_shutdown_how as shutdown(2)'s (Winsock's) `how`; -1 for a value that is none of them. */
+int cio__os_shutdown_how(int how);
 
 /* The listen backlog asked for (0: 128), at most `max`. */
 int cio__os_backlog(const cio_listen_options *options, int max);

@@ -33,9 +33,7 @@ cio_err cio__os_net_socket_pair(void *ud, cio_stream *out)
         return CIO_E_INVALID_ARGUMENT;
     int fds[2] = {-1, -1};
     cio_err err;
-    int r;
-    CIO__OS_SYSCALL(err, r, socketpair, CIO__SYS(socketpair, socket_pair)(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds));
-    (void)r;
+    CIO__OS_CALL(err, socketpair, CIO__SYS(socketpair, socket_pair)(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds));
     if (err != CIO_OK)
         return CIO__IN_SET(net_socket_create_pair, err);
     memset(out, 0, 2 * sizeof *out);

@@ -32,8 +32,7 @@
 static void own_address(SOCKET s, cio_ip_address *out)
 {
     cio__os_sockaddr_any sa;
-    int len = (int)sizeof sa;
-    memset(&sa, 0, sizeof sa);
+    int len = cio__os_sockaddr_clear(&sa);
     memset(out, 0, sizeof *out);
     if (CIO__SYS(wsa_getsockname, socket_pair)(s, &sa.sa, &len) == 0)
         cio__os_sockaddr_to_ip(&sa.storage, (socklen_t)len, out);

@@ -44,6 +44,7 @@
 
 #include "cio/errmap.h"
 #include "cio/net.h"
+#include "errno_step.h"
 #include "internal.h"
 #include "internal/cio_oscalls.h"
 #include "net_posix.h" /* net_common.h, and the accept with flags */
@@ -107,15 +108,8 @@ static cio_err poll_one(int fd, short events, const deadline *d)
             }
             continue; /* woke a little early: poll again with what is left */
         }
-        cio__mapped m = cio__errno_poll(errno);
-        if (m.action == CIO__MAP_RETRY) {
-            err = cio__t_syscall_interrupted();
-            if (err != CIO_OK)
-                return err;
-            continue;
-        }
-        cio__t_syscall_end();
-        return mapped_error(m);
+        if (!cio__os_errno_again(cio__errno_poll(errno), "net: an errno that means a bug", &err))
+            return err;
     }
     cio__t_syscall_end();
     return CIO_OK;
@@ -144,22 +138,17 @@ static void close_fd(int fd)
 static cio_err set_int_option(int fd, int level, int name, int value)
 {
     cio_err err;
-    int r;
-    CIO__OS_SYSCALL(err, r, setsockopt,
-                    CIO__SYS(setsockopt, set_int_option)(fd, level, name, &value, (socklen_t)sizeof value));
-    (void)r;
+    CIO__OS_CALL(err, setsockopt,
+                 CIO__SYS(setsockopt, set_int_option)(fd, level, name, &value, (socklen_t)sizeof value));
     return err;
 }
 
 static cio_err local_address(int fd, cio_ip_address *out)
 {
     sockaddr_any sa;
-    socklen_t len = (socklen_t)sizeof sa;
+    socklen_t len = cio__os_sockaddr_clear(&sa);
     cio_err err;
-    int r;
-    memset(&sa, 0, sizeof sa);
-    CIO__OS_SYSCALL(err, r, getsockname, CIO__SYS(getsockname, local_address)(fd, &sa.sa, &len));
-    (void)r;
+    CIO__OS_CALL(err, getsockname, CIO__SYS(getsockname, local_address)(fd, &sa.sa, &len));
     if (err == CIO_OK)
         cio__os_sockaddr_to_ip(&sa.storage, len, out);
     return err;
@@ -232,8 +221,7 @@ cio_err cio__os_net_accept_flags(cio_handle listener, cio_stream *out, int flags
     if (out == NULL)
         return CIO_E_INVALID_ARGUMENT;
     sockaddr_any sa;
-    socklen_t len = (socklen_t)sizeof sa;
-    memset(&sa, 0, sizeof sa);
+    socklen_t len = cio__os_sockaddr_clear(&sa);
     cio_err err;
     int fd;
     CIO__OS_SYSCALL(err, fd, accept4, CIO__SYS(accept4, accept)(listener, &sa.sa, &len, SOCK_CLOEXEC | flags));
@@ -363,17 +351,11 @@ cio_err cio__os_net_write(void *ud, cio_handle stream, const cio_const_iovec *io
 cio_err cio__os_net_shutdown(void *ud, cio_handle socket, int how)
 {
     (void)ud;
-    int os_how;
-    switch (how) {
-    case CIO_SHUTDOWN_RECEIVE: os_how = SHUT_RD; break;
-    case CIO_SHUTDOWN_SEND: os_how = SHUT_WR; break;
-    case CIO_SHUTDOWN_BOTH: os_how = SHUT_RDWR; break;
-    default: return CIO_E_INVALID_ARGUMENT;
-    }
+    int os_how = cio__os_shutdown_how(how);
+    if (os_how < 0)
+        return CIO_E_INVALID_ARGUMENT;
     cio_err err;
-    int r;
-    CIO__OS_SYSCALL(err, r, shutdown, CIO__SYS(shutdown, net_shutdown)(socket, os_how));
-    (void)r;
+    CIO__OS_CALL(err, shutdown, CIO__SYS(shutdown, net_shutdown)(socket, os_how));
     return CIO__IN_SET(net_shutdown, err);
 }
 

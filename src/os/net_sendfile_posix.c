@@ -17,6 +17,7 @@
 
 #include "cio/errmap.h"
 #include "cio/net.h"
+#include "errno_step.h"
 #include "internal.h"
 #include "os.h"
 
@@ -49,16 +50,9 @@ cio_err cio__os_net_write_file(void *ud, cio_handle stream, cio_file file, uint6
             cio__t_syscall_end();
             return CIO_E_UNIMPLEMENTED;
         }
-        cio__mapped m = cio__errno_sendfile(e);
-        if (m.action == CIO__MAP_RETRY) {
-            err = cio__t_syscall_interrupted();
-            if (err != CIO_OK)
-                return err;
+        if (cio__os_errno_again(cio__errno_sendfile(e), "sendfile: an errno that means a bug", &err))
             continue;
-        }
-        cio__t_syscall_end();
-        return CIO__IN_SET(net_write_file,
-                           m.action == CIO__MAP_BUG ? CIO__BUG("sendfile: an errno that means a bug") : m.err);
+        return CIO__IN_SET(net_write_file, err);
     }
     cio__t_syscall_end();
     return CIO_OK;

@@ -227,8 +227,7 @@ static cio_err set_int_option(SOCKET s, int level, int name, int value)
 static cio_err local_address(SOCKET s, cio_ip_address *out)
 {
     sockaddr_any sa;
-    int len = (int)sizeof sa;
-    memset(&sa, 0, sizeof sa);
+    int len = cio__os_sockaddr_clear(&sa);
     if (CIO__SYS(wsa_getsockname, local_address)(s, &sa.sa, &len) == SOCKET_ERROR)
         return CIO_E_SYSTEM_RESOURCES;
     cio__os_sockaddr_to_ip(&sa.storage, len, out);
@@ -294,8 +293,7 @@ static cio_err accept_one(SOCKET listener, sockaddr_any *sa, int *len, SOCKET *o
         return err;
     bool reinit = false;
     for (;;) {
-        *len = (int)sizeof *sa;
-        memset(sa, 0, sizeof *sa);
+        *len = cio__os_sockaddr_clear(sa);
         SOCKET s = CIO__SYS(wsa_accept, accept_one)(listener, &sa->sa, len);
         if (s != INVALID_SOCKET) {
             u_long on = 1;
@@ -313,12 +311,10 @@ static cio_err accept_one(SOCKET listener, sockaddr_any *sa, int *len, SOCKET *o
 cio_err cio__os_net_accept(void *ud, cio_handle listener, cio_stream *out)
 {
     (void)ud;
-    if (out == NULL)
-        return CIO_E_INVALID_ARGUMENT;
     sockaddr_any sa;
     int len;
     SOCKET s;
-    cio_err err = accept_one((SOCKET)(uintptr_t)listener, &sa, &len, &s);
+    cio_err err = out == NULL ? CIO_E_INVALID_ARGUMENT : accept_one((SOCKET)(uintptr_t)listener, &sa, &len, &s);
     if (err != CIO_OK)
         return CIO__IN_SET(net_accept, err);
     out->handle = (cio_handle)(uintptr_t)s;
@@ -452,13 +448,9 @@ cio_err cio__os_net_write(void *ud, cio_handle stream, const cio_const_iovec *io
 cio_err cio__os_net_shutdown(void *ud, cio_handle socket, int how)
 {
     (void)ud;
-    int os_how;
-    switch (how) {
-    case CIO_SHUTDOWN_RECEIVE: os_how = SD_RECEIVE; break;
-    case CIO_SHUTDOWN_SEND: os_how = SD_SEND; break;
-    case CIO_SHUTDOWN_BOTH: os_how = SD_BOTH; break;
-    default: return CIO_E_INVALID_ARGUMENT;
-    }
+    int os_how = cio__os_shutdown_how(how);
+    if (os_how < 0)
+        return CIO_E_INVALID_ARGUMENT;
     cio_err err = check_cancel_point();
     if (err != CIO_OK)
         return CIO__IN_SET(net_shutdown, err);
@@ -542,8 +534,7 @@ static cio_err receive_one(SOCKET s, cio_message *m)
     bool reinit = false;
     for (;;) {
         sockaddr_any from;
-        int flen = (int)sizeof from;
-        memset(&from, 0, sizeof from);
+        int flen = cio__os_sockaddr_clear(&from);
         int cap = m->cap > (size_t)INT_MAX ? INT_MAX : (int)m->cap;
         int n = CIO__SYS(wsa_recvfrom, receive_one)(s, (char *)m->buf, cap, 0, &from.sa, &flen);
         int code = n == SOCKET_ERROR ? WSAGetLastError() : 0;

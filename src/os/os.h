@@ -26,8 +26,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cio/batch.h"
 #include "cio/fs.h"
 #include "cio/io.h"
+#include "cio/mmap.h"
 #include "cio/net.h"
 
 /* Buffers one vectored system call is given at most (more are clamped: a partial transfer). The
@@ -109,6 +111,15 @@ void cio__os_before_close(int fd);
         }                                                                      \
     } while (0)
 
+/* CIO__OS_SYSCALL for an int call whose result says only success (not -1) or failure: `err` alone.
+ * (`err` goes in unparenthesized: CIO__OS_SYSCALL's m__.err must stay a member name.) */
+#define CIO__OS_CALL(err, op, call)          \
+    do {                                     \
+        int r__;                             \
+        CIO__OS_SYSCALL(err, r__, op, call); \
+        (void)r__;                           \
+    } while (0)
+
 /* ---- the system slots: cio__os_<name> for every row of CIO_VTABLE_SLOTS_SYSTEM (cio/io.h) -------
  * clock_posix.c, time_posix.c / time_wasi.c / time_windows.c: now, clock_resolution, sleep,
  * random_secure; random_chacha.c: random; fs_posix.c (fs_windows*.c, fs_wasi.c): the dir_ and file_
@@ -160,6 +171,62 @@ static inline cio_err cio__os_write_file_unimplemented(uint64_t *nwritten)
         return CIO_E_INVALID_ARGUMENT;
     *nwritten = 0;
     return CIO_E_UNIMPLEMENTED;
+}
+
+/* The first step of a slot that writes a path into buf (len bytes) and its length into *out_len
+ * (real_path): *out_len 0 and buf "" where they exist; InvalidArgument for no buf, no room or no
+ * out_len. fs_paths_*.c, fs_windows_paths.c. */
+static inline cio_err cio__os_path_out_init(char *buf, size_t len, size_t *out_len)
+{
+    if (out_len != NULL)
+        *out_len = 0;
+    if (buf == NULL || len == 0 || out_len == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    buf[0] = '\0';
+    return CIO_OK;
+}
+
+/* The first steps of process_current_path (process_cwd_*.c): InvalidArgument for no buf, *out_len 0
+ * where given, then the cancellation point. */
+static inline cio_err cio__os_cwd_begin(const char *buf, size_t *out_len)
+{
+    if (buf == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    if (out_len != NULL)
+        *out_len = 0;
+    return cio__t_cancel_point();
+}
+
+/* The first steps of process_set_current_path (process_cwd_*.c): InvalidArgument for no path,
+ * FileNotFound for "", then (`point`: where the call itself is not one) the cancellation point. */
+static inline cio_err cio__os_cwd_set_begin(const char *path, bool point)
+{
+    if (path == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    if (path[0] == '\0')
+        return CIO_E_FILE_NOT_FOUND;
+    return point ? cio__t_cancel_point() : CIO_OK;
+}
+
+/* The first step of device_io_control (ioctl_*.c): InvalidArgument for no operation, else its count
+ * 0 until the call succeeds. */
+static inline cio_err cio__os_ioctl_begin(struct cio_operation *op)
+{
+    if (op == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    op->count = 0;
+    return CIO_OK;
+}
+
+/* A memory map made (mmap_posix.c, mmap_windows.c): the view of `len` bytes at `memory` and the
+ * section behind it (Windows; NULL elsewhere) in *out, an OS mapping. */
+static inline cio_err cio__os_map_made(cio_memory_map *out, void *memory, size_t len, void *section)
+{
+    out->memory = (uint8_t *)memory;
+    out->len = len;
+    out->mapped = true;
+    out->section = section;
+    return CIO_OK;
 }
 
 /* Fills buf with OS entropy without blocking; false if the OS cannot (random_chacha.c falls back). */

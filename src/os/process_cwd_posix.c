@@ -21,11 +21,7 @@
 cio_err cio__os_process_current_path(void *ud, char *buf, size_t len, size_t *out_len)
 {
     (void)ud;
-    if (buf == NULL)
-        return CIO_E_INVALID_ARGUMENT;
-    if (out_len != NULL)
-        *out_len = 0;
-    cio_err err = cio__t_cancel_point();
+    cio_err err = cio__os_cwd_begin(buf, out_len);
     if (err != CIO_OK)
         return err;
     if (len < 2)
@@ -44,13 +40,8 @@ cio_err cio__os_process_current_path(void *ud, char *buf, size_t len, size_t *ou
 cio_err cio__os_process_set_current_path(void *ud, const char *path)
 {
     (void)ud;
-    if (path == NULL)
-        return CIO_E_INVALID_ARGUMENT;
-    if (path[0] == '\0')
-        return CIO__IN_SET(process_set_current_path, CIO_E_FILE_NOT_FOUND);
-    cio_err err;
-    int r;
-    CIO__OS_SYSCALL(err, r, chdir, CIO__SYS(chdir, set_current_path)(path));
-    (void)r;
+    cio_err err = cio__os_cwd_set_begin(path, false); /* the chdir's bracket is the cancellation point */
+    if (err == CIO_OK)
+        CIO__OS_CALL(err, chdir, CIO__SYS(chdir, set_current_path)(path));
     return CIO__IN_SET(process_set_current_path, err);
 }

@@ -68,11 +68,7 @@ static cio_err set_dir_error(DWORD code)
 cio_err cio__os_process_current_path(void *ud, char *buf, size_t len, size_t *out_len)
 {
     (void)ud;
-    if (buf == NULL)
-        return CIO_E_INVALID_ARGUMENT;
-    if (out_len != NULL)
-        *out_len = 0;
-    cio_err err = cio__t_cancel_point();
+    cio_err err = cio__os_cwd_begin(buf, out_len);
     if (err != CIO_OK)
         return err;
     WCHAR *w = (WCHAR *)CIO__SYS(malloc, current_path)(CIO__WIN_NT_PATH_MAX * sizeof(WCHAR));
@@ -96,13 +92,9 @@ cio_err cio__os_process_current_path(void *ud, char *buf, size_t len, size_t *ou
 cio_err cio__os_process_set_current_path(void *ud, const char *path)
 {
     (void)ud;
-    if (path == NULL)
-        return CIO_E_INVALID_ARGUMENT;
-    if (path[0] == '\0')
-        return CIO__IN_SET(process_set_current_path, CIO_E_FILE_NOT_FOUND);
-    cio_err err = cio__t_cancel_point();
+    cio_err err = cio__os_cwd_set_begin(path, true);
     if (err != CIO_OK)
-        return err;
+        return CIO__IN_SET(process_set_current_path, err);
     size_t len = strlen(path);
     WCHAR *w = (WCHAR *)CIO__SYS(malloc, set_current_path)((len + 1) * sizeof(WCHAR));
     if (w == NULL)

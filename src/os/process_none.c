@@ -1,6 +1,7 @@
 /*
  * Child processes where this port has none (WASI: no processes at all): spawn and replace are
- * OperationUnsupported, so no child can exist, and wait/kill of one that does not exist say so.
+ * OperationUnsupported (replace: process_replace_none.c), so no child can exist, and wait/kill of
+ * one that does not exist say so.
  * Also fchdir where the C library has none (WASI). No state, no system calls.
  */
 #include <stddef.h>
@@ -51,19 +52,6 @@ void cio__os_child_kill(void *ud, cio_child *child)
     (void)ud, (void)child;
 }
 
-cio_err cio__os_process_replace(void *ud, const cio_spawn_options *options)
-{
-    (void)ud;
-    if (options == NULL)
-        return CIO_E_INVALID_ARGUMENT;
-    return CIO__IN_SET(process_replace, CIO_E_OPERATION_UNSUPPORTED);
-}
-
-cio_err cio__os_process_replace_path(void *ud, cio_dir dir, const cio_spawn_options *options)
-{
-    (void)dir;
-    return cio__os_process_replace(ud, options);
-}
 
 cio_err cio__os_process_set_current_dir(void *ud, cio_dir dir)
 {

@@ -411,32 +411,41 @@ static void child_clear(cio_child *out)
         out->stdio[i].handle = -1;
 }
 
+/* A plan (every descriptor slot empty, -1) with its environment and stdio (`spawn`: the parent's
+ * pipe ends too). On failure the plan is released already. */
+static cio_err plan_make(struct plan *p, const cio_spawn_options *o, bool at_dir, int dirfd, bool spawn)
+{
+    memset(p, 0, sizeof *p);
+    p->o = o;
+    p->at_dir = at_dir;
+    p->dirfd = dirfd;
+    for (int i = 0; i < 3; i++)
+        p->child_fd[i] = p->parent_fd[i] = -1;
+    for (int i = 0; i < 4; i++)
+        p->close_fd[i] = -1;
+    p->report[0] = p->report[1] = -1;
+    cio_err err = build_env(p);
+    if (err == CIO_OK)
+        err = plan_stdio(p, spawn);
+    if (err != CIO_OK)
+        plan_release(p, true);
+    return err;
+}
+
 static cio_err spawn_common(bool at_dir, int dirfd, const cio_spawn_options *o, cio_child *out)
 {
     if (out == NULL)
         return CIO_E_INVALID_ARGUMENT;
     child_clear(out);
     cio_err err = check_options(o, at_dir, dirfd);
-    if (err != CIO_OK)
-        return err;
-    err = cio__t_cancel_point();
-    if (err != CIO_OK)
-        return err;
+    if (err == CIO_OK)
+        err = cio__t_cancel_point();
     struct plan p;
-    memset(&p, 0, sizeof p);
-    p.o = o;
-    p.at_dir = at_dir;
-    p.dirfd = dirfd;
-    for (int i = 0; i < 3; i++)
-        p.child_fd[i] = p.parent_fd[i] = -1;
-    for (int i = 0; i < 4; i++)
-        p.close_fd[i] = -1;
-    p.report[0] = p.report[1] = -1;
-    err = build_env(&p);
     if (err == CIO_OK)
-        err = plan_stdio(&p, true);
-    if (err == CIO_OK)
-        err = make_pipe(p.report);
+        err = plan_make(&p, o, at_dir, dirfd, true);
+    if (err != CIO_OK)
+        return err;
+    err = make_pipe(p.report);
     if (err != CIO_OK) {
         plan_release(&p, true);
         return err;
@@ -498,26 +507,12 @@ cio_err cio__os_process_spawn_path(void *ud, cio_dir dir, const cio_spawn_option
 
 static cio_err replace_common(bool at_dir, int dirfd, const cio_spawn_options *o)
 {
+    struct plan p;
     cio_err err = check_options(o, at_dir, dirfd);
+    if (err == CIO_OK)
+        err = plan_make(&p, o, at_dir, dirfd, false);
     if (err != CIO_OK)
         return err;
-    struct plan p;
-    memset(&p, 0, sizeof p);
-    p.o = o;
-    p.at_dir = at_dir;
-    p.dirfd = dirfd;
-    for (int i = 0; i < 3; i++)
-        p.child_fd[i] = p.parent_fd[i] = -1;
-    for (int i = 0; i < 4; i++)
-        p.close_fd[i] = -1;
-    p.report[0] = p.report[1] = -1;
-    err = build_env(&p);
-    if (err == CIO_OK)
-        err = plan_stdio(&p, false);
-    if (err != CIO_OK) {
-        plan_release(&p, true);
-        return err;
-    }
     /* only the exec itself: stdio, directory and groups of the running process are its own to change
      * (a failed replace must leave the process as it was) */
     if (o->cwd != NULL || o->cwd_dir != NULL || o->set_pgid || o->new_session || o->set_uid || o->set_gid ||
@@ -552,8 +547,6 @@ cio_err cio__os_process_set_current_dir(void *ud, cio_dir dir)
     if (dir.handle == AT_FDCWD)
         return cio__t_cancel_point();
     cio_err err;
-    int r;
-    CIO__OS_SYSCALL(err, r, fchdir, CIO__SYS(fchdir, set_current_dir)(dir.handle));
-    (void)r;
+    CIO__OS_CALL(err, fchdir, CIO__SYS(fchdir, set_current_dir)(dir.handle));
     return CIO__IN_SET(process_set_current_dir, err);
 }

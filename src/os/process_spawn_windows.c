@@ -22,8 +22,8 @@
  *   cio__win_dir_wpath): spawn_path passes the program as CreateProcessW's application name (no
  *   search; ".exe" added to a last component without an extension, as CreateProcessW does for a
  *   command line's first word); cio_dir_cwd() (a NULL handle) is the current directory as it is.
- * - Replace is OperationUnsupported: Windows has no exec, and Zig's processReplace returns
- *   OperationUnsupported there too (std.process.can_replace is false on Windows); emulating it
+ * - Replace is OperationUnsupported (process_replace_none.c): Windows has no exec, and Zig's
+ *   processReplace returns OperationUnsupported there too (std.process.can_replace is false on Windows); emulating it
  *   (spawn, wait, exit with the child's code) would change the process id and what a parent sees.
  *   Process groups are CREATE_NEW_PROCESS_GROUP; sessions and ids do not exist
  *   (OperationUnsupported).
@@ -565,20 +565,4 @@ void cio__os_child_kill(void *ud, cio_child *child)
     (void)CIO__SYS(TerminateProcess, child_kill)(child->handle, 1);
     (void)CIO__SYS(WaitForSingleObjectEx, child_kill)(child->handle, INFINITE, FALSE);
     finish(child, NULL);
-}
-
-/* ---- no exec on Windows (see the invariants) -------------------------------------------------------------- */
-
-cio_err cio__os_process_replace(void *ud, const cio_spawn_options *options)
-{
-    (void)ud;
-    if (options == NULL)
-        return CIO_E_INVALID_ARGUMENT;
-    return CIO__IN_SET(process_replace, CIO_E_OPERATION_UNSUPPORTED);
-}
-
-cio_err cio__os_process_replace_path(void *ud, cio_dir dir, const cio_spawn_options *options)
-{
-    (void)dir;
-    return cio__os_process_replace(ud, options);
 }

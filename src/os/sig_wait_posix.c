@@ -178,9 +178,7 @@ cio_err cio__os_signal_wait(void *ud, const cio_sigset *set, int *signo)
         p.fd = w.rfd;
         p.events = POLLIN;
         p.revents = 0;
-        int r;
-        CIO__OS_SYSCALL(err, r, sigwait_poll, CIO__SYS(poll, sigwait)(&p, 1, -1));
-        (void)r;
+        CIO__OS_CALL(err, sigwait_poll, CIO__SYS(poll, sigwait)(&p, 1, -1));
         if (err != CIO_OK)
             break;
     }

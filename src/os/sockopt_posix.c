@@ -76,18 +76,14 @@ static bool describe(int option, int *level, int *name, enum kind *kind)
 static cio_err set_raw(int fd, int level, int name, const void *value, socklen_t len)
 {
     cio_err err;
-    int r;
-    CIO__OS_SYSCALL(err, r, sockopt_set, CIO__SYS(setsockopt, sockopt_set)(fd, level, name, value, len));
-    (void)r;
+    CIO__OS_CALL(err, sockopt_set, CIO__SYS(setsockopt, sockopt_set)(fd, level, name, value, len));
     return err;
 }
 
 static cio_err get_raw(int fd, int level, int name, void *value, socklen_t *len)
 {
     cio_err err;
-    int r;
-    CIO__OS_SYSCALL(err, r, sockopt_get, CIO__SYS(getsockopt, sockopt_get)(fd, level, name, value, len));
-    (void)r;
+    CIO__OS_CALL(err, sockopt_get, CIO__SYS(getsockopt, sockopt_get)(fd, level, name, value, len));
     return err;
 }
 
@@ -154,45 +150,37 @@ cio_err cio__os_net_multicast(void *ud, cio_handle socket, int op, const cio_ip_
         if (iface->family == CIO_IP4) {
             struct in_addr a;
             memcpy(&a.s_addr, iface->bytes, 4);
-            int r;
-            CIO__OS_SYSCALL(err, r, multicast,
-                            CIO__SYS(setsockopt, multicast)(socket, IPPROTO_IP, IP_MULTICAST_IF, &a,
-                                                            (socklen_t)sizeof a));
-            (void)r;
+            CIO__OS_CALL(err, multicast,
+                         CIO__SYS(setsockopt, multicast)(socket, IPPROTO_IP, IP_MULTICAST_IF, &a, (socklen_t)sizeof a));
         } else {
             unsigned int index = iface->scope_id;
-            int r;
-            CIO__OS_SYSCALL(err, r, multicast,
-                            CIO__SYS(setsockopt, multicast)(socket, IPPROTO_IPV6, IPV6_MULTICAST_IF, &index,
-                                                            (socklen_t)sizeof index));
-            (void)r;
+            CIO__OS_CALL(err, multicast,
+                         CIO__SYS(setsockopt, multicast)(socket, IPPROTO_IPV6, IPV6_MULTICAST_IF, &index,
+                                                         (socklen_t)sizeof index));
         }
         return CIO__IN_SET(net_multicast, err);
     }
     if (group == NULL || (op != 0 && op != 1))
         return CIO_E_INVALID_ARGUMENT;
-    int r;
     if (group->family == CIO_IP4) {
         struct ip_mreq m;
         memset(&m, 0, sizeof m);
         memcpy(&m.imr_multiaddr.s_addr, group->bytes, 4);
         if (iface != NULL)
             memcpy(&m.imr_interface.s_addr, iface->bytes, 4);
-        CIO__OS_SYSCALL(err, r, multicast,
-                        CIO__SYS(setsockopt, multicast)(socket, IPPROTO_IP,
-                                                        op == 0 ? IP_ADD_MEMBERSHIP : IP_DROP_MEMBERSHIP, &m,
-                                                        (socklen_t)sizeof m));
+        CIO__OS_CALL(err, multicast,
+                     CIO__SYS(setsockopt, multicast)(socket, IPPROTO_IP,
+                                                     op == 0 ? IP_ADD_MEMBERSHIP : IP_DROP_MEMBERSHIP, &m,
+                                                     (socklen_t)sizeof m));
     } else {
         struct ipv6_mreq m;
         memset(&m, 0, sizeof m);
         memcpy(&m.ipv6mr_multiaddr, group->bytes, 16);
         m.ipv6mr_interface = iface != NULL ? iface->scope_id : group->scope_id;
-        CIO__OS_SYSCALL(err, r, multicast,
-                        CIO__SYS(setsockopt, multicast)(socket, IPPROTO_IPV6,
-                                                        op == 0 ? IPV6_JOIN_GROUP : IPV6_LEAVE_GROUP, &m,
-                                                        (socklen_t)sizeof m));
+        CIO__OS_CALL(err, multicast,
+                     CIO__SYS(setsockopt, multicast)(socket, IPPROTO_IPV6, op == 0 ? IPV6_JOIN_GROUP : IPV6_LEAVE_GROUP,
+                                                     &m, (socklen_t)sizeof m));
     }
-    (void)r;
     return CIO__IN_SET(net_multicast, err);
 }
 
@@ -202,15 +190,12 @@ cio_err cio__os_net_socket_address(void *ud, cio_handle socket, bool peer, cio_i
     if (out == NULL)
         return CIO_E_INVALID_ARGUMENT;
     cio__os_sockaddr_any sa;
-    socklen_t len = (socklen_t)sizeof sa;
-    memset(&sa, 0, sizeof sa);
+    socklen_t len = cio__os_sockaddr_clear(&sa);
     cio_err err;
-    int r;
     if (peer)
-        CIO__OS_SYSCALL(err, r, socket_address, CIO__SYS(getpeername, socket_address)(socket, &sa.sa, &len));
+        CIO__OS_CALL(err, socket_address, CIO__SYS(getpeername, socket_address)(socket, &sa.sa, &len));
     else
-        CIO__OS_SYSCALL(err, r, socket_address, CIO__SYS(getsockname, socket_address)(socket, &sa.sa, &len));
-    (void)r;
+        CIO__OS_CALL(err, socket_address, CIO__SYS(getsockname, socket_address)(socket, &sa.sa, &len));
     if (err == CIO_OK)
         cio__os_sockaddr_to_ip(&sa.storage, len, out);
     return CIO__IN_SET(net_socket_address, err);

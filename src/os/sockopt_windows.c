@@ -186,8 +186,7 @@ cio_err cio__os_net_socket_address(void *ud, cio_handle socket, bool peer, cio_i
         return CIO_E_INVALID_ARGUMENT;
     SOCKET s = (SOCKET)(uintptr_t)socket;
     cio__os_sockaddr_any sa;
-    int len = (int)sizeof sa;
-    memset(&sa, 0, sizeof sa);
+    int len = cio__os_sockaddr_clear(&sa);
     cio_err err;
     int r;
     if (peer)

@@ -6,9 +6,9 @@
  * - A step measures what is left of the deadline (fixed once by time_posix.c, on CLOCK_MONOTONIC or
  *   CLOCK_REALTIME) and sleeps that long; after it, or after EINTR, the next step measures again,
  *   so an interruption never lengthens the sleep.
- * - cio_random's seed comes from cio__os_seed (getentropy never blocks on OpenBSD: the kernel's
- *   pool is seeded at boot); cio_random_secure reads getentropy every call, in 256-byte pieces (its
- *   limit per call).
+ * - cio_random's seed comes from cio__os_seed (seed_getentropy.c: getentropy never blocks on
+ *   OpenBSD, the kernel's pool is seeded at boot); cio_random_secure reads getentropy every call, in
+ *   256-byte pieces (its limit per call).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -34,20 +34,7 @@ int cio__os_sleep_step(const cio__os_deadline *d)
     return nanosleep(&left, NULL) == 0 ? CIO__OS_SLEEP_AGAIN : errno;
 }
 
-/* ---- cio_random's seed (the generator is random_chacha.c) ------------------------------------- */
-
-bool cio__os_seed(void *buf, size_t len)
-{
-    unsigned char *p = (unsigned char *)buf;
-    while (len > 0) {
-        size_t n = len > GETENTROPY_MAX ? GETENTROPY_MAX : len;
-        if (getentropy(p, n) != 0)
-            return false;
-        p += n;
-        len -= n;
-    }
-    return true;
-}
+/* ---- cio_random_secure (the seed: seed_getentropy.c) ----------------------------------------- */
 
 cio_err cio__os_random_secure(void *ud, void *buf, size_t len)
 {

@@ -101,12 +101,11 @@ cio_err cio__t_syscall_begin(void)
     }
 }
 
+/* The same question as a cancellation point: a request taken (REQ -> ACK) ends the interrupted call
+ * with the bracket closed; none leaves it open for the retry. */
 cio_err cio__t_syscall_interrupted(void)
 {
-    struct cio_any_future *t;
-    if (!cancelable_here(&t))
-        return not_here();
-    return take_request(t) ? CIO_E_CANCELED : CIO_OK;
+    return cio__t_cancel_point();
 }
 
 void cio__t_syscall_end(void)

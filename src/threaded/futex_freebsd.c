@@ -8,8 +8,8 @@
  * - A timeout is handed to the kernel as an absolute deadline (struct _umtx_time with UMTX_ABSTIME,
  *   passed as uaddr = its size, uaddr2 = its address), computed once up front, so EINTR retries never
  *   extend it: CLOCK_REALTIME for a CIO_CLOCK_REAL deadline, CLOCK_MONOTONIC otherwise. The
- *   deadline, the bracket and the outcome are wait_posix.c's loop; only the syscall (wait_once)
- *   is here.
+ *   deadline, the bracket and the outcome are wait_posix.c's loop (joined by futex_common.c); only
+ *   the syscall (cio__t_futex_wait_once) is here.
  * - A word that already differs returns at once with success (the kernel compares under its own
  *   lock); so does a wake-up that may be spurious: callers re-check their condition.
  * - A cancelable wait is a bracketed syscall (cancel.c): the cancel signal, installed without
@@ -27,9 +27,9 @@
 #include "internal.h"
 #include "task.h"
 #include "threaded.h"
-#include "wait_posix.h"
+#include "futex_common.h"
 
-static int wait_once(const _Atomic(uint32_t) *ptr, uint32_t expected, const cio__os_deadline *d)
+int cio__t_futex_wait_once(const _Atomic(uint32_t) *ptr, uint32_t expected, const cio__os_deadline *d)
 {
     struct _umtx_time deadline;
     deadline._flags = UMTX_ABSTIME;
@@ -41,15 +41,7 @@ static int wait_once(const _Atomic(uint32_t) *ptr, uint32_t expected, const cio_
     return rc == 0 ? 0 : errno;
 }
 
-cio_err cio__t_os_futex_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout, _Bool cancelable)
+void cio__t_futex_wake_n(const _Atomic(uint32_t) *ptr, int n)
 {
-    return cio__os_futex_wait_loop(ptr, expected, timeout, cancelable, wait_once);
-}
-
-void cio__t_os_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters)
-{
-    if (max_waiters == 0)
-        return;
-    unsigned long n = max_waiters > (uint32_t)INT_MAX ? (unsigned long)INT_MAX : (unsigned long)max_waiters;
-    (void)_umtx_op((void *)(uintptr_t)(const volatile void *)ptr, UMTX_OP_WAKE_PRIVATE, n, NULL, NULL);
+    (void)_umtx_op((void *)(uintptr_t)(const volatile void *)ptr, UMTX_OP_WAKE_PRIVATE, (unsigned long)n, NULL, NULL);
 }

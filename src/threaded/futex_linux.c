@@ -6,8 +6,8 @@
  * - Waits are private (FUTEX_PRIVATE_FLAG): cio futex words never live in shared memory.
  * - A timeout becomes an absolute CLOCK_MONOTONIC deadline once, up front (FUTEX_WAIT_BITSET), so
  *   EINTR retries never extend it; a CIO_CLOCK_REAL deadline uses FUTEX_CLOCK_REALTIME. The
- *   deadline, the bracket and the outcome are wait_posix.c's loop; only the syscall (wait_once)
- *   is here.
+ *   deadline, the bracket and the outcome are wait_posix.c's loop (joined by futex_common.c); only
+ *   the syscall (cio__t_futex_wait_once) is here.
  * - A cancelable wait is a bracketed syscall (cancel.c): the cancel signal makes it return EINTR.
  */
 #define _GNU_SOURCE 1
@@ -25,7 +25,7 @@
 #include "internal/cio_oscalls.h"
 #include "task.h"
 #include "threaded.h"
-#include "wait_posix.h"
+#include "futex_common.h"
 
 /* The futex system call that takes this build's struct timespec: the library is built with a
  * 64-bit time_t everywhere (CMakeLists.txt), which on 32-bit targets (mips o32, arm) is
@@ -36,7 +36,7 @@
 #define FUTEX_NR CIO_SYS_FUTEX
 #endif
 
-static int wait_once(const _Atomic(uint32_t) *ptr, uint32_t expected, const cio__os_deadline *d)
+int cio__t_futex_wait_once(const _Atomic(uint32_t) *ptr, uint32_t expected, const cio__os_deadline *d)
 {
     long rc;
     if (d->timed) {
@@ -52,16 +52,8 @@ static int wait_once(const _Atomic(uint32_t) *ptr, uint32_t expected, const cio_
     return rc == 0 ? 0 : errno;
 }
 
-cio_err cio__t_os_futex_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout, _Bool cancelable)
+void cio__t_futex_wake_n(const _Atomic(uint32_t) *ptr, int n)
 {
-    return cio__os_futex_wait_loop(ptr, expected, timeout, cancelable, wait_once);
-}
-
-void cio__t_os_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters)
-{
-    if (max_waiters == 0)
-        return;
-    int n = max_waiters > (uint32_t)INT_MAX ? INT_MAX : (int)max_waiters;
     (void)CIO__SYS(futex, futex_wake)(FUTEX_NR, (const void *)ptr, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, (uint32_t)n, NULL,
                                       NULL, 0);
 }

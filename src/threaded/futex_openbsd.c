@@ -7,8 +7,8 @@
  * - OpenBSD's FUTEX_WAIT timeout is relative. The deadline is fixed once, up front (on the clock the
  *   caller named: CLOCK_REALTIME for a CIO_CLOCK_REAL deadline, CLOCK_MONOTONIC otherwise), and each
  *   retry after EINTR/ECANCELED waits only for what is left of it, so retries never extend it
- *   (wait_posix.c's loop: the deadline, the bracket and the outcome; only the syscall, wait_once,
- *   is here).
+ *   (wait_posix.c's loop, joined by futex_common.c: the deadline, the bracket and the outcome; only
+ *   the syscall, cio__t_futex_wait_once, is here).
  * - EAGAIN (the word already differed) is success; so is a wake-up that may be spurious: callers
  *   re-check their condition.
  * - ECANCELED is OpenBSD's EINTR for a signal whose handler has SA_RESTART; both are a retry (or,
@@ -25,9 +25,9 @@
 #include "internal.h"
 #include "task.h"
 #include "threaded.h"
-#include "wait_posix.h"
+#include "futex_common.h"
 
-static int wait_once(const _Atomic(uint32_t) *ptr, uint32_t expected, const cio__os_deadline *d)
+int cio__t_futex_wait_once(const _Atomic(uint32_t) *ptr, uint32_t expected, const cio__os_deadline *d)
 {
     struct timespec left;
     if (d->timed && !cio__os_deadline_left(d, &left))
@@ -38,16 +38,8 @@ static int wait_once(const _Atomic(uint32_t) *ptr, uint32_t expected, const cio_
     return err == ECANCELED ? EINTR : err; /* ECANCELED: a signal whose handler has SA_RESTART */
 }
 
-cio_err cio__t_os_futex_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout, _Bool cancelable)
+void cio__t_futex_wake_n(const _Atomic(uint32_t) *ptr, int n)
 {
-    return cio__os_futex_wait_loop(ptr, expected, timeout, cancelable, wait_once);
-}
-
-void cio__t_os_futex_wake(const _Atomic(uint32_t) *ptr, uint32_t max_waiters)
-{
-    if (max_waiters == 0)
-        return;
-    int n = max_waiters > (uint32_t)INT_MAX ? INT_MAX : (int)max_waiters;
     (void)futex((volatile uint32_t *)(uintptr_t)(const volatile void *)ptr, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, n, NULL,
                 NULL);
 }
