@@ -32,7 +32,10 @@ extern "C" {
 cio_err cio_dir_stat(cio_io io, cio_dir dir, cio_stat *out);
 
 /**
- * Makes `link_path` (relative to dir) a symbolic link whose target is `target`, stored as given.
+ * Makes `link_path` (relative to dir) a symbolic link whose target is `target`, stored as given
+ * (Windows: '/' stored as '\\', an absolute target in NT form; the link is a reparse point set
+ * with FSCTL_SET_REPARSE_POINT, which needs SeCreateSymbolicLinkPrivilege: PermissionDenied
+ * without it).
  * @param io        the Io
  * @param dir       the directory link_path is relative to
  * @param target    what the link points to (not checked; may dangle)
@@ -41,13 +44,16 @@ cio_err cio_dir_stat(cio_io io, cio_dir dir, cio_stat *out);
  * @return CIO_OK, or Dir.SymLinkError: Canceled, Unexpected, NameTooLong, BadPathName,
  *         AccessDenied, PermissionDenied, DiskQuota, PathAlreadyExists, FileSystem, SymLinkLoop,
  *         FileNotFound, SystemResources, NoSpaceLeft, ReadOnlyFileSystem, NotDir, NetworkNotFound,
- *         OperationUnsupported (no symbolic links here: Wine). Cancellation point.
+ *         OperationUnsupported (no symbolic links here: Wine 8). On failure no entry
+ *         is left at link_path. Cancellation point.
  * @cancellation yes
  */
 cio_err cio_dir_sym_link(cio_io io, cio_dir dir, const char *target, const char *link_path, unsigned flags);
 
 /**
- * Reads the target of the symbolic link at path into buf, NUL-terminated.
+ * Reads the target of the symbolic link at path into buf, NUL-terminated (Windows: a symbolic
+ * link's or a mount point's substitute name, an absolute one without its "\\??\\" prefix; another
+ * reparse point is UnsupportedReparsePointType).
  * @param io      the Io
  * @param dir     the directory path is relative to
  * @param path    the link

@@ -683,6 +683,12 @@ static int32_t cio__sys_dflt_NtClose(void *h)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static int32_t cio__sys_dflt_NtFsControlFile(void *h, void *event, void *apc, void *apc_context, cio_nt_io_status_block *iosb, uint32_t code, void *in, uint32_t in_len, void *out, uint32_t out_len)
+{
+    return NtFsControlFile(h, event, apc, apc_context, iosb, code, in, in_len, out, out_len);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static DWORD cio__sys_dflt_GetFinalPathNameByHandleW(HANDLE h, WCHAR *buf, DWORD len, DWORD flags)
 {
     return GetFinalPathNameByHandleW(h, buf, len, flags);
@@ -1355,6 +1361,9 @@ const struct cio__sys_defaults cio__sys_default = {
 #endif
 #if defined(CIO_OS_WINDOWS)
     .NtClose = cio__sys_dflt_NtClose,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtFsControlFile = cio__sys_dflt_NtFsControlFile,
 #endif
 #if defined(CIO_OS_WINDOWS)
     .GetFinalPathNameByHandleW = cio__sys_dflt_GetFinalPathNameByHandleW,
@@ -2255,6 +2264,18 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_WINDOWS)
     .calloc__win_link_info = cio__sys_dflt_calloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .calloc__win_sym_link_data = cio__sys_dflt_calloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .malloc__win_read_link_data = cio__sys_dflt_malloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtFsControlFile__win_set_reparse = cio__sys_dflt_NtFsControlFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtFsControlFile__win_get_reparse = cio__sys_dflt_NtFsControlFile,
 #endif
 #if defined(CIO_OS_WINDOWS)
     .malloc__win_real_path = cio__sys_dflt_malloc,
@@ -4284,6 +4305,34 @@ static void cio__sys_set_calloc__win_link_info(cio__sys_any fn)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_calloc__win_sym_link_data(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.calloc__win_sym_link_data, fn != NULL ? (cio__sys_calloc_fn)fn : cio__sys_dflt_calloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_malloc__win_read_link_data(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.malloc__win_read_link_data, fn != NULL ? (cio__sys_malloc_fn)fn : cio__sys_dflt_malloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtFsControlFile__win_set_reparse(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtFsControlFile__win_set_reparse, fn != NULL ? (cio__sys_NtFsControlFile_fn)fn : cio__sys_dflt_NtFsControlFile,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtFsControlFile__win_get_reparse(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtFsControlFile__win_get_reparse, fn != NULL ? (cio__sys_NtFsControlFile_fn)fn : cio__sys_dflt_NtFsControlFile,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static void cio__sys_set_malloc__win_real_path(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.malloc__win_real_path, fn != NULL ? (cio__sys_malloc_fn)fn : cio__sys_dflt_malloc,
@@ -5774,6 +5823,18 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"calloc", "win_link_info", "calloc@win_link_info", cio__sys_set_calloc__win_link_info},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"calloc", "win_sym_link_data", "calloc@win_sym_link_data", cio__sys_set_calloc__win_sym_link_data},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "win_read_link_data", "malloc@win_read_link_data", cio__sys_set_malloc__win_read_link_data},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtFsControlFile", "win_set_reparse", "NtFsControlFile@win_set_reparse", cio__sys_set_NtFsControlFile__win_set_reparse},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtFsControlFile", "win_get_reparse", "NtFsControlFile@win_get_reparse", cio__sys_set_NtFsControlFile__win_get_reparse},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"malloc", "win_real_path", "malloc@win_real_path", cio__sys_set_malloc__win_real_path},

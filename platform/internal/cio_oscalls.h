@@ -443,6 +443,9 @@ typedef int32_t (*cio__sys_NtFlushBuffersFile_fn)(void *, cio_nt_io_status_block
 typedef int32_t (*cio__sys_NtClose_fn)(void *);
 #endif
 #if defined(CIO_OS_WINDOWS)
+typedef int32_t (*cio__sys_NtFsControlFile_fn)(void *, void *, void *, void *, cio_nt_io_status_block *, uint32_t, void *, uint32_t, void *, uint32_t);
+#endif
+#if defined(CIO_OS_WINDOWS)
 typedef DWORD (*cio__sys_GetFinalPathNameByHandleW_fn)(HANDLE, WCHAR *, DWORD, DWORD);
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -948,6 +951,9 @@ struct cio__sys_defaults {
 #endif
 #if defined(CIO_OS_WINDOWS)
     cio__sys_NtClose_fn NtClose;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_NtFsControlFile_fn NtFsControlFile;
 #endif
 #if defined(CIO_OS_WINDOWS)
     cio__sys_GetFinalPathNameByHandleW_fn GetFinalPathNameByHandleW;
@@ -1850,6 +1856,18 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_calloc_fn) calloc__win_link_info; /* src/os/fs_windows_links.c: link_handle */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_calloc_fn) calloc__win_sym_link_data; /* src/os/fs_windows_links.c: cio__os_dir_sym_link */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_malloc_fn) malloc__win_read_link_data; /* src/os/fs_windows_links.c: cio__os_dir_read_link */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtFsControlFile_fn) NtFsControlFile__win_set_reparse; /* src/os/fs_windows_links.c: fs_control */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtFsControlFile_fn) NtFsControlFile__win_get_reparse; /* src/os/fs_windows_links.c: fs_control */
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_malloc_fn) malloc__win_real_path; /* src/os/fs_windows_paths.c: real_path_of */

@@ -818,6 +818,18 @@ enum {
     CIO__FI_calloc__win_link_info,
 #endif
 #if defined(CIO_OS_WINDOWS)
+    CIO__FI_calloc__win_sym_link_data,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_malloc__win_read_link_data,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtFsControlFile__win_set_reparse,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtFsControlFile__win_get_reparse,
+#endif
+#if defined(CIO_OS_WINDOWS)
     CIO__FI_malloc__win_real_path,
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -4402,6 +4414,56 @@ static void * cio__fi_calloc__win_link_info(size_t count, size_t size)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static void * cio__fi_calloc__win_sym_link_data(size_t count, size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_calloc__win_sym_link_data];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.calloc)(count, size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void * cio__fi_malloc__win_read_link_data(size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_malloc__win_read_link_data];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.malloc)(size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtFsControlFile__win_set_reparse(void *h, void *event, void *apc, void *apc_context, cio_nt_io_status_block *iosb, uint32_t code, void *in, uint32_t in_len, void *out, uint32_t out_len)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtFsControlFile__win_set_reparse];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int32_t)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.NtFsControlFile)(h, event, apc, apc_context, iosb, code, in, in_len, out, out_len);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtFsControlFile__win_get_reparse(void *h, void *event, void *apc, void *apc_context, cio_nt_io_status_block *iosb, uint32_t code, void *in, uint32_t in_len, void *out, uint32_t out_len)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtFsControlFile__win_get_reparse];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int32_t)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.NtFsControlFile)(h, event, apc, apc_context, iosb, code, in, in_len, out, out_len);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static void * cio__fi_malloc__win_real_path(size_t size)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_malloc__win_real_path];
@@ -6556,6 +6618,18 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"calloc", "win_link_info", 1, 0, (cio__sys_any)cio__fi_calloc__win_link_info},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"calloc", "win_sym_link_data", 1, 0, (cio__sys_any)cio__fi_calloc__win_sym_link_data},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"malloc", "win_read_link_data", 1, 0, (cio__sys_any)cio__fi_malloc__win_read_link_data},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtFsControlFile", "win_set_reparse", 1, 0, (cio__sys_any)cio__fi_NtFsControlFile__win_set_reparse},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtFsControlFile", "win_get_reparse", 1, 0, (cio__sys_any)cio__fi_NtFsControlFile__win_get_reparse},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"malloc", "win_real_path", 1, 0, (cio__sys_any)cio__fi_malloc__win_real_path},

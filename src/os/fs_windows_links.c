@@ -12,11 +12,17 @@
  * - Hard links: FileLinkInformation (FILE_RENAME_INFORMATION's layout, ReplaceIfExists off) on a
  *   handle to the old file, opened by path (FILE_OPEN_REPARSE_POINT with CIO_NO_FOLLOW) or the open
  *   file itself; the new name is converted like every path (root = new_dir's handle or absolute).
- * - Symbolic links: NT makes them with FSCTL_SET_REPARSE_POINT, which Wine 8 cannot resolve (nothing
- *   follows what it stores; tests/os_helpers.h's cio_test_symlink shows it): dir_sym_link is
- *   OperationUnsupported. dir_read_link reads the reparse tag: a file or directory that is no
- *   symbolic link is NotLink; a link (made outside cio) is UnsupportedReparsePointType, its data not
- *   being read yet (FSCTL_GET_REPARSE_POINT is not routed).
+ * - Symbolic links: made as NT makes them (what CreateSymbolicLinkW does inside, and Zig): the link
+ *   created empty (NtCreateFile FILE_CREATE, FILE_OPEN_REPARSE_POINT, a directory for
+ *   CIO_SYM_LINK_DIRECTORY), then FSCTL_SET_REPARSE_POINT with IO_REPARSE_TAG_SYMLINK data; if that
+ *   fails the empty entry is deleted (disposition) before the handle closes, so no half-made link
+ *   stays. CreateSymbolicLinkW itself is not called: it answers through GetLastError, which has no
+ *   per-operation map, and Wine 8's is a stub that reports success and makes nothing (measured).
+ *   Wine 8 answers FSCTL_SET_REPARSE_POINT with STATUS_NOT_SUPPORTED: OperationUnsupported.
+ *   Without SeCreateSymbolicLinkPrivilege NT answers PRIVILEGE_NOT_HELD: PermissionDenied.
+ * - dir_read_link: FSCTL_GET_REPARSE_POINT into a buffer of the maximum reparse size; a symbolic
+ *   link or a mount point gives its substitute name (an absolute one without "\??\"), another tag
+ *   UnsupportedReparsePointType, no reparse point (NOT_A_REPARSE_POINT; Wine 8 for every file) NotLink.
  * - Every by-path operation opens with the rights it needs and closes its handle on every path
  *   (cio__os_file_close: the NtClose@file_close site); errors of the open are narrowed to the slot's
  *   set (cio__win_narrow).
@@ -37,6 +43,7 @@
 #include "internal.h"
 #include "internal/cio_oscalls.h"
 #include "os.h"
+#include "path_windows.h"
 
 static void close_handle(void *h)
 {
@@ -202,14 +209,164 @@ cio_err cio__os_file_hard_link(void *ud, cio_file file, cio_dir new_dir, const c
 
 /* ---- symbolic links ------------------------------------------------------------------------------------ */
 
+#define SYMLINK_PATH_AT 20u     /* REPARSE_DATA_BUFFER: a symbolic link's PathBuffer (after Flags) */
+#define MOUNT_POINT_PATH_AT 16u /* a mount point's PathBuffer */
+
+/* One FSCTL_SET_REPARSE_POINT (set) or FSCTL_GET_REPARSE_POINT on h in the cancellation bracket;
+ * *got the bytes the get wrote. */
+static cio_err fs_control(void *h, bool set, void *buf, uint32_t len, uint32_t *got)
+{
+    cio_err e = cio__t_syscall_begin();
+    if (e != CIO_OK)
+        return e;
+    for (;;) {
+        cio_nt_io_status_block iosb;
+        memset(&iosb, 0, sizeof iosb);
+        int32_t st = set ? CIO__SYS(NtFsControlFile, win_set_reparse)(h, NULL, NULL, NULL, &iosb,
+                                                                      CIO_NT_FSCTL_SET_REPARSE_POINT, buf, len, NULL, 0)
+                         : CIO__SYS(NtFsControlFile, win_get_reparse)(h, NULL, NULL, NULL, &iosb,
+                                                                      CIO_NT_FSCTL_GET_REPARSE_POINT, NULL, 0, buf,
+                                                                      len);
+        if (st >= 0) { /* NT_SUCCESS */
+            cio__t_syscall_end();
+            *got = (uint32_t)iosb.Information;
+            return CIO_OK;
+        }
+        if (cio__win_nt_retry(set ? cio__ntstatus_nt_set_reparse(st) : cio__ntstatus_nt_get_reparse(st), &e))
+            continue;
+        return e == CIO_OK ? CIO_E_UNEXPECTED : e;
+    }
+}
+
+/* Fills a symbolic link's reparse data into buf (CIO_NT_MAXIMUM_REPARSE_DATA_BUFFER_SIZE bytes,
+ * zeroed) and *size, the bytes for FSCTL_SET_REPARSE_POINT. PathBuffer holds the substitute name,
+ * then the print name: the target as written with '/' turned to '\'. An absolute DOS target is
+ * substituted in NT form ("C:\x" -> "\??\C:\x", "\\server\s" -> "\??\UNC\server\s", "\\?\x" ->
+ * "\??\x"); anything else is stored as written, with SYMLINK_FLAG_RELATIVE. */
+static cio_err symlink_data(const char *target, unsigned char *buf, uint32_t *size)
+{
+    static const uint16_t prefix[] = {'\\', '?', '?', '\\', 'U', 'N', 'C', '\\'};
+    size_t cap = (CIO_NT_MAXIMUM_REPARSE_DATA_BUFFER_SIZE - SYMLINK_PATH_AT) / 2;
+    uint16_t *path = (uint16_t *)(void *)(buf + SYMLINK_PATH_AT);
+    size_t len = 0;
+    cio_err e = cio__win_utf8_to_wtf16(target, strlen(target), path, cap, &len);
+    if (e != CIO_OK)
+        return e;
+    for (size_t i = 0; i < len; i++)
+        if (path[i] == '/')
+            path[i] = '\\';
+    cio__win_path_type t = cio__win_path_type_of(path, len);
+    bool relative = !(t == CIO__WIN_PATH_DRIVE_ABSOLUTE || t == CIO__WIN_PATH_UNC_ABSOLUTE ||
+                      t == CIO__WIN_PATH_LOCAL_DEVICE);
+    size_t skip = t == CIO__WIN_PATH_LOCAL_DEVICE ? 4 : t == CIO__WIN_PATH_UNC_ABSOLUTE ? 2 : 0;
+    size_t add = t == CIO__WIN_PATH_UNC_ABSOLUTE ? 8 : 4;
+    size_t subst = relative ? len : len - skip + add;
+    if (subst + len > cap || (subst + len) * 2 > UINT16_MAX)
+        return CIO_E_NAME_TOO_LONG;
+    memmove(path + subst, path, len * 2); /* the print name, after the substitute */
+    if (relative) {
+        memcpy(path, path + subst, len * 2);
+    } else {
+        memcpy(path, prefix, add * 2);
+        memcpy(path + add, path + subst + skip, (len - skip) * 2);
+    }
+    cio_nt_reparse_data_buffer_prefix h;
+    h.ReparseTag = CIO_NT_IO_REPARSE_TAG_SYMLINK;
+    h.ReparseDataLength = (uint16_t)(SYMLINK_PATH_AT - 8 + (subst + len) * 2);
+    h.Reserved = 0;
+    h.SubstituteNameOffset = 0;
+    h.SubstituteNameLength = (uint16_t)(subst * 2);
+    h.PrintNameOffset = (uint16_t)(subst * 2);
+    h.PrintNameLength = (uint16_t)(len * 2);
+    memcpy(buf, &h, sizeof h);
+    uint32_t flags = relative ? CIO_NT_SYMLINK_FLAG_RELATIVE : 0;
+    memcpy(buf + sizeof h, &flags, sizeof flags);
+    *size = 8u + h.ReparseDataLength;
+    return CIO_OK;
+}
+
 cio_err cio__os_dir_sym_link(void *ud, cio_dir dir, const char *target, const char *link_path, unsigned flags)
 {
-    (void)ud, (void)dir;
+    (void)ud;
     if (target == NULL || link_path == NULL || (flags & ~CIO_SYM_LINK_DIRECTORY) != 0)
         return CIO_E_INVALID_ARGUMENT;
     if (link_path[0] == '\0' || target[0] == '\0')
         return CIO_E_FILE_NOT_FOUND;
-    return CIO_E_OPERATION_UNSUPPORTED;
+    const size_t cap = CIO_NT_MAXIMUM_REPARSE_DATA_BUFFER_SIZE;
+    unsigned char *data = (unsigned char *)CIO__SYS(calloc, win_sym_link_data)(1, cap);
+    if (data == NULL)
+        return CIO_E_SYSTEM_RESOURCES;
+    uint32_t size = 0;
+    cio_err e = symlink_data(target, data, &size);
+    struct cio__win_path *p = NULL;
+    if (e == CIO_OK)
+        e = cio__win_path_convert(dir, link_path, &p);
+    void *h = NULL;
+    if (e == CIO_OK) {
+        uint32_t kind = (flags & CIO_SYM_LINK_DIRECTORY) ? CIO_NT_FILE_DIRECTORY_FILE : CIO_NT_FILE_NON_DIRECTORY_FILE;
+        e = cio__win_open(cio__win_path_root(p), cio__win_path_name(p),
+                          CIO_NT_SYNCHRONIZE | CIO_NT_GENERIC_WRITE | CIO_NT_DELETE, CIO_NT_FILE_ATTRIBUTE_NORMAL, 0,
+                          CIO_NT_FILE_CREATE,
+                          kind | CIO_NT_FILE_OPEN_REPARSE_POINT | CIO_NT_FILE_SYNCHRONOUS_IO_NONALERT,
+                          cio__ntstatus_nt_create_sym_link, &h);
+        cio__win_path_free(p);
+    }
+    if (e == CIO_OK) {
+        uint32_t got = 0;
+        e = fs_control(h, true, data, size, &got);
+        if (e != CIO_OK) { /* no half-made link: the empty file or directory goes */
+            cio_nt_file_disposition_information gone = {1};
+            (void)cio__win_info(true, h, &gone, sizeof gone, CIO_NT_FileDispositionInformation,
+                                cio__ntstatus_nt_set_disposition);
+        }
+        close_handle(h);
+    }
+    free(data);
+    return CIO__IN_SET(dir_sym_link, cio__win_narrow(e, cio_errset_dir_sym_link_contains));
+}
+
+/* The link's target out of reparse data (got bytes): a symbolic link's substitute name (an absolute
+ * one without its "\??\" prefix), a mount point's likewise; WTF-8 with a NUL into buf. */
+static cio_err parse_link(const unsigned char *data, uint32_t got, char *buf, size_t len, size_t *out_len)
+{
+    cio_nt_reparse_data_buffer_prefix h;
+    if (got < sizeof h)
+        return CIO__BUG("FSCTL_GET_REPARSE_POINT: short reparse data");
+    memcpy(&h, data, sizeof h);
+    size_t at;
+    bool relative = false;
+    if (h.ReparseTag == CIO_NT_IO_REPARSE_TAG_SYMLINK) {
+        uint32_t flags = 0;
+        if (got < SYMLINK_PATH_AT)
+            return CIO__BUG("FSCTL_GET_REPARSE_POINT: short symbolic link data");
+        memcpy(&flags, data + sizeof h, sizeof flags);
+        relative = (flags & CIO_NT_SYMLINK_FLAG_RELATIVE) != 0;
+        at = SYMLINK_PATH_AT;
+    } else if (h.ReparseTag == CIO_NT_IO_REPARSE_TAG_MOUNT_POINT) {
+        at = MOUNT_POINT_PATH_AT;
+    } else {
+        return CIO_E_UNSUPPORTED_REPARSE_POINT_TYPE;
+    }
+    size_t off = at + h.SubstituteNameOffset, n = h.SubstituteNameLength / 2u;
+    if (off + n * 2 > got || off % 2 != 0)
+        return CIO__BUG("FSCTL_GET_REPARSE_POINT: a name past the data");
+    const uint16_t *name = (const uint16_t *)(const void *)(data + off);
+    size_t skip = 0, lead = 0; /* "\??\C:\x" -> "C:\x"; "\??\UNC\server\x" -> "\\server\x" */
+    if (!relative && n >= 4 && name[0] == '\\' && name[1] == '?' && name[2] == '?' && name[3] == '\\')
+        skip = 4;
+    if (skip == 4 && n >= 8 && name[4] == 'U' && name[5] == 'N' && name[6] == 'C' && name[7] == '\\')
+        skip = 8, lead = 2;
+    if (len - 1 < lead)
+        return CIO_E_NAME_TOO_LONG;
+    memset(buf, '\\', lead);
+    size_t w = 0;
+    cio_err e = cio__win_wtf16_to_wtf8(name + skip, n - skip, buf + lead, len - 1 - lead, &w);
+    if (e != CIO_OK)
+        return e;
+    w += lead;
+    buf[w] = '\0';
+    *out_len = w;
+    return CIO_OK;
 }
 
 cio_err cio__os_dir_read_link(void *ud, cio_dir dir, const char *path, char *buf, size_t len, size_t *out_len)
@@ -224,13 +381,18 @@ cio_err cio__os_dir_read_link(void *ud, cio_dir dir, const char *path, char *buf
     cio_err e = cio__win_open_path(dir, path, CIO_NT_SYNCHRONIZE | CIO_NT_FILE_READ_ATTRIBUTES,
                                    open_options(CIO_NO_FOLLOW), cio__ntstatus_nt_create_file, &h);
     if (e == CIO_OK) {
-        cio_nt_file_attribute_tag_information info;
-        e = cio__win_info(false, h, &info, sizeof info, CIO_NT_FileAttributeTagInformation,
-                          cio__ntstatus_nt_query_information_file);
+        const uint32_t cap = CIO_NT_MAXIMUM_REPARSE_DATA_BUFFER_SIZE;
+        unsigned char *data = (unsigned char *)CIO__SYS(malloc, win_read_link_data)(cap);
+        uint32_t got = 0;
+        e = data == NULL ? CIO_E_SYSTEM_RESOURCES : fs_control(h, false, data, cap, &got);
         if (e == CIO_OK)
-            e = (info.FileAttributes & CIO_NT_FILE_ATTRIBUTE_REPARSE_POINT) ? CIO_E_UNSUPPORTED_REPARSE_POINT_TYPE
-                                                                            : CIO_E_NOT_LINK;
+            e = parse_link(data, got, buf, len, out_len);
+        free(data);
         close_handle(h);
+    }
+    if (e != CIO_OK) {
+        buf[0] = '\0';
+        *out_len = 0;
     }
     if (e == CIO_E_SHARING_VIOLATION || e == CIO_E_IS_DIR)
         e = CIO_E_ACCESS_DENIED;

@@ -2851,6 +2851,80 @@ static inline cio__mapped cio__ntstatus_nt_link(cio_ntstatus code)
     return cio__map_note(m, 2, (int64_t)(uint32_t)code, "nt_link");
 }
 
+/* nt_create_sym_link: Dir.SymLinkError */
+static inline cio__mapped cio__ntstatus_nt_create_sym_link(cio_ntstatus code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_NTSTATUS_CANCELLED: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_NTSTATUS_SHARING_VIOLATION: m = CIO__MAPPED(BACKOFF, CIO_E_ACCESS_DENIED); break;
+    case CIO_NTSTATUS_DELETE_PENDING: m = CIO__MAPPED(BACKOFF, CIO_E_ACCESS_DENIED); break;
+    case CIO_NTSTATUS_OBJECT_NAME_INVALID: m = CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME); break;
+    case CIO_NTSTATUS_OBJECT_PATH_INVALID: m = CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME); break;
+    case CIO_NTSTATUS_OBJECT_NAME_NOT_FOUND: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_NTSTATUS_OBJECT_PATH_NOT_FOUND: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_NTSTATUS_BAD_NETWORK_PATH: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_NOT_FOUND); break;
+    case CIO_NTSTATUS_BAD_NETWORK_NAME: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_NOT_FOUND); break;
+    case CIO_NTSTATUS_ACCESS_DENIED: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_NTSTATUS_OBJECT_NAME_COLLISION: m = CIO__MAPPED(ERROR, CIO_E_PATH_ALREADY_EXISTS); break;
+    case CIO_NTSTATUS_NOT_A_DIRECTORY: m = CIO__MAPPED(ERROR, CIO_E_NOT_DIR); break;
+    case CIO_NTSTATUS_DISK_FULL: m = CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT); break;
+    case CIO_NTSTATUS_NAME_TOO_LONG: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_NTSTATUS_TOO_MANY_OPENED_FILES: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_NTSTATUS_INSUFFICIENT_RESOURCES: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_NTSTATUS_NO_MEMORY: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_NTSTATUS_MEDIA_WRITE_PROTECTED: m = CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM); break;
+    case CIO_NTSTATUS_INVALID_PARAMETER: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_NTSTATUS_OBJECT_PATH_SYNTAX_BAD: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_NTSTATUS_INVALID_HANDLE: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 2, (int64_t)(uint32_t)code, "nt_create_sym_link");
+}
+
+/* nt_set_reparse: Dir.SymLinkError */
+static inline cio__mapped cio__ntstatus_nt_set_reparse(cio_ntstatus code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_NTSTATUS_CANCELLED: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_NTSTATUS_ACCESS_DENIED: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_NTSTATUS_PRIVILEGE_NOT_HELD: m = CIO__MAPPED(ERROR, CIO_E_PERMISSION_DENIED); break;
+    case CIO_NTSTATUS_NOT_SUPPORTED: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+    case CIO_NTSTATUS_INVALID_DEVICE_REQUEST: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+    case CIO_NTSTATUS_DISK_FULL: m = CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT); break;
+    case CIO_NTSTATUS_MEDIA_WRITE_PROTECTED: m = CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM); break;
+    case CIO_NTSTATUS_INSUFFICIENT_RESOURCES: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_NTSTATUS_NO_MEMORY: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_NTSTATUS_IO_REPARSE_DATA_INVALID: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_NTSTATUS_INVALID_PARAMETER: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_NTSTATUS_INVALID_HANDLE: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 2, (int64_t)(uint32_t)code, "nt_set_reparse");
+}
+
+/* nt_get_reparse: Dir.ReadLinkError */
+static inline cio__mapped cio__ntstatus_nt_get_reparse(cio_ntstatus code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_NTSTATUS_CANCELLED: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_NTSTATUS_NOT_A_REPARSE_POINT: m = CIO__MAPPED(ERROR, CIO_E_NOT_LINK); break;
+    case CIO_NTSTATUS_NOT_SUPPORTED: m = CIO__MAPPED(ERROR, CIO_E_NOT_LINK); break;
+    case CIO_NTSTATUS_INVALID_DEVICE_REQUEST: m = CIO__MAPPED(ERROR, CIO_E_NOT_LINK); break;
+    case CIO_NTSTATUS_ACCESS_DENIED: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_NTSTATUS_INSUFFICIENT_RESOURCES: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_NTSTATUS_NO_MEMORY: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_NTSTATUS_BUFFER_TOO_SMALL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_NTSTATUS_BUFFER_OVERFLOW: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_NTSTATUS_INVALID_PARAMETER: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_NTSTATUS_INVALID_HANDLE: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 2, (int64_t)(uint32_t)code, "nt_get_reparse");
+}
+
 /* nt_wait_for_alert: Futex.WaitError */
 static inline cio__mapped cio__ntstatus_nt_wait_for_alert(cio_ntstatus code)
 {
@@ -3466,6 +3540,9 @@ static inline cio__mapped cio__wsa_wsa_connect_unix(int code)
     X(nt_set_disposition, dir_delete_dir) \
     X(nt_rename, dir_rename_preserve) \
     X(nt_link, file_hard_link) \
+    X(nt_create_sym_link, dir_sym_link) \
+    X(nt_set_reparse, dir_sym_link) \
+    X(nt_get_reparse, dir_read_link) \
     X(nt_wait_for_alert, futex_wait) \
     X(nt_delay_execution, sleep)
 #define CIO__WSA_MAP_LIST(X) \

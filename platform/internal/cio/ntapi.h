@@ -146,6 +146,20 @@ _Static_assert(sizeof(cio_nt_peb_prefix) == 40, "peb_prefix size on x86_64");
 _Static_assert(_Alignof(cio_nt_peb_prefix) == 8, "peb_prefix alignment on x86_64");
 #endif
 
+typedef struct cio_nt_reparse_data_buffer_prefix {
+    uint32_t ReparseTag;
+    uint16_t ReparseDataLength;
+    uint16_t Reserved;
+    uint16_t SubstituteNameOffset;
+    uint16_t SubstituteNameLength;
+    uint16_t PrintNameOffset;
+    uint16_t PrintNameLength;
+} cio_nt_reparse_data_buffer_prefix;
+#if defined(CIO_ARCH_X86_64)
+_Static_assert(sizeof(cio_nt_reparse_data_buffer_prefix) == 16, "reparse_data_buffer_prefix size on x86_64");
+_Static_assert(_Alignof(cio_nt_reparse_data_buffer_prefix) == 4, "reparse_data_buffer_prefix alignment on x86_64");
+#endif
+
 typedef struct cio_nt_file_id_full_dir_information {
     uint32_t NextEntryOffset;
     uint32_t FileIndex;
@@ -174,6 +188,7 @@ __declspec(dllimport) int32_t __stdcall NtSetInformationFile(void *FileHandle, c
 __declspec(dllimport) int32_t __stdcall NtQueryDirectoryFile(void *FileHandle, void *Event, void *ApcRoutine, void *ApcContext, cio_nt_io_status_block *IoStatusBlock, void *FileInformation, uint32_t Length, uint32_t FileInformationClass, uint8_t ReturnSingleEntry, cio_nt_unicode_string *FileName, uint8_t RestartScan);
 __declspec(dllimport) int32_t __stdcall NtFlushBuffersFile(void *FileHandle, cio_nt_io_status_block *IoStatusBlock);
 __declspec(dllimport) int32_t __stdcall NtClose(void *Handle);
+__declspec(dllimport) int32_t __stdcall NtFsControlFile(void *FileHandle, void *Event, void *ApcRoutine, void *ApcContext, cio_nt_io_status_block *IoStatusBlock, uint32_t FsControlCode, void *InputBuffer, uint32_t InputBufferLength, void *OutputBuffer, uint32_t OutputBufferLength);
 __declspec(dllimport) cio_nt_peb_prefix * __stdcall RtlGetCurrentPeb(void);
 __declspec(dllimport) int32_t __stdcall NtWaitForSingleObject(void *Handle, uint8_t Alertable, int64_t *Timeout);
 
@@ -228,6 +243,10 @@ __declspec(dllimport) int32_t __stdcall NtWaitForSingleObject(void *Handle, uint
 #define CIO_NT_FileIdFullDirectoryInformation 38
 #define CIO_NT_IO_REPARSE_TAG_MOUNT_POINT 0xA0000003u
 #define CIO_NT_IO_REPARSE_TAG_SYMLINK 0xA000000Cu
+#define CIO_NT_FSCTL_SET_REPARSE_POINT 589988
+#define CIO_NT_FSCTL_GET_REPARSE_POINT 589992
+#define CIO_NT_MAXIMUM_REPARSE_DATA_BUFFER_SIZE 16384
+#define CIO_NT_SYMLINK_FLAG_RELATIVE 1
 #define CIO_NT_FILE_USE_FILE_POINTER_POSITION (-2)
 
 #endif /* CIO_OS_WINDOWS */
