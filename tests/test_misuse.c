@@ -4,6 +4,7 @@
  * every backend. Death tests run the misuse in a child process (tests/death.h: fork on POSIX, the
  * program itself again under Windows/Wine; skipped on WASI, which has no processes).
  */
+#define _GNU_SOURCE /* mkdtemp (os_helpers.h) */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -20,6 +21,7 @@
 #include "backends.h"
 #include "death.h"
 #include "null_arg.h"
+#include "os_helpers.h"
 
 #if !defined(CIO_OS_WINDOWS) && !defined(CIO_OS_WASI)
 #include <errno.h>
@@ -131,30 +133,106 @@ static void test_invalid_handle(void **state)
     assert_true(w != CIO_E_UNEXPECTED && r != CIO_E_UNEXPECTED);
 }
 
-/* Closing a descriptor twice: nothing crashes or aborts, and the OS's EBADF is recorded for the
- * thread (cio_last_os_error, operation "close"). The descriptor is a high number of its own, so no
- * other thread's open can take it between the two closes. */
-static void test_double_close_records_ebadf(void **state)
+/* Closing a handle twice: the second close returns NotOpen (no abort, no later Unexpected), and a
+ * file opened between the two closes is left alone. a and b are opened, closed b first and a
+ * second; the next open takes one of their numbers (POSIX: the lowest free descriptor; Wine: the
+ * lowest free handle slot; NT: the last freed), and the test closes the other one again, whose
+ * number is still free (cio_file_close's documentation: a reused number would be closed instead). */
+static void test_double_close_returns_not_open(void **state)
 {
     cio_io io = cio_test_io(state);
-#if defined(HAVE_PIPE)
-    int p[2];
-    assert_int_equal(pipe(p), 0);
-    int high = dup2(p[1], 901);
-    close(p[1]);
-    assert_int_equal(high, 901);
-    cio_file_close(io, (cio_file){high});
+    char path[300];
+    assert_true(cio_test_make_tmp_dir(path, sizeof path, "cio-test-misuse"));
+    cio_dir d;
+    assert_ok(cio_dir_open_dir(io, cio_dir_cwd(), path, NULL, &d));
+    cio_create_file_options rw = CIO_CREATE_FILE_DEFAULTS;
+    rw.read = true;
+    cio_file a, b, c;
+    assert_ok(cio_dir_create_file(io, d, "a", NULL, &a));
+    assert_ok(cio_dir_create_file(io, d, "b", NULL, &b));
+    assert_ok(cio_file_close(io, b));
+    assert_ok(cio_file_close(io, a));
+    assert_ok(cio_dir_create_file(io, d, "c", &rw, &c)); /* opened between the two closes */
+    cio_file again = c.handle == b.handle ? a : b;
+    assert_true(again.handle != c.handle);
     cio_clear_last_os_error();
-    cio_file_close(io, (cio_file){high});
-    cio_os_error os = cio_last_os_error();
-    close(p[0]);
-    assert_int_equal(os.kind, CIO_OS_ERROR_ERRNO);
-    assert_int_equal(os.code, EBADF);
-    assert_string_equal(os.operation, "close");
-#else
-    (void)io;
-    CIO_SKIP("no pipe(2) here");
-#endif
+    assert_err(cio_file_close(io, again), CIO_E_NOT_OPEN);
+    assert_int_equal(cio_last_os_error().kind, CIO_OS_ERROR_NONE); /* an error of its own, not Unexpected */
+    /* c still works, and a write to the closed number is no Unexpected either */
+    size_t n = 0;
+    assert_ok(cio_file_write_positional(io, c, "still", 5, 0, &n));
+    assert_int_equal(n, 5);
+    char buf[8] = {0};
+    assert_ok(cio_file_read_positional(io, c, buf, sizeof buf, 0, &n));
+    assert_int_equal(n, 5);
+    assert_memory_equal(buf, "still", 5);
+    cio_err w = cio_file_write_streaming(io, again, "x", 1, &n);
+    print_message("      write to the closed handle: %s\n", cio_err_name(w));
+    assert_true(w != CIO_OK && w != CIO_E_UNEXPECTED);
+    assert_ok(cio_file_close(io, c));
+    /* the invalid constants, and a directory closed twice */
+    assert_err(cio_file_close(io, CIO_FILE_INVALID), CIO_E_NOT_OPEN);
+    assert_err(cio_dir_close(io, CIO_DIR_INVALID), CIO_E_NOT_OPEN);
+    cio_dir sub;
+    assert_ok(cio_dir_open_dir(io, cio_dir_cwd(), path, NULL, &sub));
+    assert_ok(cio_dir_close(io, sub));
+    assert_err(cio_dir_close(io, sub), CIO_E_NOT_OPEN);
+    assert_ok(cio_dir_delete_file(io, d, "a"));
+    assert_ok(cio_dir_delete_file(io, d, "b"));
+    assert_ok(cio_dir_delete_file(io, d, "c"));
+    assert_ok(cio_dir_close(io, d));
+    assert_ok(cio_dir_delete_dir(io, cio_dir_cwd(), path));
+}
+
+/* The same from inside a task: on Evented a fiber's close goes through the loop (io_uring: a ring
+ * CLOSE), which answers a double close with NotOpen as well. */
+static cio_err double_close_task(void *p)
+{
+    cio_io io = *(cio_io *)p;
+    cio_file f;
+    cio_err e = cio_process_executable_open(io, NULL, &f);
+    if (e != CIO_OK)
+        return e;
+    e = cio_file_close(io, f);
+    if (e != CIO_OK)
+        return CIO_E_UNEXPECTED;
+    return cio_file_close(io, f);
+}
+
+static void test_double_close_in_task(void **state)
+{
+    cio_io io = cio_test_io(state);
+    cio_future f;
+    cio_err e = cio_concurrent(io, double_close_task, &io, sizeof io, &f);
+    if (e == CIO_E_CONCURRENCY_UNAVAILABLE)
+        f = cio_async(io, double_close_task, &io, sizeof io);
+    else
+        assert_ok(e);
+    e = cio_await(io, &f);
+    if (e == CIO_E_OPERATION_UNSUPPORTED)
+        CIO_SKIP("no executable file to open on this target (WASI)");
+    assert_err(e, CIO_E_NOT_OPEN);
+}
+
+/* A stream (one of a connected pair) closed twice: NotOpen, and its peer is left alone. */
+static void test_double_close_stream(void **state)
+{
+    cio_io io = cio_test_io(state);
+    cio_stream pair[2];
+    cio_err e = cio_net_socket_pair(io, pair);
+    if (e == CIO_E_NETWORK_DOWN || e == CIO_E_OPERATION_UNSUPPORTED)
+        CIO_SKIP("no socket pair on this target");
+    assert_ok(e);
+    assert_ok(cio_stream_close(io, &pair[0]));
+    assert_err(cio_stream_close(io, &pair[0]), CIO_E_NOT_OPEN);
+    assert_null_arg(cio_stream_close(io, NULL));
+    assert_null_arg(cio_server_close(io, NULL));
+    assert_null_arg(cio_socket_close(io, NULL));
+    size_t n = 0;
+    cio_err w = cio_stream_write(io, &pair[1], "x", 1, &n); /* the peer is gone: BrokenPipe or a reset */
+    print_message("      write to the peer of the closed stream: %s\n", cio_err_name(w));
+    assert_true(w != CIO_E_UNEXPECTED && w != CIO_E_NOT_OPEN);
+    assert_ok(cio_stream_close(io, &pair[1]));
 }
 
 #if defined(HAVE_PIPE)
@@ -447,7 +525,21 @@ static void die_stack_overflow(cio_io io, void *s)
     _Exit(4); /* survived: the test fails (it wants SIGABRT) */
 }
 
+/* A double close in the child: the second returns NotOpen and (debug builds) prints its line; the
+ * child then aborts so that the parent can read that line. */
+static void die_double_close(cio_io io, void *s)
+{
+    (void)s;
+    cio_file f;
+    if (cio_process_executable_open(io, NULL, &f) != CIO_OK || cio_file_close(io, f) != CIO_OK)
+        _Exit(2);
+    if (cio_file_close(io, f) != CIO_E_NOT_OPEN)
+        _Exit(3);
+    abort();
+}
+
 static const cio_death_case deaths[] = {
+    {"double_close", NULL, die_double_close},
     {"await_null", NULL, die_await_null},
     {"cancel_null", NULL, die_cancel_null},
     {"group_cancel_null", NULL, die_group_cancel_null},
@@ -498,6 +590,17 @@ static void test_cancel_stale_copy_dies(void **state)
 static void test_zeroed_io_dies(void **state)
 {
     cio_death_run(cio_test_io(state), death("zeroed_io"), "cio_sleep: called through a zeroed cio_io");
+}
+
+/* Debug builds name the function and the handle of a double close (one line, then NotOpen). */
+static void test_double_close_debug_line(void **state)
+{
+#if defined(NDEBUG)
+    (void)state;
+    CIO_SKIP("a release build prints no debug line (the NotOpen result is tested above)");
+#else
+    cio_death_run(cio_test_io(state), death("double_close"), "cio: cio_file_close: handle ");
+#endif
 }
 
 /* The message names the stack's size, the kind of task and where it was spawned. */
@@ -552,7 +655,10 @@ int main(int argc, char **argv)
         CIO_TESTS(test_unexpected_has_os_error),
         CIO_TESTS(test_invalid_handle),
         CIO_TESTS(test_positional_offset_above_int64_max),
-        CIO_TESTS(test_double_close_records_ebadf),
+        CIO_TESTS(test_double_close_returns_not_open),
+        CIO_TESTS(test_double_close_in_task),
+        CIO_TESTS(test_double_close_stream),
+        CIO_TESTS(test_double_close_debug_line),
         cmocka_unit_test(test_destroy_cancels_blocked_task),
         cmocka_unit_test(test_evented_destroy_cancels_blocked_uring),
         cmocka_unit_test(test_evented_destroy_cancels_blocked_readiness),

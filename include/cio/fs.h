@@ -277,12 +277,16 @@ cio_err cio_dir_access(cio_io io, cio_dir dir, const char *path, unsigned mode);
  */
 cio_err cio_dir_read(cio_io io, cio_dir_reader *reader, cio_dir_entry *entries, size_t max, size_t *count);
 /**
- * Closes a directory; never fails.
+ * Closes a directory. The handle is gone afterwards whatever the result (a close is never retried:
+ * on Linux the descriptor is freed even when close reports EINTR). NotOpen means it was not open
+ * (closed twice, CIO_DIR_INVALID, or never opened; debug builds also print a line naming the
+ * function and the handle). See cio_file_close for the handle-reuse hazard of a double close.
  * @param io the Io
  * @param dir the directory (exactly once)
+ * @return #CIO_OK, or an error of CloseError \errset_close
  * @cancellation no
  */
-void cio_dir_close(cio_io io, cio_dir dir);
+cio_err cio_dir_close(cio_io io, cio_dir dir);
 
 /**
  * Reads from the file's current position. 0 bytes read means the end.
@@ -477,12 +481,22 @@ cio_err cio_file_sync(cio_io io, cio_file file);
  */
 cio_err cio_file_set_timestamps(cio_io io, cio_file file, const cio_set_timestamps *ts);
 /**
- * Closes a file; never fails.
+ * Closes a file. The handle is gone afterwards whatever the result (a close is never retried: on
+ * Linux the descriptor is freed even when close reports EINTR). InputOutput (and, on NFS, NoSpaceLeft
+ * or DiskQuota) reports a failed write-back of data written earlier. NotOpen means the handle was not
+ * open (closed twice, CIO_FILE_INVALID, or never opened); debug builds also print a line naming the
+ * function and the handle.
+ * Closing a handle twice is a bug that cio reports only as far as the OS can tell: the second close
+ * returns NotOpen while the number is still free, but once any thread of the process has opened
+ * something else under the same number (POSIX reuses the lowest free descriptor, Windows its handle
+ * values), the second close closes that other object and returns OK. Close each handle exactly once,
+ * and do not use it afterwards.
  * @param io the Io
  * @param file the file (exactly once)
+ * @return #CIO_OK, or an error of CloseError \errset_close
  * @cancellation no
  */
-void cio_file_close(cio_io io, cio_file file);
+cio_err cio_file_close(cio_io io, cio_file file);
 /**
  * The process's standard input.
  * @return a cio_file (do not close it unless you mean to).

@@ -477,12 +477,15 @@ cio_err cio_net_listen(cio_io io, const cio_ip_address *address, const cio_liste
  */
 cio_err cio_server_accept(cio_io io, const cio_server *server, cio_stream *out);
 /**
- * Closes a server; never fails.
+ * Closes a server. The socket is gone afterwards whatever the result (never retried). NotOpen means
+ * it was not open (closed twice, or never opened; debug builds also print a line naming the function
+ * and the handle); a handle number reused in between is closed instead (see cio_file_close).
  * @param io the Io
  * @param server the server (exactly once)
+ * @return #CIO_OK, or an error of CloseError \errset_close
  * @cancellation no
  */
-void cio_server_close(cio_io io, const cio_server *server);
+cio_err cio_server_close(cio_io io, const cio_server *server);
 
 /**
  * Connects, giving up after the options' timeout (the abandoned socket is closed).
@@ -561,12 +564,15 @@ cio_err cio_stream_write_all(cio_io io, const cio_stream *stream, const void *bu
  */
 cio_err cio_stream_shutdown(cio_io io, const cio_stream *stream, cio_shutdown_how how);
 /**
- * Closes a stream; never fails.
+ * Closes a stream. The socket is gone afterwards whatever the result (never retried). NotOpen means
+ * it was not open (closed twice, or never opened; debug builds also print a line naming the function
+ * and the handle); a handle number reused in between is closed instead (see cio_file_close).
  * @param io the Io
  * @param stream the stream (exactly once)
+ * @return #CIO_OK, or an error of CloseError \errset_close
  * @cancellation no
  */
-void cio_stream_close(cio_io io, const cio_stream *stream);
+cio_err cio_stream_close(cio_io io, const cio_stream *stream);
 
 /* ---- UDP ------------------------------------------------------------------------------------------ */
 
@@ -650,12 +656,15 @@ cio_err cio_socket_receive_timeout(cio_io io, const cio_socket *socket, void *bu
 cio_err cio_socket_receive_batch(cio_io io, const cio_socket *socket, cio_message *msgs, size_t max,
                                  cio_timeout timeout, size_t *count);
 /**
- * Closes a datagram socket; never fails.
+ * Closes a datagram socket. The socket is gone afterwards whatever the result (never retried). NotOpen means
+ * it was not open (closed twice, or never opened; debug builds also print a line naming the function
+ * and the handle); a handle number reused in between is closed instead (see cio_file_close).
  * @param io the Io
  * @param socket the socket (exactly once)
+ * @return #CIO_OK, or an error of CloseError \errset_close
  * @cancellation no
  */
-void cio_socket_close(cio_io io, const cio_socket *socket);
+cio_err cio_socket_close(cio_io io, const cio_socket *socket);
 
 /* ---- Unix-domain streams --------------------------------------------------------------------------- */
 

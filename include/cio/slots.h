@@ -159,7 +159,8 @@
      * OS (OperationUnsupported where it cannot be). Set: Dir.RenamePreserveError. */                                 \
     X(cio_err, dir_rename_preserve,                                                                                   \
       (void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir, const char *new_path))                       \
-    X(void, dir_close, (void *ud, cio_dir dir))                                                                       \
+    /* Closes the directory, never retried (NotOpen: closed twice or never opened). Set: CloseError. */               \
+    X(cio_err, dir_close, (void *ud, cio_dir dir))                                                                    \
                                                                                                                       \
     /* == Files ======================================================================= */                            \
                                                                                                                       \
@@ -240,7 +241,8 @@
     X(cio_err, file_memory_map_read, (void *ud, struct cio_memory_map *mm))                                           \
     /* Syncs the memory to the file (msync MS_SYNC, FlushViewOfFile). Set: File.WritePositionalError. */              \
     X(cio_err, file_memory_map_write, (void *ud, struct cio_memory_map *mm))                                          \
-    X(void, file_close, (void *ud, cio_file file))                                                                    \
+    /* Closes the file, never retried (NotOpen: closed twice or never opened). Set: CloseError. */                    \
+    X(cio_err, file_close, (void *ud, cio_file file))                                                                 \
                                                                                                                       \
     /* == Process ===================================================================== */                            \
                                                                                                                       \
@@ -315,8 +317,8 @@
       (void *ud, cio_handle socket, struct cio_message *msgs, size_t max, cio_timeout timeout, size_t *count))        \
     /* how: a cio_shutdown_how. Set: net.ShutdownError. */                                                            \
     X(cio_err, net_shutdown, (void *ud, cio_handle socket, int how))                                                  \
-    /* Closes any socket (stream, server, datagram); never fails. */                                                  \
-    X(void, net_close, (void *ud, cio_handle socket))                                                                 \
+    /* Closes any socket (stream, server, datagram). Set: CloseError. */                                              \
+    X(cio_err, net_close, (void *ud, cio_handle socket))                                                              \
     /* A connected pair of stream sockets (socketpair(AF_UNIX); Windows: a loopback TCP pair).                        \
      * Set: net.Socket.CreatePairError. */                                                                            \
     X(cio_err, net_socket_pair, (void *ud, struct cio_stream *out))                                                   \

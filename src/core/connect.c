@@ -175,7 +175,7 @@ cio_err cio_hostname_connect(cio_io io, const char *name, uint16_t port, const c
     /* Cancel the lookup and the losers; close every stream that still arrives. */
     while (cio_select_cancel(io, &sel, &m)) {
         if (m.kind == MSG_CONNECTED && m.err == CIO_OK)
-            cio_stream_close(io, &m.stream);
+            (void)cio_stream_close(io, &m.stream);
     }
     if (have_winner) {
         if (canceled)

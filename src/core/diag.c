@@ -162,20 +162,16 @@ cio_err cio__bug_note(const char *func, const char *what)
     return CIO_E_UNEXPECTED;
 }
 
-void cio__close_note_(const char *func, const char *fmt, long long handle)
+cio_err cio__close_result(const char *func, long long handle, cio_err err)
 {
 #ifndef NDEBUG
-    printed = false;
-    if (!cio__diag_quiet) {
-        char msg[256];
-        cio__fmt(msg, sizeof msg, fmt, func, (int)handle);
-        line("cio: %s\n", msg);
-    }
+    if (err == CIO_E_NOT_OPEN && !cio__diag_quiet)
+        line("cio: %s: handle %lld is not open (closed twice, or never opened; returns NotOpen)\n", func, handle);
 #else
     (void)func;
-    (void)fmt;
     (void)handle;
 #endif
+    return err;
 }
 
 void cio__debug_note(const char *func, const char *what)

@@ -24,10 +24,10 @@ void cio__os_error_record(int kind, int64_t code, const char *operation);
 cio_err cio__invalid_arg(const char *func, const char *what);
 /* Debug builds print "func: what"; returns CIO_E_UNEXPECTED. */
 cio_err cio__bug_note(const char *func, const char *what);
-/* A close the OS refused as a bad handle (EBADF, STATUS_INVALID_HANDLE): debug builds print fmt
- * (with "%s" for the operation, then the handle) after the map's line; the code is recorded. */
-#define cio__close_note(fmt, handle) cio__close_note_(__func__, fmt, (long long)(handle))
-void cio__close_note_(const char *func, const char *fmt, long long handle);
+/* The result of a public close (func: its name): for NotOpen (a handle closed twice or never opened:
+ * EBADF, STATUS_INVALID_HANDLE, WSAENOTSOCK) debug builds print one line naming func and the handle.
+ * Returns err. */
+cio_err cio__close_result(const char *func, long long handle, cio_err err);
 /* Debug builds print "cio: func: what" (a diagnostic that changes nothing). */
 void cio__debug_note(const char *func, const char *what);
 /* Prints "cio: func: what" on stderr and aborts. */

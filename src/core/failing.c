@@ -191,9 +191,10 @@ static cio_err f_dir_read(void *ud, cio_dir_reader *r, cio_dir_entry *e, size_t 
     return CIO_E_ACCESS_DENIED;
 }
 
-static void f_dir_close(void *ud, cio_dir d)
+static cio_err f_dir_close(void *ud, cio_dir d)
 {
     (void)ud, (void)d;
+    return CIO_OK; /* nothing was opened: nothing to close */
 }
 
 static cio_err f_file_read_streaming(void *ud, cio_file f, const cio_iovec *iov, size_t n, size_t *nread)
@@ -251,9 +252,10 @@ static cio_err f_file_set_timestamps(void *ud, cio_file f, const cio_set_timesta
     return CIO_E_ACCESS_DENIED;
 }
 
-static void f_file_close(void *ud, cio_file f)
+static cio_err f_file_close(void *ud, cio_file f)
 {
     (void)ud, (void)f;
+    return CIO_OK;
 }
 
 static cio_err f_process_executable_open(void *ud, const cio_open_file_options *o, cio_file *out)
@@ -419,9 +421,10 @@ static cio_err f_net_shutdown(void *ud, cio_handle h, int how)
     return CIO_E_NETWORK_DOWN;
 }
 
-static void f_net_close(void *ud, cio_handle h)
+static cio_err f_net_close(void *ud, cio_handle h)
 {
     (void)ud, (void)h;
+    return CIO_OK;
 }
 
 static cio_err f_net_socket_pair(void *ud, cio_stream *out)

@@ -218,9 +218,12 @@ cio_err cio_dir_read(cio_io io, cio_dir_reader *reader, cio_dir_entry *entries, 
     return CIO__IN_SET(dir_iterate, err);
 }
 
-void cio_dir_close(cio_io io, cio_dir dir)
+cio_err cio_dir_close(cio_io io, cio_dir dir)
 {
-    CIO__VT(io)->dir_close(io.userdata, dir);
+    if (dir.handle == CIO_HANDLE_INVALID)
+        return cio__close_result(__func__, (long long)(intptr_t)dir.handle, CIO_E_NOT_OPEN);
+    cio_err err = CIO__VT(io)->dir_close(io.userdata, dir);
+    return cio__close_result(__func__, (long long)(intptr_t)dir.handle, CIO__IN_SET(close, err));
 }
 
 /* ---- files: streaming ------------------------------------------------------------------------- */
@@ -427,9 +430,12 @@ cio_err cio_file_set_timestamps(cio_io io, cio_file file, const cio_set_timestam
     return CIO__IN_SET(file_set_timestamps, err);
 }
 
-void cio_file_close(cio_io io, cio_file file)
+cio_err cio_file_close(cio_io io, cio_file file)
 {
-    CIO__VT(io)->file_close(io.userdata, file);
+    if (file.handle == CIO_HANDLE_INVALID)
+        return cio__close_result(__func__, (long long)(intptr_t)file.handle, CIO_E_NOT_OPEN);
+    cio_err err = CIO__VT(io)->file_close(io.userdata, file);
+    return cio__close_result(__func__, (long long)(intptr_t)file.handle, CIO__IN_SET(close, err));
 }
 
 /* ---- the executable --------------------------------------------------------------------------- */

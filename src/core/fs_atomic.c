@@ -116,12 +116,16 @@ cio_err cio_dir_create_file_atomic(cio_io io, cio_dir dir, const char *path,
     return CIO__IN_SET(dir_create_file_atomic, err);
 }
 
-static void close_file(cio_io io, cio_file_atomic *af)
+/* Closes the file (once): a failed write-back the close reports (InputOutput, NoSpaceLeft,
+ * DiskQuota) keeps the file from being put in place; NotOpen cannot happen (the handle is ours). */
+static cio_err close_file(cio_io io, cio_file_atomic *af)
 {
+    cio_err err = CIO_OK;
     if (af->file.handle != CIO_HANDLE_INVALID) {
-        cio_file_close(io, af->file);
+        err = cio_file_close(io, af->file);
         af->file = CIO_FILE_INVALID;
     }
+    return err == CIO_E_NOT_OPEN || err == CIO_E_NETWORK_DOWN ? CIO_E_UNEXPECTED : err;
 }
 
 cio_err cio_file_atomic_link(cio_io io, cio_file_atomic *af)
@@ -132,10 +136,11 @@ cio_err cio_file_atomic_link(cio_io io, cio_file_atomic *af)
     if (af->unnamed) {
         err = cio_file_hard_link(io, af->file, af->dir, af->dest);
         if (err == CIO_OK)
-            close_file(io, af);
+            (void)close_file(io, af); /* linked already: the data went out before the link */
     } else {
-        close_file(io, af);
-        err = cio_dir_rename_preserve(io, af->dir, af->tmp_name, af->dir, af->dest);
+        err = close_file(io, af);
+        if (err == CIO_OK)
+            err = cio_dir_rename_preserve(io, af->dir, af->tmp_name, af->dir, af->dest);
         if (err == CIO_E_OPERATION_UNSUPPORTED) {
             /* No atomic rename without replace here: a hard link refuses an existing name too. */
             err = cio_dir_hard_link(io, af->dir, af->tmp_name, af->dir, af->dest, 0);
@@ -164,8 +169,9 @@ cio_err cio_file_atomic_replace(cio_io io, cio_file_atomic *af)
         }
         af->unnamed = false; /* it has a name now, which discard removes if the rename fails */
     }
-    close_file(io, af);
-    err = cio_dir_rename(io, af->dir, af->tmp_name, af->dir, af->dest);
+    err = close_file(io, af);
+    if (err == CIO_OK)
+        err = cio_dir_rename(io, af->dir, af->tmp_name, af->dir, af->dest);
     af->named_in_place = err == CIO_OK;
     return CIO__IN_SET(file_atomic_replace, err);
 }
@@ -174,14 +180,14 @@ void cio_file_atomic_discard(cio_io io, cio_file_atomic *af)
 {
     if (af == NULL)
         return;
-    close_file(io, af);
+    (void)close_file(io, af); /* discarded: nothing to report */
     if (!af->unnamed && !af->named_in_place && af->tmp_name[0] != '\0' && af->dest != NULL) {
         cio_cancel_protection old = cio_swap_cancel_protection(io, CIO_CANCEL_BLOCKED);
         (void)cio_dir_delete_file(io, af->dir, af->tmp_name);
         (void)cio_swap_cancel_protection(io, old);
     }
     if (af->close_dir)
-        cio_dir_close(io, af->dir);
+        (void)cio_dir_close(io, af->dir);
     free(af->dest);
     af->dest = NULL;
     af->close_dir = false;

@@ -90,7 +90,7 @@ static cio_err copy_file(cio_io io, cio_dir src, cio_dir dst, const char *name, 
     if (err == CIO_OK)
         err = replace ? cio_file_atomic_replace(io, &af) : cio_file_atomic_link(io, &af);
     cio_file_atomic_discard(io, &af);
-    cio_file_close(io, in);
+    (void)cio_file_close(io, in);
     return err;
 }
 
@@ -149,9 +149,9 @@ static cio_err copy_subdir(copy_walk *w, cio_dir src, cio_dir dst, const char *n
         err = cio_dir_open_dir(io, dst, name, &iterate_no_follow, &d);
         if (err == CIO_OK) {
             err = copy_dir(w, s, d);
-            cio_dir_close(io, d);
+            (void)cio_dir_close(io, d);
         }
-        cio_dir_close(io, s);
+        (void)cio_dir_close(io, s);
     }
     if (err == CIO_OK)
         err = keep_unsupported(cio_dir_set_file_permissions(io, dst, name, st->mode & 07777u, 0));
@@ -266,9 +266,9 @@ cio_err cio_dir_copy_tree(cio_io io, cio_dir src_dir, const char *src_path, cio_
         err = cio_dir_set_timestamps(io, dst_dir, dst_path, &ts, 0);
     }
     if (d.handle != CIO_HANDLE_INVALID)
-        cio_dir_close(io, d);
+        (void)cio_dir_close(io, d);
     if (s.handle != CIO_HANDLE_INVALID)
-        cio_dir_close(io, s);
+        (void)cio_dir_close(io, s);
     return CIO__IN_SET(dir_copy_tree, err);
 }
 
@@ -339,7 +339,7 @@ static cio_err delete_dir(cio_io io, cio_dir parent, const char *name)
     if (err != CIO_OK)
         return err;
     err = empty_dir(io, d);
-    cio_dir_close(io, d);
+    (void)cio_dir_close(io, d);
     if (err == CIO_OK)
         err = cio_dir_delete_dir(io, parent, name);
     if (err == CIO_E_ACCESS_DENIED || err == CIO_E_PERMISSION_DENIED) {

@@ -64,10 +64,20 @@ cio_err cio_server_accept(cio_io io, const cio_server *server, cio_stream *out)
     return CIO__IN_SET(net_accept, err);
 }
 
-void cio_server_close(cio_io io, const cio_server *server)
+/* The close of any socket, for the three public closes (func: the public name, for the debug line). */
+static cio_err net_close(cio_io io, const char *func, cio_handle h)
 {
-    if (server != NULL)
-        CIO__VT(io)->net_close(io.userdata, server->handle);
+    if (h == CIO_HANDLE_INVALID)
+        return cio__close_result(func, (long long)(intptr_t)h, CIO_E_NOT_OPEN);
+    cio_err err = CIO__VT(io)->net_close(io.userdata, h);
+    return cio__close_result(func, (long long)(intptr_t)h, CIO__IN_SET(close, err));
+}
+
+cio_err cio_server_close(cio_io io, const cio_server *server)
+{
+    if (server == NULL)
+        return CIO__NULL_ARG("server");
+    return net_close(io, __func__, server->handle);
 }
 
 cio_err cio_net_connect(cio_io io, const cio_ip_address *address, const cio_connect_options *options, cio_stream *out)
@@ -143,10 +153,11 @@ cio_err cio_stream_shutdown(cio_io io, const cio_stream *stream, cio_shutdown_ho
     return CIO__IN_SET(net_shutdown, err);
 }
 
-void cio_stream_close(cio_io io, const cio_stream *stream)
+cio_err cio_stream_close(cio_io io, const cio_stream *stream)
 {
-    if (stream != NULL)
-        CIO__VT(io)->net_close(io.userdata, stream->handle);
+    if (stream == NULL)
+        return CIO__NULL_ARG("stream");
+    return net_close(io, __func__, stream->handle);
 }
 
 /* ---- UDP ---------------------------------------------------------------------------------------------- */
@@ -241,10 +252,11 @@ cio_err cio_socket_receive_batch(cio_io io, const cio_socket *socket, cio_messag
     return CIO__IN_SET(net_receive_timeout, err);
 }
 
-void cio_socket_close(cio_io io, const cio_socket *socket)
+cio_err cio_socket_close(cio_io io, const cio_socket *socket)
 {
-    if (socket != NULL)
-        CIO__VT(io)->net_close(io.userdata, socket->handle);
+    if (socket == NULL)
+        return CIO__NULL_ARG("socket");
+    return net_close(io, __func__, socket->handle);
 }
 
 /* ---- Unix-domain streams ------------------------------------------------------------------------------ */

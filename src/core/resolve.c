@@ -373,7 +373,7 @@ static cio_err udp_phase(lookup *l, const cio__resolv_conf *rc, query *q, size_t
         if (all_settled(q, nq, rc))
             break;
     }
-    cio_socket_close(io, &sock);
+    (void)cio_socket_close(io, &sock);
     return err;
 }
 

@@ -25,12 +25,12 @@ cio_err cio__resolve_read_file(cio_io io, const char *path, char **out, size_t *
         return err;
     char *buf = (char *)CIO__SYS(malloc, resolve_read_file)(FILE_MAX + 1);
     if (buf == NULL) {
-        cio_file_close(io, f);
+        (void)cio_file_close(io, f);
         return CIO_E_SYSTEM_RESOURCES;
     }
     size_t n = 0;
     err = cio_file_read_all(io, f, buf, FILE_MAX, &n);
-    cio_file_close(io, f);
+    (void)cio_file_close(io, f);
     if (err != CIO_OK) {
         free(buf);
         return err;

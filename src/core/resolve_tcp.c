@@ -61,7 +61,7 @@ static cio_err exchange(cio_io io, const cio_ip_address *server, const uint8_t *
             break;
         }
     }
-    cio_stream_close(io, &s);
+    (void)cio_stream_close(io, &s);
     return err;
 }
 

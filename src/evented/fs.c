@@ -55,17 +55,17 @@ CIO__E_HELPER_SLOT(process_executable_path, 3, char *, buf, size_t, len, size_t 
 
 /* ---- slots that never block ------------------------------------------------------------------------------- */
 
-void cio__e_dir_close(void *ud, cio_dir dir)
+cio_err cio__e_dir_close(void *ud, cio_dir dir)
 {
     (void)ud;
-    cio__os_dir_close(NULL, dir);
+    return cio__os_dir_close(NULL, dir);
 }
 
-void cio__e_file_close(void *ud, cio_file file)
+cio_err cio__e_file_close(void *ud, cio_file file)
 {
     (void)ud;
     /* the close renews the number first (cio__e_fd_forget): a pipe may be registered with a poller */
-    cio__os_file_close(NULL, file);
+    return cio__os_file_close(NULL, file);
 }
 
 cio_err cio__e_file_seek(void *ud, cio_file file, int whence, int64_t offset, uint64_t *pos)

@@ -141,7 +141,7 @@ static cio_err fs_run(void *p)
             if (err == CIO_OK && dir)
                 err = CIO_E_IS_DIR;
             if (err != CIO_OK) {
-                cio__os_file_close(NULL, (cio_file){res});
+                (void)cio__os_file_close(NULL, (cio_file){res});
                 return err;
             }
         }
@@ -344,27 +344,26 @@ static cio_err u_file_set_length(void *ud, cio_file file, uint64_t length)
 
 /* close: on the ring from one of the instance's fibers (not cancelable: the descriptor is always
  * gone afterwards, as with close(2)); directly from any other thread. */
-static void ring_close(void *ud, int fd)
+static cio_err ring_close(void *ud, int fd)
 {
     struct cio_evented *e = (struct cio_evented *)ud;
     cio__e_fd_renew(fd, false);
-    if (cio__e_self(e) == NULL) {
-        cio__os_file_close(NULL, (cio_file){fd});
-        return;
-    }
+    if (cio__e_self(e) == NULL)
+        return cio__os_file_close(NULL, (cio_file){fd});
     struct io_uring_sqe sqe = sqe_for(IORING_OP_CLOSE, fd, NULL);
     int32_t res;
-    (void)cio__e_uring_call(e, &sqe, -1, false, cio__errno_close, &res); /* EBADF: CIO__BUG */
+    /* EBADF: NotOpen; EINTR never retried (the descriptor is gone) */
+    return cio__e_uring_call(e, &sqe, -1, false, cio__errno_close_handle, &res);
 }
 
-static void u_file_close(void *ud, cio_file file)
+static cio_err u_file_close(void *ud, cio_file file)
 {
-    ring_close(ud, file.handle);
+    return ring_close(ud, file.handle);
 }
 
-static void u_dir_close(void *ud, cio_dir dir)
+static cio_err u_dir_close(void *ud, cio_dir dir)
 {
-    ring_close(ud, dir.handle);
+    return ring_close(ud, dir.handle);
 }
 
 void cio__e_uring_fs_override(struct cio_evented *e, struct cio_vtable *vt)

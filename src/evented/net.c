@@ -63,7 +63,7 @@ static cio_err made(cio_err err, cio_handle fd, bool nonblocking)
     if (!nonblocking) {
         err = set_nonblocking(fd);
         if (err != CIO_OK) {
-            cio__os_net_close(NULL, fd);
+            (void)cio__os_net_close(NULL, fd);
             return err;
         }
     }
@@ -104,12 +104,12 @@ cio_err cio__e_net_socket_pair(void *ud, cio_stream *out)
         return err;
     err = made(CIO_OK, out[0].handle, false);
     if (err != CIO_OK) {
-        cio__os_net_close(NULL, out[1].handle);
+        (void)cio__os_net_close(NULL, out[1].handle);
         return err;
     }
     err = made(CIO_OK, out[1].handle, false);
     if (err != CIO_OK)
-        cio__e_net_close(ud, out[0].handle);
+        (void)cio__e_net_close(ud, out[0].handle);
     return err;
 }
 
@@ -168,10 +168,10 @@ cio_err cio__e_net_shutdown(void *ud, cio_handle socket, int how)
     return cio__os_net_shutdown(NULL, socket, how);
 }
 
-void cio__e_net_close(void *ud, cio_handle socket)
+cio_err cio__e_net_close(void *ud, cio_handle socket)
 {
     (void)ud;
-    cio__os_net_close(NULL, socket); /* renews the number first (cio__e_fd_forget) */
+    return cio__os_net_close(NULL, socket); /* renews the number first (cio__e_fd_forget) */
 }
 
 /* ---- connect: on the helper pool ------------------------------------------------------------------------------ */

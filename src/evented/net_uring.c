@@ -92,7 +92,7 @@ static cio_err call(struct netop *a, const struct io_uring_sqe *sqe, cio__mapped
 static void close_quietly(int fd)
 {
     cio__e_fd_renew(fd, false);
-    cio__os_net_close(NULL, fd);
+    (void)cio__os_net_close(NULL, fd);
 }
 
 /* socket(2) on the ring where the kernel has IORING_OP_SOCKET, directly otherwise (it never blocks). */
@@ -438,17 +438,16 @@ static cio_err u_operate(void *ud, cio_operation *op, cio_timeout timeout)
     return cio__e_operate(ud, op, timeout);
 }
 
-static void u_net_close(void *ud, cio_handle socket)
+static cio_err u_net_close(void *ud, cio_handle socket)
 {
     struct cio_evented *e = (struct cio_evented *)ud;
     cio__e_fd_renew(socket, false);
-    if (cio__e_self(e) == NULL) {
-        cio__os_net_close(NULL, socket);
-        return;
-    }
+    if (cio__e_self(e) == NULL)
+        return cio__os_net_close(NULL, socket);
     struct io_uring_sqe sqe = sqe_for(IORING_OP_CLOSE, socket);
     int32_t res;
-    (void)cio__e_uring_call(e, &sqe, -1, false, cio__errno_close, &res); /* EBADF: CIO__BUG */
+    /* EBADF: NotOpen; EINTR never retried (the descriptor is gone) */
+    return cio__e_uring_call(e, &sqe, -1, false, cio__errno_close_handle, &res);
 }
 
 void cio__e_uring_net_override(struct cio_evented *e, struct cio_vtable *vt)

@@ -110,15 +110,14 @@ void cio__os_fs_stat_from_os(const struct stat *st, cio_stat *out)
     out->ctime = ts_from_timespec(st->st_ctim);
 }
 
-/* close(2) never retried: on Linux the descriptor is gone even when it reports EINTR. */
-static void close_fd(int fd)
+/* close(2) never retried: on Linux the descriptor is gone even when it reports EINTR. A descriptor
+ * that was not open is NotOpen (the public wrapper's debug line names it). */
+static cio_err close_fd(int fd)
 {
     if (CIO__SYS(close, fs_close_fd)(fd) == 0)
-        return;
-    int code = errno;
-    cio__mapped m = cio__errno_close(code); /* records EBADF for cio_last_os_error */
-    if (m.action == CIO__MAP_BUG)
-        cio__close_note("%s: descriptor %d was not open (closed twice, or never opened)", fd);
+        return CIO_OK;
+    cio__mapped m = cio__errno_close_handle(errno);
+    return m.action == CIO__MAP_OK ? CIO_OK : m.err;
 }
 
 /* fstat inside the bracket (used by file_stat and by open_file's directory check). */
@@ -435,10 +434,10 @@ cio_err cio__os_dir_access(void *ud, cio_dir dir, const char *path, unsigned mod
     return CIO__IN_SET(dir_access, err);
 }
 
-void cio__os_dir_close(void *ud, cio_dir dir)
+cio_err cio__os_dir_close(void *ud, cio_dir dir)
 {
     (void)ud;
-    close_fd(dir.handle);
+    return close_fd(dir.handle);
 }
 
 /* ---- files ------------------------------------------------------------------------------------ */
@@ -595,9 +594,9 @@ cio_err cio__os_file_set_timestamps(void *ud, cio_file file, const cio_set_times
     return CIO__IN_SET(file_set_timestamps, err);
 }
 
-void cio__os_file_close(void *ud, cio_file file)
+cio_err cio__os_file_close(void *ud, cio_file file)
 {
     (void)ud;
     cio__os_before_close(file.handle);
-    close_fd(file.handle);
+    return close_fd(file.handle);
 }

@@ -692,18 +692,31 @@ cio_err cio__os_dir_access(void *ud, cio_dir dir, const char *path, unsigned mod
     return CIO__IN_SET(dir_access, narrow(e, cio_errset_dir_access_contains));
 }
 
-void cio__os_dir_close(void *ud, cio_dir dir)
+/* NtClose is never retried: the handle is gone whatever it reports. STATUS_INVALID_HANDLE is NotOpen
+ * (closed twice or never opened; the public wrapper's debug line names it). A NULL handle (the
+ * current directory) has nothing to close. */
+static cio_err close_result(cio_ntstatus st)
 {
-    (void)ud;
-    if (dir.handle != NULL)
-        CIO__SYS(NtClose, dir_close)(dir.handle);
+    if (NT_SUCCESS(st))
+        return CIO_OK;
+    cio__mapped m = cio__ntstatus_nt_close(st);
+    return m.action == CIO__MAP_OK ? CIO_OK : m.err;
 }
 
-void cio__os_file_close(void *ud, cio_file file)
+cio_err cio__os_dir_close(void *ud, cio_dir dir)
 {
     (void)ud;
-    if (file.handle != NULL)
-        CIO__SYS(NtClose, file_close)(file.handle);
+    if (dir.handle == NULL)
+        return CIO_OK;
+    return close_result(CIO__SYS(NtClose, dir_close)(dir.handle));
+}
+
+cio_err cio__os_file_close(void *ud, cio_file file)
+{
+    (void)ud;
+    if (file.handle == NULL)
+        return CIO_OK;
+    return close_result(CIO__SYS(NtClose, file_close)(file.handle));
 }
 
 /* ---- for fs_windows_links.c: the helpers above, under their shared names ------------------------- */

@@ -48,7 +48,7 @@
 static void close_handle(void *h)
 {
     cio_file f = {h};
-    cio__os_file_close(NULL, f);
+    (void)cio__os_file_close(NULL, f);
 }
 
 cio_err cio__os_dir_stat(void *ud, cio_dir dir, cio_stat *out)

@@ -111,7 +111,7 @@ cio_err cio__os_dir_real_path_file(void *ud, cio_dir dir, const char *path, char
     if (e == CIO_OK) {
         e = real_path_of(h, false, buf, len, out_len);
         cio_file f = {h};
-        cio__os_file_close(NULL, f);
+        (void)cio__os_file_close(NULL, f);
     }
     return CIO__IN_SET(dir_real_path_file, e);
 }
@@ -145,6 +145,6 @@ cio_err cio__os_dir_rename_preserve(void *ud, cio_dir old_dir, const char *old_p
         cio__win_path_free(p);
     }
     cio_file f = {h};
-    cio__os_file_close(NULL, f);
+    (void)cio__os_file_close(NULL, f);
     return CIO__IN_SET(dir_rename_preserve, cio__win_narrow(e, cio_errset_dir_rename_preserve_contains));
 }

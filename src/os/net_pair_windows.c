@@ -75,7 +75,7 @@ cio_err cio__os_net_socket_pair(void *ud, cio_stream *out)
     cio_stream client;
     err = cio__os_net_connect_ip(ud, &server.address, NULL, &client);
     if (err != CIO_OK) {
-        cio__os_net_close(ud, server.handle);
+        (void)cio__os_net_close(ud, server.handle);
         return CIO__IN_SET(net_socket_create_pair, pair_error(err));
     }
     cio_ip_address mine;
@@ -88,11 +88,11 @@ cio_err cio__os_net_socket_pair(void *ud, cio_stream *out)
             break;
         found = cio_ip_equal(&accepted.peer, &mine);
         if (!found)
-            cio__os_net_close(ud, accepted.handle); /* not ours */
+            (void)cio__os_net_close(ud, accepted.handle); /* not ours */
     }
-    cio__os_net_close(ud, server.handle);
+    (void)cio__os_net_close(ud, server.handle);
     if (!found) {
-        cio__os_net_close(ud, client.handle);
+        (void)cio__os_net_close(ud, client.handle);
         return CIO__IN_SET(net_socket_create_pair, err != CIO_OK ? pair_error(err) : CIO_E_SYSTEM_RESOURCES);
     }
     memset(out, 0, 2 * sizeof *out);

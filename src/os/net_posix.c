@@ -124,15 +124,14 @@ cio_err cio__os_poll_ready(int fd, short events, cio_timeout timeout)
 
 /* ---- descriptors -------------------------------------------------------------------------------------- */
 
-/* close(2) never retried: on Linux the descriptor is gone even when it reports EINTR. */
-static void close_fd(int fd)
+/* close(2) never retried: on Linux the descriptor is gone even when it reports EINTR. A descriptor
+ * that was not open is NotOpen (the public wrapper's debug line names it). */
+static cio_err close_fd(int fd)
 {
     if (CIO__SYS(close, net_close_fd)(fd) == 0)
-        return;
-    int code = errno;
-    cio__mapped m = cio__errno_close(code); /* records EBADF for cio_last_os_error */
-    if (m.action == CIO__MAP_BUG)
-        cio__close_note("%s: descriptor %d was not open (closed twice, or never opened)", fd);
+        return CIO_OK;
+    cio__mapped m = cio__errno_close_handle(errno);
+    return m.action == CIO__MAP_OK ? CIO_OK : m.err;
 }
 
 static cio_err set_int_option(int fd, int level, int name, int value)
@@ -359,11 +358,11 @@ cio_err cio__os_net_shutdown(void *ud, cio_handle socket, int how)
     return CIO__IN_SET(net_shutdown, err);
 }
 
-void cio__os_net_close(void *ud, cio_handle socket)
+cio_err cio__os_net_close(void *ud, cio_handle socket)
 {
     (void)ud;
     cio__os_before_close(socket);
-    close_fd(socket);
+    return close_fd(socket);
 }
 
 /* ---- UDP ---------------------------------------------------------------------------------------------- */

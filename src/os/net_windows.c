@@ -179,9 +179,13 @@ static cio_err wsa_blocked(SOCKET s, int code, long events, cio__mapped (*map)(i
 
 /* ---- sockets ------------------------------------------------------------------------------------------ */
 
-static void close_socket(SOCKET s)
+/* closesocket, never retried (the socket is gone whatever it reports): WSAENOTSOCK is NotOpen. */
+static cio_err close_socket(SOCKET s)
 {
-    (void)CIO__SYS(closesocket, close_socket)(s);
+    if (CIO__SYS(closesocket, close_socket)(s) == 0)
+        return CIO_OK;
+    cio__mapped m = cio__wsa_closesocket(WSAGetLastError());
+    return m.action == CIO__MAP_OK ? CIO_OK : m.err;
 }
 
 /* A fresh non-blocking, non-inheritable socket. `op_unix` picks the Unix socket map. */
@@ -460,10 +464,10 @@ cio_err cio__os_net_shutdown(void *ud, cio_handle socket, int how)
     return CIO__IN_SET(net_shutdown, err);
 }
 
-void cio__os_net_close(void *ud, cio_handle socket)
+cio_err cio__os_net_close(void *ud, cio_handle socket)
 {
     (void)ud;
-    close_socket((SOCKET)(uintptr_t)socket);
+    return close_socket((SOCKET)(uintptr_t)socket);
 }
 
 /* ---- UDP ---------------------------------------------------------------------------------------------- */

@@ -133,6 +133,7 @@ typedef enum cio_err {
     CIO_E_STATIC_ELF_FILE, /**< StaticElfFile: The ELF file is statically linked and names no dynamic linker */
     CIO_E_INVALID_ELF_FILE, /**< InvalidElfFile: The ELF file is malformed */
     CIO_E_LOCKED_MEMORY_LIMIT_EXCEEDED, /**< LockedMemoryLimitExceeded: Mapping the memory would exceed the limit on locked memory (RLIMIT_MEMLOCK) */
+    CIO_E_NOT_OPEN, /**< NotOpen: The handle is not open: it was closed already, or never opened */
     CIO_E__COUNT /**< The number of values (not an error). */
 } cio_err;
 
@@ -250,7 +251,8 @@ typedef enum cio_err {
     X(INVALID_BATCH_SCRIPT_ARG, "InvalidBatchScriptArg", "An argument cannot be passed safely to a batch script (Windows)") \
     X(STATIC_ELF_FILE, "StaticElfFile", "The ELF file is statically linked and names no dynamic linker") \
     X(INVALID_ELF_FILE, "InvalidElfFile", "The ELF file is malformed") \
-    X(LOCKED_MEMORY_LIMIT_EXCEEDED, "LockedMemoryLimitExceeded", "Mapping the memory would exceed the limit on locked memory (RLIMIT_MEMLOCK)")
+    X(LOCKED_MEMORY_LIMIT_EXCEEDED, "LockedMemoryLimitExceeded", "Mapping the memory would exceed the limit on locked memory (RLIMIT_MEMLOCK)") \
+    X(NOT_OPEN, "NotOpen", "The handle is not open: it was closed already, or never opened")
 
 #ifdef __cplusplus
 extern "C" {
@@ -572,6 +574,27 @@ static inline bool cio_errset_evented_create_contains(cio_err err)
     case CIO_E_PROCESS_FD_QUOTA_EXCEEDED:
     case CIO_E_SYSTEM_FD_QUOTA_EXCEEDED:
     case CIO_E_OPERATION_UNSUPPORTED:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/**
+ * Membership test of the error set CloseError (@ref errset_close).
+ * @param err any value
+ * @return true when err is in CloseError \errset_close; false otherwise (always for CIO_OK).
+ * @cancellation no (pure library code)
+ */
+static inline bool cio_errset_close_contains(cio_err err)
+{
+    switch (err) {
+    case CIO_E_UNEXPECTED:
+    case CIO_E_NO_SPACE_LEFT:
+    case CIO_E_DISK_QUOTA:
+    case CIO_E_INPUT_OUTPUT:
+    case CIO_E_NETWORK_DOWN:
+    case CIO_E_NOT_OPEN:
         return true;
     default:
         return false;
@@ -2980,6 +3003,7 @@ static inline bool cio_errset_file_atomic_link_contains(cio_err err)
     case CIO_E_DISK_QUOTA:
     case CIO_E_FILE_SYSTEM:
     case CIO_E_HARDWARE_FAILURE:
+    case CIO_E_INPUT_OUTPUT:
         return true;
     default:
         return false;
@@ -3020,6 +3044,7 @@ static inline bool cio_errset_file_atomic_replace_contains(cio_err err)
     case CIO_E_NO_SPACE_LEFT:
     case CIO_E_DISK_QUOTA:
     case CIO_E_HARDWARE_FAILURE:
+    case CIO_E_INPUT_OUTPUT:
         return true;
     default:
         return false;
@@ -3465,6 +3490,7 @@ static inline bool cio_errset_file_memory_map_set_length_contains(cio_err err)
     X(pipe, "PipeError") \
     X(signal_wait, "Signal.WaitError") \
     X(evented_create, "Evented.CreateError") \
+    X(close, "CloseError") \
     X(file_open, "File.OpenError") \
     X(file_reader, "File.Reader.Error") \
     X(file_read_streaming, "File.ReadStreamingError") \

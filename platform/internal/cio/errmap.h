@@ -464,6 +464,22 @@ static inline cio__mapped cio__errno_close(int code)
     return cio__map_note(m, 1, (int64_t)code, "close");
 }
 
+/* close_handle: CloseError */
+static inline cio__mapped cio__errno_close_handle(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(ERROR, CIO_E_NOT_OPEN); break;
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(OK, CIO_OK); break;
+    case CIO_ERRNO_INPROGRESS: m = CIO__MAPPED(OK, CIO_OK); break;
+    case CIO_ERRNO_IO: m = CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT); break;
+    case CIO_ERRNO_NOSPC: m = CIO__MAPPED(ERROR, CIO_E_NO_SPACE_LEFT); break;
+    case CIO_ERRNO_DQUOT: m = CIO__MAPPED(ERROR, CIO_E_DISK_QUOTA); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "close_handle");
+}
+
 /* fcntl: Unexpected */
 static inline cio__mapped cio__errno_fcntl(int code)
 {
@@ -2485,6 +2501,18 @@ static inline cio__mapped cio__errno_shutdown(int code)
 
 #endif /* errno flavour */
 
+/* nt_close: CloseError */
+static inline cio__mapped cio__ntstatus_nt_close(cio_ntstatus code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_NTSTATUS_INVALID_HANDLE: m = CIO__MAPPED(ERROR, CIO_E_NOT_OPEN); break;
+    case CIO_NTSTATUS_HANDLE_NOT_CLOSABLE: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 2, (int64_t)(uint32_t)code, "nt_close");
+}
+
 /* nt_create_file: File.OpenError */
 static inline cio__mapped cio__ntstatus_nt_create_file(cio_ntstatus code)
 {
@@ -3322,6 +3350,21 @@ static inline cio__mapped cio__wsa_wsa_recvfrom(int code)
     return cio__map_note(m, 3, (int64_t)code, "wsa_recvfrom");
 }
 
+/* closesocket: CloseError */
+static inline cio__mapped cio__wsa_closesocket(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_WSA_ENOTSOCK: m = CIO__MAPPED(ERROR, CIO_E_NOT_OPEN); break;
+    case CIO_WSA_EINTR: m = CIO__MAPPED(OK, CIO_OK); break;
+    case CIO_WSA_EINPROGRESS: m = CIO__MAPPED(OK, CIO_OK); break;
+    case CIO_WSA_ENETDOWN: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN); break;
+    case CIO_WSA_NOTINITIALISED: m = CIO__MAPPED(ERROR, CIO_E_NOT_OPEN); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 3, (int64_t)code, "closesocket");
+}
+
 /* wsa_shutdown: net.ShutdownError */
 static inline cio__mapped cio__wsa_wsa_shutdown(int code)
 {
@@ -3430,6 +3473,7 @@ static inline cio__mapped cio__wsa_wsa_connect_unix(int code)
     X(flock, file_open) \
     X(flock_lock, file_lock) \
     X(close, unexpected) \
+    X(close_handle, close) \
     X(fcntl, unexpected) \
     X(mmap_file, file_memory_map_create) \
     X(mremap, file_memory_map_set_length) \
@@ -3523,6 +3567,7 @@ static inline cio__mapped cio__wsa_wsa_connect_unix(int code)
     X(ioctl, file_device_io_control) \
     X(shutdown, net_shutdown)
 #define CIO__NTSTATUS_MAP_LIST(X) \
+    X(nt_close, close) \
     X(nt_create_file, file_open) \
     X(nt_lock_file, file_open) \
     X(nt_create_dir, dir_create_dir) \
@@ -3561,6 +3606,7 @@ static inline cio__mapped cio__wsa_wsa_connect_unix(int code)
     X(wsa_send, net_write) \
     X(wsa_sendto, net_send) \
     X(wsa_recvfrom, net_receive) \
+    X(closesocket, close) \
     X(wsa_shutdown, net_shutdown) \
     X(wsa_bind_unix, net_unix_address_listen) \
     X(wsa_listen_unix, net_unix_address_listen) \
