@@ -5,6 +5,7 @@
 #define CIO_CORE_INTERNAL_H
 
 #include <assert.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -120,6 +121,24 @@ static inline int64_t cio__deadline_after(int64_t now, int64_t ns)
     if (ns < 0)
         ns = 0;
     return ns > INT64_MAX - now ? INT64_MAX : now + ns;
+}
+
+/* A backend's record made on first use and published once in *slot (0: none yet), as a group's in
+ * cio_group.token: the record there, or with `create` a new one from make() (NULL: no memory) if it
+ * wins the race to publish; a loser goes to unmake() and the winner is returned. */
+static inline void *cio__lazy_record(_Atomic(uintptr_t) *slot, bool create, void *(*make)(void), void (*unmake)(void *))
+{
+    uintptr_t have = atomic_load_explicit(slot, memory_order_acquire);
+    if (have != 0 || !create)
+        return (void *)have;
+    void *fresh = make();
+    if (fresh == NULL)
+        return NULL;
+    if (atomic_compare_exchange_strong_explicit(slot, &have, (uintptr_t)fresh, memory_order_acq_rel,
+                                                memory_order_acquire))
+        return fresh;
+    unmake(fresh);
+    return (void *)have;
 }
 
 /* Runs fn inline on a copy of the context aligned to CIO_CONTEXT_ALIGN (as a task would see it);
