@@ -1567,7 +1567,7 @@ struct cio__sys_table {
     _Atomic(cio__sys_pthread_create_fn) pthread_create__enqueue; /* src/threaded/pool.c: enqueue_locked */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_calloc_fn) calloc__group_get; /* src/threaded/pool.c: group_get */
+    _Atomic(cio__sys_calloc_fn) calloc__group_get; /* src/threaded/pool.c: group_new */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_sched_getaffinity_fn) sched_getaffinity__cpu_count; /* src/threaded/cpus_linux.c: cio__t_cpu_count */
@@ -1663,7 +1663,7 @@ struct cio__sys_table {
     _Atomic(cio__sys_calloc_fn) calloc__adopt_fiber; /* src/evented/adopt.c: adopt */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_calloc_fn) calloc__evented_group; /* src/evented/tasks.c: group_get */
+    _Atomic(cio__sys_calloc_fn) calloc__evented_group; /* src/evented/tasks.c: group_new */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_mmap_fn) mmap__guard_probe; /* src/evented/stack.c: probe_guard_regions */

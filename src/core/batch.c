@@ -72,8 +72,7 @@ static bool kind_ok(const cio_operation *op)
 
 cio_err cio_operate(cio_io io, cio_operation *op)
 {
-    if (op == NULL)
-        return CIO__NULL_ARG("op");
+    CIO__REQUIRE(op);
     if (io.vtable == NULL || !kind_ok(op))
         return CIO_E_INVALID_ARGUMENT;
     run_op(io, op);
@@ -102,10 +101,7 @@ static cio_err op_task(void *context)
 
 cio_err cio_batch_init(cio_batch *batch, cio_batch_slot *slots, size_t capacity)
 {
-    if (batch == NULL)
-        return CIO__NULL_ARG("batch");
-    if (slots == NULL)
-        return CIO__NULL_ARG("slots");
+    CIO__REQUIRE(batch, slots);
     if (capacity == 0 || capacity >= UINT32_MAX)
         return CIO_E_INVALID_ARGUMENT;
     batch->slots = slots;
@@ -126,10 +122,7 @@ cio_err cio_batch_init(cio_batch *batch, cio_batch_slot *slots, size_t capacity)
 
 cio_err cio_batch_add_at(cio_batch *batch, uint32_t index, const cio_operation *op)
 {
-    if (batch == NULL)
-        return CIO__NULL_ARG("batch");
-    if (op == NULL)
-        return CIO__NULL_ARG("op");
+    CIO__REQUIRE(batch, op);
     if (index >= batch->capacity || !kind_ok(op) ||
         atomic_load_explicit(&batch->slots[index].state, memory_order_relaxed) != S_UNUSED)
         return CIO_E_INVALID_ARGUMENT;
@@ -144,10 +137,7 @@ cio_err cio_batch_add_at(cio_batch *batch, uint32_t index, const cio_operation *
 
 cio_err cio_batch_add(cio_batch *batch, const cio_operation *op, uint32_t *index)
 {
-    if (batch == NULL)
-        return CIO__NULL_ARG("batch");
-    if (op == NULL)
-        return CIO__NULL_ARG("op");
+    CIO__REQUIRE(batch, op);
     if (!kind_ok(op))
         return CIO_E_INVALID_ARGUMENT;
     for (uint32_t i = 0; i < batch->capacity; i++) {
@@ -243,8 +233,7 @@ static cio_err wait_one(cio_io io, cio_batch *b, cio_timeout deadline)
 
 cio_err cio_batch_await_async(cio_io io, cio_batch *batch)
 {
-    if (batch == NULL)
-        return CIO__NULL_ARG("batch");
+    CIO__REQUIRE(batch);
     if (io.vtable == NULL)
         return CIO_E_INVALID_ARGUMENT;
     if (start(io, batch, false) == CIO_E_CANCELED) {
@@ -256,8 +245,7 @@ cio_err cio_batch_await_async(cio_io io, cio_batch *batch)
 
 cio_err cio_batch_await_concurrent(cio_io io, cio_batch *batch, cio_timeout timeout)
 {
-    if (batch == NULL)
-        return CIO__NULL_ARG("batch");
+    CIO__REQUIRE(batch);
     if (io.vtable == NULL)
         return CIO_E_INVALID_ARGUMENT;
     cio_timeout deadline = cio__timeout_to_deadline(io, timeout);
@@ -295,8 +283,7 @@ void cio_batch_cancel(cio_io io, cio_batch *batch)
 
 cio_err cio_operate_timeout(cio_io io, cio_operation *op, cio_timeout timeout)
 {
-    if (op == NULL)
-        return CIO__NULL_ARG("op");
+    CIO__REQUIRE(op);
     if (io.vtable == NULL || !kind_ok(op))
         return CIO_E_INVALID_ARGUMENT;
     if (timeout.kind == CIO_TIMEOUT_KIND_NONE)

@@ -114,10 +114,7 @@ static bool preferred(cio_err e)
 cio_err cio_hostname_connect(cio_io io, const char *name, uint16_t port, const cio_connect_options *options,
                              cio_stream *out)
 {
-    if (name == NULL)
-        return CIO__NULL_ARG("name");
-    if (out == NULL)
-        return CIO__NULL_ARG("out");
+    CIO__REQUIRE(name, out);
     cio_connect_options opt;
     memset(&opt, 0, sizeof opt);
     if (options != NULL)

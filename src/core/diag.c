@@ -17,8 +17,13 @@
 #include "stderr_lock.h"
 
 static _Thread_local cio_os_error last = {CIO_OS_ERROR_NONE, 0, ""};
-#ifndef NDEBUG
 static _Thread_local bool printed; /* the record's debug line was the last one (bug_note adds none) */
+
+/* Debug builds print the lines below; release builds (NDEBUG) compile them out as dead code. */
+#ifdef NDEBUG
+enum { DEBUG_LINES = 0 };
+#else
+enum { DEBUG_LINES = 1 };
 #endif
 
 _Atomic(int) cio__diag_quiet;
@@ -119,70 +124,46 @@ static void line(const char *fmt, ...)
         cio__stderr_diag_unlock();
 }
 
-#ifndef NDEBUG
 static const char *const kind_names[] = {"", "errno", "NTSTATUS", "Winsock error"};
-#endif
 
 void cio__os_error_record(int kind, int64_t code, const char *operation)
 {
     last.kind = (cio_os_error_kind)kind;
     last.code = code;
     last.operation = operation;
-#ifndef NDEBUG
-    printed = !cio__diag_quiet;
-    if (!cio__diag_quiet)
+    printed = DEBUG_LINES && !cio__diag_quiet;
+    if (printed)
         line("cio: %s: Unexpected, from %s %lld (cio_last_os_error() has it)\n", operation, kind_names[kind & 3],
              (long long)code);
-#endif
 }
 
 cio_err cio__invalid_arg(const char *func, const char *what)
 {
-#ifndef NDEBUG
-    if (!cio__diag_quiet)
+    if (DEBUG_LINES && !cio__diag_quiet)
         line("cio: %s: invalid argument: %s (returns InvalidArgument)\n", func, what);
-#else
-    (void)func;
-    (void)what;
-#endif
     return CIO_E_INVALID_ARGUMENT;
 }
 
 cio_err cio__bug_note(const char *func, const char *what)
 {
-#ifndef NDEBUG
     bool said = printed; /* the map that made this Unexpected printed its line already */
     printed = false;
-    if (!cio__diag_quiet && !said)
+    if (DEBUG_LINES && !cio__diag_quiet && !said)
         line("cio: %s: %s (returns Unexpected)\n", func, what);
-#else
-    (void)func;
-    (void)what;
-#endif
     return CIO_E_UNEXPECTED;
 }
 
 cio_err cio__close_result(const char *func, long long handle, cio_err err)
 {
-#ifndef NDEBUG
-    if (err == CIO_E_NOT_OPEN && !cio__diag_quiet)
+    if (DEBUG_LINES && err == CIO_E_NOT_OPEN && !cio__diag_quiet)
         line("cio: %s: handle %lld is not open (closed twice, or never opened; returns NotOpen)\n", func, handle);
-#else
-    (void)func;
-    (void)handle;
-#endif
     return err;
 }
 
 void cio__debug_note(const char *func, const char *what)
 {
-#ifndef NDEBUG
-    if (!cio__diag_quiet)
+    if (DEBUG_LINES && !cio__diag_quiet)
         line("cio: %s: %s\n", func, what);
-#else
-    (void)func;
-    (void)what;
-#endif
 }
 
 void cio__misuse_abort(const char *func, const char *what)

@@ -23,22 +23,24 @@
 #include "cio/process.h"
 #include "internal.h"
 
+/* The stubs ignore most of their parameters. */
+#if defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#endif
+
 static struct cio_any_future *f_async(void *ud, cio_task_fn fn, const void *ctx, size_t ctx_size, cio_err *res)
 {
-    (void)ud;
     *res = cio__run_inline(fn, ctx, ctx_size);
     return NULL;
 }
 
 static cio_err f_concurrent(void *ud, cio_task_fn fn, const void *ctx, size_t ctx_size, struct cio_any_future **out)
 {
-    (void)ud, (void)fn, (void)ctx, (void)ctx_size, (void)out;
     return CIO_E_CONCURRENCY_UNAVAILABLE;
 }
 
 static cio_err f_await(void *ud, struct cio_any_future *f)
 {
-    (void)ud, (void)f;
     assert(0 && "cio_failing_io never hands out futures");
     return CIO_E_UNEXPECTED;
 }
@@ -46,227 +48,189 @@ static cio_err f_await(void *ud, struct cio_any_future *f)
 static void f_group_async(void *ud, cio_group *g, cio_task_fn fn, const void *ctx, size_t ctx_size)
 {
     cio_err ignored;
-    (void)g;
     (void)f_async(ud, fn, ctx, ctx_size, &ignored);
 }
 
 static cio_err f_group_concurrent(void *ud, cio_group *g, cio_task_fn fn, const void *ctx, size_t ctx_size)
 {
-    (void)ud, (void)g, (void)fn, (void)ctx, (void)ctx_size;
     return CIO_E_CONCURRENCY_UNAVAILABLE;
 }
 
 static cio_err f_group_await(void *ud, cio_group *g)
 {
-    (void)ud, (void)g;
     return CIO_OK;
 }
 
 static void f_group_cancel(void *ud, cio_group *g)
 {
-    (void)ud, (void)g;
 }
 
 static cio_err f_check_cancel(void *ud)
 {
-    (void)ud;
     return CIO_OK;
 }
 
 static void f_recancel(void *ud)
 {
-    (void)ud;
 }
 
 static cio_cancel_protection f_swap_cancel_protection(void *ud, cio_cancel_protection p)
 {
-    (void)ud, (void)p;
     return CIO_CANCEL_UNBLOCKED;
 }
 
 static cio_err f_futex_wait(void *ud, const _Atomic(uint32_t) *p, uint32_t expected, cio_timeout t)
 {
-    (void)ud, (void)p, (void)expected, (void)t;
     return CIO_OK;
 }
 
 static void f_futex_wait_uncancelable(void *ud, const _Atomic(uint32_t) *p, uint32_t expected)
 {
-    (void)ud, (void)p, (void)expected;
 }
 
 static void f_futex_wake(void *ud, const _Atomic(uint32_t) *p, uint32_t n)
 {
-    (void)ud, (void)p, (void)n;
 }
 
 static cio_timestamp f_now(void *ud, cio_clock c)
 {
-    (void)ud, (void)c;
     return (cio_timestamp){0};
 }
 
 static cio_err f_sleep(void *ud, cio_timeout t)
 {
-    (void)ud, (void)t;
     return CIO_OK;
 }
 
 static void f_random(void *ud, void *buf, size_t len)
 {
-    (void)ud;
     memset(buf, 0, len);
 }
 
 static cio_err f_random_secure(void *ud, void *buf, size_t len)
 {
-    (void)ud, (void)buf, (void)len;
     return CIO_E_ENTROPY_UNAVAILABLE;
 }
 
 static cio_err f_dir_open_file(void *ud, cio_dir d, const char *p, const cio_open_file_options *o, cio_file *out)
 {
-    (void)ud, (void)d, (void)p, (void)o, (void)out;
     return CIO_E_FILE_NOT_FOUND;
 }
 
 static cio_err f_dir_create_file(void *ud, cio_dir d, const char *p, const cio_create_file_options *o, cio_file *out)
 {
-    (void)ud, (void)d, (void)p, (void)o, (void)out;
     return CIO_E_NO_SPACE_LEFT;
 }
 
 static cio_err f_dir_open_dir(void *ud, cio_dir d, const char *p, const cio_open_dir_options *o, cio_dir *out)
 {
-    (void)ud, (void)d, (void)p, (void)o, (void)out;
     return CIO_E_FILE_NOT_FOUND;
 }
 
 static cio_err f_dir_create_dir(void *ud, cio_dir d, const char *p, uint32_t perm)
 {
-    (void)ud, (void)d, (void)p, (void)perm;
     return CIO_E_NO_SPACE_LEFT;
 }
 
 static cio_err f_dir_create_dir_path(void *ud, cio_dir d, const char *p, uint32_t perm, bool *created)
 {
-    (void)ud, (void)d, (void)p, (void)perm, (void)created;
     return CIO_E_NO_SPACE_LEFT;
 }
 
 static cio_err f_dir_create_dir_path_open(void *ud, cio_dir d, const char *p, const cio_open_dir_options *o,
                                           cio_dir *out)
 {
-    (void)ud, (void)d, (void)p, (void)o, (void)out;
     return CIO_E_NO_SPACE_LEFT;
 }
 
 static cio_err f_dir_rename(void *ud, cio_dir a, const char *pa, cio_dir b, const char *pb)
 {
-    (void)ud, (void)a, (void)pa, (void)b, (void)pb;
     return CIO_E_FILE_NOT_FOUND;
 }
 
 static cio_err f_dir_delete_file(void *ud, cio_dir d, const char *p)
 {
-    (void)ud, (void)d, (void)p;
     return CIO_E_FILE_NOT_FOUND;
 }
 
 static cio_err f_dir_stat_file(void *ud, cio_dir d, const char *p, unsigned flags, cio_stat *out)
 {
-    (void)ud, (void)d, (void)p, (void)flags, (void)out;
     return CIO_E_FILE_NOT_FOUND;
 }
 
 static cio_err f_dir_access(void *ud, cio_dir d, const char *p, unsigned mode)
 {
-    (void)ud, (void)d, (void)p, (void)mode;
     return CIO_E_FILE_NOT_FOUND;
 }
 
 static cio_err f_dir_read(void *ud, cio_dir_reader *r, cio_dir_entry *e, size_t max, size_t *count)
 {
-    (void)ud, (void)r, (void)e, (void)max, (void)count;
     return CIO_E_ACCESS_DENIED;
 }
 
 static cio_err f_dir_close(void *ud, cio_dir d)
 {
-    (void)ud, (void)d;
     return CIO_OK; /* nothing was opened: nothing to close */
 }
 
 static cio_err f_file_read_streaming(void *ud, cio_file f, const cio_iovec *iov, size_t n, size_t *nread)
 {
-    (void)ud, (void)f, (void)iov, (void)n, (void)nread;
     return CIO_E_NOT_OPEN_FOR_READING;
 }
 
 static cio_err f_file_write_streaming(void *ud, cio_file f, const cio_const_iovec *iov, size_t n, size_t *nwritten)
 {
-    (void)ud, (void)f, (void)iov, (void)n, (void)nwritten;
     return CIO_E_NOT_OPEN_FOR_WRITING;
 }
 
 static cio_err f_file_read_positional(void *ud, cio_file f, const cio_iovec *iov, size_t n, uint64_t off, size_t *nread)
 {
-    (void)ud, (void)f, (void)iov, (void)n, (void)off, (void)nread;
     return CIO_E_NOT_OPEN_FOR_READING;
 }
 
 static cio_err f_file_write_positional(void *ud, cio_file f, const cio_const_iovec *iov, size_t n, uint64_t off,
                                        size_t *nw)
 {
-    (void)ud, (void)f, (void)iov, (void)n, (void)off, (void)nw;
     return CIO_E_NOT_OPEN_FOR_WRITING;
 }
 
 static cio_err f_file_seek(void *ud, cio_file f, int whence, int64_t off, uint64_t *pos)
 {
-    (void)ud, (void)f, (void)whence, (void)off, (void)pos;
     return CIO_E_UNSEEKABLE;
 }
 
 static cio_err f_file_stat(void *ud, cio_file f, cio_stat *out)
 {
-    (void)ud, (void)f, (void)out;
     return CIO_E_ACCESS_DENIED;
 }
 
 static cio_err f_file_set_length(void *ud, cio_file f, uint64_t len)
 {
-    (void)ud, (void)f, (void)len;
     return CIO_E_ACCESS_DENIED;
 }
 
 static cio_err f_file_sync(void *ud, cio_file f)
 {
-    (void)ud, (void)f;
     return CIO_E_ACCESS_DENIED;
 }
 
 static cio_err f_file_set_timestamps(void *ud, cio_file f, const cio_set_timestamps *ts)
 {
-    (void)ud, (void)f, (void)ts;
     return CIO_E_ACCESS_DENIED;
 }
 
 static cio_err f_file_close(void *ud, cio_file f)
 {
-    (void)ud, (void)f;
     return CIO_OK;
 }
 
 static cio_err f_process_executable_open(void *ud, const cio_open_file_options *o, cio_file *out)
 {
-    (void)ud, (void)o, (void)out;
     return CIO_E_FILE_NOT_FOUND;
 }
 
 static cio_err f_process_executable_path(void *ud, char *buf, size_t len, size_t *out_len)
 {
-    (void)ud, (void)buf, (void)len, (void)out_len;
     return CIO_E_OPERATION_UNSUPPORTED;
 }
 
@@ -282,44 +246,37 @@ static void f_clear_child(cio_child *out)
 
 static cio_err f_process_spawn(void *ud, const cio_spawn_options *o, cio_child *out)
 {
-    (void)ud, (void)o;
     f_clear_child(out);
     return CIO_E_OPERATION_UNSUPPORTED;
 }
 
 static cio_err f_process_spawn_path(void *ud, cio_dir dir, const cio_spawn_options *o, cio_child *out)
 {
-    (void)ud, (void)dir, (void)o;
     f_clear_child(out);
     return CIO_E_OPERATION_UNSUPPORTED;
 }
 
 static cio_err f_child_wait(void *ud, cio_child *child, cio_term *term)
 {
-    (void)ud, (void)child, (void)term;
     return CIO_E_OPERATION_UNSUPPORTED;
 }
 
 static void f_child_kill(void *ud, cio_child *child)
 {
-    (void)ud, (void)child;
 }
 
 static cio_err f_process_replace(void *ud, const cio_spawn_options *o)
 {
-    (void)ud, (void)o;
     return CIO_E_OPERATION_UNSUPPORTED;
 }
 
 static cio_err f_process_replace_path(void *ud, cio_dir dir, const cio_spawn_options *o)
 {
-    (void)ud, (void)dir, (void)o;
     return CIO_E_OPERATION_UNSUPPORTED;
 }
 
 static cio_err f_process_current_path(void *ud, char *buf, size_t len, size_t *out_len)
 {
-    (void)ud, (void)buf, (void)len;
     if (out_len != NULL)
         *out_len = 0;
     return CIO_E_UNEXPECTED;
@@ -327,127 +284,106 @@ static cio_err f_process_current_path(void *ud, char *buf, size_t len, size_t *o
 
 static cio_err f_process_set_current_dir(void *ud, cio_dir dir)
 {
-    (void)ud, (void)dir;
     return CIO_E_ACCESS_DENIED;
 }
 
 static cio_err f_process_set_current_path(void *ud, const char *path)
 {
-    (void)ud, (void)path;
     return CIO_E_ACCESS_DENIED;
 }
 
 static cio_err f_lock_stderr(void *ud)
 {
-    (void)ud;
     return CIO_OK;
 }
 
 static bool f_try_lock_stderr(void *ud)
 {
-    (void)ud;
     return true;
 }
 
 static void f_unlock_stderr(void *ud)
 {
-    (void)ud;
 }
 
 static cio_err f_net_listen_ip(void *ud, const cio_ip_address *a, const cio_listen_options *o, cio_server *out)
 {
-    (void)ud, (void)a, (void)o, (void)out;
     return CIO_E_NETWORK_DOWN;
 }
 
 static cio_err f_net_accept(void *ud, cio_handle listener, cio_stream *out)
 {
-    (void)ud, (void)listener, (void)out;
     return CIO_E_NETWORK_DOWN;
 }
 
 static cio_err f_net_connect_ip(void *ud, const cio_ip_address *a, const cio_connect_options *o, cio_stream *out)
 {
-    (void)ud, (void)a, (void)o, (void)out;
     return CIO_E_NETWORK_DOWN;
 }
 
 static cio_err f_net_bind_ip(void *ud, const cio_ip_address *a, const cio_bind_options *o, cio_socket *out)
 {
-    (void)ud, (void)a, (void)o, (void)out;
     return CIO_E_NETWORK_DOWN;
 }
 
 static cio_err f_net_listen_unix(void *ud, const cio_unix_address *a, const cio_listen_options *o, cio_server *out)
 {
-    (void)ud, (void)a, (void)o, (void)out;
     return CIO_E_NETWORK_DOWN;
 }
 
 static cio_err f_net_connect_unix(void *ud, const cio_unix_address *a, cio_stream *out)
 {
-    (void)ud, (void)a, (void)out;
     return CIO_E_NETWORK_DOWN;
 }
 
 static cio_err f_net_read(void *ud, cio_handle h, const cio_iovec *iov, size_t n, size_t *nread)
 {
-    (void)ud, (void)h, (void)iov, (void)n, (void)nread;
     return CIO_E_NETWORK_DOWN;
 }
 
 static cio_err f_net_write(void *ud, cio_handle h, const cio_const_iovec *iov, size_t n, size_t *nwritten)
 {
-    (void)ud, (void)h, (void)iov, (void)n, (void)nwritten;
     return CIO_E_NETWORK_DOWN;
 }
 
 static cio_err f_net_send(void *ud, cio_handle h, const cio_ip_address *dest, const cio_const_iovec *iov, size_t n,
                           size_t *nsent)
 {
-    (void)ud, (void)h, (void)dest, (void)iov, (void)n, (void)nsent;
     return CIO_E_NETWORK_DOWN;
 }
 
 static cio_err f_net_receive(void *ud, cio_handle h, cio_message *msgs, size_t max, cio_timeout t, size_t *count)
 {
-    (void)ud, (void)h, (void)msgs, (void)max, (void)t, (void)count;
     return CIO_E_NETWORK_DOWN;
 }
 
 static cio_err f_net_shutdown(void *ud, cio_handle h, int how)
 {
-    (void)ud, (void)h, (void)how;
     return CIO_E_NETWORK_DOWN;
 }
 
 static cio_err f_net_close(void *ud, cio_handle h)
 {
-    (void)ud, (void)h;
     return CIO_OK;
 }
 
 static cio_err f_net_socket_pair(void *ud, cio_stream *out)
 {
-    (void)ud, (void)out;
     return CIO_E_NETWORK_DOWN;
 }
 
 static cio_err f_net_interface_name_resolve(void *ud, const char *name, uint32_t *index)
 {
-    (void)ud, (void)name, (void)index;
     return CIO_E_INTERFACE_NOT_FOUND;
 }
 
 static cio_err f_net_interface_name(void *ud, uint32_t index, char *buf, size_t len, size_t *out_len)
 {
-    (void)ud, (void)index, (void)buf, (void)len, (void)out_len;
     return CIO_E_INTERFACE_NOT_FOUND;
 }
 
 static cio_err f_net_write_file(void *ud, cio_handle h, cio_file f, uint64_t off, uint64_t len, uint64_t *n)
 {
-    (void)ud, (void)h, (void)f, (void)off, (void)len;
     if (n != NULL)
         *n = 0;
     return CIO_E_NETWORK_DOWN;
@@ -456,45 +392,38 @@ static cio_err f_net_write_file(void *ud, cio_handle h, cio_file f, uint64_t off
 /* No native timed operation: cio_operate_timeout falls back to a task, which concurrent refuses. */
 static cio_err f_operate(void *ud, struct cio_operation *op, cio_timeout timeout)
 {
-    (void)ud, (void)op, (void)timeout;
     return CIO_E_UNIMPLEMENTED;
 }
 
 /* No devices: a system without I/O has nothing to control. */
 static cio_err f_device_io_control(void *ud, struct cio_operation *op)
 {
-    (void)ud, (void)op;
     return CIO_E_OPERATION_UNSUPPORTED;
 }
 
 static cio_err f_net_set_option(void *ud, cio_handle h, int option, int64_t value)
 {
-    (void)ud, (void)h, (void)option, (void)value;
     return CIO_E_NETWORK_DOWN;
 }
 
 static cio_err f_net_get_option(void *ud, cio_handle h, int option, int64_t *value)
 {
-    (void)ud, (void)h, (void)option, (void)value;
     return CIO_E_NETWORK_DOWN;
 }
 
 static cio_err f_net_multicast(void *ud, cio_handle h, int op, const cio_ip_address *group, const cio_ip_address *iface)
 {
-    (void)ud, (void)h, (void)op, (void)group, (void)iface;
     return CIO_E_NETWORK_DOWN;
 }
 
 static cio_err f_net_socket_address(void *ud, cio_handle h, bool peer, cio_ip_address *out)
 {
-    (void)ud, (void)h, (void)peer, (void)out;
     return CIO_E_NETWORK_DOWN;
 }
 
 /* ---- signals: no signal ever comes ---- */
 static cio_err f_signal_wait(void *ud, const struct cio_sigset *set, int *signo)
 {
-    (void)ud, (void)set, (void)signo;
     return CIO_E_OPERATION_UNSUPPORTED;
 }
 
@@ -502,7 +431,6 @@ static cio_err f_signal_wait(void *ud, const struct cio_sigset *set, int *signo)
 
 static cio_err f_clock_resolution(void *ud, cio_clock c, int64_t *ns)
 {
-    (void)ud, (void)c;
     if (ns != NULL)
         *ns = 0;
     return CIO_E_CLOCK_UNAVAILABLE;
@@ -510,19 +438,16 @@ static cio_err f_clock_resolution(void *ud, cio_clock c, int64_t *ns)
 
 static cio_err f_dir_stat(void *ud, cio_dir d, cio_stat *out)
 {
-    (void)ud, (void)d, (void)out;
     return CIO_E_ACCESS_DENIED;
 }
 
 static cio_err f_dir_sym_link(void *ud, cio_dir d, const char *t, const char *p, unsigned flags)
 {
-    (void)ud, (void)d, (void)t, (void)p, (void)flags;
     return CIO_E_NO_SPACE_LEFT;
 }
 
 static cio_err f_dir_read_link(void *ud, cio_dir d, const char *p, char *buf, size_t len, size_t *out_len)
 {
-    (void)ud, (void)d, (void)p, (void)buf, (void)len;
     if (out_len != NULL)
         *out_len = 0;
     return CIO_E_FILE_NOT_FOUND;
@@ -530,61 +455,51 @@ static cio_err f_dir_read_link(void *ud, cio_dir d, const char *p, char *buf, si
 
 static cio_err f_dir_hard_link(void *ud, cio_dir a, const char *pa, cio_dir b, const char *pb, unsigned flags)
 {
-    (void)ud, (void)a, (void)pa, (void)b, (void)pb, (void)flags;
     return CIO_E_FILE_NOT_FOUND;
 }
 
 static cio_err f_dir_set_permissions(void *ud, cio_dir d, uint32_t perm)
 {
-    (void)ud, (void)d, (void)perm;
     return CIO_E_ACCESS_DENIED;
 }
 
 static cio_err f_dir_set_file_permissions(void *ud, cio_dir d, const char *p, uint32_t perm, unsigned flags)
 {
-    (void)ud, (void)d, (void)p, (void)perm, (void)flags;
     return CIO_E_FILE_NOT_FOUND;
 }
 
 static cio_err f_dir_set_owner(void *ud, cio_dir d, uint32_t uid, uint32_t gid)
 {
-    (void)ud, (void)d, (void)uid, (void)gid;
     return CIO_E_ACCESS_DENIED;
 }
 
 static cio_err f_dir_set_file_owner(void *ud, cio_dir d, const char *p, uint32_t uid, uint32_t gid, unsigned flags)
 {
-    (void)ud, (void)d, (void)p, (void)uid, (void)gid, (void)flags;
     return CIO_E_FILE_NOT_FOUND;
 }
 
 static cio_err f_dir_set_timestamps(void *ud, cio_dir d, const char *p, const cio_set_timestamps *ts, unsigned flags)
 {
-    (void)ud, (void)d, (void)p, (void)ts, (void)flags;
     return CIO_E_FILE_NOT_FOUND;
 }
 
 static cio_err f_file_hard_link(void *ud, cio_file f, cio_dir d, const char *p)
 {
-    (void)ud, (void)f, (void)d, (void)p;
     return CIO_E_ACCESS_DENIED;
 }
 
 static cio_err f_file_set_permissions(void *ud, cio_file f, uint32_t perm)
 {
-    (void)ud, (void)f, (void)perm;
     return CIO_E_ACCESS_DENIED;
 }
 
 static cio_err f_file_set_owner(void *ud, cio_file f, uint32_t uid, uint32_t gid)
 {
-    (void)ud, (void)f, (void)uid, (void)gid;
     return CIO_E_ACCESS_DENIED;
 }
 
 static cio_err f_file_is_tty(void *ud, cio_file f, bool *out)
 {
-    (void)ud, (void)f;
     if (out != NULL)
         *out = false;
     return CIO_OK;
@@ -601,19 +516,16 @@ static cio_err f_real_path_none(char *buf, size_t len, size_t *out_len)
 
 static cio_err f_dir_real_path(void *ud, cio_dir d, char *buf, size_t len, size_t *out_len)
 {
-    (void)ud, (void)d;
     return f_real_path_none(buf, len, out_len);
 }
 
 static cio_err f_dir_real_path_file(void *ud, cio_dir d, const char *p, char *buf, size_t len, size_t *out_len)
 {
-    (void)ud, (void)d, (void)p;
     return f_real_path_none(buf, len, out_len);
 }
 
 static cio_err f_file_real_path(void *ud, cio_file f, char *buf, size_t len, size_t *out_len)
 {
-    (void)ud, (void)f;
     return f_real_path_none(buf, len, out_len);
 }
 
@@ -622,13 +534,11 @@ static cio_err f_file_real_path(void *ud, cio_file f, char *buf, size_t len, siz
 
 static cio_err f_file_lock(void *ud, cio_file f, cio_lock lock)
 {
-    (void)ud, (void)f, (void)lock;
     return CIO_E_FILE_LOCKS_UNSUPPORTED;
 }
 
 static cio_err f_file_try_lock(void *ud, cio_file f, cio_lock lock, bool *acquired)
 {
-    (void)ud, (void)f, (void)lock;
     if (acquired != NULL)
         *acquired = false;
     return CIO_E_FILE_LOCKS_UNSUPPORTED;
@@ -636,25 +546,21 @@ static cio_err f_file_try_lock(void *ud, cio_file f, cio_lock lock, bool *acquir
 
 static void f_file_unlock(void *ud, cio_file f)
 {
-    (void)ud, (void)f;
 }
 
 static cio_err f_file_downgrade_lock(void *ud, cio_file f)
 {
-    (void)ud, (void)f;
     return CIO_E_FILE_LOCKS_UNSUPPORTED;
 }
 
 static cio_err f_dir_create_tmp_file(void *ud, cio_dir d, uint32_t perm, cio_file *out)
 {
-    (void)ud, (void)d, (void)perm, (void)out;
     return CIO_E_ACCESS_DENIED;
 }
 
 static cio_err f_file_write_file(void *ud, cio_file out, bool positional, uint64_t out_offset, cio_file in,
                                  uint64_t in_offset, uint64_t len, uint64_t *nwritten)
 {
-    (void)ud, (void)out, (void)positional, (void)out_offset, (void)in, (void)in_offset, (void)len;
     if (nwritten != NULL)
         *nwritten = 0;
     return CIO_E_ACCESS_DENIED;
@@ -667,37 +573,31 @@ static cio_err f_file_supports_ansi_escape_codes(void *ud, cio_file f, bool *out
 
 static cio_err f_file_enable_ansi_escape_codes(void *ud, cio_file f)
 {
-    (void)ud, (void)f;
     return CIO_E_NOT_TERMINAL_DEVICE;
 }
 
 /* Memory maps: Zig's failing Io says AccessDenied to mmap; the wrapper never falls back from it. */
 static cio_err f_file_memory_map_create(void *ud, cio_file f, const cio_memory_map_options *o, cio_memory_map *out)
 {
-    (void)ud, (void)f, (void)o, (void)out;
     return CIO_E_ACCESS_DENIED;
 }
 
 static void f_file_memory_map_destroy(void *ud, cio_memory_map *mm)
 {
-    (void)ud, (void)mm;
 }
 
 static cio_err f_file_memory_map_set_length(void *ud, cio_memory_map *mm, size_t new_len)
 {
-    (void)ud, (void)mm, (void)new_len;
     return CIO_E_ACCESS_DENIED;
 }
 
 static cio_err f_file_memory_map_read(void *ud, cio_memory_map *mm)
 {
-    (void)ud, (void)mm;
     return CIO_E_NOT_OPEN_FOR_READING;
 }
 
 static cio_err f_file_memory_map_write(void *ud, cio_memory_map *mm)
 {
-    (void)ud, (void)mm;
     return CIO_E_NOT_OPEN_FOR_WRITING;
 }
 

@@ -107,115 +107,76 @@ void cio_dir_reader_init(cio_dir_reader *reader, cio_dir dir, void *buffer, size
 cio_err cio_dir_create_file(cio_io io, cio_dir dir, const char *path, const cio_create_file_options *options,
                             cio_file *out)
 {
-    if (path == NULL)
-        return CIO__NULL_ARG("path");
-    if (out == NULL)
-        return CIO__NULL_ARG("out");
-    cio_err err = CIO__VT(io)->dir_create_file(io.userdata, dir, path, options, out);
-    return CIO__IN_SET(file_open, err);
+    CIO__REQUIRE(path, out);
+    return CIO__IN_SET(file_open, CIO__VT(io)->dir_create_file(io.userdata, dir, path, options, out));
 }
 
 cio_err cio_dir_open_file(cio_io io, cio_dir dir, const char *path, const cio_open_file_options *options, cio_file *out)
 {
-    if (path == NULL)
-        return CIO__NULL_ARG("path");
-    if (out == NULL)
-        return CIO__NULL_ARG("out");
-    cio_err err = CIO__VT(io)->dir_open_file(io.userdata, dir, path, options, out);
-    return CIO__IN_SET(file_open, err);
+    CIO__REQUIRE(path, out);
+    return CIO__IN_SET(file_open, CIO__VT(io)->dir_open_file(io.userdata, dir, path, options, out));
 }
 
 cio_err cio_dir_open_dir(cio_io io, cio_dir dir, const char *path, const cio_open_dir_options *options, cio_dir *out)
 {
-    if (path == NULL)
-        return CIO__NULL_ARG("path");
-    if (out == NULL)
-        return CIO__NULL_ARG("out");
-    cio_err err = CIO__VT(io)->dir_open_dir(io.userdata, dir, path, options, out);
-    return CIO__IN_SET(dir_open, err);
+    CIO__REQUIRE(path, out);
+    return CIO__IN_SET(dir_open, CIO__VT(io)->dir_open_dir(io.userdata, dir, path, options, out));
 }
 
 cio_err cio_dir_create_dir(cio_io io, cio_dir dir, const char *path, uint32_t permissions)
 {
-    if (path == NULL)
-        return CIO__NULL_ARG("path");
-    cio_err err = CIO__VT(io)->dir_create_dir(io.userdata, dir, path, permissions);
-    return CIO__IN_SET(dir_create_dir, err);
+    CIO__REQUIRE(path);
+    return CIO__IN_SET(dir_create_dir, CIO__VT(io)->dir_create_dir(io.userdata, dir, path, permissions));
 }
 
 cio_err cio_dir_create_dir_path(cio_io io, cio_dir dir, const char *path, uint32_t permissions, bool *created)
 {
-    if (path == NULL)
-        return CIO__NULL_ARG("path");
-    cio_err err = CIO__VT(io)->dir_create_dir_path(io.userdata, dir, path, permissions, created);
-    return CIO__IN_SET(dir_make_path, err);
+    CIO__REQUIRE(path);
+    return CIO__IN_SET(dir_make_path, CIO__VT(io)->dir_create_dir_path(io.userdata, dir, path, permissions, created));
 }
 
 cio_err cio_dir_create_dir_path_open(cio_io io, cio_dir dir, const char *path, const cio_open_dir_options *options,
                                      cio_dir *out)
 {
-    if (path == NULL)
-        return CIO__NULL_ARG("path");
-    if (out == NULL)
-        return CIO__NULL_ARG("out");
-    cio_err err = CIO__VT(io)->dir_create_dir_path_open(io.userdata, dir, path, options, out);
-    return CIO__IN_SET(dir_make_open_path, err);
+    CIO__REQUIRE(path, out);
+    return CIO__IN_SET(dir_make_open_path, CIO__VT(io)->dir_create_dir_path_open(io.userdata, dir, path, options, out));
 }
 
 cio_err cio_dir_rename(cio_io io, cio_dir old_dir, const char *old_path, cio_dir new_dir, const char *new_path)
 {
-    if (old_path == NULL)
-        return CIO__NULL_ARG("old_path");
-    if (new_path == NULL)
-        return CIO__NULL_ARG("new_path");
-    cio_err err = CIO__VT(io)->dir_rename(io.userdata, old_dir, old_path, new_dir, new_path);
-    return CIO__IN_SET(dir_rename, err);
+    CIO__REQUIRE(old_path, new_path);
+    return CIO__IN_SET(dir_rename, CIO__VT(io)->dir_rename(io.userdata, old_dir, old_path, new_dir, new_path));
 }
 
 cio_err cio_dir_delete_file(cio_io io, cio_dir dir, const char *path)
 {
-    if (path == NULL)
-        return CIO__NULL_ARG("path");
-    cio_err err = CIO__VT(io)->dir_delete_file(io.userdata, dir, path);
-    return CIO__IN_SET(dir_delete_file, err);
+    CIO__REQUIRE(path);
+    return CIO__IN_SET(dir_delete_file, CIO__VT(io)->dir_delete_file(io.userdata, dir, path));
 }
 
 cio_err cio_dir_delete_dir(cio_io io, cio_dir dir, const char *path)
 {
-    if (path == NULL)
-        return CIO__NULL_ARG("path");
-    cio_err err = CIO__VT(io)->dir_delete_dir(io.userdata, dir, path);
-    return CIO__IN_SET(dir_delete_dir, err);
+    CIO__REQUIRE(path);
+    return CIO__IN_SET(dir_delete_dir, CIO__VT(io)->dir_delete_dir(io.userdata, dir, path));
 }
 
 cio_err cio_dir_stat_file(cio_io io, cio_dir dir, const char *path, unsigned flags, cio_stat *out)
 {
-    if (path == NULL)
-        return CIO__NULL_ARG("path");
-    if (out == NULL)
-        return CIO__NULL_ARG("out");
-    cio_err err = CIO__VT(io)->dir_stat_file(io.userdata, dir, path, flags, out);
-    return CIO__IN_SET(dir_stat_file, err);
+    CIO__REQUIRE(path, out);
+    return CIO__IN_SET(dir_stat_file, CIO__VT(io)->dir_stat_file(io.userdata, dir, path, flags, out));
 }
 
 cio_err cio_dir_access(cio_io io, cio_dir dir, const char *path, unsigned mode)
 {
-    if (path == NULL)
-        return CIO__NULL_ARG("path");
-    cio_err err = CIO__VT(io)->dir_access(io.userdata, dir, path, mode);
-    return CIO__IN_SET(dir_access, err);
+    CIO__REQUIRE(path);
+    return CIO__IN_SET(dir_access, CIO__VT(io)->dir_access(io.userdata, dir, path, mode));
 }
 
 cio_err cio_dir_read(cio_io io, cio_dir_reader *reader, cio_dir_entry *entries, size_t max, size_t *count)
 {
-    if (reader == NULL)
-        return CIO__NULL_ARG("reader");
-    if (count == NULL)
-        return CIO__NULL_ARG("count");
-    if (entries == NULL && max > 0)
-        return CIO__NULL_ARG("entries");
-    cio_err err = CIO__VT(io)->dir_read(io.userdata, reader, entries, max, count);
-    return CIO__IN_SET(dir_iterate, err);
+    CIO__REQUIRE(reader, count);
+    CIO__REQUIRE_BUF(entries, max);
+    return CIO__IN_SET(dir_iterate, CIO__VT(io)->dir_read(io.userdata, reader, entries, max, count));
 }
 
 cio_err cio_dir_close(cio_io io, cio_dir dir)
@@ -230,21 +191,17 @@ cio_err cio_dir_close(cio_io io, cio_dir dir)
 
 cio_err cio_file_read_streaming_v(cio_io io, cio_file file, const cio_iovec *iov, size_t iovcnt, size_t *nread)
 {
-    if (nread == NULL)
-        return CIO__NULL_ARG("nread");
-    if (iov == NULL && iovcnt > 0)
-        return CIO__NULL_ARG("iov");
+    CIO__REQUIRE(nread);
+    CIO__REQUIRE_BUF(iov, iovcnt);
     *nread = 0;
     if (file.handle == CIO_HANDLE_INVALID) /* the same answer on every OS (WASI may say EINVAL) */
         return CIO_E_NOT_OPEN_FOR_READING;
-    cio_err err = CIO__VT(io)->file_read_streaming(io.userdata, file, iov, iovcnt, nread);
-    return CIO__IN_SET(file_reader, err);
+    return CIO__IN_SET(file_reader, CIO__VT(io)->file_read_streaming(io.userdata, file, iov, iovcnt, nread));
 }
 
 cio_err cio_file_read_streaming(cio_io io, cio_file file, void *buf, size_t len, size_t *nread)
 {
-    if (buf == NULL && len > 0)
-        return CIO__NULL_ARG("buf");
+    CIO__REQUIRE_BUF(buf, len);
     cio_iovec iov = {buf, len};
     return cio_file_read_streaming_v(io, file, &iov, 1, nread);
 }
@@ -252,21 +209,18 @@ cio_err cio_file_read_streaming(cio_io io, cio_file file, void *buf, size_t len,
 cio_err cio_file_write_streaming_v(cio_io io, cio_file file, const cio_const_iovec *iov, size_t iovcnt,
                                    size_t *nwritten)
 {
-    if (nwritten == NULL)
-        return CIO__NULL_ARG("nwritten");
-    if (iov == NULL && iovcnt > 0)
-        return CIO__NULL_ARG("iov");
+    CIO__REQUIRE(nwritten);
+    CIO__REQUIRE_BUF(iov, iovcnt);
     *nwritten = 0;
     if (file.handle == CIO_HANDLE_INVALID) /* the same answer on every OS (WASI may say EINVAL) */
         return CIO_E_NOT_OPEN_FOR_WRITING;
-    cio_err err = CIO__VT(io)->file_write_streaming(io.userdata, file, iov, iovcnt, nwritten);
-    return CIO__IN_SET(file_write_streaming, err);
+    return CIO__IN_SET(file_write_streaming,
+                       CIO__VT(io)->file_write_streaming(io.userdata, file, iov, iovcnt, nwritten));
 }
 
 cio_err cio_file_write_streaming(cio_io io, cio_file file, const void *buf, size_t len, size_t *nwritten)
 {
-    if (buf == NULL && len > 0)
-        return CIO__NULL_ARG("buf");
+    CIO__REQUIRE_BUF(buf, len);
     cio_const_iovec iov = {buf, len};
     return cio_file_write_streaming_v(io, file, &iov, 1, nwritten);
 }
@@ -296,17 +250,14 @@ static cio_err write_file(cio_io io, const void *target, const void *buf, size_t
 
 cio_err cio_file_write_all(cio_io io, cio_file file, const void *buf, size_t len)
 {
-    if (buf == NULL && len > 0)
-        return CIO__NULL_ARG("buf");
+    CIO__REQUIRE_BUF(buf, len);
     return cio__write_all(io, &file, write_file, buf, len);
 }
 
 cio_err cio_file_read_all(cio_io io, cio_file file, void *buf, size_t len, size_t *nread)
 {
-    if (nread == NULL)
-        return CIO__NULL_ARG("nread");
-    if (buf == NULL && len > 0)
-        return CIO__NULL_ARG("buf");
+    CIO__REQUIRE(nread);
+    CIO__REQUIRE_BUF(buf, len);
     *nread = 0;
     unsigned char *p = (unsigned char *)buf;
     size_t done = 0;
@@ -328,20 +279,16 @@ cio_err cio_file_read_all(cio_io io, cio_file file, void *buf, size_t len, size_
 cio_err cio_file_read_positional_v(cio_io io, cio_file file, const cio_iovec *iov, size_t iovcnt, uint64_t offset,
                                    size_t *nread)
 {
-    if (nread == NULL)
-        return CIO__NULL_ARG("nread");
-    if (iov == NULL && iovcnt > 0)
-        return CIO__NULL_ARG("iov");
-    if (offset > (uint64_t)INT64_MAX) /* no OS takes it; io_uring and preadv2 would read "-1" as "here" */
-        return cio__invalid_arg(__func__, "offset above INT64_MAX");
-    cio_err err = CIO__VT(io)->file_read_positional(io.userdata, file, iov, iovcnt, offset, nread);
-    return CIO__IN_SET(file_read_positional, err);
+    CIO__REQUIRE(nread);
+    CIO__REQUIRE_BUF(iov, iovcnt);
+    CIO__REQUIRE_OFFSET(offset);
+    return CIO__IN_SET(file_read_positional,
+                       CIO__VT(io)->file_read_positional(io.userdata, file, iov, iovcnt, offset, nread));
 }
 
 cio_err cio_file_read_positional(cio_io io, cio_file file, void *buf, size_t len, uint64_t offset, size_t *nread)
 {
-    if (buf == NULL && len > 0)
-        return CIO__NULL_ARG("buf");
+    CIO__REQUIRE_BUF(buf, len);
     cio_iovec iov = {buf, len};
     return cio_file_read_positional_v(io, file, &iov, 1, offset, nread);
 }
@@ -349,21 +296,17 @@ cio_err cio_file_read_positional(cio_io io, cio_file file, void *buf, size_t len
 cio_err cio_file_write_positional_v(cio_io io, cio_file file, const cio_const_iovec *iov, size_t iovcnt,
                                     uint64_t offset, size_t *nwritten)
 {
-    if (nwritten == NULL)
-        return CIO__NULL_ARG("nwritten");
-    if (iov == NULL && iovcnt > 0)
-        return CIO__NULL_ARG("iov");
-    if (offset > (uint64_t)INT64_MAX) /* no OS takes it; io_uring and preadv2 would read "-1" as "here" */
-        return cio__invalid_arg(__func__, "offset above INT64_MAX");
-    cio_err err = CIO__VT(io)->file_write_positional(io.userdata, file, iov, iovcnt, offset, nwritten);
-    return CIO__IN_SET(file_write_positional, err);
+    CIO__REQUIRE(nwritten);
+    CIO__REQUIRE_BUF(iov, iovcnt);
+    CIO__REQUIRE_OFFSET(offset);
+    return CIO__IN_SET(file_write_positional,
+                       CIO__VT(io)->file_write_positional(io.userdata, file, iov, iovcnt, offset, nwritten));
 }
 
 cio_err cio_file_write_positional(cio_io io, cio_file file, const void *buf, size_t len, uint64_t offset,
                                   size_t *nwritten)
 {
-    if (buf == NULL && len > 0)
-        return CIO__NULL_ARG("buf");
+    CIO__REQUIRE_BUF(buf, len);
     cio_const_iovec iov = {buf, len};
     return cio_file_write_positional_v(io, file, &iov, 1, offset, nwritten);
 }
@@ -373,28 +316,23 @@ cio_err cio_file_write_positional(cio_io io, cio_file file, const void *buf, siz
 cio_err cio_file_seek_to(cio_io io, cio_file file, uint64_t offset)
 {
     /* The slot reads whence 0's offset back as a uint64: the conversion is only a carrier. */
-    cio_err err = CIO__VT(io)->file_seek(io.userdata, file, 0, (int64_t)offset, NULL);
-    return CIO__IN_SET(file_seek, err);
+    return CIO__IN_SET(file_seek, CIO__VT(io)->file_seek(io.userdata, file, 0, (int64_t)offset, NULL));
 }
 
 cio_err cio_file_seek_by(cio_io io, cio_file file, int64_t delta)
 {
-    cio_err err = CIO__VT(io)->file_seek(io.userdata, file, 1, delta, NULL);
-    return CIO__IN_SET(file_seek, err);
+    return CIO__IN_SET(file_seek, CIO__VT(io)->file_seek(io.userdata, file, 1, delta, NULL));
 }
 
 cio_err cio_file_position(cio_io io, cio_file file, uint64_t *pos)
 {
-    if (pos == NULL)
-        return CIO__NULL_ARG("pos");
-    cio_err err = CIO__VT(io)->file_seek(io.userdata, file, 1, 0, pos);
-    return CIO__IN_SET(file_seek, err);
+    CIO__REQUIRE(pos);
+    return CIO__IN_SET(file_seek, CIO__VT(io)->file_seek(io.userdata, file, 1, 0, pos));
 }
 
 cio_err cio_file_length(cio_io io, cio_file file, uint64_t *length)
 {
-    if (length == NULL)
-        return CIO__NULL_ARG("length");
+    CIO__REQUIRE(length);
     cio_stat st;
     cio_err err = CIO__VT(io)->file_stat(io.userdata, file, &st);
     if (err == CIO_OK)
@@ -404,30 +342,24 @@ cio_err cio_file_length(cio_io io, cio_file file, uint64_t *length)
 
 cio_err cio_file_set_length(cio_io io, cio_file file, uint64_t length)
 {
-    cio_err err = CIO__VT(io)->file_set_length(io.userdata, file, length);
-    return CIO__IN_SET(file_set_length, err);
+    return CIO__IN_SET(file_set_length, CIO__VT(io)->file_set_length(io.userdata, file, length));
 }
 
 cio_err cio_file_stat(cio_io io, cio_file file, cio_stat *out)
 {
-    if (out == NULL)
-        return CIO__NULL_ARG("out");
-    cio_err err = CIO__VT(io)->file_stat(io.userdata, file, out);
-    return CIO__IN_SET(file_stat, err);
+    CIO__REQUIRE(out);
+    return CIO__IN_SET(file_stat, CIO__VT(io)->file_stat(io.userdata, file, out));
 }
 
 cio_err cio_file_sync(cio_io io, cio_file file)
 {
-    cio_err err = CIO__VT(io)->file_sync(io.userdata, file);
-    return CIO__IN_SET(file_sync, err);
+    return CIO__IN_SET(file_sync, CIO__VT(io)->file_sync(io.userdata, file));
 }
 
 cio_err cio_file_set_timestamps(cio_io io, cio_file file, const cio_set_timestamps *ts)
 {
-    if (ts == NULL)
-        return CIO__NULL_ARG("ts");
-    cio_err err = CIO__VT(io)->file_set_timestamps(io.userdata, file, ts);
-    return CIO__IN_SET(file_set_timestamps, err);
+    CIO__REQUIRE(ts);
+    return CIO__IN_SET(file_set_timestamps, CIO__VT(io)->file_set_timestamps(io.userdata, file, ts));
 }
 
 cio_err cio_file_close(cio_io io, cio_file file)
@@ -442,16 +374,12 @@ cio_err cio_file_close(cio_io io, cio_file file)
 
 cio_err cio_process_executable_open(cio_io io, const cio_open_file_options *options, cio_file *out)
 {
-    if (out == NULL)
-        return CIO__NULL_ARG("out");
-    cio_err err = CIO__VT(io)->process_executable_open(io.userdata, options, out);
-    return CIO__IN_SET(process_executable_open, err);
+    CIO__REQUIRE(out);
+    return CIO__IN_SET(process_executable_open, CIO__VT(io)->process_executable_open(io.userdata, options, out));
 }
 
 cio_err cio_process_executable_path(cio_io io, char *buf, size_t len, size_t *out_len)
 {
-    if (buf == NULL)
-        return CIO__NULL_ARG("buf");
-    cio_err err = CIO__VT(io)->process_executable_path(io.userdata, buf, len, out_len);
-    return CIO__IN_SET(process_executable_path, err);
+    CIO__REQUIRE(buf);
+    return CIO__IN_SET(process_executable_path, CIO__VT(io)->process_executable_path(io.userdata, buf, len, out_len));
 }

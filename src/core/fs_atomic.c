@@ -94,10 +94,7 @@ static cio_err create_named(cio_io io, cio_file_atomic *af, uint32_t permissions
 cio_err cio_dir_create_file_atomic(cio_io io, cio_dir dir, const char *path,
                                    const cio_create_file_atomic_options *options, cio_file_atomic *out)
 {
-    if (path == NULL)
-        return CIO__NULL_ARG("path");
-    if (out == NULL)
-        return CIO__NULL_ARG("out");
+    CIO__REQUIRE(path, out);
     cio_create_file_atomic_options o = options != NULL ? *options : (cio_create_file_atomic_options){0};
     memset(out, 0, sizeof *out);
     out->file = CIO_FILE_INVALID;

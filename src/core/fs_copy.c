@@ -97,8 +97,7 @@ cio_err cio_file_write_file_positional(cio_io io, cio_file out, uint64_t out_off
 
 cio_err cio_file_supports_ansi_escape_codes(cio_io io, cio_file file, bool *out)
 {
-    if (out == NULL)
-        return CIO__NULL_ARG("out");
+    CIO__REQUIRE(out);
     return CIO__IN_SET(cancelable, CIO__VT(io)->file_supports_ansi_escape_codes(io.userdata, file, out));
 }
 

@@ -14,46 +14,33 @@
 
 cio_err cio_dir_stat(cio_io io, cio_dir dir, cio_stat *out)
 {
-    if (out == NULL)
-        return CIO__NULL_ARG("out");
+    CIO__REQUIRE(out);
     return CIO__IN_SET(file_stat, CIO__VT(io)->dir_stat(io.userdata, dir, out));
 }
 
 cio_err cio_dir_sym_link(cio_io io, cio_dir dir, const char *target, const char *link_path, unsigned flags)
 {
-    if (target == NULL)
-        return CIO__NULL_ARG("target");
-    if (link_path == NULL)
-        return CIO__NULL_ARG("link_path");
+    CIO__REQUIRE(target, link_path);
     return CIO__IN_SET(dir_sym_link, CIO__VT(io)->dir_sym_link(io.userdata, dir, target, link_path, flags));
 }
 
 cio_err cio_dir_read_link(cio_io io, cio_dir dir, const char *path, char *buf, size_t len, size_t *out_len)
 {
-    if (path == NULL)
-        return CIO__NULL_ARG("path");
-    if (buf == NULL)
-        return CIO__NULL_ARG("buf");
-    if (out_len == NULL)
-        return CIO__NULL_ARG("out_len");
+    CIO__REQUIRE(path, buf, out_len);
     return CIO__IN_SET(dir_read_link, CIO__VT(io)->dir_read_link(io.userdata, dir, path, buf, len, out_len));
 }
 
 cio_err cio_dir_hard_link(cio_io io, cio_dir old_dir, const char *old_path, cio_dir new_dir, const char *new_path,
                           unsigned flags)
 {
-    if (old_path == NULL)
-        return CIO__NULL_ARG("old_path");
-    if (new_path == NULL)
-        return CIO__NULL_ARG("new_path");
+    CIO__REQUIRE(old_path, new_path);
     return CIO__IN_SET(file_hard_link,
                        CIO__VT(io)->dir_hard_link(io.userdata, old_dir, old_path, new_dir, new_path, flags));
 }
 
 cio_err cio_file_hard_link(cio_io io, cio_file file, cio_dir new_dir, const char *new_path)
 {
-    if (new_path == NULL)
-        return CIO__NULL_ARG("new_path");
+    CIO__REQUIRE(new_path);
     return CIO__IN_SET(file_hard_link, CIO__VT(io)->file_hard_link(io.userdata, file, new_dir, new_path));
 }
 
@@ -64,8 +51,7 @@ cio_err cio_dir_set_permissions(cio_io io, cio_dir dir, uint32_t permissions)
 
 cio_err cio_dir_set_file_permissions(cio_io io, cio_dir dir, const char *path, uint32_t permissions, unsigned flags)
 {
-    if (path == NULL)
-        return CIO__NULL_ARG("path");
+    CIO__REQUIRE(path);
     return CIO__IN_SET(dir_set_file_permissions,
                        CIO__VT(io)->dir_set_file_permissions(io.userdata, dir, path, permissions, flags));
 }
@@ -82,8 +68,7 @@ cio_err cio_dir_set_owner(cio_io io, cio_dir dir, uint32_t uid, uint32_t gid)
 
 cio_err cio_dir_set_file_owner(cio_io io, cio_dir dir, const char *path, uint32_t uid, uint32_t gid, unsigned flags)
 {
-    if (path == NULL)
-        return CIO__NULL_ARG("path");
+    CIO__REQUIRE(path);
     return CIO__IN_SET(dir_set_file_owner, CIO__VT(io)->dir_set_file_owner(io.userdata, dir, path, uid, gid, flags));
 }
 
@@ -94,62 +79,43 @@ cio_err cio_file_set_owner(cio_io io, cio_file file, uint32_t uid, uint32_t gid)
 
 cio_err cio_dir_set_timestamps(cio_io io, cio_dir dir, const char *path, const cio_set_timestamps *ts, unsigned flags)
 {
-    if (path == NULL)
-        return CIO__NULL_ARG("path");
-    if (ts == NULL)
-        return CIO__NULL_ARG("ts");
+    CIO__REQUIRE(path, ts);
     return CIO__IN_SET(dir_set_timestamps, CIO__VT(io)->dir_set_timestamps(io.userdata, dir, path, ts, flags));
 }
 
 cio_err cio_file_is_tty(cio_io io, cio_file file, bool *out)
 {
-    if (out == NULL)
-        return CIO__NULL_ARG("out");
+    CIO__REQUIRE(out);
     return CIO__IN_SET(cancelable, CIO__VT(io)->file_is_tty(io.userdata, file, out));
 }
 
 cio_err cio_clock_resolution(cio_io io, cio_clock clock, int64_t *ns)
 {
-    if (ns == NULL)
-        return CIO__NULL_ARG("ns");
+    CIO__REQUIRE(ns);
     return CIO__IN_SET(clock_resolution, CIO__VT(io)->clock_resolution(io.userdata, clock, ns));
 }
 
 cio_err cio_dir_real_path(cio_io io, cio_dir dir, char *buf, size_t len, size_t *out_len)
 {
-    if (buf == NULL)
-        return CIO__NULL_ARG("buf");
-    if (out_len == NULL)
-        return CIO__NULL_ARG("out_len");
+    CIO__REQUIRE(buf, out_len);
     return CIO__IN_SET(file_real_path, CIO__VT(io)->dir_real_path(io.userdata, dir, buf, len, out_len));
 }
 
 cio_err cio_dir_real_path_file(cio_io io, cio_dir dir, const char *path, char *buf, size_t len, size_t *out_len)
 {
-    if (path == NULL)
-        return CIO__NULL_ARG("path");
-    if (buf == NULL)
-        return CIO__NULL_ARG("buf");
-    if (out_len == NULL)
-        return CIO__NULL_ARG("out_len");
+    CIO__REQUIRE(path, buf, out_len);
     return CIO__IN_SET(dir_real_path_file, CIO__VT(io)->dir_real_path_file(io.userdata, dir, path, buf, len, out_len));
 }
 
 cio_err cio_file_real_path(cio_io io, cio_file file, char *buf, size_t len, size_t *out_len)
 {
-    if (buf == NULL)
-        return CIO__NULL_ARG("buf");
-    if (out_len == NULL)
-        return CIO__NULL_ARG("out_len");
+    CIO__REQUIRE(buf, out_len);
     return CIO__IN_SET(file_real_path, CIO__VT(io)->file_real_path(io.userdata, file, buf, len, out_len));
 }
 
 cio_err cio_dir_rename_preserve(cio_io io, cio_dir old_dir, const char *old_path, cio_dir new_dir, const char *new_path)
 {
-    if (old_path == NULL)
-        return CIO__NULL_ARG("old_path");
-    if (new_path == NULL)
-        return CIO__NULL_ARG("new_path");
+    CIO__REQUIRE(old_path, new_path);
     return CIO__IN_SET(dir_rename_preserve,
                        CIO__VT(io)->dir_rename_preserve(io.userdata, old_dir, old_path, new_dir, new_path));
 }
@@ -161,8 +127,7 @@ cio_err cio_file_lock(cio_io io, cio_file file, cio_lock lock)
 
 cio_err cio_file_try_lock(cio_io io, cio_file file, cio_lock lock, bool *acquired)
 {
-    if (acquired == NULL)
-        return CIO__NULL_ARG("acquired");
+    CIO__REQUIRE(acquired);
     return CIO__IN_SET(file_lock, CIO__VT(io)->file_try_lock(io.userdata, file, lock, acquired));
 }
 

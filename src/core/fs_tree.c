@@ -239,10 +239,7 @@ static cio_err copy_dir(copy_walk *w, cio_dir src, cio_dir dst)
 cio_err cio_dir_copy_tree(cio_io io, cio_dir src_dir, const char *src_path, cio_dir dst_dir, const char *dst_path,
                           const cio_copy_tree_options *options)
 {
-    if (src_path == NULL)
-        return CIO__NULL_ARG("src_path");
-    if (dst_path == NULL)
-        return CIO__NULL_ARG("dst_path");
+    CIO__REQUIRE(src_path, dst_path);
     cio_copy_tree_options o = options != NULL ? *options : (cio_copy_tree_options){0};
     copy_walk w = {.io = io, .replace = o.replace, .concurrency = o.concurrency, .results = NULL};
     if (w.concurrency == 0)
@@ -351,7 +348,6 @@ static cio_err delete_dir(cio_io io, cio_dir parent, const char *name)
 
 cio_err cio_dir_delete_tree(cio_io io, cio_dir dir, const char *path)
 {
-    if (path == NULL)
-        return CIO__NULL_ARG("path");
+    CIO__REQUIRE(path);
     return CIO__IN_SET(dir_delete_tree, delete_entry(io, dir, path, CIO_FILE_KIND_UNKNOWN));
 }

@@ -5,6 +5,7 @@
 #define CIO_CORE_INTERNAL_H
 
 #include <assert.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -43,17 +44,46 @@ static inline cio_err cio__in_set(cio_err err, bool (*contains)(cio_err), const 
 #else
 #define CIO__NULL_ARG(what) cio__invalid_arg(__func__, "NULL " what)
 #endif
-/* The same check written once: `arg` must not be NULL (named as written); `buf` may be NULL only
- * when `len` is 0. */
-#define CIO__REQUIRE(arg)               \
+/* The same check written once: each argument must not be NULL (named as written, checked in
+ * order, up to four: CIO__REQUIRE(path, out)); `buf` may be NULL only when `len` is 0. */
+#define CIO__REQUIRE_ONE(arg)           \
     do {                                \
         if ((arg) == NULL)              \
             return CIO__NULL_ARG(#arg); \
+    } while (0)
+#define CIO__REQUIRE_2(a, b) \
+    CIO__REQUIRE_ONE(a);     \
+    CIO__REQUIRE_ONE(b)
+#define CIO__REQUIRE_3(a, b, c) \
+    CIO__REQUIRE_2(a, b);       \
+    CIO__REQUIRE_ONE(c)
+#define CIO__REQUIRE_4(a, b, c, d) \
+    CIO__REQUIRE_3(a, b, c);       \
+    CIO__REQUIRE_ONE(d)
+#define CIO__REQUIRE_PICK(a, b, c, d, m, ...) m
+#define CIO__REQUIRE(...)                                                                                  \
+    do {                                                                                                   \
+        CIO__REQUIRE_PICK(__VA_ARGS__, CIO__REQUIRE_4, CIO__REQUIRE_3, CIO__REQUIRE_2, CIO__REQUIRE_ONE, ) \
+        (__VA_ARGS__);                                                                                     \
+    } while (0)
+/* An (offset) beyond INT64_MAX: no OS takes it; io_uring and preadv2 would read "-1" as "here". */
+#define CIO__REQUIRE_OFFSET(offset)                                      \
+    do {                                                                 \
+        if ((offset) > (uint64_t)INT64_MAX)                              \
+            return cio__invalid_arg(__func__, "offset above INT64_MAX"); \
     } while (0)
 #define CIO__REQUIRE_BUF(buf, len)      \
     do {                                \
         if ((buf) == NULL && (len) > 0) \
             return CIO__NULL_ARG(#buf); \
+    } while (0)
+
+/* Returns the error of `call` (a cio_err expression, evaluated once) unless it is CIO_OK. */
+#define CIO__TRY(call)                 \
+    do {                               \
+        cio_err cio__try_err = (call); \
+        if (cio__try_err != CIO_OK)    \
+            return cio__try_err;       \
     } while (0)
 
 /* A native error that means a programming error (EBADF, EFAULT: often the caller's, a closed or
@@ -91,6 +121,24 @@ static inline int64_t cio__deadline_after(int64_t now, int64_t ns)
     if (ns < 0)
         ns = 0;
     return ns > INT64_MAX - now ? INT64_MAX : now + ns;
+}
+
+/* A backend's record made on first use and published once in *slot (0: none yet), as a group's in
+ * cio_group.token: the record there, or with `create` a new one from make() (NULL: no memory) if it
+ * wins the race to publish; a loser goes to unmake() and the winner is returned. */
+static inline void *cio__lazy_record(_Atomic(uintptr_t) *slot, bool create, void *(*make)(void), void (*unmake)(void *))
+{
+    uintptr_t have = atomic_load_explicit(slot, memory_order_acquire);
+    if (have != 0 || !create)
+        return (void *)have;
+    void *fresh = make();
+    if (fresh == NULL)
+        return NULL;
+    if (atomic_compare_exchange_strong_explicit(slot, &have, (uintptr_t)fresh, memory_order_acq_rel,
+                                                memory_order_acquire))
+        return fresh;
+    unmake(fresh);
+    return (void *)have;
 }
 
 /* Runs fn inline on a copy of the context aligned to CIO_CONTEXT_ALIGN (as a task would see it);

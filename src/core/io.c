@@ -132,12 +132,23 @@ const char *cio__spawn_site(void)
 #define NULL_ARG_OF(func, what) cio__invalid_arg(func, "NULL " what)
 #endif
 
+/* The checks of a task to spawn (for the public function `func`): fn, and context unless
+ * context_size is 0. */
+static cio_err check_task(const char *func, cio_task_fn fn, const void *context, size_t context_size)
+{
+    (void)func; /* release builds name nothing */
+    if (fn == NULL)
+        return NULL_ARG_OF(func, "fn");
+    if (context == NULL && context_size != 0)
+        return NULL_ARG_OF(func, "context (with context_size > 0)");
+    return CIO_OK;
+}
+
 static cio_future async_here(cio_io io, cio_task_fn fn, const void *context, size_t context_size)
 {
-    if (fn == NULL)
-        return made(NULL, NULL_ARG_OF("cio_async", "fn"));
-    if (context == NULL && context_size != 0)
-        return made(NULL, NULL_ARG_OF("cio_async", "context (with context_size > 0)"));
+    cio_err err = check_task("cio_async", fn, context, context_size);
+    if (err != CIO_OK)
+        return made(NULL, err);
     cio_err inline_result = CIO_OK;
     struct cio_any_future *any = CIO__VT(io)->async(io.userdata, fn, context, context_size, &inline_result);
     return made(any, any != NULL ? CIO_OK : inline_result);
@@ -160,10 +171,7 @@ static cio_err concurrent_here(cio_io io, cio_task_fn fn, const void *context, s
     if (out == NULL)
         return NULL_ARG_OF("cio_concurrent", "out");
     *out = made(NULL, CIO_E_INVALID_ARGUMENT);
-    if (fn == NULL)
-        return NULL_ARG_OF("cio_concurrent", "fn");
-    if (context == NULL && context_size != 0)
-        return NULL_ARG_OF("cio_concurrent", "context (with context_size > 0)");
+    CIO__TRY(check_task("cio_concurrent", fn, context, context_size));
     struct cio_any_future *any = NULL;
     cio_err err = CIO__VT(io)->concurrent(io.userdata, fn, context, context_size, &any);
     *out = made(err == CIO_OK ? any : NULL, err);
@@ -239,10 +247,7 @@ static cio_err group_concurrent_here(cio_io io, cio_group *group, cio_task_fn fn
 {
     if (group == NULL)
         return NULL_ARG_OF("cio_group_concurrent", "group");
-    if (fn == NULL)
-        return NULL_ARG_OF("cio_group_concurrent", "fn");
-    if (context == NULL && context_size != 0)
-        return NULL_ARG_OF("cio_group_concurrent", "context (with context_size > 0)");
+    CIO__TRY(check_task("cio_group_concurrent", fn, context, context_size));
     return CIO__VT(io)->group_concurrent(io.userdata, group, fn, context, context_size);
 }
 
@@ -261,8 +266,7 @@ cio_err cio_group_concurrent_at(const char *site, cio_io io, cio_group *group, c
 
 cio_err cio_group_await(cio_io io, cio_group *group)
 {
-    if (group == NULL)
-        return CIO__NULL_ARG("group");
+    CIO__REQUIRE(group);
     if (atomic_load_explicit(&group->token, memory_order_acquire) == 0)
         return CIO_OK;
     return CIO__VT(io)->group_await(io.userdata, group);

@@ -19,6 +19,17 @@
             (node)->next->prev = (node)->prev;   \
     } while (0)
 
+/* Puts `node` first on the doubly linked list whose first node is `head`, through the link fields
+ * `prev` and `next`. */
+#define CIO__LIST_PUSH(head, node, prev, next) \
+    do {                                       \
+        (node)->prev = NULL;                   \
+        (node)->next = (head);                 \
+        if ((head) != NULL)                    \
+            (head)->prev = (node);             \
+        (head) = (node);                       \
+    } while (0)
+
 /* The same on a list that also keeps its last node in `tail`. */
 #define CIO__LIST_UNLINK_TAILED(head, tail, node, prev, next) \
     do {                                                      \

@@ -29,38 +29,27 @@
 
 #define PROT_ALL (CIO_MEMORY_MAP_READ | CIO_MEMORY_MAP_WRITE)
 
-/* Reads the file into mm->memory[from, len) at mm->offset + from; zero from the end of the file. */
-static cio_err fill(cio_io io, cio_memory_map *mm, size_t from)
+/* Copies all of mm->memory from the file at mm->offset (zero from the end of the file on) or, with
+ * `write`, back to it (a positional write that makes no progress: NoSpaceLeft). */
+static cio_err copy_file(cio_io io, cio_memory_map *mm, bool write)
 {
-    size_t done = from;
+    size_t done = 0;
     while (done < mm->len) {
-        cio_iovec v = {mm->memory + done, mm->len - done};
+        cio_iovec in = {mm->memory + done, mm->len - done};
+        cio_const_iovec out = {in.base, in.len};
         size_t n = 0;
-        cio_err err = CIO__VT(io)->file_read_positional(io.userdata, mm->file, &v, 1, mm->offset + done, &n);
+        cio_err err = write ? CIO__VT(io)->file_write_positional(io.userdata, mm->file, &out, 1, mm->offset + done, &n)
+                            : CIO__VT(io)->file_read_positional(io.userdata, mm->file, &in, 1, mm->offset + done, &n);
         if (err != CIO_OK)
             return err;
+        if (n == 0 && write)
+            return CIO_E_NO_SPACE_LEFT;
         if (n == 0)
             break;
         done += n;
     }
-    memset(mm->memory + done, 0, mm->len - done);
-    return CIO_OK;
-}
-
-/* Writes all of mm->memory at mm->offset. */
-static cio_err write_back(cio_io io, cio_memory_map *mm)
-{
-    size_t done = 0;
-    while (done < mm->len) {
-        cio_const_iovec v = {mm->memory + done, mm->len - done};
-        size_t n = 0;
-        cio_err err = CIO__VT(io)->file_write_positional(io.userdata, mm->file, &v, 1, mm->offset + done, &n);
-        if (err != CIO_OK)
-            return err;
-        if (n == 0)
-            return CIO_E_NO_SPACE_LEFT; /* a positional write that makes no progress */
-        done += n;
-    }
+    if (done < mm->len)
+        memset(mm->memory + done, 0, mm->len - done);
     return CIO_OK;
 }
 
@@ -79,10 +68,7 @@ static cio_err inside_file(cio_io io, cio_file file, uint64_t offset, size_t len
 
 cio_err cio_file_memory_map_create(cio_io io, cio_file file, const cio_memory_map_options *options, cio_memory_map *out)
 {
-    if (options == NULL)
-        return CIO__NULL_ARG("options");
-    if (out == NULL)
-        return CIO__NULL_ARG("out");
+    CIO__REQUIRE(options, out);
     memset(out, 0, sizeof *out);
     if (options->len == 0 || (options->protection & ~(unsigned)PROT_ALL) != 0)
         return CIO_E_INVALID_ARGUMENT;
@@ -111,7 +97,7 @@ cio_err cio_file_memory_map_create(cio_io io, cio_file file, const cio_memory_ma
     }
     out->len = options->len;
     out->mapped = false;
-    err = options->undefined_contents ? CIO_OK : fill(io, out, 0);
+    err = options->undefined_contents ? CIO_OK : copy_file(io, out, false);
     if (err != CIO_OK) {
         free(out->memory);
         memset(out, 0, sizeof *out);
@@ -132,8 +118,7 @@ void cio_file_memory_map_destroy(cio_io io, cio_memory_map *mm)
 
 cio_err cio_file_memory_map_set_length(cio_io io, cio_memory_map *mm, size_t new_len)
 {
-    if (mm == NULL)
-        return CIO__NULL_ARG("mm");
+    CIO__REQUIRE(mm);
     if (new_len == 0 || mm->memory == NULL)
         return CIO_E_INVALID_ARGUMENT;
     if (mm->mapped) {
@@ -158,20 +143,18 @@ cio_err cio_file_memory_map_set_length(cio_io io, cio_memory_map *mm, size_t new
 
 cio_err cio_file_memory_map_read(cio_io io, cio_memory_map *mm)
 {
-    if (mm == NULL)
-        return CIO__NULL_ARG("mm");
+    CIO__REQUIRE(mm);
     if (mm->memory == NULL)
         return CIO_E_INVALID_ARGUMENT;
     return CIO__IN_SET(file_read_positional,
-                       mm->mapped ? CIO__VT(io)->file_memory_map_read(io.userdata, mm) : fill(io, mm, 0));
+                       mm->mapped ? CIO__VT(io)->file_memory_map_read(io.userdata, mm) : copy_file(io, mm, false));
 }
 
 cio_err cio_file_memory_map_write(cio_io io, cio_memory_map *mm)
 {
-    if (mm == NULL)
-        return CIO__NULL_ARG("mm");
+    CIO__REQUIRE(mm);
     if (mm->memory == NULL || (mm->protection & CIO_MEMORY_MAP_WRITE) == 0)
         return CIO_E_INVALID_ARGUMENT;
     return CIO__IN_SET(file_write_positional,
-                       mm->mapped ? CIO__VT(io)->file_memory_map_write(io.userdata, mm) : write_back(io, mm));
+                       mm->mapped ? CIO__VT(io)->file_memory_map_write(io.userdata, mm) : copy_file(io, mm, true));
 }

@@ -29,39 +29,27 @@ static bool is_ip(const cio_ip_address *a)
 /* The checks of a wrapper that makes a socket for an IP address into *out. */
 static cio_err check_ip_args(const cio_ip_address *address, const void *out)
 {
-    if (address == NULL)
-        return CIO__NULL_ARG("address");
-    if (out == NULL)
-        return CIO__NULL_ARG("out");
+    CIO__REQUIRE(address, out);
     return is_ip(address) ? CIO_OK : CIO_E_INVALID_ARGUMENT;
 }
 
 /* The same for a Unix-domain address: 1..CIO_UNIX_PATH_MAX bytes. */
 static cio_err check_unix_args(const cio_unix_address *address, const void *out)
 {
-    if (address == NULL)
-        return CIO__NULL_ARG("address");
-    if (out == NULL)
-        return CIO__NULL_ARG("out");
+    CIO__REQUIRE(address, out);
     return address->len == 0 || address->len > CIO_UNIX_PATH_MAX ? CIO_E_INVALID_ARGUMENT : CIO_OK;
 }
 
 cio_err cio_net_listen(cio_io io, const cio_ip_address *address, const cio_listen_options *options, cio_server *out)
 {
-    cio_err err = check_ip_args(address, out);
-    if (err == CIO_OK)
-        err = CIO__VT(io)->net_listen_ip(io.userdata, address, options, out);
-    return CIO__IN_SET(net_listen, err);
+    CIO__TRY(check_ip_args(address, out));
+    return CIO__IN_SET(net_listen, CIO__VT(io)->net_listen_ip(io.userdata, address, options, out));
 }
 
 cio_err cio_server_accept(cio_io io, const cio_server *server, cio_stream *out)
 {
-    if (server == NULL)
-        return CIO__NULL_ARG("server");
-    if (out == NULL)
-        return CIO__NULL_ARG("out");
-    cio_err err = CIO__VT(io)->net_accept(io.userdata, server->handle, out);
-    return CIO__IN_SET(net_accept, err);
+    CIO__REQUIRE(server, out);
+    return CIO__IN_SET(net_accept, CIO__VT(io)->net_accept(io.userdata, server->handle, out));
 }
 
 /* The close of any socket, for the three public closes (func: the public name, for the debug line). */
@@ -82,28 +70,20 @@ cio_err cio_server_close(cio_io io, const cio_server *server)
 
 cio_err cio_net_connect(cio_io io, const cio_ip_address *address, const cio_connect_options *options, cio_stream *out)
 {
-    cio_err err = check_ip_args(address, out);
-    if (err == CIO_OK)
-        err = CIO__VT(io)->net_connect_ip(io.userdata, address, options, out);
-    return CIO__IN_SET(net_connect, err);
+    CIO__TRY(check_ip_args(address, out));
+    return CIO__IN_SET(net_connect, CIO__VT(io)->net_connect_ip(io.userdata, address, options, out));
 }
 
 cio_err cio_stream_read_v(cio_io io, const cio_stream *stream, const cio_iovec *iov, size_t iovcnt, size_t *nread)
 {
-    if (stream == NULL)
-        return CIO__NULL_ARG("stream");
-    if (nread == NULL)
-        return CIO__NULL_ARG("nread");
-    if (iov == NULL && iovcnt > 0)
-        return CIO__NULL_ARG("iov");
-    cio_err err = CIO__VT(io)->net_read(io.userdata, stream->handle, iov, iovcnt, nread);
-    return CIO__IN_SET(net_read, err);
+    CIO__REQUIRE(stream, nread);
+    CIO__REQUIRE_BUF(iov, iovcnt);
+    return CIO__IN_SET(net_read, CIO__VT(io)->net_read(io.userdata, stream->handle, iov, iovcnt, nread));
 }
 
 cio_err cio_stream_read(cio_io io, const cio_stream *stream, void *buf, size_t len, size_t *nread)
 {
-    if (buf == NULL && len > 0)
-        return CIO__NULL_ARG("buf");
+    CIO__REQUIRE_BUF(buf, len);
     cio_iovec iov = {buf, len};
     return cio_stream_read_v(io, stream, &iov, 1, nread);
 }
@@ -111,20 +91,14 @@ cio_err cio_stream_read(cio_io io, const cio_stream *stream, void *buf, size_t l
 cio_err cio_stream_write_v(cio_io io, const cio_stream *stream, const cio_const_iovec *iov, size_t iovcnt,
                            size_t *nwritten)
 {
-    if (stream == NULL)
-        return CIO__NULL_ARG("stream");
-    if (nwritten == NULL)
-        return CIO__NULL_ARG("nwritten");
-    if (iov == NULL && iovcnt > 0)
-        return CIO__NULL_ARG("iov");
-    cio_err err = CIO__VT(io)->net_write(io.userdata, stream->handle, iov, iovcnt, nwritten);
-    return CIO__IN_SET(net_write, err);
+    CIO__REQUIRE(stream, nwritten);
+    CIO__REQUIRE_BUF(iov, iovcnt);
+    return CIO__IN_SET(net_write, CIO__VT(io)->net_write(io.userdata, stream->handle, iov, iovcnt, nwritten));
 }
 
 cio_err cio_stream_write(cio_io io, const cio_stream *stream, const void *buf, size_t len, size_t *nwritten)
 {
-    if (buf == NULL && len > 0)
-        return CIO__NULL_ARG("buf");
+    CIO__REQUIRE_BUF(buf, len);
     cio_const_iovec iov = {buf, len};
     return cio_stream_write_v(io, stream, &iov, 1, nwritten);
 }
@@ -136,21 +110,17 @@ static cio_err write_stream(cio_io io, const void *target, const void *buf, size
 
 cio_err cio_stream_write_all(cio_io io, const cio_stream *stream, const void *buf, size_t len)
 {
-    if (stream == NULL)
-        return CIO__NULL_ARG("stream");
-    if (buf == NULL && len > 0)
-        return CIO__NULL_ARG("buf");
+    CIO__REQUIRE(stream);
+    CIO__REQUIRE_BUF(buf, len);
     return cio__write_all(io, stream, write_stream, buf, len);
 }
 
 cio_err cio_stream_shutdown(cio_io io, const cio_stream *stream, cio_shutdown_how how)
 {
-    if (stream == NULL)
-        return CIO__NULL_ARG("stream");
+    CIO__REQUIRE(stream);
     if ((how != CIO_SHUTDOWN_RECEIVE && how != CIO_SHUTDOWN_SEND && how != CIO_SHUTDOWN_BOTH))
         return CIO_E_INVALID_ARGUMENT;
-    cio_err err = CIO__VT(io)->net_shutdown(io.userdata, stream->handle, (int)how);
-    return CIO__IN_SET(net_shutdown, err);
+    return CIO__IN_SET(net_shutdown, CIO__VT(io)->net_shutdown(io.userdata, stream->handle, (int)how));
 }
 
 cio_err cio_stream_close(cio_io io, const cio_stream *stream)
@@ -164,34 +134,26 @@ cio_err cio_stream_close(cio_io io, const cio_stream *stream)
 
 cio_err cio_net_bind(cio_io io, const cio_ip_address *address, const cio_bind_options *options, cio_socket *out)
 {
-    cio_err err = check_ip_args(address, out);
-    if (err == CIO_OK)
-        err = CIO__VT(io)->net_bind_ip(io.userdata, address, options, out);
-    return CIO__IN_SET(net_bind, err);
+    CIO__TRY(check_ip_args(address, out));
+    return CIO__IN_SET(net_bind, CIO__VT(io)->net_bind_ip(io.userdata, address, options, out));
 }
 
 cio_err cio_socket_send_to_v(cio_io io, const cio_socket *socket, const cio_ip_address *dest,
                              const cio_const_iovec *iov, size_t iovcnt, size_t *nsent)
 {
-    if (socket == NULL)
-        return CIO__NULL_ARG("socket");
-    if (dest == NULL)
-        return CIO__NULL_ARG("dest");
-    if (iov == NULL && iovcnt > 0)
-        return CIO__NULL_ARG("iov");
+    CIO__REQUIRE(socket, dest);
+    CIO__REQUIRE_BUF(iov, iovcnt);
     if (!is_ip(dest))
         return CIO_E_INVALID_ARGUMENT;
     size_t ignored = 0;
-    cio_err err = CIO__VT(io)->net_send(io.userdata, socket->handle, dest, iov, iovcnt,
-                                        nsent != NULL ? nsent : &ignored);
-    return CIO__IN_SET(net_send, err);
+    return CIO__IN_SET(net_send, CIO__VT(io)->net_send(io.userdata, socket->handle, dest, iov, iovcnt,
+                                                       nsent != NULL ? nsent : &ignored));
 }
 
 cio_err cio_socket_send_to(cio_io io, const cio_socket *socket, const cio_ip_address *dest, const void *buf, size_t len,
                            size_t *nsent)
 {
-    if (buf == NULL && len > 0)
-        return CIO__NULL_ARG("buf");
+    CIO__REQUIRE_BUF(buf, len);
     cio_const_iovec iov = {buf, len};
     return cio_socket_send_to_v(io, socket, dest, &iov, 1, nsent);
 }
@@ -200,12 +162,8 @@ cio_err cio_socket_send_to(cio_io io, const cio_socket *socket, const cio_ip_add
 static cio_err receive_one(cio_io io, const cio_socket *socket, void *buf, size_t len, size_t *nread,
                            cio_ip_address *from, cio_timeout timeout)
 {
-    if (socket == NULL)
-        return CIO__NULL_ARG("socket");
-    if (nread == NULL)
-        return CIO__NULL_ARG("nread");
-    if (buf == NULL && len > 0)
-        return CIO__NULL_ARG("buf");
+    CIO__REQUIRE(socket, nread);
+    CIO__REQUIRE_BUF(buf, len);
     *nread = 0;
     cio_message m;
     memset(&m, 0, sizeof m);
@@ -236,20 +194,15 @@ cio_err cio_socket_receive_timeout(cio_io io, const cio_socket *socket, void *bu
 cio_err cio_socket_receive_batch(cio_io io, const cio_socket *socket, cio_message *msgs, size_t max,
                                  cio_timeout timeout, size_t *count)
 {
-    if (socket == NULL)
-        return CIO__NULL_ARG("socket");
-    if (msgs == NULL)
-        return CIO__NULL_ARG("msgs");
-    if (count == NULL)
-        return CIO__NULL_ARG("count");
+    CIO__REQUIRE(socket, msgs, count);
     if (max == 0)
         return CIO_E_INVALID_ARGUMENT;
     *count = 0;
     for (size_t i = 0; i < max; i++)
         if (msgs[i].buf == NULL && msgs[i].cap > 0)
             return CIO_E_INVALID_ARGUMENT;
-    cio_err err = CIO__VT(io)->net_receive(io.userdata, socket->handle, msgs, max, timeout, count);
-    return CIO__IN_SET(net_receive_timeout, err);
+    return CIO__IN_SET(net_receive_timeout,
+                       CIO__VT(io)->net_receive(io.userdata, socket->handle, msgs, max, timeout, count));
 }
 
 cio_err cio_socket_close(cio_io io, const cio_socket *socket)
@@ -263,16 +216,12 @@ cio_err cio_socket_close(cio_io io, const cio_socket *socket)
 
 cio_err cio_unix_listen(cio_io io, const cio_unix_address *address, const cio_listen_options *options, cio_server *out)
 {
-    cio_err err = check_unix_args(address, out);
-    if (err == CIO_OK)
-        err = CIO__VT(io)->net_listen_unix(io.userdata, address, options, out);
-    return CIO__IN_SET(net_unix_address_listen, err);
+    CIO__TRY(check_unix_args(address, out));
+    return CIO__IN_SET(net_unix_address_listen, CIO__VT(io)->net_listen_unix(io.userdata, address, options, out));
 }
 
 cio_err cio_unix_connect(cio_io io, const cio_unix_address *address, cio_stream *out)
 {
-    cio_err err = check_unix_args(address, out);
-    if (err == CIO_OK)
-        err = CIO__VT(io)->net_connect_unix(io.userdata, address, out);
-    return CIO__IN_SET(net_unix_address_connect, err);
+    CIO__TRY(check_unix_args(address, out));
+    return CIO__IN_SET(net_unix_address_connect, CIO__VT(io)->net_connect_unix(io.userdata, address, out));
 }

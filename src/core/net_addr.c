@@ -253,10 +253,8 @@ static cio_err ip6_parse(const char *t, size_t n, cio_ip6_unresolved *out, size_
 
 cio_err cio_ip6_parse_unresolved(const char *text, size_t len, cio_ip6_unresolved *out, size_t *err_pos)
 {
-    if (out == NULL)
-        return CIO__NULL_ARG("out");
-    if (text == NULL && len > 0)
-        return CIO__NULL_ARG("text");
+    CIO__REQUIRE(out);
+    CIO__REQUIRE_BUF(text, len);
     size_t pos = 0;
     cio_ip6_unresolved r;
     cio_err err = ip6_parse(text, len, &r, &pos);
@@ -309,28 +307,19 @@ static cio_err ip4_parse_full(const char *t, size_t n, uint16_t port, cio_ip_add
 
 cio_err cio_ip4_parse(const char *text, uint16_t port, cio_ip_address *out)
 {
-    if (text == NULL)
-        return CIO__NULL_ARG("text");
-    if (out == NULL)
-        return CIO__NULL_ARG("out");
+    CIO__REQUIRE(text, out);
     return CIO__IN_SET(net_ip_parse, ip4_parse_full(text, strlen(text), port, out));
 }
 
 cio_err cio_ip6_parse(const char *text, uint16_t port, cio_ip_address *out)
 {
-    if (text == NULL)
-        return CIO__NULL_ARG("text");
-    if (out == NULL)
-        return CIO__NULL_ARG("out");
+    CIO__REQUIRE(text, out);
     return CIO__IN_SET(net_ip_parse, ip6_parse_full(text, strlen(text), port, out));
 }
 
 cio_err cio_ip_parse(const char *text, uint16_t port, cio_ip_address *out)
 {
-    if (text == NULL)
-        return CIO__NULL_ARG("text");
-    if (out == NULL)
-        return CIO__NULL_ARG("out");
+    CIO__REQUIRE(text, out);
     size_t n = strlen(text);
     cio_err err = memchr(text, ':', n) != NULL ? ip6_parse_full(text, n, port, out)
                                                : ip4_parse_full(text, n, port, out);
@@ -356,10 +345,7 @@ static bool parse_port(const char *s, size_t n, uint16_t *port)
 
 cio_err cio_ip_parse_literal(const char *text, cio_ip_address *out)
 {
-    if (text == NULL)
-        return CIO__NULL_ARG("text");
-    if (out == NULL)
-        return CIO__NULL_ARG("out");
+    CIO__REQUIRE(text, out);
     size_t n = strlen(text);
     cio_ip_address r;
     memset(&r, 0, sizeof r);
@@ -501,10 +487,8 @@ static cio_err finish(const text_buf *t, char *buf, size_t len, size_t *out_len)
 cio_err cio__ip_format_scoped(const struct cio_ip_address *a, const char *scope_name, char *buf, size_t len,
                               size_t *out_len, bool with_port)
 {
-    if (a == NULL)
-        return CIO__NULL_ARG("a");
-    if (buf == NULL && len > 0)
-        return CIO__NULL_ARG("buf");
+    CIO__REQUIRE(a);
+    CIO__REQUIRE_BUF(buf, len);
     if (a->family != CIO_IP4 && a->family != CIO_IP6)
         return CIO_E_INVALID_ARGUMENT;
     text_buf t;
@@ -540,10 +524,7 @@ cio_err cio_ip_format_host(const cio_ip_address *address, char *buf, size_t len,
 
 cio_err cio_unix_address_init(const char *path, size_t len, cio_unix_address *out)
 {
-    if (path == NULL)
-        return CIO__NULL_ARG("path");
-    if (out == NULL)
-        return CIO__NULL_ARG("out");
+    CIO__REQUIRE(path, out);
     if (len == 0)
         return CIO_E_INVALID_ARGUMENT;
     if (len > CIO_UNIX_PATH_MAX)
@@ -560,8 +541,7 @@ cio_err cio_unix_address_init(const char *path, size_t len, cio_unix_address *ou
 
 cio_err cio_unix_address_from_path(const char *path, cio_unix_address *out)
 {
-    if (path == NULL)
-        return CIO__NULL_ARG("path");
+    CIO__REQUIRE(path);
     size_t n = 0;
     while (n <= CIO_UNIX_PATH_MAX && path[n] != '\0')
         n++;

@@ -28,25 +28,20 @@
 
 cio_err cio_net_socket_pair(cio_io io, cio_stream pair[2])
 {
-    if (pair == NULL)
-        return CIO__NULL_ARG("pair");
+    CIO__REQUIRE(pair);
     return CIO__IN_SET(net_socket_create_pair, CIO__VT(io)->net_socket_pair(io.userdata, pair));
 }
 
 cio_err cio_net_interface_name_resolve(cio_io io, const char *name, uint32_t *index)
 {
-    if (name == NULL)
-        return CIO__NULL_ARG("name");
-    if (index == NULL)
-        return CIO__NULL_ARG("index");
+    CIO__REQUIRE(name, index);
     cio_err err = CIO__VT(io)->net_interface_name_resolve(io.userdata, name, index);
     return err == CIO_E_OPERATION_UNSUPPORTED ? err : CIO__IN_SET(net_interface_resolve, err);
 }
 
 cio_err cio_net_interface_name(cio_io io, uint32_t index, char *buf, size_t len, size_t *out_len)
 {
-    if (buf == NULL && len > 0)
-        return CIO__NULL_ARG("buf");
+    CIO__REQUIRE_BUF(buf, len);
     cio_err err = CIO__VT(io)->net_interface_name(io.userdata, index, buf, len, out_len);
     return err == CIO_E_OPERATION_UNSUPPORTED ? err : CIO__IN_SET(net_interface_name, err);
 }
@@ -61,10 +56,7 @@ static bool all_digits(const char *s, size_t n)
 
 cio_err cio_ip_parse_resolve(cio_io io, const char *text, uint16_t port, cio_ip_address *out)
 {
-    if (text == NULL)
-        return CIO__NULL_ARG("text");
-    if (out == NULL)
-        return CIO__NULL_ARG("out");
+    CIO__REQUIRE(text, out);
     size_t n = strlen(text);
     if (memchr(text, ':', n) == NULL || memchr(text, '%', n) == NULL)
         return cio_ip_parse(text, port, out);
@@ -87,8 +79,7 @@ cio_err cio_ip_parse_resolve(cio_io io, const char *text, uint16_t port, cio_ip_
 static cio_err format_resolve(cio_io io, const cio_ip_address *address, char *buf, size_t len, size_t *out_len,
                               bool with_port)
 {
-    if (address == NULL)
-        return CIO__NULL_ARG("address");
+    CIO__REQUIRE(address);
     char name[CIO_INTERFACE_NAME_MAX + 1];
     const char *scope = NULL;
     if (address->family == CIO_IP6 && address->scope_id != 0) {
@@ -120,8 +111,7 @@ static cio_err put_stream(cio_io io, const void *target, const void *buf, size_t
 cio_err cio_net_write_file(cio_io io, const cio_stream *stream, cio_file file, uint64_t offset, uint64_t len,
                            uint64_t *nwritten)
 {
-    if (stream == NULL)
-        return CIO__NULL_ARG("stream");
+    CIO__REQUIRE(stream);
     if (nwritten != NULL)
         *nwritten = 0;
     if (len > UINT64_MAX - offset)

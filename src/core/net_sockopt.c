@@ -44,8 +44,7 @@ cio_err cio_net_set_option(cio_io io, cio_handle socket, cio_sockopt option, int
 cio_err cio_net_get_option(cio_io io, cio_handle socket, cio_sockopt option, int64_t *value)
 {
     int64_t lo, hi;
-    if (value == NULL)
-        return CIO__NULL_ARG("value");
+    CIO__REQUIRE(value);
     if (!value_range(option, &lo, &hi))
         return CIO_E_INVALID_ARGUMENT;
     return CIO__IN_SET(net_socket_option, CIO__VT(io)->net_get_option(io.userdata, socket, (int)option, value));
@@ -61,8 +60,7 @@ static bool is_multicast(const cio_ip_address *a)
 static cio_err membership(cio_io io, cio_handle socket, int op, const cio_ip_address *group,
                           const cio_ip_address *iface)
 {
-    if (group == NULL)
-        return CIO__NULL_ARG("group");
+    CIO__REQUIRE(group);
     if (!is_multicast(group))
         return CIO_E_INVALID_ARGUMENT;
     if (iface != NULL && iface->family != group->family)
@@ -82,8 +80,7 @@ cio_err cio_net_multicast_leave(cio_io io, cio_handle socket, const cio_ip_addre
 
 cio_err cio_net_multicast_interface(cio_io io, cio_handle socket, const cio_ip_address *iface)
 {
-    if (iface == NULL)
-        return CIO__NULL_ARG("iface");
+    CIO__REQUIRE(iface);
     if (iface->family != CIO_IP4 && iface->family != CIO_IP6)
         return CIO_E_INVALID_ARGUMENT;
     return CIO__IN_SET(net_multicast, CIO__VT(io)->net_multicast(io.userdata, socket, 2, NULL, iface));
@@ -91,14 +88,12 @@ cio_err cio_net_multicast_interface(cio_io io, cio_handle socket, const cio_ip_a
 
 cio_err cio_net_local_address(cio_io io, cio_handle socket, cio_ip_address *out)
 {
-    if (out == NULL)
-        return CIO__NULL_ARG("out");
+    CIO__REQUIRE(out);
     return CIO__IN_SET(net_socket_address, CIO__VT(io)->net_socket_address(io.userdata, socket, false, out));
 }
 
 cio_err cio_net_peer_address(cio_io io, cio_handle socket, cio_ip_address *out)
 {
-    if (out == NULL)
-        return CIO__NULL_ARG("out");
+    CIO__REQUIRE(out);
     return CIO__IN_SET(net_socket_address, CIO__VT(io)->net_socket_address(io.userdata, socket, true, out));
 }

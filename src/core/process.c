@@ -9,28 +9,19 @@
 
 cio_err cio_process_spawn(cio_io io, const cio_spawn_options *options, cio_child *out)
 {
-    if (options == NULL)
-        return CIO__NULL_ARG("options");
-    if (out == NULL)
-        return CIO__NULL_ARG("out");
+    CIO__REQUIRE(options, out);
     return CIO__IN_SET(process_spawn, CIO__VT(io)->process_spawn(io.userdata, options, out));
 }
 
 cio_err cio_process_spawn_path(cio_io io, cio_dir dir, const cio_spawn_options *options, cio_child *out)
 {
-    if (options == NULL)
-        return CIO__NULL_ARG("options");
-    if (out == NULL)
-        return CIO__NULL_ARG("out");
+    CIO__REQUIRE(options, out);
     return CIO__IN_SET(process_spawn, CIO__VT(io)->process_spawn_path(io.userdata, dir, options, out));
 }
 
 cio_err cio_child_wait(cio_io io, cio_child *child, cio_term *term)
 {
-    if (child == NULL)
-        return CIO__NULL_ARG("child");
-    if (term == NULL)
-        return CIO__NULL_ARG("term");
+    CIO__REQUIRE(child, term);
     if (child->id <= 0) /* waited for already, or never spawned: a clear error */
         return CIO_E_INVALID_ARGUMENT;
     return CIO__IN_SET(process_wait, CIO__VT(io)->child_wait(io.userdata, child, term));
@@ -45,22 +36,19 @@ void cio_child_kill(cio_io io, cio_child *child)
 
 cio_err cio_process_replace(cio_io io, const cio_spawn_options *options)
 {
-    if (options == NULL)
-        return CIO__NULL_ARG("options");
+    CIO__REQUIRE(options);
     return CIO__IN_SET(process_replace, CIO__VT(io)->process_replace(io.userdata, options));
 }
 
 cio_err cio_process_replace_path(cio_io io, cio_dir dir, const cio_spawn_options *options)
 {
-    if (options == NULL)
-        return CIO__NULL_ARG("options");
+    CIO__REQUIRE(options);
     return CIO__IN_SET(process_replace, CIO__VT(io)->process_replace_path(io.userdata, dir, options));
 }
 
 cio_err cio_process_current_path(cio_io io, char *buf, size_t len, size_t *out_len)
 {
-    if (buf == NULL)
-        return CIO__NULL_ARG("buf");
+    CIO__REQUIRE(buf);
     return CIO__IN_SET(process_current_path, CIO__VT(io)->process_current_path(io.userdata, buf, len, out_len));
 }
 
@@ -71,8 +59,7 @@ cio_err cio_process_set_current_dir(cio_io io, cio_dir dir)
 
 cio_err cio_process_set_current_path(cio_io io, const char *path)
 {
-    if (path == NULL)
-        return CIO__NULL_ARG("path");
+    CIO__REQUIRE(path);
     return CIO__IN_SET(process_set_current_path, CIO__VT(io)->process_set_current_path(io.userdata, path));
 }
 

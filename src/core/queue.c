@@ -199,15 +199,46 @@ static size_t ring_take(cio_queue *q, unsigned char *dst, size_t max)
 }
 
 /* Moves data of blocked putters into free ring slots, completing those whose min is met. */
+/* w transferred k more elements: true when that meets its min (then it may be completed). */
+static bool waiter_moved(waiter *w, size_t k)
+{
+    w->remaining -= k;
+    w->needed -= min_size(w->needed, k);
+    return w->needed == 0;
+}
+
+/* Elements [done, n) handed straight to the getters of *head (from src) or taken straight from its
+ * putters (into dst; the other pointer is NULL), oldest first, completing each whose min is met;
+ * returns done plus what moved. A waiter left incomplete took all there was (done == n). */
+static size_t hand_over(const cio_io *io, wakes *wk, size_t es, waiter **head, const unsigned char *src,
+                        unsigned char *dst, size_t done, size_t n)
+{
+    while (done < n && *head != NULL) {
+        waiter *w = *head;
+        size_t k = min_size(w->remaining, n - done);
+        if (src != NULL) {
+            memcpy(w->dst, src + done * es, k * es);
+            w->dst += k * es;
+        } else {
+            memcpy(dst + done * es, w->src, k * es);
+            w->src += k * es;
+        }
+        done += k;
+        if (waiter_moved(w, k))
+            complete(io, wk, head, w);
+        else
+            assert(done == n);
+    }
+    return done;
+}
+
 static void fill_ring_from_putters(const cio_io *io, wakes *wk, cio_queue *q)
 {
     while (q->putters != NULL && q->len < q->capacity) {
         waiter *p = q->putters;
         size_t k = ring_put(q, p->src, p->remaining);
         p->src += k * q->elem_size;
-        p->remaining -= k;
-        p->needed -= min_size(p->needed, k);
-        if (p->needed > 0)
+        if (!waiter_moved(p, k))
             break; /* the ring is full */
         complete(io, wk, &q->putters, p);
     }
@@ -275,19 +306,7 @@ static cio_err put_locked(cio_io io, wakes *wk, cio_queue *q, const unsigned cha
         return CIO_E_CLOSED; /* even if there is room */
     }
     /* Waiting getters first: the ring is empty while any getter waits. */
-    while (done < n && q->getters != NULL) {
-        waiter *g = q->getters;
-        size_t k = min_size(g->remaining, n - done);
-        memcpy(g->dst, src + done * es, k * es);
-        g->dst += k * es;
-        g->remaining -= k;
-        g->needed -= min_size(g->needed, k);
-        done += k;
-        if (g->needed == 0)
-            complete(&io, wk, &q->getters, g);
-        else
-            assert(done == n);
-    }
+    done = hand_over(&io, wk, es, &q->getters, src, NULL, done, n);
     done += ring_put(q, src + done * es, n - done);
     if (done >= min) { /* includes done == n */
         unlock_and_wake(&io, q, wk);
@@ -305,19 +324,7 @@ static cio_err get_locked(cio_io io, wakes *wk, cio_queue *q, unsigned char *dst
     size_t done = ring_take(q, dst, n);
     *got = 0;
     /* Then straight from waiting putters (the ring is empty now unless done == n). */
-    while (done < n && q->putters != NULL) {
-        waiter *p = q->putters;
-        size_t k = min_size(p->remaining, n - done);
-        memcpy(dst + done * es, p->src, k * es);
-        p->src += k * es;
-        p->remaining -= k;
-        p->needed -= min_size(p->needed, k);
-        done += k;
-        if (p->needed == 0)
-            complete(&io, wk, &q->putters, p);
-        else
-            assert(done == n);
-    }
+    done = hand_over(&io, wk, es, &q->putters, NULL, dst, done, n);
     if (done == n)
         fill_ring_from_putters(&io, wk, q);
     /* Otherwise the ring and the putter list are both empty now. */
@@ -354,8 +361,7 @@ static cio_err transfer(cio_io io, cio_queue *q, bool is_put, void *elems, size_
     size_t moved = 0;
     if (count != NULL)
         *count = 0;
-    if (elems == NULL && n > 0)
-        return CIO__NULL_ARG("elems");
+    CIO__REQUIRE_BUF(elems, n);
     if (q->elem_size == 0 || min > n || (q->buffer == NULL && q->capacity != 0))
         return CIO_E_INVALID_ARGUMENT;
     if (n == 0)
@@ -432,24 +438,14 @@ cio_err cio_queue_put(cio_io io, cio_queue *queue, const void *elems, size_t n, 
     return CIO__IN_SET(queue, transfer(io, queue, true, (void *)(uintptr_t)elems, n, min, false, added));
 }
 
-cio_err cio_queue_get(cio_io io, cio_queue *queue, void *elems, size_t n, size_t min, size_t *got)
-{
-    return CIO__IN_SET(queue, transfer(io, queue, false, elems, n, min, false, got));
-}
-
-cio_err cio_queue_put_one(cio_io io, cio_queue *queue, const void *elem)
-{
-    return CIO__IN_SET(queue, one(io, queue, true, (void *)(uintptr_t)elem, false));
-}
-
-cio_err cio_queue_get_one(cio_io io, cio_queue *queue, void *elem)
-{
-    return CIO__IN_SET(queue, one(io, queue, false, elem, false));
-}
-
 cio_err cio_queue_put_uncancelable(cio_io io, cio_queue *queue, const void *elems, size_t n, size_t min, size_t *added)
 {
     return CIO__IN_SET(queue_closed, transfer(io, queue, true, (void *)(uintptr_t)elems, n, min, true, added));
+}
+
+cio_err cio_queue_get(cio_io io, cio_queue *queue, void *elems, size_t n, size_t min, size_t *got)
+{
+    return CIO__IN_SET(queue, transfer(io, queue, false, elems, n, min, false, got));
 }
 
 cio_err cio_queue_get_uncancelable(cio_io io, cio_queue *queue, void *elems, size_t n, size_t min, size_t *got)
@@ -457,9 +453,19 @@ cio_err cio_queue_get_uncancelable(cio_io io, cio_queue *queue, void *elems, siz
     return CIO__IN_SET(queue_closed, transfer(io, queue, false, elems, n, min, true, got));
 }
 
+cio_err cio_queue_put_one(cio_io io, cio_queue *queue, const void *elem)
+{
+    return CIO__IN_SET(queue, one(io, queue, true, (void *)(uintptr_t)elem, false));
+}
+
 cio_err cio_queue_put_one_uncancelable(cio_io io, cio_queue *queue, const void *elem)
 {
     return CIO__IN_SET(queue_closed, one(io, queue, true, (void *)(uintptr_t)elem, true));
+}
+
+cio_err cio_queue_get_one(cio_io io, cio_queue *queue, void *elem)
+{
+    return CIO__IN_SET(queue, one(io, queue, false, elem, false));
 }
 
 cio_err cio_queue_get_one_uncancelable(cio_io io, cio_queue *queue, void *elem)

@@ -59,8 +59,7 @@ static bool name_eq(const char *a, size_t alen, const char *b, size_t blen)
 
 cio_err cio_hostname_validate(const char *name)
 {
-    if (name == NULL)
-        return CIO__NULL_ARG("name");
+    CIO__REQUIRE(name);
     size_t n = strlen(name);
     if (n > CIO_HOST_NAME_MAX)
         return CIO_E_NAME_TOO_LONG;
@@ -150,12 +149,9 @@ static cio_err lookup_hosts(lookup *l, bool *found)
     size_t nlen = strlen(l->name);
     const char *p = buf;
     while (*p != '\0' && err == CIO_OK) {
-        const char *cend;
-        const char *e = cio__resolve_line_end(p, &cend);
         const char *tok[MAX_TOKENS];
         size_t tlen[MAX_TOKENS];
-        size_t nt = cio__resolve_tokens(p, cend, tok, tlen, MAX_TOKENS);
-        p = *e == '\n' ? e + 1 : e;
+        size_t nt = cio__resolve_next_line(&p, tok, tlen, MAX_TOKENS);
         if (nt < 2 || tlen[0] >= 64)
             continue;
         bool match = false;
@@ -535,8 +531,7 @@ cio_err cio__hostname_lookup_emit(cio_io io, const char *name, const cio_lookup_
         l.opt = *options;
     l.emit = emit;
     l.ctx = ctx;
-    if (name == NULL)
-        return CIO__NULL_ARG("name");
+    CIO__REQUIRE(name);
     if ((l.opt.family != CIO_IP_NONE && l.opt.family != CIO_IP4 && l.opt.family != CIO_IP6))
         return CIO_E_INVALID_ARGUMENT;
     cio_err err = cio_check_cancel(io);
@@ -595,8 +590,7 @@ static cio_err queue_emit(void *ctx, const cio_lookup_result *r)
 
 cio_err cio_hostname_lookup(cio_io io, const char *name, const cio_lookup_options *options, cio_queue *results)
 {
-    if (results == NULL)
-        return CIO__NULL_ARG("results");
+    CIO__REQUIRE(results);
     struct queue_ctx c = {io, results};
     cio_err err = cio__hostname_lookup_emit(io, name, options, queue_emit, &c);
     cio_queue_close(io, results);

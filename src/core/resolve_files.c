@@ -47,7 +47,7 @@ static bool is_space(char c)
 }
 
 /* Splits line [p, end) (comment already cut) into tokens; returns the count (at most max). */
-size_t cio__resolve_tokens(const char *p, const char *end, const char **tok, size_t *tlen, size_t max)
+static size_t split_tokens(const char *p, const char *end, const char **tok, size_t *tlen, size_t max)
 {
     size_t n = 0;
     while (p < end && n < max) {
@@ -66,7 +66,7 @@ size_t cio__resolve_tokens(const char *p, const char *end, const char **tok, siz
 }
 
 /* Returns the end of the line at p (the '\n' or the NUL) and the end of its content before '#'. */
-const char *cio__resolve_line_end(const char *p, const char **content_end)
+static const char *line_end(const char *p, const char **content_end)
 {
     const char *e = p;
     *content_end = NULL;
@@ -78,6 +78,15 @@ const char *cio__resolve_line_end(const char *p, const char **content_end)
     if (*content_end == NULL)
         *content_end = e;
     return e;
+}
+
+size_t cio__resolve_next_line(const char **p, const char **tok, size_t *tlen, size_t max)
+{
+    const char *cend;
+    const char *e = line_end(*p, &cend);
+    size_t n = split_tokens(*p, cend, tok, tlen, max);
+    *p = *e == '\n' ? e + 1 : e;
+    return n;
 }
 
 
@@ -113,12 +122,9 @@ cio_err cio__resolve_parse_conf(cio_io io, const char *path, uint16_t port, cio_
     if (err == CIO_OK) {
         const char *p = buf;
         while (*p != '\0') {
-            const char *cend;
-            const char *e = cio__resolve_line_end(p, &cend);
             const char *tok[CIO__RESOLVE_MAX_TOKENS];
             size_t tlen[CIO__RESOLVE_MAX_TOKENS];
-            size_t nt = cio__resolve_tokens(p, cend, tok, tlen, CIO__RESOLVE_MAX_TOKENS);
-            p = *e == '\n' ? e + 1 : e;
+            size_t nt = cio__resolve_next_line(&p, tok, tlen, CIO__RESOLVE_MAX_TOKENS);
             if (nt >= 2 && tlen[0] == 10 && memcmp(tok[0], "nameserver", 10) == 0) {
                 char ip[64];
                 cio_ip_address a;

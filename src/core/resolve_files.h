@@ -27,11 +27,9 @@ typedef struct cio__resolv_conf {
  * error (CIO_E_FILE_NOT_FOUND, ...) when it cannot be opened, CIO_E_SYSTEM_RESOURCES without memory. */
 cio_err cio__resolve_read_file(cio_io io, const char *path, char **out, size_t *len);
 
-/* Splits line [p, end) (comment already cut) into tokens; returns the count (at most max). */
-size_t cio__resolve_tokens(const char *p, const char *end, const char **tok, size_t *tlen, size_t max);
-
-/* Returns the end of the line at p (the '\n' or the NUL) and the end of its content before '#'. */
-const char *cio__resolve_line_end(const char *p, const char **content_end);
+/* The line at *p (up to its '\n' or the NUL; from '#' on a comment) split into tokens at blanks:
+ * tok[i], tlen[i], the count returned (at most max); *p moves on to the next line. */
+size_t cio__resolve_next_line(const char **p, const char **tok, size_t *tlen, size_t max);
 
 /* resolv.conf at path (nameservers get `port`): nameserver (3 at most), search/domain (the last one
  * wins), options ndots:n attempts:n timeout:n use-vc (edns0 is accepted: EDNS0 is always on). A

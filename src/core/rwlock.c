@@ -27,64 +27,92 @@
 #include "cio/sync.h"
 #include "internal.h"
 
-static bool writer_may_enter(const cio_rwlock *rw)
+static bool may_enter(const cio_rwlock *rw, bool shared)
 {
-    return !rw->writer && rw->readers == 0;
+    return !rw->writer && (shared ? rw->writers_waiting == 0 : rw->readers == 0);
 }
 
-static bool reader_may_enter(const cio_rwlock *rw)
+static void enter(cio_rwlock *rw, bool shared)
 {
-    return !rw->writer && rw->writers_waiting == 0;
+    if (shared)
+        rw->readers++;
+    else
+        rw->writer = true;
 }
 
-/* ---- exclusive --------------------------------------------------------------------------------- */
-
-bool cio_rwlock_try_lock(cio_io io, cio_rwlock *rw)
+/* try_lock and try_lock_shared. */
+static bool try_enter(cio_io io, cio_rwlock *rw, bool shared)
 {
     cio_mutex_lock_uncancelable(io, &rw->mutex);
-    bool ok = writer_may_enter(rw);
+    bool ok = may_enter(rw, shared);
     if (ok)
-        rw->writer = true;
+        enter(rw, shared);
     cio_mutex_unlock(io, &rw->mutex);
     return ok;
 }
 
-cio_err cio_rwlock_lock(cio_io io, cio_rwlock *rw)
+/* lock and lock_shared, cancelable or not: a writer that cannot enter at once registers in
+ * writers_waiting while it sleeps; a canceled one unregisters and broadcasts (see the top). */
+static cio_err lock(cio_io io, cio_rwlock *rw, bool shared, bool cancelable)
 {
-    cio_err err = cio_mutex_lock(io, &rw->mutex);
-    if (err != CIO_OK)
-        return CIO__IN_SET(cancelable, err);
-    if (!writer_may_enter(rw)) {
+    if (!cancelable)
+        cio_mutex_lock_uncancelable(io, &rw->mutex);
+    else
+        CIO__TRY(cio_mutex_lock(io, &rw->mutex));
+    bool registered = !shared && !may_enter(rw, shared);
+    if (registered)
         rw->writers_waiting++;
-        do {
+    while (!may_enter(rw, shared)) {
+        cio_err err = CIO_OK;
+        if (!cancelable)
+            cio_condition_wait_uncancelable(io, &rw->cond, &rw->mutex);
+        else
             err = cio_condition_wait(io, &rw->cond, &rw->mutex);
-            if (err != CIO_OK) {
-                /* Give up: readers queued behind us may now enter. */
-                if (--rw->writers_waiting == 0 && !rw->writer)
-                    cio_condition_broadcast(io, &rw->cond);
-                cio_mutex_unlock(io, &rw->mutex);
-                return CIO__IN_SET(cancelable, err);
-            }
-        } while (!writer_may_enter(rw));
-        rw->writers_waiting--;
+        if (err != CIO_OK) {
+            /* Give up: readers queued behind a writer may now enter. */
+            if (registered && --rw->writers_waiting == 0 && !rw->writer)
+                cio_condition_broadcast(io, &rw->cond);
+            cio_mutex_unlock(io, &rw->mutex);
+            return err;
+        }
     }
-    rw->writer = true;
+    if (registered)
+        rw->writers_waiting--;
+    enter(rw, shared);
     cio_mutex_unlock(io, &rw->mutex);
     return CIO_OK;
 }
 
+/* ---- exclusive, then shared -------------------------------------------------------------------- */
+
+bool cio_rwlock_try_lock(cio_io io, cio_rwlock *rw)
+{
+    return try_enter(io, rw, false);
+}
+
+bool cio_rwlock_try_lock_shared(cio_io io, cio_rwlock *rw)
+{
+    return try_enter(io, rw, true);
+}
+
+cio_err cio_rwlock_lock(cio_io io, cio_rwlock *rw)
+{
+    return CIO__IN_SET(cancelable, lock(io, rw, false, true));
+}
+
+cio_err cio_rwlock_lock_shared(cio_io io, cio_rwlock *rw)
+{
+    return CIO__IN_SET(cancelable, lock(io, rw, true, true));
+}
+
 void cio_rwlock_lock_uncancelable(cio_io io, cio_rwlock *rw)
 {
-    cio_mutex_lock_uncancelable(io, &rw->mutex);
-    if (!writer_may_enter(rw)) {
-        rw->writers_waiting++;
-        do
-            cio_condition_wait_uncancelable(io, &rw->cond, &rw->mutex);
-        while (!writer_may_enter(rw));
-        rw->writers_waiting--;
-    }
-    rw->writer = true;
-    cio_mutex_unlock(io, &rw->mutex);
+    (void)lock(io, rw, false, false);
+}
+
+void cio_rwlock_lock_shared_uncancelable(cio_io io, cio_rwlock *rw)
+{
+    (void)lock(io, rw, true, false);
 }
 
 void cio_rwlock_unlock(cio_io io, cio_rwlock *rw)
@@ -93,44 +121,6 @@ void cio_rwlock_unlock(cio_io io, cio_rwlock *rw)
     assert(rw->writer && rw->readers == 0 && "cio_rwlock_unlock: not locked exclusively");
     rw->writer = false;
     cio_condition_broadcast(io, &rw->cond);
-    cio_mutex_unlock(io, &rw->mutex);
-}
-
-/* ---- shared ------------------------------------------------------------------------------------ */
-
-bool cio_rwlock_try_lock_shared(cio_io io, cio_rwlock *rw)
-{
-    cio_mutex_lock_uncancelable(io, &rw->mutex);
-    bool ok = reader_may_enter(rw);
-    if (ok)
-        rw->readers++;
-    cio_mutex_unlock(io, &rw->mutex);
-    return ok;
-}
-
-cio_err cio_rwlock_lock_shared(cio_io io, cio_rwlock *rw)
-{
-    cio_err err = cio_mutex_lock(io, &rw->mutex);
-    if (err != CIO_OK)
-        return CIO__IN_SET(cancelable, err);
-    while (!reader_may_enter(rw)) {
-        err = cio_condition_wait(io, &rw->cond, &rw->mutex);
-        if (err != CIO_OK) {
-            cio_mutex_unlock(io, &rw->mutex);
-            return CIO__IN_SET(cancelable, err);
-        }
-    }
-    rw->readers++;
-    cio_mutex_unlock(io, &rw->mutex);
-    return CIO_OK;
-}
-
-void cio_rwlock_lock_shared_uncancelable(cio_io io, cio_rwlock *rw)
-{
-    cio_mutex_lock_uncancelable(io, &rw->mutex);
-    while (!reader_may_enter(rw))
-        cio_condition_wait_uncancelable(io, &rw->cond, &rw->mutex);
-    rw->readers++;
     cio_mutex_unlock(io, &rw->mutex);
 }
 

@@ -16,16 +16,15 @@
 #include "cio/sync.h"
 #include "internal.h"
 
-cio_err cio_semaphore_wait(cio_io io, cio_semaphore *sem)
+/* wait and wait_timeout: CIO_TIMEOUT_NONE waits as cio_condition_wait does (never Timeout). */
+static cio_err wait_until(cio_io io, cio_semaphore *sem, cio_timeout deadline)
 {
-    cio_err err = cio_mutex_lock(io, &sem->mutex);
-    if (err != CIO_OK)
-        return CIO__IN_SET(cancelable, err);
+    CIO__TRY(cio_mutex_lock(io, &sem->mutex));
     while (sem->permits == 0) {
-        err = cio_condition_wait(io, &sem->cond, &sem->mutex);
+        cio_err err = cio_condition_wait_timeout(io, &sem->cond, &sem->mutex, deadline);
         if (err != CIO_OK) {
             cio_mutex_unlock(io, &sem->mutex);
-            return CIO__IN_SET(cancelable, err);
+            return err;
         }
     }
     sem->permits--;
@@ -33,22 +32,14 @@ cio_err cio_semaphore_wait(cio_io io, cio_semaphore *sem)
     return CIO_OK;
 }
 
+cio_err cio_semaphore_wait(cio_io io, cio_semaphore *sem)
+{
+    return CIO__IN_SET(cancelable, wait_until(io, sem, CIO_TIMEOUT_NONE));
+}
+
 cio_err cio_semaphore_wait_timeout(cio_io io, cio_semaphore *sem, cio_timeout timeout)
 {
-    timeout = cio__timeout_to_deadline(io, timeout);
-    cio_err err = cio_mutex_lock(io, &sem->mutex);
-    if (err != CIO_OK)
-        return CIO__IN_SET(condition_wait_timeout, err);
-    while (sem->permits == 0) {
-        err = cio_condition_wait_timeout(io, &sem->cond, &sem->mutex, timeout);
-        if (err != CIO_OK) {
-            cio_mutex_unlock(io, &sem->mutex);
-            return CIO__IN_SET(condition_wait_timeout, err);
-        }
-    }
-    sem->permits--;
-    cio_mutex_unlock(io, &sem->mutex);
-    return CIO_OK;
+    return CIO__IN_SET(condition_wait_timeout, wait_until(io, sem, cio__timeout_to_deadline(io, timeout)));
 }
 
 void cio_semaphore_wait_uncancelable(cio_io io, cio_semaphore *sem)

@@ -3,6 +3,7 @@
  * the generated CIO__SIG_LIST of the target being compiled.
  */
 #include <stddef.h>
+#include <string.h>
 
 #include "cio/sig.h"
 #include "sig_internal.h"
@@ -31,6 +32,18 @@ static const sig_entry *find(int number)
 bool cio__sig_valid(cio_sig sig)
 {
     return find((int)sig) != NULL;
+}
+
+cio_err cio__sigaction_check(cio_sig sig, const struct cio_sigaction *act, cio_sig_handler foreign)
+{
+    const sig_entry *e = find((int)sig);
+    if (e == NULL)
+        return CIO_E_INVALID_SIGNAL;
+    if (act != NULL && act->handler == foreign)
+        return CIO_E_INVALID_ARGUMENT;
+    if (act != NULL && (strcmp(e->name, "KILL") == 0 || strcmp(e->name, "STOP") == 0))
+        return CIO_E_INVALID_SIGNAL;
+    return CIO_OK;
 }
 
 const char *cio_sig_name(cio_sig sig)

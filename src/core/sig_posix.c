@@ -81,13 +81,8 @@ static int to_os_flags(unsigned flags)
 
 cio_err cio_sigaction(cio_sig sig, const struct cio_sigaction *act, struct cio_sigaction *old)
 {
-    if (!cio__sig_valid(sig))
-        return CIO__IN_SET(signal, CIO_E_INVALID_SIGNAL);
+    CIO__TRY(cio__sigaction_check(sig, act, CIO__SIG_HANDLER_FOREIGN));
     int n = (int)sig;
-    if (act != NULL && act->handler == CIO__SIG_HANDLER_FOREIGN)
-        return CIO__IN_SET(signal, CIO_E_INVALID_ARGUMENT);
-    if (act != NULL && (n == SIGKILL || n == SIGSTOP))
-        return CIO__IN_SET(signal, CIO_E_INVALID_SIGNAL);
 
     struct sigaction sa, prev;
     memset(&sa, 0, sizeof sa);

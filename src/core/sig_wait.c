@@ -12,10 +12,7 @@
 
 cio_err cio_signal_wait(cio_io io, const cio_sigset *set, cio_sig *sig)
 {
-    if (set == NULL)
-        return CIO__NULL_ARG("set");
-    if (sig == NULL)
-        return CIO__NULL_ARG("sig");
+    CIO__REQUIRE(set, sig);
     if (set->bits[0] == 0 && set->bits[1] == 0)
         return CIO_E_INVALID_ARGUMENT;
     int n = 0;

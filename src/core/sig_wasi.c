@@ -13,7 +13,7 @@
  *   back to the default before calling a handler installed with it); RESTART and NODEFER have
  *   nothing to act on (no interrupted calls, no nested delivery) and the mask nothing to block.
  * - KILL and STOP cannot be caught (InvalidSignal), as on POSIX.
- * - cio_sig_kill and cio_sig_mask are OperationUnsupported, after their arguments are checked.
+ * - cio_sig_kill and cio_sig_mask (sig_mask_none.c) are OperationUnsupported, after their arguments are checked.
  * - WebAssembly function pointers are small table indices, so the IGNORE and FOREIGN markers are
  *   addresses of functions (cio/sig.h), never the small integers other targets use.
  * - Single-threaded: the tables are plain globals.
@@ -62,41 +62,31 @@ static void trampoline(int signo)
 
 cio_err cio_sigaction(cio_sig sig, const struct cio_sigaction *act, struct cio_sigaction *old)
 {
-    if (!cio__sig_valid(sig))
-        return CIO__IN_SET(signal, CIO_E_INVALID_SIGNAL);
+    CIO__TRY(cio__sigaction_check(sig, act, CIO__SIG_HANDLER_FOREIGN));
     int n = (int)sig;
-    if (act != NULL && act->handler == CIO__SIG_HANDLER_FOREIGN)
-        return CIO__IN_SET(signal, CIO_E_INVALID_ARGUMENT);
-    if (act != NULL && (n == SIGKILL || n == SIGSTOP))
-        return CIO__IN_SET(signal, CIO_E_INVALID_SIGNAL);
 
     cio_sig_handler before = handlers[n];
     cio_sigset before_mask = masks[n];
     unsigned before_flags = flags[n];
-    void (*prev)(int);
+    void (*os)(int) = SIG_DFL; /* no action: signal(3) is the only way to read one, swap and swap back */
     if (act != NULL) {
-        void (*os)(int) = trampoline;
-        if (act->handler == CIO_SIG_HANDLER_DEFAULT)
-            os = SIG_DFL;
-        else if (act->handler == CIO_SIG_HANDLER_IGNORE)
-            os = SIG_IGN;
+        os = act->handler == CIO_SIG_HANDLER_DEFAULT  ? SIG_DFL
+             : act->handler == CIO_SIG_HANDLER_IGNORE ? SIG_IGN
+                                                      : trampoline;
         handlers[n] = act->handler;
         masks[n] = act->mask;
         flags[n] = act->flags;
-        prev = signal(n, os);
-        if (prev == SIG_ERR) {
-            handlers[n] = before;
-            masks[n] = before_mask;
-            flags[n] = before_flags;
-            return CIO__IN_SET(signal, CIO_E_UNEXPECTED);
-        }
-    } else {
-        /* signal(3) is the only way to read the disposition: swap and swap back. */
-        prev = signal(n, SIG_DFL);
-        if (prev == SIG_ERR)
-            return CIO__IN_SET(signal, CIO_E_UNEXPECTED);
-        (void)signal(n, prev);
     }
+    void (*prev)(int) = signal(n, os);
+    if (prev == SIG_ERR && act != NULL) {
+        handlers[n] = before;
+        masks[n] = before_mask;
+        flags[n] = before_flags;
+    }
+    if (prev == SIG_ERR)
+        return CIO__IN_SET(signal, CIO_E_UNEXPECTED);
+    if (act == NULL)
+        (void)signal(n, prev);
     if (old != NULL) {
         memset(old, 0, sizeof *old);
         if (prev == SIG_DFL)
@@ -129,14 +119,5 @@ cio_err cio_sig_kill(long pid, cio_sig sig)
     (void)pid;
     if (!cio__sig_valid(sig))
         return CIO__IN_SET(signal, CIO_E_INVALID_SIGNAL);
-    return CIO__IN_SET(signal, CIO_E_OPERATION_UNSUPPORTED);
-}
-
-cio_err cio_sig_mask(int how, const cio_sigset *set, cio_sigset *old)
-{
-    (void)set;
-    (void)old;
-    if (how != CIO_SIG_BLOCK && how != CIO_SIG_UNBLOCK && how != CIO_SIG_SETMASK)
-        return CIO__IN_SET(signal, CIO_E_INVALID_ARGUMENT);
     return CIO__IN_SET(signal, CIO_E_OPERATION_UNSUPPORTED);
 }

@@ -6,7 +6,7 @@
  *   atomically. The CRT resets a signal to SIG_DFL before calling its handler, so the trampoline
  *   reinstalls itself first unless the action asked for CIO_SIGACTION_RESETHAND (flags[n]).
  * - There is no kill(2) and no mask: cio_sig_kill only reaches the calling process (by raise) and
- *   cio_sig_mask is OperationUnsupported.
+ *   cio_sig_mask is OperationUnsupported (sig_mask_none.c).
  * - ABRT_COMPAT (6) is the same signal as ABRT (22), as Microsoft's <signal.h> says: it is passed
  *   to the CRT as 22 (msvcrt, and Wine's, refuse signal(6)), so the two share one disposition and
  *   a handler sees CIO_SIG_ABRT for either.
@@ -50,25 +50,24 @@ cio_err cio_sigaction(cio_sig sig, const struct cio_sigaction *act, struct cio_s
     int n = crt_number(sig);
     cio_sig_handler before = atomic_load_explicit(&handlers[n], memory_order_acquire);
     unsigned before_flags = atomic_load_explicit(&flags_of[n], memory_order_acquire);
-    void(__cdecl * prev)(int);
+    void(__cdecl * os)(int) = SIG_DFL; /* no action: read the disposition by swapping it and back */
     if (act != NULL) {
-        void(__cdecl * os)(int) = act->handler == CIO_SIG_HANDLER_DEFAULT  ? SIG_DFL
-                                  : act->handler == CIO_SIG_HANDLER_IGNORE ? SIG_IGN
-                                                                           : trampoline;
+        os = act->handler == CIO_SIG_HANDLER_DEFAULT  ? SIG_DFL
+             : act->handler == CIO_SIG_HANDLER_IGNORE ? SIG_IGN
+                                                      : trampoline;
         atomic_store_explicit(&flags_of[n], act->flags, memory_order_release);
         atomic_store_explicit(&handlers[n], act->handler, memory_order_release);
-        prev = signal(n, os);
-        if (prev == SIG_ERR) {
+    }
+    void(__cdecl * prev)(int) = signal(n, os);
+    if (prev == SIG_ERR) {
+        if (act != NULL) {
             atomic_store_explicit(&handlers[n], before, memory_order_release);
             atomic_store_explicit(&flags_of[n], before_flags, memory_order_release);
-            return CIO__IN_SET(signal, CIO_E_UNEXPECTED);
         }
-    } else {
-        prev = signal(n, SIG_DFL);
-        if (prev == SIG_ERR)
-            return CIO__IN_SET(signal, CIO_E_UNEXPECTED);
-        (void)signal(n, prev);
+        return CIO__IN_SET(signal, CIO_E_UNEXPECTED);
     }
+    if (act == NULL)
+        (void)signal(n, prev);
     if (old != NULL) {
         old->handler = prev == SIG_DFL      ? CIO_SIG_HANDLER_DEFAULT
                        : prev == SIG_IGN    ? CIO_SIG_HANDLER_IGNORE
@@ -95,14 +94,5 @@ cio_err cio_sig_kill(long pid, cio_sig sig)
         return CIO__IN_SET(signal, CIO_E_INVALID_SIGNAL);
     if (pid == (long)GetCurrentProcessId())
         return cio_sig_raise(sig);
-    return CIO__IN_SET(signal, CIO_E_OPERATION_UNSUPPORTED);
-}
-
-cio_err cio_sig_mask(int how, const cio_sigset *set, cio_sigset *old)
-{
-    (void)set;
-    (void)old;
-    if (how != CIO_SIG_BLOCK && how != CIO_SIG_UNBLOCK && how != CIO_SIG_SETMASK)
-        return CIO__IN_SET(signal, CIO_E_INVALID_ARGUMENT);
     return CIO__IN_SET(signal, CIO_E_OPERATION_UNSUPPORTED);
 }

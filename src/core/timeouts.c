@@ -37,8 +37,7 @@ static cio_err run_write(cio_io io, cio_operation *op, size_t len, size_t *nwrit
 cio_err cio_stream_read_timeout(cio_io io, const cio_stream *stream, void *buf, size_t len, size_t *nread,
                                 cio_timeout timeout)
 {
-    CIO__REQUIRE(stream);
-    CIO__REQUIRE(nread);
+    CIO__REQUIRE(stream, nread);
     CIO__REQUIRE_BUF(buf, len);
     cio_iovec iov = {buf, len};
     cio_operation op = {.kind = CIO_OP_NET_READ, .u.net_read = {stream->handle, &iov, 1}};
@@ -69,8 +68,7 @@ cio_err cio_stream_read_all_timeout(cio_io io, const cio_stream *stream, void *b
 cio_err cio_stream_write_timeout(cio_io io, const cio_stream *stream, const void *buf, size_t len, size_t *nwritten,
                                  cio_timeout timeout)
 {
-    CIO__REQUIRE(stream);
-    CIO__REQUIRE(nwritten);
+    CIO__REQUIRE(stream, nwritten);
     CIO__REQUIRE_BUF(buf, len);
     cio_const_iovec iov = {buf, len};
     cio_operation op = {.kind = CIO_OP_NET_WRITE, .u.net_write = {stream->handle, &iov, 1}};
@@ -111,8 +109,7 @@ cio_err cio_stream_write_all_timeout(cio_io io, const cio_stream *stream, const 
 
 cio_err cio_server_accept_timeout(cio_io io, const cio_server *server, cio_stream *out, cio_timeout timeout)
 {
-    CIO__REQUIRE(server);
-    CIO__REQUIRE(out);
+    CIO__REQUIRE(server, out);
     cio_operation op = {.kind = CIO_OP_NET_ACCEPT, .u.net_accept = {server->handle}};
     cio_err err = run(io, &op, timeout);
     if (err == CIO_OK)

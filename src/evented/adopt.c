@@ -122,14 +122,8 @@ static struct cio_any_future *adopt(struct cio_evented *e)
         free(f);
         return NULL;
     }
-    l->ev = e;
-    l->index = UINT32_MAX;
+    cio__e_loop_init(l, e, UINT32_MAX);
     l->adopted = true;
-    l->epfd = -1;
-    l->wakefd = -1;
-    pthread_mutex_init(&l->inbox_mu, NULL);
-    pthread_mutex_init(&l->spawn_mu, NULL);
-    pthread_mutex_init(&l->live_mu, NULL);
     if (cio__stack_alloc(ADOPT_SCHED_STACK, &l->sched_stack) != CIO_OK)
         goto fail;
     if (e->poller->init(l) != CIO_OK) {

@@ -69,8 +69,10 @@
 #include "cio/fs.h"
 #include "cio/io.h"
 #include "cio/net.h"
+#include "cio/process.h"
 #include "cio/threaded.h"
 #include "fiber.h"
+#include "list.h"
 
 #define CIO__E_REQ 1u
 #define CIO__E_LOCAL_STACKS 1024u
@@ -204,6 +206,11 @@ struct cio__e_poller_ops {
     bool (*read_first)(struct cio__e_loop *loop, int fd);
     void (*read_done)(struct cio__e_loop *loop, int fd, bool drained);
 };
+/* A poller's table from its name and the prefix p of its functions p_init, p_deinit, p_wait, p_wake,
+ * p_arm and p_cancel (the optional hooks follow it in the initialiser). */
+#define CIO__E_POLLER_OPS(p, label)                                                                               \
+    .name = label, .init = p##_init, .deinit = p##_deinit, .wait = p##_wait, .wake = p##_wake, .arm_fd = p##_arm, \
+    .cancel = p##_cancel
 
 /* A poller descriptor that could not be made at init (epoll_create1, eventfd, ...): its mapped error. */
 cio_err cio__e_fd_error(int err);
@@ -315,27 +322,31 @@ static inline void cio__e_live_add(struct cio_evented *e)
 struct cio__overflow_info;
 bool cio__e_overflow(const void *addr, struct cio__overflow_info *out);
 
+/* A zeroed loop's fields before its poller's init (io.c; adopt.c with index UINT32_MAX): no
+ * descriptors yet, its locks ready. */
+static inline void cio__e_loop_init(struct cio__e_loop *l, struct cio_evented *e, unsigned idx)
+{
+    l->ev = e;
+    l->index = idx;
+    l->epfd = -1;
+    l->wakefd = -1;
+    pthread_mutex_init(&l->inbox_mu, NULL);
+    pthread_mutex_init(&l->spawn_mu, NULL);
+    pthread_mutex_init(&l->live_mu, NULL);
+}
+
 /* Home loop thread: f starts running (fiber_entry) / has exited for good (fiber_exit_after). */
 static inline void cio__e_live_link(struct cio__e_loop *l, struct cio_any_future *f)
 {
     pthread_mutex_lock(&l->live_mu);
-    f->lprev = NULL;
-    f->lnext = l->live_head;
-    if (l->live_head != NULL)
-        l->live_head->lprev = f;
-    l->live_head = f;
+    CIO__LIST_PUSH(l->live_head, f, lprev, lnext);
     pthread_mutex_unlock(&l->live_mu);
 }
 
 static inline void cio__e_live_unlink(struct cio__e_loop *l, struct cio_any_future *f)
 {
     pthread_mutex_lock(&l->live_mu);
-    if (f->lprev != NULL)
-        f->lprev->lnext = f->lnext;
-    else
-        l->live_head = f->lnext;
-    if (f->lnext != NULL)
-        f->lnext->lprev = f->lprev;
+    CIO__LIST_UNLINK(l->live_head, f, lprev, lnext);
     f->lnext = f->lprev = NULL;
     pthread_mutex_unlock(&l->live_mu);
 }
@@ -408,6 +419,10 @@ void cio__e_fiber_free(struct cio_evented *e, struct cio_any_future *f);
 /* Switches the current fiber out; `after(arg)` runs on the loop once it is (in the scheduler, or
  * first thing in the fiber switched to directly). Returns when woken. */
 void cio__e_suspend(void (*after)(void *), void *arg);
+/* cio__e_suspend for the current fiber f of loop l waiting on w (tasks.c): f->wait is w meanwhile
+ * and, with deadline >= 0, a timer of w calls `fire` at it; the timer is off the loop on return. */
+void cio__e_park(struct cio__e_loop *l, struct cio_any_future *f, struct cio__e_wait *w, int64_t deadline,
+                 void (*fire)(struct cio__e_loop *loop, struct cio__e_timer *timer), void (*after)(void *), void *arg);
 /* Puts the current fiber at the back of its loop's run queue and switches out. */
 void cio__e_yield(void);
 /* Makes a suspended fiber runnable on its home loop (any thread). */
@@ -532,6 +547,14 @@ int32_t cio__e_uring_rw(struct cio_evented *e, enum cio__e_uring_op op, int fd, 
 void cio__e_uring_fs_override(struct cio_evented *e, struct cio_vtable *vt);
 void cio__e_uring_net_override(struct cio_evented *e, struct cio_vtable *vt);
 void cio__e_uring_process_override(struct cio_evented *e, struct cio_vtable *vt); /* process_uring.c */
+/* child_wait's arguments, checked (InvalidArgument), then run(&args) as a fiber of e and its result
+ * set-checked (process.c; process_uring.c runs it with the ring's waitid). */
+struct cio__e_child_wait {
+    struct cio_evented *e;
+    cio_child *child;
+    cio_term *term;
+};
+cio_err cio__e_child_wait_with(void *ud, cio_child *child, cio_term *term, cio_err (*run)(void *));
 
 /* ---- helper.c ------------------------------------------------------------------------------------------------ */
 /* Runs fn(arg) on the helper pool while the current fiber waits (cancelable: a cancel request is

@@ -59,15 +59,7 @@ cio_err cio__e_wait_fd(struct cio_evented *e, int fd, uint32_t events, int64_t d
         l->armed--;
         return err;
     }
-    if (deadline_ns >= 0) {
-        w.timer.deadline = deadline_ns;
-        w.timer.fire = poller_timeout_fire;
-        cio__e_timer_add(l, &w.timer);
-    }
-    f->wait = &w;
-    cio__e_suspend(NULL, NULL);
-    f->wait = NULL;
-    cio__e_timer_remove(l, &w.timer);
+    cio__e_park(l, f, &w, deadline_ns, poller_timeout_fire, NULL, NULL);
     if (w.res > 0) {
         *revents = (uint32_t)w.res;
         return CIO_OK;

@@ -76,7 +76,7 @@ cio_err cio__e_file_seek(void *ud, cio_file file, int whence, int64_t offset, ui
 
 /* ---- reads, writes, sync ------------------------------------------------------------------------------------ */
 
-enum rw_kind { RW_READ, RW_WRITE, RW_PREAD, RW_PWRITE };
+enum rw_kind { RW_READ, RW_WRITE, RW_PREAD, RW_PWRITE, RW_SYNC /* file_sync: only rw_uring, n NULL */ };
 
 struct rw {
     struct cio_evented *e;
@@ -94,7 +94,8 @@ static cio__mapped map_rw(enum rw_kind k, int err)
     case RW_READ: return cio__errno_readv(err);
     case RW_WRITE: return cio__errno_writev(err);
     case RW_PREAD: return cio__errno_preadv(err);
-    default: return cio__errno_pwritev(err);
+    case RW_PWRITE: return cio__errno_pwritev(err);
+    default: return cio__errno_fsync(err);
     }
 }
 
@@ -128,16 +129,16 @@ static cio_err rw_uring(struct rw *a)
 {
     bool writing = a->kind == RW_WRITE || a->kind == RW_PWRITE;
     uint64_t off = (a->kind == RW_READ || a->kind == RW_WRITE) ? (uint64_t)-1 : a->offset;
+    enum cio__e_uring_op op = a->kind == RW_SYNC ? CIO__E_U_FSYNC : writing ? CIO__E_U_WRITEV : CIO__E_U_READV;
     for (;;) {
         bool canceled = false;
-        int32_t res = cio__e_uring_rw(a->e, writing ? CIO__E_U_WRITEV : CIO__E_U_READV, a->fd, a->iov,
-                                      (unsigned)a->iovcnt, off, true, &canceled);
+        int32_t res = cio__e_uring_rw(a->e, op, a->fd, a->iov, (unsigned)a->iovcnt, off, true, &canceled);
         if (canceled)
             return CIO_E_CANCELED;
-        if (res >= 0) {
+        if (res >= 0 && a->n != NULL)
             *a->n = (size_t)res;
+        if (res >= 0)
             return CIO_OK;
-        }
         cio__mapped m = map_rw(a->kind, -res);
         if (m.action == CIO__MAP_RETRY)
             continue;
@@ -221,37 +222,21 @@ cio_err cio__e_file_write_positional(void *ud, cio_file file, const cio_const_io
     return CIO__IN_SET(file_write_positional, rw_slot(ud, RW_PWRITE, file, iov, iovcnt, offset, nwritten));
 }
 
-struct sync_args {
-    struct cio_evented *e;
-    cio_file file;
-};
-
 static cio_err sync_blocking(void *p)
 {
-    return cio__os_file_sync(NULL, ((struct sync_args *)p)->file);
+    return cio__os_file_sync(NULL, (cio_file){((struct rw *)p)->fd});
 }
 
 static cio_err sync_run(void *p)
 {
-    struct sync_args *a = (struct sync_args *)p;
+    struct rw *a = (struct rw *)p;
     if (a->e->flavour != CIO_EVENTED_IO_URING)
         return cio__e_helper(a->e, sync_blocking, a, true);
-    for (;;) {
-        bool canceled = false;
-        int32_t res = cio__e_uring_rw(a->e, CIO__E_U_FSYNC, a->file.handle, NULL, 0, 0, true, &canceled);
-        if (canceled)
-            return CIO_E_CANCELED;
-        if (res >= 0)
-            return CIO_OK;
-        cio__mapped m = cio__errno_fsync(-res);
-        if (m.action == CIO__MAP_RETRY)
-            continue;
-        return rw_mapped(m);
-    }
+    return rw_uring(a);
 }
 
 cio_err cio__e_file_sync(void *ud, cio_file file)
 {
-    struct sync_args a = {(struct cio_evented *)ud, file};
+    struct rw a = {.e = (struct cio_evented *)ud, .kind = RW_SYNC, .fd = file.handle};
     return CIO__IN_SET(file_sync, cio__e_run(a.e, sync_run, &a));
 }

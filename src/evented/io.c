@@ -102,16 +102,8 @@ cio_err cio_evented_create(const cio_evented_options *options, cio_evented **out
         free_instance(e);
         return CIO_E_SYSTEM_RESOURCES;
     }
-    for (unsigned i = 0; i < e->nloops; i++) {
-        struct cio__e_loop *l = &e->loops[i];
-        l->ev = e;
-        l->index = i;
-        l->epfd = -1;
-        l->wakefd = -1;
-        pthread_mutex_init(&l->inbox_mu, NULL);
-        pthread_mutex_init(&l->spawn_mu, NULL);
-        pthread_mutex_init(&l->live_mu, NULL);
-    }
+    for (unsigned i = 0; i < e->nloops; i++)
+        cio__e_loop_init(&e->loops[i], e, i);
     cio_err err = cio__e_choose_poller(e, o.flavour); /* flavour_<os>.c */
     if (err != CIO_OK) {
         free_instance(e);

@@ -311,40 +311,34 @@ cio_err cio__e_net_accept(void *ud, cio_handle listener, cio_stream *out)
     return CIO__IN_SET(net_accept, net_slot(&a));
 }
 
+/* A read, write or send (to dest) of iov on fd, waiting for readiness up to deadline (-1: none): *n
+ * counts what moved. */
+static cio_err run_io(void *ud, enum net_op op, cio_handle fd, const void *iov, size_t iovcnt, size_t *n,
+                      const cio_ip_address *dest, int64_t deadline)
+{
+    if (n == NULL || (iov == NULL && iovcnt > 0))
+        return CIO_E_INVALID_ARGUMENT;
+    *n = 0;
+    struct net_args a = {.e = (struct cio_evented *)ud, .op = op, .fd = fd, .iov = iov, .iovcnt = iovcnt, .n = n};
+    a.dest = dest;
+    a.deadline = deadline;
+    return cio__e_run(a.e, net_run, &a);
+}
+
 cio_err cio__e_net_read(void *ud, cio_handle stream, const cio_iovec *iov, size_t iovcnt, size_t *nread)
 {
-    if (nread == NULL || (iov == NULL && iovcnt > 0))
-        return CIO_E_INVALID_ARGUMENT;
-    *nread = 0;
-    struct net_args a = {
-        .e = (struct cio_evented *)ud, .op = OP_READ, .fd = stream, .iov = iov, .iovcnt = iovcnt, .n = nread};
-    return CIO__IN_SET(net_read, net_slot(&a));
+    return CIO__IN_SET(net_read, run_io(ud, OP_READ, stream, iov, iovcnt, nread, NULL, -1));
 }
 
 cio_err cio__e_net_write(void *ud, cio_handle stream, const cio_const_iovec *iov, size_t iovcnt, size_t *nwritten)
 {
-    if (nwritten == NULL || (iov == NULL && iovcnt > 0))
-        return CIO_E_INVALID_ARGUMENT;
-    *nwritten = 0;
-    struct net_args a = {
-        .e = (struct cio_evented *)ud, .op = OP_WRITE, .fd = stream, .iov = iov, .iovcnt = iovcnt, .n = nwritten};
-    return CIO__IN_SET(net_write, net_slot(&a));
+    return CIO__IN_SET(net_write, run_io(ud, OP_WRITE, stream, iov, iovcnt, nwritten, NULL, -1));
 }
 
 cio_err cio__e_net_send(void *ud, cio_handle socket, const cio_ip_address *dest, const cio_const_iovec *iov,
                         size_t iovcnt, size_t *nsent)
 {
-    if (nsent == NULL || (iov == NULL && iovcnt > 0))
-        return CIO_E_INVALID_ARGUMENT;
-    *nsent = 0;
-    struct net_args a = {.e = (struct cio_evented *)ud,
-                         .op = OP_SEND,
-                         .fd = socket,
-                         .iov = iov,
-                         .iovcnt = iovcnt,
-                         .n = nsent,
-                         .dest = dest};
-    return CIO__IN_SET(net_send, net_slot(&a));
+    return CIO__IN_SET(net_send, run_io(ud, OP_SEND, socket, iov, iovcnt, nsent, dest, -1));
 }
 
 cio_err cio__e_net_receive(void *ud, cio_handle socket, cio_message *msgs, size_t max, cio_timeout timeout,
@@ -376,28 +370,16 @@ cio_err cio__e_operate(void *ud, cio_operation *op, cio_timeout timeout)
     struct net_args a = {.e = (struct cio_evented *)ud, .deadline = cio__e_mono_deadline(timeout)};
     switch (op->kind) {
     case CIO_OP_NET_READ:
-        if (op->u.net_read.iov == NULL && op->u.net_read.iovcnt > 0)
-            return CIO_E_INVALID_ARGUMENT;
-        a.op = OP_READ;
-        a.fd = op->u.net_read.stream;
-        a.iov = op->u.net_read.iov;
-        a.iovcnt = op->u.net_read.iovcnt;
-        a.n = &op->count;
-        break;
+        return run_io(ud, OP_READ, op->u.net_read.stream, op->u.net_read.iov, op->u.net_read.iovcnt, &op->count, NULL,
+                      a.deadline);
     case CIO_OP_NET_ACCEPT:
         a.op = OP_ACCEPT;
         a.fd = op->u.net_accept.listener;
         a.stream = &op->stream;
         break;
     case CIO_OP_NET_WRITE: /* what fits now, else wait for room up to the deadline (may be short) */
-        if (op->u.net_write.iov == NULL && op->u.net_write.iovcnt > 0)
-            return CIO_E_INVALID_ARGUMENT;
-        a.op = OP_WRITE;
-        a.fd = op->u.net_write.stream;
-        a.iov = op->u.net_write.iov;
-        a.iovcnt = op->u.net_write.iovcnt;
-        a.n = &op->count;
-        break;
+        return run_io(ud, OP_WRITE, op->u.net_write.stream, op->u.net_write.iov, op->u.net_write.iovcnt, &op->count,
+                      NULL, a.deadline);
     case CIO_OP_NET_RECEIVE:
         return cio__e_net_receive(ud, op->u.net_receive.socket, op->u.net_receive.msgs, op->u.net_receive.max, timeout,
                                   &op->count);

@@ -347,28 +347,40 @@ static cio_err u_net_connect_ip(void *ud, const cio_ip_address *address, const c
     return CIO__IN_SET(net_connect, net_op(ud, &a));
 }
 
+/* A stream read or write of iov on fd on the ring up to deadline (-1: none): *n counts what moved;
+ * *not_socket says the descriptor is not a socket (nothing was done: the readiness core takes it). */
+static cio_err stream_io(void *ud, enum net_kind kind, cio_handle fd, const void *iov, size_t iovcnt, size_t *n,
+                         int64_t deadline, bool *not_socket)
+{
+    *not_socket = false;
+    if (n == NULL || (iov == NULL && iovcnt > 0))
+        return CIO_E_INVALID_ARGUMENT;
+    *n = 0;
+    struct netop a = {.kind = kind, .fd = fd, .iov = iov, .iovcnt = iovcnt, .n = n, .deadline = deadline};
+    cio_err err = net_op(ud, &a);
+    *not_socket = err == CIO_OK && a.not_socket;
+    return err;
+}
+
+/* net_read and net_write: a descriptor that is not a socket goes to the readiness core's slot. */
+static cio_err stream_slot(void *ud, enum net_kind kind, cio_handle fd, const void *iov, size_t iovcnt, size_t *n)
+{
+    bool not_socket;
+    cio_err err = stream_io(ud, kind, fd, iov, iovcnt, n, -1, &not_socket);
+    if (!not_socket)
+        return err;
+    return kind == N_READ ? cio__e_net_read(ud, fd, (const cio_iovec *)iov, iovcnt, n)
+                          : cio__e_net_write(ud, fd, (const cio_const_iovec *)iov, iovcnt, n);
+}
+
 static cio_err u_net_read(void *ud, cio_handle stream, const cio_iovec *iov, size_t iovcnt, size_t *nread)
 {
-    if (nread == NULL || (iov == NULL && iovcnt > 0))
-        return CIO_E_INVALID_ARGUMENT;
-    *nread = 0;
-    struct netop a = {.kind = N_READ, .fd = stream, .iov = iov, .iovcnt = iovcnt, .n = nread, .deadline = -1};
-    cio_err err = net_op(ud, &a);
-    if (err == CIO_OK && a.not_socket)
-        return cio__e_net_read(ud, stream, iov, iovcnt, nread);
-    return CIO__IN_SET(net_read, err);
+    return CIO__IN_SET(net_read, stream_slot(ud, N_READ, stream, iov, iovcnt, nread));
 }
 
 static cio_err u_net_write(void *ud, cio_handle stream, const cio_const_iovec *iov, size_t iovcnt, size_t *nwritten)
 {
-    if (nwritten == NULL || (iov == NULL && iovcnt > 0))
-        return CIO_E_INVALID_ARGUMENT;
-    *nwritten = 0;
-    struct netop a = {.kind = N_WRITE, .fd = stream, .iov = iov, .iovcnt = iovcnt, .n = nwritten, .deadline = -1};
-    cio_err err = net_op(ud, &a);
-    if (err == CIO_OK && a.not_socket)
-        return cio__e_net_write(ud, stream, iov, iovcnt, nwritten);
-    return CIO__IN_SET(net_write, err);
+    return CIO__IN_SET(net_write, stream_slot(ud, N_WRITE, stream, iov, iovcnt, nwritten));
 }
 
 static cio_err u_net_send(void *ud, cio_handle socket, const cio_ip_address *dest, const cio_const_iovec *iov,
@@ -412,16 +424,10 @@ static cio_err u_operate(void *ud, cio_operation *op, cio_timeout timeout)
     op->count = 0;
     int64_t deadline = cio__e_mono_deadline(timeout);
     if (op->kind == CIO_OP_NET_READ && cio__e_uring_has(e, IORING_OP_RECVMSG)) {
-        if (op->u.net_read.iov == NULL && op->u.net_read.iovcnt > 0)
-            return CIO_E_INVALID_ARGUMENT;
-        struct netop a = {.kind = N_READ,
-                          .fd = op->u.net_read.stream,
-                          .iov = op->u.net_read.iov,
-                          .iovcnt = op->u.net_read.iovcnt,
-                          .n = &op->count,
-                          .deadline = deadline};
-        cio_err err = net_op(ud, &a);
-        if (err == CIO_OK && a.not_socket)
+        bool not_socket;
+        cio_err err = stream_io(ud, N_READ, op->u.net_read.stream, op->u.net_read.iov, op->u.net_read.iovcnt,
+                                &op->count, deadline, &not_socket);
+        if (not_socket)
             return cio__e_operate(ud, op, cio_timeout_deadline(CIO_CLOCK_AWAKE, (cio_timestamp){deadline}));
         return err;
     }

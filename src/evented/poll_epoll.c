@@ -281,6 +281,19 @@ static void verify_pass(struct cio__e_loop *l, int64_t now)
     ep->next_verify = now + VERIFY_NS;
 }
 
+/* One direction of s became ready: its wait (*waiter, taken off s) completes, or with none waiting
+ * the edge is kept in s->ready (bit). */
+static void deliver(struct slot *s, struct cio__e_wait **waiter, uint8_t bit, uint32_t re)
+{
+    struct cio__e_wait *w = *waiter;
+    if (w == NULL) {
+        s->ready |= bit;
+        return;
+    }
+    *waiter = NULL;
+    cio__e_poller_complete(w, (int32_t)re);
+}
+
 static void ep_wait(struct cio__e_loop *l, int64_t timeout_ns)
 {
     struct ep *ep = ep_of(l);
@@ -327,22 +340,10 @@ static void ep_wait(struct cio__e_loop *l, int64_t timeout_ns)
             }
             continue;
         }
-        if (re & READ_EVENTS) {
-            if (rd != NULL) {
-                s->rd = NULL;
-                cio__e_poller_complete(rd, (int32_t)re);
-            } else {
-                s->ready |= R_READY;
-            }
-        }
-        if (re & WRITE_EVENTS) {
-            if (wr != NULL) {
-                s->wr = NULL;
-                cio__e_poller_complete(wr, (int32_t)re);
-            } else {
-                s->ready |= W_READY;
-            }
-        }
+        if (re & READ_EVENTS)
+            deliver(s, &s->rd, R_READY, re);
+        if (re & WRITE_EVENTS)
+            deliver(s, &s->wr, W_READY, re);
     }
 }
 
@@ -447,14 +448,5 @@ static void ep_cancel(struct cio__e_loop *l, struct cio__e_wait *w)
     cio__e_poller_complete(w, -ECANCELED);
 }
 
-const struct cio__e_poller_ops cio__e_epoll_ops = {
-    .name = "epoll",
-    .init = ep_init,
-    .deinit = ep_deinit,
-    .wait = ep_wait,
-    .wake = ep_wake,
-    .arm_fd = ep_arm,
-    .cancel = ep_cancel,
-    .read_first = ep_read_first,
-    .read_done = ep_read_done,
-};
+const struct cio__e_poller_ops cio__e_epoll_ops = {CIO__E_POLLER_OPS(ep, "epoll"), .read_first = ep_read_first,
+                                                   .read_done = ep_read_done};

@@ -252,12 +252,4 @@ static void kq_cancel(struct cio__e_loop *l, struct cio__e_wait *w)
     cio__e_poller_complete(w, -ECANCELED);
 }
 
-const struct cio__e_poller_ops cio__e_kqueue_ops = {
-    .name = "kqueue",
-    .init = kq_init,
-    .deinit = kq_deinit,
-    .wait = kq_wait,
-    .wake = kq_wake,
-    .arm_fd = kq_arm,
-    .cancel = kq_cancel,
-};
+const struct cio__e_poller_ops cio__e_kqueue_ops = {CIO__E_POLLER_OPS(kq, "kqueue")};

@@ -419,15 +419,7 @@ static void ur_cancel(struct cio__e_loop *l, struct cio__e_wait *w)
     sqe->user_data = TAG_CANCEL;
 }
 
-const struct cio__e_poller_ops cio__e_uring_ops = {
-    .name = "io_uring",
-    .init = ur_init,
-    .deinit = ur_deinit,
-    .wait = ur_wait,
-    .wake = ur_wake,
-    .arm_fd = ur_arm,
-    .cancel = ur_cancel,
-};
+const struct cio__e_poller_ops cio__e_uring_ops = {CIO__E_POLLER_OPS(ur, "io_uring")};
 
 /* ---- ring operations ---------------------------------------------------------------------------------------- */
 

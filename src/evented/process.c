@@ -55,19 +55,14 @@ cio_err cio__e_process_spawn_path(void *ud, cio_dir dir, const cio_spawn_options
     return cio__e_helper((struct cio_evented *)ud, h_spawn, &a, true);
 }
 
-struct a_wait {
-    struct cio_evented *e;
-    cio_child *child;
-    cio_term *term;
-};
 static cio_err h_wait(void *p)
 {
-    struct a_wait *a = (struct a_wait *)p;
+    struct cio__e_child_wait *a = (struct cio__e_child_wait *)p;
     return cio__os_child_wait(NULL, a->child, a->term);
 }
 static cio_err wait_run(void *p)
 {
-    struct a_wait *a = (struct a_wait *)p;
+    struct cio__e_child_wait *a = (struct cio__e_child_wait *)p;
     if (a->child->handle < 0)
         return cio__e_helper(a->e, h_wait, a, true);
     uint32_t rev = 0;
@@ -76,12 +71,16 @@ static cio_err wait_run(void *p)
         return err;
     return cio__os_child_reap(a->child, a->term);
 }
-cio_err cio__e_child_wait(void *ud, cio_child *child, cio_term *term)
+cio_err cio__e_child_wait_with(void *ud, cio_child *child, cio_term *term, cio_err (*run)(void *))
 {
     if (child == NULL || term == NULL || child->id <= 0)
         return CIO_E_INVALID_ARGUMENT;
-    struct a_wait a = {(struct cio_evented *)ud, child, term};
-    return CIO__IN_SET(process_wait, cio__e_run(a.e, wait_run, &a));
+    struct cio__e_child_wait a = {(struct cio_evented *)ud, child, term};
+    return CIO__IN_SET(process_wait, cio__e_run(a.e, run, &a));
+}
+cio_err cio__e_child_wait(void *ud, cio_child *child, cio_term *term)
+{
+    return cio__e_child_wait_with(ud, child, term, wait_run);
 }
 
 static cio_err h_kill(void *p)

@@ -31,15 +31,9 @@
 #include "os.h"
 #include "uring.h"
 
-struct u_wait {
-    struct cio_evented *e;
-    cio_child *child;
-    cio_term *term;
-};
-
 static cio_err u_wait_run(void *p)
 {
-    struct u_wait *a = (struct u_wait *)p;
+    struct cio__e_child_wait *a = (struct cio__e_child_wait *)p;
     siginfo_t si;
     memset(&si, 0, sizeof si);
     struct io_uring_sqe sqe;
@@ -59,10 +53,7 @@ static cio_err u_wait_run(void *p)
 
 static cio_err u_child_wait(void *ud, cio_child *child, cio_term *term)
 {
-    if (child == NULL || term == NULL || child->id <= 0)
-        return CIO_E_INVALID_ARGUMENT;
-    struct u_wait a = {(struct cio_evented *)ud, child, term};
-    return CIO__IN_SET(process_wait, cio__e_run(a.e, u_wait_run, &a));
+    return cio__e_child_wait_with(ud, child, term, u_wait_run);
 }
 
 void cio__e_uring_process_override(struct cio_evented *e, struct cio_vtable *vt)

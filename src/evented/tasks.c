@@ -187,11 +187,7 @@ static struct bucket *bucket_of(const void *addr)
 
 static void link_waiter(struct bucket *b, struct cio__e_wait *w)
 {
-    w->fprev = NULL;
-    w->fnext = b->head;
-    if (b->head != NULL)
-        b->head->fprev = w;
-    b->head = w;
+    CIO__LIST_PUSH(b->head, w, fprev, fnext);
     w->linked = true;
 }
 
@@ -212,6 +208,20 @@ static void futex_timer_fire(struct cio__e_loop *l, struct cio__e_timer *t)
     struct cio__e_wait *w = (struct cio__e_wait *)(void *)((char *)t - offsetof(struct cio__e_wait, timer));
     if (win(w, CIO__E_R_TIMEOUT))
         cio__e_make_ready(w->fiber);
+}
+
+void cio__e_park(struct cio__e_loop *l, struct cio_any_future *f, struct cio__e_wait *w, int64_t deadline,
+                 void (*fire)(struct cio__e_loop *loop, struct cio__e_timer *timer), void (*after)(void *), void *arg)
+{
+    if (deadline >= 0) {
+        w->timer.deadline = deadline;
+        w->timer.fire = fire;
+        cio__e_timer_add(l, &w->timer);
+    }
+    f->wait = w;
+    cio__e_suspend(after, arg);
+    f->wait = NULL;
+    cio__e_timer_remove(l, &w->timer);
 }
 
 cio_err cio__e_futex_wait_foreign(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout)
@@ -275,15 +285,7 @@ cio_err cio__e_fiber_futex_wait(struct cio_evented *e, const _Atomic(uint32_t) *
         return CIO_E_TIMEOUT;
     }
     link_waiter(b, &w);
-    if (deadline >= 0) {
-        w.timer.deadline = deadline;
-        w.timer.fire = futex_timer_fire;
-        cio__e_timer_add(l, &w.timer);
-    }
-    f->wait = &w;
-    cio__e_suspend(unlock_after, b);
-    f->wait = NULL;
-    cio__e_timer_remove(l, &w.timer);
+    cio__e_park(l, f, &w, deadline, futex_timer_fire, unlock_after, b);
     uint32_t reason = atomic_load_explicit(&w.state, memory_order_acquire);
     if (reason != CIO__E_R_EVENT) {
         bucket_lock(b);
@@ -344,17 +346,9 @@ cio_err cio__e_sleep(void *ud, cio_timeout timeout)
     if (timeout.kind == CIO_TIMEOUT_KIND_DURATION && timeout.ns <= 0)
         return CIO_OK;
     int64_t deadline = cio__e_mono_deadline(timeout);
-    if (deadline >= 0) {
-        if (timeout.kind != CIO_TIMEOUT_KIND_DURATION && deadline <= cio__e_now_ns())
-            return CIO_OK;
-        w.timer.deadline = deadline;
-        w.timer.fire = futex_timer_fire;
-        cio__e_timer_add(l, &w.timer);
-    }
-    f->wait = &w;
-    cio__e_suspend(NULL, NULL);
-    f->wait = NULL;
-    cio__e_timer_remove(l, &w.timer);
+    if (deadline >= 0 && timeout.kind != CIO_TIMEOUT_KIND_DURATION && deadline <= cio__e_now_ns())
+        return CIO_OK;
+    cio__e_park(l, f, &w, deadline, futex_timer_fire, NULL, NULL);
     if (atomic_load_explicit(&w.state, memory_order_acquire) == CIO__E_R_CANCEL) {
         cio__e_ack_cancel(f);
         return CIO__IN_SET(sleep, CIO_E_CANCELED);
@@ -379,15 +373,22 @@ struct cio_any_future *cio__e_async(void *ud, cio_task_fn fn, const void *ctx, s
     return f;
 }
 
+/* Starts f, the fiber of a concurrent task, or says there is none (NULL: no memory for one). */
+static cio_err start_concurrent(struct cio_evented *e, struct cio_any_future *f)
+{
+    if (f == NULL)
+        return CIO_E_CONCURRENCY_UNAVAILABLE;
+    cio__e_spawn(e, f);
+    return CIO_OK;
+}
+
 cio_err cio__e_concurrent(void *ud, cio_task_fn fn, const void *ctx, size_t ctx_size, struct cio_any_future **out)
 {
     struct cio_evented *e = (struct cio_evented *)ud;
     struct cio_any_future *f = cio__e_fiber_new(e, fn, ctx, ctx_size, true);
-    if (f == NULL)
-        return CIO__IN_SET(concurrent, CIO_E_CONCURRENCY_UNAVAILABLE);
-    cio__e_spawn(e, f);
-    *out = f;
-    return CIO_OK;
+    if (f != NULL)
+        *out = f;
+    return CIO__IN_SET(concurrent, start_concurrent(e, f));
 }
 
 /* The awaiter's home loop, the awaiter switched out: park it in the future, or make it ready at once
@@ -484,31 +485,21 @@ struct cio__e_group {
     _Atomic(uint32_t) canceled;
 };
 
+static void *group_new(void)
+{
+    return CIO__SYS(calloc, evented_group)(1, sizeof(struct cio__e_group));
+}
+
 static inline struct cio__e_group *group_get(cio_group *g, bool create)
 {
-    struct cio__e_group *gr = (struct cio__e_group *)atomic_load_explicit(&g->token, memory_order_acquire);
-    if (gr != NULL || !create)
-        return gr;
-    struct cio__e_group *fresh = (struct cio__e_group *)CIO__SYS(calloc, evented_group)(1, sizeof *fresh);
-    if (fresh == NULL)
-        return NULL;
-    uintptr_t expected = 0;
-    if (atomic_compare_exchange_strong_explicit(&g->token, &expected, (uintptr_t)fresh, memory_order_acq_rel,
-                                                memory_order_acquire))
-        return fresh;
-    free(fresh);
-    return (struct cio__e_group *)expected;
+    return (struct cio__e_group *)cio__lazy_record(&g->token, create, group_new, free);
 }
 
 void cio__e_group_started(struct cio_any_future *f)
 {
     struct cio__e_group *gr = f->group;
     spin_lock(&gr->mu);
-    f->gprev = NULL;
-    f->gnext = gr->members;
-    if (gr->members != NULL)
-        gr->members->gprev = f;
-    gr->members = f;
+    CIO__LIST_PUSH(gr->members, f, gprev, gnext);
     f->glinked = true;
     if (atomic_load_explicit(&gr->canceled, memory_order_acquire))
         atomic_fetch_or_explicit(&f->cancel, CIO__E_REQ, memory_order_seq_cst);
@@ -596,11 +587,7 @@ void cio__e_group_async(void *ud, cio_group *g, cio_task_fn fn, const void *ctx,
 cio_err cio__e_group_concurrent(void *ud, cio_group *g, cio_task_fn fn, const void *ctx, size_t ctx_size)
 {
     struct cio_evented *e = (struct cio_evented *)ud;
-    struct cio_any_future *f = group_fiber(e, g, fn, ctx, ctx_size);
-    if (f == NULL)
-        return CIO__IN_SET(concurrent, CIO_E_CONCURRENCY_UNAVAILABLE);
-    cio__e_spawn(e, f);
-    return CIO_OK;
+    return CIO__IN_SET(concurrent, start_concurrent(e, group_fiber(e, g, fn, ctx, ctx_size)));
 }
 
 static void group_cancel_all(struct cio__e_group *gr)
@@ -635,21 +622,15 @@ cio_err cio__e_group_await(void *ud, cio_group *g)
     cio_err result = CIO_OK;
     /* Members not started yet that this fiber would switch to next anyway run here (sched.c). One
      * that takes this fiber's cancel request (it sees the awaiter's state) cancels the await. */
-    if (cio__e_group_inline(e, gr) < 0) { /* a member acknowledged this fiber's cancel request */
+    if (cio__e_group_inline(e, gr) < 0) /* a member acknowledged this fiber's cancel request */
+        result = CIO_E_CANCELED;
+    uint32_t n;
+    while (result == CIO_OK && (n = atomic_load_explicit(&gr->running, memory_order_acquire)) != 0)
+        if (cio__e_fiber_futex_wait(e, &gr->running, n, CIO_TIMEOUT_NONE, true) == CIO_E_CANCELED)
+            result = CIO_E_CANCELED;
+    if (result == CIO_E_CANCELED) {
         group_cancel_all(gr);
         group_wait_all(e, gr);
-        group_release(g, gr);
-        return CIO__IN_SET(cancelable, CIO_E_CANCELED);
-    }
-    uint32_t n;
-    while ((n = atomic_load_explicit(&gr->running, memory_order_acquire)) != 0) {
-        cio_err err = cio__e_fiber_futex_wait(e, &gr->running, n, CIO_TIMEOUT_NONE, true);
-        if (err == CIO_E_CANCELED) {
-            group_cancel_all(gr);
-            group_wait_all(e, gr);
-            result = CIO_E_CANCELED;
-            break;
-        }
     }
     group_release(g, gr);
     return CIO__IN_SET(cancelable, result);

@@ -173,11 +173,7 @@ static void *worker_main(void *arg)
                 t->head = task->next;
                 if (t->head == NULL)
                     t->tail = NULL;
-                task->rprev = NULL;
-                task->rnext = t->running;
-                if (t->running != NULL)
-                    t->running->rprev = task;
-                t->running = task;
+                CIO__LIST_PUSH(t->running, task, rprev, rnext);
                 pthread_mutex_unlock(&t->mu);
                 run_task(task); /* busy--, and counts this worker idle */
                 pthread_mutex_lock(&t->mu);
@@ -466,22 +462,24 @@ cio_err cio__t_cancel(void *ud, struct cio_any_future *task)
 
 /* ---- groups ------------------------------------------------------------------------------------- */
 
+static void *group_new(void)
+{
+    struct cio__t_group *gr = (struct cio__t_group *)CIO__SYS(calloc, group_get)(1, sizeof *gr);
+    if (gr != NULL)
+        pthread_mutex_init(&gr->mu, NULL);
+    return gr;
+}
+
+static void group_free(void *p)
+{
+    struct cio__t_group *gr = (struct cio__t_group *)p;
+    pthread_mutex_destroy(&gr->mu);
+    free(gr);
+}
+
 static struct cio__t_group *group_get(cio_group *g, bool create)
 {
-    struct cio__t_group *gr = (struct cio__t_group *)atomic_load_explicit(&g->token, memory_order_acquire);
-    if (gr != NULL || !create)
-        return gr;
-    struct cio__t_group *fresh = (struct cio__t_group *)CIO__SYS(calloc, group_get)(1, sizeof *fresh);
-    if (fresh == NULL)
-        return NULL;
-    pthread_mutex_init(&fresh->mu, NULL);
-    uintptr_t expected = 0;
-    if (atomic_compare_exchange_strong_explicit(&g->token, &expected, (uintptr_t)fresh, memory_order_acq_rel,
-                                                memory_order_acquire))
-        return fresh;
-    pthread_mutex_destroy(&fresh->mu);
-    free(fresh);
-    return (struct cio__t_group *)expected;
+    return (struct cio__t_group *)cio__lazy_record(&g->token, create, group_new, group_free);
 }
 
 static void group_link(struct cio__t_group *gr, struct cio_any_future *task)
@@ -489,11 +487,7 @@ static void group_link(struct cio__t_group *gr, struct cio_any_future *task)
     task->group = gr;
     atomic_fetch_add_explicit(&gr->running, 1, memory_order_acq_rel);
     pthread_mutex_lock(&gr->mu);
-    task->gprev = NULL;
-    task->gnext = gr->members;
-    if (gr->members != NULL)
-        gr->members->gprev = task;
-    gr->members = task;
+    CIO__LIST_PUSH(gr->members, task, gprev, gnext);
     if (atomic_load_explicit(&gr->canceled, memory_order_acquire))
         atomic_fetch_or_explicit(&task->cancel, CIO__T_REQ, memory_order_acq_rel);
     pthread_mutex_unlock(&gr->mu);
@@ -633,8 +627,7 @@ static void group_release(cio_group *g, struct cio__t_group *gr)
     pthread_mutex_lock(&gr->mu);
     pthread_mutex_unlock(&gr->mu);
     atomic_store_explicit(&g->token, 0, memory_order_release);
-    pthread_mutex_destroy(&gr->mu);
-    free(gr);
+    group_free(gr);
 }
 
 cio_err cio__t_group_await(void *ud, cio_group *g)
