@@ -1,10 +1,9 @@
 /*
- * Operations, Batch and stream timeouts (cio/batch.h), and the select that cannot deadlock, on
- * every backend: a batch of 64 reads over 64 loopback TCP pairs completing in any order with the
- * right bytes (await_concurrent and await_async); await_concurrent's timeout leaving the rest
- * cancelable; batch cancel with operations in flight leaking nothing; read, read_all, write_all,
- * accept and pipe-read timeouts firing within 10 ms of their deadline and leaving the handle usable
- * with nothing lost; the Threaded select deadlock (async limit 0, a blocking read raced against a
+ * Operations and Batch (cio/batch.h), and the select that cannot deadlock, on every backend: a
+ * batch of 64 reads over 64 loopback TCP pairs completing in any order with the right bytes
+ * (await_concurrent and await_async); await_concurrent's timeout leaving the rest cancelable; batch
+ * cancel with operations in flight leaking nothing (the stream timeouts: test_timeouts.c); the
+ * Threaded select deadlock (async limit 0, a blocking read raced against a
  * sleep); the device_io_control operation on a pipe (FIONREAD; Windows: FSCTL_PIPE_PEEK). A backend without networking
  * (NetworkDown: WASI) skips the socket tests; the file batch runs everywhere.
  */
@@ -32,48 +31,10 @@
 #endif
 
 #include "asserts.h"
+#include "stream_helpers.h"
 
 #define PAIRS 64
 #define SLACK_MS 10 /* a timeout fires within this of its deadline */
-
-static int64_t now_ms(cio_io io)
-{
-    return cio_now(io, CIO_CLOCK_AWAKE).ns / 1000000;
-}
-
-/* ---- a test helper for connected pairs (loopback TCP: every OS has it) -------------------------- */
-
-/* A listener on 127.0.0.1 port 0, or a skip where there is no networking. */
-static void listen_loopback(cio_io io, cio_server *out)
-{
-    cio_ip_address a = cio_ip4_loopback(0);
-    cio_listen_options o = CIO_LISTEN_DEFAULTS;
-    o.backlog = PAIRS * 2;
-    cio_err err = cio_net_listen(io, &a, &o, out);
-    if (err == CIO_E_NETWORK_DOWN)
-        CIO_SKIP("no networking on this backend or target");
-    assert_ok(err);
-}
-
-/* n connected pairs: a[i] the client side, b[i] the accepted side. */
-static void socket_pairs(cio_io io, cio_stream *a, cio_stream *b, size_t n)
-{
-    cio_server srv;
-    listen_loopback(io, &srv);
-    for (size_t i = 0; i < n; i++) {
-        assert_ok(cio_net_connect(io, &srv.address, NULL, &a[i]));
-        assert_ok(cio_server_accept(io, &srv, &b[i]));
-    }
-    cio_server_close(io, &srv);
-}
-
-static void close_pairs(cio_io io, cio_stream *a, cio_stream *b, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        cio_stream_close(io, &a[i]);
-        cio_stream_close(io, &b[i]);
-    }
-}
 
 static cio_operation read_op(const cio_stream *s, cio_iovec *iov)
 {
@@ -237,7 +198,7 @@ static void test_batch_cancel_leaks_nothing(void **state)
     socket_pairs(io, a, b, N);
     int fds = cio_test_count_handles();
     cio_server srv;
-    listen_loopback(io, &srv);
+    listen_loopback_n(io, PAIRS * 2, &srv);
     for (int round = 0; round < 10; round++) {
         cio_batch batch;
         assert_ok(cio_batch_init(&batch, slots, N + 1));
@@ -366,213 +327,6 @@ static void test_operate_bad_arguments(void **state)
     assert_null_arg(cio_batch_add(NULL, &op, NULL));
 }
 
-/* ---- timeouts on stream calls ------------------------------------------------------------------ */
-
-/* Runs `attempt` (which returns its elapsed ms, having checked its Timeout) up to 3 times: it must
- * take at least `ms`, and at least one run must end within SLACK_MS of the deadline (a loaded
- * machine may delay any one wake-up; a timeout that fires late every time fails). */
-#define CHECK_DEADLINE(ms, attempt)                                                                \
-    do {                                                                                           \
-        int64_t best_ = INT64_MAX;                                                                 \
-        for (int try_ = 0; try_ < 3 && best_ > (ms) + SLACK_MS; try_++) {                          \
-            int64_t e_ = (attempt);                                                                \
-            assert_true(e_ >= (ms));                                                               \
-            if (e_ < best_)                                                                        \
-                best_ = e_;                                                                        \
-        }                                                                                          \
-        if (best_ > (ms) + SLACK_MS)                                                               \
-            fail_msg("timeout of %d ms fired after %lld ms at best", (int)(ms), (long long)best_); \
-    } while (0)
-
-static int64_t timed_read(cio_io io, const cio_stream *s, int ms)
-{
-    char buf[8];
-    size_t n = 99;
-    int64_t t0 = now_ms(io);
-    cio_err err = cio_stream_read_timeout(io, s, buf, sizeof buf, &n, cio_timeout_ms(ms));
-    int64_t e = now_ms(io) - t0;
-    if (err == CIO_E_CONCURRENCY_UNAVAILABLE)
-        return -1;
-    assert_err(err, CIO_E_TIMEOUT);
-    assert_int_equal(n, 0);
-    return e;
-}
-
-static void test_read_timeout(void **state)
-{
-    cio_io io = cio_test_io(state);
-    cio_stream a, b;
-    int fds = cio_test_count_handles();
-    socket_pairs(io, &a, &b, 1);
-    if (timed_read(io, &b, 1) < 0) {
-        close_pairs(io, &a, &b, 1);
-        CIO_SKIP("concurrency unavailable");
-    }
-    CHECK_DEADLINE(50, timed_read(io, &b, 50));
-    /* the stream is usable and nothing was lost */
-    assert_ok(cio_stream_write_all(io, &a, "after", 5));
-    char buf[8];
-    size_t n = 0;
-    assert_ok(cio_stream_read_timeout(io, &b, buf, sizeof buf, &n, cio_timeout_ms(5000)));
-    assert_int_equal(n, 5);
-    assert_memory_equal(buf, "after", 5);
-    /* data already there: no wait at all; CIO_TIMEOUT_NONE is the plain read */
-    assert_ok(cio_stream_write_all(io, &a, "xyz", 3));
-    assert_ok(cio_stream_read_timeout(io, &b, buf, sizeof buf, &n, CIO_TIMEOUT_NONE));
-    assert_int_equal(n, 3);
-    /* an expired timeout is Timeout at once, having consumed nothing */
-    assert_ok(cio_stream_write_all(io, &a, "q", 1));
-    cio_err err = cio_stream_read_timeout(io, &b, buf, sizeof buf, &n, cio_timeout_ms(0));
-    if (err == CIO_OK) {
-        assert_int_equal(n, 1); /* the task got to run first: it read the byte */
-    } else {
-        assert_err(err, CIO_E_TIMEOUT);
-        assert_ok(cio_stream_read(io, &b, buf, sizeof buf, &n));
-        assert_int_equal(n, 1);
-    }
-    assert_int_equal(buf[0], 'q');
-    close_pairs(io, &a, &b, 1);
-    assert_int_equal(cio_test_count_handles(), fds);
-}
-
-static void test_read_all_timeout_keeps_bytes(void **state)
-{
-    cio_io io = cio_test_io(state);
-    cio_stream a, b;
-    socket_pairs(io, &a, &b, 1);
-    assert_ok(cio_stream_write_all(io, &a, "abc", 3));
-    char buf[16];
-    size_t n = 0;
-    cio_err err = cio_stream_read_all_timeout(io, &b, buf, 10, &n, cio_timeout_ms(50));
-    if (err == CIO_E_CONCURRENCY_UNAVAILABLE) {
-        close_pairs(io, &a, &b, 1);
-        CIO_SKIP("concurrency unavailable");
-    }
-    assert_err(err, CIO_E_TIMEOUT);
-    assert_int_equal(n, 3);
-    assert_memory_equal(buf, "abc", 3);
-    /* the rest comes later: a full read */
-    assert_ok(cio_stream_write_all(io, &a, "defghij", 7));
-    assert_ok(cio_stream_read_all_timeout(io, &b, buf, 7, &n, cio_timeout_ms(5000)));
-    assert_int_equal(n, 7);
-    assert_memory_equal(buf, "defghij", 7);
-    /* the peer's end: fewer bytes, no error */
-    assert_ok(cio_stream_write_all(io, &a, "zz", 2));
-    assert_ok(cio_stream_shutdown(io, &a, CIO_SHUTDOWN_SEND));
-    assert_ok(cio_stream_read_all_timeout(io, &b, buf, 10, &n, cio_timeout_ms(5000)));
-    assert_int_equal(n, 2);
-    close_pairs(io, &a, &b, 1);
-}
-
-/* write_all into a peer that does not read: Timeout with *nwritten exactly what the peer then reads. */
-static void test_write_all_timeout_reports_bytes(void **state)
-{
-    cio_io io = cio_test_io(state);
-    cio_stream a, b;
-    socket_pairs(io, &a, &b, 1);
-    size_t len = 64u << 20;
-    unsigned char *big = (unsigned char *)malloc(len);
-    assert_non_null(big);
-    for (size_t i = 0; i < len; i++)
-        big[i] = (unsigned char)(i * 7u);
-    size_t wrote = 0;
-    cio_err err = cio_stream_write_all_timeout(io, &a, big, len, &wrote, cio_timeout_ms(100));
-    if (err == CIO_E_CONCURRENCY_UNAVAILABLE) {
-        free(big);
-        close_pairs(io, &a, &b, 1);
-        CIO_SKIP("concurrency unavailable");
-    }
-    assert_err(err, CIO_E_TIMEOUT);
-    assert_true(wrote > 0 && wrote < len);
-    assert_ok(cio_stream_shutdown(io, &a, CIO_SHUTDOWN_SEND));
-    unsigned char *got = (unsigned char *)malloc(len);
-    assert_non_null(got);
-    size_t total = 0;
-    for (;;) {
-        size_t n = 0;
-        assert_ok(cio_stream_read_timeout(io, &b, got + total, len - total, &n, cio_timeout_ms(10000)));
-        if (n == 0)
-            break;
-        total += n;
-    }
-    assert_int_equal(total, wrote);
-    assert_memory_equal(got, big, total);
-    free(got);
-    free(big);
-    close_pairs(io, &a, &b, 1);
-}
-
-static int64_t timed_accept(cio_io io, const cio_server *srv, int ms)
-{
-    cio_stream s;
-    int64_t t0 = now_ms(io);
-    cio_err err = cio_server_accept_timeout(io, srv, &s, cio_timeout_ms(ms));
-    int64_t e = now_ms(io) - t0;
-    if (err == CIO_E_CONCURRENCY_UNAVAILABLE)
-        return -1;
-    assert_err(err, CIO_E_TIMEOUT);
-    return e;
-}
-
-static void test_accept_timeout(void **state)
-{
-    cio_io io = cio_test_io(state);
-    int fds = cio_test_count_handles();
-    cio_server srv;
-    listen_loopback(io, &srv);
-    if (timed_accept(io, &srv, 1) < 0) {
-        cio_server_close(io, &srv);
-        CIO_SKIP("concurrency unavailable");
-    }
-    CHECK_DEADLINE(50, timed_accept(io, &srv, 50));
-    /* the listener is usable: a connection is accepted in time */
-    cio_stream c, s;
-    assert_ok(cio_net_connect(io, &srv.address, NULL, &c));
-    assert_ok(cio_server_accept_timeout(io, &srv, &s, cio_timeout_ms(5000)));
-    assert_ok(cio_stream_write_all(io, &c, "hi", 2));
-    char buf[4];
-    size_t n = 0;
-    assert_ok(cio_stream_read_timeout(io, &s, buf, sizeof buf, &n, cio_timeout_ms(5000)));
-    assert_int_equal(n, 2);
-    cio_stream_close(io, &c);
-    cio_stream_close(io, &s);
-    cio_server_close(io, &srv);
-    assert_int_equal(cio_test_count_handles(), fds);
-}
-
-/* ---- pipes ------------------------------------------------------------------------------------- */
-
-#if defined(CIO_OS_WINDOWS)
-static bool make_pipe(cio_file *r, cio_file *w)
-{
-    HANDLE hr, hw;
-    if (!CreatePipe(&hr, &hw, NULL, 0))
-        return false;
-    r->handle = hr;
-    w->handle = hw;
-    return true;
-}
-#elif defined(CIO_OS_WASI)
-static bool make_pipe(cio_file *r, cio_file *w)
-{
-    (void)r;
-    (void)w;
-    return false;
-}
-#else
-static bool make_pipe(cio_file *r, cio_file *w)
-{
-    int fds[2];
-    if (pipe(fds) != 0)
-        return false;
-    (void)fcntl(fds[0], F_SETFD, FD_CLOEXEC);
-    (void)fcntl(fds[1], F_SETFD, FD_CLOEXEC);
-    r->handle = fds[0];
-    w->handle = fds[1];
-    return true;
-}
-#endif
-
 /* The device_io_control operation on a real object: how many bytes wait in a pipe. POSIX: ioctl
  * FIONREAD (its int argument gets the count); Windows: FSCTL_PIPE_PEEK (the output buffer gets
  * FILE_PIPE_PEEK_BUFFER, whose ReadDataAvailable is the count). A request the object does not
@@ -674,45 +428,6 @@ static void test_device_io_control(void **state)
     cio_file_close(io, w);
 }
 
-static int64_t timed_pipe_read(cio_io io, cio_file r, int ms)
-{
-    char buf[8];
-    size_t n = 99;
-    int64_t t0 = now_ms(io);
-    cio_err err = cio_file_read_streaming_timeout(io, r, buf, sizeof buf, &n, cio_timeout_ms(ms));
-    int64_t e = now_ms(io) - t0;
-    if (err == CIO_E_CONCURRENCY_UNAVAILABLE)
-        return -1;
-    assert_err(err, CIO_E_TIMEOUT);
-    assert_int_equal(n, 0);
-    return e;
-}
-
-static void test_pipe_read_timeout(void **state)
-{
-    cio_io io = cio_test_io(state);
-    cio_file r, w;
-    if (!make_pipe(&r, &w))
-        CIO_SKIP("no pipes on this target");
-    if (timed_pipe_read(io, r, 1) < 0) {
-        cio_file_close(io, r);
-        cio_file_close(io, w);
-        CIO_SKIP("concurrency unavailable");
-    }
-    CHECK_DEADLINE(50, timed_pipe_read(io, r, 50));
-    size_t n = 0;
-    assert_ok(cio_file_write_streaming_timeout(io, w, "pipe", 4, &n, cio_timeout_ms(5000)));
-    assert_int_equal(n, 4);
-    char buf[8];
-    assert_ok(cio_file_read_streaming_timeout(io, r, buf, sizeof buf, &n, cio_timeout_ms(5000)));
-    assert_int_equal(n, 4);
-    assert_memory_equal(buf, "pipe", 4);
-    cio_file_close(io, w);
-    assert_ok(cio_file_read_streaming_timeout(io, r, buf, sizeof buf, &n, cio_timeout_ms(5000)));
-    assert_int_equal(n, 0); /* the end */
-    cio_file_close(io, r);
-}
-
 /* ---- select that cannot deadlock --------------------------------------------------------------- */
 
 typedef enum { WON_READ = 1, WON_SLEEP = 2 } winner;
@@ -792,11 +507,6 @@ int main(void)
         CIO_TESTS(test_batch_cancel_leaks_nothing),
         CIO_TESTS(test_batch_files),
         CIO_TESTS(test_operate_bad_arguments),
-        CIO_TESTS(test_read_timeout),
-        CIO_TESTS(test_read_all_timeout_keeps_bytes),
-        CIO_TESTS(test_write_all_timeout_reports_bytes),
-        CIO_TESTS(test_accept_timeout),
-        CIO_TESTS(test_pipe_read_timeout),
         CIO_TESTS(test_device_io_control),
         CIO_TESTS(test_select_read_vs_sleep_no_deadlock),
     };

@@ -1,6 +1,7 @@
 /*
  * Socket pairs, interface names, scoped addresses and files sent over streams (cio/net.h), on
- * every backend; and, where the OS call table is (Linux), the faults of their call sites.
+ * every backend; and, where the OS call table is (Linux, Windows: TransmitFile), the faults of their
+ * call sites.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -19,7 +20,7 @@
 #include "backends.h"
 #include "cio.h"
 
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 #include <errno.h>
 #include "faults.h"
 #endif
@@ -498,6 +499,45 @@ static void test_fault_sendfile_errors(void **state)
 }
 #endif
 
+#if defined(CIO_OS_WINDOWS)
+/* TransmitFile is the path taken; where it cannot be had (no pointer, no event, a file it refuses)
+ * the library copies and every byte arrives; WSAEINTR is retried. */
+static void test_fault_transmit_file_fallback(void **state)
+{
+    cio_io io = cio_test_io(state);
+    send_and_check(io, 1000, 0, UINT64_MAX); /* warm-up: the pool's worker for the sender */
+    int before = fd_count();
+    cio__fault_reset();
+    assert_true(cio__fault_watch("TransmitFile@write_file") == 1);
+    send_and_check(io, 1u << 20, 0, UINT64_MAX);
+    assert_true(cio__fault_hits("TransmitFile@write_file") > 0);
+    cio__sys_reset();
+    assert_handles(before);
+    const struct {
+        const char *site;
+        int code;
+        const char *name;
+    } cases[] = {
+        {"wsa_ioctl@transmit_file_fn", WSAEOPNOTSUPP, "WSAEOPNOTSUPP"},
+        {"CreateEventW@transmit_event", ERROR_NOT_ENOUGH_MEMORY, "ERROR_NOT_ENOUGH_MEMORY"},
+        {"TransmitFile@write_file", WSAEOPNOTSUPP, "WSAEOPNOTSUPP"},
+        {"TransmitFile@write_file", WSAEINTR, "WSAEINTR"},
+        {"CloseHandle@transmit_event", ERROR_INVALID_HANDLE, "ERROR_INVALID_HANDLE"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cio__fault_reset();
+        assert_true(cio__fault_errno(cases[i].site, cases[i].code, 0, 1) == 1);
+        send_and_check(io, 300000, 1, UINT64_MAX);
+        covered(cases[i].site, cases[i].name);
+        cio__sys_reset();
+        assert_handles(before);
+    }
+    cio__sys_reset();
+    assert_handles(before);
+}
+
+#endif
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -516,6 +556,9 @@ int main(void)
         CIO_TESTS(test_fault_interface_name),
         CIO_TESTS(test_fault_sendfile_fallback),
         CIO_TESTS(test_fault_sendfile_errors),
+#endif
+#if defined(CIO_OS_WINDOWS)
+        CIO_TESTS(test_fault_transmit_file_fallback),
 #endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

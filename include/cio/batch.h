@@ -142,9 +142,9 @@ cio_err cio_operate(cio_io io, cio_operation *op);
  * form, no task is made and the caller itself waits: Threaded on POSIX for stream reads (a
  * non-blocking try, then poll against the deadline), stream writes (what fits now, else poll for
  * room: a timed write may be short, as a plain one may), accepts, streaming file reads and
- * datagram receives; Evented for reads, writes, accepts and receives (readiness, or io_uring's
- * linked timeout). Otherwise it costs one pool thread (a recycled worker) per call on Threaded, one fiber
- * on Evented.
+ * datagram receives; Evented for reads, writes, accepts and receives (readiness, or the io_uring
+ * operation itself with a timer of the loop that cancels it only if it fires). Otherwise it costs one pool thread (a
+ * recycled worker) per call on Threaded, one fiber on Evented.
  * @param io       the Io
  * @param op       the operation; its result fields are written
  * @param timeout  how long to wait (duration or deadline)
@@ -252,61 +252,156 @@ void cio_batch_cancel(cio_io io, cio_batch *batch);
 
 /* ---- timeouts on stream calls ------------------------------------------------------------------ */
 
-/*
- * Each is the plain call run through cio_operate_timeout (CIO_TIMEOUT_NONE: exactly the plain call).
- * CIO_E_TIMEOUT leaves the handle usable and loses nothing: a read that timed out consumed nothing;
- * *nread / *nwritten hold what was transferred before the timeout (read_all, write_all: the bytes of
- * every earlier step; the deadline covers the whole call). Each adds Timeout and
- * ConcurrencyUnavailable (no task for the timer's wait: no threads, or the concurrent limit) to
- * the plain call's set. All are cancellation points.
+/**
+ * @name Timeouts on stream calls
+ * The plain call (cio_stream_read, cio_stream_write_all, cio_server_accept, ...) with a timeout,
+ * each run through cio_operate_timeout. What every one of them guarantees:
+ * - `timeout` is a duration (cio_timeout_ms(10000): "idle for 10 s") or a deadline
+ *   (cio_timeout_deadline), per call; #CIO_TIMEOUT_NONE makes it exactly the plain call. An idle
+ *   timeout is a fresh duration on every read: a client that keeps talking is never cut off.
+ * - #CIO_E_TIMEOUT comes within a few milliseconds after the timeout (the tests hold every backend
+ *   to 10 ms), and leaves the handle **usable and unchanged**: nothing is lost and nothing half
+ *   done is left in flight (the call waited for its operation to end before returning). Read it
+ *   again, write to it, or close it: all are fine.
+ * - A read that timed out **consumed nothing** (*nread is 0): the bytes that come later are read by
+ *   the next call. A write that timed out reports in *nwritten the bytes it did write (0 on the
+ *   readiness paths, where a timeout ends only the wait); those bytes are in the stream.
+ * - read_all / write_all have **one deadline for the whole call** (computed on entry); on
+ *   CIO_E_TIMEOUT (or any error) *nread / *nwritten hold every byte transferred before it, which
+ *   stay in `buf` (read_all) or in the stream (write_all).
+ * - The error set is the plain call's set plus #CIO_E_TIMEOUT and #CIO_E_CONCURRENCY_UNAVAILABLE
+ *   (returned only where the backend has no native timed form and could get no task to run the
+ *   operation while the caller waits: a backend without threads (WASI), or the Threaded backend's
+ *   concurrent limit reached). Native, so never ConcurrencyUnavailable: on Threaded (POSIX) stream
+ *   reads and writes on sockets, accepts, datagram receives and streaming file reads; on Evented
+ *   everything (what is not native there runs as a fiber).
+ * - Each is a cancellation point: a cancel request ends the wait with #CIO_E_CANCELED, with the
+ *   same guarantees as a timeout.
+ * - Cost: on Evented a timed read is the plain read plus a timer of the loop (io_uring: the same one
+ *   RECVMSG, no extra submission); on Threaded (POSIX) a wait for readability (poll) and the plain
+ *   read. An idle-timeout server runs at about the speed of the same server without timeouts.
+ * @{
  */
 
-/** cio_stream_read with a timeout. Set: net.ReadTimeoutError = net.ReadError ∪ {ConcurrencyUnavailable}.
+/**
+ * cio_stream_read with a timeout: reads what has arrived (at least one byte), waiting at most
+ * `timeout` for it.
+ * @param io       the Io
+ * @param stream   the connected stream
+ * @param buf      where the bytes go
+ * @param len      its length
+ * @param[out] nread how many were read: 0 when the peer closed its side (CIO_OK), and 0 on every
+ *                 error (CIO_E_TIMEOUT: nothing was consumed, read again later)
+ * @param timeout  how long to wait for the first byte (a duration or a deadline; #CIO_TIMEOUT_NONE:
+ *                 no limit)
+ * @return #CIO_OK, or an error of net.ReadTimeoutError \errset_net_read_timeout (net.ReadError ∪
+ *         {ConcurrencyUnavailable}; #CIO_E_TIMEOUT: the stream is usable)
  * @cancellation yes
  */
 cio_err cio_stream_read_timeout(cio_io io, const cio_stream *stream, void *buf, size_t len, size_t *nread,
                                 cio_timeout timeout);
-/** Reads until len bytes, the peer's end (fewer bytes) or the timeout (CIO_E_TIMEOUT, *nread bytes
- * kept in buf). Set: net.ReadTimeoutError.
+/**
+ * Reads until `len` bytes, the peer's end (fewer bytes, CIO_OK) or the timeout, which covers the
+ * whole call.
+ * @param io       the Io
+ * @param stream   the connected stream
+ * @param buf      where the bytes go
+ * @param len      how many to read
+ * @param[out] nread the bytes read, also on an error: on #CIO_E_TIMEOUT they are in buf[0..*nread)
+ *                 and the rest is still in the stream (the stream is usable)
+ * @param timeout  the limit for the whole call (a duration or a deadline; #CIO_TIMEOUT_NONE: none)
+ * @return #CIO_OK, or an error of net.ReadTimeoutError \errset_net_read_timeout
  * @cancellation yes
  */
 cio_err cio_stream_read_all_timeout(cio_io io, const cio_stream *stream, void *buf, size_t len, size_t *nread,
                                     cio_timeout timeout);
-/** cio_stream_write with a timeout (*nwritten may be short). Set: net.WriteTimeoutError =
- * net.WriteError ∪ {ConcurrencyUnavailable}.
+/**
+ * cio_stream_write with a timeout: writes what fits (may be short, as cio_stream_write may),
+ * waiting at most `timeout` for room.
+ * @param io       the Io
+ * @param stream   the connected stream
+ * @param buf      the bytes
+ * @param len      how many
+ * @param[out] nwritten how many were written, also on an error (those bytes are in the stream)
+ * @param timeout  how long to wait for room (a duration or a deadline; #CIO_TIMEOUT_NONE: no limit)
+ * @return #CIO_OK, or an error of net.WriteTimeoutError \errset_net_write_timeout (net.WriteError ∪
+ *         {ConcurrencyUnavailable}; #CIO_E_TIMEOUT: the stream is usable)
  * @cancellation yes
  */
 cio_err cio_stream_write_timeout(cio_io io, const cio_stream *stream, const void *buf, size_t len, size_t *nwritten,
                                  cio_timeout timeout);
-/** cio_stream_write_all with one deadline for the whole; *nwritten (may be NULL) gets the bytes
- * written, all of them on success. Set: net.WriteTimeoutError.
+/**
+ * cio_stream_write_all with one deadline for the whole call.
+ * @param io       the Io
+ * @param stream   the connected stream
+ * @param buf      the bytes
+ * @param len      how many
+ * @param[out] nwritten (may be NULL) the bytes written: all of them on CIO_OK; on #CIO_E_TIMEOUT
+ *                 (or any error) exactly those that went into the stream (the peer reads them;
+ *                 send the rest, buf + *nwritten, later if you like: the stream is usable)
+ * @param timeout  the limit for the whole call (a duration or a deadline; #CIO_TIMEOUT_NONE: none)
+ * @return #CIO_OK, or an error of net.WriteTimeoutError \errset_net_write_timeout
  * @cancellation yes
  */
 cio_err cio_stream_write_all_timeout(cio_io io, const cio_stream *stream, const void *buf, size_t len, size_t *nwritten,
                                      cio_timeout timeout);
-/** cio_server_accept with a timeout. Set: net.AcceptTimeoutError = net.AcceptError ∪ {Timeout,
- * ConcurrencyUnavailable}.
+/**
+ * cio_server_accept with a timeout.
+ * @param io       the Io
+ * @param server   the listening socket
+ * @param[out] out the new connection (written only on CIO_OK)
+ * @param timeout  how long to wait for a connection (a duration or a deadline)
+ * @return #CIO_OK, or an error of net.AcceptTimeoutError \errset_net_accept_timeout (net.AcceptError
+ *         ∪ {Timeout, ConcurrencyUnavailable}; #CIO_E_TIMEOUT: nothing accepted, the listener is
+ *         usable and a connection that comes later waits for the next accept)
  * @cancellation yes
  */
 cio_err cio_server_accept_timeout(cio_io io, const cio_server *server, cio_stream *out, cio_timeout timeout);
-/** cio_socket_send_to with a timeout. Set: net.SendTimeoutError = net.SendError ∪ {Timeout,
- * ConcurrencyUnavailable}.
+/**
+ * cio_socket_send_to with a timeout (one datagram, all of it or nothing).
+ * @param io       the Io
+ * @param socket   the datagram socket
+ * @param dest     where to (NULL: the connected peer)
+ * @param buf      the datagram
+ * @param len      its length
+ * @param[out] nsent (may be NULL) the bytes sent (len on CIO_OK, 0 on an error)
+ * @param timeout  how long to wait for room to send
+ * @return #CIO_OK, or an error of net.SendTimeoutError \errset_net_send_timeout (net.SendError ∪
+ *         {Timeout, ConcurrencyUnavailable})
  * @cancellation yes
  */
 cio_err cio_socket_send_to_timeout(cio_io io, const cio_socket *socket, const cio_ip_address *dest, const void *buf,
                                    size_t len, size_t *nsent, cio_timeout timeout);
-/** cio_file_read_streaming with a timeout (pipes, terminals, sockets).
- * Set: File.ReadStreamingTimeoutError = File.Reader.Error ∪ {ConcurrencyUnavailable}.
+/**
+ * cio_file_read_streaming with a timeout (pipes, terminals, sockets; a regular file never waits).
+ * @param io       the Io
+ * @param file     the file
+ * @param buf      where the bytes go
+ * @param len      its length
+ * @param[out] nread how many were read (0 at the end, and on every error: a timeout consumed nothing)
+ * @param timeout  how long to wait for the first byte
+ * @return #CIO_OK, or an error of File.ReadStreamingTimeoutError \errset_file_read_streaming_timeout
+ *         (File.Reader.Error ∪ {ConcurrencyUnavailable})
  * @cancellation yes
  */
 cio_err cio_file_read_streaming_timeout(cio_io io, cio_file file, void *buf, size_t len, size_t *nread,
                                         cio_timeout timeout);
-/** cio_file_write_streaming with a timeout. Set: File.WriteStreamingTimeoutError =
- * File.WriteStreamingError ∪ {Timeout, ConcurrencyUnavailable}.
+/**
+ * cio_file_write_streaming with a timeout (may be short).
+ * @param io       the Io
+ * @param file     the file
+ * @param buf      the bytes
+ * @param len      how many
+ * @param[out] nwritten how many were written, also on an error
+ * @param timeout  how long to wait for room
+ * @return #CIO_OK, or an error of File.WriteStreamingTimeoutError
+ *         \errset_file_write_streaming_timeout (File.WriteStreamingError ∪ {Timeout,
+ *         ConcurrencyUnavailable})
  * @cancellation yes
  */
 cio_err cio_file_write_streaming_timeout(cio_io io, cio_file file, const void *buf, size_t len, size_t *nwritten,
                                          cio_timeout timeout);
+/** @} */
 /* (Datagram receive already takes a timeout: cio_socket_receive_timeout in cio/net.h.) */
 
 #ifdef __cplusplus

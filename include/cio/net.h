@@ -468,7 +468,8 @@ typedef struct cio_message {
  */
 cio_err cio_net_listen(cio_io io, const cio_ip_address *address, const cio_listen_options *options, cio_server *out);
 /**
- * Waits for a connection; out->peer gets the client's address (Unix: all-zero).
+ * Waits for a connection; out->peer gets the client's address (Unix: all-zero). With a timeout:
+ * cio_server_accept_timeout (cio/batch.h).
  * @param io the Io
  * @param server the listening socket
  * @param[out] out the accepted stream
@@ -500,6 +501,8 @@ cio_err cio_net_connect(cio_io io, const cio_ip_address *address, const cio_conn
 
 /**
  * Reads what has arrived (waits for at least one byte). 0 bytes read means the peer closed its side.
+ * With a timeout (an idle connection): cio_stream_read_timeout (cio/batch.h), which loses nothing
+ * and leaves the stream usable when it times out.
  * @param io the Io
  * @param stream the connected stream
  * @param buf where the bytes go
@@ -545,7 +548,8 @@ cio_err cio_stream_write_v(cio_io io, const cio_stream *stream, const cio_const_
                            size_t *nwritten);
 /**
  * Writes every byte, retrying short writes. As cio_file_write_all: a second 0-byte write in a row
- * is CIO_E_UNEXPECTED, never an endless loop.
+ * is CIO_E_UNEXPECTED, never an endless loop. With a timeout: cio_stream_write_all_timeout
+ * (cio/batch.h).
  * @param io the Io
  * @param stream the connected stream
  * @param buf the bytes

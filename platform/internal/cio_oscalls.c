@@ -1007,6 +1007,36 @@ static int cio__sys_dflt_WSASendTo(SOCKET s, WSABUF *bufs, DWORD count, DWORD *d
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static int cio__sys_dflt_wsa_ioctl(SOCKET s, DWORD code, void *in, DWORD in_len, void *out, DWORD out_len, DWORD *ret_len, WSAOVERLAPPED *ov, LPWSAOVERLAPPED_COMPLETION_ROUTINE fn)
+{
+    return WSAIoctl(s, code, in, in_len, out, out_len, ret_len, ov, fn);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_TransmitFile(LPFN_TRANSMITFILE fn, SOCKET s, HANDLE file, DWORD len, DWORD per_send, OVERLAPPED *ov, TRANSMIT_FILE_BUFFERS *bufs, DWORD flags)
+{
+    return fn(s, file, len, per_send, ov, bufs, flags);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_WSAGetOverlappedResult(SOCKET s, WSAOVERLAPPED *ov, DWORD *done, BOOL wait, DWORD *flags)
+{
+    return WSAGetOverlappedResult(s, ov, done, wait, flags);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__sys_dflt_WSAPoll(WSAPOLLFD *fds, ULONG n, INT ms)
+{
+    return WSAPoll(fds, n, ms);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_CancelIoEx(HANDLE h, OVERLAPPED *ov)
+{
+    return CancelIoEx(h, ov);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static WSAEVENT cio__sys_dflt_WSACreateEvent(void)
 {
     return WSACreateEvent();
@@ -1523,6 +1553,21 @@ const struct cio__sys_defaults cio__sys_default = {
 #endif
 #if defined(CIO_OS_WINDOWS)
     .WSASendTo = cio__sys_dflt_WSASendTo,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_ioctl = cio__sys_dflt_wsa_ioctl,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .TransmitFile = cio__sys_dflt_TransmitFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WSAGetOverlappedResult = cio__sys_dflt_WSAGetOverlappedResult,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WSAPoll = cio__sys_dflt_WSAPoll,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CancelIoEx = cio__sys_dflt_CancelIoEx,
 #endif
 #if defined(CIO_OS_WINDOWS)
     .WSACreateEvent = cio__sys_dflt_WSACreateEvent,
@@ -2480,6 +2525,33 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_WINDOWS)
     .WaitForSingleObjectEx__wait_events = cio__sys_dflt_WaitForSingleObjectEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_ioctl__transmit_file_fn = cio__sys_dflt_wsa_ioctl,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CreateEventW__transmit_event = cio__sys_dflt_CreateEventW,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .TransmitFile__write_file = cio__sys_dflt_TransmitFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WaitForSingleObjectEx__transmit_wait = cio__sys_dflt_WaitForSingleObjectEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WSAPoll__transmit_poll = cio__sys_dflt_WSAPoll,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CancelIoEx__transmit_cancel = cio__sys_dflt_CancelIoEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WSAGetOverlappedResult__transmit_drain = cio__sys_dflt_WSAGetOverlappedResult,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WSAGetOverlappedResult__transmit_result = cio__sys_dflt_WSAGetOverlappedResult,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CloseHandle__transmit_event = cio__sys_dflt_CloseHandle,
 #endif
 #if defined(CIO_OS_WINDOWS)
     .wsa_getsockname__socket_pair = cio__sys_dflt_wsa_getsockname,
@@ -4809,6 +4881,69 @@ static void cio__sys_set_WaitForSingleObjectEx__wait_events(cio__sys_any fn)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_wsa_ioctl__transmit_file_fn(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.wsa_ioctl__transmit_file_fn, fn != NULL ? (cio__sys_wsa_ioctl_fn)fn : cio__sys_dflt_wsa_ioctl,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_CreateEventW__transmit_event(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.CreateEventW__transmit_event, fn != NULL ? (cio__sys_CreateEventW_fn)fn : cio__sys_dflt_CreateEventW,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_TransmitFile__write_file(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.TransmitFile__write_file, fn != NULL ? (cio__sys_TransmitFile_fn)fn : cio__sys_dflt_TransmitFile,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_WaitForSingleObjectEx__transmit_wait(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.WaitForSingleObjectEx__transmit_wait, fn != NULL ? (cio__sys_WaitForSingleObjectEx_fn)fn : cio__sys_dflt_WaitForSingleObjectEx,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_WSAPoll__transmit_poll(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.WSAPoll__transmit_poll, fn != NULL ? (cio__sys_WSAPoll_fn)fn : cio__sys_dflt_WSAPoll,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_CancelIoEx__transmit_cancel(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.CancelIoEx__transmit_cancel, fn != NULL ? (cio__sys_CancelIoEx_fn)fn : cio__sys_dflt_CancelIoEx,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_WSAGetOverlappedResult__transmit_drain(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.WSAGetOverlappedResult__transmit_drain, fn != NULL ? (cio__sys_WSAGetOverlappedResult_fn)fn : cio__sys_dflt_WSAGetOverlappedResult,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_WSAGetOverlappedResult__transmit_result(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.WSAGetOverlappedResult__transmit_result, fn != NULL ? (cio__sys_WSAGetOverlappedResult_fn)fn : cio__sys_dflt_WSAGetOverlappedResult,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_CloseHandle__transmit_event(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.CloseHandle__transmit_event, fn != NULL ? (cio__sys_CloseHandle_fn)fn : cio__sys_dflt_CloseHandle,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static void cio__sys_set_wsa_getsockname__socket_pair(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.wsa_getsockname__socket_pair, fn != NULL ? (cio__sys_wsa_getsockname_fn)fn : cio__sys_dflt_wsa_getsockname,
@@ -6039,6 +6174,33 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"WaitForSingleObjectEx", "wait_events", "WaitForSingleObjectEx@wait_events", cio__sys_set_WaitForSingleObjectEx__wait_events},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_ioctl", "transmit_file_fn", "wsa_ioctl@transmit_file_fn", cio__sys_set_wsa_ioctl__transmit_file_fn},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CreateEventW", "transmit_event", "CreateEventW@transmit_event", cio__sys_set_CreateEventW__transmit_event},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"TransmitFile", "write_file", "TransmitFile@write_file", cio__sys_set_TransmitFile__write_file},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WaitForSingleObjectEx", "transmit_wait", "WaitForSingleObjectEx@transmit_wait", cio__sys_set_WaitForSingleObjectEx__transmit_wait},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSAPoll", "transmit_poll", "WSAPoll@transmit_poll", cio__sys_set_WSAPoll__transmit_poll},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CancelIoEx", "transmit_cancel", "CancelIoEx@transmit_cancel", cio__sys_set_CancelIoEx__transmit_cancel},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSAGetOverlappedResult", "transmit_drain", "WSAGetOverlappedResult@transmit_drain", cio__sys_set_WSAGetOverlappedResult__transmit_drain},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSAGetOverlappedResult", "transmit_result", "WSAGetOverlappedResult@transmit_result", cio__sys_set_WSAGetOverlappedResult__transmit_result},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CloseHandle", "transmit_event", "CloseHandle@transmit_event", cio__sys_set_CloseHandle__transmit_event},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"wsa_getsockname", "socket_pair", "wsa_getsockname@socket_pair", cio__sys_set_wsa_getsockname__socket_pair},

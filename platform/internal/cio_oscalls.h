@@ -81,6 +81,7 @@
 #endif
 #include <winsock2.h>
 #include <ws2tcpip.h>
+#include <mswsock.h>
 #include <windows.h>
 #include <iphlpapi.h>
 #include <bcrypt.h>
@@ -605,6 +606,21 @@ typedef int (*cio__sys_WSASend_fn)(SOCKET, WSABUF *, DWORD, DWORD *, DWORD, WSAO
 typedef int (*cio__sys_WSASendTo_fn)(SOCKET, WSABUF *, DWORD, DWORD *, DWORD, const struct sockaddr *, int, WSAOVERLAPPED *, LPWSAOVERLAPPED_COMPLETION_ROUTINE);
 #endif
 #if defined(CIO_OS_WINDOWS)
+typedef int (*cio__sys_wsa_ioctl_fn)(SOCKET, DWORD, void *, DWORD, void *, DWORD, DWORD *, WSAOVERLAPPED *, LPWSAOVERLAPPED_COMPLETION_ROUTINE);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_TransmitFile_fn)(LPFN_TRANSMITFILE, SOCKET, HANDLE, DWORD, DWORD, OVERLAPPED *, TRANSMIT_FILE_BUFFERS *, DWORD);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_WSAGetOverlappedResult_fn)(SOCKET, WSAOVERLAPPED *, DWORD *, BOOL, DWORD *);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef int (*cio__sys_WSAPoll_fn)(WSAPOLLFD *, ULONG, INT);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_CancelIoEx_fn)(HANDLE, OVERLAPPED *);
+#endif
+#if defined(CIO_OS_WINDOWS)
 typedef WSAEVENT (*cio__sys_WSACreateEvent_fn)(void);
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -1113,6 +1129,21 @@ struct cio__sys_defaults {
 #endif
 #if defined(CIO_OS_WINDOWS)
     cio__sys_WSASendTo_fn WSASendTo;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_wsa_ioctl_fn wsa_ioctl;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_TransmitFile_fn TransmitFile;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_WSAGetOverlappedResult_fn WSAGetOverlappedResult;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_WSAPoll_fn WSAPoll;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_CancelIoEx_fn CancelIoEx;
 #endif
 #if defined(CIO_OS_WINDOWS)
     cio__sys_WSACreateEvent_fn WSACreateEvent;
@@ -2072,6 +2103,33 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_WaitForSingleObjectEx_fn) WaitForSingleObjectEx__wait_events; /* src/os/net_windows.c: wait_events */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_wsa_ioctl_fn) wsa_ioctl__transmit_file_fn; /* src/os/net_sendfile_windows.c: transmit_file_of */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_CreateEventW_fn) CreateEventW__transmit_event; /* src/os/net_sendfile_windows.c: cio__os_net_write_file */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_TransmitFile_fn) TransmitFile__write_file; /* src/os/net_sendfile_windows.c: cio__os_net_write_file */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_WaitForSingleObjectEx_fn) WaitForSingleObjectEx__transmit_wait; /* src/os/net_sendfile_windows.c: wait_transfer */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_WSAPoll_fn) WSAPoll__transmit_poll; /* src/os/net_sendfile_windows.c: wait_transfer */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_CancelIoEx_fn) CancelIoEx__transmit_cancel; /* src/os/net_sendfile_windows.c: wait_transfer */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_WSAGetOverlappedResult_fn) WSAGetOverlappedResult__transmit_drain; /* src/os/net_sendfile_windows.c: wait_transfer */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_WSAGetOverlappedResult_fn) WSAGetOverlappedResult__transmit_result; /* src/os/net_sendfile_windows.c: cio__os_net_write_file */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_CloseHandle_fn) CloseHandle__transmit_event; /* src/os/net_sendfile_windows.c: cio__os_net_write_file */
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_wsa_getsockname_fn) wsa_getsockname__socket_pair; /* src/os/net_pair_windows.c: own_address */

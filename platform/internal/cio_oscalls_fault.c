@@ -1034,6 +1034,33 @@ enum {
     CIO__FI_WaitForSingleObjectEx__wait_events,
 #endif
 #if defined(CIO_OS_WINDOWS)
+    CIO__FI_wsa_ioctl__transmit_file_fn,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_CreateEventW__transmit_event,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_TransmitFile__write_file,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_WaitForSingleObjectEx__transmit_wait,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_WSAPoll__transmit_poll,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_CancelIoEx__transmit_cancel,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_WSAGetOverlappedResult__transmit_drain,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_WSAGetOverlappedResult__transmit_result,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_CloseHandle__transmit_event,
+#endif
+#if defined(CIO_OS_WINDOWS)
     CIO__FI_wsa_getsockname__socket_pair,
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -5355,6 +5382,124 @@ static DWORD cio__fi_WaitForSingleObjectEx__wait_events(HANDLE h, DWORD ms, BOOL
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static int cio__fi_wsa_ioctl__transmit_file_fn(SOCKET s, DWORD code, void *in, DWORD in_len, void *out, DWORD out_len, DWORD *ret_len, WSAOVERLAPPED *ov, LPWSAOVERLAPPED_COMPLETION_ROUTINE fn)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_wsa_ioctl__transmit_file_fn];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.wsa_ioctl)(s, code, in, in_len, out, out_len, ret_len, ov, fn);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static HANDLE cio__fi_CreateEventW__transmit_event(LPSECURITY_ATTRIBUTES sa, BOOL manual, BOOL initial, LPCWSTR name)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_CreateEventW__transmit_event];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (HANDLE)NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.CreateEventW)(sa, manual, initial, name);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_TransmitFile__write_file(LPFN_TRANSMITFILE fn, SOCKET s, HANDLE file, DWORD len, DWORD per_send, OVERLAPPED *ov, TRANSMIT_FILE_BUFFERS *bufs, DWORD flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_TransmitFile__write_file];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (BOOL)FALSE;
+    }
+    (void)mode_;
+    return (cio__sys_default.TransmitFile)(fn, s, file, len, per_send, ov, bufs, flags);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static DWORD cio__fi_WaitForSingleObjectEx__transmit_wait(HANDLE h, DWORD ms, BOOL alertable)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_WaitForSingleObjectEx__transmit_wait];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (DWORD)WAIT_FAILED;
+    }
+    (void)mode_;
+    return (cio__sys_default.WaitForSingleObjectEx)(h, ms, alertable);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_WSAPoll__transmit_poll(WSAPOLLFD *fds, ULONG n, INT ms)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_WSAPoll__transmit_poll];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.WSAPoll)(fds, n, ms);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_CancelIoEx__transmit_cancel(HANDLE h, OVERLAPPED *ov)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_CancelIoEx__transmit_cancel];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.CancelIoEx)(h, ov);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_WSAGetOverlappedResult__transmit_drain(SOCKET s, WSAOVERLAPPED *ov, DWORD *done, BOOL wait, DWORD *flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_WSAGetOverlappedResult__transmit_drain];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (BOOL)FALSE;
+    }
+    (void)mode_;
+    return (cio__sys_default.WSAGetOverlappedResult)(s, ov, done, wait, flags);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_WSAGetOverlappedResult__transmit_result(SOCKET s, WSAOVERLAPPED *ov, DWORD *done, BOOL wait, DWORD *flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_WSAGetOverlappedResult__transmit_result];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (BOOL)FALSE;
+    }
+    (void)mode_;
+    return (cio__sys_default.WSAGetOverlappedResult)(s, ov, done, wait, flags);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_CloseHandle__transmit_event(HANDLE h)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_CloseHandle__transmit_event];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.CloseHandle)(h);
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.CloseHandle)(h);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static int cio__fi_wsa_getsockname__socket_pair(SOCKET s, struct sockaddr *addr, int *len)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_wsa_getsockname__socket_pair];
@@ -6834,6 +6979,33 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"WaitForSingleObjectEx", "wait_events", 1, 0, (cio__sys_any)cio__fi_WaitForSingleObjectEx__wait_events},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_ioctl", "transmit_file_fn", 1, 0, (cio__sys_any)cio__fi_wsa_ioctl__transmit_file_fn},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CreateEventW", "transmit_event", 1, 0, (cio__sys_any)cio__fi_CreateEventW__transmit_event},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"TransmitFile", "write_file", 1, 0, (cio__sys_any)cio__fi_TransmitFile__write_file},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WaitForSingleObjectEx", "transmit_wait", 1, 0, (cio__sys_any)cio__fi_WaitForSingleObjectEx__transmit_wait},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSAPoll", "transmit_poll", 1, 0, (cio__sys_any)cio__fi_WSAPoll__transmit_poll},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CancelIoEx", "transmit_cancel", 1, 0, (cio__sys_any)cio__fi_CancelIoEx__transmit_cancel},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSAGetOverlappedResult", "transmit_drain", 1, 0, (cio__sys_any)cio__fi_WSAGetOverlappedResult__transmit_drain},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSAGetOverlappedResult", "transmit_result", 1, 0, (cio__sys_any)cio__fi_WSAGetOverlappedResult__transmit_result},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CloseHandle", "transmit_event", 1, 0, (cio__sys_any)cio__fi_CloseHandle__transmit_event},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"wsa_getsockname", "socket_pair", 1, 0, (cio__sys_any)cio__fi_wsa_getsockname__socket_pair},

@@ -13,7 +13,7 @@
  *                 (EVFILT_USER) or poll_kqueue_pipe.c (a pipe, where EVFILT_USER is missing)
  *   flavour_linux.c, flavour_kqueue.c   which pollers an OS has and how a flavour is chosen
  *   poll_uring.c  the io_uring poller: readiness through POLL_ADD, ring operations (one submission,
- *                 optionally with a linked timeout), the opcode probe, cancel
+ *                 optionally with a deadline on the loop's timers), the opcode probe, cancel
  *   fs_uring.c, net_uring.c   the slots the io_uring flavour runs as ring operations (uring.h)
  *   helper.c      operations with no asynchronous form, on a blocking helper pool; the bridge for
  *                 threads that are not fibers
@@ -523,6 +523,9 @@ cio_err cio__e_wait_fd(struct cio_evented *e, int fd, uint32_t events, int64_t d
 /* A poller wait's interrupt (wait->interrupt of fd waits and ring operations): asks the poller to
  * stop it (once), with reason CANCEL; the completion follows. */
 void cio__e_poller_interrupt(struct cio__e_loop *loop, struct cio__e_wait *w);
+/* Arms w's timer (home loop, w in flight with the poller): at deadline_ns (CLOCK_MONOTONIC ns) the
+ * poller is asked to stop w (once) with reason TIMEOUT; the waiter removes the timer when it resumes. */
+void cio__e_wait_deadline(struct cio__e_loop *loop, struct cio__e_wait *w, int64_t deadline_ns);
 
 /* ---- flavour_<os>.c ----------------------------------------------------------------------------------------- */
 /* Chooses and initialises the poller for `requested` (CIO_EVENTED_BACKEND applies to AUTO) on every

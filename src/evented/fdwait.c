@@ -38,6 +38,13 @@ static void poller_timeout_fire(struct cio__e_loop *l, struct cio__e_timer *t)
     stop(l, (struct cio__e_wait *)(void *)((char *)t - offsetof(struct cio__e_wait, timer)), CIO__E_R_TIMEOUT);
 }
 
+void cio__e_wait_deadline(struct cio__e_loop *l, struct cio__e_wait *w, int64_t deadline_ns)
+{
+    w->timer.deadline = deadline_ns;
+    w->timer.fire = poller_timeout_fire;
+    cio__e_timer_add(l, &w->timer);
+}
+
 cio_err cio__e_wait_fd(struct cio_evented *e, int fd, uint32_t events, int64_t deadline_ns, bool cancelable,
                        uint32_t *revents)
 {

@@ -12,8 +12,9 @@
  *   MSG_NOSIGNAL for writes and sends (net_write / sendmsg maps), recvmsg for reads (net_read map,
  *   Threaded's readv on a socket), accept4 with SOCK_CLOEXEC, socket and connect maps. Sockets made
  *   here are non-blocking as everywhere in Evented (so the readiness core can take them too).
- * - Deadlines (connect's timeout, receive's) are one IORING_OP_LINK_TIMEOUT linked to the operation:
- *   a timed receive is one submission; the timeout ending it is CIO_E_TIMEOUT.
+ * - Deadlines (connect's timeout, receive's, a timed read's or accept's) are a timer of the loop
+ *   (poll_uring.c): a timed read is one RECVMSG, like a plain one; only a deadline that fires costs
+ *   an ASYNC_CANCEL, and the operation it ended is CIO_E_TIMEOUT.
  * - Cancellation is ASYNC_CANCEL (poll_uring.c). An ACCEPT or SOCKET that completes with a
  *   descriptor although a cancel was requested returns it (success; the request stays pending for
  *   the next cancellation point, as in Threaded); a connect that then sees the request closes its
@@ -129,7 +130,7 @@ static cio_err make_socket(struct netop *a, int domain, int type, int protocol, 
     return err;
 }
 
-/* TCP connect: CONNECT on a fresh non-blocking socket, the deadline linked to it. The ring waits for a
+/* TCP connect: CONNECT on a fresh non-blocking socket, the deadline on the loop's timers. The ring waits for a
  * connection in progress itself; should it answer EINPROGRESS/EALREADY anyway, the socket is waited
  * on (POLLOUT) and asked again, where EISCONN is success (Threaded's connect_nonblocking). */
 static cio_err run_connect(struct netop *a)
@@ -413,7 +414,7 @@ static cio_err u_net_receive(void *ud, cio_handle socket, cio_message *msgs, siz
     return CIO__IN_SET(net_receive_timeout, net_op(ud, &a));
 }
 
-/* A timed operation (cio/batch.h): a read or accept with the deadline linked to its SQE, a datagram
+/* A timed operation (cio/batch.h): a read or accept with the deadline on the loop's timers, a datagram
  * receive with its own timeout; every other kind is the readiness core's (cio__e_operate). A read of
  * a descriptor that is not a socket goes to the readiness core with the same deadline. */
 static cio_err u_operate(void *ud, cio_operation *op, cio_timeout timeout)

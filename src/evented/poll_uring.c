@@ -11,7 +11,7 @@
  * the loop thread (fibers running on it included); a request's user_data is its wait record, which
  * lives on the waiting fiber's stack until that completion arrives (the fiber cannot resume before).
  * Some tags are not records: TAG_WAKE (the eventfd poll), TAG_CANCEL (ASYNC_CANCEL's own result),
- * TAG_LTIMEOUT (a linked timeout's own result, which may come after its operation's), TAG_MSG_WAKE
+ * TAG_MSG_WAKE
  * (a wake-up another loop posted with MSG_RING) and TAG_MSG_SENT + i (the sender's own result of
  * that message to loop i). No record is at an address that small (the first page is never mapped).
  * Wake-ups: a loop thread of the same instance wakes another loop by a MSG_RING from its own ring,
@@ -25,8 +25,10 @@
  * (every ring of a process sees the same kernel) and the overrides (fs_uring.c, net_uring.c,
  * installed by cio_evented_create) put a native slot in the instance's vtable only for those the
  * kernel has; the rest keep the helper pool / readiness paths.
- * A linked operation and its timeout are reserved together (get_sqes), so a submission made to
- * free room never separates them.
+ * A ring operation's deadline is a timer of the loop (timers.c, the wait record's own), not a linked
+ * IORING_OP_LINK_TIMEOUT: arming it costs no SQE, no CQE and no kernel timer (deadlines armed in
+ * order are a FIFO append); only when it fires is the operation canceled (ASYNC_CANCEL, or a NOP if
+ * it was never submitted), and its completion ends the wait as a cancel's does.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -49,7 +51,6 @@
 
 #define TAG_WAKE 1u
 #define TAG_CANCEL 2u
-#define TAG_LTIMEOUT 3u
 #define TAG_MSG_WAKE 4u
 #define TAG_MSG_SENT 16u
 #define MSG_LOOPS 4096u /* loops reachable by MSG_RING (their index < this); others: the eventfd */
@@ -71,7 +72,7 @@ struct ring {
     uint64_t wake_value;
     bool has[PROBE_OPS];                  /* opcodes the kernel has (probe) */
     _Atomic(uint64_t) count[COUNTED_OPS]; /* submissions for fibers per opcode (relaxed): ring
-                                             operations, their linked timeouts, readiness polls */
+                                             operations, readiness polls */
     _Atomic(uint64_t) enters;             /* io_uring_enter calls that submitted SQEs (relaxed) */
 };
 
@@ -292,7 +293,7 @@ static bool reap(struct cio__e_loop *l, struct ring *r)
         } else if (ud >= TAG_MSG_SENT && ud < TAG_MSG_SENT + MSG_LOOPS) {
             if (res < 0) /* not delivered (the target's ring is full or going): the eventfd then */
                 wake_eventfd(&l->ev->loops[ud - TAG_MSG_SENT]);
-        } else if (ud != TAG_CANCEL && ud != TAG_LTIMEOUT && ud != 0) {
+        } else if (ud != TAG_CANCEL && ud != 0) {
             atomic_store_explicit(r->cq_head, head, memory_order_release);
             cio__e_poller_complete((struct cio__e_wait *)(uintptr_t)ud, res);
         }
@@ -376,25 +377,18 @@ static cio_err ur_arm(struct cio__e_loop *l, struct cio__e_wait *w)
 }
 
 /* If w's request is still in the submission queue (queued by the fiber, not yet submitted: the
- * loop submits when it next enters the kernel), turns it, and its linked timeout, into NOPs whose
- * completions are ignored; true if it did. Without SQPOLL the kernel reads SQEs only in
- * io_uring_enter, which only this thread calls, so the last `pending` entries are still ours. */
+ * loop submits when it next enters the kernel), turns it into a NOP whose completion is ignored;
+ * true if it did. Without SQPOLL the kernel reads SQEs only in io_uring_enter, which only this
+ * thread calls, so the last `pending` entries are still ours. */
 static bool withdraw_unsubmitted(struct ring *r, struct cio__e_wait *w)
 {
     for (unsigned i = 1; i <= r->pending; i++) {
         struct io_uring_sqe *sqe = &r->sqes[r->sq_array[(r->local_tail - i) & r->sq_mask]];
         if (sqe->user_data != (uint64_t)(uintptr_t)w)
             continue;
-        bool linked = (sqe->flags & IOSQE_IO_LINK) != 0 && i > 1;
         memset(sqe, 0, sizeof *sqe);
         sqe->opcode = IORING_OP_NOP;
         sqe->user_data = TAG_CANCEL;
-        if (linked) {
-            struct io_uring_sqe *t = &r->sqes[r->sq_array[(r->local_tail - i + 1) & r->sq_mask]];
-            memset(t, 0, sizeof *t);
-            t->opcode = IORING_OP_NOP;
-            t->user_data = TAG_CANCEL;
-        }
         return true;
     }
     return false;
@@ -475,43 +469,31 @@ int32_t cio__e_uring_op(struct cio_evented *e, const struct io_uring_sqe *op, in
         *end = CIO__E_U_CANCELED;
         return -ECANCELED;
     }
-    struct io_uring_sqe *sqe[2];
-    if (!get_sqes(r, deadline_ns >= 0 ? 2u : 1u, sqe))
+    struct io_uring_sqe *sqe = get_sqe(r);
+    if (sqe == NULL)
         return -ENOMEM;
     struct cio__e_wait w;
     cio__e_wait_init(&w, f, CIO__E_W_POLLER, cancelable, cio__e_poller_interrupt);
     w.fd = op->fd;
-    *sqe[0] = *op;
-    sqe[0]->user_data = (uint64_t)(uintptr_t)&w;
-    /* Read by the kernel when the pair is submitted, which is before this fiber can resume. */
-    struct __kernel_timespec ts;
-    if (deadline_ns >= 0) {
-        ts.tv_sec = deadline_ns / 1000000000;
-        ts.tv_nsec = deadline_ns % 1000000000;
-        sqe[0]->flags |= IOSQE_IO_LINK;
-        sqe[1]->opcode = IORING_OP_LINK_TIMEOUT;
-        sqe[1]->fd = -1;
-        sqe[1]->addr = (uint64_t)(uintptr_t)&ts;
-        sqe[1]->len = 1;
-        sqe[1]->timeout_flags = IORING_TIMEOUT_ABS;
-        sqe[1]->user_data = TAG_LTIMEOUT;
-    }
+    *sqe = *op;
+    sqe->user_data = (uint64_t)(uintptr_t)&w;
     if (op->opcode < COUNTED_OPS)
         atomic_fetch_add_explicit(&r->count[op->opcode], 1, memory_order_relaxed);
-    if (deadline_ns >= 0)
-        atomic_fetch_add_explicit(&r->count[IORING_OP_LINK_TIMEOUT], 1, memory_order_relaxed);
     w.in_flight = true;
     l->armed++;
+    if (deadline_ns >= 0)
+        cio__e_wait_deadline(l, &w, deadline_ns); /* fires: the operation is canceled, reason TIMEOUT */
     f->wait = &w;
     cio__e_suspend(NULL, NULL);
     f->wait = NULL;
+    cio__e_timer_remove(l, &w.timer);
     if (w.res == -ECANCELED || w.res == -EINTR) {
         if (w.reason == CIO__E_R_CANCEL) {
             cio__e_ack_cancel(f);
             *end = CIO__E_U_CANCELED;
             return -ECANCELED;
         }
-        if (deadline_ns >= 0 && w.res == -ECANCELED)
+        if (w.reason == CIO__E_R_TIMEOUT)
             *end = CIO__E_U_TIMED_OUT;
     }
     return w.res;

@@ -1,6 +1,7 @@
 /*
  * cio_net_write_file on the OSes where the Threaded backend has no zero-copy path to a socket yet
- * (the BSDs, whose sendfile differs per OS; Windows, whose TransmitFile is not used yet): the slot
+ * (the BSDs other than FreeBSD, whose sendfile differs per OS; Windows has TransmitFile:
+ * net_sendfile_windows.c): the slot
  * says Unimplemented with nothing sent, and the library copies with positional reads and stream
  * writes (src/core/net_pair.c), on every backend.
  */

@@ -150,6 +150,9 @@ def example_checks(t, bdir, tally, env):
               ("save_data", ["--inline"], lambda out: "save complete" in out),
               ("cancel_read", [], lambda out: "returned Canceled" in out),
               ("connect_first", [], lambda out: "localhost: connected to" in out)]
+    for flag in ([], ["--evented"]):  # the idle-timeout line server (issue 19), on both backends
+        checks += [("idle_server", flag, lambda out: "summary: 5 lines echoed, 1 idle connection closed" in out
+                    and 'the server said "idle: closing"' in out)]
     if t["os"] != "windows":  # run_jobs runs POSIX tools (Wine has no sleep or false)
         for flag in ([], ["--evented"]):
             checks += [

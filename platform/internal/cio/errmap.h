@@ -3291,6 +3291,34 @@ static inline cio__mapped cio__wsa_wsa_send(int code)
     return cio__map_note(m, 3, (int64_t)code, "wsa_send");
 }
 
+/* wsa_transmit_file: net.WriteFileError */
+static inline cio__mapped cio__wsa_wsa_transmit_file(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_WSA_EINTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_WSA_ECANCELLED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_E_CANCELLED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_OPERATION_ABORTED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
+    case CIO_WSA_NOTINITIALISED: m = CIO__MAPPED(REINIT, CIO_OK); break;
+    case CIO_WSA_ECONNABORTED: m = CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER); break;
+    case CIO_WSA_ECONNRESET: m = CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER); break;
+    case CIO_WSA_ENETRESET: m = CIO__MAPPED(ERROR, CIO_E_CONNECTION_RESET_BY_PEER); break;
+    case CIO_WSA_ENOTCONN: m = CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED); break;
+    case CIO_WSA_ENETDOWN: m = CIO__MAPPED(ERROR, CIO_E_NETWORK_DOWN); break;
+    case CIO_WSA_ENOBUFS: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_WSA_ESHUTDOWN: m = CIO__MAPPED(ERROR, CIO_E_BROKEN_PIPE); break;
+    case CIO_WSA_ETIMEDOUT: m = CIO__MAPPED(ERROR, CIO_E_TIMEOUT); break;
+    case CIO_WSA_EWOULDBLOCK: m = CIO__MAPPED(ERROR, CIO_E_WOULD_BLOCK); break;
+    case CIO_WSA_EINVAL: m = CIO__MAPPED(ERROR, CIO_E_SOCKET_UNCONNECTED); break;
+    case CIO_WSA_EFAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_ENOTSOCK: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_WSA_EOPNOTSUPP: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 3, (int64_t)code, "wsa_transmit_file");
+}
+
 /* wsa_sendto: net.SendError */
 static inline cio__mapped cio__wsa_wsa_sendto(int code)
 {
@@ -3604,6 +3632,7 @@ static inline cio__mapped cio__wsa_wsa_connect_unix(int code)
     X(wsa_accept, net_accept) \
     X(wsa_recv, net_read) \
     X(wsa_send, net_write) \
+    X(wsa_transmit_file, net_write_file) \
     X(wsa_sendto, net_send) \
     X(wsa_recvfrom, net_receive) \
     X(closesocket, close) \
