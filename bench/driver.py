@@ -53,6 +53,7 @@ LABELS = {
     "pthread-pool": "plain pthread pool (4 threads, one queue)",
     "thread-per-conn": "thread per connection (blocking read/write)",
     "raw-epoll": "raw epoll loop (one thread)",
+    "nftw": "nftw + copy_file_range (one thread)",
     "go": "Go 1.19 goroutines",
     "boost-context": "Boost.Context 1.74 fiber",
     "boost-fiber": "Boost.Fiber 1.74 yield (scheduler)",
@@ -180,10 +181,29 @@ BENCHES = [
          targets=[("evented-uring", "ratio_le", 1.0, "libuv"), ("evented-epoll", "ratio_le", 1.0, "libuv"),
                   ("evented-uring", "ratio_le", 1.0, "go"), ("evented-uring", "ratio_le", 1.0, "tokio"),
                   ("threaded", "ratio_le", 1.0, "thread-per-conn"), ("evented-epoll", "report", None, "raw-epoll")]),
+    # Issue 23 point 4: what users hit. B17's cio servers are examples/http_server itself.
+    dict(id="B17", title="HTTP/1.1 keep-alive, fixed 16-byte body, N connections (req/s; p50, p99 beside)",
+         variants=SPLIT, seconds_factor=3, params=[1, 10, 100, 1000], param_name="conns",
+         contenders=["threaded", "evented-uring", "libuv", "go", "tokio"], peer="libuv",
+         targets=[("evented-uring", "ratio_ge", 1.0, "libuv"), ("evented-uring", "ratio_ge", 1.0, "go"),
+                  ("evented-uring", "ratio_ge", 1.0, "tokio"), ("threaded", "report", None, "go")]),
+    dict(id="B18", title="copy a tree of 10,000 small files (100 directories)", variants=["free"], once=True,
+         contenders=["threaded", "evented-uring", "evented-epoll", "nftw", "libuv", "go"], peer="nftw", abs_unit="ns",
+         targets=[("threaded", "ratio_le", 1.0, "nftw"), ("evented-uring", "ratio_le", 1.0, "nftw"),
+                  ("evented-uring", "ratio_le", 1.0, "libuv"), ("evented-uring", "ratio_le", 1.0, "go"),
+                  ("threaded", "report", None, "go")]),
+    dict(id="B19", title="1,000,000 timers, N pending at a time (1-1000 µs each; judged on CPU per timer)",
+         variants=["free"], once=True, params=[1000, 10000], param_name="pending",
+         contenders=["threaded", "evented-uring", "evented-epoll", "libuv", "go", "tokio"], peer="libuv",
+         targets=[("evented-uring", "cpu_le", 1.0, "libuv"), ("evented-uring", "cpu_le", 1.0, "go"),
+                  ("evented-uring", "cpu_le", 1.0, "tokio"), ("evented-epoll", "cpu_le", 1.0, "libuv"),
+                  ("evented-uring", "report", None, "go"), ("threaded", "cpu_le", 1.0, "libuv")]),
 ]
 
 
-TWO_PROCESS = ("B10", "B11", "B14", "B15", "B16")  # cio_bench is the client; a peer program is only the server
+# cio_bench runs these for a peer program too: it is the client (the peer only the server), or, for
+# B18, it makes the tree the Go program copies.
+TWO_PROCESS = ("B10", "B11", "B14", "B15", "B16", "B17", "B18")
 TCP_ROUNDS = 9   # rounds of a TCP case (the noisiest): the 4-of-5 rule needs more of them
 QUORUM = 0.8     # a target is met when at least this share of its per-round values clears it
 LOADED = 0.5     # a case started above this 1-minute load average is marked as taken under load
@@ -530,7 +550,7 @@ def rows_of(results):
     return rows
 
 
-SHOWN = ("cpu", "cpu_op", "inline", "units", "client_cpu", "rss", "p90", "p99", "spawn", "tasks", "hops", "kicks")  # extra metrics in the table (the JSON has all)
+SHOWN = ("cpu", "cpu_op", "inline", "units", "client_cpu", "server_us_per_req", "rss", "p50", "p90", "p99", "spawn", "tasks", "hops", "kicks")  # extra metrics in the table (the JSON has all)
 HEAD = ["bench", "cpus", "contender", "median", "min – max", "also", "target: ratio of medians (per-round range)"]
 
 
