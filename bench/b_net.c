@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <netinet/tcp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -300,6 +301,20 @@ static bool idle_timeout_contender(const char *contender, char *base, size_t cap
     return plus != NULL && strcmp(plus, "+timeout") == 0;
 }
 
+/* A cio server's counts (inline / on units) reach the driver when the client stops the server: this
+ * thread takes the SIGTERM (blocked in every other thread), prints them and ends the process. */
+static void *term_reporter(void *arg)
+{
+    sigset_t term;
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    int sig = 0;
+    while (sigwait(&term, &sig) != 0)
+        ;
+    bench_backend_report_tasks((const bench_backend *)arg);
+    _exit(0);
+}
+
 /* ---- the server process ------------------------------------------------------------------------------------------ */
 
 /* A peer that is a program of its own (bench/peers/: "go", "tokio"): the program the driver named in
@@ -355,8 +370,15 @@ static pid_t start_server(const bench_opts *o, const char *contender, bool bulk,
         bench_echo_raw_epoll(listen_fd);
     if (bench_kind_of(base, &kind)) {
         bench_backend b;
+        sigset_t term;
+        sigemptyset(&term);
+        sigaddset(&term, SIGTERM);
+        pthread_sigmask(SIG_BLOCK, &term, NULL); /* every thread made from here on: term_reporter's */
         if (!bench_backend_open(kind, 0, &b))
             _exit(BENCH_NA);
+        pthread_t th;
+        if (pthread_create(&th, NULL, term_reporter, &b) != 0)
+            bench_die("pthread_create");
         bench_backend_run(&b, bulk ? cio_bulk_receive : cio_echo_serve, &s);
         bench_backend_close(&b);
     } else if (bulk) {
@@ -369,6 +391,13 @@ static pid_t start_server(const bench_opts *o, const char *contender, bool bulk,
 
 void bench_stop_server(int pid)
 {
+    /* SIGTERM first: a cio server prints its task counts then (term_reporter); 1 s at most. */
+    kill(pid, SIGTERM);
+    for (int i = 0; i < 200; i++) {
+        if (waitpid(pid, NULL, WNOHANG) == pid)
+            return;
+        usleep(5000);
+    }
     kill(pid, SIGKILL);
     waitpid(pid, NULL, 0);
 }

@@ -338,7 +338,12 @@ def run_case(exe, b, variant, param, entries, opts, log):
 
 def add_cpu_per_op(metrics):
     """CPU time per operation (ns), from the headline's time or rate and the process's CPU share:
-    a contender that spins shows it here even when its wall time per op looks good."""
+    a contender that spins shows it here even when its wall time per op looks good. TCP rows: the
+    server process's CPU time per round trip / request (from /proc, clock-tick resolution)."""
+    for srv in ("server_us_per_rt", "server_us_per_req"):  # TCP: the server process's CPU per operation
+        if srv in metrics:
+            metrics["cpu_op"] = (metrics[srv][0] * 1e3, "ns/" + srv.rsplit("_", 1)[1])
+            return
     if "cpu" not in metrics:
         return
     share = metrics["cpu"][0] / 100.0
@@ -550,7 +555,7 @@ def rows_of(results):
     return rows
 
 
-SHOWN = ("cpu", "cpu_op", "inline", "units", "client_cpu", "server_us_per_req", "rss", "p50", "p90", "p99", "spawn", "tasks", "hops", "kicks")  # extra metrics in the table (the JSON has all)
+SHOWN = ("cpu", "cpu_op", "inline", "units", "client_cpu", "rss", "p50", "p90", "p99", "spawn", "tasks", "hops", "kicks")  # extra metrics in the table (the JSON has all)
 HEAD = ["bench", "cpus", "contender", "median", "min – max", "also", "target: ratio of medians (per-round range)"]
 
 
