@@ -7,11 +7,11 @@
  *   threaded, evented-uring  cio's own examples/http_server (built beside cio_bench as
  *                            cio_http_server; --evented for the Evented backend, whose default
  *                            flavour is io_uring where the kernel has it): the server a cio user
- *                            starts from, unchanged (one task per connection in a cio_group, each
+ *                            starts from (one task per connection in a cio_group, each
  *                            read with a 100 ms timeout so that a shutdown is seen)
  *   go, tokio                bench/peers: Go's net/http, and a minimal HTTP/1.1 keep-alive
- *                            responder on Tokio's TcpListener (Debian packages no hyper that
- *                            builds offline against its Tokio: see bench/README.md)
+ *                            responder on Tokio's TcpListener (Debian's hyper is not used:
+ *                            see bench/README.md)
  *   libuv                    a minimal responder on libuv (here)
  * The client is one epoll thread (here, the same for every server): it opens the connections at
  * most 100 ahead of the first answers (so that no accept queue overflows), sends one request per
@@ -185,7 +185,7 @@ static int start_http_server(const bench_opts *o, const char *contender, uint16_
     if (pid < 0)
         bench_die("fork");
     if (pid == 0) {
-        bench_pin_process(bench_server_cpu(o->cpus));
+        bench_server_child_init(o);
         if (cio) {
             dup2(out[1], 1);
             if (strcmp(contender, "evented-uring") == 0)

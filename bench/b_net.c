@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -355,7 +356,7 @@ static pid_t start_server(const bench_opts *o, const char *contender, bool bulk,
         bench_die("fork");
     if (pid > 0)
         return pid;
-    bench_pin_process(bench_server_cpu(o->cpus));
+    bench_server_child_init(o);
     char base[32];
     bool timed = idle_timeout_contender(contender, base, sizeof base);
     serve_args s = {listen_fd, report_fd, timed};
@@ -387,6 +388,12 @@ static pid_t start_server(const bench_opts *o, const char *contender, bool bulk,
         uv_echo_serve(listen_fd);
     }
     _exit(0);
+}
+
+void bench_server_child_init(const bench_opts *o)
+{
+    (void)prctl(PR_SET_PDEATHSIG, SIGKILL); /* a client that dies (killed, SIGPIPE) takes its server along */
+    bench_pin_process(bench_server_cpu(o->cpus));
 }
 
 void bench_stop_server(int pid)

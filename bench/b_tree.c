@@ -32,9 +32,11 @@
 #define PATHLEN 512
 
 static char src_root[128], dst_base[128], dst_root[160];
+static bool keep_source = true; /* --smoke removes its (tiny) source tree too */
 
 static long files_of(const bench_opts *o)
 {
+    keep_source = !o->smoke;
     return o->smoke ? 100 : o->param > 0 ? o->param : 10000;
 }
 
@@ -83,8 +85,11 @@ static void make_trees(long files)
 
 static void remove_copy(void)
 {
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dst_base);
+    char cmd[320];
+    if (keep_source)
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dst_base);
+    else
+        snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", dst_base, src_root);
     if (system(cmd) != 0)
         fprintf(stderr, "cio_bench: could not remove %s\n", dst_base);
 }

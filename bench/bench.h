@@ -133,7 +133,9 @@ int bench_connect_loopback(uint16_t port);
 const char *bench_external_peer(const char *contender, const char **why);
 /* In a server child: runs `exe mode FD` on the listening socket (it inherits it). */
 _Noreturn void bench_exec_peer_server(const char *exe, const char *mode, int listen_fd);
-/* SIGKILL and reap a server child. */
+/* In a server child, first thing: dies with its parent, runs on the placement's server CPU. */
+void bench_server_child_init(const bench_opts *o);
+/* Stops a server child (SIGTERM: a cio server prints its task counts; then SIGKILL) and reaps it. */
 void bench_stop_server(int pid);
 /* CPU time (user + system, every thread) of this process / of another one (-1 if unreadable), in s. */
 double bench_cpu_seconds(void);
