@@ -294,6 +294,7 @@ static int http(const bench_opts *o, const char *contender)
     int64_t start = bench_now_ns(), t0 = 0, last_progress = start;
     double cpu0 = 0, srv0 = 0;
     uint64_t count = 0;
+    int64_t first_max = 0; /* the longest wait for a connection's first answer */
     bool measuring = false;
     struct epoll_event evs[64];
     int rc = 0;
@@ -341,6 +342,9 @@ static int http(const bench_opts *o, const char *contender)
             if (!c->answered) {
                 c->answered = true;
                 first_answers++;
+                int64_t wait = now - c->sent_at;
+                if (wait > first_max)
+                    first_max = wait;
             }
             if (measuring) {
                 count++;
@@ -352,6 +356,7 @@ static int http(const bench_opts *o, const char *contender)
         if (rc != 0)
             break;
         if (!measuring && now - start >= warm && first_answers == conns) {
+            bench_result("ramp", (double)(now - start) / 1e9, "s"); /* every connection open and answered */
             measuring = true;
             t0 = now;
             cpu0 = bench_cpu_seconds();
@@ -369,6 +374,7 @@ static int http(const bench_opts *o, const char *contender)
                 bench_result("p99", (double)lat[nlat * 99 / 100], "ns/req");
             }
             bench_result("conns", (double)conns, "n");
+            bench_result("first_max", (double)first_max, "ns/req");
             break;
         }
     }
