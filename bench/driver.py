@@ -183,12 +183,13 @@ BENCHES = [
                   ("threaded", "ratio_le", 1.0, "thread-per-conn"), ("evented-epoll", "report", None, "raw-epoll")]),
     # Issue 23 point 4: what users hit. B17's cio servers are examples/http_server itself.
     dict(id="B17", title="HTTP/1.1 keep-alive, fixed 16-byte body, N connections (req/s; p50, p99 beside)",
-         variants=SPLIT, seconds_factor=3, params=[1, 10, 100, 1000], quick_params=[10, 1000], param_name="conns",
+         variants=SPLIT, seconds_factor=3, params=[1, 10, 100, 1000], quick_params=[100],
+         quick_variants=["same"], param_name="conns",
          contenders=["threaded", "evented-uring", "libuv", "go", "tokio"], peer="libuv",
          targets=[("evented-uring", "ratio_ge", 1.0, "libuv"), ("evented-uring", "ratio_ge", 1.0, "go"),
                   ("evented-uring", "ratio_ge", 1.0, "tokio"), ("threaded", "report", None, "go")]),
     dict(id="B18", title="copy a tree of N small files (100 directories; 100 B - 4 KiB each)", variants=["free"],
-         once=True, params=[10000], quick_params=[2000], param_name="files",
+         once=True, params=[10000], quick_params=[1000], param_name="files",
          contenders=["threaded", "evented-uring", "evented-epoll", "nftw", "libuv", "go"], peer="nftw", abs_unit="ns",
          targets=[("threaded", "ratio_le", 1.0, "nftw"), ("evented-uring", "ratio_le", 1.0, "nftw"),
                   ("evented-uring", "ratio_le", 1.0, "libuv"), ("evented-uring", "ratio_le", 1.0, "go"),
@@ -263,8 +264,9 @@ def listed(exe):
 def cases_of(b, smoke, quick=False):
     variants = b["variants"]
     params = b.get("params", [None])
-    if quick and "quick_params" in b:  # --quick: the smaller sizes that keep the pass short
-        params = b["quick_params"]
+    if quick:  # --quick: the smaller sizes (and fewer placements) that keep the pass short
+        params = b.get("quick_params", params)
+        variants = b.get("quick_variants", variants)
     if smoke:  # one placement, the largest parameter (it exercises the most)
         variants = [v for v in variants if v in ("same", "one", "free")][:1] or variants[:1]
         params = params[-1:]

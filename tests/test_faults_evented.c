@@ -253,41 +253,39 @@ static bool have_epoll_pwait2(void)
     return have;
 }
 
-/* epoll_pwait2 interrupted 50 times: the loop waits again, sleeps and readiness waits still end. */
+/* `site` interrupted 50 times (EINTR, armed with whatever else the caller armed): the loop waits
+ * again, sleeps and readiness waits still end, no descriptor is left behind. */
+static void poller_interrupted(cio_io io, snapshot before, const char *site)
+{
+    assert_true(cio__fault_errno(site, EINTR, 0, 50) == 1);
+    for (int round = 0; round < 200 && cio__fault_injected(site) < 50; round++)
+        workload(io);
+    unsigned injected = cio__fault_injected(site);
+    cio__fault_reset();
+    assert_int_equal(injected, 50u);
+    same_fds(before, site);
+    print_message("fault-covered: %s EINTR\n", site);
+}
+
 static void test_epoll_pwait2_interrupted(void **state)
 {
     cio_io io = cio_test_io(state);
     if (!have_epoll_pwait2())
         CIO_SKIP("no epoll_pwait2 here (kernel before 5.11, or qemu-user): the loops use epoll_wait");
     cio__fault_reset();
-    snapshot before = settled();
-    assert_true(cio__fault_errno("epoll_pwait2@epoll_wait_ns", EINTR, 0, 50) == 1);
-    for (int round = 0; round < 200 && cio__fault_injected("epoll_pwait2@epoll_wait_ns") < 50; round++)
-        workload(io);
-    unsigned injected = cio__fault_injected("epoll_pwait2@epoll_wait_ns");
-    cio__fault_reset();
-    assert_int_equal(injected, 50u);
-    same_fds(before, "epoll_pwait2");
-    print_message("fault-covered: epoll_pwait2@epoll_wait_ns EINTR\n");
+    poller_interrupted(io, settled(), "epoll_pwait2@epoll_wait_ns");
 }
 
 /* A kernel without epoll_pwait2 (ENOSYS, injected): every loop falls back to epoll_wait, which is
- * then interrupted 50 times: the loop waits again, sleeps and readiness waits still end. */
+ * then interrupted 50 times. */
 static void test_epoll_wait_interrupted(void **state)
 {
     cio_io io = cio_test_io(state);
     cio__fault_reset();
     snapshot before = settled();
     assert_true(cio__fault_errno("epoll_pwait2@epoll_wait_ns", ENOSYS, 0, -1) == 1);
-    assert_true(cio__fault_errno("epoll_wait@epoll_wait", EINTR, 0, 50) == 1);
-    for (int round = 0; round < 200 && cio__fault_injected("epoll_wait@epoll_wait") < 50; round++)
-        workload(io);
-    unsigned injected = cio__fault_injected("epoll_wait@epoll_wait");
-    cio__fault_reset();
-    assert_int_equal(injected, 50u);
-    same_fds(before, "epoll_wait");
+    poller_interrupted(io, before, "epoll_wait@epoll_wait");
     print_message("fault-covered: epoll_pwait2@epoll_wait_ns ENOSYS\n");
-    print_message("fault-covered: epoll_wait@epoll_wait EINTR\n");
 }
 
 /* A pipe read as a fiber on the epoll flavour: the RWF_NOWAIT attempt (preadv2) says EAGAIN, the
