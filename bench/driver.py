@@ -605,10 +605,11 @@ def compact_rows(results):
                 if item not in pending:
                     pending.append(item)
                 continue
-            metric = "rss" if t["kind"] == "abs_le_rss" else "main"
+            # the numbers the target compares: peak RSS, CPU per op, else the headline
+            metric = {"abs_le_rss": "rss", "rss_ratio_le": "rss", "cpu_le": "cpu_op"}.get(t["kind"], "main")
             m = me["metrics"][metric]
             peer = cs.get(t["peer"], {}) if t["peer"] else {}
-            pm = peer.get("metrics", {}).get("main")
+            pm = peer.get("metrics", {}).get(metric)
             rows.append([case_name(c), c["variant"], f"{me['label']}: {fmt_value(m['median'], m['unit'])}",
                          f"{peer.get('label', '')}: {fmt_value(pm['median'], pm['unit'])}" if pm else "—",
                          actual_text(t), target_text(t), t["status"]])
