@@ -18,12 +18,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <netinet/tcp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -37,7 +39,7 @@
 #define ECHO_CONNS 50
 #define BULK_CHUNK (64 * 1024)
 
-static int listen_loopback(uint16_t *port)
+int bench_listen_loopback(uint16_t *port, int backlog)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
@@ -49,14 +51,14 @@ static int listen_loopback(uint16_t *port)
     sa.sin_family = AF_INET;
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     socklen_t len = sizeof sa;
-    if (bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(fd, 256) != 0 ||
+    if (bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(fd, backlog) != 0 ||
         getsockname(fd, (struct sockaddr *)&sa, &len) != 0)
         bench_die("bind/listen");
     *port = ntohs(sa.sin_port);
     return fd;
 }
 
-static int connect_loopback(uint16_t port)
+int bench_connect_loopback(uint16_t port)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
@@ -300,11 +302,25 @@ static bool idle_timeout_contender(const char *contender, char *base, size_t cap
     return plus != NULL && strcmp(plus, "+timeout") == 0;
 }
 
+/* A cio server's counts (inline / on units) reach the driver when the client stops the server: this
+ * thread takes the SIGTERM (blocked in every other thread), prints them and ends the process. */
+static void *term_reporter(void *arg)
+{
+    sigset_t term;
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    int sig = 0;
+    while (sigwait(&term, &sig) != 0)
+        ;
+    bench_backend_report_tasks((const bench_backend *)arg);
+    _exit(0);
+}
+
 /* ---- the server process ------------------------------------------------------------------------------------------ */
 
 /* A peer that is a program of its own (bench/peers/: "go", "tokio"): the program the driver named in
  * CIO_BENCH_<NAME>, or NULL (with *why) when build.py bench could not build it. */
-static const char *external_server(const char *contender, const char **why)
+const char *bench_external_peer(const char *contender, const char **why)
 {
     static const char *const names[][3] = {{"go", "CIO_BENCH_GO", "CIO_BENCH_GO_WHY"},
                                            {"tokio", "CIO_BENCH_TOKIO", "CIO_BENCH_TOKIO_WHY"}};
@@ -322,14 +338,14 @@ static const char *external_server(const char *contender, const char **why)
 }
 
 /* In the server child: runs the peer program on the listening socket (it inherits it). */
-static _Noreturn void exec_external_server(const char *exe, int listen_fd)
+_Noreturn void bench_exec_peer_server(const char *exe, const char *mode, int listen_fd)
 {
     int flags = fcntl(listen_fd, F_GETFD);
     if (flags >= 0)
         (void)fcntl(listen_fd, F_SETFD, flags & ~FD_CLOEXEC);
     char fdtext[16];
     snprintf(fdtext, sizeof fdtext, "%d", listen_fd);
-    execl(exe, exe, "serve-echo", fdtext, (char *)NULL);
+    execl(exe, exe, mode, fdtext, (char *)NULL);
     _exit(127);
 }
 
@@ -340,23 +356,30 @@ static pid_t start_server(const bench_opts *o, const char *contender, bool bulk,
         bench_die("fork");
     if (pid > 0)
         return pid;
-    bench_pin_process(bench_server_cpu(o->cpus));
+    bench_server_child_init(o);
     char base[32];
     bool timed = idle_timeout_contender(contender, base, sizeof base);
     serve_args s = {listen_fd, report_fd, timed};
     bench_backend_kind kind;
     const char *why = NULL;
-    const char *peer = external_server(contender, &why);
+    const char *peer = bench_external_peer(contender, &why);
     if (peer != NULL && !bulk)
-        exec_external_server(peer, listen_fd);
+        bench_exec_peer_server(peer, "serve-echo", listen_fd);
     if (strcmp(contender, "thread-per-conn") == 0)
         bench_echo_thread_per_conn(listen_fd);
     if (strcmp(contender, "raw-epoll") == 0)
         bench_echo_raw_epoll(listen_fd);
     if (bench_kind_of(base, &kind)) {
         bench_backend b;
+        sigset_t term;
+        sigemptyset(&term);
+        sigaddset(&term, SIGTERM);
+        pthread_sigmask(SIG_BLOCK, &term, NULL); /* every thread made from here on: term_reporter's */
         if (!bench_backend_open(kind, 0, &b))
             _exit(BENCH_NA);
+        pthread_t th;
+        if (pthread_create(&th, NULL, term_reporter, &b) != 0)
+            bench_die("pthread_create");
         bench_backend_run(&b, bulk ? cio_bulk_receive : cio_echo_serve, &s);
         bench_backend_close(&b);
     } else if (bulk) {
@@ -367,8 +390,21 @@ static pid_t start_server(const bench_opts *o, const char *contender, bool bulk,
     _exit(0);
 }
 
-static void stop_server(pid_t pid)
+void bench_server_child_init(const bench_opts *o)
 {
+    (void)prctl(PR_SET_PDEATHSIG, SIGKILL); /* a client that dies (killed, SIGPIPE) takes its server along */
+    bench_pin_process(bench_server_cpu(o->cpus));
+}
+
+void bench_stop_server(int pid)
+{
+    /* SIGTERM first: a cio server prints its task counts then (term_reporter); 1 s at most. */
+    kill(pid, SIGTERM);
+    for (int i = 0; i < 200; i++) {
+        if (waitpid(pid, NULL, WNOHANG) == pid)
+            return;
+        usleep(5000);
+    }
     kill(pid, SIGKILL);
     waitpid(pid, NULL, 0);
 }
@@ -380,7 +416,7 @@ static bool contender_available(const char *contender)
     (void)idle_timeout_contender(contender, base, sizeof base);
     contender = base;
     const char *why = NULL;
-    if (external_server(contender, &why) == NULL && why != NULL) {
+    if (bench_external_peer(contender, &why) == NULL && why != NULL) {
         (void)bench_na(why);
         return false;
     }
@@ -401,16 +437,8 @@ typedef struct echo_conn_state {
     size_t got;
 } echo_conn_state;
 
-static double cpu_seconds(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
-           ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) / 1e6;
-}
-
 /* CPU time (user + system, every thread) of another process, from /proc/PID/stat; -1 if unreadable. */
-static double proc_cpu_seconds(pid_t pid)
+double bench_proc_cpu_seconds(int pid)
 {
     char path[64], line[1024];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
@@ -440,7 +468,7 @@ static int echo(const bench_opts *o, const char *contender)
     if (!contender_available(contender))
         return BENCH_NA;
     uint16_t port;
-    int lfd = listen_loopback(&port);
+    int lfd = bench_listen_loopback(&port, 256);
     pid_t pid = start_server(o, contender, false, lfd, -1);
     close(lfd);
     int cpu = bench_client_cpu(o->cpus);
@@ -450,7 +478,7 @@ static int echo(const bench_opts *o, const char *contender)
     echo_conn_state st[ECHO_CONNS];
     int ep = epoll_create1(EPOLL_CLOEXEC);
     for (int i = 0; i < conns; i++) {
-        st[i].fd = connect_loopback(port);
+        st[i].fd = bench_connect_loopback(port);
         st[i].got = 0;
         struct epoll_event ev = {.events = EPOLLIN, .data = {.u32 = (uint32_t)i}};
         if (epoll_ctl(ep, EPOLL_CTL_ADD, st[i].fd, &ev) != 0)
@@ -475,7 +503,7 @@ static int echo(const bench_opts *o, const char *contender)
             last_progress = now;
         else if (now - last_progress > 10000000000LL) {
             fprintf(stderr, "cio_bench: echo: no reply for 10 s\n");
-            stop_server(pid);
+            bench_stop_server(pid);
             return 1;
         }
         for (int k = 0; k < n; k++) {
@@ -483,7 +511,7 @@ static int echo(const bench_opts *o, const char *contender)
             ssize_t r = read(c->fd, buf, MSG - c->got);
             if (r <= 0) {
                 fprintf(stderr, "cio_bench: echo: the server closed a connection\n");
-                stop_server(pid);
+                bench_stop_server(pid);
                 return 1;
             }
             c->got += (size_t)r;
@@ -497,13 +525,13 @@ static int echo(const bench_opts *o, const char *contender)
             measuring = true;
             count = 0;
             t0 = now;
-            cpu0 = cpu_seconds();
-            srv0 = proc_cpu_seconds(pid);
+            cpu0 = bench_cpu_seconds();
+            srv0 = bench_proc_cpu_seconds(pid);
         } else if (measuring && now - t0 >= budget) {
             double wall = (double)(now - t0) / 1e9;
             bench_result("main", (double)count / wall, "rt/s");
-            bench_result("client_cpu", 100.0 * (cpu_seconds() - cpu0) / wall, "%");
-            double srv1 = proc_cpu_seconds(pid);
+            bench_result("client_cpu", 100.0 * (bench_cpu_seconds() - cpu0) / wall, "%");
+            double srv1 = bench_proc_cpu_seconds(pid);
             if (srv0 >= 0 && srv1 >= 0 && count > 0) /* the server's CPU per round trip (clock ticks) */
                 bench_result("server_us_per_rt", (srv1 - srv0) * 1e6 / (double)count, "us");
             break;
@@ -512,7 +540,7 @@ static int echo(const bench_opts *o, const char *contender)
     for (int i = 0; i < conns; i++)
         close(st[i].fd);
     close(ep);
-    stop_server(pid);
+    bench_stop_server(pid);
     return 0;
 }
 
@@ -530,13 +558,13 @@ static int latency(const bench_opts *o, const char *contender)
     if (!contender_available(contender))
         return BENCH_NA;
     uint16_t port;
-    int lfd = listen_loopback(&port);
+    int lfd = bench_listen_loopback(&port, 256);
     pid_t pid = start_server(o, contender, false, lfd, -1);
     close(lfd);
     int cpu = bench_client_cpu(o->cpus);
     if (cpu >= 0)
         bench_pin_self(cpu);
-    int fd = connect_loopback(port);
+    int fd = bench_connect_loopback(port);
     size_t cap = o->smoke ? 100 : 200000, n = 0;
     int64_t *rtt = (int64_t *)malloc(cap * sizeof *rtt);
     if (rtt == NULL)
@@ -550,7 +578,7 @@ static int latency(const bench_opts *o, const char *contender)
             ssize_t r = read(fd, buf, MSG - got);
             if (r <= 0) {
                 fprintf(stderr, "cio_bench: latency: the server closed the connection\n");
-                stop_server(pid);
+                bench_stop_server(pid);
                 free(rtt);
                 return 1;
             }
@@ -568,7 +596,7 @@ static int latency(const bench_opts *o, const char *contender)
     bench_result("rounds", (double)n, "n");
     free(rtt);
     close(fd);
-    stop_server(pid);
+    bench_stop_server(pid);
     return 0;
 }
 
@@ -627,7 +655,7 @@ static int bulk(const bench_opts *o, const char *contender)
     if (!contender_available(contender))
         return BENCH_NA;
     uint16_t port;
-    int lfd = listen_loopback(&port);
+    int lfd = bench_listen_loopback(&port, 256);
     int pfd[2];
     if (pipe2(pfd, O_CLOEXEC) != 0)
         bench_die("pipe2");
@@ -643,7 +671,7 @@ static int bulk(const bench_opts *o, const char *contender)
     if (bench_kind_of(contender, &kind)) {
         bench_backend b;
         if (!bench_backend_open(kind, 0, &b)) {
-            stop_server(pid);
+            bench_stop_server(pid);
             return BENCH_NA;
         }
         cio_ip_address a = cio_ip4_loopback(port);
@@ -676,7 +704,7 @@ static int bulk(const bench_opts *o, const char *contender)
     bulk_report r;
     ssize_t got = read(pfd[0], &r, sizeof r);
     close(pfd[0]);
-    stop_server(pid);
+    bench_stop_server(pid);
     if (got != (ssize_t)sizeof r || r.ns <= 0) {
         fprintf(stderr, "cio_bench: bulk: no report from the receiver\n");
         return 1;

@@ -119,6 +119,27 @@ extern const bench_entry bench_fs_entries[];
 extern const bench_entry bench_net_entries[];
 extern const bench_entry bench_misc_entries[];
 extern const bench_entry bench_fiber_entries[];
+extern const bench_entry bench_http_entries[];
+extern const bench_entry bench_tree_entries[];
+extern const bench_entry bench_timer_entries[];
+
+/* ---- TCP over loopback (b_net.c), shared by the two-process benchmarks ------------------------------- */
+/* A listening socket on 127.0.0.1 (an ephemeral port, written to *port); dies on failure. */
+int bench_listen_loopback(uint16_t *port, int backlog);
+/* A blocking connection to 127.0.0.1:port with TCP_NODELAY; dies on failure. */
+int bench_connect_loopback(uint16_t port);
+/* A peer that is a program of its own (bench/peers/: "go", "tokio"): the program the driver named in
+ * CIO_BENCH_<NAME>, or NULL with *why (NULL too when the contender is no such peer). */
+const char *bench_external_peer(const char *contender, const char **why);
+/* In a server child: runs `exe mode FD` on the listening socket (it inherits it). */
+_Noreturn void bench_exec_peer_server(const char *exe, const char *mode, int listen_fd);
+/* In a server child, first thing: dies with its parent, runs on the placement's server CPU. */
+void bench_server_child_init(const bench_opts *o);
+/* Stops a server child (SIGTERM: a cio server prints its task counts; then SIGKILL) and reaps it. */
+void bench_stop_server(int pid);
+/* CPU time (user + system, every thread) of this process / of another one (-1 if unreadable), in s. */
+double bench_cpu_seconds(void);
+double bench_proc_cpu_seconds(int pid);
 
 /* Echo servers without a library (b_net_peers.c): the B10/B16 peers "thread-per-conn" and "raw-epoll". */
 _Noreturn void bench_echo_thread_per_conn(int listen_fd);

@@ -53,6 +53,7 @@ LABELS = {
     "pthread-pool": "plain pthread pool (4 threads, one queue)",
     "thread-per-conn": "thread per connection (blocking read/write)",
     "raw-epoll": "raw epoll loop (one thread)",
+    "nftw": "nftw + copy_file_range (one thread)",
     "go": "Go 1.19 goroutines",
     "boost-context": "Boost.Context 1.74 fiber",
     "boost-fiber": "Boost.Fiber 1.74 yield (scheduler)",
@@ -180,10 +181,32 @@ BENCHES = [
          targets=[("evented-uring", "ratio_le", 1.0, "libuv"), ("evented-epoll", "ratio_le", 1.0, "libuv"),
                   ("evented-uring", "ratio_le", 1.0, "go"), ("evented-uring", "ratio_le", 1.0, "tokio"),
                   ("threaded", "ratio_le", 1.0, "thread-per-conn"), ("evented-epoll", "report", None, "raw-epoll")]),
+    # Issue 23 point 4: what users hit. B17's cio servers are examples/http_server itself.
+    dict(id="B17", title="HTTP/1.1 keep-alive, fixed 16-byte body, N connections (req/s; p50, p99 beside)",
+         variants=SPLIT, seconds_factor=3, params=[1, 10, 100, 1000], quick_params=[100],
+         quick_variants=["same"], param_name="conns",
+         contenders=["threaded", "evented-uring", "libuv", "go", "tokio"], peer="libuv",
+         targets=[("evented-uring", "ratio_ge", 1.0, "libuv"), ("evented-uring", "ratio_ge", 1.0, "go"),
+                  ("evented-uring", "ratio_ge", 1.0, "tokio"), ("threaded", "report", None, "go")]),
+    dict(id="B18", title="copy a tree of N small files (100 directories; 100 B - 4 KiB each)", variants=["free"],
+         once=True, params=[10000], quick_params=[1000], param_name="files",
+         contenders=["threaded", "evented-uring", "evented-epoll", "nftw", "libuv", "go"], peer="nftw", abs_unit="ns",
+         targets=[("threaded", "ratio_le", 1.0, "nftw"), ("evented-uring", "ratio_le", 1.0, "nftw"),
+                  ("evented-uring", "ratio_le", 1.0, "libuv"), ("evented-uring", "ratio_le", 1.0, "go"),
+                  ("threaded", "report", None, "go")]),
+    dict(id="B19", title="timers: N tasks each sleeping 100 times in a row, 1-1000 µs each (N=10,000: 1,000,000 "
+         "timers); judged on CPU per timer", variants=["free"], once=True, params=[1000, 10000], quick_params=[1000],
+         param_name="pending",
+         contenders=["threaded", "evented-uring", "evented-epoll", "libuv", "go", "tokio"], peer="libuv",
+         targets=[("evented-uring", "cpu_le", 1.0, "libuv"), ("evented-uring", "cpu_le", 1.0, "go"),
+                  ("evented-uring", "cpu_le", 1.0, "tokio"), ("evented-epoll", "cpu_le", 1.0, "libuv"),
+                  ("evented-uring", "report", None, "go"), ("threaded", "cpu_le", 1.0, "libuv")]),
 ]
 
 
-TWO_PROCESS = ("B10", "B11", "B14", "B15", "B16")  # cio_bench is the client; a peer program is only the server
+# cio_bench runs these for a peer program too: it is the client (the peer only the server), or, for
+# B18, it makes the tree the Go program copies.
+TWO_PROCESS = ("B10", "B11", "B14", "B15", "B16", "B17", "B18")
 TCP_ROUNDS = 9   # rounds of a TCP case (the noisiest): the 4-of-5 rule needs more of them
 QUORUM = 0.8     # a target is met when at least this share of its per-round values clears it
 LOADED = 0.5     # a case started above this 1-minute load average is marked as taken under load
@@ -238,9 +261,12 @@ def listed(exe):
     return entries, evented
 
 
-def cases_of(b, smoke):
+def cases_of(b, smoke, quick=False):
     variants = b["variants"]
     params = b.get("params", [None])
+    if quick:  # --quick: the smaller sizes (and fewer placements) that keep the pass short
+        params = b.get("quick_params", params)
+        variants = b.get("quick_variants", variants)
     if smoke:  # one placement, the largest parameter (it exercises the most)
         variants = [v for v in variants if v in ("same", "one", "free")][:1] or variants[:1]
         params = params[-1:]
@@ -318,7 +344,12 @@ def run_case(exe, b, variant, param, entries, opts, log):
 
 def add_cpu_per_op(metrics):
     """CPU time per operation (ns), from the headline's time or rate and the process's CPU share:
-    a contender that spins shows it here even when its wall time per op looks good."""
+    a contender that spins shows it here even when its wall time per op looks good. TCP rows: the
+    server process's CPU time per round trip / request (from /proc, clock-tick resolution)."""
+    for srv in ("server_us_per_rt", "server_us_per_req"):  # TCP: the server process's CPU per operation
+        if srv in metrics:
+            metrics["cpu_op"] = (metrics[srv][0] * 1e3, "ns/" + srv.rsplit("_", 1)[1])
+            return
     if "cpu" not in metrics:
         return
     share = metrics["cpu"][0] / 100.0
@@ -530,7 +561,7 @@ def rows_of(results):
     return rows
 
 
-SHOWN = ("cpu", "cpu_op", "inline", "units", "client_cpu", "rss", "p90", "p99", "spawn", "tasks", "hops", "kicks")  # extra metrics in the table (the JSON has all)
+SHOWN = ("cpu", "cpu_op", "inline", "units", "client_cpu", "rss", "p50", "p90", "p99", "spawn", "tasks", "hops", "kicks")  # extra metrics in the table (the JSON has all)
 HEAD = ["bench", "cpus", "contender", "median", "min – max", "also", "target: ratio of medians (per-round range)"]
 
 
@@ -574,10 +605,11 @@ def compact_rows(results):
                 if item not in pending:
                     pending.append(item)
                 continue
-            metric = "rss" if t["kind"] == "abs_le_rss" else "main"
+            # the numbers the target compares: peak RSS, CPU per op, else the headline
+            metric = {"abs_le_rss": "rss", "rss_ratio_le": "rss", "cpu_le": "cpu_op"}.get(t["kind"], "main")
             m = me["metrics"][metric]
             peer = cs.get(t["peer"], {}) if t["peer"] else {}
-            pm = peer.get("metrics", {}).get("main")
+            pm = peer.get("metrics", {}).get(metric)
             rows.append([case_name(c), c["variant"], f"{me['label']}: {fmt_value(m['median'], m['unit'])}",
                          f"{peer.get('label', '')}: {fmt_value(pm['median'], pm['unit'])}" if pm else "—",
                          actual_text(t), target_text(t), t["status"]])
@@ -709,7 +741,7 @@ def main(argv=None):
     for b in BENCHES:
         if only and b["id"] not in only:
             continue
-        for variant, param in cases_of(b, opts.smoke):
+        for variant, param in cases_of(b, opts.smoke, opts.quick):
             case = run_case(exe, b, variant, param, entries, opts, log)
             results["cases"].append(case)
             if not opts.smoke:

@@ -362,7 +362,7 @@ double bench_measure_on(bench_backend *b, bench_body body, void *arg, double sec
 }
 
 /* CPU time of this process (all threads), in seconds. */
-static double cpu_seconds(void)
+double bench_cpu_seconds(void)
 {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
@@ -373,7 +373,8 @@ static double cpu_seconds(void)
 /* ---- main ---------------------------------------------------------------------------------------------- */
 
 static const bench_entry *const tables[] = {bench_misc_entries, bench_fiber_entries, bench_tasks_entries,
-                                            bench_sync_entries, bench_fs_entries,    bench_net_entries};
+                                            bench_sync_entries, bench_fs_entries,    bench_net_entries,
+                                            bench_http_entries, bench_tree_entries,  bench_timer_entries};
 
 static int usage(void)
 {
@@ -418,11 +419,12 @@ int main(int argc, char **argv)
             if (strcmp(e->bench, argv[1]) == 0 && strcmp(e->contender, argv[2]) == 0) {
                 bench_pin_init(o.cpus);
                 int64_t t0 = bench_now_ns();
-                double c0 = cpu_seconds();
+                double c0 = bench_cpu_seconds();
                 int rc = e->fn(&o, argv[2]);
                 /* The whole process (set-up included): shows what polling or spinning costs. */
                 if (rc == 0 && bench_report_cpu)
-                    bench_result("cpu", 100.0 * (cpu_seconds() - c0) / ((double)(bench_now_ns() - t0) / 1e9), "%");
+                    bench_result("cpu", 100.0 * (bench_cpu_seconds() - c0) / ((double)(bench_now_ns() - t0) / 1e9),
+                                 "%");
                 return rc;
             }
     fprintf(stderr, "cio_bench: no benchmark %s %s (see --list)\n", argv[1], argv[2]);

@@ -45,12 +45,23 @@ struct conn {
 
 static const char hello[] = "Hello from cio!\n";
 
+/* The head of an answer, and `body` (len bytes) after it when it is not NULL: one write, one segment. */
+static cio_err send_answer(struct server *s, const cio_stream *st, int code, const char *reason, uint64_t len,
+                           const char *body, bool close)
+{
+    char head[256 + sizeof hello];
+    int n = snprintf(head, 256, "HTTP/1.1 %d %s\r\nContent-Length: %llu\r\nConnection: %s\r\n\r\n", code, reason,
+                     (unsigned long long)len, close ? "close" : "keep-alive");
+    if (body != NULL && len <= sizeof hello) {
+        memcpy(head + n, body, (size_t)len);
+        n += (int)len;
+    }
+    return cio_stream_write_all_timeout(s->io, st, head, (size_t)n, NULL, cio_timeout_ms(s->idle_ms));
+}
+
 static cio_err send_head(struct server *s, const cio_stream *st, int code, const char *reason, uint64_t len, bool close)
 {
-    char head[256];
-    int n = snprintf(head, sizeof head, "HTTP/1.1 %d %s\r\nContent-Length: %llu\r\nConnection: %s\r\n\r\n", code,
-                     reason, (unsigned long long)len, close ? "close" : "keep-alive");
-    return cio_stream_write_all_timeout(s->io, st, head, (size_t)n, NULL, cio_timeout_ms(s->idle_ms));
+    return send_answer(s, st, code, reason, len, NULL, close);
 }
 
 /* Answers one request (its head is req[0..len)); false: close the connection. */
@@ -68,9 +79,7 @@ static bool answer(struct server *s, const cio_stream *st, char *req, bool close
         close = true;
     cio_err err = CIO_OK;
     if (strcmp(path, "/") == 0) {
-        err = send_head(s, st, 200, "OK", sizeof hello - 1, close);
-        if (err == CIO_OK)
-            err = cio_stream_write_all_timeout(s->io, st, hello, sizeof hello - 1, NULL, cio_timeout_ms(s->idle_ms));
+        err = send_answer(s, st, 200, "OK", sizeof hello - 1, hello, close);
     } else if (strncmp(path, "/files/", 7) == 0 && s->have_root && strstr(path, "..") == NULL) {
         cio_file f;
         cio_stat meta;

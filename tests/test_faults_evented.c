@@ -240,20 +240,52 @@ static void test_ring_enter_interrupted(void **state)
     }
 }
 
-/* epoll_wait interrupted 50 times: the loop waits again, sleeps and readiness waits still end. */
+/* Whether this kernel has epoll_pwait2 (asked directly, not through the call table). */
+static bool have_epoll_pwait2(void)
+{
+    int fd = epoll_create1(EPOLL_CLOEXEC);
+    if (fd < 0)
+        return false;
+    struct epoll_event ev;
+    struct timespec zero = {0, 0};
+    bool have = epoll_pwait2(fd, &ev, 1, &zero, NULL) >= 0 || errno != ENOSYS;
+    close(fd);
+    return have;
+}
+
+/* `site` interrupted 50 times (EINTR, armed with whatever else the caller armed): the loop waits
+ * again, sleeps and readiness waits still end, no descriptor is left behind. */
+static void poller_interrupted(cio_io io, snapshot before, const char *site)
+{
+    assert_true(cio__fault_errno(site, EINTR, 0, 50) == 1);
+    for (int round = 0; round < 200 && cio__fault_injected(site) < 50; round++)
+        workload(io);
+    unsigned injected = cio__fault_injected(site);
+    cio__fault_reset();
+    assert_int_equal(injected, 50u);
+    same_fds(before, site);
+    print_message("fault-covered: %s EINTR\n", site);
+}
+
+static void test_epoll_pwait2_interrupted(void **state)
+{
+    cio_io io = cio_test_io(state);
+    if (!have_epoll_pwait2())
+        CIO_SKIP("no epoll_pwait2 here (kernel before 5.11, or qemu-user): the loops use epoll_wait");
+    cio__fault_reset();
+    poller_interrupted(io, settled(), "epoll_pwait2@epoll_wait_ns");
+}
+
+/* A kernel without epoll_pwait2 (ENOSYS, injected): every loop falls back to epoll_wait, which is
+ * then interrupted 50 times. */
 static void test_epoll_wait_interrupted(void **state)
 {
     cio_io io = cio_test_io(state);
     cio__fault_reset();
     snapshot before = settled();
-    assert_true(cio__fault_errno("epoll_wait@epoll_wait", EINTR, 0, 50) == 1);
-    for (int round = 0; round < 200 && cio__fault_injected("epoll_wait@epoll_wait") < 50; round++)
-        workload(io);
-    unsigned injected = cio__fault_injected("epoll_wait@epoll_wait");
-    cio__fault_reset();
-    assert_int_equal(injected, 50u);
-    same_fds(before, "epoll_wait");
-    print_message("fault-covered: epoll_wait@epoll_wait EINTR\n");
+    assert_true(cio__fault_errno("epoll_pwait2@epoll_wait_ns", ENOSYS, 0, -1) == 1);
+    poller_interrupted(io, before, "epoll_wait@epoll_wait");
+    print_message("fault-covered: epoll_pwait2@epoll_wait_ns ENOSYS\n");
 }
 
 /* A pipe read as a fiber on the epoll flavour: the RWF_NOWAIT attempt (preadv2) says EAGAIN, the
@@ -849,6 +881,11 @@ static void test_epoll_wait(void **state)
     only_epoll(state, test_epoll_wait_interrupted);
 }
 
+static void test_epoll_pwait2(void **state)
+{
+    only_epoll(state, test_epoll_pwait2_interrupted);
+}
+
 static void test_epoll_readiness(void **state)
 {
     REQUIRE_NOWAIT_PIPES();
@@ -868,8 +905,9 @@ int main(void)
         cmocka_unit_test(test_epoll_pend_fails),
         cmocka_unit_test(test_ring_cq_separate),
         cmocka_unit_test(test_ring_socket_fails) CIO_TESTS_EVENTED(test_uring_enter) CIO_TESTS_EVENTED(test_epoll_wait)
-            CIO_TESTS_EVENTED(test_epoll_readiness) CIO_TESTS_EVENTED(test_wake_drain_fails)
-                CIO_TESTS_EVENTED(test_wake_saturated) CIO_TESTS_EVENTED(test_nonblocking_fails),
+            CIO_TESTS_EVENTED(test_epoll_pwait2) CIO_TESTS_EVENTED(test_epoll_readiness)
+                CIO_TESTS_EVENTED(test_wake_drain_fails) CIO_TESTS_EVENTED(test_wake_saturated)
+                    CIO_TESTS_EVENTED(test_nonblocking_fails),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -605,6 +605,12 @@ static int cio__sys_dflt_epoll_wait(int epfd, struct epoll_event *events, int ma
 }
 #endif
 #if defined(CIO_OS_LINUX)
+static int cio__sys_dflt_epoll_pwait2(int epfd, struct epoll_event *events, int maxevents, const struct timespec *timeout, const sigset_t *sigmask)
+{
+    return epoll_pwait2(epfd, events, maxevents, timeout, sigmask);
+}
+#endif
+#if defined(CIO_OS_LINUX)
 static int cio__sys_dflt_eventfd(unsigned int initval, int flags)
 {
     return eventfd(initval, flags);
@@ -1352,6 +1358,9 @@ const struct cio__sys_defaults cio__sys_default = {
 #endif
 #if defined(CIO_OS_LINUX)
     .epoll_wait = cio__sys_dflt_epoll_wait,
+#endif
+#if defined(CIO_OS_LINUX)
+    .epoll_pwait2 = cio__sys_dflt_epoll_pwait2,
 #endif
 #if defined(CIO_OS_LINUX)
     .eventfd = cio__sys_dflt_eventfd,
@@ -2180,6 +2189,9 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_LINUX)
     .epoll_ctl__epoll_deregister = cio__sys_dflt_epoll_ctl,
+#endif
+#if defined(CIO_OS_LINUX)
+    .epoll_pwait2__epoll_wait_ns = cio__sys_dflt_epoll_pwait2,
 #endif
 #if defined(CIO_OS_LINUX)
     .epoll_wait__epoll_wait = cio__sys_dflt_epoll_wait,
@@ -4076,6 +4088,13 @@ static void cio__sys_set_epoll_ctl__epoll_deregister(cio__sys_any fn)
 }
 #endif
 #if defined(CIO_OS_LINUX)
+static void cio__sys_set_epoll_pwait2__epoll_wait_ns(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.epoll_pwait2__epoll_wait_ns, fn != NULL ? (cio__sys_epoll_pwait2_fn)fn : cio__sys_dflt_epoll_pwait2,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
 static void cio__sys_set_epoll_wait__epoll_wait(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.epoll_wait__epoll_wait, fn != NULL ? (cio__sys_epoll_wait_fn)fn : cio__sys_dflt_epoll_wait,
@@ -5829,6 +5848,9 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX)
     {"epoll_ctl", "epoll_deregister", "epoll_ctl@epoll_deregister", cio__sys_set_epoll_ctl__epoll_deregister},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"epoll_pwait2", "epoll_wait_ns", "epoll_pwait2@epoll_wait_ns", cio__sys_set_epoll_pwait2__epoll_wait_ns},
 #endif
 #if defined(CIO_OS_LINUX)
     {"epoll_wait", "epoll_wait", "epoll_wait@epoll_wait", cio__sys_set_epoll_wait__epoll_wait},

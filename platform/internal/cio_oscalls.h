@@ -405,6 +405,9 @@ typedef int (*cio__sys_epoll_ctl_fn)(int, int, int, struct epoll_event *);
 typedef int (*cio__sys_epoll_wait_fn)(int, struct epoll_event *, int, int);
 #endif
 #if defined(CIO_OS_LINUX)
+typedef int (*cio__sys_epoll_pwait2_fn)(int, struct epoll_event *, int, const struct timespec *, const sigset_t *);
+#endif
+#if defined(CIO_OS_LINUX)
 typedef int (*cio__sys_eventfd_fn)(unsigned int, int);
 #endif
 #if defined(CIO_OS_LINUX)
@@ -928,6 +931,9 @@ struct cio__sys_defaults {
 #endif
 #if defined(CIO_OS_LINUX)
     cio__sys_epoll_wait_fn epoll_wait;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_epoll_pwait2_fn epoll_pwait2;
 #endif
 #if defined(CIO_OS_LINUX)
     cio__sys_eventfd_fn eventfd;
@@ -1760,7 +1766,10 @@ struct cio__sys_table {
     _Atomic(cio__sys_epoll_ctl_fn) epoll_ctl__epoll_deregister; /* src/evented/poll_epoll.c: dup_deregister */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_epoll_wait_fn) epoll_wait__epoll_wait; /* src/evented/poll_epoll.c: ep_wait */
+    _Atomic(cio__sys_epoll_pwait2_fn) epoll_pwait2__epoll_wait_ns; /* src/evented/poll_epoll.c: ep_poll */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_epoll_wait_fn) epoll_wait__epoll_wait; /* src/evented/poll_epoll.c: ep_poll */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_write_fn) write__epoll_wake; /* src/evented/poll_epoll.c: ep_wake */

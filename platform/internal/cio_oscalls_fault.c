@@ -689,6 +689,9 @@ enum {
     CIO__FI_epoll_ctl__epoll_deregister,
 #endif
 #if defined(CIO_OS_LINUX)
+    CIO__FI_epoll_pwait2__epoll_wait_ns,
+#endif
+#if defined(CIO_OS_LINUX)
     CIO__FI_epoll_wait__epoll_wait,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -3867,6 +3870,19 @@ static int cio__fi_epoll_ctl__epoll_deregister(int epfd, int op, int fd, struct 
 }
 #endif
 #if defined(CIO_OS_LINUX)
+static int cio__fi_epoll_pwait2__epoll_wait_ns(int epfd, struct epoll_event *events, int maxevents, const struct timespec *timeout, const sigset_t *sigmask)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_epoll_pwait2__epoll_wait_ns];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.epoll_pwait2)(epfd, events, maxevents, timeout, sigmask);
+}
+#endif
+#if defined(CIO_OS_LINUX)
 static int cio__fi_epoll_wait__epoll_wait(int epfd, struct epoll_event *events, int maxevents, int timeout)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_epoll_wait__epoll_wait];
@@ -6634,6 +6650,9 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX)
     {"epoll_ctl", "epoll_deregister", 1, 0, (cio__sys_any)cio__fi_epoll_ctl__epoll_deregister},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"epoll_pwait2", "epoll_wait_ns", 1, 0, (cio__sys_any)cio__fi_epoll_pwait2__epoll_wait_ns},
 #endif
 #if defined(CIO_OS_LINUX)
     {"epoll_wait", "epoll_wait", 1, 0, (cio__sys_any)cio__fi_epoll_wait__epoll_wait},
