@@ -1,6 +1,7 @@
 /*
- * The Threaded pool's records, shared by pool.c (tasks, groups, workers) and pool_life.c (create,
- * destroy, limits). The invariants (locks, lists) are written at the top of pool.c.
+ * The Threaded pool's records, shared by pool.c (tasks, workers, the monitor), pool_group.c (groups)
+ * and pool_life.c (create, destroy, limits). The invariants (locks, lists, which thread runs what)
+ * are written at the top of pool.c.
  */
 #ifndef CIO_THREADED_POOL_H
 #define CIO_THREADED_POOL_H
@@ -14,6 +15,16 @@
 #include "task.h"
 #include "threaded.h"
 
+#define CIO__T_BLOCK_CTX 256u          /* context bytes of a recycled task block */
+#define CIO__T_IDLE_YIELD_NS 20000     /* idle workers and awaiters yield this long before sleeping */
+#define CIO__T_RESIGNAL_FIRST_NS 50000 /* a canceler's first timed wait before it signals again */
+#define CIO__T_CANCEL_YIELD_NS 50000   /* a canceler that signalled yields this long first */
+
+/* The monitor's state (pool.c's top comment). */
+#define CIO__T_MON_NONE 0    /* no monitor thread */
+#define CIO__T_MON_TICKING 1 /* looking at the queue every tick */
+#define CIO__T_MON_PARKED 2  /* waiting on mon_word for a push that leaves a task waiting */
+
 struct cio_threaded {
     pthread_mutex_t mu;
     pthread_cond_t work;  /* idle workers wait here */
@@ -25,6 +36,10 @@ struct cio_threaded {
     size_t workers;           /* live worker threads */
     size_t idle;              /* workers waiting on `work` */
     size_t wakeups;           /* wakeups granted to idle workers, not yet taken */
+    size_t blocked;           /* workers asleep in a futex wait (cio__t_pool_block) */
+    size_t target;            /* workers started without waiting: max(CPUs, 4) */
+    size_t taken;             /* tasks taken off the queue (the monitor's progress mark) */
+    int monitor;              /* CIO__T_MON_* */
     size_t busy;              /* tasks queued or running */
     _Atomic(bool) async_full; /* busy >= async_limit, kept under mu: async's lock-free hint */
     size_t async_limit;
@@ -32,6 +47,7 @@ struct cio_threaded {
     size_t stack_size;
     unsigned idle_timeout_ms;
     _Atomic(uint32_t) wake_gen;  /* bumped when a wakeup is granted: what yielding idle workers watch */
+    _Atomic(uint32_t) mon_word;  /* the monitor's futex word: bumped to wake it (arm, shutdown) */
     _Atomic(uint32_t) signalers; /* cancelers inside their check-then-kick window (task.h) */
     _Atomic(size_t) kicks;       /* kicks sent (cio_threaded_get_stats) */
     /* cio_threaded_get_stats' task counts, on a line of their own (the spawner writes them; no
@@ -56,6 +72,31 @@ struct cio__t_group {
     _Atomic(uint32_t) seq;      /* futex word: bumped when running drops to 0 */
     _Atomic(uint32_t) canceled; /* new members start with a cancel request */
 };
+
+/* ---- pool.c, for pool_group.c ---- */
+/* A task block holding fn and a copy of ctx, or NULL (no memory). */
+struct cio_any_future *cio__t_make_task(cio_threaded *t, cio_task_fn fn, const void *ctx, size_t ctx_size);
+/* Frees a task block (kept for reuse when it is a recycled size). */
+void cio__t_task_free(cio_threaded *t, struct cio_any_future *task);
+/* Queues a made task with a unit of concurrency (false: the async or concurrent limit is reached, or
+ * no worker exists and none can be started; the task is not queued). */
+bool cio__t_submit(cio_threaded *t, struct cio_any_future *task, bool is_async);
+/* Whether async may put a task on a worker now (busy < async_limit). */
+bool cio__t_async_room(cio_threaded *t);
+/* async's common case in one critical section: the limit check, a recycled block and the enqueue (a
+ * group member, gr != NULL, is linked into gr under the pool's mu). NULL with *full set: run the
+ * task inline; NULL with *full clear: no recycled block (make one). */
+struct cio_any_future *cio__t_async_recycled(cio_threaded *t, struct cio__t_group *gr, cio_task_fn fn, const void *ctx,
+                                             size_t ctx_size, bool *full);
+/* Links a new member into gr (it starts canceled when the group is). */
+void cio__t_group_link(struct cio__t_group *gr, struct cio_any_future *task);
+/* Unlinks a member, frees its block and wakes the awaiter when it was the last. */
+void cio__t_group_drop(struct cio__t_group *gr, struct cio_any_future *task);
+/* run_task's end of a group member. */
+void cio__t_group_member_done(struct cio_any_future *task);
+/* Called by a task's thread before (begin) and after it sleeps in a futex wait: a worker counts as
+ * blocked meanwhile and a queued task gets another worker at once (no-op off a worker). */
+void cio__t_pool_block(bool begin);
 
 /* pool_life.c: the calling worker's stack (top: an address near its top; 0, 0: none), for the
  * stack-overflow message (src/core/overflow.h). */

@@ -23,6 +23,7 @@
 #define DEFAULT_STACK (256u * 1024u)
 #define DEFAULT_IDLE_MS 5000u
 #define ASYNC_FLOOR 4u         /* the least default async limit */
+#define TARGET_FLOOR 4u        /* the least number of workers started without waiting (pool.c) */
 #define DESTROY_GRACE_MS 1000  /* destroy_wait: running tasks are canceled after this */
 #define DESTROY_REPORT_MS 5000 /* destroy_wait: and reported (debug) if still running after this */
 
@@ -88,6 +89,9 @@ cio_err cio_threaded_create(const cio_threaded_options *options, cio_threaded **
     t->async_limit = o.async_limit != 0 ? o.async_limit : (cpus - 1 > ASYNC_FLOOR ? cpus - 1 : ASYNC_FLOOR);
     atomic_init(&t->async_full, t->async_limit == 0);
     atomic_init(&t->wake_gen, 0);
+    atomic_init(&t->mon_word, 0);
+    t->target = cpus > TARGET_FLOOR ? cpus : TARGET_FLOOR;
+    t->monitor = CIO__T_MON_NONE;
     atomic_init(&t->signalers, 0);
     atomic_init(&t->kicks, 0);
     atomic_init(&t->n_inline, 0);
@@ -99,7 +103,7 @@ cio_err cio_threaded_create(const cio_threaded_options *options, cio_threaded **
     return CIO_OK;
 }
 
-/* With mu held, shutdown set: waits until no task runs and no worker is left. Tasks still running
+/* With mu held, shutdown set: waits until no task runs and neither a worker nor the monitor is left. Tasks still running
  * after DESTROY_GRACE_MS get a cancel request (signalled again on each round while they sit in a
  * call); those still running after DESTROY_REPORT_MS are listed on stderr (debug builds), once.
  * Queued tasks have workers and run (canceled ones see the request at their first point). */
@@ -108,8 +112,8 @@ static void destroy_wait(cio_threaded *t)
     _Atomic(uint32_t) never = 0; /* a word nobody wakes: the futex wait is a timed sleep */
     int64_t waited_ms = 0, step_ms = 1;
     bool canceled = false, reported = false;
-    while (t->busy > 0 || t->workers > 0) {
-        if (t->busy == 0) { /* only workers leaving: each broadcasts `quiet` as it goes */
+    while (t->busy > 0 || t->workers > 0 || t->monitor != CIO__T_MON_NONE) {
+        if (t->busy == 0) { /* only threads leaving: each broadcasts `quiet` as it goes */
             pthread_cond_wait(&t->quiet, &t->mu);
             continue;
         }
@@ -149,6 +153,8 @@ void cio_threaded_destroy(cio_threaded *t)
     pthread_mutex_lock(&t->mu);
     t->shutdown = true;
     pthread_cond_broadcast(&t->work);
+    atomic_fetch_add_explicit(&t->mon_word, 1, memory_order_release);
+    cio__t_os_futex_wake(&t->mon_word, 1); /* the monitor, parked or between ticks */
     destroy_wait(t);
     struct cio_any_future *f = t->free_list;
     t->free_list = NULL;

@@ -20,6 +20,7 @@
 #include "internal/cio_oscalls.h"
 #include "task.h"
 #include "threaded.h"
+#include "pool.h"
 
 #define SYNC_YIELD_NS 20000 /* the futex slots */
 
@@ -108,6 +109,16 @@ static void yield_on_word(const _Atomic(uint32_t) *ptr, uint32_t expected, bool 
     }
 }
 
+/* The OS wait, with a worker counted blocked meanwhile: a task it waits for that is still queued
+ * gets a worker of its own at once (pool.c's progress guarantee). */
+static cio_err sleep_on_word(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout, bool cancelable)
+{
+    cio__t_pool_block(true);
+    cio_err e = cio__t_os_futex_wait(ptr, expected, timeout, cancelable);
+    cio__t_pool_block(false);
+    return e;
+}
+
 cio_err cio__t_futex_wait(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout)
 {
     (void)ud;
@@ -116,7 +127,7 @@ cio_err cio__t_futex_wait(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expec
         if (atomic_load_explicit(ptr, memory_order_acquire) != expected && !cio__t_cancel_pending())
             return CIO_OK;
     }
-    return CIO__IN_SET(futex_wait, cio__t_os_futex_wait(ptr, expected, timeout, true));
+    return CIO__IN_SET(futex_wait, sleep_on_word(ptr, expected, timeout, true));
 }
 
 void cio__t_futex_wait_uncancelable(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected)
@@ -125,7 +136,7 @@ void cio__t_futex_wait_uncancelable(void *ud, const _Atomic(uint32_t) *ptr, uint
     yield_on_word(ptr, expected, false);
     if (atomic_load_explicit(ptr, memory_order_acquire) != expected)
         return;
-    (void)cio__t_os_futex_wait(ptr, expected, CIO_TIMEOUT_NONE, false);
+    (void)sleep_on_word(ptr, expected, CIO_TIMEOUT_NONE, false);
 }
 
 void cio__t_futex_wake(void *ud, const _Atomic(uint32_t) *ptr, uint32_t max_waiters)
