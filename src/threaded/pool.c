@@ -7,18 +7,20 @@
  * awaiters/cancelers.
  *
  * Invariants:
- * - `mu` guards the run queue (FIFO: head/tail), the worker counts (workers, idle, wakeups,
- *   blocked), `taken`, the monitor's state, the limits, the free list of task blocks and
- *   `shutdown`. No other lock is taken while holding it, except that a group's `mu` may be taken
- *   after it (lock order: pool mu, then group mu; never the reverse).
+ * - `mu` guards the run queue (FIFO: head/tail), the `running` list, the worker counts (workers,
+ *   idle, wakeups, blocked), `taken`, the monitor's state, the limits, the free list of task
+ *   blocks and `shutdown`; it is the pool's only lock (groups have none: a group's members are
+ *   found on `running`, and the last member's wake of the group's awaiter happens under mu).
  * - `busy` counts tasks queued or running on workers; async runs inline once busy >= async_limit,
  *   concurrent fails once busy >= concurrent_limit (default unlimited). `async_full` mirrors
  *   busy >= async_limit (written under mu) so that async can run inline without taking mu.
  * - A queued task has a unit of concurrency without a thread per task. Workers take tasks off the
  *   queue in FIFO order and a worker that finishes one takes the next in the same critical section
  *   (it parks only when the queue is empty), so a busy pool drains a batch without wake-ups. On a
- *   push (provide_locked): an idle worker not granted a wakeup yet gets one (`idle` > `wakeups`,
- *   one per task, announced by bumping `wake_gen`); else a new worker starts while fewer than
+ *   push (provide_locked): an idle worker gets a wakeup (announced by bumping `wake_gen`) unless
+ *   one is already on its way (`wakeups` > 0): a worker that takes a task fresh from idle grants
+ *   the next idle worker while tasks remain queued, so a burst costs the spawner one wake-up and
+ *   the workers one each, not one per task; else (no idle worker) a new worker starts while fewer than
  *   `target` workers are outside a known wait (workers - blocked < target: max(CPUs, 4)); else the
  *   task waits for a worker that finishes, and the monitor is armed. The progress guarantee
  *   (nothing queued waits for ever behind workers that wait themselves, e.g. on the task):
@@ -48,7 +50,10 @@
  *   worker are on the `running` list (under mu) until they finish: destroy cancels those that
  *   outlast a grace period (pool_life.c).
  * - A future's block is freed by whoever awaits/cancels it, after `done` is FINISHED. A group
- *   member's block is freed by its own worker after it unlinked itself from the group.
+ *   member's block is freed by its own worker, in the critical section that gives up `busy` for it,
+ *   counts it out of its group and takes the next task (one pool lock per task on the worker's
+ *   side). Cancelers (cio_cancel excepted: it knows its task) walk `running` under mu, so a task
+ *   they kick is still running; a queued member of a canceled group gets its request when taken.
  * - Task blocks are recycled through a free list (at most FREE_MAX blocks of BLOCK_CTX bytes of
  *   context), so a hot async/await loop does not call malloc; with a recycled block async takes mu
  *   once (limit check, block, enqueue). `work` is signalled, and the monitor woken, after mu is
@@ -98,7 +103,7 @@ static struct cio_any_future *task_alloc(cio_threaded *t, size_t ctx_size)
 {
     struct cio_any_future *task = NULL;
     if (ctx_size <= CIO__T_BLOCK_CTX) {
-        pthread_mutex_lock(&t->mu);
+        cio__t_lock(&t->mu);
         task = t->free_list;
         if (task != NULL) {
             t->free_list = task->next;
@@ -137,7 +142,7 @@ static struct cio_any_future *task_keep_locked(cio_threaded *t, struct cio_any_f
 void cio__t_task_free(cio_threaded *t, struct cio_any_future *task)
 {
     if (task->capacity == CIO__T_BLOCK_CTX) {
-        pthread_mutex_lock(&t->mu);
+        cio__t_lock(&t->mu);
         task = task_keep_locked(t, task);
         pthread_mutex_unlock(&t->mu);
     }
@@ -223,7 +228,8 @@ static void grant_locked(cio_threaded *t, wakes *w)
 static bool provide_locked(cio_threaded *t, wakes *w)
 {
     if (t->idle > t->wakeups) {
-        grant_locked(t, w);
+        if (t->wakeups == 0)
+            grant_locked(t, w); /* else a granted worker is on its way: it passes the rest on */
         return true;
     }
     if (t->workers - t->blocked < t->target && spawn_worker_locked(t))
@@ -232,6 +238,17 @@ static bool provide_locked(cio_threaded *t, wakes *w)
         return false;
     arm_monitor_locked(t, w);
     return true;
+}
+
+/* With the pool's mu held: one member fewer; the last one out bumps `seq` and wakes the awaiter,
+ * both under mu: the awaiter takes mu before it frees the record (group_release), so the record
+ * (and the futex word) outlives the wake. */
+static void group_member_end_locked(struct cio__t_group *gr)
+{
+    if (atomic_fetch_sub_explicit(&gr->running, 1, memory_order_acq_rel) == 1) {
+        atomic_fetch_add_explicit(&gr->seq, 1, memory_order_release);
+        cio__t_os_futex_wake(&gr->seq, UINT32_MAX);
+    }
 }
 
 /* With mu held: the head of the queue, moved to the running list, or NULL. */
@@ -249,6 +266,9 @@ static struct cio_any_future *take_locked(cio_threaded *t)
         t->running->rprev = task;
     t->running = task;
     t->taken++;
+    /* a member queued before its group was canceled, and missed by the cancel's walk of `running` */
+    if (task->group != NULL && atomic_load_explicit(&task->group->canceled, memory_order_acquire))
+        atomic_fetch_or_explicit(&task->cancel, CIO__T_REQ, memory_order_acq_rel);
     return task;
 }
 
@@ -264,23 +284,27 @@ static struct cio_any_future *run_task(cio_threaded *t, struct cio_any_future *t
     cio_err r = task->fn(task->ctx);
     cio__t_current = prev;
     task->result = r;
-    pthread_mutex_lock(&t->mu);
+    bool member = task->group != NULL;
+    struct cio_any_future *unkept = NULL;
+    cio__t_lock(&t->mu); /* which its cancelers hold while they kick: none can after this */
     CIO__LIST_UNLINK(t->running, task, rprev, rnext);
     t->busy--;
     atomic_store_explicit(&t->async_full, t->busy >= t->async_limit, memory_order_relaxed);
+    if (member) {
+        group_member_end_locked(task->group);
+        unkept = task_keep_locked(t, task); /* its block, in the same critical section */
+    }
     struct cio_any_future *next = take_locked(t);
     if (next == NULL)
         t->idle++;
     if (t->shutdown && t->busy == 0)
         pthread_cond_broadcast(&t->quiet);
     pthread_mutex_unlock(&t->mu);
-    if (task->group != NULL) {
-        cio__t_group_member_done(task); /* under the group's mu, which its cancelers hold while kicking */
-    } else {
-        /* seq_cst: against signal_if_blocked. Only an awaiter that announced itself may sleep. */
-        if (atomic_exchange_explicit(&task->done, CIO__T_FINISHED, memory_order_seq_cst) == CIO__T_SLEEPER)
-            cio__t_os_futex_wake(&task->done, UINT32_MAX);
-    }
+    if (unkept != NULL)
+        cio__t_block_free(unkept);
+    /* seq_cst: against signal_if_blocked. Only an awaiter that announced itself may sleep. */
+    if (!member && atomic_exchange_explicit(&task->done, CIO__T_FINISHED, memory_order_seq_cst) == CIO__T_SLEEPER)
+        cio__t_os_futex_wake(&task->done, UINT32_MAX);
     cio__t_quiesce(&t->signalers); /* no kick may reach this thread once it runs on (task.h) */
     return next;
 }
@@ -310,16 +334,22 @@ static void *worker_main(void *arg)
     cio__t_worker_stack((uintptr_t)&top, t->stack_size);
     cio__overflow_thread_begin();
     cio__t_signals_unblock();
-    pthread_mutex_lock(&t->mu);
+    cio__t_lock(&t->mu);
     bool idle = false; /* counted in t->idle: from run_task, or below */
     for (;;) {
         if (!idle) {
             struct cio_any_future *task = take_locked(t);
             if (task != NULL) {
+                /* Fresh from idle with more queued: the next idle worker is granted one (a chain of
+                 * wake-ups, one per worker, not one per task from the spawner). */
+                wakes w = {false, false};
+                if (t->head != NULL && t->idle > t->wakeups && t->wakeups == 0)
+                    grant_locked(t, &w);
                 pthread_mutex_unlock(&t->mu);
+                wake_after_unlock(t, &w);
                 while (task != NULL)
                     task = run_task(t, task); /* NULL: the queue was empty, this worker counted idle */
-                pthread_mutex_lock(&t->mu);
+                cio__t_lock(&t->mu);
                 idle = true;
                 continue;
             }
@@ -333,7 +363,7 @@ static void *worker_main(void *arg)
             uint32_t gen = atomic_load_explicit(&t->wake_gen, memory_order_relaxed);
             pthread_mutex_unlock(&t->mu);
             cio__t_yield_while(&t->wake_gen, gen, true, CIO__T_IDLE_YIELD_NS);
-            pthread_mutex_lock(&t->mu);
+            cio__t_lock(&t->mu);
         }
         struct timespec deadline = idle_deadline(t->idle_timeout_ms);
         bool timed_out = false;
@@ -363,7 +393,7 @@ static void *worker_main(void *arg)
 static void *monitor_main(void *arg)
 {
     cio_threaded *t = (cio_threaded *)arg;
-    pthread_mutex_lock(&t->mu);
+    cio__t_lock(&t->mu);
     size_t last_taken = t->taken;
     bool backlog = false; /* the queue was not empty at the last look */
     while (!t->shutdown) {
@@ -374,7 +404,7 @@ static void *monitor_main(void *arg)
         pthread_mutex_unlock(&t->mu);
         cio_timeout to = park ? cio_timeout_ms((int64_t)t->idle_timeout_ms) : cio_timeout_ns(MONITOR_TICK_NS);
         cio_err e = cio__t_os_futex_wait(&t->mon_word, word, to, false);
-        pthread_mutex_lock(&t->mu);
+        cio__t_lock(&t->mu);
         if (park) {
             if (t->monitor == CIO__T_MON_PARKED && e == CIO_E_TIMEOUT && t->head == NULL)
                 break;
@@ -396,7 +426,7 @@ static void *monitor_main(void *arg)
         if (w.worker) {
             pthread_mutex_unlock(&t->mu);
             wake_after_unlock(t, &w);
-            pthread_mutex_lock(&t->mu);
+            cio__t_lock(&t->mu);
         }
     }
     t->monitor = CIO__T_MON_NONE;
@@ -412,7 +442,7 @@ void cio__t_pool_block(bool begin)
         return; /* not a worker: no unit of concurrency is lost */
     cio_threaded *t = task->owner;
     wakes w = {false, false};
-    pthread_mutex_lock(&t->mu);
+    cio__t_lock(&t->mu);
     if (begin) {
         t->blocked++;
         if (t->head != NULL)
@@ -444,7 +474,7 @@ static bool enqueue_locked(cio_threaded *t, struct cio_any_future *task, wakes *
 bool cio__t_submit(cio_threaded *t, struct cio_any_future *task, bool is_async)
 {
     wakes w = {false, false};
-    pthread_mutex_lock(&t->mu);
+    cio__t_lock(&t->mu);
     size_t limit = is_async ? t->async_limit : t->concurrent_limit;
     bool ok = t->busy < limit && !t->shutdown && enqueue_locked(t, task, &w);
     pthread_mutex_unlock(&t->mu);
@@ -454,7 +484,7 @@ bool cio__t_submit(cio_threaded *t, struct cio_any_future *task, bool is_async)
 
 bool cio__t_async_room(cio_threaded *t)
 {
-    pthread_mutex_lock(&t->mu);
+    cio__t_lock(&t->mu);
     bool room = t->busy < t->async_limit;
     pthread_mutex_unlock(&t->mu);
     return room;
@@ -471,7 +501,7 @@ struct cio_any_future *cio__t_async_recycled(cio_threaded *t, struct cio__t_grou
         *full = true;
         return NULL;
     }
-    pthread_mutex_lock(&t->mu);
+    cio__t_lock(&t->mu);
     struct cio_any_future *task = NULL;
     *full = t->busy >= t->async_limit || t->shutdown;
     if (!*full && t->free_list != NULL) {
@@ -634,35 +664,16 @@ void cio__t_group_link(struct cio__t_group *gr, struct cio_any_future *task)
 {
     task->group = gr;
     atomic_fetch_add_explicit(&gr->running, 1, memory_order_acq_rel);
-    pthread_mutex_lock(&gr->mu);
-    task->gprev = NULL;
-    task->gnext = gr->members;
-    if (gr->members != NULL)
-        gr->members->gprev = task;
-    gr->members = task;
     if (atomic_load_explicit(&gr->canceled, memory_order_acquire))
         atomic_fetch_or_explicit(&task->cancel, CIO__T_REQ, memory_order_acq_rel);
-    pthread_mutex_unlock(&gr->mu);
 }
 
-/* Unlinks a member and frees its block; the last one out bumps `seq` and wakes the awaiter, both
- * under mu: the awaiter takes mu before it frees the record (group_release), so the record (and
- * the futex word) outlives the wake. Nothing here touches the record after the unlock. */
 void cio__t_group_drop(struct cio__t_group *gr, struct cio_any_future *task)
 {
     cio_threaded *t = task->owner;
-    pthread_mutex_lock(&gr->mu);
-    CIO__LIST_UNLINK(gr->members, task, gprev, gnext);
-    uint32_t left = atomic_fetch_sub_explicit(&gr->running, 1, memory_order_acq_rel) - 1;
-    if (left == 0) {
-        atomic_fetch_add_explicit(&gr->seq, 1, memory_order_release);
-        cio__t_os_futex_wake(&gr->seq, UINT32_MAX);
-    }
-    pthread_mutex_unlock(&gr->mu);
-    cio__t_task_free(t, task);
-}
-
-void cio__t_group_member_done(struct cio_any_future *task)
-{
-    cio__t_group_drop(task->group, task);
+    cio__t_lock(&t->mu);
+    group_member_end_locked(gr);
+    task = task_keep_locked(t, task);
+    pthread_mutex_unlock(&t->mu);
+    cio__t_block_free(task);
 }

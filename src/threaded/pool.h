@@ -58,6 +58,19 @@ struct cio_threaded {
     bool shutdown;
 };
 
+/* Takes a pool or group mutex: a bounded run of trylocks first, then the blocking lock. Its holders
+ * keep it for a few dozen instructions; a spawner and a worker on different CPUs that collide
+ * would otherwise put one of them to sleep and pay a cross-CPU wake-up (tens of µs on a KVM guest
+ * whose vCPU halted) for a lock that is free again within nanoseconds. */
+#define CIO__T_LOCK_SPINS 100
+static inline void cio__t_lock(pthread_mutex_t *mu)
+{
+    for (int i = 0; i < CIO__T_LOCK_SPINS; i++)
+        if (pthread_mutex_trylock(mu) == 0)
+            return;
+    pthread_mutex_lock(mu);
+}
+
 /* One more task counted in *c (pool.h's n_inline / n_workers). */
 static inline void cio__t_count(_Atomic(size_t) *c)
 {
@@ -66,8 +79,6 @@ static inline void cio__t_count(_Atomic(size_t) *c)
 
 /* A group's record, allocated on the first member (cio_group.token points to it). */
 struct cio__t_group {
-    pthread_mutex_t mu; /* guards members */
-    struct cio_any_future *members;
     _Atomic(uint32_t) running;  /* members not finished */
     _Atomic(uint32_t) seq;      /* futex word: bumped when running drops to 0 */
     _Atomic(uint32_t) canceled; /* new members start with a cancel request */
@@ -88,12 +99,11 @@ bool cio__t_async_room(cio_threaded *t);
  * task inline; NULL with *full clear: no recycled block (make one). */
 struct cio_any_future *cio__t_async_recycled(cio_threaded *t, struct cio__t_group *gr, cio_task_fn fn, const void *ctx,
                                              size_t ctx_size, bool *full);
-/* Links a new member into gr (it starts canceled when the group is). */
+/* Counts a new member into gr (it starts canceled when the group is). */
 void cio__t_group_link(struct cio__t_group *gr, struct cio_any_future *task);
-/* Unlinks a member, frees its block and wakes the awaiter when it was the last. */
+/* Counts a member that never ran out of its group (waking the awaiter when it was the last) and
+ * frees its block. */
 void cio__t_group_drop(struct cio__t_group *gr, struct cio_any_future *task);
-/* run_task's end of a group member. */
-void cio__t_group_member_done(struct cio_any_future *task);
 /* Called by a task's thread before (begin) and after it sleeps in a futex wait: a worker counts as
  * blocked meanwhile and a queued task gets another worker at once (no-op off a worker). */
 void cio__t_pool_block(bool begin);

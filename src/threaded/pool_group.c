@@ -4,13 +4,13 @@
  *
  * Invariants:
  * - The record is allocated at the first member (cio_group.token points to it) and freed by the
- *   group's await or cancel once `running` is 0 (group_release takes the record's mu once more, so
+ *   group's await or cancel once `running` is 0 (group_release takes the pool's mu once more, so
  *   the last member, which wakes the awaiter under it, has let go).
- * - The record's `mu` guards `members`; it may be taken while holding the pool's mu (never the
- *   reverse). Members are linked before they are queued and unlink themselves on their worker
- *   (pool.c's cio__t_group_drop), which frees their block.
- * - Cancelers walk `members` under the record's mu, so a member they kick is still running (a
- *   member unlinks under the same mu before its worker runs on).
+ * - The record has no lock and no member list: members are counted in `running` before they are
+ *   queued and counted out by their worker under the pool's mu (pool.c). Cancelers set `canceled`
+ *   and walk the pool's `running` list under the pool's mu for the group's members, so a member
+ *   they kick is still running; members still queued see `canceled` when a worker takes them, new
+ *   ones when they are counted in.
  * - A member's result is discarded; a member that could not be queued runs inline (group_async)
  *   or is refused (group_concurrent).
  */
@@ -35,12 +35,10 @@ static struct cio__t_group *group_get(cio_group *g, bool create)
     struct cio__t_group *fresh = (struct cio__t_group *)CIO__SYS(calloc, group_get)(1, sizeof *fresh);
     if (fresh == NULL)
         return NULL;
-    pthread_mutex_init(&fresh->mu, NULL);
     uintptr_t expected = 0;
     if (atomic_compare_exchange_strong_explicit(&g->token, &expected, (uintptr_t)fresh, memory_order_acq_rel,
                                                 memory_order_acquire))
         return fresh;
-    pthread_mutex_destroy(&fresh->mu);
     free(fresh);
     return (struct cio__t_group *)expected;
 }
@@ -102,17 +100,18 @@ cio_err cio__t_group_concurrent(void *ud, cio_group *g, cio_task_fn fn, const vo
     return CIO_OK;
 }
 
-/* Requests cancellation of every member; returns whether any is still in a syscall with the
- * request pending (to be signalled again). */
-static bool group_signal_all(struct cio__t_group *gr, bool first)
+/* Requests cancellation of every running member; returns whether any is still in a syscall with
+ * the request pending (to be signalled again). */
+static bool group_signal_all(cio_threaded *t, struct cio__t_group *gr, bool first)
 {
     bool again = false;
-    pthread_mutex_lock(&gr->mu);
+    cio__t_lock(&t->mu);
     if (first)
         atomic_store_explicit(&gr->canceled, 1, memory_order_release);
-    for (struct cio_any_future *m = gr->members; m != NULL; m = m->gnext)
-        again |= first ? cio__t_request_cancel(m) : cio__t_resignal(m);
-    pthread_mutex_unlock(&gr->mu);
+    for (struct cio_any_future *m = t->running; m != NULL; m = m->rnext)
+        if (m->group == gr)
+            again |= first ? cio__t_request_cancel(m) : cio__t_resignal(m);
+    pthread_mutex_unlock(&t->mu);
     return again;
 }
 
@@ -125,7 +124,7 @@ static cio_err group_sleep(struct cio__t_group *gr, uint32_t seq, cio_timeout to
     return e;
 }
 
-static void group_wait_all(struct cio__t_group *gr, bool canceling)
+static void group_wait_all(cio_threaded *t, struct cio__t_group *gr, bool canceling)
 {
     int64_t backoff = CIO__T_RESIGNAL_FIRST_NS; /* as pool.c's wait_canceled */
     bool again = canceling;
@@ -138,26 +137,26 @@ static void group_wait_all(struct cio__t_group *gr, bool canceling)
         cio_timeout to = again ? cio_timeout_ns(backoff) : CIO_TIMEOUT_NONE;
         (void)group_sleep(gr, seq, to, false);
         if (again) {
-            again = group_signal_all(gr, false);
+            again = group_signal_all(t, gr, false);
             if (backoff < 10000000)
                 backoff *= 2;
         }
     }
 }
 
-static void group_release(cio_group *g, struct cio__t_group *gr)
+static void group_release(cio_threaded *t, cio_group *g, struct cio__t_group *gr)
 {
-    /* The last member bumped seq and woke us under mu; taking mu once more waits until it let go. */
-    pthread_mutex_lock(&gr->mu);
-    pthread_mutex_unlock(&gr->mu);
+    /* The last member bumped seq and woke us under the pool's mu; taking it once more waits until
+     * it let go. */
+    cio__t_lock(&t->mu);
+    pthread_mutex_unlock(&t->mu);
     atomic_store_explicit(&g->token, 0, memory_order_release);
-    pthread_mutex_destroy(&gr->mu);
     free(gr);
 }
 
 cio_err cio__t_group_await(void *ud, cio_group *g)
 {
-    (void)ud;
+    cio_threaded *t = (cio_threaded *)ud;
     struct cio__t_group *gr = group_get(g, false);
     if (gr == NULL)
         return CIO_OK;
@@ -169,23 +168,23 @@ cio_err cio__t_group_await(void *ud, cio_group *g)
             break;
         cio_err e = group_sleep(gr, seq, CIO_TIMEOUT_NONE, true);
         if (e == CIO_E_CANCELED) {
-            bool again = group_signal_all(gr, true);
-            group_wait_all(gr, again);
+            bool again = group_signal_all(t, gr, true);
+            group_wait_all(t, gr, again);
             result = CIO_E_CANCELED;
             break;
         }
     }
-    group_release(g, gr);
+    group_release(t, g, gr);
     return CIO__IN_SET(cancelable, result);
 }
 
 void cio__t_group_cancel(void *ud, cio_group *g)
 {
-    (void)ud;
+    cio_threaded *t = (cio_threaded *)ud;
     struct cio__t_group *gr = group_get(g, false);
     if (gr == NULL)
         return;
-    bool again = group_signal_all(gr, true);
-    group_wait_all(gr, again);
-    group_release(g, gr);
+    bool again = group_signal_all(t, gr, true);
+    group_wait_all(t, gr, again);
+    group_release(t, g, gr);
 }

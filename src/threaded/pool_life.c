@@ -139,7 +139,7 @@ static void destroy_wait(cio_threaded *t)
         }
         pthread_mutex_unlock(&t->mu);
         (void)cio__t_os_futex_wait(&never, 0, cio_timeout_ms(step_ms), false);
-        pthread_mutex_lock(&t->mu);
+        cio__t_lock(&t->mu);
         waited_ms += step_ms;
         if (step_ms < 20)
             step_ms *= 2;
@@ -150,7 +150,7 @@ void cio_threaded_destroy(cio_threaded *t)
 {
     if (t == NULL)
         return;
-    pthread_mutex_lock(&t->mu);
+    cio__t_lock(&t->mu);
     t->shutdown = true;
     pthread_cond_broadcast(&t->work);
     atomic_fetch_add_explicit(&t->mon_word, 1, memory_order_release);
@@ -173,7 +173,7 @@ void cio_threaded_destroy(cio_threaded *t)
 
 void cio_threaded_set_async_limit(cio_threaded *t, size_t limit)
 {
-    pthread_mutex_lock(&t->mu);
+    cio__t_lock(&t->mu);
     t->async_limit = limit;
     atomic_store_explicit(&t->async_full, t->busy >= t->async_limit, memory_order_relaxed);
     pthread_mutex_unlock(&t->mu);
@@ -181,7 +181,7 @@ void cio_threaded_set_async_limit(cio_threaded *t, size_t limit)
 
 void cio_threaded_set_concurrent_limit(cio_threaded *t, size_t limit)
 {
-    pthread_mutex_lock(&t->mu);
+    cio__t_lock(&t->mu);
     t->concurrent_limit = limit;
     pthread_mutex_unlock(&t->mu);
 }
