@@ -289,7 +289,7 @@ static struct cio_any_future *run_task(cio_threaded *t, struct cio_any_future *t
     cio__t_lock(&t->mu); /* which its cancelers hold while they kick: none can after this */
     CIO__LIST_UNLINK(t->running, task, rprev, rnext);
     t->busy--;
-    atomic_store_explicit(&t->async_full, t->busy >= t->async_limit, memory_order_relaxed);
+    cio__t_update_full(t);
     if (member) {
         group_member_end_locked(task->group);
         unkept = task_keep_locked(t, task); /* its block, in the same critical section */
@@ -467,7 +467,7 @@ static bool enqueue_locked(cio_threaded *t, struct cio_any_future *task, wakes *
     }
     t->busy++;
     cio__t_count(&t->n_workers); /* under mu: exact */
-    atomic_store_explicit(&t->async_full, t->busy >= t->async_limit, memory_order_relaxed);
+    cio__t_update_full(t);
     return true;
 }
 

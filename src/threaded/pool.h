@@ -25,37 +25,41 @@
 #define CIO__T_MON_TICKING 1 /* looking at the queue every tick */
 #define CIO__T_MON_PARKED 2  /* waiting on mon_word for a push that leaves a task waiting */
 
+/* Laid out by who writes what: the lock and the queue on the first line (taken together), the
+ * counts the lock guards on the next, what is set once (or rarely) after them; the words idle
+ * workers and cancelers poll on a line of their own, so that a push does not pull it away from
+ * them; the spawner's stats on another. */
 struct cio_threaded {
-    pthread_mutex_t mu;
-    pthread_cond_t work;  /* idle workers wait here */
-    pthread_cond_t quiet; /* destroy waits here */
+    _Alignas(64) pthread_mutex_t mu;
     struct cio_any_future *head, *tail;
     struct cio_any_future *free_list;
     struct cio_any_future *running; /* tasks on workers (rnext/rprev) */
     size_t free_count;
-    size_t workers;           /* live worker threads */
-    size_t idle;              /* workers waiting on `work` */
-    size_t wakeups;           /* wakeups granted to idle workers, not yet taken */
-    size_t blocked;           /* workers asleep in a futex wait (cio__t_pool_block) */
-    size_t target;            /* workers started without waiting: max(CPUs, 4) */
-    size_t taken;             /* tasks taken off the queue (the monitor's progress mark) */
-    int monitor;              /* CIO__T_MON_* */
-    size_t busy;              /* tasks queued or running */
-    _Atomic(bool) async_full; /* busy >= async_limit, kept under mu: async's lock-free hint */
+    size_t busy;    /* tasks queued or running */
+    size_t idle;    /* workers waiting on `work` */
+    size_t wakeups; /* wakeups granted to idle workers, not yet taken */
+    size_t taken;   /* tasks taken off the queue (the monitor's progress mark) */
+    size_t blocked; /* workers asleep in a futex wait (cio__t_pool_block) */
+    size_t workers; /* live worker threads */
+    size_t target;  /* workers started without waiting: max(CPUs, 4) */
+    int monitor;    /* CIO__T_MON_* */
+    bool shutdown;
+    _Atomic(bool) async_full; /* busy >= async_limit, kept under mu (stored when it changes): async's lock-free hint */
     size_t async_limit;
     size_t concurrent_limit;
     size_t stack_size;
     unsigned idle_timeout_ms;
-    _Atomic(uint32_t) wake_gen;  /* bumped when a wakeup is granted: what yielding idle workers watch */
-    _Atomic(uint32_t) mon_word;  /* the monitor's futex word: bumped to wake it (arm, shutdown) */
-    _Atomic(uint32_t) signalers; /* cancelers inside their check-then-kick window (task.h) */
-    _Atomic(size_t) kicks;       /* kicks sent (cio_threaded_get_stats) */
+    _Alignas(64) _Atomic(uint32_t) wake_gen; /* bumped when a wakeup is granted: what yielding idle workers watch */
+    _Atomic(uint32_t) mon_word;              /* the monitor's futex word: bumped to wake it (arm, shutdown) */
+    _Atomic(uint32_t) signalers;             /* cancelers inside their check-then-kick window (task.h) */
+    _Atomic(size_t) kicks;                   /* kicks sent (cio_threaded_get_stats) */
     /* cio_threaded_get_stats' task counts, on a line of their own (the spawner writes them; no
      * worker reads them): bumped with a relaxed load and store, not a locked add, so the inline
      * path stays as cheap as before; exact while one thread spawns at a time. */
     _Alignas(64) _Atomic(size_t) n_inline;
     _Atomic(size_t) n_workers;
-    bool shutdown;
+    _Alignas(64) pthread_cond_t work; /* idle workers wait here */
+    pthread_cond_t quiet;             /* destroy waits here */
 };
 
 /* Takes a pool or group mutex: a bounded run of trylocks first, then the blocking lock. Its holders
@@ -69,6 +73,14 @@ static inline void cio__t_lock(pthread_mutex_t *mu)
         if (pthread_mutex_trylock(mu) == 0)
             return;
     pthread_mutex_lock(mu);
+}
+
+/* With mu held: async_full follows busy against the limit, written only when it changes. */
+static inline void cio__t_update_full(struct cio_threaded *t)
+{
+    bool full = t->busy >= t->async_limit;
+    if (atomic_load_explicit(&t->async_full, memory_order_relaxed) != full)
+        atomic_store_explicit(&t->async_full, full, memory_order_relaxed);
 }
 
 /* One more task counted in *c (pool.h's n_inline / n_workers). */

@@ -175,7 +175,7 @@ void cio_threaded_set_async_limit(cio_threaded *t, size_t limit)
 {
     cio__t_lock(&t->mu);
     t->async_limit = limit;
-    atomic_store_explicit(&t->async_full, t->busy >= t->async_limit, memory_order_relaxed);
+    cio__t_update_full(t);
     pthread_mutex_unlock(&t->mu);
 }
 
