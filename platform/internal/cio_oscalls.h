@@ -1558,7 +1558,7 @@ struct cio__sys_table {
     _Atomic(cio__sys_clock_gettime_fn) clock_gettime__worker_idle; /* src/threaded/pool.c: idle_deadline */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_clock_gettime_fn) clock_gettime__yield_clock; /* src/threaded/pool_slots.c: mono_ns */
+    _Atomic(cio__sys_clock_gettime_fn) clock_gettime__yield_clock; /* src/threaded/pool_thread.c: cio__t_mono_ns */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_pthread_attr_init_fn) pthread_attr_init__enqueue; /* src/threaded/pool.c: start_thread_locked */

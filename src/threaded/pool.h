@@ -120,7 +120,12 @@ void cio__t_group_drop(struct cio__t_group *gr, struct cio_any_future *task);
  * blocked meanwhile and a queued task gets another worker at once (no-op off a worker). */
 void cio__t_pool_block(bool begin);
 
-/* pool_life.c: the calling worker's stack (top: an address near its top; 0, 0: none), for the
+/* pool_thread.c: the monotonic clock in ns, -1 when it cannot be read. */
+int64_t cio__t_mono_ns(void);
+/* pool_thread.c: the stack-overflow resolver of the workers (src/core/overflow.h). */
+struct cio__overflow_info;
+bool cio__t_worker_overflow(const void *addr, struct cio__overflow_info *out);
+/* pool_thread.c: the calling worker's stack (top: an address near its top; 0, 0: none), for the
  * stack-overflow message (src/core/overflow.h). */
 void cio__t_worker_stack(uintptr_t top, size_t size);
 

@@ -29,36 +29,6 @@
 
 /* ---- create / destroy --------------------------------------------------------------------------------- */
 
-/* The stack-overflow resolver (src/core/overflow.h): the worker's stack is known only roughly, from an
- * address near its top and the size asked for (the thread library keeps its own thread block and
- * TLS at the top, and the guard below the stack), so a fault counts as this worker's overflow from
- * WORKER_SLACK above the estimated bottom down to CIO__OVERFLOW_REACH below it. */
-#define WORKER_SLACK ((uintptr_t)64 * 1024)
-static _Thread_local uintptr_t worker_top;
-static _Thread_local size_t worker_size;
-
-void cio__t_worker_stack(uintptr_t top, size_t size)
-{
-    worker_top = top;
-    worker_size = size;
-}
-
-static bool worker_overflow(const void *addr, cio__overflow_info *out)
-{
-    if (worker_size == 0 || worker_top < worker_size)
-        return false;
-    uintptr_t a = (uintptr_t)addr, lo = worker_top - worker_size;
-    if (a >= lo + WORKER_SLACK || a + CIO__OVERFLOW_REACH < lo)
-        return false;
-    struct cio_any_future *task = cio__t_current;
-    out->stack_size = worker_size;
-    out->kind = "a Threaded worker";
-    out->option = "cio_threaded_options.stack_size";
-    out->site = task != NULL ? task->site : NULL;
-    out->fn = task != NULL ? *(const void *const *)&task->fn : NULL;
-    return true;
-}
-
 cio_err cio_threaded_create(const cio_threaded_options *options, cio_threaded **out)
 {
     cio_threaded_options o;
@@ -71,7 +41,7 @@ cio_err cio_threaded_create(const cio_threaded_options *options, cio_threaded **
     cio_threaded *t = (cio_threaded *)CIO__SYS(calloc, threaded_create)(1, sizeof *t);
     if (t == NULL)
         return CIO_E_SYSTEM_RESOURCES;
-    cio__overflow_install(worker_overflow); /* a task's stack overflow: a message, then abort */
+    cio__overflow_install(cio__t_worker_overflow); /* a task's stack overflow: a message, then abort */
     if (cio__t_signals_acquire() != CIO_OK) {
         free(t);
         return CIO_E_UNEXPECTED;

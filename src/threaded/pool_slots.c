@@ -24,34 +24,6 @@
 
 #define SYNC_YIELD_NS 20000 /* the futex slots */
 
-/* ---- yielding before sleeping ---------------------------------------------------------------------- */
-
-/* -1 when the clock cannot be read (then nobody yields: they sleep at once). */
-static int64_t mono_ns(void)
-{
-    struct timespec ts;
-    if (CIO__SYS(clock_gettime, yield_clock)(CLOCK_MONOTONIC, &ts) != 0)
-        return -1;
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-void cio__t_yield_while(const _Atomic(uint32_t) *word, uint32_t value, bool equal, int64_t ns)
-{
-    int64_t start = mono_ns();
-    if (start < 0)
-        return;
-    int64_t end = start + ns;
-    for (;;) {
-        uint32_t v = atomic_load_explicit(word, memory_order_acquire);
-        if ((v == value) != equal)
-            return;
-        int64_t now = mono_ns();
-        if (now < 0 || now >= end)
-            return;
-        sched_yield();
-    }
-}
-
 /* ---- cancellation slots --------------------------------------------------------------------------- */
 
 cio_err cio__t_check_cancel(void *ud)
@@ -97,12 +69,12 @@ cio_cancel_protection cio__t_swap_cancel_protection(void *ud, cio_cancel_protect
  * futex wait's bracket then reports it). Timed waits sleep at once. */
 static void yield_on_word(const _Atomic(uint32_t) *ptr, uint32_t expected, bool cancelable)
 {
-    int64_t start = mono_ns();
+    int64_t start = cio__t_mono_ns();
     if (start < 0)
         return;
     int64_t end = start + SYNC_YIELD_NS;
     while (atomic_load_explicit(ptr, memory_order_acquire) == expected && !(cancelable && cio__t_cancel_pending())) {
-        int64_t now = mono_ns();
+        int64_t now = cio__t_mono_ns();
         if (now < 0 || now >= end)
             return;
         sched_yield();
