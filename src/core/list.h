@@ -38,4 +38,19 @@
         (tail) = (node);                       \
     } while (0)
 
+/* A group's record, installed in its token (cio_group.token) by the first member of both backends:
+ * `fresh` (freshly allocated with `free`-able memory, or NULL) becomes the record unless another
+ * thread installed one first; then `fresh` is freed and theirs returned. NULL when fresh is. */
+#define CIO__GROUP_INSTALL(type, g, fresh, out)                                                                       \
+    do {                                                                                                              \
+        uintptr_t expected_ = 0;                                                                                      \
+        if ((fresh) == NULL || atomic_compare_exchange_strong_explicit(&(g)->token, &expected_, (uintptr_t)(fresh),   \
+                                                                       memory_order_acq_rel, memory_order_acquire)) { \
+            (out) = (fresh);                                                                                          \
+        } else {                                                                                                      \
+            free(fresh);                                                                                              \
+            (out) = (type *)expected_;                                                                                \
+        }                                                                                                             \
+    } while (0)
+
 #endif

@@ -490,14 +490,8 @@ static inline struct cio__e_group *group_get(cio_group *g, bool create)
     if (gr != NULL || !create)
         return gr;
     struct cio__e_group *fresh = (struct cio__e_group *)CIO__SYS(calloc, evented_group)(1, sizeof *fresh);
-    if (fresh == NULL)
-        return NULL;
-    uintptr_t expected = 0;
-    if (atomic_compare_exchange_strong_explicit(&g->token, &expected, (uintptr_t)fresh, memory_order_acq_rel,
-                                                memory_order_acquire))
-        return fresh;
-    free(fresh);
-    return (struct cio__e_group *)expected;
+    CIO__GROUP_INSTALL(struct cio__e_group, g, fresh, gr);
+    return gr;
 }
 
 void cio__e_group_started(struct cio_any_future *f)

@@ -26,6 +26,7 @@
 #include "task.h"
 #include "threaded.h"
 #include "pool.h"
+#include "list.h"
 
 static struct cio__t_group *group_get(cio_group *g, bool create)
 {
@@ -33,14 +34,8 @@ static struct cio__t_group *group_get(cio_group *g, bool create)
     if (gr != NULL || !create)
         return gr;
     struct cio__t_group *fresh = (struct cio__t_group *)CIO__SYS(calloc, group_get)(1, sizeof *fresh);
-    if (fresh == NULL)
-        return NULL;
-    uintptr_t expected = 0;
-    if (atomic_compare_exchange_strong_explicit(&g->token, &expected, (uintptr_t)fresh, memory_order_acq_rel,
-                                                memory_order_acquire))
-        return fresh;
-    free(fresh);
-    return (struct cio__t_group *)expected;
+    CIO__GROUP_INSTALL(struct cio__t_group, g, fresh, gr);
+    return gr;
 }
 
 /* Runs a group member inline: the member's result is discarded, like on a worker. */
