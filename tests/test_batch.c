@@ -498,6 +498,62 @@ static void test_select_read_vs_sleep_no_deadlock(void **state)
     close_pairs(io, &a, &b, 1);
 }
 
+/* ---- queued tasks behind workers blocked in reads ------------------------------------------------ */
+
+enum { STARVE_READERS = 16 };
+
+typedef struct starve_ctx {
+    cio_io io;
+    cio_stream *streams; /* the readers' sides (readers) or the writers' sides (the writer) */
+    size_t index;
+} starve_ctx;
+
+static cio_err starve_reader(void *context)
+{
+    starve_ctx *c = (starve_ctx *)context;
+    char buf[4];
+    size_t n = 0;
+    cio_err e = cio_stream_read(c->io, &c->streams[c->index], buf, sizeof buf, &n);
+    return e == CIO_OK && n == 0 ? CIO_E_UNEXPECTED : e;
+}
+
+static cio_err starve_writer(void *context)
+{
+    starve_ctx *c = (starve_ctx *)context;
+    for (size_t i = 0; i < STARVE_READERS; i++) {
+        cio_err e = cio_stream_write_all(c->io, &c->streams[i], "x", 1);
+        if (e != CIO_OK)
+            return e;
+    }
+    return CIO_OK;
+}
+
+/* More concurrent tasks blocked in reads than the Threaded pool starts workers for at once (its
+ * target: max(CPUs, 4)), then the one task that unblocks them, queued behind them: concurrent still
+ * means a unit of concurrency each (the pool's monitor starts workers while the queue makes no
+ * progress), so the writer runs and every reader returns. Twice, the second time with the workers
+ * of the first idle. */
+static void test_blocked_readers_do_not_starve_the_queue(void **state)
+{
+    cio_io io = cio_test_io(state);
+    CIO_REQUIRE_THREADS(io);
+    static cio_stream a[STARVE_READERS], b[STARVE_READERS];
+    socket_pairs(io, a, b, STARVE_READERS);
+    for (int round = 0; round < 2; round++) {
+        cio_future readers[STARVE_READERS], writer;
+        for (size_t i = 0; i < STARVE_READERS; i++) {
+            starve_ctx c = {io, b, i};
+            CIO_REQUIRE_CONCURRENT(cio_concurrent(io, starve_reader, &c, sizeof c, &readers[i]));
+        }
+        starve_ctx w = {io, a, 0};
+        CIO_REQUIRE_CONCURRENT(cio_concurrent(io, starve_writer, &w, sizeof w, &writer));
+        assert_ok(cio_await(io, &writer));
+        for (size_t i = 0; i < STARVE_READERS; i++)
+            assert_ok(cio_await(io, &readers[i]));
+    }
+    close_pairs(io, a, b, STARVE_READERS);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -509,6 +565,7 @@ int main(void)
         CIO_TESTS(test_operate_bad_arguments),
         CIO_TESTS(test_device_io_control),
         CIO_TESTS(test_select_read_vs_sleep_no_deadlock),
+        CIO_TESTS(test_blocked_readers_do_not_starve_the_queue),
     };
     return cmocka_run_group_tests_name("batch", tests, NULL, NULL);
 }

@@ -1592,19 +1592,19 @@ struct cio__sys_table {
     _Atomic(cio__sys_posix_memalign_fn) posix_memalign__task_alloc; /* src/threaded/pool_posix.c: cio__t_block_alloc */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_clock_gettime_fn) clock_gettime__worker_idle; /* src/threaded/pool.c: worker_main */
+    _Atomic(cio__sys_clock_gettime_fn) clock_gettime__worker_idle; /* src/threaded/pool.c: idle_deadline */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_clock_gettime_fn) clock_gettime__yield_clock; /* src/threaded/pool_slots.c: mono_ns */
+    _Atomic(cio__sys_clock_gettime_fn) clock_gettime__yield_clock; /* src/threaded/pool_thread.c: cio__t_mono_ns */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_pthread_attr_init_fn) pthread_attr_init__enqueue; /* src/threaded/pool.c: enqueue_locked */
+    _Atomic(cio__sys_pthread_attr_init_fn) pthread_attr_init__enqueue; /* src/threaded/pool.c: start_thread_locked */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_pthread_create_fn) pthread_create__enqueue; /* src/threaded/pool.c: enqueue_locked */
+    _Atomic(cio__sys_pthread_create_fn) pthread_create__enqueue; /* src/threaded/pool.c: start_thread_locked */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_calloc_fn) calloc__group_get; /* src/threaded/pool.c: group_new */
+    _Atomic(cio__sys_calloc_fn) calloc__group_get; /* src/threaded/pool_group.c: group_new */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_sched_getaffinity_fn) sched_getaffinity__cpu_count; /* src/threaded/cpus_linux.c: cio__t_cpu_count */

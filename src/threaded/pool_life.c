@@ -23,40 +23,11 @@
 #define DEFAULT_STACK (256u * 1024u)
 #define DEFAULT_IDLE_MS 5000u
 #define ASYNC_FLOOR 4u         /* the least default async limit */
+#define TARGET_FLOOR 4u        /* the least number of workers started without waiting (pool.c) */
 #define DESTROY_GRACE_MS 1000  /* destroy_wait: running tasks are canceled after this */
 #define DESTROY_REPORT_MS 5000 /* destroy_wait: and reported (debug) if still running after this */
 
 /* ---- create / destroy --------------------------------------------------------------------------------- */
-
-/* The stack-overflow resolver (src/core/overflow.h): the worker's stack is known only roughly, from an
- * address near its top and the size asked for (the thread library keeps its own thread block and
- * TLS at the top, and the guard below the stack), so a fault counts as this worker's overflow from
- * WORKER_SLACK above the estimated bottom down to CIO__OVERFLOW_REACH below it. */
-#define WORKER_SLACK ((uintptr_t)64 * 1024)
-static _Thread_local uintptr_t worker_top;
-static _Thread_local size_t worker_size;
-
-void cio__t_worker_stack(uintptr_t top, size_t size)
-{
-    worker_top = top;
-    worker_size = size;
-}
-
-static bool worker_overflow(const void *addr, cio__overflow_info *out)
-{
-    if (worker_size == 0 || worker_top < worker_size)
-        return false;
-    uintptr_t a = (uintptr_t)addr, lo = worker_top - worker_size;
-    if (a >= lo + WORKER_SLACK || a + CIO__OVERFLOW_REACH < lo)
-        return false;
-    struct cio_any_future *task = cio__t_current;
-    out->stack_size = worker_size;
-    out->kind = "a Threaded worker";
-    out->option = "cio_threaded_options.stack_size";
-    out->site = task != NULL ? task->site : NULL;
-    out->fn = task != NULL ? *(const void *const *)&task->fn : NULL;
-    return true;
-}
 
 cio_err cio_threaded_create(const cio_threaded_options *options, cio_threaded **out)
 {
@@ -70,7 +41,7 @@ cio_err cio_threaded_create(const cio_threaded_options *options, cio_threaded **
     cio_threaded *t = (cio_threaded *)CIO__SYS(calloc, threaded_create)(1, sizeof *t);
     if (t == NULL)
         return CIO_E_SYSTEM_RESOURCES;
-    cio__overflow_install(worker_overflow); /* a task's stack overflow: a message, then abort */
+    cio__overflow_install(cio__t_worker_overflow); /* a task's stack overflow: a message, then abort */
     if (cio__t_signals_acquire() != CIO_OK) {
         free(t);
         return CIO_E_UNEXPECTED;
@@ -88,6 +59,9 @@ cio_err cio_threaded_create(const cio_threaded_options *options, cio_threaded **
     t->async_limit = o.async_limit != 0 ? o.async_limit : (cpus - 1 > ASYNC_FLOOR ? cpus - 1 : ASYNC_FLOOR);
     atomic_init(&t->async_full, t->async_limit == 0);
     atomic_init(&t->wake_gen, 0);
+    atomic_init(&t->mon_word, 0);
+    t->target = cpus > TARGET_FLOOR ? cpus : TARGET_FLOOR;
+    t->monitor = CIO__T_MON_NONE;
     atomic_init(&t->signalers, 0);
     atomic_init(&t->kicks, 0);
     atomic_init(&t->n_inline, 0);
@@ -99,7 +73,7 @@ cio_err cio_threaded_create(const cio_threaded_options *options, cio_threaded **
     return CIO_OK;
 }
 
-/* With mu held, shutdown set: waits until no task runs and no worker is left. Tasks still running
+/* With mu held, shutdown set: waits until no task runs and neither a worker nor the monitor is left. Tasks still running
  * after DESTROY_GRACE_MS get a cancel request (signalled again on each round while they sit in a
  * call); those still running after DESTROY_REPORT_MS are listed on stderr (debug builds), once.
  * Queued tasks have workers and run (canceled ones see the request at their first point). */
@@ -108,8 +82,8 @@ static void destroy_wait(cio_threaded *t)
     _Atomic(uint32_t) never = 0; /* a word nobody wakes: the futex wait is a timed sleep */
     int64_t waited_ms = 0, step_ms = 1;
     bool canceled = false, reported = false;
-    while (t->busy > 0 || t->workers > 0) {
-        if (t->busy == 0) { /* only workers leaving: each broadcasts `quiet` as it goes */
+    while (t->busy > 0 || t->workers > 0 || t->monitor != CIO__T_MON_NONE) {
+        if (t->busy == 0) { /* only threads leaving: each broadcasts `quiet` as it goes */
             pthread_cond_wait(&t->quiet, &t->mu);
             continue;
         }
@@ -135,7 +109,7 @@ static void destroy_wait(cio_threaded *t)
         }
         pthread_mutex_unlock(&t->mu);
         (void)cio__t_os_futex_wait(&never, 0, cio_timeout_ms(step_ms), false);
-        pthread_mutex_lock(&t->mu);
+        cio__t_lock(&t->mu);
         waited_ms += step_ms;
         if (step_ms < 20)
             step_ms *= 2;
@@ -146,9 +120,11 @@ void cio_threaded_destroy(cio_threaded *t)
 {
     if (t == NULL)
         return;
-    pthread_mutex_lock(&t->mu);
+    cio__t_lock(&t->mu);
     t->shutdown = true;
     pthread_cond_broadcast(&t->work);
+    atomic_fetch_add_explicit(&t->mon_word, 1, memory_order_release);
+    cio__t_os_futex_wake(&t->mon_word, 1); /* the monitor, parked or between ticks */
     destroy_wait(t);
     struct cio_any_future *f = t->free_list;
     t->free_list = NULL;
@@ -167,15 +143,15 @@ void cio_threaded_destroy(cio_threaded *t)
 
 void cio_threaded_set_async_limit(cio_threaded *t, size_t limit)
 {
-    pthread_mutex_lock(&t->mu);
+    cio__t_lock(&t->mu);
     t->async_limit = limit;
-    atomic_store_explicit(&t->async_full, t->busy >= t->async_limit, memory_order_relaxed);
+    cio__t_update_full(t);
     pthread_mutex_unlock(&t->mu);
 }
 
 void cio_threaded_set_concurrent_limit(cio_threaded *t, size_t limit)
 {
-    pthread_mutex_lock(&t->mu);
+    cio__t_lock(&t->mu);
     t->concurrent_limit = limit;
     pthread_mutex_unlock(&t->mu);
 }

@@ -20,36 +20,9 @@
 #include "internal/cio_oscalls.h"
 #include "task.h"
 #include "threaded.h"
+#include "pool.h"
 
 #define SYNC_YIELD_NS 20000 /* the futex slots */
-
-/* ---- yielding before sleeping ---------------------------------------------------------------------- */
-
-/* -1 when the clock cannot be read (then nobody yields: they sleep at once). */
-static int64_t mono_ns(void)
-{
-    struct timespec ts;
-    if (CIO__SYS(clock_gettime, yield_clock)(CLOCK_MONOTONIC, &ts) != 0)
-        return -1;
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-void cio__t_yield_while(const _Atomic(uint32_t) *word, uint32_t value, bool equal, int64_t ns)
-{
-    int64_t start = mono_ns();
-    if (start < 0)
-        return;
-    int64_t end = start + ns;
-    for (;;) {
-        uint32_t v = atomic_load_explicit(word, memory_order_acquire);
-        if ((v == value) != equal)
-            return;
-        int64_t now = mono_ns();
-        if (now < 0 || now >= end)
-            return;
-        sched_yield();
-    }
-}
 
 /* ---- cancellation slots --------------------------------------------------------------------------- */
 
@@ -96,16 +69,26 @@ cio_cancel_protection cio__t_swap_cancel_protection(void *ud, cio_cancel_protect
  * futex wait's bracket then reports it). Timed waits sleep at once. */
 static void yield_on_word(const _Atomic(uint32_t) *ptr, uint32_t expected, bool cancelable)
 {
-    int64_t start = mono_ns();
+    int64_t start = cio__t_mono_ns();
     if (start < 0)
         return;
     int64_t end = start + SYNC_YIELD_NS;
     while (atomic_load_explicit(ptr, memory_order_acquire) == expected && !(cancelable && cio__t_cancel_pending())) {
-        int64_t now = mono_ns();
+        int64_t now = cio__t_mono_ns();
         if (now < 0 || now >= end)
             return;
         sched_yield();
     }
+}
+
+/* The OS wait, with a worker counted blocked meanwhile: a task it waits for that is still queued
+ * gets a worker of its own at once (pool.c's progress guarantee). */
+static cio_err sleep_on_word(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout, bool cancelable)
+{
+    cio__t_pool_block(true);
+    cio_err e = cio__t_os_futex_wait(ptr, expected, timeout, cancelable);
+    cio__t_pool_block(false);
+    return e;
 }
 
 cio_err cio__t_futex_wait(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout)
@@ -116,7 +99,7 @@ cio_err cio__t_futex_wait(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expec
         if (atomic_load_explicit(ptr, memory_order_acquire) != expected && !cio__t_cancel_pending())
             return CIO_OK;
     }
-    return CIO__IN_SET(futex_wait, cio__t_os_futex_wait(ptr, expected, timeout, true));
+    return CIO__IN_SET(futex_wait, sleep_on_word(ptr, expected, timeout, true));
 }
 
 void cio__t_futex_wait_uncancelable(void *ud, const _Atomic(uint32_t) *ptr, uint32_t expected)
@@ -125,7 +108,7 @@ void cio__t_futex_wait_uncancelable(void *ud, const _Atomic(uint32_t) *ptr, uint
     yield_on_word(ptr, expected, false);
     if (atomic_load_explicit(ptr, memory_order_acquire) != expected)
         return;
-    (void)cio__t_os_futex_wait(ptr, expected, CIO_TIMEOUT_NONE, false);
+    (void)sleep_on_word(ptr, expected, CIO_TIMEOUT_NONE, false);
 }
 
 void cio__t_futex_wake(void *ud, const _Atomic(uint32_t) *ptr, uint32_t max_waiters)

@@ -45,8 +45,6 @@ struct cio__t_group;
 struct cio_any_future {
     _Atomic(uint32_t) gen;        /* first: the future's generation (src/core/io.c), 0 once awaited */
     struct cio_any_future *next;  /* run queue / free list */
-    struct cio_any_future *gnext; /* group member list */
-    struct cio_any_future *gprev;
     struct cio_any_future *rnext; /* the pool's running list (pool mu): what destroy cancels */
     struct cio_any_future *rprev;
     struct cio_threaded *owner;
