@@ -27,11 +27,7 @@
 
 #include "fiber.h"
 #include "internal/cio_oscalls.h"
-
-struct cio__stack_node {
-    struct cio__stack_node *next;
-    cio__stack stack;
-};
+#include "stack_list.h"
 
 /* The usable size for a requested size (whole pages); false if absurd. */
 static bool stack_geometry(size_t size, size_t *usable)
@@ -96,16 +92,10 @@ void cio__stack_pool_region_free(void *region)
 cio_err cio__stack_pool_get(cio__stack_pool *p, cio__stack *out)
 {
     pthread_mutex_lock(&p->lock);
-    struct cio__stack_node *n = p->head;
-    if (n != NULL) {
-        p->head = n->next;
-        p->cached--;
-        p->reused++;
-        *out = n->stack;
-        pthread_mutex_unlock(&p->lock);
-        return CIO_OK;
-    }
+    bool cached = cio__stack_pool_take(p, out);
     pthread_mutex_unlock(&p->lock);
+    if (cached)
+        return CIO_OK;
     cio_err err = p->stack_size == 0 ? CIO_E_INVALID_ARGUMENT : cio__stack_alloc(p->stack_size, out);
     if (err == CIO_OK) {
         pthread_mutex_lock(&p->lock);
@@ -115,28 +105,11 @@ cio_err cio__stack_pool_get(cio__stack_pool *p, cio__stack *out)
     return err;
 }
 
-static struct cio__stack_node *node_of(const cio__stack *s)
-{
-    uintptr_t top = (uintptr_t)s->lo + s->size - sizeof(struct cio__stack_node);
-    return (struct cio__stack_node *)(top & ~(uintptr_t)(_Alignof(struct cio__stack_node) - 1));
-}
-
-/* Releases a detached list of stacks. */
-static void free_list(struct cio__stack_node *n)
-{
-    while (n != NULL) {
-        struct cio__stack_node *next = n->next;
-        cio__stack s = n->stack;
-        cio__stack_free(&s);
-        n = next;
-    }
-}
-
 void cio__stack_pool_put(cio__stack_pool *p, cio__stack *s)
 {
     if (s->map == NULL)
         return;
-    struct cio__stack_node *n = node_of(s);
+    struct cio__stack_node *n = cio__stack_node_of(s);
     n->stack = *s;
     memset(s, 0, sizeof *s);
     pthread_mutex_lock(&p->lock);
@@ -159,7 +132,7 @@ void cio__stack_pool_put(cio__stack_pool *p, cio__stack *s)
         p->cached = p->max_cached;
     }
     pthread_mutex_unlock(&p->lock);
-    free_list(trim);
+    cio__stack_free_list(trim);
 }
 
 void cio__stack_pool_destroy(cio__stack_pool *p)
@@ -169,6 +142,6 @@ void cio__stack_pool_destroy(cio__stack_pool *p)
     p->head = NULL;
     p->cached = 0;
     pthread_mutex_unlock(&p->lock);
-    free_list(n);
+    cio__stack_free_list(n);
     pthread_mutex_destroy(&p->lock);
 }
