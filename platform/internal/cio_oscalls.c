@@ -731,6 +731,18 @@ static void * cio__sys_dflt_MapViewOfFile(HANDLE section, DWORD access, DWORD of
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static void * cio__sys_dflt_VirtualAlloc(void *addr, SIZE_T len, DWORD type, DWORD protect)
+{
+    return VirtualAlloc(addr, len, type, protect);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_VirtualFree(void *addr, SIZE_T len, DWORD type)
+{
+    return VirtualFree(addr, len, type);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static BOOL cio__sys_dflt_FlushViewOfFile(const void *addr, SIZE_T len)
 {
     return FlushViewOfFile(addr, len);
@@ -1421,6 +1433,12 @@ const struct cio__sys_defaults cio__sys_default = {
 #endif
 #if defined(CIO_OS_WINDOWS)
     .MapViewOfFile = cio__sys_dflt_MapViewOfFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .VirtualAlloc = cio__sys_dflt_VirtualAlloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .VirtualFree = cio__sys_dflt_VirtualFree,
 #endif
 #if defined(CIO_OS_WINDOWS)
     .FlushViewOfFile = cio__sys_dflt_FlushViewOfFile,
@@ -2366,6 +2384,24 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_WINDOWS)
     .CloseHandle__memory_map = cio__sys_dflt_CloseHandle,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .VirtualAlloc__stack_reserve = cio__sys_dflt_VirtualAlloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .VirtualAlloc__stack_commit = cio__sys_dflt_VirtualAlloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .VirtualFree__stack_undo = cio__sys_dflt_VirtualFree,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .VirtualFree__stack_free = cio__sys_dflt_VirtualFree,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .VirtualAlloc__block_region = cio__sys_dflt_VirtualAlloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .VirtualFree__block_region = cio__sys_dflt_VirtualFree,
 #endif
 #if defined(CIO_OS_WINDOWS)
     .FlushViewOfFile__memory_map_write = cio__sys_dflt_FlushViewOfFile,
@@ -4501,6 +4537,48 @@ static void cio__sys_set_CloseHandle__memory_map(cio__sys_any fn)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_VirtualAlloc__stack_reserve(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.VirtualAlloc__stack_reserve, fn != NULL ? (cio__sys_VirtualAlloc_fn)fn : cio__sys_dflt_VirtualAlloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_VirtualAlloc__stack_commit(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.VirtualAlloc__stack_commit, fn != NULL ? (cio__sys_VirtualAlloc_fn)fn : cio__sys_dflt_VirtualAlloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_VirtualFree__stack_undo(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.VirtualFree__stack_undo, fn != NULL ? (cio__sys_VirtualFree_fn)fn : cio__sys_dflt_VirtualFree,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_VirtualFree__stack_free(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.VirtualFree__stack_free, fn != NULL ? (cio__sys_VirtualFree_fn)fn : cio__sys_dflt_VirtualFree,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_VirtualAlloc__block_region(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.VirtualAlloc__block_region, fn != NULL ? (cio__sys_VirtualAlloc_fn)fn : cio__sys_dflt_VirtualAlloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_VirtualFree__block_region(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.VirtualFree__block_region, fn != NULL ? (cio__sys_VirtualFree_fn)fn : cio__sys_dflt_VirtualFree,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static void cio__sys_set_FlushViewOfFile__memory_map_write(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.FlushViewOfFile__memory_map_write, fn != NULL ? (cio__sys_FlushViewOfFile_fn)fn : cio__sys_dflt_FlushViewOfFile,
@@ -6025,6 +6103,24 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"CloseHandle", "memory_map", "CloseHandle@memory_map", cio__sys_set_CloseHandle__memory_map},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"VirtualAlloc", "stack_reserve", "VirtualAlloc@stack_reserve", cio__sys_set_VirtualAlloc__stack_reserve},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"VirtualAlloc", "stack_commit", "VirtualAlloc@stack_commit", cio__sys_set_VirtualAlloc__stack_commit},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"VirtualFree", "stack_undo", "VirtualFree@stack_undo", cio__sys_set_VirtualFree__stack_undo},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"VirtualFree", "stack_free", "VirtualFree@stack_free", cio__sys_set_VirtualFree__stack_free},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"VirtualAlloc", "block_region", "VirtualAlloc@block_region", cio__sys_set_VirtualAlloc__block_region},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"VirtualFree", "block_region", "VirtualFree@block_region", cio__sys_set_VirtualFree__block_region},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"FlushViewOfFile", "memory_map_write", "FlushViewOfFile@memory_map_write", cio__sys_set_FlushViewOfFile__memory_map_write},

@@ -468,6 +468,12 @@ typedef HANDLE (*cio__sys_CreateFileMappingW_fn)(HANDLE, SECURITY_ATTRIBUTES *, 
 typedef void * (*cio__sys_MapViewOfFile_fn)(HANDLE, DWORD, DWORD, DWORD, SIZE_T);
 #endif
 #if defined(CIO_OS_WINDOWS)
+typedef void * (*cio__sys_VirtualAlloc_fn)(void *, SIZE_T, DWORD, DWORD);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_VirtualFree_fn)(void *, SIZE_T, DWORD);
+#endif
+#if defined(CIO_OS_WINDOWS)
 typedef BOOL (*cio__sys_FlushViewOfFile_fn)(const void *, SIZE_T);
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -994,6 +1000,12 @@ struct cio__sys_defaults {
 #endif
 #if defined(CIO_OS_WINDOWS)
     cio__sys_MapViewOfFile_fn MapViewOfFile;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_VirtualAlloc_fn VirtualAlloc;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_VirtualFree_fn VirtualFree;
 #endif
 #if defined(CIO_OS_WINDOWS)
     cio__sys_FlushViewOfFile_fn FlushViewOfFile;
@@ -1941,6 +1953,24 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_CloseHandle_fn) CloseHandle__memory_map; /* src/os/mmap_windows.c: cio__os_file_memory_map_destroy */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_VirtualAlloc_fn) VirtualAlloc__stack_reserve; /* src/evented/stack_windows.c: cio__stack_alloc */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_VirtualAlloc_fn) VirtualAlloc__stack_commit; /* src/evented/stack_windows.c: cio__stack_alloc */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_VirtualFree_fn) VirtualFree__stack_undo; /* src/evented/stack_windows.c: cio__stack_alloc */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_VirtualFree_fn) VirtualFree__stack_free; /* src/evented/stack_windows.c: cio__stack_free */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_VirtualAlloc_fn) VirtualAlloc__block_region; /* src/evented/stack_windows.c: cio__stack_pool_region */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_VirtualFree_fn) VirtualFree__block_region; /* src/evented/stack_windows.c: cio__stack_pool_region_free */
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_FlushViewOfFile_fn) FlushViewOfFile__memory_map_write; /* src/os/mmap_windows.c: cio__os_file_memory_map_write */

@@ -866,6 +866,24 @@ enum {
     CIO__FI_CloseHandle__memory_map,
 #endif
 #if defined(CIO_OS_WINDOWS)
+    CIO__FI_VirtualAlloc__stack_reserve,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_VirtualAlloc__stack_commit,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_VirtualFree__stack_undo,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_VirtualFree__stack_free,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_VirtualAlloc__block_region,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_VirtualFree__block_region,
+#endif
+#if defined(CIO_OS_WINDOWS)
     CIO__FI_FlushViewOfFile__memory_map_write,
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -4653,6 +4671,87 @@ static BOOL cio__fi_CloseHandle__memory_map(HANDLE h)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static void * cio__fi_VirtualAlloc__stack_reserve(void *addr, SIZE_T len, DWORD type, DWORD protect)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_VirtualAlloc__stack_reserve];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (void *)NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.VirtualAlloc)(addr, len, type, protect);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void * cio__fi_VirtualAlloc__stack_commit(void *addr, SIZE_T len, DWORD type, DWORD protect)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_VirtualAlloc__stack_commit];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (void *)NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.VirtualAlloc)(addr, len, type, protect);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_VirtualFree__stack_undo(void *addr, SIZE_T len, DWORD type)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_VirtualFree__stack_undo];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.VirtualFree)(addr, len, type);
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.VirtualFree)(addr, len, type);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_VirtualFree__stack_free(void *addr, SIZE_T len, DWORD type)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_VirtualFree__stack_free];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.VirtualFree)(addr, len, type);
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.VirtualFree)(addr, len, type);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void * cio__fi_VirtualAlloc__block_region(void *addr, SIZE_T len, DWORD type, DWORD protect)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_VirtualAlloc__block_region];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (void *)NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.VirtualAlloc)(addr, len, type, protect);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_VirtualFree__block_region(void *addr, SIZE_T len, DWORD type)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_VirtualFree__block_region];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.VirtualFree)(addr, len, type);
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.VirtualFree)(addr, len, type);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static BOOL cio__fi_FlushViewOfFile__memory_map_write(const void *addr, SIZE_T len)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_FlushViewOfFile__memory_map_write];
@@ -6827,6 +6926,24 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"CloseHandle", "memory_map", 1, 0, (cio__sys_any)cio__fi_CloseHandle__memory_map},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"VirtualAlloc", "stack_reserve", 1, 0, (cio__sys_any)cio__fi_VirtualAlloc__stack_reserve},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"VirtualAlloc", "stack_commit", 1, 0, (cio__sys_any)cio__fi_VirtualAlloc__stack_commit},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"VirtualFree", "stack_undo", 1, 0, (cio__sys_any)cio__fi_VirtualFree__stack_undo},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"VirtualFree", "stack_free", 1, 0, (cio__sys_any)cio__fi_VirtualFree__stack_free},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"VirtualAlloc", "block_region", 1, 0, (cio__sys_any)cio__fi_VirtualAlloc__block_region},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"VirtualFree", "block_region", 1, 0, (cio__sys_any)cio__fi_VirtualFree__block_region},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"FlushViewOfFile", "memory_map_write", 1, 0, (cio__sys_any)cio__fi_FlushViewOfFile__memory_map_write},

@@ -20,9 +20,12 @@
  *   which nobody resumes it); if it does return, the process traps (ud2/brk/unimp, or abort()
  *   under a sanitizer), it never runs into garbage.
  *
- * Stacks come from mmap with a PROT_NONE guard page below them; running off the bottom of one
- * faults (SIGSEGV) as long as no single frame skips more than the guard page (frames are far
+ * Stacks come from mmap with a PROT_NONE guard page below them (stack.c); running off the bottom of
+ * one faults (SIGSEGV) as long as no single frame skips more than the guard page (frames are far
  * smaller than 4 KiB in cio; code with huge frames needs -fstack-clash-protection, which probes).
+ * On Windows (fiber_x86_64_windows.c, stack_windows.c) they come from VirtualAlloc with a reserved,
+ * never committed guard page below them (an access violation), and the switch also swaps the TIB's
+ * stack bounds, so that the OS's unwinder and stack probes see the running fiber's stack.
  *
  * Sanitizers: under ASan and TSan every switch tells the runtime (fiber.c); the arch files then
  * export the raw switch as cio__fiber_swap and fiber.c wraps it. Without a sanitizer the raw switch
@@ -112,6 +115,10 @@ void cio__fiber_swap(cio__fiber_ctx *from, cio__fiber_ctx *to);
 void cio__fiber_arch_init(cio__fiber_ctx *ctx, void *stack_lo, size_t size, void (*entry)(void *), void *arg);
 
 /* ---- stacks (stack.c) ---- */
+
+/* Windows: the guard below every stack (stack_windows.c), which the switch's DeallocationStack
+ * includes (fiber_x86_64_windows.c): one page of x64 Windows. */
+#define CIO__STACK_GUARD 4096u
 
 typedef struct cio__stack {
     void *lo;

@@ -69,6 +69,7 @@
 
 #include "fiber.h"
 #include "internal/cio_oscalls.h"
+#include "stack_list.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
@@ -101,11 +102,6 @@
 #define READY_MAX 2u                       /* prepared slabs waiting: the fiber.h array's size */
 #define REGIONS_MAX CIO__STACK_REGIONS_MAX /* prepared block regions waiting */
 
-
-struct cio__stack_node {
-    struct cio__stack_node *next;
-    cio__stack stack;
-};
 
 static size_t page_size(void)
 {
@@ -252,13 +248,6 @@ void cio__stack_pool_init(cio__stack_pool *p, size_t stack_size, size_t max_cach
     p->max_cached = max_cached;
 }
 
-static struct cio__stack_node *node_of(const cio__stack *s)
-{
-    /* The top of the usable part, aligned for the node. */
-    uintptr_t top = (uintptr_t)s->lo + s->size - sizeof(struct cio__stack_node);
-    return (struct cio__stack_node *)(top & ~(uintptr_t)(_Alignof(struct cio__stack_node) - 1));
-}
-
 static int by_address(const void *a, const void *b)
 {
     uintptr_t x = (uintptr_t)((const cio__stack *)a)->map, y = (uintptr_t)((const cio__stack *)b)->map;
@@ -270,12 +259,7 @@ static void unmap_list(struct cio__stack_node *list, size_t n)
 {
     cio__stack *v = (cio__stack *)CIO__SYS(malloc, stack_trim_sort)(n * sizeof *v);
     if (v == NULL) { /* no room to sort: one by one */
-        while (list != NULL) {
-            struct cio__stack_node *next = list->next;
-            cio__stack s = list->stack;
-            cio__stack_free(&s);
-            list = next;
-        }
+        cio__stack_free_list(list);
         return;
     }
     size_t k = 0;
@@ -504,16 +488,7 @@ static cio_err carve(cio__stack_pool *p, cio__stack *out)
 cio_err cio__stack_pool_get(cio__stack_pool *p, cio__stack *out)
 {
     pthread_mutex_lock(&p->lock);
-    struct cio__stack_node *n = p->head;
-    if (n != NULL) {
-        p->head = n->next;
-        p->cached--;
-        p->reused++;
-        *out = n->stack;
-        pthread_mutex_unlock(&p->lock);
-        return CIO_OK;
-    }
-    cio_err err = carve(p, out);
+    cio_err err = cio__stack_pool_take(p, out) ? CIO_OK : carve(p, out);
     pthread_mutex_unlock(&p->lock);
     return err;
 }
@@ -527,7 +502,7 @@ void cio__stack_pool_put(cio__stack_pool *p, cio__stack *s)
         return;
     }
     /* The node overwrites what the last fiber left at its stack top: ASan may have it poisoned. */
-    struct cio__stack_node *n = node_of(s);
+    struct cio__stack_node *n = cio__stack_node_of(s);
     CIO__STACK_UNPOISON(n, sizeof *n);
     n->stack = *s;
     memset(s, 0, sizeof *s);
@@ -590,12 +565,7 @@ void cio__stack_pool_destroy(cio__stack_pool *p)
     pthread_mutex_unlock(&p->lock);
     for (unsigned i = 0; i < nregions; i++)
         cio__stack_pool_region_free(regions[i]);
-    while (n != NULL) {
-        struct cio__stack_node *next = n->next;
-        cio__stack s = n->stack;
-        cio__stack_free(&s);
-        n = next;
-    }
+    cio__stack_free_list(n);
     pthread_cond_destroy(&p->wake);
     pthread_mutex_destroy(&p->lock);
 }
