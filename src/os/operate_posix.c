@@ -4,11 +4,7 @@
  * - A stream read first takes what is already there with recvmsg(MSG_DONTWAIT) (one system call,
  *   the common case of a busy connection); only when nothing is (EAGAIN) does it wait for
  *   readability with poll(2) against the deadline (in the cancellation bracket, net_posix.c's
- *   poll_one), then make its plain call, which then finds data (or the end) waiting. A thread whose
- *   last try found nothing (a server's task waiting for its client's next request: the common case
- *   of a request/response connection) skips the try and polls first, two system calls instead of
- *   three; every POLL_FIRST_RESAMPLE-th such read tries first again, so a thread whose connection
- *   became busy goes back to one call. The hint is a per-thread guess; it never changes a result.
+ *   poll_one), then make its plain call, which then finds data (or the end) waiting.
  * - A stream write sends what fits now with sendmsg(MSG_DONTWAIT | MSG_NOSIGNAL); when nothing fits
  *   (EAGAIN) it waits for POLLOUT against the deadline and tries again. It may be short, as a plain
  *   write may; it never blocks past the deadline.
@@ -39,12 +35,6 @@
 #include "internal/cio_oscalls.h"
 #include "net_posix.h"
 #include "os.h"
-
-enum { POLL_FIRST_RESAMPLE = 16 };
-
-/* This thread's stream reads since its last try that found nothing waiting, counting down: 0 means
- * try first (recvmsg MSG_DONTWAIT), else poll first. */
-static _Thread_local unsigned poll_first;
 
 /* One non-blocking recvmsg / sendmsg in the cancellation bracket. *ready false: it would block (or
  * the descriptor is not a socket: *not_socket), nothing transferred; else *n and the call's own
@@ -126,15 +116,10 @@ cio_err cio__os_operate(void *ud, cio_operation *op, cio_timeout timeout)
         fd = op->u.net_read.stream;
         if (op->u.net_read.iov == NULL && op->u.net_read.iovcnt > 0)
             return CIO_E_INVALID_ARGUMENT;
-        if (poll_first > 0) {
-            poll_first--;
-            break;
-        }
         bool ready, not_socket;
         cio_err err = try_now(fd, op->u.net_read.iov, op->u.net_read.iovcnt, false, &op->count, &ready, &not_socket);
         if (err != CIO_OK || ready)
             return err;
-        poll_first = not_socket ? 0u : (unsigned)POLL_FIRST_RESAMPLE;
         break;
     }
     case CIO_OP_NET_ACCEPT: fd = op->u.net_accept.listener; break;
