@@ -415,6 +415,42 @@ static void test_win_cancel_kick_fails(void **state)
     kick_fails(state, "CloseHandle@kick", ERROR_INVALID_HANDLE, -1, "ERROR_INVALID_HANDLE-after-close");
 }
 
+/* The stack-overflow handler (src/core/overflow_windows.c). First in this program, so no instance
+ * has added it yet: refused, the instance works all the same and the next create adds it. A worker
+ * whose stack guarantee is refused runs tasks all the same (test_misuse has the message itself). */
+static void overflow_round(void)
+{
+    cio_threaded *t = NULL;
+    assert_ok(cio_threaded_create(NULL, &t));
+    assert_ok(concurrent_sum(cio_threaded_io(t)));
+    cio_threaded_destroy(t);
+}
+
+static void test_win_overflow_handler_faults(void **state)
+{
+    (void)state;
+    cio__fault_reset();
+    assert_int_equal(cio__fault_errno("AddVectoredExceptionHandler@overflow_install", ERROR_NOT_ENOUGH_MEMORY, 0, 1),
+                     1);
+    assert_int_equal(cio__fault_errno("SetThreadStackGuarantee@overflow_guarantee", ERROR_INVALID_PARAMETER, 0, -1), 1);
+    overflow_round();
+    if (cio__fault_injected("AddVectoredExceptionHandler@overflow_install") != 1)
+        fail_msg("AddVectoredExceptionHandler@overflow_install: not asked once (an instance made before this test?)");
+    if (cio__fault_injected("SetThreadStackGuarantee@overflow_guarantee") == 0)
+        fail_msg("SetThreadStackGuarantee@overflow_guarantee: no worker asked");
+    covered("AddVectoredExceptionHandler@overflow_install", "ERROR_NOT_ENOUGH_MEMORY");
+    covered("SetThreadStackGuarantee@overflow_guarantee", "ERROR_INVALID_PARAMETER");
+    cio__fault_reset();
+    int handles = fd_count(); /* (after the process's first instance, which starts what stays) */
+    /* The next create adds it (really, this time), and the one after asks no more. */
+    assert_int_equal(cio__fault_watch("AddVectoredExceptionHandler@overflow_install"), 1);
+    overflow_round();
+    overflow_round();
+    assert_int_equal(cio__fault_hits("AddVectoredExceptionHandler@overflow_install"), 1);
+    cio__fault_reset();
+    assert_handles(handles);
+}
+
 /* cio_threaded_create on its own: no memory; no processor count (one worker assumed, the pool
  * works). */
 static void test_win_threaded_create_faults(void **state)
@@ -597,6 +633,7 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "wsa-start-child") == 0)
         return wsa_start_child();
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_win_overflow_handler_faults), /* first: before any instance adds the handler */
         cmocka_unit_test(test_win_wsa_start_fails),
         CIO_TESTS(test_win_net_errors),
         CIO_TESTS(test_win_net_eintr_storms),

@@ -27,7 +27,9 @@ typedef struct cio_threaded cio_threaded;
 /** Options of cio_threaded_create. All-zero (or NULL) gives the defaults. */
 typedef struct cio_threaded_options {
     size_t stack_size;        /**< worker stack, with a guard page; 0: 256 KiB. An overflow aborts with
-                                 a message naming the size and the task's spawn site (POSIX) */
+                                 a message naming the size and the task's spawn site. Windows: the
+                                 stack's commit; it can grow to the executable's stack reserve when
+                                 that is larger (the message names the real size) */
     size_t async_limit;       /**< tasks async puts on workers; 0: CPU count - 1, at least 4 (blocking
                                  I/O overlaps even on one CPU; see set_async_limit) */
     size_t concurrent_limit;  /**< tasks on workers for concurrent; 0: unlimited */

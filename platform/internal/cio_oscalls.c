@@ -731,6 +731,18 @@ static void * cio__sys_dflt_MapViewOfFile(HANDLE section, DWORD access, DWORD of
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static void * cio__sys_dflt_AddVectoredExceptionHandler(ULONG first, PVECTORED_EXCEPTION_HANDLER handler)
+{
+    return AddVectoredExceptionHandler(first, handler);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_SetThreadStackGuarantee(ULONG *size)
+{
+    return SetThreadStackGuarantee(size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static void * cio__sys_dflt_VirtualAlloc(void *addr, SIZE_T len, DWORD type, DWORD protect)
 {
     return VirtualAlloc(addr, len, type, protect);
@@ -1433,6 +1445,12 @@ const struct cio__sys_defaults cio__sys_default = {
 #endif
 #if defined(CIO_OS_WINDOWS)
     .MapViewOfFile = cio__sys_dflt_MapViewOfFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .AddVectoredExceptionHandler = cio__sys_dflt_AddVectoredExceptionHandler,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .SetThreadStackGuarantee = cio__sys_dflt_SetThreadStackGuarantee,
 #endif
 #if defined(CIO_OS_WINDOWS)
     .VirtualAlloc = cio__sys_dflt_VirtualAlloc,
@@ -2384,6 +2402,12 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_WINDOWS)
     .CloseHandle__memory_map = cio__sys_dflt_CloseHandle,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .AddVectoredExceptionHandler__overflow_install = cio__sys_dflt_AddVectoredExceptionHandler,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .SetThreadStackGuarantee__overflow_guarantee = cio__sys_dflt_SetThreadStackGuarantee,
 #endif
 #if defined(CIO_OS_WINDOWS)
     .VirtualAlloc__stack_reserve = cio__sys_dflt_VirtualAlloc,
@@ -4537,6 +4561,20 @@ static void cio__sys_set_CloseHandle__memory_map(cio__sys_any fn)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_AddVectoredExceptionHandler__overflow_install(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.AddVectoredExceptionHandler__overflow_install, fn != NULL ? (cio__sys_AddVectoredExceptionHandler_fn)fn : cio__sys_dflt_AddVectoredExceptionHandler,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_SetThreadStackGuarantee__overflow_guarantee(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.SetThreadStackGuarantee__overflow_guarantee, fn != NULL ? (cio__sys_SetThreadStackGuarantee_fn)fn : cio__sys_dflt_SetThreadStackGuarantee,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static void cio__sys_set_VirtualAlloc__stack_reserve(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.VirtualAlloc__stack_reserve, fn != NULL ? (cio__sys_VirtualAlloc_fn)fn : cio__sys_dflt_VirtualAlloc,
@@ -6103,6 +6141,12 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"CloseHandle", "memory_map", "CloseHandle@memory_map", cio__sys_set_CloseHandle__memory_map},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"AddVectoredExceptionHandler", "overflow_install", "AddVectoredExceptionHandler@overflow_install", cio__sys_set_AddVectoredExceptionHandler__overflow_install},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"SetThreadStackGuarantee", "overflow_guarantee", "SetThreadStackGuarantee@overflow_guarantee", cio__sys_set_SetThreadStackGuarantee__overflow_guarantee},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"VirtualAlloc", "stack_reserve", "VirtualAlloc@stack_reserve", cio__sys_set_VirtualAlloc__stack_reserve},

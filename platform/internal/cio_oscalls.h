@@ -468,6 +468,12 @@ typedef HANDLE (*cio__sys_CreateFileMappingW_fn)(HANDLE, SECURITY_ATTRIBUTES *, 
 typedef void * (*cio__sys_MapViewOfFile_fn)(HANDLE, DWORD, DWORD, DWORD, SIZE_T);
 #endif
 #if defined(CIO_OS_WINDOWS)
+typedef void * (*cio__sys_AddVectoredExceptionHandler_fn)(ULONG, PVECTORED_EXCEPTION_HANDLER);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_SetThreadStackGuarantee_fn)(ULONG *);
+#endif
+#if defined(CIO_OS_WINDOWS)
 typedef void * (*cio__sys_VirtualAlloc_fn)(void *, SIZE_T, DWORD, DWORD);
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -1000,6 +1006,12 @@ struct cio__sys_defaults {
 #endif
 #if defined(CIO_OS_WINDOWS)
     cio__sys_MapViewOfFile_fn MapViewOfFile;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_AddVectoredExceptionHandler_fn AddVectoredExceptionHandler;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_SetThreadStackGuarantee_fn SetThreadStackGuarantee;
 #endif
 #if defined(CIO_OS_WINDOWS)
     cio__sys_VirtualAlloc_fn VirtualAlloc;
@@ -1953,6 +1965,12 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_CloseHandle_fn) CloseHandle__memory_map; /* src/os/mmap_windows.c: cio__os_file_memory_map_destroy */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_AddVectoredExceptionHandler_fn) AddVectoredExceptionHandler__overflow_install; /* src/core/overflow_windows.c: cio__overflow_install */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_SetThreadStackGuarantee_fn) SetThreadStackGuarantee__overflow_guarantee; /* src/core/overflow_windows.c: cio__overflow_thread_begin */
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_VirtualAlloc_fn) VirtualAlloc__stack_reserve; /* src/evented/stack_windows.c: cio__stack_alloc */

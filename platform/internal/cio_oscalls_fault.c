@@ -866,6 +866,12 @@ enum {
     CIO__FI_CloseHandle__memory_map,
 #endif
 #if defined(CIO_OS_WINDOWS)
+    CIO__FI_AddVectoredExceptionHandler__overflow_install,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_SetThreadStackGuarantee__overflow_guarantee,
+#endif
+#if defined(CIO_OS_WINDOWS)
     CIO__FI_VirtualAlloc__stack_reserve,
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -4671,6 +4677,32 @@ static BOOL cio__fi_CloseHandle__memory_map(HANDLE h)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static void * cio__fi_AddVectoredExceptionHandler__overflow_install(ULONG first, PVECTORED_EXCEPTION_HANDLER handler)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_AddVectoredExceptionHandler__overflow_install];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (void *)NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.AddVectoredExceptionHandler)(first, handler);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_SetThreadStackGuarantee__overflow_guarantee(ULONG *size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_SetThreadStackGuarantee__overflow_guarantee];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.SetThreadStackGuarantee)(size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static void * cio__fi_VirtualAlloc__stack_reserve(void *addr, SIZE_T len, DWORD type, DWORD protect)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_VirtualAlloc__stack_reserve];
@@ -6926,6 +6958,12 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"CloseHandle", "memory_map", 1, 0, (cio__sys_any)cio__fi_CloseHandle__memory_map},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"AddVectoredExceptionHandler", "overflow_install", 1, 0, (cio__sys_any)cio__fi_AddVectoredExceptionHandler__overflow_install},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"SetThreadStackGuarantee", "overflow_guarantee", 1, 0, (cio__sys_any)cio__fi_SetThreadStackGuarantee__overflow_guarantee},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"VirtualAlloc", "stack_reserve", 1, 0, (cio__sys_any)cio__fi_VirtualAlloc__stack_reserve},

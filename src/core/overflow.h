@@ -1,10 +1,13 @@
 /*
- * Stack overflow in a cio task: a message instead of a bare SIGSEGV (overflow_posix.c; a no-op where
- * there is no SIGSEGV to catch: overflow_none.c). Internal (cio__).
+ * Stack overflow in a cio task: a message instead of a bare SIGSEGV or STATUS_STACK_OVERFLOW
+ * (overflow_posix.c: a signal handler; overflow_windows.c: a vectored exception handler; a no-op
+ * where there is nothing to catch: overflow_none.c; the resolvers and the message, shared:
+ * overflow_common.c). Internal (cio__).
  *
  * Every task stack cio makes has a guard page below it (fibers: src/evented/stack.c; Threaded
  * workers: the thread library's guard). A task that runs off its stack faults there. The handler,
- * on an alternate signal stack of the faulting thread (the task's own stack is used up), asks each
+ * on an alternate signal stack of the faulting thread (the task's own stack is used up; Windows:
+ * the stack's last pages, which the thread keeps free with SetThreadStackGuarantee), asks each
  * backend's resolver whether the faulting address lies just below the stack of the task the thread
  * runs now; if one says yes it prints one line (the stack size, the task's function and where it
  * was spawned) and aborts; otherwise it passes the signal on to whatever handler was there before
@@ -47,6 +50,12 @@ void cio__overflow_install(cio__overflow_resolver r);
 void cio__overflow_thread_begin(void);
 /* Removes and frees the alternate stack cio__overflow_thread_begin made, if any. */
 void cio__overflow_thread_end(void);
+
+/* For the per-OS handlers (overflow_common.c). cio__overflow_add: adds `r` to the resolvers (once;
+ * at most four). cio__overflow_check: in the handler, asks the resolvers about `addr`; if one
+ * knows it, prints the message (`fault` names the signal or exception) and aborts; else returns. */
+void cio__overflow_add(cio__overflow_resolver r);
+void cio__overflow_check(const void *addr, const char *fault);
 
 /* Spawn sites: the public spawn calls (cio_async, cio_concurrent, cio_group_async,
  * cio_group_concurrent) are macros that pass "file:line" of the call (cio/io.h); the wrapper keeps

@@ -2,9 +2,7 @@
  * Stack overflow in a cio task on POSIX: a SIGSEGV/SIGBUS handler on an alternate signal stack that
  * recognises a fault just below the running task's stack and says so before aborting (overflow.h).
  *
- * Invariants: `resolvers` only grows (a slot is written once, with a CAS, before the handler can
- * need it; the handler reads the slots with acquire loads and calls nothing else of the library but
- * cio__fmt and cio__misuse_abort, which format into a buffer, write(2) and abort). `previous_*` are
+ * Invariants: the resolvers and the message are overflow_common.c's. `previous_*` are
  * written under install_mu by the sigaction that installs the handler, and read only by it.
  * A thread's alternate stack (`alt`) is its own: made and freed by that thread.
  */
@@ -21,10 +19,8 @@
 #include "internal/cio_oscalls.h"
 #include "overflow.h"
 
-#define RESOLVERS_MAX 4
 #define ALT_SIZE ((size_t)64 * 1024) /* above MINSIGSTKSZ and SIGSTKSZ everywhere we build */
 
-static _Atomic(cio__overflow_resolver) resolvers[RESOLVERS_MAX];
 static struct sigaction previous_segv, previous_bus;
 static _Thread_local void *alt;
 static _Atomic(void *) stranded; /* the last alternate stack that could not be removed */
@@ -54,23 +50,7 @@ static void pass_on(int sig, siginfo_t *si, void *uc)
 
 static void on_fault(int sig, siginfo_t *si, void *uc)
 {
-    for (unsigned i = 0; i < RESOLVERS_MAX; i++) {
-        cio__overflow_resolver r = atomic_load_explicit(&resolvers[i], memory_order_acquire);
-        cio__overflow_info info;
-        memset(&info, 0, sizeof info);
-        if (r == NULL || !r(si->si_addr, &info))
-            continue;
-        char what[400];
-        cio__fmt(what, sizeof what,
-                 "stack overflow in a cio task (stack %u KiB; %s spawned at %s, task function %p; fault at "
-                 "%p): give it a bigger stack (%s) or move big buffers off the stack",
-                 (unsigned)(info.stack_size / 1024), info.kind,
-                 info.site != NULL ? info.site
-                                   : "an unknown place (spawned without the cio_async/"
-                                     "cio_concurrent macros)",
-                 info.fn, si->si_addr, info.option);
-        cio__misuse_abort("SIGSEGV", what);
-    }
+    cio__overflow_check(si->si_addr, sig == SIGSEGV ? "SIGSEGV" : "SIGBUS"); /* returns: not a task's overflow */
     pass_on(sig, si, uc);
 }
 
@@ -100,13 +80,7 @@ void cio__overflow_install(cio__overflow_resolver r)
     install_for(SIGSEGV, &previous_segv);
     install_for(SIGBUS, &previous_bus);
     pthread_mutex_unlock(&install_mu);
-    for (unsigned i = 0; i < RESOLVERS_MAX; i++) {
-        cio__overflow_resolver none = NULL;
-        if (atomic_load_explicit(&resolvers[i], memory_order_acquire) == r ||
-            atomic_compare_exchange_strong_explicit(&resolvers[i], &none, r, memory_order_acq_rel,
-                                                    memory_order_acquire))
-            return;
-    }
+    cio__overflow_add(r);
 }
 
 static void unmap(void *stack)

@@ -331,7 +331,10 @@ static void *worker_main(void *arg)
 {
     cio_threaded *t = (cio_threaded *)arg;
     char top; /* near the top of this thread's stack (the overflow message's estimate) */
-    cio__t_worker_stack((uintptr_t)&top, t->stack_size);
+    uintptr_t stack_lo;
+    size_t stack_size;
+    cio__t_thread_stack((uintptr_t)&top, t->stack_size, &stack_lo, &stack_size);
+    cio__t_worker_stack(stack_lo, stack_size);
     cio__overflow_thread_begin();
     cio__t_signals_unblock();
     cio__t_lock(&t->mu);

@@ -125,8 +125,8 @@ int64_t cio__t_mono_ns(void);
 /* pool_thread.c: the stack-overflow resolver of the workers (src/core/overflow.h). */
 struct cio__overflow_info;
 bool cio__t_worker_overflow(const void *addr, struct cio__overflow_info *out);
-/* pool_thread.c: the calling worker's stack (top: an address near its top; 0, 0: none), for the
+/* pool_thread.c: the calling worker's stack (lo: its lowest usable address; 0, 0: none), for the
  * stack-overflow message (src/core/overflow.h). */
-void cio__t_worker_stack(uintptr_t top, size_t size);
+void cio__t_worker_stack(uintptr_t lo, size_t size);
 
 #endif

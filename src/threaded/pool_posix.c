@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <limits.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -21,6 +22,12 @@ void *cio__t_block_alloc(size_t size)
 void cio__t_block_free(void *block)
 {
     free(block);
+}
+
+void cio__t_thread_stack(uintptr_t near_top, size_t asked, uintptr_t *lo, size_t *size)
+{
+    *lo = near_top >= asked ? near_top - asked : 0;
+    *size = near_top >= asked ? asked : 0;
 }
 
 size_t cio__t_stack_size(size_t requested)

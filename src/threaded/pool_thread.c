@@ -53,25 +53,26 @@ void cio__t_yield_while(const _Atomic(uint32_t) *word, uint32_t value, bool equa
 
 /* ---- the worker's stack ---------------------------------------------------------------------- */
 
-/* The stack-overflow resolver (src/core/overflow.h): the worker's stack is known only roughly, from an
- * address near its top and the size asked for (the thread library keeps its own thread block and
- * TLS at the top, and the guard below the stack), so a fault counts as this worker's overflow from
- * WORKER_SLACK above the estimated bottom down to CIO__OVERFLOW_REACH below it. */
+/* The stack-overflow resolver (src/core/overflow.h): the worker's stack bottom (cio__t_thread_stack)
+ * is an estimate on POSIX (the thread library keeps its own thread block and TLS at the top, and the
+ * guard below the stack); on Windows the guard pages and the pages kept back for the handler lie
+ * just above the reservation's bottom. So a fault counts as this worker's overflow from WORKER_SLACK
+ * above the bottom down to CIO__OVERFLOW_REACH below it. */
 #define WORKER_SLACK ((uintptr_t)64 * 1024)
-static _Thread_local uintptr_t worker_top;
+static _Thread_local uintptr_t worker_lo;
 static _Thread_local size_t worker_size;
 
-void cio__t_worker_stack(uintptr_t top, size_t size)
+void cio__t_worker_stack(uintptr_t lo, size_t size)
 {
-    worker_top = top;
+    worker_lo = lo;
     worker_size = size;
 }
 
 bool cio__t_worker_overflow(const void *addr, cio__overflow_info *out)
 {
-    if (worker_size == 0 || worker_top < worker_size)
+    if (worker_size == 0)
         return false;
-    uintptr_t a = (uintptr_t)addr, lo = worker_top - worker_size;
+    uintptr_t a = (uintptr_t)addr, lo = worker_lo;
     if (a >= lo + WORKER_SLACK || a + CIO__OVERFLOW_REACH < lo)
         return false;
     struct cio_any_future *task = cio__t_current;

@@ -107,6 +107,11 @@ void cio__t_block_free(void *block);
 size_t cio__t_cpu_count(void);
 /* A worker stack of at least `requested` bytes, rounded as the OS wants. */
 size_t cio__t_stack_size(size_t requested);
+/* The calling thread's usable stack: its lowest address and size. `near_top` (an address near its
+ * top) and `asked` (the size it was started with) are the estimate where the OS cannot say (POSIX:
+ * the thread library's block and TLS sit at the top); Windows: the real bounds (the reservation is
+ * the executable's default when `asked` is below it: winpthreads sets only the commit). */
+void cio__t_thread_stack(uintptr_t near_top, size_t asked, uintptr_t *lo, size_t *size);
 
 /* Futex on this OS, bracketed as a cancellation point when `cancelable`. */
 cio_err cio__t_os_futex_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout, _Bool cancelable);
