@@ -131,12 +131,13 @@ static cio_err connection(void *p)
             (void)send_head(s, &c->stream, 431, "Request Header Fields Too Large", 0, true);
             break;
         }
-        /* stopping with nothing begun: one look at what has arrived (a request sent before the
-         * signal is there), then close */
+        /* stopping with nothing begun: one short look at what has arrived (a request sent before
+         * the signal is there), then close. (Not a zero timeout: where a backend has no native
+         * timed read, an expired timeout may end the read before it tried, cio/batch.h.) */
         bool last_look = have == 0 && atomic_load(&s->stopping);
         size_t n = 0;
         cio_err err = cio_stream_read_timeout(s->io, &c->stream, buf + have, REQ_MAX - have, &n,
-                                              cio_timeout_ms(last_look ? 0 : 100));
+                                              cio_timeout_ms(last_look ? 10 : 100));
         if (err == CIO_E_TIMEOUT && last_look)
             break;
         if (err == CIO_E_TIMEOUT) {

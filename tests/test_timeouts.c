@@ -98,6 +98,17 @@ static void test_read_timeout(void **state)
         assert_int_equal(n, 1);
     }
     assert_int_equal(buf[0], 'q');
+#if !defined(CIO_OS_WINDOWS)
+    /* Where the read has a native timed form (Threaded on POSIX, Evented), an expired timeout still
+     * tries once: a byte that is there is taken, even right after a short read, before the loop
+     * has seen the new data's edge (epoll's read-first hint; the http_server example's last look). */
+    for (int i = 0; i < 3; i++) {
+        assert_ok(cio_stream_write_all(io, &a, "r", 1));
+        assert_ok(cio_stream_read_timeout(io, &b, buf, sizeof buf, &n, cio_timeout_ms(0)));
+        assert_int_equal(n, 1);
+        assert_int_equal(buf[0], 'r');
+    }
+#endif
     close_pairs(io, &a, &b, 1);
     assert_int_equal(cio_test_count_handles(), fds);
 }

@@ -136,9 +136,11 @@ cio_err cio_operate(cio_io io, cio_operation *op);
  * Runs one operation, giving up after `timeout`. CIO_TIMEOUT_NONE is cio_operate. Otherwise the
  * operation runs as a concurrent task while the caller waits; when the timeout passes first it is
  * canceled and waited for, and if it completed anyway (data had arrived) its result stands and the
- * call returns CIO_OK: a timeout never loses data. A timeout that has already passed (or passes
- * before the operation's task got to start) may end it before it tried: CIO_E_TIMEOUT, nothing done,
- * even if data was waiting — it is a deadline, not a poll. Where the backend has a native timed
+ * call returns CIO_OK: a timeout never loses data. On the task path a timeout that has already
+ * passed (or passes before the operation's task got to start) may end it before it tried:
+ * CIO_E_TIMEOUT, nothing done, even if data was waiting — it is a deadline, not a poll. A native
+ * timed form always tries once first, so there an expired timeout (a zero duration) is a poll: what
+ * is there now is taken. Where the backend has a native timed
  * form, no task is made and the caller itself waits: Threaded on POSIX for stream reads (a
  * non-blocking try, then poll against the deadline), stream writes (what fits now, else poll for
  * room: a timed write may be short, as a plain one may), accepts, streaming file reads and

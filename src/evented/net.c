@@ -239,7 +239,7 @@ static cio_err attempt(struct net_args *a)
 /* A stream read where the poller keeps per-descriptor hints (epoll): when this loop's last read of
  * fd came back short and no edge has arrived since, the attempt would only say EAGAIN, so the fiber
  * waits first; a short read tells the poller so. (An EOF is not short: a read after it must not
- * wait for an edge that already came.) */
+ * wait for an edge that already came.) A read whose deadline has passed tries all the same. */
 static cio_err read_hinted(struct net_args *a)
 {
     const struct cio__e_poller_ops *ops = a->e->poller;
@@ -253,7 +253,9 @@ static cio_err read_hinted(struct net_args *a)
         if (err != CIO_OK)
             return err;
         uint32_t rev;
-        if (first && ops->read_first(l, a->fd)) {
+        /* A deadline already passed (a zero timeout) always tries: the edge of data that is there
+         * may not have reached the loop yet, and the wait would time out at once. */
+        if (first && (a->deadline < 0 || a->deadline > cio__e_now_ns()) && ops->read_first(l, a->fd)) {
             err = cio__e_wait_fd(a->e, a->fd, POLLIN, a->deadline, true, &rev);
             if (err != CIO_OK)
                 return err;
