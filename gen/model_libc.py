@@ -31,6 +31,34 @@ ABS_PATH = re.compile(r"^(/[A-Za-z0-9_.+-]+)+$")
 C_DECL = re.compile(r"^[A-Za-z_][A-Za-z0-9_ \t*]*[ *]\s*[A-Za-z_][A-Za-z0-9_]*(\[[0-9]+\])?$")
 
 
+# A function pointer member: `void (*sa_handler)(int)` (the parameter list holds no parentheses).
+C_FNPTR = re.compile(r"^[A-Za-z_][A-Za-z0-9_ \t*]*\(\*\s*([A-Za-z_][A-Za-z0-9_]*)\)\s*\([^()]*\)$")
+
+
+# A union member: `union { <member>; <member>; }` (anonymous, C11) or `union { ...; } name`.
+C_UNION = re.compile(r"^union\s*\{(.*);\s*\}\s*([A-Za-z_][A-Za-z0-9_]*)?$")
+
+
+def field_names(f):
+    """The names a struct field declares (`int a[2]`: a; `void (*h)(int)`: h; an anonymous union:
+    its members' names; a named union: its name), or None when `f` is none of the forms libc.yaml
+    allows: `<type> <name>[n]`, a function pointer, a union of those."""
+    f = f.strip()
+    u = C_UNION.match(f)
+    if u:
+        members = [x.strip() for x in u.group(1).split(";")]
+        inner = [field_names(x) if not x.startswith("union") else None for x in members]
+        if not members or any(n is None for n in inner):
+            return None
+        return [u.group(2)] if u.group(2) else [n for names in inner for n in names]
+    fp = C_FNPTR.match(f)
+    if fp:
+        return [fp.group(1)]
+    if C_DECL.match(f):
+        return [re.sub(r"\[[0-9]+\]$", "", f).split()[-1].lstrip("*")]
+    return None
+
+
 def build_libc(m, doc, path):
     check_top(doc, path, ("types", "structs", "functions", "constants", "macros", "headers", "libraries", "abi"))
     m.libc = {o: {"types": [], "structs": [], "functions": [], "constants": [], "macros": [], "libraries": [],
@@ -62,12 +90,16 @@ def build_libc(m, doc, path):
             m.libc[o]["types"].append({"name": name, "ctype": ctype})
     arch_names = {a["name"] for a in m.arches}
     for row in rows_of(doc, "structs", path, required=False):
-        check_keys(row, ("name", "os", "fields"), ("size", "align"))
+        check_keys(row, ("name", "os", "fields"), ("size", "align", "offsets"))
         name = get_str(row, "name", IDENT, "struct name")
         fields = get_str_list(row, "fields")
+        declared = []
         for f in fields:
-            if not C_DECL.match(f.strip()):
-                raise SpecError(row.key_where["fields"], f"struct {name}: field {f!r} is not 'type name'")
+            names = field_names(f)
+            if names is None:
+                raise SpecError(row.key_where["fields"], f"struct {name}: field {f!r} is not 'type name', a"
+                                " function pointer or a union of those")
+            declared += names
         sizes = {}
         for key in ("size", "align"):
             if key in row:
@@ -78,12 +110,29 @@ def build_libc(m, doc, path):
                     if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 65536:
                         raise SpecError(sz.key_where[arch], f"struct {name}: {key} for {arch} must be 1..65536")
                     sizes.setdefault(arch, {})[key] = v
+        offsets = {}  # arch -> [(field, offset)]: offsetof asserts, for the fields whose place is a fact
+        if "offsets" in row:
+            offs = expect_row(row["offsets"], row.key_where["offsets"], "'offsets'")
+            for field, per_arch in offs.items():
+                if field not in declared:
+                    raise SpecError(offs.key_where[field], f"struct {name}: offsets name '{field}', not a field")
+                per_arch = expect_row(per_arch, offs.key_where[field], f"offsets of '{field}'")
+                for arch, v in per_arch.items():
+                    if arch not in arch_names:
+                        raise SpecError(per_arch.key_where[arch], f"unknown arch '{arch}'")
+                    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < 65536:
+                        raise SpecError(per_arch.key_where[arch], f"struct {name}: offset of {field} for {arch}"
+                                        " must be 0..65535")
+                    offsets.setdefault(arch, []).append({"field": field, "offset": v})
+        for a in offsets:
+            sizes.setdefault(a, {})
         for o in os_list(row):
             if ("s", name) in seen[o]:
                 raise SpecError(row.where, f"duplicate struct '{name}' on {o}")
             seen[o].add(("s", name))
             m.libc[o]["structs"].append({"name": name, "fields": [f.strip() for f in fields],
-                                         "checks": [{"arch": a, "macro": c_ident_upper(a), **v}
+                                         "checks": [{"arch": a, "macro": c_ident_upper(a), **v,
+                                                     "offsets": offsets.get(a, [])}
                                                     for a, v in sorted(sizes.items())]})
     for row in rows_of(doc, "functions", path, required=False):
         check_keys(row, ("name", "os", "ret", "args"), ("symbol", "variadic"))

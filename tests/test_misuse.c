@@ -22,6 +22,7 @@
 #include "death.h"
 #include "null_arg.h"
 #include "os_helpers.h"
+#include "overflow_task.h"
 
 #if !defined(CIO_OS_WINDOWS) && !defined(CIO_OS_WASI)
 #include <errno.h>
@@ -468,22 +469,6 @@ static void die_zeroed_io(cio_io io, void *s)
 /* Stack overflow in a task: the child makes an instance of its own (death.h: it has none of the
  * parent's threads) with a known stack size, and a task recurses until it runs off its stack. */
 static int overflow_backend; /* 0: Threaded, else 1 + the cio_evented_flavour (set before the fork) */
-
-static unsigned recurse(volatile unsigned n)
-{
-    volatile char frame[1024];
-    frame[0] = (char)n;
-    frame[sizeof frame - 1] = 0;
-    if (n == 0)
-        return (unsigned)frame[0];
-    return recurse(n - 1) + (unsigned)frame[sizeof frame - 1] + (unsigned)frame[0];
-}
-
-static cio_err overflow_task(void *p)
-{
-    (void)p;
-    return recurse(1u << 20) == 7u ? CIO_E_UNEXPECTED : CIO_OK; /* 1 GiB of frames: never returns */
-}
 
 /* The spawn and its expected site on one line: the same __FILE__ and __LINE__ (kept from clang-format). */
 /* clang-format off */

@@ -214,6 +214,22 @@ class BadSpec(GenCase):
         self.edit("libc.yaml", '"long tv_nsec"', '"long"')
         self.assert_bad("libc.yaml", "name: timespec", "is not 'type name'")
 
+    def test_libc_struct_bad_union_member(self):
+        self.edit("libc.yaml", "void (*sa_sigaction)(int, void *, void *);", "void (*)(int);")
+        self.assert_bad("libc.yaml", "name: sigaction", "is not 'type name', a function pointer or a union")
+
+    def test_libc_struct_offset_of_no_field(self):
+        self.edit("libc.yaml", "offsets: {tv_nsec:", "offsets: {tv_usec:")
+        self.assert_bad("libc.yaml", "name: timespec", "offsets name 'tv_usec', not a field")
+
+    def test_libc_struct_offsets_rendered(self):
+        rc, err = self.run_gen()
+        self.assertEqual(rc, 0, err)
+        text = slurp(os.path.join(self.out, "bsd", "include", "cio_bsd_libc.h"))
+        self.assertIn("_Static_assert(offsetof(struct timespec, tv_nsec) == 8,", text)
+        self.assertIn("union { void (*sa_handler)(int); void (*sa_sigaction)(int, void *, void *); };", text)
+        self.assertIn("_Static_assert(offsetof(struct sigaction, sa_flags) == 8,", text)
+
     def test_libc_library_unknown_symbol(self):
         self.edit("libc.yaml", "versions: {FBSD_1.0: [_umtx_op]}", "versions: {FBSD_1.0: [_umtx_opp]}")
         self.assert_bad("libc.yaml", "FBSD_1.0: [_umtx_opp]", "'_umtx_opp' is not a function declared for freebsd")

@@ -5,6 +5,10 @@
  * Invariants: the resolvers and the message are overflow_common.c's. `previous_*` are
  * written under install_mu by the sigaction that installs the handler, and read only by it.
  * A thread's alternate stack (`alt`) is its own: made and freed by that thread.
+ *
+ * Linux and the BSDs. The BSD builds have no sysroot: siginfo_t (si_addr's offset differs per OS),
+ * stack_t, struct sigaction and sigaltstack (NetBSD's __sigaltstack14) come from the stand-in
+ * headers generated from spec/libc.yaml, which names the OS file each layout and value was read from.
  */
 #define _GNU_SOURCE 1
 #include <pthread.h>

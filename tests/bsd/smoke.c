@@ -12,14 +12,22 @@
  * kqueue flavour: async + await, a timed sleep in a fiber (a loop timer and kevent's timeout), and a
  * loopback TCP round trip (accept and read wait for readiness through kqueue; connect runs on the
  * helper pool). Linking it proves every symbol the Evented backend needs is in the libc stubs.
+ * Last, a task that runs off its stack, in a forked child per backend (a Threaded worker with a
+ * 128 KiB stack, an Evented fiber with a 64 KiB one): the child must print src/core/overflow_posix.c's
+ * "stack overflow in a cio task (stack N KiB; <kind> ..." on its stderr (a pipe here) and abort.
  * Only write(2) prints: the stubs export no stdio.
  */
+#include <fcntl.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cio.h>
+
+#include "../overflow_task.h"
 
 static int failures;
 
@@ -188,6 +196,84 @@ static void evented_smoke(void)
 }
 #endif
 
+/* ---- stack overflow in a task, in a forked child ------------------------------------------------ */
+
+/* The child: an instance of its own with a known stack size, one task that overflows. Exits 2-4 if
+ * it could not make one, could not spawn, or survived. */
+static void overflow_child(int evented)
+{
+    cio_io io;
+    if (!evented) {
+        cio_threaded_options o;
+        memset(&o, 0, sizeof o);
+        o.stack_size = 128 * 1024;
+        cio_threaded *t = NULL;
+        if (cio_threaded_create(&o, &t) != CIO_OK)
+            _exit(2);
+        io = cio_threaded_io(t);
+    } else {
+#if CIO_HAVE_EVENTED
+        cio_evented_options o;
+        memset(&o, 0, sizeof o);
+        o.threads = 1;
+        o.stack_size = 64 * 1024;
+        cio_evented *e = NULL;
+        if (cio_evented_create(&o, &e) != CIO_OK)
+            _exit(2);
+        io = cio_evented_io(e);
+#else
+        _exit(2);
+#endif
+    }
+    cio_future f;
+    if (cio_concurrent(io, overflow_task, NULL, 0, &f) != CIO_OK)
+        _exit(3);
+    (void)cio_await(io, &f);
+    _exit(4);
+}
+
+static int contains(const char *s, size_t n, const char *want)
+{
+    size_t w = strlen(want);
+    for (size_t i = 0; i + w <= n; i++)
+        if (memcmp(s + i, want, w) == 0)
+            return 1;
+    return 0;
+}
+
+/* The parent: the child's stderr through a pipe, then its status (the BSDs' <sys/wait.h>: the
+ * terminating signal is status & 0177, and 0177 there means stopped, not signalled). */
+static void overflow_check(int evented, const char *want, const char *what)
+{
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+        check(0, what, CIO_E_UNEXPECTED);
+        return;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        (void)dup2(fds[1], 2);
+        overflow_child(evented);
+        _exit(5); /* (it does not return) */
+    }
+    close(fds[1]);
+    char out[1024];
+    size_t got = 0;
+    ssize_t n = 0;
+    while (pid > 0 && got < sizeof out && (n = read(fds[0], out + got, sizeof out - got)) > 0)
+        got += (size_t)n;
+    close(fds[0]);
+    int status = 0;
+    int waited = pid > 0 && waitpid(pid, &status, 0) == pid;
+    int ok = waited && (status & 0177) == SIGABRT && contains(out, got, want);
+    check(ok, what, CIO_OK);
+    if (!ok && got > 0) {
+        say("        ");
+        (void)!write(1, out, got);
+        say("\n");
+    }
+}
+
 int main(void)
 {
     cio_threaded *t;
@@ -279,6 +365,12 @@ int main(void)
     cio_threaded_destroy(t);
 #if CIO_HAVE_EVENTED
     evented_smoke();
+#endif
+    overflow_check(0, "stack overflow in a cio task (stack 128 KiB; a Threaded worker spawned at ",
+                   "Threaded worker stack overflow: the message, then SIGABRT");
+#if CIO_HAVE_EVENTED
+    overflow_check(1, "stack overflow in a cio task (stack 64 KiB; an Evented fiber spawned at ",
+                   "Evented fiber stack overflow: the message, then SIGABRT");
 #endif
     say(failures == 0 ? "smoke: ok\n" : "smoke: FAILED\n");
     return failures == 0 ? 0 : 1;

@@ -3,7 +3,7 @@
 
 /*
  * Link-time stand-in for freebsd's libc.so.7: one symbol per function cio may call there
- * (128), each a single byte that is never executed. build.py assembles this into a
+ * (129), each a single byte that is never executed. build.py assembles this into a
  * shared object named libc.so.7 with the version script c.map, so that
  * ld.lld records DT_NEEDED libc.so.7 and the version of every symbol as linking against the real one would.
  */
@@ -303,6 +303,11 @@ raise:
 sigaction:
 	.byte 0
 	.size sigaction, 1
+	.globl sigaltstack
+	.type sigaltstack, %function
+sigaltstack:
+	.byte 0
+	.size sigaltstack, 1
 	.globl sigprocmask
 	.type sigprocmask, %function
 sigprocmask:

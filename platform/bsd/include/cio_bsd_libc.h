@@ -42,6 +42,8 @@ typedef uint16_t in_port_t;
 typedef uint32_t in_addr_t;
 typedef int32_t lwpid_t;
 typedef struct sigset sigset_t;
+typedef struct siginfo siginfo_t;
+typedef struct sigaltstack stack_t;
 typedef struct pthread * pthread_t;
 typedef struct pthread_attr * pthread_attr_t;
 typedef struct pthread_mutex * pthread_mutex_t;
@@ -83,15 +85,59 @@ _Static_assert(sizeof(struct sigset) == 16, "struct sigset size on x86_64");
 #endif
 
 struct sigaction {
-    void *sa_handler;
+    union { void (*sa_handler)(int); void (*sa_sigaction)(int, siginfo_t *, void *); };
     int sa_flags;
     sigset_t sa_mask;
 };
 #if defined(CIO_ARCH_AARCH64)
 _Static_assert(sizeof(struct sigaction) == 32, "struct sigaction size on aarch64");
+_Static_assert(offsetof(struct sigaction, sa_flags) == 8, "sigaction.sa_flags offset on aarch64");
+_Static_assert(offsetof(struct sigaction, sa_mask) == 12, "sigaction.sa_mask offset on aarch64");
 #endif
 #if defined(CIO_ARCH_X86_64)
 _Static_assert(sizeof(struct sigaction) == 32, "struct sigaction size on x86_64");
+_Static_assert(offsetof(struct sigaction, sa_flags) == 8, "sigaction.sa_flags offset on x86_64");
+_Static_assert(offsetof(struct sigaction, sa_mask) == 12, "sigaction.sa_mask offset on x86_64");
+#endif
+
+struct siginfo {
+    int si_signo;
+    int si_errno;
+    int si_code;
+    pid_t si_pid;
+    uid_t si_uid;
+    int si_status;
+    void *si_addr;
+    union { int sival_int; void *sival_ptr; } si_value;
+    long si_reason[5];
+};
+#if defined(CIO_ARCH_AARCH64)
+_Static_assert(sizeof(struct siginfo) == 80, "struct siginfo size on aarch64");
+_Static_assert(_Alignof(struct siginfo) == 8, "struct siginfo alignment on aarch64");
+_Static_assert(offsetof(struct siginfo, si_addr) == 24, "siginfo.si_addr offset on aarch64");
+#endif
+#if defined(CIO_ARCH_X86_64)
+_Static_assert(sizeof(struct siginfo) == 80, "struct siginfo size on x86_64");
+_Static_assert(_Alignof(struct siginfo) == 8, "struct siginfo alignment on x86_64");
+_Static_assert(offsetof(struct siginfo, si_addr) == 24, "siginfo.si_addr offset on x86_64");
+#endif
+
+struct sigaltstack {
+    void *ss_sp;
+    size_t ss_size;
+    int ss_flags;
+};
+#if defined(CIO_ARCH_AARCH64)
+_Static_assert(sizeof(struct sigaltstack) == 24, "struct sigaltstack size on aarch64");
+_Static_assert(_Alignof(struct sigaltstack) == 8, "struct sigaltstack alignment on aarch64");
+_Static_assert(offsetof(struct sigaltstack, ss_size) == 8, "sigaltstack.ss_size offset on aarch64");
+_Static_assert(offsetof(struct sigaltstack, ss_flags) == 16, "sigaltstack.ss_flags offset on aarch64");
+#endif
+#if defined(CIO_ARCH_X86_64)
+_Static_assert(sizeof(struct sigaltstack) == 24, "struct sigaltstack size on x86_64");
+_Static_assert(_Alignof(struct sigaltstack) == 8, "struct sigaltstack alignment on x86_64");
+_Static_assert(offsetof(struct sigaltstack, ss_size) == 8, "sigaltstack.ss_size offset on x86_64");
+_Static_assert(offsetof(struct sigaltstack, ss_flags) == 16, "sigaltstack.ss_flags offset on x86_64");
 #endif
 
 struct kevent {
@@ -421,6 +467,7 @@ extern pid_t getpid(void);
 extern int kill(pid_t pid, int sig);
 extern int raise(int sig);
 extern int sigaction(int sig, const struct sigaction *act, struct sigaction *oact);
+extern int sigaltstack(const stack_t *ss, stack_t *old);
 extern int sigprocmask(int how, const sigset_t *set, sigset_t *oset);
 extern int sigemptyset(sigset_t *set);
 extern int sigfillset(sigset_t *set);
@@ -562,6 +609,8 @@ extern int pthread_setspecific(pthread_key_t key, const void *value);
 #define SA_NODEFER 16
 #define SA_NOCLDWAIT 32
 #define SA_SIGINFO 64
+#define SS_ONSTACK 1
+#define SS_DISABLE 4
 #define PTHREAD_CREATE_JOINABLE 0
 #define PTHREAD_CREATE_DETACHED 1
 #define EVFILT_READ -1
@@ -852,9 +901,9 @@ extern int pthread_setspecific(pthread_key_t key, const void *value);
 #endif
 #define static_assert _Static_assert
 #define MAP_FAILED ((void *)-1)
-#define SIG_DFL ((void *)0)
-#define SIG_IGN ((void *)1)
-#define SIG_ERR ((void *)-1)
+#define SIG_DFL ((void (*)(int))0)
+#define SIG_IGN ((void (*)(int))1)
+#define SIG_ERR ((void (*)(int))-1)
 #define PTHREAD_MUTEX_INITIALIZER ((pthread_mutex_t)0)
 #define PTHREAD_COND_INITIALIZER ((pthread_cond_t)0)
 #define S_ISDIR(m) (((m) & S_IFMT) == S_IFDIR)
@@ -881,6 +930,8 @@ typedef uint16_t in_port_t;
 typedef uint32_t in_addr_t;
 typedef int32_t lwpid_t;
 typedef struct sigset sigset_t;
+typedef struct siginfo siginfo_t;
+typedef struct sigaltstack stack_t;
 typedef struct pthread * pthread_t;
 typedef struct pthread_attr pthread_attr_t;
 typedef struct pthread_mutex pthread_mutex_t;
@@ -922,15 +973,59 @@ _Static_assert(sizeof(struct sigset) == 16, "struct sigset size on x86_64");
 #endif
 
 struct sigaction {
-    void *sa_handler;
+    union { void (*sa_handler)(int); void (*sa_sigaction)(int, siginfo_t *, void *); };
     sigset_t sa_mask;
     int sa_flags;
 };
 #if defined(CIO_ARCH_AARCH64)
 _Static_assert(sizeof(struct sigaction) == 32, "struct sigaction size on aarch64");
+_Static_assert(offsetof(struct sigaction, sa_mask) == 8, "sigaction.sa_mask offset on aarch64");
+_Static_assert(offsetof(struct sigaction, sa_flags) == 24, "sigaction.sa_flags offset on aarch64");
 #endif
 #if defined(CIO_ARCH_X86_64)
 _Static_assert(sizeof(struct sigaction) == 32, "struct sigaction size on x86_64");
+_Static_assert(offsetof(struct sigaction, sa_mask) == 8, "sigaction.sa_mask offset on x86_64");
+_Static_assert(offsetof(struct sigaction, sa_flags) == 24, "sigaction.sa_flags offset on x86_64");
+#endif
+
+struct siginfo {
+    int si_signo;
+    int si_code;
+    int si_errno;
+    int si_pad0;
+    void *si_addr;
+    int si_trap;
+    int si_trap2;
+    int si_trap3;
+    char si_pad[92];
+};
+#if defined(CIO_ARCH_AARCH64)
+_Static_assert(sizeof(struct siginfo) == 128, "struct siginfo size on aarch64");
+_Static_assert(_Alignof(struct siginfo) == 8, "struct siginfo alignment on aarch64");
+_Static_assert(offsetof(struct siginfo, si_addr) == 16, "siginfo.si_addr offset on aarch64");
+#endif
+#if defined(CIO_ARCH_X86_64)
+_Static_assert(sizeof(struct siginfo) == 128, "struct siginfo size on x86_64");
+_Static_assert(_Alignof(struct siginfo) == 8, "struct siginfo alignment on x86_64");
+_Static_assert(offsetof(struct siginfo, si_addr) == 16, "siginfo.si_addr offset on x86_64");
+#endif
+
+struct sigaltstack {
+    void *ss_sp;
+    size_t ss_size;
+    int ss_flags;
+};
+#if defined(CIO_ARCH_AARCH64)
+_Static_assert(sizeof(struct sigaltstack) == 24, "struct sigaltstack size on aarch64");
+_Static_assert(_Alignof(struct sigaltstack) == 8, "struct sigaltstack alignment on aarch64");
+_Static_assert(offsetof(struct sigaltstack, ss_size) == 8, "sigaltstack.ss_size offset on aarch64");
+_Static_assert(offsetof(struct sigaltstack, ss_flags) == 16, "sigaltstack.ss_flags offset on aarch64");
+#endif
+#if defined(CIO_ARCH_X86_64)
+_Static_assert(sizeof(struct sigaltstack) == 24, "struct sigaltstack size on x86_64");
+_Static_assert(_Alignof(struct sigaltstack) == 8, "struct sigaltstack alignment on x86_64");
+_Static_assert(offsetof(struct sigaltstack, ss_size) == 8, "sigaltstack.ss_size offset on x86_64");
+_Static_assert(offsetof(struct sigaltstack, ss_flags) == 16, "sigaltstack.ss_flags offset on x86_64");
 #endif
 
 struct kevent {
@@ -1317,6 +1412,7 @@ extern pid_t getpid(void);
 extern int kill(pid_t pid, int sig);
 extern int raise(int sig);
 extern int sigaction(int sig, const struct sigaction *act, struct sigaction *oact) __asm__("__sigaction_siginfo");
+extern int sigaltstack(const stack_t *ss, stack_t *old) __asm__("__sigaltstack14");
 extern int sigprocmask(int how, const sigset_t *set, sigset_t *oset) __asm__("__sigprocmask14");
 extern int sigemptyset(sigset_t *set) __asm__("__sigemptyset14");
 extern int sigfillset(sigset_t *set) __asm__("__sigfillset14");
@@ -1456,6 +1552,8 @@ extern int pthread_setspecific(pthread_key_t key, const void *value) __asm__("__
 #define SA_NODEFER 16
 #define SA_NOCLDWAIT 32
 #define SA_SIGINFO 64
+#define SS_ONSTACK 1
+#define SS_DISABLE 4
 #define PTHREAD_CREATE_JOINABLE 0
 #define PTHREAD_CREATE_DETACHED 1
 #define _PT_MUTEX_MAGIC 858980355
@@ -1745,9 +1843,9 @@ extern int pthread_setspecific(pthread_key_t key, const void *value) __asm__("__
 #endif
 #define static_assert _Static_assert
 #define MAP_FAILED ((void *)-1)
-#define SIG_DFL ((void *)0)
-#define SIG_IGN ((void *)1)
-#define SIG_ERR ((void *)-1)
+#define SIG_DFL ((void (*)(int))0)
+#define SIG_IGN ((void (*)(int))1)
+#define SIG_ERR ((void (*)(int))-1)
 #define PTHREAD_MUTEX_INITIALIZER {.ptm_magic = _PT_MUTEX_MAGIC}
 #define PTHREAD_COND_INITIALIZER {.ptc_magic = _PT_COND_MAGIC}
 #define S_ISDIR(m) (((m) & S_IFMT) == S_IFDIR)
@@ -1773,6 +1871,8 @@ typedef uint8_t sa_family_t;
 typedef uint16_t in_port_t;
 typedef uint32_t in_addr_t;
 typedef unsigned int sigset_t;
+typedef struct siginfo siginfo_t;
+typedef struct sigaltstack stack_t;
 typedef struct pthread * pthread_t;
 typedef struct pthread_attr * pthread_attr_t;
 typedef struct pthread_mutex * pthread_mutex_t;
@@ -1804,15 +1904,56 @@ _Static_assert(sizeof(struct iovec) == 16, "struct iovec size on x86_64");
 #endif
 
 struct sigaction {
-    void *sa_handler;
+    union { void (*sa_handler)(int); void (*sa_sigaction)(int, siginfo_t *, void *); };
     sigset_t sa_mask;
     int sa_flags;
 };
 #if defined(CIO_ARCH_AARCH64)
 _Static_assert(sizeof(struct sigaction) == 16, "struct sigaction size on aarch64");
+_Static_assert(offsetof(struct sigaction, sa_mask) == 8, "sigaction.sa_mask offset on aarch64");
+_Static_assert(offsetof(struct sigaction, sa_flags) == 12, "sigaction.sa_flags offset on aarch64");
 #endif
 #if defined(CIO_ARCH_X86_64)
 _Static_assert(sizeof(struct sigaction) == 16, "struct sigaction size on x86_64");
+_Static_assert(offsetof(struct sigaction, sa_mask) == 8, "sigaction.sa_mask offset on x86_64");
+_Static_assert(offsetof(struct sigaction, sa_flags) == 12, "sigaction.sa_flags offset on x86_64");
+#endif
+
+struct siginfo {
+    int si_signo;
+    int si_code;
+    int si_errno;
+    void *si_addr;
+    int si_trapno;
+    char si_pad[108];
+};
+#if defined(CIO_ARCH_AARCH64)
+_Static_assert(sizeof(struct siginfo) == 136, "struct siginfo size on aarch64");
+_Static_assert(_Alignof(struct siginfo) == 8, "struct siginfo alignment on aarch64");
+_Static_assert(offsetof(struct siginfo, si_addr) == 16, "siginfo.si_addr offset on aarch64");
+#endif
+#if defined(CIO_ARCH_X86_64)
+_Static_assert(sizeof(struct siginfo) == 136, "struct siginfo size on x86_64");
+_Static_assert(_Alignof(struct siginfo) == 8, "struct siginfo alignment on x86_64");
+_Static_assert(offsetof(struct siginfo, si_addr) == 16, "siginfo.si_addr offset on x86_64");
+#endif
+
+struct sigaltstack {
+    void *ss_sp;
+    size_t ss_size;
+    int ss_flags;
+};
+#if defined(CIO_ARCH_AARCH64)
+_Static_assert(sizeof(struct sigaltstack) == 24, "struct sigaltstack size on aarch64");
+_Static_assert(_Alignof(struct sigaltstack) == 8, "struct sigaltstack alignment on aarch64");
+_Static_assert(offsetof(struct sigaltstack, ss_size) == 8, "sigaltstack.ss_size offset on aarch64");
+_Static_assert(offsetof(struct sigaltstack, ss_flags) == 16, "sigaltstack.ss_flags offset on aarch64");
+#endif
+#if defined(CIO_ARCH_X86_64)
+_Static_assert(sizeof(struct sigaltstack) == 24, "struct sigaltstack size on x86_64");
+_Static_assert(_Alignof(struct sigaltstack) == 8, "struct sigaltstack alignment on x86_64");
+_Static_assert(offsetof(struct sigaltstack, ss_size) == 8, "sigaltstack.ss_size offset on x86_64");
+_Static_assert(offsetof(struct sigaltstack, ss_flags) == 16, "sigaltstack.ss_flags offset on x86_64");
 #endif
 
 struct kevent {
@@ -2121,6 +2262,7 @@ extern pid_t getpid(void);
 extern int kill(pid_t pid, int sig);
 extern int raise(int sig);
 extern int sigaction(int sig, const struct sigaction *act, struct sigaction *oact);
+extern int sigaltstack(const stack_t *ss, stack_t *old);
 extern int sigprocmask(int how, const sigset_t *set, sigset_t *oset);
 extern int sigemptyset(sigset_t *set);
 extern int sigfillset(sigset_t *set);
@@ -2247,6 +2389,8 @@ extern int pthread_setspecific(pthread_key_t key, const void *value);
 #define SA_NODEFER 16
 #define SA_NOCLDWAIT 32
 #define SA_SIGINFO 64
+#define SS_ONSTACK 1
+#define SS_DISABLE 4
 #define PTHREAD_CREATE_JOINABLE 0
 #define PTHREAD_CREATE_DETACHED 1
 #define EVFILT_READ -1
@@ -2510,9 +2654,9 @@ extern int pthread_setspecific(pthread_key_t key, const void *value);
 #endif
 #define static_assert _Static_assert
 #define MAP_FAILED ((void *)-1)
-#define SIG_DFL ((void *)0)
-#define SIG_IGN ((void *)1)
-#define SIG_ERR ((void *)-1)
+#define SIG_DFL ((void (*)(int))0)
+#define SIG_IGN ((void (*)(int))1)
+#define SIG_ERR ((void (*)(int))-1)
 #define PTHREAD_MUTEX_INITIALIZER ((pthread_mutex_t)0)
 #define PTHREAD_COND_INITIALIZER ((pthread_cond_t)0)
 #define S_ISDIR(m) (((m) & S_IFMT) == S_IFDIR)

@@ -3,7 +3,7 @@
 
 /*
  * Link-time stand-in for netbsd's libc.so.12: one symbol per function cio may call there
- * (146), each a single byte that is never executed. build.py assembles this into a
+ * (147), each a single byte that is never executed. build.py assembles this into a
  * shared object named libc.so.12, so that
  * ld.lld records DT_NEEDED libc.so.12 as linking against the real one would.
  */
@@ -358,6 +358,11 @@ raise:
 __sigaction_siginfo:
 	.byte 0
 	.size __sigaction_siginfo, 1
+	.globl __sigaltstack14
+	.type __sigaltstack14, %function
+__sigaltstack14:
+	.byte 0
+	.size __sigaltstack14, 1
 	.globl __sigprocmask14
 	.type __sigprocmask14, %function
 __sigprocmask14:

@@ -3,7 +3,7 @@
 
 /*
  * Link-time stand-in for openbsd's libc.so.100.0: one symbol per function cio may call there
- * (120), each a single byte that is never executed. build.py assembles this into a
+ * (121), each a single byte that is never executed. build.py assembles this into a
  * shared object named libc.so.100.0, so that
  * ld.lld records DT_NEEDED libc.so.100.0 as linking against the real one would.
  */
@@ -293,6 +293,11 @@ raise:
 sigaction:
 	.byte 0
 	.size sigaction, 1
+	.globl sigaltstack
+	.type sigaltstack, %function
+sigaltstack:
+	.byte 0
+	.size sigaltstack, 1
 	.globl sigprocmask
 	.type sigprocmask, %function
 sigprocmask:
