@@ -386,6 +386,57 @@ static void test_net_close(void **state)
     fx_close(&f);
 }
 
+/* if_nametoindex cannot be armed (0 is its failure and an answer: `fail: none`), so a hook stands
+ * in for it: 0 with each errno glibc's can leave (its ioctl socket failing, a name it does not know,
+ * and nothing at all), and the error cio_net_interface_name_resolve must give for it. */
+static _Atomic(int) nametoindex_errno;
+static _Atomic(unsigned) nametoindex_calls;
+
+static unsigned int nametoindex_fails(const char *name)
+{
+    (void)name;
+    atomic_fetch_add(&nametoindex_calls, 1);
+    errno = atomic_load(&nametoindex_errno);
+    return 0;
+}
+
+static void test_interface_resolve_faults(void **state)
+{
+    cio_io io = cio_test_io(state);
+    uint32_t lo = 0;
+    assert_ok(cio_net_interface_name_resolve(io, "lo", &lo)); /* Linux always has its loopback */
+    const errno_case cases[] = {
+        E("if_nametoindex@interface_resolve", ENODEV, CIO_E_INTERFACE_NOT_FOUND),
+        E("if_nametoindex@interface_resolve", 0, CIO_E_INTERFACE_NOT_FOUND),
+        E("if_nametoindex@interface_resolve", EMFILE, CIO_E_SYSTEM_RESOURCES),
+        E("if_nametoindex@interface_resolve", ENFILE, CIO_E_SYSTEM_RESOURCES),
+        E("if_nametoindex@interface_resolve", ENOMEM, CIO_E_SYSTEM_RESOURCES),
+        E("if_nametoindex@interface_resolve", EACCES, CIO_E_ACCESS_DENIED),
+    };
+    int fds = fd_count();
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cio__fault_reset();
+        atomic_store(&nametoindex_errno, cases[i].err);
+        atomic_store(&nametoindex_calls, 0);
+        cio__sys_set(if_nametoindex__interface_resolve, nametoindex_fails);
+        uint32_t idx = 12345;
+        cio_err err = cio_net_interface_name_resolve(io, "lo", &idx);
+        cio__sys_reset();
+        assert_int_equal(atomic_load(&nametoindex_calls), 1);
+        if (err != cases[i].want)
+            fail_msg("if_nametoindex failing with %s: %s, want %s", cases[i].name, cio_err_name(err),
+                     cio_err_name(cases[i].want));
+        assert_int_equal(idx, 12345); /* nothing written on failure */
+        print_message("fault-covered: if_nametoindex@interface_resolve %s\n",
+                      cases[i].err == 0 ? "errno-0" : cases[i].name);
+    }
+    /* and the real call answers again */
+    uint32_t again = 0;
+    assert_ok(cio_net_interface_name_resolve(io, "lo", &again));
+    assert_int_equal(again, lo);
+    assert_int_equal(fd_count(), fds);
+}
+
 static void test_futex(void **state)
 {
     cio_io io = cio_test_io(state);
@@ -695,6 +746,7 @@ int main(void)
         CIO_TESTS(test_net_short_transfers),
         CIO_TESTS(test_net_storm_cancel),
         CIO_TESTS(test_net_close),
+        CIO_TESTS(test_interface_resolve_faults),
         CIO_TESTS(test_futex),
         CIO_TESTS(test_task_allocation_fails),
         CIO_TESTS(test_thread_creation_fails),
@@ -720,6 +772,7 @@ int main(void)
         CIO_POSIX_ONLY(test_net_short_transfers),
         CIO_POSIX_ONLY(test_net_storm_cancel),
         CIO_POSIX_ONLY(test_net_close),
+        CIO_POSIX_ONLY(test_interface_resolve_faults),
         CIO_POSIX_ONLY(test_futex),
         CIO_POSIX_ONLY(test_task_allocation_fails),
         CIO_POSIX_ONLY(test_thread_creation_fails),

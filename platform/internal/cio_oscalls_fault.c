@@ -5612,6 +5612,7 @@ static BOOL cio__fi_WSAGetOverlappedResult__transmit_drain(SOCKET s, WSAOVERLAPP
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_WSAGetOverlappedResult__transmit_drain];
     int mode_ = cio__fi_take(p_);
     if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.WSAGetOverlappedResult)(s, ov, done, wait, flags);
         WSASetLastError(atomic_load(&p_->err));
         return (BOOL)FALSE;
     }
@@ -5625,6 +5626,7 @@ static BOOL cio__fi_WSAGetOverlappedResult__transmit_result(SOCKET s, WSAOVERLAP
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_WSAGetOverlappedResult__transmit_result];
     int mode_ = cio__fi_take(p_);
     if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.WSAGetOverlappedResult)(s, ov, done, wait, flags);
         WSASetLastError(atomic_load(&p_->err));
         return (BOOL)FALSE;
     }

@@ -6,9 +6,10 @@
  *   system picks, a connect to it (completed by the kernel's backlog without an accept), the
  *   accept, and the listener closed again. The accepted side must be the connection just made:
  *   its peer address is compared with the connecting socket's own address (getsockname), and a
- *   stranger that raced onto the port is closed and accepted past. Every socket of a failed
- *   attempt is closed: nothing leaks. The ends are this backend's sockets (net_windows.c: not
- *   inheritable, non-blocking underneath).
+ *   stranger that raced onto the port is closed and accepted past (when getsockname cannot say, the
+ *   attempt fails with SystemResources rather than accept past its own connection and wait forever). Every socket of a
+ * failed attempt is closed: nothing leaks. The ends are this backend's sockets (net_windows.c: not inheritable,
+ * non-blocking underneath).
  * - if_nametoindex / if_indextoname (iphlpapi) do not block; one cancellation point before.
  */
 #define WIN32_LEAN_AND_MEAN
@@ -28,14 +29,17 @@
 /* Accepted connections looked at before giving up on finding ours (strangers on the port). */
 #define PAIR_ACCEPT_TRIES 8
 
-/* The local address of s, or all-zero. */
-static void own_address(SOCKET s, cio_ip_address *out)
+/* The local address of s; false if Winsock cannot say (then the accepted side cannot be told from
+ * a stranger: accepting on would close ours and wait for a connection that never comes). */
+static bool own_address(SOCKET s, cio_ip_address *out)
 {
     cio__os_sockaddr_any sa;
     int len = cio__os_sockaddr_clear(&sa);
     memset(out, 0, sizeof *out);
-    if (CIO__SYS(wsa_getsockname, socket_pair)(s, &sa.sa, &len) == 0)
-        cio__os_sockaddr_to_ip(&sa.storage, (socklen_t)len, out);
+    if (CIO__SYS(wsa_getsockname, socket_pair)(s, &sa.sa, &len) != 0)
+        return false;
+    cio__os_sockaddr_to_ip(&sa.storage, (socklen_t)len, out);
+    return true;
 }
 
 /* Pair errors outside CreatePairError (the listen/connect/accept sets are wider) become the
@@ -79,10 +83,10 @@ cio_err cio__os_net_socket_pair(void *ud, cio_stream *out)
         return CIO__IN_SET(net_socket_create_pair, pair_error(err));
     }
     cio_ip_address mine;
-    own_address((SOCKET)client.handle, &mine);
+    bool known = own_address((SOCKET)client.handle, &mine);
     cio_stream accepted;
     bool found = false;
-    for (int i = 0; i < PAIR_ACCEPT_TRIES && !found; i++) {
+    for (int i = 0; known && i < PAIR_ACCEPT_TRIES && !found; i++) {
         err = cio__os_net_accept(ud, server.handle, &accepted);
         if (err != CIO_OK)
             break;

@@ -13,8 +13,9 @@
  *   wait: Wine completes a transfer the peer reset only then). A cancel's APC (cancel_windows.c) ends the wait: the
  * transfer is canceled with CancelIoEx and waited for (not alertably) before the OVERLAPPED, on this stack, goes away;
  * what it moved is counted. Chunks are at most 1 GiB (TransmitFile takes a DWORD).
- * - *nwritten counts every byte that went, also when an error ends the call. The event is closed on
- *   every path.
+ * - *nwritten counts every byte that went, also when an error or a cancel ends the call
+ *   (WSAGetOverlappedResult reports the count of a failed transfer too), so a retried chunk
+ *   (WSAEINTR) starts after what went. The event is closed on every path.
  * - The pointer is asked for per call (one WSAIoctl, cheap next to a file); when that fails the
  *   library copies.
  */
@@ -77,8 +78,9 @@ static cio_err wait_transfer(SOCKET s, OVERLAPPED *ov, DWORD *moved)
     }
     (void)CIO__SYS(CancelIoEx, transmit_cancel)((HANDLE)s, ov);
     DWORD flags = 0;
-    if (!CIO__SYS(WSAGetOverlappedResult, transmit_drain)(s, ov, moved, TRUE, &flags)) /* waits: ov is ours again */
-        *moved = 0;
+    /* waits: ov is ours again. A failure (the transfer ended canceled or in error) still says what
+     * went (*moved, the OVERLAPPED's count; left 0 if the call did not get that far). */
+    (void)CIO__SYS(WSAGetOverlappedResult, transmit_drain)(s, ov, moved, TRUE, &flags);
     return err;
 }
 
@@ -129,6 +131,7 @@ cio_err cio__os_net_write_file(void *ud, cio_handle stream, cio_file file, uint6
             }
         }
         if (!CIO__SYS(WSAGetOverlappedResult, transmit_result)(s, &ov, &moved, FALSE, &flags)) {
+            *nwritten += moved; /* what went before the error: counted, and a retry goes on after it */
             bool again = false;
             err = cio__os_wsa_failure(cio__wsa_wsa_transmit_file(WSAGetLastError()), &again, &reinit);
             if (err == CIO_OK && !again)
