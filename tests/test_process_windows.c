@@ -334,6 +334,31 @@ static cio_err wait_one(void *p)
     return err;
 }
 
+/* Wine's ntdll exports wine_get_version; Windows' does not. */
+static bool under_wine(void)
+{
+    return GetProcAddress(GetModuleHandleW(L"ntdll.dll"), "wine_get_version") != NULL;
+}
+
+/* One spawn of the 200. Under Wine only, an Unexpected is retried twice, saying so with the Win32
+ * code it recorded: Wine's process creation fails now and then when many short children start and
+ * end at once (seen in about 1 of 60 runs of this test, in CI's bare Debian and here), which is the
+ * emulator's, not cio's; on Windows the first answer stands. */
+static void spawn_one(cio_io io, const cio_spawn_options *o, cio_child *kid)
+{
+    cio_err err = CIO_OK;
+    for (int attempt = 0; attempt < 3; attempt++) {
+        cio_clear_last_os_error();
+        err = cio_process_spawn(io, o, kid);
+        if (err != CIO_E_UNEXPECTED || !under_wine())
+            break;
+        cio_os_error os = cio_last_os_error();
+        print_message("      Wine: spawn %d: Unexpected (kind %d, code %lld), retrying\n", attempt + 1, (int)os.kind,
+                      (long long)os.code);
+    }
+    assert_ok(err);
+}
+
 static void test_many_children(void **state)
 {
     cio_io io = cio_test_io(state);
@@ -342,7 +367,7 @@ static void test_many_children(void **state)
     _Atomic(int) ok = 0;
     cio_spawn_options o = opts((const char *const[]){exe, "exit", "7", NULL});
     for (int i = 0; i < MANY; i++)
-        assert_ok(cio_process_spawn(io, &o, &kids[i]));
+        spawn_one(io, &o, &kids[i]);
     cio_group g = CIO_GROUP_INIT;
     for (int i = 0; i < MANY; i++) {
         struct wait_ctx ctx = {io, &kids[i], &ok};

@@ -35,7 +35,8 @@ typedef enum cio_os_error_kind {
     CIO_OS_ERROR_NONE = 0, /* nothing recorded on this thread (or cleared) */
     CIO_OS_ERROR_ERRNO,    /* an errno value of the target */
     CIO_OS_ERROR_NTSTATUS, /* a Windows NTSTATUS */
-    CIO_OS_ERROR_WSA       /* a Winsock error */
+    CIO_OS_ERROR_WSA,      /* a Winsock error */
+    CIO_OS_ERROR_WIN32     /* a Win32 error code (GetLastError) */
 } cio_os_error_kind;
 
 /** The native error behind the last Unexpected of this thread (cio_last_os_error). */

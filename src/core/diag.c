@@ -124,7 +124,7 @@ static void line(const char *fmt, ...)
         cio__stderr_diag_unlock();
 }
 
-static const char *const kind_names[] = {"", "errno", "NTSTATUS", "Winsock error"};
+static const char *const kind_names[] = {"", "errno", "NTSTATUS", "Winsock error", "Win32 error"};
 
 void cio__os_error_record(int kind, int64_t code, const char *operation)
 {
@@ -133,8 +133,8 @@ void cio__os_error_record(int kind, int64_t code, const char *operation)
     last.operation = operation;
     printed = DEBUG_LINES && !cio__diag_quiet;
     if (printed)
-        line("cio: %s: Unexpected, from %s %lld (cio_last_os_error() has it)\n", operation, kind_names[kind & 3],
-             (long long)code);
+        line("cio: %s: Unexpected, from %s %lld (cio_last_os_error() has it)\n", operation,
+             kind_names[kind >= 0 && kind <= 4 ? kind : 0], (long long)code);
 }
 
 cio_err cio__invalid_arg(const char *func, const char *what)

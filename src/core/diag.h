@@ -20,6 +20,12 @@ extern _Atomic(int) cio__diag_quiet;
 
 /* Records the calling thread's OS error (kind: a cio_os_error_kind); debug builds print it. */
 void cio__os_error_record(int kind, int64_t code, const char *operation);
+/* A native code no map names: records it (kind, code, operation) and returns CIO_E_UNEXPECTED. */
+static inline cio_err cio__unexpected_os(int kind, int64_t code, const char *operation)
+{
+    cio__os_error_record(kind, code, operation);
+    return CIO_E_UNEXPECTED;
+}
 /* Debug builds print "func: invalid argument: what"; returns CIO_E_INVALID_ARGUMENT. */
 cio_err cio__invalid_arg(const char *func, const char *what);
 /* Debug builds print "func: what"; returns CIO_E_UNEXPECTED. */

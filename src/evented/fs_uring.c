@@ -350,6 +350,7 @@ static cio_err ring_close(void *ud, int fd)
     cio__e_fd_renew(fd, false);
     if (cio__e_self(e) == NULL)
         return cio__os_file_close(NULL, (cio_file){fd});
+    CIO__E_URING_CLOSE_HOOK(fd);
     struct io_uring_sqe sqe = sqe_for(IORING_OP_CLOSE, fd, NULL);
     int32_t res;
     /* EBADF: NotOpen; EINTR never retried (the descriptor is gone) */

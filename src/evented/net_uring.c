@@ -473,6 +473,7 @@ static cio_err u_net_close(void *ud, cio_handle socket)
     cio__e_fd_renew(socket, false);
     if (cio__e_self(e) == NULL)
         return cio__os_net_close(NULL, socket);
+    CIO__E_URING_CLOSE_HOOK(socket);
     struct io_uring_sqe sqe = sqe_for(IORING_OP_CLOSE, socket);
     int32_t res;
     /* EBADF: NotOpen; EINTR never retried (the descriptor is gone) */

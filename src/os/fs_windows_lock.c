@@ -34,7 +34,8 @@ static cio_err try_once(HANDLE h, cio_lock lock, bool *got)
         *got = true;
         return CIO_OK;
     }
-    switch (GetLastError()) {
+    DWORD code = GetLastError();
+    switch (code) {
     case ERROR_LOCK_VIOLATION:
     case ERROR_IO_PENDING: return CIO_OK;
     case ERROR_NOT_ENOUGH_MEMORY:
@@ -42,7 +43,7 @@ static cio_err try_once(HANDLE h, cio_lock lock, bool *got)
     case ERROR_NOT_SUPPORTED:
     case ERROR_INVALID_FUNCTION: return CIO_E_FILE_LOCKS_UNSUPPORTED;
     case ERROR_INVALID_HANDLE: return CIO__BUG("LockFileEx: not an open file");
-    default: return CIO_E_UNEXPECTED;
+    default: return cio__unexpected_os(CIO_OS_ERROR_WIN32, (int64_t)code, "file_lock");
     }
 }
 

@@ -62,6 +62,6 @@ cio_err cio__os_device_io_control(void *ud, struct cio_operation *op)
     case ERROR_NOT_READY:
     case ERROR_DEV_NOT_EXIST: return CIO_E_NO_DEVICE;
     case ERROR_INVALID_HANDLE: return CIO__BUG("DeviceIoControl: not an open handle");
-    default: return CIO_E_UNEXPECTED;
+    default: return cio__unexpected_os(CIO_OS_ERROR_WIN32, (int64_t)code, "device_io_control");
     }
 }

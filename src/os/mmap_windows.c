@@ -38,7 +38,7 @@ static cio_err create_error(DWORD code)
     case ERROR_NOT_SUPPORTED:
     case ERROR_INVALID_FUNCTION: return CIO_E_OPERATION_UNSUPPORTED;
     case ERROR_INVALID_HANDLE: return CIO__BUG("CreateFileMappingW/MapViewOfFile: not an open file");
-    default: return CIO_E_UNEXPECTED;
+    default: return cio__unexpected_os(CIO_OS_ERROR_WIN32, (int64_t)code, "file_memory_map_create");
     }
 }
 

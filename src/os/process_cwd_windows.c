@@ -61,7 +61,7 @@ static cio_err set_dir_error(DWORD code)
     case ERROR_FILENAME_EXCED_RANGE: return CIO_E_NAME_TOO_LONG;
     case ERROR_INVALID_NAME:
     case ERROR_BAD_PATHNAME: return CIO_E_BAD_PATH_NAME;
-    default: return CIO_E_UNEXPECTED;
+    default: return cio__unexpected_os(CIO_OS_ERROR_WIN32, (int64_t)code, "process_set_current_dir");
     }
 }
 

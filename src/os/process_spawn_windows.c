@@ -295,7 +295,7 @@ static cio_err last_error(DWORD e)
     case ERROR_INVALID_NAME:
     case ERROR_BAD_PATHNAME: return CIO_E_BAD_PATH_NAME;
     case ERROR_SHARING_VIOLATION: return CIO_E_FILE_BUSY;
-    default: return CIO_E_UNEXPECTED;
+    default: return cio__unexpected_os(CIO_OS_ERROR_WIN32, (int64_t)e, "process_spawn");
     }
 }
 
