@@ -229,7 +229,12 @@ static void test_write_all_timeout_reports_bytes(void **state)
     assert_int_equal(cio_test_count_handles(), fds);
 }
 
-/* read_all: three bytes come, ten are asked: Timeout on time with the three kept and counted. */
+/* Timed read_all calls that had all three bytes in time (timed_read_all). */
+static int full_reads;
+
+/* read_all: three bytes come, ten are asked: Timeout on time with the three kept and counted. On a
+ * loaded machine under Wine, loopback bytes can take longer than a short deadline to arrive: then
+ * fewer are counted (never more), and the rest is still there, read after — nothing lost. */
 static int64_t timed_read_all(cio_io io, const cio_stream *a, const cio_stream *b, int ms)
 {
     assert_ok(cio_stream_write_all(io, a, "abc", 3));
@@ -241,7 +246,15 @@ static int64_t timed_read_all(cio_io io, const cio_stream *a, const cio_stream *
     if (err == CIO_E_CONCURRENCY_UNAVAILABLE)
         return -1;
     assert_err(err, CIO_E_TIMEOUT);
-    assert_int_equal(n, 3);
+    assert_true(n <= 3);
+    if (n == 3) {
+        full_reads++;
+    } else {
+        print_message("      %u of 3 bytes had arrived by the %d ms deadline\n", (unsigned)n, ms);
+        size_t m = 0;
+        assert_ok(cio_stream_read_all_timeout(io, b, buf + n, 3 - n, &m, cio_timeout_ms(5000)));
+        assert_int_equal(m, 3 - n);
+    }
     assert_memory_equal(buf, "abc", 3);
     return e;
 }
@@ -255,7 +268,11 @@ static void test_read_all_timeout_keeps_bytes(void **state)
         close_pairs(io, &a, &b, 1);
         CIO_SKIP("concurrency unavailable");
     }
+    full_reads = 0;
     CHECK_DEADLINE(50, timed_read_all(io, &a, &b, 50));
+    for (int i = 0; i < 5 && full_reads == 0; i++) /* the bytes were late every time: again */
+        (void)timed_read_all(io, &a, &b, 50);
+    assert_true(full_reads > 0); /* a 50 ms read counted all three */
     char buf[16];
     size_t n = 0;
     /* the rest comes later: a full read */
