@@ -1191,6 +1191,7 @@ static inline cio__mapped cio__errno_symlinkat(int code)
     case CIO_ERRNO_ROFS: m = CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM); break;
     case CIO_ERRNO_NOSYS: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
     case CIO_ERRNO_ILSEQ: m = CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME); break;
+    case CIO_ERRNO_CANCELED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
 #if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
     case CIO_ERRNO_OPNOTSUPP: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
 #endif
@@ -1231,6 +1232,7 @@ static inline cio__mapped cio__errno_linkat(int code)
     case CIO_ERRNO_NOSYS: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
     case CIO_ERRNO_ISDIR: m = CIO__MAPPED(ERROR, CIO_E_IS_DIR); break;
     case CIO_ERRNO_ILSEQ: m = CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME); break;
+    case CIO_ERRNO_CANCELED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
 #if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
     case CIO_ERRNO_OPNOTSUPP: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
 #endif
@@ -1450,6 +1452,7 @@ static inline cio__mapped cio__errno_renameat2(int code)
     case CIO_ERRNO_NOTEMPTY: m = CIO__MAPPED(ERROR, CIO_E_DIR_NOT_EMPTY); break;
     case CIO_ERRNO_ROFS: m = CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM); break;
     case CIO_ERRNO_XDEV: m = CIO__MAPPED(ERROR, CIO_E_CROSS_DEVICE); break;
+    case CIO_ERRNO_CANCELED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
 #if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
     case CIO_ERRNO_OPNOTSUPP: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
 #endif
