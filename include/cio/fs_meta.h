@@ -202,8 +202,9 @@ cio_err cio_file_is_tty(cio_io io, cio_file file, bool *out);
 /* ---- real paths and rename without replace -------------------------------------------------------- */
 
 /**
- * The canonical absolute path of an open directory (Linux: /proc/self/fd; Windows:
- * GetFinalPathNameByHandleW), NUL-terminated.
+ * The canonical absolute path of an open directory (Linux: /proc/self/fd; FreeBSD: fcntl F_KINFO;
+ * NetBSD: fcntl F_GETPATH, from the kernel's name cache; Windows: GetFinalPathNameByHandleW),
+ * NUL-terminated.
  * @param io      the Io
  * @param dir     the directory (cio_dir_cwd(): the current directory)
  * @param buf     receives the path and a NUL
@@ -211,7 +212,7 @@ cio_err cio_file_is_tty(cio_io io, cio_file file, bool *out);
  * @param out_len receives the path's length
  * @return CIO_OK, or File.RealPathError: Canceled, Unexpected, FileNotFound (also: /proc not
  *         mounted), AccessDenied, PermissionDenied, NameTooLong (also: buf too small; never a cut
- *         path), OperationUnsupported (the BSDs and WASI), NotDir, SymLinkLoop, InputOutput,
+ *         path), OperationUnsupported (OpenBSD and WASI), NotDir, SymLinkLoop, InputOutput,
  *         SystemResources, FileSystem, NoDevice, UnrecognizedVolume, BadPathName, NetworkNotFound.
  *         Cancellation point.
  * @cancellation yes
@@ -226,7 +227,8 @@ cio_err cio_dir_real_path(cio_io io, cio_dir dir, char *buf, size_t len, size_t 
  * @param buf     receives the path and a NUL
  * @param len     size of buf (at least 1)
  * @param out_len receives the path's length
- * @return CIO_OK, or Dir.RealPathFileError: File.RealPathError and File.OpenError (opening path).
+ * @return CIO_OK, or Dir.RealPathFileError: File.RealPathError and File.OpenError (opening path;
+ *         on NetBSD, which has no O_PATH, a file that cannot be read is AccessDenied).
  *         Cancellation point.
  * @cancellation yes
  */

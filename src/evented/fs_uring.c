@@ -1,7 +1,8 @@
 /*
  * The file and directory slots the io_uring flavour runs as ring operations (Linux): opening files
  * and directories (OPENAT), stat by path and of an open file (STATX), mkdir (MKDIRAT), rename
- * (RENAMEAT), deleting files and directories (UNLINKAT), set_length (FTRUNCATE, 6.9: its opcode
+ * (RENAMEAT) and rename without replace (RENAMEAT with RENAME_NOREPLACE), symbolic and hard links by
+ * path (SYMLINKAT, LINKAT), deleting files and directories (UNLINKAT), set_length (FTRUNCATE, 6.9: its opcode
  * comes from spec/syscalls.yaml, cio/sysnum.h) and closing (CLOSE). cio__e_uring_fs_override puts
  * each into the instance's vtable only when the probe found its opcode; the others stay on the
  * helper pool (fs.c), as do the slots no opcode covers (create_dir_path walks, access, dir_read,
@@ -36,7 +37,24 @@
 #include "os.h"
 #include "uring.h"
 
-enum fs_kind { K_OPEN_FILE, K_OPEN_DIR, K_MKDIR, K_RENAME, K_UNLINK, K_RMDIR, K_STAT_PATH, K_STAT_FD, K_TRUNCATE };
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE 1u /* <linux/fs.h> */
+#endif
+
+enum fs_kind {
+    K_OPEN_FILE,
+    K_OPEN_DIR,
+    K_MKDIR,
+    K_RENAME,
+    K_RENAME_PRESERVE,
+    K_SYMLINK,
+    K_LINK,
+    K_UNLINK,
+    K_RMDIR,
+    K_STAT_PATH,
+    K_STAT_FD,
+    K_TRUNCATE
+};
 
 struct fsop {
     struct cio_evented *e;
@@ -55,6 +73,7 @@ struct fsop {
     const void *options;  /* the slot's own options, for the direct call (fs_direct) */
     unsigned stat_flags;  /* the slot's CIO_STAT_* flags */
     uint32_t permissions; /* dir_create_dir's */
+    unsigned link_flags;  /* the slot's CIO_SYM_LINK_DIRECTORY / CIO_NO_FOLLOW (sym_link, hard_link) */
 };
 
 static cio_timestamp ts_from_statx(struct statx_timestamp t)
@@ -156,6 +175,22 @@ static cio_err fs_run(void *p)
         sqe.len = (uint32_t)a->dirfd2;
         sqe.off = (uint64_t)(uintptr_t)a->path2; /* addr2 */
         return cio__e_uring_call(a->e, &sqe, -1, true, cio__errno_renameat, &res);
+    case K_RENAME_PRESERVE: /* the kernel refuses an existing target atomically, as renameat2 does */
+        sqe = sqe_for(IORING_OP_RENAMEAT, a->dirfd, a->path);
+        sqe.len = (uint32_t)a->dirfd2;
+        sqe.off = (uint64_t)(uintptr_t)a->path2; /* addr2 */
+        sqe.rename_flags = RENAME_NOREPLACE;
+        return cio__e_uring_call(a->e, &sqe, -1, true, cio__errno_renameat2, &res);
+    case K_SYMLINK: /* symlinkat(path, dirfd2, path2): the target, then where the link goes */
+        sqe = sqe_for(IORING_OP_SYMLINKAT, a->dirfd2, a->path);
+        sqe.off = (uint64_t)(uintptr_t)a->path2; /* addr2 */
+        return cio__e_uring_call(a->e, &sqe, -1, true, cio__errno_symlinkat, &res);
+    case K_LINK:
+        sqe = sqe_for(IORING_OP_LINKAT, a->dirfd, a->path);
+        sqe.len = (uint32_t)a->dirfd2;
+        sqe.off = (uint64_t)(uintptr_t)a->path2; /* addr2 */
+        sqe.hardlink_flags = (a->link_flags & CIO_NO_FOLLOW) ? 0u : (uint32_t)AT_SYMLINK_FOLLOW;
+        return cio__e_uring_call(a->e, &sqe, -1, true, cio__errno_linkat, &res);
     case K_UNLINK:
     case K_RMDIR:
         sqe = sqe_for(IORING_OP_UNLINKAT, a->dirfd, a->path);
@@ -192,6 +227,9 @@ static cio_err fs_direct(struct fsop *a)
                                     (cio_dir *)(void *)a->fd_out);
     case K_MKDIR: return cio__os_dir_create_dir(NULL, dir, a->path, a->permissions);
     case K_RENAME: return cio__os_dir_rename(NULL, dir, a->path, (cio_dir){a->dirfd2}, a->path2);
+    case K_RENAME_PRESERVE: return cio__os_dir_rename_preserve(NULL, dir, a->path, (cio_dir){a->dirfd2}, a->path2);
+    case K_SYMLINK: return cio__os_dir_sym_link(NULL, (cio_dir){a->dirfd2}, a->path, a->path2, a->link_flags);
+    case K_LINK: return cio__os_dir_hard_link(NULL, dir, a->path, (cio_dir){a->dirfd2}, a->path2, a->link_flags);
     case K_UNLINK: return cio__os_dir_delete_file(NULL, dir, a->path);
     case K_RMDIR: return cio__os_dir_delete_dir(NULL, dir, a->path);
     case K_STAT_PATH: return cio__os_dir_stat_file(NULL, dir, a->path, a->stat_flags, a->stat_out);
@@ -290,6 +328,53 @@ static cio_err u_dir_rename(void *ud, cio_dir old_dir, const char *old_path, cio
     return CIO__IN_SET(dir_rename, err);
 }
 
+/* The links by path (cio/fs.h's contracts, fs_links_posix.c's checks in its order): rename without
+ * replace, a symbolic link (the target is the path of the SQE, the link the second one) and a hard
+ * link (CIO_NO_FOLLOW: the link is to a symbolic link itself). */
+static cio_err u_dir_rename_preserve(void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir,
+                                     const char *new_path)
+{
+    cio_err err = cio__os_fs_check_paths(old_path, new_path);
+    struct fsop a = {.kind = K_RENAME_PRESERVE,
+                     .dirfd = old_dir.handle,
+                     .path = old_path,
+                     .dirfd2 = new_dir.handle,
+                     .path2 = new_path};
+    if (err == CIO_OK)
+        err = fs_op(ud, &a);
+    return CIO__IN_SET(dir_rename_preserve, err);
+}
+
+static cio_err u_dir_sym_link(void *ud, cio_dir dir, const char *target, const char *link_path, unsigned flags)
+{
+    if (target == NULL || (flags & ~CIO_SYM_LINK_DIRECTORY) != 0)
+        return CIO_E_INVALID_ARGUMENT;
+    cio_err err = cio__os_fs_check_path(link_path);
+    if (err == CIO_OK)
+        err = cio__os_fs_check_path(target); /* "" is FileNotFound, as Threaded says */
+    struct fsop a = {.kind = K_SYMLINK, .path = target, .dirfd2 = dir.handle, .path2 = link_path, .link_flags = flags};
+    if (err == CIO_OK)
+        err = fs_op(ud, &a);
+    return CIO__IN_SET(dir_sym_link, err);
+}
+
+static cio_err u_dir_hard_link(void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir, const char *new_path,
+                               unsigned flags)
+{
+    if ((flags & ~CIO_NO_FOLLOW) != 0)
+        return CIO_E_INVALID_ARGUMENT;
+    cio_err err = cio__os_fs_check_paths(old_path, new_path);
+    struct fsop a = {.kind = K_LINK,
+                     .dirfd = old_dir.handle,
+                     .path = old_path,
+                     .dirfd2 = new_dir.handle,
+                     .path2 = new_path,
+                     .link_flags = flags};
+    if (err == CIO_OK)
+        err = fs_op(ud, &a);
+    return CIO__IN_SET(file_hard_link, err);
+}
+
 /* An operation on `path` in `dir` that takes nothing else (K_UNLINK, K_RMDIR). */
 static cio_err path_op(void *ud, enum fs_kind kind, cio_dir dir, const char *path)
 {
@@ -376,8 +461,14 @@ void cio__e_uring_fs_override(struct cio_evented *e, struct cio_vtable *vt)
     }
     if (cio__e_uring_has(e, IORING_OP_MKDIRAT))
         vt->dir_create_dir = u_dir_create_dir;
-    if (cio__e_uring_has(e, IORING_OP_RENAMEAT))
+    if (cio__e_uring_has(e, IORING_OP_RENAMEAT)) {
         vt->dir_rename = u_dir_rename;
+        vt->dir_rename_preserve = u_dir_rename_preserve;
+    }
+    if (cio__e_uring_has(e, IORING_OP_SYMLINKAT))
+        vt->dir_sym_link = u_dir_sym_link;
+    if (cio__e_uring_has(e, IORING_OP_LINKAT))
+        vt->dir_hard_link = u_dir_hard_link;
     if (cio__e_uring_has(e, IORING_OP_UNLINKAT)) {
         vt->dir_delete_file = u_dir_delete_file;
         vt->dir_delete_dir = u_dir_delete_dir;

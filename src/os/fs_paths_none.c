@@ -1,8 +1,7 @@
 /*
- * Real paths and rename-without-replace where the OS offers neither (the BSDs and WASI, for now):
- * OperationUnsupported after the argument checks every backend makes. The BSDs' atomic no-replace
- * rename (none of FreeBSD, NetBSD, OpenBSD has renameat2 or renamex_np) and their handle paths
- * (NetBSD's F_GETPATH, FreeBSD's F_KINFO) are not used; OpenBSD and WASI have no way to ask.
+ * Real paths where the OS cannot tell a handle's path (OpenBSD, WASI): OperationUnsupported after
+ * the argument checks every backend makes. FreeBSD and NetBSD ask the kernel (fs_paths_bsd.c);
+ * rename without replace on these systems is fs_noreplace_none.c.
  */
 #include <stddef.h>
 
@@ -37,12 +36,4 @@ cio_err cio__os_dir_real_path_file(void *ud, cio_dir dir, const char *path, char
         return err;
     cio_err p = cio__os_fs_check_path(path);
     return p != CIO_OK ? p : err;
-}
-
-cio_err cio__os_dir_rename_preserve(void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir,
-                                    const char *new_path)
-{
-    (void)ud, (void)old_dir, (void)new_dir;
-    cio_err err = cio__os_fs_check_paths(old_path, new_path);
-    return err != CIO_OK ? err : CIO_E_OPERATION_UNSUPPORTED;
 }

@@ -274,6 +274,43 @@ static void overflow_check(int evented, const char *want, const char *what)
     }
 }
 
+/* Real paths (FreeBSD: F_KINFO, NetBSD: F_GETPATH, OpenBSD: OperationUnsupported) of cio-smoke.txt
+ * in the current directory, and rename without replace (OperationUnsupported on every BSD: no
+ * atomic form, and never a check-then-rename). */
+#if !defined(__OpenBSD__)
+static int ends_with(const char *s, size_t n, const char *tail)
+{
+    size_t t = strlen(tail);
+    return n >= t && memcmp(s + n - t, tail, t) == 0;
+}
+#endif
+
+static void real_paths(cio_io io)
+{
+    char path[1024], cwd[1024];
+    size_t len = 0, cwd_len = 0;
+    cio_file file;
+    cio_err err = cio_dir_open_file(io, cio_dir_cwd(), "cio-smoke.txt", NULL, &file);
+    if (err == CIO_OK) {
+        err = cio_file_real_path(io, file, path, sizeof path, &len);
+        cio_file_close(io, file);
+    }
+    cio_err by_name = cio_dir_real_path_file(io, cio_dir_cwd(), "cio-smoke.txt", cwd, sizeof cwd, &cwd_len);
+#if defined(__OpenBSD__)
+    check(err == CIO_E_OPERATION_UNSUPPORTED, "file real path (OpenBSD: OperationUnsupported)", err);
+    check(by_name == CIO_E_OPERATION_UNSUPPORTED, "real path by name (OpenBSD: OperationUnsupported)", by_name);
+#else
+    check(err == CIO_OK && path[0] == '/' && ends_with(path, len, "/cio-smoke.txt"), "file real path", err);
+    check(by_name == CIO_OK && cwd_len == len && memcmp(cwd, path, len) == 0, "real path by name", by_name);
+    err = cio_dir_real_path(io, cio_dir_cwd(), cwd, sizeof cwd, &cwd_len);
+    check(err == CIO_OK && cwd[0] == '/' && cwd_len > 0, "current directory's real path", err);
+    err = cio_dir_real_path(io, cio_dir_cwd(), cwd, 1, &cwd_len);
+    check(err == CIO_E_NAME_TOO_LONG && cwd[0] == '\0', "real path longer than the buffer", err);
+#endif
+    err = cio_dir_rename_preserve(io, cio_dir_cwd(), "cio-smoke.txt", cio_dir_cwd(), "cio-smoke-2.txt");
+    check(err == CIO_E_OPERATION_UNSUPPORTED, "rename without replace (OperationUnsupported)", err);
+}
+
 int main(void)
 {
     cio_threaded *t;
@@ -345,6 +382,7 @@ int main(void)
         cio_file_close(io, file);
     }
     check(err == CIO_OK && got == sizeof text - 1 && memcmp(back, text, got) == 0, "file write + read back", err);
+    real_paths(io);
     err = cio_dir_delete_file(io, cio_dir_cwd(), "cio-smoke.txt");
     check(err == CIO_OK, "file delete", err);
 

@@ -158,6 +158,28 @@ _Static_assert(sizeof(struct kevent) == 64, "struct kevent size on x86_64");
 _Static_assert(_Alignof(struct kevent) == 8, "struct kevent alignment on x86_64");
 #endif
 
+struct kinfo_file {
+    int kf_structsize;
+    int kf_type;
+    int kf_fd;
+    int kf_ref_count;
+    int kf_flags;
+    int kf_pad0;
+    int64_t kf_offset;
+    char kf_un[336];
+    char kf_path[1024];
+};
+#if defined(CIO_ARCH_AARCH64)
+_Static_assert(sizeof(struct kinfo_file) == 1392, "struct kinfo_file size on aarch64");
+_Static_assert(_Alignof(struct kinfo_file) == 8, "struct kinfo_file alignment on aarch64");
+_Static_assert(offsetof(struct kinfo_file, kf_path) == 368, "kinfo_file.kf_path offset on aarch64");
+#endif
+#if defined(CIO_ARCH_X86_64)
+_Static_assert(sizeof(struct kinfo_file) == 1392, "struct kinfo_file size on x86_64");
+_Static_assert(_Alignof(struct kinfo_file) == 8, "struct kinfo_file alignment on x86_64");
+_Static_assert(offsetof(struct kinfo_file, kf_path) == 368, "kinfo_file.kf_path offset on x86_64");
+#endif
+
 struct _umtx_time {
     struct timespec _timeout;
     uint32_t _flags;
@@ -577,6 +599,8 @@ extern int pthread_setspecific(pthread_key_t key, const void *value);
 #define LOCK_UN 8
 #define F_SETFL 4
 #define F_DUPFD_CLOEXEC 17
+#define F_KINFO 22
+#define KINFO_FILE_SIZE 1392
 #define FD_CLOEXEC 1
 #define SEEK_SET 0
 #define SEEK_CUR 1

@@ -1191,6 +1191,7 @@ static inline cio__mapped cio__errno_symlinkat(int code)
     case CIO_ERRNO_ROFS: m = CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM); break;
     case CIO_ERRNO_NOSYS: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
     case CIO_ERRNO_ILSEQ: m = CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME); break;
+    case CIO_ERRNO_CANCELED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
 #if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
     case CIO_ERRNO_OPNOTSUPP: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
 #endif
@@ -1231,6 +1232,7 @@ static inline cio__mapped cio__errno_linkat(int code)
     case CIO_ERRNO_NOSYS: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
     case CIO_ERRNO_ISDIR: m = CIO__MAPPED(ERROR, CIO_E_IS_DIR); break;
     case CIO_ERRNO_ILSEQ: m = CIO__MAPPED(ERROR, CIO_E_BAD_PATH_NAME); break;
+    case CIO_ERRNO_CANCELED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
 #if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
     case CIO_ERRNO_OPNOTSUPP: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
 #endif
@@ -1398,6 +1400,49 @@ static inline cio__mapped cio__errno_readlinkat_fd(int code)
     return cio__map_note(m, 1, (int64_t)code, "readlinkat_fd");
 }
 
+/* fcntl_getpath: File.RealPathError */
+static inline cio__mapped cio__errno_fcntl_getpath(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_INTR: m = CIO__MAPPED(RETRY, CIO_OK); break;
+    case CIO_ERRNO_BADF: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+    case CIO_ERRNO_NOENT: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    case CIO_ERRNO_RANGE: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_ERRNO_NAMETOOLONG: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_IO: m = CIO__MAPPED(ERROR, CIO_E_INPUT_OUTPUT); break;
+#if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
+    case CIO_ERRNO_OPNOTSUPP: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+#endif
+#if defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU) || defined(CIO__FLAVOUR_WASI)
+    case CIO_ERRNO_NOTSUP: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
+#endif
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "fcntl_getpath");
+}
+
+/* getcwd_real_path: File.RealPathError */
+static inline cio__mapped cio__errno_getcwd_real_path(int code)
+{
+    cio__mapped m;
+    switch (code) {
+    case CIO_ERRNO_INVAL: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_FAULT: m = CIO__MAPPED(BUG, CIO_E_UNEXPECTED); break;
+    case CIO_ERRNO_RANGE: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_ERRNO_NAMETOOLONG: m = CIO__MAPPED(ERROR, CIO_E_NAME_TOO_LONG); break;
+    case CIO_ERRNO_NOENT: m = CIO__MAPPED(ERROR, CIO_E_FILE_NOT_FOUND); break;
+    case CIO_ERRNO_ACCES: m = CIO__MAPPED(ERROR, CIO_E_ACCESS_DENIED); break;
+    case CIO_ERRNO_NOMEM: m = CIO__MAPPED(ERROR, CIO_E_SYSTEM_RESOURCES); break;
+    default: m = CIO__MAPPED(ERROR, CIO_E_UNEXPECTED); break;
+    }
+    return cio__map_note(m, 1, (int64_t)code, "getcwd_real_path");
+}
+
 /* openat_path: Dir.RealPathFileError */
 static inline cio__mapped cio__errno_openat_path(int code)
 {
@@ -1450,6 +1495,7 @@ static inline cio__mapped cio__errno_renameat2(int code)
     case CIO_ERRNO_NOTEMPTY: m = CIO__MAPPED(ERROR, CIO_E_DIR_NOT_EMPTY); break;
     case CIO_ERRNO_ROFS: m = CIO__MAPPED(ERROR, CIO_E_READ_ONLY_FILE_SYSTEM); break;
     case CIO_ERRNO_XDEV: m = CIO__MAPPED(ERROR, CIO_E_CROSS_DEVICE); break;
+    case CIO_ERRNO_CANCELED: m = CIO__MAPPED(ERROR, CIO_E_CANCELED); break;
 #if defined(CIO__FLAVOUR_LINUX) || defined(CIO__FLAVOUR_LINUX_MIPS) || defined(CIO__FLAVOUR_LINUX_SPARC) || defined(CIO__FLAVOUR_FREEBSD) || defined(CIO__FLAVOUR_NETBSD) || defined(CIO__FLAVOUR_OPENBSD) || defined(CIO__FLAVOUR_DRAGONFLY) || defined(CIO__FLAVOUR_MACOS) || defined(CIO__FLAVOUR_ILLUMOS) || defined(CIO__FLAVOUR_HAIKU)
     case CIO_ERRNO_OPNOTSUPP: m = CIO__MAPPED(ERROR, CIO_E_OPERATION_UNSUPPORTED); break;
 #endif
@@ -3544,6 +3590,8 @@ static inline cio__mapped cio__wsa_wsa_connect_unix(int code)
     X(fchmodat, dir_set_file_permissions) \
     X(fchownat, dir_set_file_owner) \
     X(readlinkat_fd, file_real_path) \
+    X(fcntl_getpath, file_real_path) \
+    X(getcwd_real_path, file_real_path) \
     X(openat_path, dir_real_path_file) \
     X(renameat2, dir_rename_preserve) \
     X(faccessat, dir_access) \
