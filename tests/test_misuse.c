@@ -78,41 +78,6 @@ static void test_null_path_and_out(void **state)
     assert_null_arg(cio_process_executable_path(io, NULL, 16, NULL));
 }
 
-/* The native code behind an Unexpected is kept for the thread (cio_last_os_error), with the map's
- * name. A write from an address that is not mapped is EFAULT, which the write maps call a bug. */
-static void test_unexpected_has_os_error(void **state)
-{
-    cio_io io = cio_test_io(state);
-#if defined(HAVE_PIPE)
-    const char *vg = getenv("CIO_TEST_VALGRIND"); /* set by build.py --valgrind */
-    if (vg != NULL && vg[0] == '1')
-        CIO_SKIP("under valgrind, which reports the deliberately unmapped buffer of this write");
-    int p[2];
-    assert_int_equal(pipe(p), 0);
-    cio_clear_last_os_error();
-    assert_int_equal(cio_last_os_error().kind, CIO_OS_ERROR_NONE);
-    size_t n = 0;
-    cio_err e = cio_file_write_streaming(io, (cio_file){p[1]}, (const void *)(uintptr_t)16, 8, &n);
-    close(p[0]);
-    close(p[1]);
-    assert_err(e, CIO_E_UNEXPECTED);
-    cio_os_error os = cio_last_os_error();
-    if (os.kind == CIO_OS_ERROR_NONE && cio_test_threaded(state) == NULL)
-        CIO_SKIP("the write ran on a helper thread of this Evented flavour, where the OS error was "
-                 "recorded (cio/diag.h: per thread)");
-    assert_int_equal(os.kind, CIO_OS_ERROR_ERRNO);
-    assert_int_equal(os.code, EFAULT);
-    assert_non_null(os.operation);
-    assert_true(os.operation[0] != '\0');
-    print_message("      last OS error: %s errno %lld\n", os.operation, (long long)os.code);
-    cio_clear_last_os_error();
-    assert_int_equal(cio_last_os_error().kind, CIO_OS_ERROR_NONE);
-#else
-    (void)io;
-    CIO_SKIP("no pipe(2) here to provoke an EFAULT");
-#endif
-}
-
 /* A write and a read through CIO_FILE_INVALID: the operation's error for a bad handle, no crash. */
 static void test_invalid_handle(void **state)
 {
@@ -667,7 +632,6 @@ int main(int argc, char **argv)
         CIO_TESTS(test_concurrent_null_fn_and_out),
         CIO_TESTS(test_group_null_arguments),
         CIO_TESTS(test_null_path_and_out),
-        CIO_TESTS(test_unexpected_has_os_error),
         CIO_TESTS(test_invalid_handle),
         CIO_TESTS(test_positional_offset_above_int64_max),
         CIO_TESTS(test_double_close_returns_not_open),

@@ -17,10 +17,14 @@
  *
  * The OS error. When an operation returns CIO_E_UNEXPECTED because of a native error it has no
  * better name for (an errno, NTSTATUS or Winsock code its map in spec/errmaps.yaml sends to
- * Unexpected), that code is recorded for the calling thread and cio_last_os_error() returns it,
- * with the name of the operation's map. A debug build also prints it on stderr. Under the Evented
- * backend a call that ran on a helper thread (a blocking call without an async form) records it
- * on that thread, not on the caller's.
+ * Unexpected), that code is recorded for the calling task and cio_last_os_error() returns it,
+ * with the name of the operation's map. A debug build also prints it on stderr. The record
+ * belongs to the task that made the call, on every backend: a task spawned on a Threaded worker
+ * or as an Evented fiber starts with none; an Evented fiber keeps its own while it is suspended
+ * (other fibers of its loop thread keep theirs); a call that ran on the Evented helper pool (a
+ * blocking call without an async form) records it for the fiber that waited for it; a task run
+ * inline on its awaiter (cio_async at its limit, a group member run by the awaiting task) shares
+ * the awaiter's record. Outside any task it is the calling thread's.
  */
 #ifndef CIO_DIAG_H
 #define CIO_DIAG_H
@@ -32,14 +36,14 @@ extern "C" {
 #endif
 
 typedef enum cio_os_error_kind {
-    CIO_OS_ERROR_NONE = 0, /* nothing recorded on this thread (or cleared) */
+    CIO_OS_ERROR_NONE = 0, /* nothing recorded for this task (or cleared) */
     CIO_OS_ERROR_ERRNO,    /* an errno value of the target */
     CIO_OS_ERROR_NTSTATUS, /* a Windows NTSTATUS */
     CIO_OS_ERROR_WSA,      /* a Winsock error */
     CIO_OS_ERROR_WIN32     /* a Win32 error code (GetLastError) */
 } cio_os_error_kind;
 
-/** The native error behind the last Unexpected of this thread (cio_last_os_error). */
+/** The native error behind the last Unexpected of this task (cio_last_os_error). */
 typedef struct cio_os_error {
     cio_os_error_kind kind; /**< what kind of code */
     int64_t code;           /**< the native value (an NTSTATUS as its unsigned 32 bits) */
@@ -47,14 +51,15 @@ typedef struct cio_os_error {
 } cio_os_error;
 
 /**
- * The native error behind the calling thread's most recent CIO_E_UNEXPECTED.
- * @return the error, or kind CIO_OS_ERROR_NONE when none was recorded since the thread started or
- *         since cio_clear_last_os_error. Never fails; not a cancellation point.
+ * The native error behind the calling task's most recent CIO_E_UNEXPECTED (outside a task: the
+ * calling thread's).
+ * @return the error, or kind CIO_OS_ERROR_NONE when none was recorded since the task (or thread)
+ *         started or since cio_clear_last_os_error. Never fails; not a cancellation point.
  * @cancellation no
  */
 cio_os_error cio_last_os_error(void);
 
-/** Forgets the calling thread's recorded OS error. Never fails; not a cancellation point.
+/** Forgets the calling task's (or thread's) recorded OS error. Never fails; not a cancellation point.
  * @cancellation no
  */
 void cio_clear_last_os_error(void);

@@ -16,7 +16,9 @@
 #include "diag.h"
 #include "stderr_lock.h"
 
-static _Thread_local cio_os_error last = {CIO_OS_ERROR_NONE, 0, ""};
+/* The record: per thread, and per task on Evented (sched.c keeps a fiber's across its suspensions and
+ * starts each fiber with none; helper.c brings a helper thread's back to the waiting fiber). */
+_Thread_local cio_os_error cio__os_last = {CIO_OS_ERROR_NONE, 0, ""};
 static _Thread_local bool printed; /* the record's debug line was the last one (bug_note adds none) */
 
 /* Debug builds print the lines below; release builds (NDEBUG) compile them out as dead code. */
@@ -30,14 +32,12 @@ _Atomic(int) cio__diag_quiet;
 
 cio_os_error cio_last_os_error(void)
 {
-    return last;
+    return cio__os_last;
 }
 
 void cio_clear_last_os_error(void)
 {
-    last.kind = CIO_OS_ERROR_NONE;
-    last.code = 0;
-    last.operation = "";
+    cio__os_error_clear();
 }
 
 /* A small formatter (%s %d %u %lld %p and %%), so that diagnostics need no stdio: the BSD targets
@@ -128,9 +128,7 @@ static const char *const kind_names[] = {"", "errno", "NTSTATUS", "Winsock error
 
 void cio__os_error_record(int kind, int64_t code, const char *operation)
 {
-    last.kind = (cio_os_error_kind)kind;
-    last.code = code;
-    last.operation = operation;
+    cio__os_last = (cio_os_error){(cio_os_error_kind)kind, code, operation};
     printed = DEBUG_LINES && !cio__diag_quiet;
     if (printed)
         line("cio: %s: Unexpected, from %s %lld (cio_last_os_error() has it)\n", operation,

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cio/diag.h"
 #include "cio/errors.h"
 
 /* snprintf without stdio: %s %d %u %lld %p %% only (diag.c). */
@@ -17,6 +18,15 @@ void cio__vfmt(char *buf, size_t cap, const char *fmt, va_list ap);
 
 /* Non-zero: no debug lines (tests that drive every native code through the maps). */
 extern _Atomic(int) cio__diag_quiet;
+
+/* The calling thread's record (cio_last_os_error). The Evented backend moves it with its tasks: a
+ * fiber saves it when it suspends and puts it back when it resumes, starts with none, and a helper
+ * thread's record is copied to the fiber that waited for the call. */
+extern _Thread_local cio_os_error cio__os_last;
+static inline void cio__os_error_clear(void)
+{
+    cio__os_last = (cio_os_error){CIO_OS_ERROR_NONE, 0, ""};
+}
 
 /* Records the calling thread's OS error (kind: a cio_os_error_kind); debug builds print it. */
 void cio__os_error_record(int kind, int64_t code, const char *operation);

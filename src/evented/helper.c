@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "bridge.h"
+#include "diag.h"
 #include "evented.h"
 
 struct job {
@@ -22,12 +23,15 @@ struct job {
     void *arg;
     struct cio_any_future *fiber;
     cio_err result;
+    cio_os_error os; /* what the call recorded on the worker (cio_last_os_error), for the fiber */
 };
 
 static cio_err helper_task(void *ctx)
 {
     struct job *j = *(struct job **)ctx;
+    cio__os_error_clear();
     j->result = j->fn(j->arg);
+    j->os = cio__os_last;
     cio__e_make_ready(j->fiber); /* j may be gone from here on */
     return CIO_OK;
 }
@@ -69,7 +73,7 @@ cio_err cio__e_helper(struct cio_evented *e, cio_err (*fn)(void *), void *arg, b
         if (c != CIO_OK)
             return c;
     }
-    struct job j = {fn, arg, f, CIO_OK};
+    struct job j = {fn, arg, f, CIO_OK, {CIO_OS_ERROR_NONE, 0, ""}};
     struct job *jp = &j;
     void *task = NULL;
     if (cio__t_task_spawn(e->helper, helper_task, &jp, sizeof jp, &task) != CIO_OK)
@@ -87,6 +91,8 @@ cio_err cio__e_helper(struct cio_evented *e, cio_err (*fn)(void *), void *arg, b
     (void)cio__t_task_await(e->helper, task);
     if (j.result == CIO_E_CANCELED && w.reason == CIO__E_R_CANCEL)
         cio__e_ack_cancel(f);
+    if (j.os.kind != CIO_OS_ERROR_NONE) /* the call's Unexpected, recorded on the worker: now this task's */
+        cio__os_last = j.os;
     return j.result;
 }
 
@@ -95,12 +101,15 @@ cio_err cio__e_helper(struct cio_evented *e, cio_err (*fn)(void *), void *arg, b
 struct bridge {
     cio_err (*fn)(void *);
     void *arg;
+    cio_os_error os; /* what the call recorded on its fiber, for the waiting thread */
 };
 
 static cio_err bridge_task(void *ctx)
 {
     struct bridge *b = *(struct bridge **)ctx;
-    return b->fn(b->arg);
+    cio_err r = b->fn(b->arg);
+    b->os = cio__os_last;
+    return r;
 }
 
 cio_err cio__e_run(struct cio_evented *e, cio_err (*fn)(void *), void *arg)
@@ -108,7 +117,7 @@ cio_err cio__e_run(struct cio_evented *e, cio_err (*fn)(void *), void *arg)
     if (cio__e_self_adopt(e) != NULL)
         return fn(arg);
     /* A thread that cannot become a fiber of e (it is another instance's, or adoption failed). */
-    struct bridge b = {fn, arg};
+    struct bridge b = {fn, arg, {CIO_OS_ERROR_NONE, 0, ""}};
     struct bridge *bp = &b;
     struct cio_any_future *f = cio__e_fiber_new(e, bridge_task, &bp, sizeof bp, true);
     if (f == NULL)
@@ -117,5 +126,7 @@ cio_err cio__e_run(struct cio_evented *e, cio_err (*fn)(void *), void *arg)
     (void)cio__e_join(e, f, false);
     cio_err r = f->result;
     cio__e_fiber_free(e, f);
+    if (b.os.kind != CIO_OS_ERROR_NONE)
+        cio__os_last = b.os;
     return r;
 }

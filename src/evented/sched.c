@@ -27,6 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "diag.h"
 #include "evented.h"
 #include "overflow.h"
 #include "internal.h"
@@ -58,6 +59,7 @@ static void fiber_entry(void *arg)
     cio__e_live_link(l, f); /* destroy cancels what it finds there */
     if (f->group != NULL)
         f->owner->fiber_started(f); /* here, not in start_here: the switching fiber's `after` may hold a futex bucket */
+    cio__os_error_clear();          /* a task starts with no OS error of its own (cio_last_os_error) */
     f->result = f->fn(f->ctxbuf);
     l->after = fiber_exit_after;
     l->after_arg = f;
@@ -538,6 +540,7 @@ void cio__e_suspend(void (*after)(void *), void *arg)
 {
     struct cio__e_loop *l = cio__e_tls_loop;
     struct cio_any_future *f = l->current;
+    cio_os_error os = cio__os_last; /* this task's record: other fibers of the loop write theirs meanwhile */
     l->after = after;
     l->after_arg = arg;
     struct cio_any_future *next = next_direct(l);
@@ -550,6 +553,7 @@ void cio__e_suspend(void (*after)(void *), void *arg)
     /* Resumed on l (a fiber only ever runs on its home loop) by the scheduler or by a fiber that
      * switched straight here: the latter left its `after`. */
     run_after(l);
+    cio__os_last = os;
 }
 
 static void yield_after(void *arg)

@@ -73,6 +73,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "diag.h"
 #include "internal.h"
 #include "overflow.h"
 #include "list.h"
@@ -281,6 +282,7 @@ static struct cio_any_future *run_task(cio_threaded *t, struct cio_any_future *t
     struct cio_any_future *prev = cio__t_current;
     cio__t_record_thread(task);
     cio__t_current = task;
+    cio__os_error_clear(); /* a task starts with no OS error of its own (cio_last_os_error) */
     cio_err r = task->fn(task->ctx);
     cio__t_current = prev;
     task->result = r;
