@@ -1280,13 +1280,13 @@ struct cio__sys_table {
     _Atomic(cio__sys_linkat_fn) linkat__link_proc; /* src/os/fs_linkfd_linux.c: cio__os_file_hard_link */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_readlinkat_fn) readlinkat__real_path; /* src/os/fs_paths_linux.c: real_path_of */
+    _Atomic(cio__sys_readlinkat_fn) readlinkat__real_path; /* src/os/fs_paths_linux.c: cio__os_fs_real_path_of */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_openat_fn) openat__real_path_open; /* src/os/fs_paths_linux.c: cio__os_dir_real_path_file */
+    _Atomic(cio__sys_openat_fn) openat__real_path_open; /* src/os/fs_real_path_posix.c: cio__os_dir_real_path_file */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_close_fn) close__real_path_close; /* src/os/fs_paths_linux.c: cio__os_dir_real_path_file */
+    _Atomic(cio__sys_close_fn) close__real_path_close; /* src/os/fs_real_path_posix.c: cio__os_dir_real_path_file */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_renameat2_fn) renameat2__rename_preserve; /* src/os/fs_paths_linux.c: cio__os_dir_rename_preserve */

@@ -1,9 +1,9 @@
 /*
  * Real paths for the Threaded backend on FreeBSD and NetBSD: the kernel tells a descriptor's path
  * (fs_fdpath_freebsd.c: fcntl(F_KINFO); fs_fdpath_netbsd.c: fcntl(F_GETPATH)), and this file
- * checks the caller's buffer, opens the path of dir_real_path_file and asks for the current
- * directory. OpenBSD cannot tell a handle's path (fs_paths_none.c); rename without replace is
- * OperationUnsupported on every BSD (fs_noreplace_none.c).
+ * checks the caller's buffer and asks for the current directory's. The slots over it (and
+ * dir_real_path_file's open) are fs_real_path_posix.c, shared with Linux. OpenBSD cannot tell a handle's path
+ * (fs_paths_none.c); rename without replace is OperationUnsupported on every BSD (fs_noreplace_none.c).
  *
  * Invariants:
  * - The kernel's answer lands in a PATH_MAX buffer of this file first, so the caller's buffer is
@@ -11,9 +11,6 @@
  *   with its NUL is NameTooLong (buf then holds "").
  * - The current directory (AT_FDCWD, cio_dir_cwd()) has no descriptor to ask: its path is getcwd's,
  *   through the getcwd_real_path map.
- * - dir_real_path_file opens the path with the OS's flags (cio__os_fs_path_open_flags: O_PATH on
- *   FreeBSD; O_RDONLY | O_NONBLOCK on NetBSD, which has no O_PATH, so a file that cannot be read is
- *   AccessDenied there), asks for the descriptor's path and closes it on every path.
  * - Every call runs in the cancellation bracket and its errno goes through its generated map. The
  *   BSDs have no OS call table (spec/oscalls.yaml), so the calls are made directly.
  */
@@ -33,7 +30,7 @@ _Static_assert(PATH_MAX == CIO__OS_FD_PATH_MAX, "the BSDs' PATH_MAX");
 
 /* The path of fd (AT_FDCWD: the current directory) into buf after the checks of buf.
  * Set: File.RealPathError. */
-static cio_err real_path_of(int fd, char *buf, size_t len, size_t *out_len)
+cio_err cio__os_fs_real_path_of(int fd, char *buf, size_t len, size_t *out_len)
 {
     cio_err err = cio__os_path_out_init(buf, len, out_len);
     if (err != CIO_OK)
@@ -59,37 +56,4 @@ static cio_err real_path_of(int fd, char *buf, size_t len, size_t *out_len)
     memcpy(buf, path, n + 1);
     *out_len = n;
     return CIO_OK;
-}
-
-cio_err cio__os_file_real_path(void *ud, cio_file file, char *buf, size_t len, size_t *out_len)
-{
-    (void)ud;
-    return CIO__IN_SET(file_real_path, real_path_of(file.handle, buf, len, out_len));
-}
-
-cio_err cio__os_dir_real_path(void *ud, cio_dir dir, char *buf, size_t len, size_t *out_len)
-{
-    (void)ud;
-    return CIO__IN_SET(file_real_path, real_path_of(dir.handle, buf, len, out_len));
-}
-
-cio_err cio__os_dir_real_path_file(void *ud, cio_dir dir, const char *path, char *buf, size_t len, size_t *out_len)
-{
-    (void)ud;
-    cio_err err = cio__os_path_out_init(buf, len, out_len);
-    if (err == CIO_OK)
-        err = cio__os_fs_check_path(path);
-    if (err != CIO_OK)
-        return CIO__IN_SET(dir_real_path_file, err);
-    int fd;
-    CIO__OS_SYSCALL(err, fd, openat_path, openat(dir.handle, path, cio__os_fs_path_open_flags, 0));
-    if (err != CIO_OK)
-        return CIO__IN_SET(dir_real_path_file, err);
-    err = real_path_of(fd, buf, len, out_len);
-    if (close(fd) != 0) {
-        cio__mapped m = cio__errno_close(errno);
-        if (m.action == CIO__MAP_BUG)
-            (void)CIO__BUG("close: bad file descriptor");
-    }
-    return CIO__IN_SET(dir_real_path_file, err);
 }

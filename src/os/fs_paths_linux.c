@@ -6,8 +6,8 @@
  *   /proc/self/cwd) links to, read with readlinkat in the cancellation bracket through the
  *   readlinkat_fd map. It is never returned truncated: a path that does not fit buf with its NUL is
  *   NameTooLong (buf then holds ""). /proc not mounted reads as FileNotFound.
- * - dir_real_path_file opens the path with O_PATH (no read permission needed, no side effects on
- *   FIFOs or devices), asks for the descriptor's path and closes it on every path.
+ * - The slots over it, and dir_real_path_file's open (O_PATH: cio__os_fs_path_open_flags), are
+ *   fs_real_path_posix.c, shared with FreeBSD and NetBSD.
  * - dir_rename_preserve is renameat2(RENAME_NOREPLACE): the kernel refuses an existing target
  *   atomically (PathAlreadyExists); a file system that cannot (EINVAL) or a kernel without the call
  *   is OperationUnsupported. There is no check-then-rename fallback: it would race.
@@ -36,7 +36,7 @@
 
 /* The target of /proc/self/fd/<fd> (AT_FDCWD: /proc/self/cwd) into buf, after the checks of buf.
  * Set: File.RealPathError. */
-static cio_err real_path_of(int fd, char *buf, size_t len, size_t *out_len)
+cio_err cio__os_fs_real_path_of(int fd, char *buf, size_t len, size_t *out_len)
 {
     cio_err err = cio__os_path_out_init(buf, len, out_len);
     if (err != CIO_OK)
@@ -59,38 +59,7 @@ static cio_err real_path_of(int fd, char *buf, size_t len, size_t *out_len)
     return CIO_OK;
 }
 
-cio_err cio__os_file_real_path(void *ud, cio_file file, char *buf, size_t len, size_t *out_len)
-{
-    (void)ud;
-    return CIO__IN_SET(file_real_path, real_path_of(file.handle, buf, len, out_len));
-}
-
-cio_err cio__os_dir_real_path(void *ud, cio_dir dir, char *buf, size_t len, size_t *out_len)
-{
-    (void)ud;
-    return CIO__IN_SET(file_real_path, real_path_of(dir.handle, buf, len, out_len));
-}
-
-cio_err cio__os_dir_real_path_file(void *ud, cio_dir dir, const char *path, char *buf, size_t len, size_t *out_len)
-{
-    (void)ud;
-    cio_err err = cio__os_path_out_init(buf, len, out_len);
-    if (err == CIO_OK)
-        err = cio__os_fs_check_path(path);
-    if (err != CIO_OK)
-        return CIO__IN_SET(dir_real_path_file, err);
-    int fd;
-    CIO__OS_SYSCALL(err, fd, openat_path, CIO__SYS(openat, real_path_open)(dir.handle, path, O_PATH | O_CLOEXEC, 0));
-    if (err != CIO_OK)
-        return CIO__IN_SET(dir_real_path_file, err);
-    err = real_path_of(fd, buf, len, out_len);
-    if (CIO__SYS(close, real_path_close)(fd) != 0) {
-        cio__mapped m = cio__errno_close(errno);
-        if (m.action == CIO__MAP_BUG)
-            (void)CIO__BUG("close: bad file descriptor");
-    }
-    return CIO__IN_SET(dir_real_path_file, err);
-}
+const int cio__os_fs_path_open_flags = O_PATH | O_CLOEXEC;
 
 cio_err cio__os_dir_rename_preserve(void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir,
                                     const char *new_path)

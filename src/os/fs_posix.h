@@ -55,13 +55,20 @@ void cio__os_fs_stat_from_os(const struct stat *st, cio_stat *out);
  * this build's time_t cannot hold. */
 bool cio__os_fs_timespec_for(cio_timestamp_action action, cio_timestamp t, struct timespec *out);
 
-/* ---- the BSDs' handle paths: fs_paths_bsd.c over fs_fdpath_freebsd.c / fs_fdpath_netbsd.c --------- */
+/* ---- real paths: fs_real_path_posix.c over fs_paths_linux.c / fs_paths_bsd.c -------------------------- */
+
+/* The path the kernel gives descriptor fd (AT_FDCWD: the current directory) into buf, never
+ * truncated: NameTooLong when it does not fit with its NUL (buf then holds ""). Set:
+ * File.RealPathError. */
+cio_err cio__os_fs_real_path_of(int fd, char *buf, size_t len, size_t *out_len);
+/* The open(2) flags dir_real_path_file opens the path with (Linux, FreeBSD: O_PATH). */
+extern const int cio__os_fs_path_open_flags;
+
+/* The BSDs' handle paths: fs_paths_bsd.c over fs_fdpath_freebsd.c / fs_fdpath_netbsd.c. */
 
 #define CIO__OS_FD_PATH_MAX 1024 /* PATH_MAX (MAXPATHLEN) on FreeBSD and NetBSD */
 /* The kernel's path of descriptor fd into path, NUL-terminated ("" when the kernel has no name for
  * it), in the cancellation bracket. Set: File.RealPathError. */
 cio_err cio__os_fs_fd_path(int fd, char path[CIO__OS_FD_PATH_MAX]);
-/* The open(2) flags dir_real_path_file opens the path with. */
-extern const int cio__os_fs_path_open_flags;
 
 #endif /* CIO_THREADED_FS_POSIX_H */
