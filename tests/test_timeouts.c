@@ -1,6 +1,6 @@
 /*
  * Timeouts on the stream calls (cio/batch.h: the *_timeout variants and cio_operate_timeout), on
- * every backend: each fires within SLACK_MS (10 ms) of its deadline — best of three tries, so one
+ * every backend: each fires within SLACK_MS (10 ms) of its deadline — best of five tries, so a
  * wake-up a loaded machine delays does not fail it, a timeout late every time does — and leaves its
  * handle usable with nothing lost: stream read (and with eight timed reads waiting at once while
  * eight other connections echo: under load), stream write (a full socket: the timed-out write
@@ -34,13 +34,14 @@
 
 /* ---- timeouts on stream calls ------------------------------------------------------------------ */
 
-/* Runs `attempt` (which returns its elapsed ms, having checked its Timeout) up to 3 times: it must
+/* Runs `attempt` (which returns its elapsed ms, having checked its Timeout) up to 5 times: it must
  * take at least `ms`, and at least one run must end within SLACK_MS of the deadline (a loaded
- * machine may delay any one wake-up; a timeout that fires late every time fails). */
+ * machine may delay any one wake-up: Wine under a load average of 7 on 2 cores was seen late three
+ * times running, by 21 ms at best; a timeout that fires late every time fails). */
 #define CHECK_DEADLINE(ms, attempt)                                                                \
     do {                                                                                           \
         int64_t best_ = INT64_MAX;                                                                 \
-        for (int try_ = 0; try_ < 3 && best_ > (ms) + SLACK_MS; try_++) {                          \
+        for (int try_ = 0; try_ < 5 && best_ > (ms) + SLACK_MS; try_++) {                          \
             int64_t e_ = (attempt);                                                                \
             assert_true(e_ >= (ms));                                                               \
             if (e_ < best_)                                                                        \
