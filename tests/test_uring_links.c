@@ -7,8 +7,9 @@
  * same cases (the same script runs on a Threaded instance and the answers are compared, also in a
  * child without CAP_DAC_READ_SEARCH, where the /proc name is what links), that a canceled task's
  * calls end Canceled, and that with the native operations turned off (CIO_EVENTED_URING_NATIVE=0)
- * they take the helper pool with the same answers. What the slots do is checked on every backend by test_fs_links.c and test_fs_rename.c;
- * this suite is about where they run, so on the other backends it skips.
+ * they take the helper pool with the same answers. What the slots do is checked on every backend by
+ * test_fs_links.c and test_fs_rename.c; this suite is about where they run, so on the other backends
+ * it skips.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
