@@ -1,7 +1,7 @@
 /*
  * Shared by the Windows files-and-directories sources of the Threaded backend: fs_windows.c
- * (paths, opening, directories, rename, delete, stat), fs_windows_io.c (reading, writing, seeking,
- * lengths, sync, timestamps, directory iteration) and process_windows.c (the executable).
+ * (paths, opening, directories, delete, stat), fs_windows_paths.c (real paths, renames), fs_windows_io.c (reading,
+ * writing, seeking, lengths, sync, timestamps, directory iteration) and process_windows.c (the executable).
  */
 #ifndef CIO_THREADED_FS_WINDOWS_H
 #define CIO_THREADED_FS_WINDOWS_H
