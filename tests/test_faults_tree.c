@@ -4,8 +4,9 @@
  * and the copy still equals the source; its real errors are mapped; a short copy_file_range goes on;
  * O_TMPFILE's absence (EISDIR, EOPNOTSUPP) makes the atomic file use a named temporary and still
  * link whole; isatty's "no" and EBADF. Each with an EINTR storm (retried) where the call blocks, the
- * file system checked afterwards and no descriptor leaked. On Windows: SetConsoleMode's refusal, on
- * a console the test opens (CONOUT$, or AllocConsole's).
+ * file system checked afterwards and no descriptor leaked. On Windows: SetConsoleMode's failures, on
+ * the process's console (CONOUT$) or, with none (Wine under build.py), in a child run with
+ * CREATE_NO_WINDOW, which gets a console of its own.
  * Works in the fixture of tests/faults.h ("f": 1000 bytes, "d": a directory); what a case makes is
  * named "new", which fx_close removes.
  */
@@ -182,38 +183,138 @@ static void test_enable_ansi_not_terminal(void **state)
 #endif /* !CIO_OS_WINDOWS */
 
 #if defined(CIO_OS_WINDOWS)
-/* SetConsoleMode refusing virtual terminal processing (a console that cannot: ERROR_INVALID_PARAMETER)
- * is NotTerminalDevice. Needs a console: CONOUT$, or one made with AllocConsole. */
-static void test_enable_ansi_console(void **state)
+/* SetConsoleMode@enable_ansi needs a console. A suite run by build.py under Wine has none (its
+ * output goes to pipes; AllocConsole's conhost wants a window, which Wine cannot make without a
+ * display, and its console answers no GetConsoleMode), so when CONOUT$ is no console the test runs
+ * this program again as "--console-child" with CREATE_NO_WINDOW: Windows and Wine give such a
+ * child a console of its own with no window (Wine: a headless conhost), on which the child does the
+ * checks. Its output goes to a file, whose fault-covered lines are printed here. */
+static bool console_child; /* this process is that child */
+
+static cio_err run_enable_ansi_console(fx *f)
 {
-    HANDLE h = CreateFileW(L"CONOUT$", GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL,
-                           OPEN_EXISTING, 0, NULL);
-    if (h == INVALID_HANDLE_VALUE && AllocConsole())
-        h = CreateFileW(L"CONOUT$", GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL,
-                        OPEN_EXISTING, 0, NULL);
-    DWORD mode;
-    if (h == INVALID_HANDLE_VALUE || !GetConsoleMode(h, &mode)) {
-        if (h != INVALID_HANDLE_VALUE)
-            CloseHandle(h);
-        CIO_SKIP("no console here (CONOUT$, AllocConsole)");
+    return cio_file_enable_ansi_escape_codes(f->io, f->file);
+}
+
+/* Whether the console's output mode has virtual terminal processing, by the OS and by supports. */
+static bool console_vt(fx *f, HANDLE h)
+{
+    DWORD mode = 0;
+    assert_true(GetConsoleMode(h, &mode));
+    bool yes = !(mode & 0x0004);
+    assert_ok(cio_file_supports_ansi_escape_codes(f->io, f->file, &yes));
+    assert_int_equal(yes, (mode & 0x0004) != 0);
+    return yes;
+}
+
+/* SetConsoleMode refusing virtual terminal processing: ERROR_INVALID_PARAMETER (a console that cannot,
+ * before Windows 10 1511) is NotTerminalDevice; any other failure is Unexpected. The mode is left
+ * off; then the real call: Ok with the mode on, or NotTerminalDevice with it off. */
+static void ansi_console_checks(void **state, HANDLE h, DWORD mode)
+{
+    static const struct {
+        int code;
+        const char *name;
+        cio_err want;
+    } faults[] = {
+        {ERROR_INVALID_PARAMETER, "ERROR_INVALID_PARAMETER", CIO_E_NOT_TERMINAL_DEVICE},
+        {ERROR_INVALID_HANDLE, "ERROR_INVALID_HANDLE", CIO_E_UNEXPECTED},
+        {ERROR_GEN_FAILURE, "ERROR_GEN_FAILURE", CIO_E_UNEXPECTED},
+    };
+    static const char site[] = "SetConsoleMode@enable_ansi";
+    for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++) {
+        fx f;
+        fx_open(state, &f);
+        f.file = (cio_file){h};                                /* not f.file_open: fx_close leaves it */
+        assert_true(SetConsoleMode(h, mode & ~(DWORD)0x0004)); /* off, so that enable has to ask */
+        assert_false(console_vt(&f, h));
+        unsigned n = run_with_fault(&f, run_enable_ansi_console, site, "enable", 'e', faults[i].code, 1, 0,
+                                    faults[i].want, faults[i].name);
+        assert_int_equal(n, 1);
+        assert_false(console_vt(&f, h)); /* refused: nothing changed */
+        covered(site, faults[i].name);
+        fx_close(&f);
     }
     fx f;
     fx_open(state, &f);
-    cio_file con = {h};
-    /* Start with the mode off, so that enable has to ask SetConsoleMode. */
-    (void)SetConsoleMode(h, mode & ~(DWORD)0x0004);
-    assert_int_equal(cio__fault_errno("SetConsoleMode@enable_ansi", ERROR_INVALID_PARAMETER, 0, 1), 1);
-    assert_err(cio_file_enable_ansi_escape_codes(f.io, con), CIO_E_NOT_TERMINAL_DEVICE);
-    assert_int_equal(cio__fault_injected("SetConsoleMode@enable_ansi"), 1);
-    cio__sys_reset();
-    covered("SetConsoleMode@enable_ansi", "ERROR_INVALID_PARAMETER");
-    cio_err err = cio_file_enable_ansi_escape_codes(f.io, con);
-    bool yes = false;
-    assert_ok(cio_file_supports_ansi_escape_codes(f.io, con, &yes));
-    assert_true(err == CIO_OK ? yes : !yes);
+    f.file = (cio_file){h};
+    cio_err err = cio_file_enable_ansi_escape_codes(f.io, f.file);
+    print_message("enable on a console: %s\n", cio_err_name(err));
+    if (err != CIO_E_NOT_TERMINAL_DEVICE)
+        assert_ok(err);
+    assert_int_equal(console_vt(&f, h), err == CIO_OK);
+    assert_err(cio_file_enable_ansi_escape_codes(f.io, f.file), err); /* again: the same answer */
     (void)SetConsoleMode(h, mode);
-    CloseHandle(h);
     fx_close(&f);
+}
+
+/* Runs this program as "--console-child" with CREATE_NO_WINDOW, its output into a file; prints the
+ * child's fault-covered lines (all of its output when it failed) and fails when the child did. */
+static void run_console_child(void)
+{
+    wchar_t exe[MAX_PATH], dir[MAX_PATH], out[MAX_PATH], cmd[MAX_PATH + 32];
+    assert_true(GetModuleFileNameW(NULL, exe, MAX_PATH) > 0);
+    assert_true(GetTempPathW(MAX_PATH, dir) > 0);
+    assert_true(GetTempFileNameW(dir, L"cio", 0, out) != 0);
+    SECURITY_ATTRIBUTES sa = {sizeof sa, NULL, TRUE};
+    HANDLE log = CreateFileW(out, GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, &sa,
+                             CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL);
+    assert_true(log != INVALID_HANDLE_VALUE);
+    swprintf(cmd, sizeof cmd / sizeof cmd[0], L"\"%ls\" --console-child", exe);
+    STARTUPINFOW si;
+    memset(&si, 0, sizeof si);
+    si.cb = sizeof si;
+    si.dwFlags = STARTF_USESTDHANDLES;
+    si.hStdOutput = log;
+    si.hStdError = log;
+    PROCESS_INFORMATION pi;
+    BOOL made = CreateProcessW(exe, cmd, NULL, NULL, TRUE, CREATE_NO_WINDOW, NULL, NULL, &si, &pi);
+    DWORD made_err = GetLastError();
+    CloseHandle(log);
+    if (!made) {
+        DeleteFileW(out);
+        fail_msg("CreateProcessW of the console child: error %lu", (unsigned long)made_err);
+    }
+    DWORD waited = WaitForSingleObject(pi.hProcess, 120000);
+    DWORD code = 1;
+    if (waited != WAIT_OBJECT_0)
+        TerminateProcess(pi.hProcess, 1);
+    else
+        GetExitCodeProcess(pi.hProcess, &code);
+    CloseHandle(pi.hProcess);
+    CloseHandle(pi.hThread);
+    FILE *fp = _wfopen(out, L"r");
+    char line[512];
+    while (fp != NULL && fgets(line, sizeof line, fp) != NULL)
+        if (strncmp(line, "fault-covered: ", 15) == 0 || strncmp(line, "enable on", 9) == 0)
+            print_message("%s", line);
+        else if (code != 0)
+            print_message("  child| %s", line);
+    if (fp != NULL)
+        fclose(fp);
+    DeleteFileW(out);
+    if (waited != WAIT_OBJECT_0)
+        fail_msg("the console child did not end in 120 s");
+    if (code != 0)
+        fail_msg("the console child (CREATE_NO_WINDOW) failed: exit %lu", (unsigned long)code);
+}
+
+static void test_enable_ansi_console(void **state)
+{
+    (void)cio_test_io(state);
+    HANDLE h = CreateFileW(L"CONOUT$", GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL,
+                           OPEN_EXISTING, 0, NULL);
+    DWORD mode = 0;
+    if (h != INVALID_HANDLE_VALUE && GetConsoleMode(h, &mode)) {
+        ansi_console_checks(state, h, mode);
+        CloseHandle(h);
+        return;
+    }
+    if (h != INVALID_HANDLE_VALUE)
+        CloseHandle(h);
+    if (console_child)
+        fail_msg("no console in the CREATE_NO_WINDOW child either (CONOUT$: error %lu)", (unsigned long)GetLastError());
+    run_console_child();
 }
 #endif
 
@@ -233,8 +334,14 @@ static void test_write_file_short(void **state)
 }
 #endif
 
-int main(void)
+int main(int argc, char **argv)
 {
+#if defined(CIO_OS_WINDOWS)
+    console_child = argc == 2 && strcmp(argv[1], "--console-child") == 0;
+#else
+    (void)argc;
+    (void)argv;
+#endif
     const struct CMUnitTest tests[] = {
 #if defined(CIO_OS_WINDOWS)
         CIO_TESTS(test_enable_ansi_console),

@@ -24,6 +24,8 @@
 
 #define ST(x) ((int)(CIO_NTSTATUS_##x))
 
+int cio__win_rename_ex_known(bool forget); /* src/os/fs_windows_paths.c */
+
 /* ---- file system: the cases --------------------------------------------------------------------- */
 
 typedef struct win_case {
@@ -398,6 +400,62 @@ static void test_win_disk_full_mid_write_all(void **state)
     fx_close(&f);
 }
 
+/* dir_rename with POSIX semantics (src/os/fs_windows_paths.c): FileRenameInformationEx at
+ * NtSetInformationFile@rename_ex first, the classic FileRenameInformation at @info_set when the
+ * answer says the OS (remembered) or the file system (that call only) lacks it. Wine 8 lacks it
+ * (STATUS_NOT_IMPLEMENTED), so the other cases take the fallback; each case here first makes
+ * dir_rename forget what it learned, so that the site is asked, and injects its answer once: the
+ * result, whether the classic call ran, what is remembered, the file system, no handle leaked. */
+static void rename_ex_case(void **state, int code, int count, const char *fault, cio_err want, unsigned classic_calls,
+                           int known)
+{
+    static const char site[] = "NtSetInformationFile@rename_ex";
+    fx f;
+    fx_open(state, &f);
+    int handles = fd_count();
+    (void)cio__win_rename_ex_known(true);
+    assert_int_equal(cio__fault_errno(site, code, 0, count), 1);
+    assert_int_equal(cio__fault_watch("NtSetInformationFile@info_set"), 1);
+    cio_err err = run_rename(&f);
+    unsigned injected = cio__fault_injected(site);
+    unsigned classic = cio__fault_hits("NtSetInformationFile@info_set");
+    cio__sys_reset();
+    if (err != want)
+        fail_msg("rename with %s at %s: got %s, want %s", fault, site, cio_err_name(err), cio_err_name(want));
+    assert_int_equal(injected, (unsigned)count);
+    if (classic != classic_calls)
+        fail_msg("rename with %s at %s: %u classic renames, want %u", fault, site, classic, classic_calls);
+    assert_int_equal(cio__win_rename_ex_known(false), known);
+    check_renamed(&f, want);
+    if (known < 0) {
+        /* Remembered: the next rename goes straight to the classic class. */
+        unsigned before = cio__fault_hits(site); /* the counters outlive cio__sys_reset */
+        assert_int_equal(cio__fault_watch(site), 1);
+        assert_ok(cio_dir_rename(f.io, f.dir, "moved", f.dir, "g"));
+        unsigned asked = cio__fault_hits(site) - before;
+        cio__sys_reset();
+        assert_int_equal(asked, 0);
+    }
+    case_done(&f, handles, site, "rename", fault);
+}
+
+static void test_win_rename_posix_semantics(void **state)
+{
+    /* NT without the class (Windows before 10 1607; Wine 8 says NOT_IMPLEMENTED): remembered. */
+    rename_ex_case(state, ST(NOT_IMPLEMENTED), 1, "STATUS_NOT_IMPLEMENTED", CIO_OK, 1, -1);
+    rename_ex_case(state, ST(INVALID_INFO_CLASS), 1, "STATUS_INVALID_INFO_CLASS", CIO_OK, 1, -1);
+    /* A file system without it (FAT) or refusing a flag: this call falls back, nothing is remembered. */
+    rename_ex_case(state, ST(INVALID_PARAMETER), 1, "STATUS_INVALID_PARAMETER", CIO_OK, 1, 0);
+    rename_ex_case(state, ST(NOT_SUPPORTED), 1, "STATUS_NOT_SUPPORTED", CIO_OK, 1, 0);
+    /* A real failure is the rename's answer, through nt_rename; no classic rename after it. */
+    rename_ex_case(state, ST(ACCESS_DENIED), 1, "STATUS_ACCESS_DENIED", CIO_E_ACCESS_DENIED, 0, 0);
+    rename_ex_case(state, ST(NOT_SAME_DEVICE), 1, "STATUS_NOT_SAME_DEVICE", CIO_E_CROSS_DEVICE, 0, 0);
+    rename_ex_case(state, ST(SHARING_VIOLATION), 1, "STATUS_SHARING_VIOLATION", CIO_E_FILE_BUSY, 0, 0);
+    rename_ex_case(state, ST(DIRECTORY_NOT_EMPTY), 1, "STATUS_DIRECTORY_NOT_EMPTY", CIO_E_DIR_NOT_EMPTY, 0, 0);
+    /* STATUS_CANCELLED is retried at the site; Wine's own answer then sends it to the classic class. */
+    rename_ex_case(state, ST(CANCELLED), 50, "STATUS_CANCELLED", CIO_OK, 1, -1);
+}
+
 /* NtClose reports a failure after the handle is gone (fail: ntstatus, after: true): every operation
  * still completes, nothing retries the close, no handle leaks. Covers each site an operation
  * reaches. */
@@ -565,6 +623,8 @@ static void test_win_cancel_during_storm(void **state)
     storm_cancel(state, "NtCreateFile@win_open", "open_file", ST(CANCELLED), 100, storm);
     storm_cancel(state, "NtFlushBuffersFile@file_sync", "sync", ST(CANCELLED), 100, storm);
     storm_cancel(state, "NtQueryDirectoryFile@dir_read", "iterate", ST(CANCELLED), 100, storm);
+    (void)cio__win_rename_ex_known(true); /* so that dir_rename asks FileRenameInformationEx */
+    storm_cancel(state, "NtSetInformationFile@rename_ex", "rename", ST(CANCELLED), 100, storm);
     /* a cancel during the sharing violation's backoff (its sleeps are cancelable) */
     storm_cancel(state, "NtCreateFile@win_open", "create_file", ST(SHARING_VIOLATION), 3,
                  "STATUS_SHARING_VIOLATION-backoff+cancel");
@@ -578,7 +638,7 @@ int main(void)
         CIO_TESTS(test_win_disk_full_mid_write_all),   CIO_TESTS(test_win_close_fails),
         CIO_TESTS(test_win_open_dir_link_close),       CIO_TESTS(test_win_fs_memory),
         CIO_TESTS(test_win_device_io_control),         CIO_TESTS(test_win_lock_faults),
-        CIO_TESTS(test_win_cancel_during_storm),
+        CIO_TESTS(test_win_cancel_during_storm),       CIO_TESTS(test_win_rename_posix_semantics),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

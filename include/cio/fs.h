@@ -216,7 +216,10 @@ cio_err cio_dir_create_dir_path(cio_io io, cio_dir dir, const char *path, uint32
 cio_err cio_dir_create_dir_path_open(cio_io io, cio_dir dir, const char *path, const cio_open_dir_options *options,
                                      cio_dir *out);
 /**
- * Renames old_path to new_path; replaces new_path if it exists.
+ * Renames old_path to new_path; replaces new_path if it exists. A target another handle has open is
+ * replaced too (that handle keeps the old file) on POSIX and on Windows 10 1607+
+ * (FileRenameInformationEx with POSIX semantics); where Windows lacks that class (Wine 8) such a
+ * target is AccessDenied.
  * @param io the Io
  * @param old_dir the directory old_path is relative to
  * @param old_path the object to rename

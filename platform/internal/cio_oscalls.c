@@ -2353,9 +2353,6 @@ struct cio__sys_table cio__sys = {
     .malloc__win_create_dir_path = cio__sys_dflt_malloc,
 #endif
 #if defined(CIO_OS_WINDOWS)
-    .calloc__win_rename_info = cio__sys_dflt_calloc,
-#endif
-#if defined(CIO_OS_WINDOWS)
     .calloc__win_link_info = cio__sys_dflt_calloc,
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -2434,6 +2431,15 @@ struct cio__sys_table cio__sys = {
     .calloc__win_rename_preserve_info = cio__sys_dflt_calloc,
 #endif
 #if defined(CIO_OS_WINDOWS)
+    .calloc__win_rename_info = cio__sys_dflt_calloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtClose__rename = cio__sys_dflt_NtClose,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtSetInformationFile__rename_ex = cio__sys_dflt_NtSetInformationFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
     .NtClose__open_file_link = cio__sys_dflt_NtClose,
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -2444,9 +2450,6 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_WINDOWS)
     .NtClose__is_directory = cio__sys_dflt_NtClose,
-#endif
-#if defined(CIO_OS_WINDOWS)
-    .NtClose__rename = cio__sys_dflt_NtClose,
 #endif
 #if defined(CIO_OS_WINDOWS)
     .NtClose__delete_path = cio__sys_dflt_NtClose,
@@ -4442,13 +4445,6 @@ static void cio__sys_set_malloc__win_create_dir_path(cio__sys_any fn)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
-static void cio__sys_set_calloc__win_rename_info(cio__sys_any fn)
-{
-    atomic_store_explicit(&cio__sys.calloc__win_rename_info, fn != NULL ? (cio__sys_calloc_fn)fn : cio__sys_dflt_calloc,
-                          memory_order_relaxed);
-}
-#endif
-#if defined(CIO_OS_WINDOWS)
 static void cio__sys_set_calloc__win_link_info(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.calloc__win_link_info, fn != NULL ? (cio__sys_calloc_fn)fn : cio__sys_dflt_calloc,
@@ -4631,6 +4627,27 @@ static void cio__sys_set_calloc__win_rename_preserve_info(cio__sys_any fn)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_calloc__win_rename_info(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.calloc__win_rename_info, fn != NULL ? (cio__sys_calloc_fn)fn : cio__sys_dflt_calloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtClose__rename(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtClose__rename, fn != NULL ? (cio__sys_NtClose_fn)fn : cio__sys_dflt_NtClose,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtSetInformationFile__rename_ex(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtSetInformationFile__rename_ex, fn != NULL ? (cio__sys_NtSetInformationFile_fn)fn : cio__sys_dflt_NtSetInformationFile,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static void cio__sys_set_NtClose__open_file_link(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.NtClose__open_file_link, fn != NULL ? (cio__sys_NtClose_fn)fn : cio__sys_dflt_NtClose,
@@ -4655,13 +4672,6 @@ static void cio__sys_set_NtClose__create_dir(cio__sys_any fn)
 static void cio__sys_set_NtClose__is_directory(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.NtClose__is_directory, fn != NULL ? (cio__sys_NtClose_fn)fn : cio__sys_dflt_NtClose,
-                          memory_order_relaxed);
-}
-#endif
-#if defined(CIO_OS_WINDOWS)
-static void cio__sys_set_NtClose__rename(cio__sys_any fn)
-{
-    atomic_store_explicit(&cio__sys.NtClose__rename, fn != NULL ? (cio__sys_NtClose_fn)fn : cio__sys_dflt_NtClose,
                           memory_order_relaxed);
 }
 #endif
@@ -6092,9 +6102,6 @@ static const struct {
     {"malloc", "win_create_dir_path", "malloc@win_create_dir_path", cio__sys_set_malloc__win_create_dir_path},
 #endif
 #if defined(CIO_OS_WINDOWS)
-    {"calloc", "win_rename_info", "calloc@win_rename_info", cio__sys_set_calloc__win_rename_info},
-#endif
-#if defined(CIO_OS_WINDOWS)
     {"calloc", "win_link_info", "calloc@win_link_info", cio__sys_set_calloc__win_link_info},
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -6173,6 +6180,15 @@ static const struct {
     {"calloc", "win_rename_preserve_info", "calloc@win_rename_preserve_info", cio__sys_set_calloc__win_rename_preserve_info},
 #endif
 #if defined(CIO_OS_WINDOWS)
+    {"calloc", "win_rename_info", "calloc@win_rename_info", cio__sys_set_calloc__win_rename_info},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtClose", "rename", "NtClose@rename", cio__sys_set_NtClose__rename},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtSetInformationFile", "rename_ex", "NtSetInformationFile@rename_ex", cio__sys_set_NtSetInformationFile__rename_ex},
+#endif
+#if defined(CIO_OS_WINDOWS)
     {"NtClose", "open_file_link", "NtClose@open_file_link", cio__sys_set_NtClose__open_file_link},
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -6183,9 +6199,6 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"NtClose", "is_directory", "NtClose@is_directory", cio__sys_set_NtClose__is_directory},
-#endif
-#if defined(CIO_OS_WINDOWS)
-    {"NtClose", "rename", "NtClose@rename", cio__sys_set_NtClose__rename},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"NtClose", "delete_path", "NtClose@delete_path", cio__sys_set_NtClose__delete_path},

@@ -1916,9 +1916,6 @@ struct cio__sys_table {
     _Atomic(cio__sys_malloc_fn) malloc__win_create_dir_path; /* src/os/fs_windows.c: create_dir_path */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_calloc_fn) calloc__win_rename_info; /* src/os/fs_windows.c: cio__os_dir_rename */
-#endif
-#if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_calloc_fn) calloc__win_link_info; /* src/os/fs_windows_links.c: link_handle */
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -1997,6 +1994,15 @@ struct cio__sys_table {
     _Atomic(cio__sys_calloc_fn) calloc__win_rename_preserve_info; /* src/os/fs_windows_paths.c: cio__os_dir_rename_preserve */
 #endif
 #if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_calloc_fn) calloc__win_rename_info; /* src/os/fs_windows_paths.c: cio__os_dir_rename */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtClose_fn) NtClose__rename; /* src/os/fs_windows_paths.c: cio__os_dir_rename */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtSetInformationFile_fn) NtSetInformationFile__rename_ex; /* src/os/fs_windows_paths.c: rename_posix */
+#endif
+#if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_NtClose_fn) NtClose__open_file_link; /* src/os/fs_windows.c: cio__win_open_file */
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -2007,9 +2013,6 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_NtClose_fn) NtClose__is_directory; /* src/os/fs_windows.c: is_directory */
-#endif
-#if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_NtClose_fn) NtClose__rename; /* src/os/fs_windows.c: cio__os_dir_rename */
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_NtClose_fn) NtClose__delete_path; /* src/os/fs_windows.c: delete_path */

@@ -815,9 +815,6 @@ enum {
     CIO__FI_malloc__win_create_dir_path,
 #endif
 #if defined(CIO_OS_WINDOWS)
-    CIO__FI_calloc__win_rename_info,
-#endif
-#if defined(CIO_OS_WINDOWS)
     CIO__FI_calloc__win_link_info,
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -896,6 +893,15 @@ enum {
     CIO__FI_calloc__win_rename_preserve_info,
 #endif
 #if defined(CIO_OS_WINDOWS)
+    CIO__FI_calloc__win_rename_info,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtClose__rename,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtSetInformationFile__rename_ex,
+#endif
+#if defined(CIO_OS_WINDOWS)
     CIO__FI_NtClose__open_file_link,
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -906,9 +912,6 @@ enum {
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_NtClose__is_directory,
-#endif
-#if defined(CIO_OS_WINDOWS)
-    CIO__FI_NtClose__rename,
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_NtClose__delete_path,
@@ -4455,19 +4458,6 @@ static void * cio__fi_malloc__win_create_dir_path(size_t size)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
-static void * cio__fi_calloc__win_rename_info(size_t count, size_t size)
-{
-    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_calloc__win_rename_info];
-    int mode_ = cio__fi_take(p_);
-    if (mode_ == CIO__FI_FAIL) {
-        errno = atomic_load(&p_->err);
-        return NULL;
-    }
-    (void)mode_;
-    return (cio__sys_default.calloc)(count, size);
-}
-#endif
-#if defined(CIO_OS_WINDOWS)
 static void * cio__fi_calloc__win_link_info(size_t count, size_t size)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_calloc__win_link_info];
@@ -4810,6 +4800,44 @@ static void * cio__fi_calloc__win_rename_preserve_info(size_t count, size_t size
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static void * cio__fi_calloc__win_rename_info(size_t count, size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_calloc__win_rename_info];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.calloc)(count, size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtClose__rename(void *h)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtClose__rename];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.NtClose)(h);
+        return (int32_t)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.NtClose)(h);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtSetInformationFile__rename_ex(void *h, cio_nt_io_status_block *iosb, void *info, uint32_t len, uint32_t cls)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtSetInformationFile__rename_ex];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int32_t)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.NtSetInformationFile)(h, iosb, info, len, cls);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static int32_t cio__fi_NtClose__open_file_link(void *h)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtClose__open_file_link];
@@ -4852,19 +4880,6 @@ static int32_t cio__fi_NtClose__create_dir(void *h)
 static int32_t cio__fi_NtClose__is_directory(void *h)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtClose__is_directory];
-    int mode_ = cio__fi_take(p_);
-    if (mode_ == CIO__FI_FAIL) {
-        (void)(cio__sys_default.NtClose)(h);
-        return (int32_t)atomic_load(&p_->err);
-    }
-    (void)mode_;
-    return (cio__sys_default.NtClose)(h);
-}
-#endif
-#if defined(CIO_OS_WINDOWS)
-static int32_t cio__fi_NtClose__rename(void *h)
-{
-    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtClose__rename];
     int mode_ = cio__fi_take(p_);
     if (mode_ == CIO__FI_FAIL) {
         (void)(cio__sys_default.NtClose)(h);
@@ -6911,9 +6926,6 @@ static const struct {
     {"malloc", "win_create_dir_path", 1, 0, (cio__sys_any)cio__fi_malloc__win_create_dir_path},
 #endif
 #if defined(CIO_OS_WINDOWS)
-    {"calloc", "win_rename_info", 1, 0, (cio__sys_any)cio__fi_calloc__win_rename_info},
-#endif
-#if defined(CIO_OS_WINDOWS)
     {"calloc", "win_link_info", 1, 0, (cio__sys_any)cio__fi_calloc__win_link_info},
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -6992,6 +7004,15 @@ static const struct {
     {"calloc", "win_rename_preserve_info", 1, 0, (cio__sys_any)cio__fi_calloc__win_rename_preserve_info},
 #endif
 #if defined(CIO_OS_WINDOWS)
+    {"calloc", "win_rename_info", 1, 0, (cio__sys_any)cio__fi_calloc__win_rename_info},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtClose", "rename", 1, 0, (cio__sys_any)cio__fi_NtClose__rename},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtSetInformationFile", "rename_ex", 1, 0, (cio__sys_any)cio__fi_NtSetInformationFile__rename_ex},
+#endif
+#if defined(CIO_OS_WINDOWS)
     {"NtClose", "open_file_link", 1, 0, (cio__sys_any)cio__fi_NtClose__open_file_link},
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -7002,9 +7023,6 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"NtClose", "is_directory", 1, 0, (cio__sys_any)cio__fi_NtClose__is_directory},
-#endif
-#if defined(CIO_OS_WINDOWS)
-    {"NtClose", "rename", 1, 0, (cio__sys_any)cio__fi_NtClose__rename},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"NtClose", "delete_path", 1, 0, (cio__sys_any)cio__fi_NtClose__delete_path},

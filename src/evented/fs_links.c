@@ -1,11 +1,11 @@
 /*
  * The Evented backend's links-and-metadata, real-path and rename-preserve slots: each runs the Threaded implementation
  * on the helper pool (helper.c), never on a loop thread; the wait for the helper is a cancellation point, as the
- * Threaded call is. Where the io_uring flavour's ring has SYMLINKAT, LINKAT and RENAMEAT, sym_link, hard_link and
- * rename_preserve run on the ring instead (fs_uring.c replaces those three here). file_is_tty and clock_resolution
- * never block and are the Threaded functions themselves (slots.h). The device_io_control operation (an ioctl) runs on
- * the helper pool too. Invariants: as fs.c's helper slots; a caller that is not one of this instance's fibers runs the
- * Threaded function on its own thread (cio__e_helper).
+ * Threaded call is. Where the io_uring flavour's ring has SYMLINKAT, LINKAT and RENAMEAT, dir_sym_link, dir_hard_link,
+ * file_hard_link and dir_rename_preserve run on the ring instead (fs_uring.c replaces those four here). file_is_tty and
+ * clock_resolution never block and are the Threaded functions themselves (slots.h). The device_io_control operation (an
+ * ioctl) runs on the helper pool too. Invariants: as fs.c's helper slots; a caller that is not one of this instance's
+ * fibers runs the Threaded function on its own thread (cio__e_helper).
  */
 #include <stdbool.h>
 #include <stddef.h>

@@ -2,8 +2,9 @@
  * The file and directory slots the io_uring flavour runs as ring operations (Linux): opening files
  * and directories (OPENAT), stat by path and of an open file (STATX), mkdir (MKDIRAT), rename
  * (RENAMEAT) and rename without replace (RENAMEAT with RENAME_NOREPLACE), symbolic and hard links by
- * path (SYMLINKAT, LINKAT), deleting files and directories (UNLINKAT), set_length (FTRUNCATE, 6.9: its opcode
- * comes from spec/syscalls.yaml, cio/sysnum.h) and closing (CLOSE). cio__e_uring_fs_override puts
+ * path (SYMLINKAT, LINKAT), a name for an open file (LINKAT with AT_EMPTY_PATH, else of its
+ * /proc/self/fd name), deleting files and directories (UNLINKAT), set_length (FTRUNCATE, 6.9: its
+ * opcode comes from spec/syscalls.yaml, cio/sysnum.h) and closing (CLOSE). cio__e_uring_fs_override puts
  * each into the instance's vtable only when the probe found its opcode; the others stay on the
  * helper pool (fs.c), as do the slots no opcode covers (create_dir_path walks, access, dir_read,
  * set_timestamps, the executable).
@@ -26,6 +27,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -49,6 +51,7 @@ enum fs_kind {
     K_RENAME_PRESERVE,
     K_SYMLINK,
     K_LINK,
+    K_LINK_FD,
     K_UNLINK,
     K_RMDIR,
     K_STAT_PATH,
@@ -134,6 +137,28 @@ static cio_err is_directory(struct cio_evented *e, int fd, bool *dir)
     return err;
 }
 
+/* file_hard_link, fs_linkfd_linux.c's two steps as LINKATs: the open file itself (AT_EMPTY_PATH), which needs
+ * CAP_DAC_READ_SEARCH and says ENOENT without it; then its /proc/self/fd name with AT_SYMLINK_FOLLOW (the ring's
+ * workers are threads of this process: the name is this process's descriptor). */
+static cio_err ring_link_fd(struct fsop *a)
+{
+    struct io_uring_sqe sqe = sqe_for(IORING_OP_LINKAT, a->dirfd, "");
+    sqe.len = (uint32_t)a->dirfd2;
+    sqe.off = (uint64_t)(uintptr_t)a->path2; /* addr2 */
+    sqe.hardlink_flags = (uint32_t)AT_EMPTY_PATH;
+    int32_t res;
+    cio_err err = cio__e_uring_call(a->e, &sqe, -1, true, cio__errno_linkat, &res);
+    if (err != CIO_E_FILE_NOT_FOUND)
+        return err;
+    char proc[40];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", a->dirfd);
+    sqe = sqe_for(IORING_OP_LINKAT, AT_FDCWD, proc);
+    sqe.len = (uint32_t)a->dirfd2;
+    sqe.off = (uint64_t)(uintptr_t)a->path2;
+    sqe.hardlink_flags = (uint32_t)AT_SYMLINK_FOLLOW;
+    return cio__e_uring_call(a->e, &sqe, -1, true, cio__errno_linkat, &res);
+}
+
 static cio_err fs_run(void *p)
 {
     struct fsop *a = (struct fsop *)p;
@@ -191,6 +216,7 @@ static cio_err fs_run(void *p)
         sqe.off = (uint64_t)(uintptr_t)a->path2; /* addr2 */
         sqe.hardlink_flags = (a->link_flags & CIO_NO_FOLLOW) ? 0u : (uint32_t)AT_SYMLINK_FOLLOW;
         return cio__e_uring_call(a->e, &sqe, -1, true, cio__errno_linkat, &res);
+    case K_LINK_FD: return ring_link_fd(a);
     case K_UNLINK:
     case K_RMDIR:
         sqe = sqe_for(IORING_OP_UNLINKAT, a->dirfd, a->path);
@@ -230,6 +256,7 @@ static cio_err fs_direct(struct fsop *a)
     case K_RENAME_PRESERVE: return cio__os_dir_rename_preserve(NULL, dir, a->path, (cio_dir){a->dirfd2}, a->path2);
     case K_SYMLINK: return cio__os_dir_sym_link(NULL, (cio_dir){a->dirfd2}, a->path, a->path2, a->link_flags);
     case K_LINK: return cio__os_dir_hard_link(NULL, dir, a->path, (cio_dir){a->dirfd2}, a->path2, a->link_flags);
+    case K_LINK_FD: return cio__os_file_hard_link(NULL, (cio_file){a->dirfd}, (cio_dir){a->dirfd2}, a->path2);
     case K_UNLINK: return cio__os_dir_delete_file(NULL, dir, a->path);
     case K_RMDIR: return cio__os_dir_delete_dir(NULL, dir, a->path);
     case K_STAT_PATH: return cio__os_dir_stat_file(NULL, dir, a->path, a->stat_flags, a->stat_out);
@@ -372,6 +399,16 @@ static cio_err u_dir_hard_link(void *ud, cio_dir old_dir, const char *old_path, 
                      .link_flags = flags};
     if (err == CIO_OK)
         err = fs_op(ud, &a);
+    return CIO__IN_SET(file_hard_link, err); /* Zig's Dir.HardLinkError is File.HardLinkError: one set */
+}
+
+/* A name for an open file (cio_file_hard_link): the path checked as Threaded does, then ring_link_fd. */
+static cio_err u_file_hard_link(void *ud, cio_file file, cio_dir new_dir, const char *new_path)
+{
+    cio_err err = cio__os_fs_check_path(new_path);
+    struct fsop a = {.kind = K_LINK_FD, .dirfd = file.handle, .dirfd2 = new_dir.handle, .path2 = new_path};
+    if (err == CIO_OK)
+        err = fs_op(ud, &a);
     return CIO__IN_SET(file_hard_link, err);
 }
 
@@ -467,8 +504,10 @@ void cio__e_uring_fs_override(struct cio_evented *e, struct cio_vtable *vt)
     }
     if (cio__e_uring_has(e, IORING_OP_SYMLINKAT))
         vt->dir_sym_link = u_dir_sym_link;
-    if (cio__e_uring_has(e, IORING_OP_LINKAT))
+    if (cio__e_uring_has(e, IORING_OP_LINKAT)) {
         vt->dir_hard_link = u_dir_hard_link;
+        vt->file_hard_link = u_file_hard_link;
+    }
     if (cio__e_uring_has(e, IORING_OP_UNLINKAT)) {
         vt->dir_delete_file = u_dir_delete_file;
         vt->dir_delete_dir = u_dir_delete_dir;

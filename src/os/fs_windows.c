@@ -512,36 +512,6 @@ static cio_err rename_source(cio_dir old_dir, const char *old_path, const char *
                      h);
 }
 
-cio_err cio__os_dir_rename(void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir, const char *new_path)
-{
-    (void)ud;
-    void *h = NULL;
-    cio_err e = narrow(rename_source(old_dir, old_path, new_path, &h), cio_errset_dir_rename_contains);
-    if (e != CIO_OK)
-        return CIO__IN_SET(dir_rename, e);
-    struct cio__win_path *p;
-    e = cio__win_path_convert(new_dir, new_path, &p);
-    if (e == CIO_OK) {
-        size_t size = cio__win_rename_info_size(p->name.Length); /* a one-letter name: the struct's size */
-        void *mem = CIO__SYS(calloc, win_rename_info)(1, size + 2);
-        cio_nt_file_rename_information *info = (cio_nt_file_rename_information *)mem;
-        if (info == NULL) {
-            e = CIO_E_SYSTEM_RESOURCES;
-        } else {
-            info->Flags = 1; /* ReplaceIfExists */
-            info->RootDirectory = p->root;
-            info->FileNameLength = p->name.Length;
-            memcpy(info->FileName, p->nt, p->name.Length);
-            e = narrow(info_call(true, h, info, (uint32_t)size, CIO_NT_FileRenameInformation, cio__ntstatus_nt_rename),
-                       cio_errset_dir_rename_contains);
-            free(info);
-        }
-        cio__win_path_free(p);
-    }
-    CIO__SYS(NtClose, rename)(h);
-    return CIO__IN_SET(dir_rename, e);
-}
-
 static cio_err delete_path(cio_dir dir, const char *path, bool directory)
 {
     void *h = NULL;

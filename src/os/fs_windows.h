@@ -1,7 +1,7 @@
 /*
  * Shared by the Windows files-and-directories sources of the Threaded backend: fs_windows.c
- * (paths, opening, directories, rename, delete, stat), fs_windows_io.c (reading, writing, seeking,
- * lengths, sync, timestamps, directory iteration) and process_windows.c (the executable).
+ * (paths, opening, directories, delete, stat), fs_windows_paths.c (real paths, renames), fs_windows_io.c (reading,
+ * writing, seeking, lengths, sync, timestamps, directory iteration) and process_windows.c (the executable).
  */
 #ifndef CIO_THREADED_FS_WINDOWS_H
 #define CIO_THREADED_FS_WINDOWS_H
@@ -48,6 +48,9 @@ cio_err cio__win_narrow(cio_err e, bool (*contains)(cio_err));
 /* The first steps of dir_rename and dir_rename_preserve: InvalidArgument for a NULL path, then
  * old_path itself opened for DELETE into *h (errors unnarrowed). */
 cio_err cio__win_rename_source(cio_dir old_dir, const char *old_path, const char *new_path, void **h);
+/* What dir_rename remembers of FileRenameInformationEx (fs_windows_paths.c): 1 NT has it, -1 it lacks
+ * it (the classic class from then on), 0 not asked yet; `forget` first sets it back to 0. For tests. */
+int cio__win_rename_ex_known(bool forget);
 /* A converted path's NT name and root directory handle (NULL: absolute). */
 cio_nt_unicode_string *cio__win_path_name(struct cio__win_path *p);
 void *cio__win_path_root(struct cio__win_path *p);

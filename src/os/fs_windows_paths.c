@@ -1,5 +1,5 @@
 /*
- * Real paths and rename-without-replace for the Threaded backend on Windows.
+ * Real paths, rename and rename-without-replace for the Threaded backend on Windows.
  *
  * Invariants:
  * - A handle's real path is GetFinalPathNameByHandleW (normalized, DOS volume name), its "\\?\"
@@ -9,11 +9,20 @@
  *   per call (never a worker's small stack).
  * - dir_real_path_file opens the path for FILE_READ_ATTRIBUTES only (symbolic links followed), asks
  *   its handle and closes it on every path (cio__os_file_close).
+ * - dir_rename is FileRenameInformationEx with FILE_RENAME_REPLACE_IF_EXISTS |
+ *   FILE_RENAME_POSIX_SEMANTICS where NT has it (Windows 10 1607+): a target another handle has open
+ *   (sharing delete) is replaced, as rename(2) does, the open handle keeping the old file. Where NT
+ *   lacks the class (STATUS_INVALID_INFO_CLASS, STATUS_NOT_IMPLEMENTED: Wine 8) that is remembered
+ *   for the process and FileRenameInformation with ReplaceIfExists does it from then on (a target
+ *   held open is then AccessDenied); where the file system lacks it (STATUS_INVALID_PARAMETER: FAT)
+ *   or refuses a flag (STATUS_NOT_SUPPORTED), that call falls back alone. Either way one rename.
  * - dir_rename_preserve is FileRenameInformation with ReplaceIfExists off: NT refuses an existing
- *   target itself (OBJECT_NAME_COLLISION: PathAlreadyExists), atomically.
+ *   target itself (OBJECT_NAME_COLLISION: PathAlreadyExists), atomically (POSIX semantics only
+ *   change how a target is replaced, so the classic class serves).
  */
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -114,6 +123,77 @@ cio_err cio__os_dir_real_path_file(void *ud, cio_dir dir, const char *path, char
         (void)cio__os_file_close(NULL, f);
     }
     return CIO__IN_SET(dir_real_path_file, e);
+}
+
+/* Whether NtSetInformationFile knows FileRenameInformationEx: 0 not asked yet, 1 yes, -1 no. */
+static atomic_int rename_ex_known;
+
+int cio__win_rename_ex_known(bool forget)
+{
+    if (forget)
+        atomic_store(&rename_ex_known, 0);
+    return atomic_load(&rename_ex_known);
+}
+
+/* dir_rename with POSIX semantics, in the cancellation bracket: true with *e its outcome, false when
+ * the classic class must do it (the OS or the file system lacks this one; nothing was renamed). */
+static bool rename_posix(void *h, cio_nt_file_rename_information *info, uint32_t size, cio_err *e)
+{
+    if (atomic_load_explicit(&rename_ex_known, memory_order_relaxed) < 0)
+        return false;
+    *e = cio__t_syscall_begin();
+    if (*e != CIO_OK)
+        return true;
+    info->Flags = CIO_NT_FILE_RENAME_REPLACE_IF_EXISTS | CIO_NT_FILE_RENAME_POSIX_SEMANTICS;
+    for (;;) {
+        cio_nt_io_status_block iosb;
+        int32_t st = CIO__SYS(NtSetInformationFile, rename_ex)(h, &iosb, info, size, CIO_NT_FileRenameInformationEx);
+        bool no_class = st == CIO_NTSTATUS_INVALID_INFO_CLASS || st == CIO_NTSTATUS_NOT_IMPLEMENTED;
+        if (no_class || st == CIO_NTSTATUS_INVALID_PARAMETER || st == CIO_NTSTATUS_NOT_SUPPORTED) {
+            cio__t_syscall_end();
+            if (no_class)
+                atomic_store_explicit(&rename_ex_known, -1, memory_order_relaxed);
+            return false;
+        }
+        if (st >= 0)
+            atomic_store_explicit(&rename_ex_known, 1, memory_order_relaxed);
+        if (!cio__win_nt_again(st, cio__ntstatus_nt_rename, e))
+            return true;
+    }
+}
+
+cio_err cio__os_dir_rename(void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir, const char *new_path)
+{
+    (void)ud;
+    void *h = NULL;
+    cio_err e = cio__win_narrow(cio__win_rename_source(old_dir, old_path, new_path, &h),
+                                cio_errset_dir_rename_contains);
+    if (e != CIO_OK)
+        return CIO__IN_SET(dir_rename, e);
+    struct cio__win_path *p;
+    e = cio__win_path_convert(new_dir, new_path, &p);
+    if (e == CIO_OK) {
+        cio_nt_unicode_string *name = cio__win_path_name(p);
+        size_t size = cio__win_rename_info_size(name->Length); /* a one-letter name: the struct's size */
+        void *mem = CIO__SYS(calloc, win_rename_info)(1, size + 2);
+        cio_nt_file_rename_information *info = (cio_nt_file_rename_information *)mem;
+        if (info == NULL) {
+            e = CIO_E_SYSTEM_RESOURCES;
+        } else {
+            info->RootDirectory = cio__win_path_root(p);
+            info->FileNameLength = name->Length;
+            memcpy(info->FileName, name->Buffer, name->Length);
+            if (!rename_posix(h, info, (uint32_t)size, &e)) {
+                info->Flags = 1; /* ReplaceIfExists */
+                e = cio__win_info(true, h, info, (uint32_t)size, CIO_NT_FileRenameInformation, cio__ntstatus_nt_rename);
+            }
+            e = cio__win_narrow(e, cio_errset_dir_rename_contains);
+            free(info);
+        }
+        cio__win_path_free(p);
+    }
+    CIO__SYS(NtClose, rename)(h);
+    return CIO__IN_SET(dir_rename, e);
 }
 
 cio_err cio__os_dir_rename_preserve(void *ud, cio_dir old_dir, const char *old_path, cio_dir new_dir,

@@ -241,6 +241,9 @@ __declspec(dllimport) int32_t __stdcall NtWaitForSingleObject(void *Handle, uint
 #define CIO_NT_FileEndOfFileInformation 20
 #define CIO_NT_FileAttributeTagInformation 35
 #define CIO_NT_FileIdFullDirectoryInformation 38
+#define CIO_NT_FileRenameInformationEx 65
+#define CIO_NT_FILE_RENAME_REPLACE_IF_EXISTS 1
+#define CIO_NT_FILE_RENAME_POSIX_SEMANTICS 2
 #define CIO_NT_IO_REPARSE_TAG_MOUNT_POINT 0xA0000003u
 #define CIO_NT_IO_REPARSE_TAG_SYMLINK 0xA000000Cu
 #define CIO_NT_FSCTL_SET_REPARSE_POINT 589988
