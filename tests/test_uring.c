@@ -28,6 +28,7 @@
 
 #include "asserts.h"
 #include "cio/batch.h"
+#include "uring_helpers.h"
 
 /* The evented/io_uring instance of this test, or a skip. */
 static struct cio_evented *uring_instance(void **state, cio_io *io)
@@ -53,16 +54,6 @@ static void snapshot(struct cio_evented *e, const unsigned ops[OPS], uint64_t ou
 }
 
 /* A new io_uring instance with `threads` loop threads. */
-static cio_evented *uring_with(unsigned threads)
-{
-    cio_evented_options o = {0};
-    o.flavour = CIO_EVENTED_IO_URING;
-    o.threads = threads;
-    cio_evented *e = NULL;
-    assert_ok(cio_evented_create(&o, &e));
-    return e;
-}
-
 /* Submissions of ops[i] since `before`. */
 static uint64_t delta(struct cio_evented *e, const unsigned ops[OPS], const uint64_t before[OPS], int i)
 {
@@ -384,14 +375,7 @@ static void test_fallback_without_native_ops(void **state)
 {
     cio_io unused;
     (void)uring_instance(state, &unused);
-    assert_int_equal(setenv("CIO_EVENTED_URING_NATIVE", "0", 1), 0);
-    cio_evented_options o = {0};
-    o.flavour = CIO_EVENTED_IO_URING;
-    o.threads = 1;
-    cio_evented *e = NULL;
-    cio_err err = cio_evented_create(&o, &e);
-    unsetenv("CIO_EVENTED_URING_NATIVE");
-    assert_ok(err);
+    cio_evented *e = uring_fallback(1);
     cio_io io = cio_evented_io(e);
     assert_false(cio__e_uring_has(e, IORING_OP_OPENAT));
     assert_false(cio__e_uring_has(e, IORING_OP_ACCEPT));
@@ -463,9 +447,7 @@ static void test_child_wait_is_waitid(void **state)
     cio_child_kill(io, &c);
     assert_int_equal(c.id, 0);
     /* the native operations off: the same wait polls the pidfd */
-    assert_int_equal(setenv("CIO_EVENTED_URING_NATIVE", "0", 1), 0);
-    cio_evented *plain = uring_with(1);
-    unsetenv("CIO_EVENTED_URING_NATIVE");
+    cio_evented *plain = uring_fallback(1);
     wait_exit_7(cio_evented_io(plain));
     assert_int_equal(cio__e_uring_count(plain, CIO_IORING_OP_WAITID), 0);
     assert_true(cio__e_uring_count(plain, IORING_OP_POLL_ADD) >= 1);

@@ -32,6 +32,7 @@
 #include "uring.h"
 
 #include "asserts.h"
+#include "uring_helpers.h"
 
 enum { STEPS = 21 };
 
@@ -244,14 +245,7 @@ static void test_link_ops_fallback(void **state)
 {
     cio_io unused;
     (void)uring_instance(state, &unused);
-    assert_int_equal(setenv("CIO_EVENTED_URING_NATIVE", "0", 1), 0);
-    cio_evented_options o = {0};
-    o.flavour = CIO_EVENTED_IO_URING;
-    o.threads = 1;
-    cio_evented *e = NULL;
-    cio_err err = cio_evented_create(&o, &e);
-    unsetenv("CIO_EVENTED_URING_NATIVE");
-    assert_ok(err);
+    cio_evented *e = uring_fallback(1);
     cio_err got[STEPS], threaded[STEPS];
     run_links(cio_evented_io(e), got);
     for (int i = 0; i < 3; i++)
