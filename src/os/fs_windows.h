@@ -51,6 +51,9 @@ cio_err cio__win_rename_source(cio_dir old_dir, const char *old_path, const char
 /* What dir_rename remembers of FileRenameInformationEx (fs_windows_paths.c): 1 NT has it, -1 it lacks
  * it (the classic class from then on), 0 not asked yet; `forget` first sets it back to 0. For tests. */
 int cio__win_rename_ex_known(bool forget);
+/* Sets what dir_rename remembers (1, -1 or 0 as above). For tests: -1 makes every rename take the
+ * classic class, as on an NT without FileRenameInformationEx. */
+void cio__win_rename_ex_assume(int known);
 /* A converted path's NT name and root directory handle (NULL: absolute). */
 cio_nt_unicode_string *cio__win_path_name(struct cio__win_path *p);
 void *cio__win_path_root(struct cio__win_path *p);

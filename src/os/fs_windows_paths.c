@@ -135,6 +135,11 @@ int cio__win_rename_ex_known(bool forget)
     return atomic_load(&rename_ex_known);
 }
 
+void cio__win_rename_ex_assume(int known)
+{
+    atomic_store(&rename_ex_known, known);
+}
+
 /* dir_rename with POSIX semantics, in the cancellation bracket: true with *e its outcome, false when
  * the classic class must do it (the OS or the file system lacks this one; nothing was renamed). */
 static bool rename_posix(void *h, cio_nt_file_rename_information *info, uint32_t size, cio_err *e)
