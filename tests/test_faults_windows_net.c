@@ -1,7 +1,8 @@
 /*
- * Fault injection through the OS call table, Windows: socket pairs, interface names and
- * cio_net_write_file's TransmitFile path (src/os/net_pair_windows.c, src/os/net_sendfile_windows.c;
- * tests/test_faults_windows.c has the method, tests/test_faults_windows_os.c the other sockets).
+ * Fault injection through the OS call table, Windows: socket pairs, interface names, the AF_UNIX
+ * listen's bind and listen, and cio_net_write_file's TransmitFile path (src/os/net_pair_windows.c,
+ * src/os/net_sendfile_windows.c; tests/test_faults_windows.c has the method, tests/test_faults_windows_os.c the other
+ * sockets).
  *
  * The TransmitFile cases send a file larger than loopback's socket buffers to a peer that starts
  * reading late (or never, until a cancel): the transfer is pending, so the library waits for it in
@@ -325,13 +326,72 @@ static void test_win_transmit_result_fails(void **state)
     }
 }
 
+/* ---- AF_UNIX listen ----------------------------------------------------------------------------------- */
+
+/* Wine has no AF_UNIX (the socket call says WSAEAFNOSUPPORT), so to reach the bind and listen of
+ * cio_unix_listen the socket call is overridden: it makes a TCP socket in the AF_UNIX one's place (a
+ * real socket, closed by the library on the failure path). The fault then lands on the bind (and,
+ * with the bind overridden to succeed, on the listen) and must come back as the map's error with
+ * no handle left behind. On Windows 10 1803+, which has AF_UNIX, the same overrides apply. */
+static SOCKET WSAAPI tcp_for_unix(int af, int type, int protocol, WSAPROTOCOL_INFOW *info, GROUP g, DWORD flags)
+{
+    if (af == AF_UNIX) {
+        af = AF_INET;
+        protocol = 0;
+    }
+    return (cio__sys_default.WSASocketW)(af, type, protocol, info, g, flags);
+}
+
+static int WSAAPI bind_succeeds(SOCKET s, const struct sockaddr *addr, int len)
+{
+    (void)s;
+    (void)addr;
+    (void)len;
+    return 0;
+}
+
+static void unix_listen_fault(cio_io io, const char *site, int code, const char *name, cio_err want)
+{
+    cio_unix_address a;
+    assert_ok(cio_unix_address_from_path("cio-fault.sock", &a));
+    int handles = fd_count();
+    cio__fault_reset(); /* the counters too */
+    cio__sys_set(WSASocketW__new_socket, tcp_for_unix);
+    if (strcmp(site, "wsa_listen@listen_unix") == 0)
+        cio__sys_set(wsa_bind__listen_unix, bind_succeeds);
+    assert_int_equal(cio__fault_errno(site, code, 0, 1), 1);
+    cio_server srv;
+    cio_err err = cio_unix_listen(io, &a, NULL, &srv);
+    unsigned injected = cio__fault_injected(site);
+    cio__sys_reset();
+    if (err == CIO_OK)
+        (void)cio_server_close(io, &srv);
+    if (err != want)
+        fail_msg("%s with %s: %s, want %s", site, name, cio_err_name(err), cio_err_name(want));
+    assert_int_equal(injected, 1);
+    assert_handles(handles);
+    covered(site, name);
+}
+
+static void test_win_unix_listen_faults(void **state)
+{
+    fx f;
+    fx_open(state, &f);
+    warm_up(f.io);
+    unix_listen_fault(f.io, "wsa_bind@listen_unix", WSAEADDRINUSE, "WSAEADDRINUSE", CIO_E_ADDRESS_IN_USE);
+    unix_listen_fault(f.io, "wsa_bind@listen_unix", WSAEACCES, "WSAEACCES", CIO_E_ACCESS_DENIED);
+    unix_listen_fault(f.io, "wsa_listen@listen_unix", WSAEMFILE, "WSAEMFILE", CIO_E_SYSTEM_RESOURCES);
+    unix_listen_fault(f.io, "wsa_listen@listen_unix", WSAEADDRINUSE, "WSAEADDRINUSE", CIO_E_ADDRESS_IN_USE);
+    fx_close(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         CIO_TESTS(test_win_pair_faults),           CIO_TESTS(test_win_interface_faults),
         CIO_TESTS(test_win_transmit_poll_fails),   CIO_TESTS(test_win_transmit_wait_fails),
         CIO_TESTS(test_win_transmit_cancel_fails), CIO_TESTS(test_win_transmit_cancel_drain),
-        CIO_TESTS(test_win_transmit_result_fails),
+        CIO_TESTS(test_win_transmit_result_fails), CIO_TESTS(test_win_unix_listen_faults),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
