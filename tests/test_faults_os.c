@@ -270,6 +270,18 @@ static cio_err run_stream_read_timeout_empty(fx *f)
     return run_stream_read_timeout(f);
 }
 
+/* A timed read of a stream whose bytes recvmsg never finds although poll says they are there (as
+ * when another reader takes them each time): Timeout at the deadline, nothing read. */
+static cio_err run_stream_read_timeout_taken(fx *f)
+{
+    assert_ok(cio_stream_write_all(f->io, &f->a, data, 100));
+    unsigned char buf[100];
+    size_t n = 7;
+    cio_err err = cio_stream_read_timeout(f->io, &f->b, buf, sizeof buf, &n, cio_timeout_ms(30));
+    assert_int_equal(n, 0);
+    return err;
+}
+
 /* A timed stream write (cio_stream_write_all_timeout), then the bytes read back. Threaded:
  * sendmsg(MSG_DONTWAIT), and poll for room when nothing fits. */
 static cio_err run_stream_write_timeout(fx *f)
@@ -288,6 +300,8 @@ static void test_timed_read_faults(void **state)
     static const net_case timed_poll = {"poll@poll_one", prep_pair, run_stream_read_timeout_empty, done_pair};
     static const net_case timed_read = {"readv@net_read", prep_pair, run_stream_read_timeout, done_pair};
     static const net_case nowait = {"recvmsg@net_read_nowait", prep_pair, run_stream_read_timeout, done_pair};
+    static const net_case nowait_taken = {"recvmsg@net_read_nowait", prep_pair, run_stream_read_timeout_taken,
+                                          done_pair};
     static const net_case nowait_waited = {"recvmsg@net_read_nowait", prep_pair, run_stream_read_timeout_empty,
                                            done_pair};
     static const net_case nowait_w = {"sendmsg@net_write_nowait", prep_pair, run_stream_write_timeout, done_pair};
@@ -304,6 +318,9 @@ static void test_timed_read_faults(void **state)
          * the data) polls again against the deadline, then reads what is there */
         net_fault_with(state, &nowait_waited, "recvmsg@net_read_nowait", 'e', EAGAIN, 2, 0, CIO_OK,
                        "EAGAIN after poll");
+        /* ... and never past the deadline, however often poll and recvmsg disagree */
+        net_fault_with(state, &nowait_taken, "recvmsg@net_read_nowait", 'e', EAGAIN, -1, 0, CIO_E_TIMEOUT,
+                       "EAGAIN for ever");
         net_fault_with(state, &nowait_w, "sendmsg@net_write_nowait", 'e', EINTR, 50, 0, CIO_OK, "EINTR");
         net_fault_with(state, &nowait_w, "sendmsg@net_write_nowait", 'e', EPIPE, 1, 0, CIO_E_BROKEN_PIPE, "EPIPE");
         /* EAGAIN: no room yet: wait for POLLOUT and try again */

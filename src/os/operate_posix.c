@@ -6,10 +6,10 @@
  *   poll_one) and tries again. Which comes first adapts per descriptor (a hint of the calling
  *   thread): after a try that found nothing the next read of that descriptor polls first, so a
  *   request/response connection, whose every read waits (B15's echo), costs poll + recvmsg rather
- *   than recvmsg (EAGAIN) + poll + recvmsg; a read that fills its buffer (more may be queued) puts
- *   the try first again, so a busy stream costs one recvmsg. The hint only orders the two calls:
- *   a stale one (a descriptor closed and reused, another thread's reads) costs a system call, never
- *   a byte or a deadline.
+ *   than recvmsg (EAGAIN) + poll + recvmsg; a read that fills its buffer (more may be queued), or
+ *   one of the occasional reads that try first anyway and find data, puts the try first again, so a
+ *   busy stream costs one recvmsg. The hint only orders the two calls: a stale one (a descriptor
+ *   closed and reused, another thread's reads) costs a system call, never a byte or a deadline.
  * - A stream write sends what fits now with sendmsg(MSG_DONTWAIT | MSG_NOSIGNAL); when nothing fits
  *   (EAGAIN) it waits for POLLOUT against the deadline and tries again. It may be short, as a plain
  *   write may; it never blocks past the deadline.
@@ -102,10 +102,15 @@ static cio_err timed_write(cio_operation *op, cio_timeout deadline)
     }
 }
 
-/* The calling thread's hint per descriptor (its number modulo HINT_FDS): set, its last timed read
+/* The calling thread's hint per descriptor (its number modulo HINT_FDS): set, a timed read of it
  * found nothing at first and waited, so the next one polls first. Only an order of two calls. */
 #define HINT_FDS 1024
 static _Thread_local uint64_t poll_first_hint[HINT_FDS / 64];
+/* Every PROBE_EVERY-th hinted read tries first anyway: a stream whose data now waits for its reader
+ * (but never fills the buffer) loses the hint, at one recvmsg (EAGAIN) in PROBE_EVERY reads of a
+ * stream that really waits. */
+#define PROBE_EVERY 16u
+static _Thread_local unsigned hinted_reads;
 
 static bool hint_get(int fd)
 {
@@ -124,14 +129,16 @@ static void hint_set(int fd, bool poll_first)
 }
 
 /* A stream read: what is there now; when nothing is, wait for readability up to the deadline and
- * again (poll first when the hint says the last read of fd waited). *not_socket: not a socket,
- * nothing read, the caller's poll path reads it (a stale hint may have polled once already). */
+ * again (poll first when the hint says a read of fd waited). *not_socket: not a socket, nothing
+ * read, the caller's poll path reads it (a stale hint may have polled once already). */
 static cio_err timed_read(cio_operation *op, cio_timeout deadline, bool *not_socket)
 {
     int fd = op->u.net_read.stream;
     const cio_iovec *iov = op->u.net_read.iov;
     size_t iovcnt = op->u.net_read.iovcnt;
-    bool poll_first = hint_get(fd);
+    bool hinted = hint_get(fd);
+    bool poll_first = hinted && ++hinted_reads % PROBE_EVERY != 0;
+    bool tried_first = !poll_first;
     for (;;) {
         if (poll_first) {
             cio_err err = cio__os_poll_ready(fd, POLLIN, deadline);
@@ -150,12 +157,16 @@ static cio_err timed_read(cio_operation *op, cio_timeout deadline, bool *not_soc
             size_t cap = 0;
             for (size_t i = 0; i < iovcnt && i < CIO__OS_IOV_MAX; i++)
                 cap += iov[i].len;
-            if (poll_first && op->count >= cap && cap > 0)
-                hint_set(fd, false); /* filled the buffer: more may be queued, try first next time */
+            /* Found at once, or filled the buffer (more may be queued): try first next time. */
+            if (hinted && (!poll_first || (op->count >= cap && cap > 0)))
+                hint_set(fd, false);
             return CIO_OK;
         }
-        if (!poll_first)
+        if (tried_first && !hinted)
             hint_set(fd, true); /* found nothing: the next read of fd polls first */
+        if (poll_first && deadline.kind == CIO_TIMEOUT_KIND_DEADLINE &&
+            cio__os_now(NULL, deadline.clock).ns >= deadline.ns)
+            return CIO_E_TIMEOUT; /* ready by poll, empty by recvmsg, until the deadline: nothing read */
         poll_first = true;
     }
 }
