@@ -239,7 +239,8 @@ static void test_net_errors(void **state)
 }
 
 /* A timed stream read (cio_stream_read_timeout). Threaded (operate_posix.c): recvmsg(MSG_DONTWAIT)
- * takes what is there; with nothing there, poll, then readv. */
+ * takes what is there; with nothing there, poll, then recvmsg again (poll first after a read that
+ * waited). */
 static cio_err run_stream_read_timeout(fx *f)
 {
     assert_ok(cio_stream_write_all(f->io, &f->a, data, 100));
@@ -269,6 +270,18 @@ static cio_err run_stream_read_timeout_empty(fx *f)
     return run_stream_read_timeout(f);
 }
 
+/* A timed read of a stream whose bytes recvmsg never finds although poll says they are there (as
+ * when another reader takes them each time): Timeout at the deadline, nothing read. */
+static cio_err run_stream_read_timeout_taken(fx *f)
+{
+    assert_ok(cio_stream_write_all(f->io, &f->a, data, 100));
+    unsigned char buf[100];
+    size_t n = 7;
+    cio_err err = cio_stream_read_timeout(f->io, &f->b, buf, sizeof buf, &n, cio_timeout_ms(30));
+    assert_int_equal(n, 0);
+    return err;
+}
+
 /* A timed stream write (cio_stream_write_all_timeout), then the bytes read back. Threaded:
  * sendmsg(MSG_DONTWAIT), and poll for room when nothing fits. */
 static cio_err run_stream_write_timeout(fx *f)
@@ -287,6 +300,10 @@ static void test_timed_read_faults(void **state)
     static const net_case timed_poll = {"poll@poll_one", prep_pair, run_stream_read_timeout_empty, done_pair};
     static const net_case timed_read = {"readv@net_read", prep_pair, run_stream_read_timeout, done_pair};
     static const net_case nowait = {"recvmsg@net_read_nowait", prep_pair, run_stream_read_timeout, done_pair};
+    static const net_case nowait_taken = {"recvmsg@net_read_nowait", prep_pair, run_stream_read_timeout_taken,
+                                          done_pair};
+    static const net_case nowait_waited = {"recvmsg@net_read_nowait", prep_pair, run_stream_read_timeout_empty,
+                                           done_pair};
     static const net_case nowait_w = {"sendmsg@net_write_nowait", prep_pair, run_stream_write_timeout, done_pair};
     fx_backend b = fx_backend_of(state);
     if (b == FX_THREADED) { /* the readiness wait is the backend's poll(2), after a non-blocking try */
@@ -295,14 +312,21 @@ static void test_timed_read_faults(void **state)
         net_fault_with(state, &nowait, "recvmsg@net_read_nowait", 'e', EINTR, 50, 0, CIO_OK, "EINTR");
         net_fault_with(state, &nowait, "recvmsg@net_read_nowait", 'e', ECONNRESET, 1, 0, CIO_E_CONNECTION_RESET_BY_PEER,
                        "ECONNRESET");
-        /* EAGAIN although data is there: wait for readability, then the plain readv */
+        /* EAGAIN although data is there: wait for readability, then recvmsg again */
         net_fault_with(state, &nowait, "recvmsg@net_read_nowait", 'e', EAGAIN, 1, 0, CIO_OK, "EAGAIN");
+        /* after a read that waited, the next polls first: EAGAIN after its poll (another reader took
+         * the data) polls again against the deadline, then reads what is there */
+        net_fault_with(state, &nowait_waited, "recvmsg@net_read_nowait", 'e', EAGAIN, 2, 0, CIO_OK,
+                       "EAGAIN after poll");
+        /* ... and never past the deadline, however often poll and recvmsg disagree */
+        net_fault_with(state, &nowait_taken, "recvmsg@net_read_nowait", 'e', EAGAIN, -1, 0, CIO_E_TIMEOUT,
+                       "EAGAIN for ever");
         net_fault_with(state, &nowait_w, "sendmsg@net_write_nowait", 'e', EINTR, 50, 0, CIO_OK, "EINTR");
         net_fault_with(state, &nowait_w, "sendmsg@net_write_nowait", 'e', EPIPE, 1, 0, CIO_E_BROKEN_PIPE, "EPIPE");
         /* EAGAIN: no room yet: wait for POLLOUT and try again */
         net_fault_with(state, &nowait_w, "sendmsg@net_write_nowait", 'e', EAGAIN, 3, 0, CIO_OK, "EAGAIN");
         net_fault_with(state, &nowait_w, "sendmsg@net_write_nowait", 's', 0, -1, 7, CIO_OK, "short");
-        return; /* the readv site is reached only after the non-blocking try (EAGAIN case above) */
+        return; /* a timed socket read never reaches the readv site: recvmsg before and after its poll */
     }
     if (b == FX_URING) {
         (void)cio_test_io(state);

@@ -432,10 +432,17 @@ void cio__e_timer_add(struct cio__e_loop *loop, struct cio__e_timer *t);
 void cio__e_timer_remove(struct cio__e_loop *loop, struct cio__e_timer *t);
 /* The earliest armed deadline, or -1 when no timer is armed. */
 int64_t cio__e_timer_next(const struct cio__e_loop *loop);
-/* Fires every timer that is due (timers.c; the loop, between fibers). */
-void cio__e_fire_timers(struct cio__e_loop *loop);
+/* Fires every timer that is due (timers.c; the loop, between fibers). True when it read the clock
+ * (some timer was armed): cio__e_now_last is then that reading or a later one. */
+bool cio__e_fire_timers(struct cio__e_loop *loop);
 /* The clock of loop timers (timers.c; any thread): CLOCK_MONOTONIC in ns. */
 int64_t cio__e_now_ns(void);
+/* Whether deadline_ns (>= 0) has passed: this thread's last reading of cio__e_now_ns answers when
+ * it settles it (the deadline at or before it, or more than a millisecond after it); the clock is
+ * read only in between. A deadline just computed by cio__e_mono_deadline costs no second reading. */
+bool cio__e_deadline_passed(int64_t deadline_ns);
+/* This thread's last reading of cio__e_now_ns (0 before the first). */
+int64_t cio__e_now_last(void);
 /* A timeout as a CLOCK_MONOTONIC deadline in ns (-1: none), the clock of loop timers. */
 int64_t cio__e_mono_deadline(cio_timeout timeout);
 /* Called by a poller on the loop thread when its wake-up fired: drains its descriptor (eventfd, pipe;

@@ -680,7 +680,7 @@ void cio__e_loop_run(struct cio__e_loop *l)
                 break;
         }
         drain_inbox(l);
-        cio__e_fire_timers(l);
+        bool read_clock = cio__e_fire_timers(l);
         /* With more to run, reap (and submit: io_uring) without blocking so I/O is not starved;
          * with nothing, the blocking wait below submits and waits in one system call. */
         bool more = l->run_head != NULL || l->lifo != NULL;
@@ -718,7 +718,10 @@ void cio__e_loop_run(struct cio__e_loop *l)
         }
         int64_t timeout = cio__e_timer_next(l);
         if (timeout >= 0) {
-            timeout -= cio__e_now_ns();
+            /* No fiber ran since the timers fired: their clock reading (or the spin's, later) is
+             * microseconds old, so the wait ends at most that late; an idle-timeout server's loop
+             * reads the clock once per pass rather than twice. */
+            timeout -= read_clock ? cio__e_now_last() : cio__e_now_ns();
             if (timeout < 0)
                 timeout = 0;
         }

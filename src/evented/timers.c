@@ -46,6 +46,24 @@ int64_t cio__e_now_ns(void)
     return last_now;
 }
 
+int64_t cio__e_now_last(void)
+{
+    return last_now;
+}
+
+bool cio__e_deadline_passed(int64_t deadline_ns)
+{
+    /* The clock never goes back, so a deadline at or before the last reading has passed. One more
+     * than a millisecond after it is taken as not passed: the last reading is that of the latest
+     * cio__e_mono_deadline or loop pass on this thread, so it is later only if this thread went that
+     * long without looking at the clock; then the deadline's timer fires on the loop's next pass. */
+    if (deadline_ns <= last_now)
+        return true;
+    if (deadline_ns - last_now > 1000000)
+        return false;
+    return deadline_ns <= cio__e_now_ns();
+}
+
 /* ---- the timers --------------------------------------------------------------------------------- */
 
 /*
@@ -159,15 +177,16 @@ int64_t cio__e_timer_next(const struct cio__e_loop *l)
     return t != NULL ? t->deadline : -1;
 }
 
-void cio__e_fire_timers(struct cio__e_loop *l)
+bool cio__e_fire_timers(struct cio__e_loop *l)
 {
     struct cio__e_timer *t = timer_first(l);
     if (t == NULL)
-        return;
+        return false;
     int64_t now = cio__e_now_ns();
     while (t != NULL && t->deadline <= now) {
         cio__e_timer_remove(l, t);
         t->fire(l, t);
         t = timer_first(l);
     }
+    return true;
 }

@@ -1,10 +1,15 @@
 /*
  * The Threaded backend's timed operations on POSIX (the `operate` slot, cio/batch.h), run on the
  * caller's own thread: no task, no thread hop.
- * - A stream read first takes what is already there with recvmsg(MSG_DONTWAIT) (one system call,
- *   the common case of a busy connection); only when nothing is (EAGAIN) does it wait for
- *   readability with poll(2) against the deadline (in the cancellation bracket, net_posix.c's
- *   poll_one), then make its plain call, which then finds data (or the end) waiting.
+ * - A stream read takes what is there with recvmsg(MSG_DONTWAIT); when nothing is (EAGAIN) it waits
+ *   for readability with poll(2) against the deadline (in the cancellation bracket, net_posix.c's
+ *   poll_one) and tries again. Which comes first adapts per descriptor (a hint of the calling
+ *   thread): after a try that found nothing the next read of that descriptor polls first, so a
+ *   request/response connection, whose every read waits (B15's echo), costs poll + recvmsg rather
+ *   than recvmsg (EAGAIN) + poll + recvmsg; a read that fills its buffer (more may be queued), or
+ *   one of the occasional reads that try first anyway and find data, puts the try first again, so a
+ *   busy stream costs one recvmsg. The hint only orders the two calls: a stale one (a descriptor
+ *   closed and reused, another thread's reads) costs a system call, never a byte or a deadline.
  * - A stream write sends what fits now with sendmsg(MSG_DONTWAIT | MSG_NOSIGNAL); when nothing fits
  *   (EAGAIN) it waits for POLLOUT against the deadline and tries again. It may be short, as a plain
  *   write may; it never blocks past the deadline.
@@ -14,9 +19,10 @@
  * Invariants:
  * - A timeout ends only a wait: nothing was read or written by the call that timed out, so nothing
  *   is lost, and the descriptor is untouched (its blocking mode is never changed: MSG_DONTWAIT is
- *   per call). Once poll reported readiness for a read or accept the plain call runs to its end; if
- *   another thread took the data in between (several readers of one descriptor), it blocks like the
- *   plain one, past the deadline (still cancelable).
+ *   per call). A socket read never blocks past the deadline: if another thread took the data
+ *   between poll and recvmsg (several readers of one descriptor), it polls again. Once poll reported
+ *   readiness for an accept or a read of a non-socket the plain call runs to its end; if another
+ *   thread took what was ready, it blocks like the plain one, past the deadline (still cancelable).
  * - A descriptor that is not a socket (ENOTSOCK on the non-blocking try: a pipe used as a stream)
  *   reads through the poll path; a write to one is CIO_E_UNIMPLEMENTED, as is every other kind: the
  *   library then runs the operation as a concurrent task, whose cancel ends the blocked call and
@@ -96,6 +102,75 @@ static cio_err timed_write(cio_operation *op, cio_timeout deadline)
     }
 }
 
+/* The calling thread's hint per descriptor (its number modulo HINT_FDS): set, a timed read of it
+ * found nothing at first and waited, so the next one polls first. Only an order of two calls. */
+#define HINT_FDS 1024
+static _Thread_local uint64_t poll_first_hint[HINT_FDS / 64];
+/* Every PROBE_EVERY-th hinted read tries first anyway: a stream whose data now waits for its reader
+ * (but never fills the buffer) loses the hint, at one recvmsg (EAGAIN) in PROBE_EVERY reads of a
+ * stream that really waits. */
+#define PROBE_EVERY 16u
+static _Thread_local unsigned hinted_reads;
+
+static bool hint_get(int fd)
+{
+    unsigned i = (unsigned)fd % HINT_FDS;
+    return (poll_first_hint[i / 64] >> (i % 64)) & 1u;
+}
+
+static void hint_set(int fd, bool poll_first)
+{
+    unsigned i = (unsigned)fd % HINT_FDS;
+    uint64_t bit = (uint64_t)1 << (i % 64);
+    if (poll_first)
+        poll_first_hint[i / 64] |= bit;
+    else
+        poll_first_hint[i / 64] &= ~bit;
+}
+
+/* A stream read: what is there now; when nothing is, wait for readability up to the deadline and
+ * again (poll first when the hint says a read of fd waited). *not_socket: not a socket, nothing
+ * read, the caller's poll path reads it (a stale hint may have polled once already). */
+static cio_err timed_read(cio_operation *op, cio_timeout deadline, bool *not_socket)
+{
+    int fd = op->u.net_read.stream;
+    const cio_iovec *iov = op->u.net_read.iov;
+    size_t iovcnt = op->u.net_read.iovcnt;
+    bool hinted = hint_get(fd);
+    bool poll_first = hinted && ++hinted_reads % PROBE_EVERY != 0;
+    bool tried_first = !poll_first;
+    for (;;) {
+        if (poll_first) {
+            cio_err err = cio__os_poll_ready(fd, POLLIN, deadline);
+            if (err != CIO_OK)
+                return err;
+        }
+        bool ready;
+        cio_err err = try_now(fd, iov, iovcnt, false, &op->count, &ready, not_socket);
+        if (*not_socket) {
+            hint_set(fd, false); /* a pipe: the caller's poll path, which tries nothing first */
+            return CIO_OK;
+        }
+        if (err != CIO_OK)
+            return err;
+        if (ready) {
+            size_t cap = 0;
+            for (size_t i = 0; i < iovcnt && i < CIO__OS_IOV_MAX; i++)
+                cap += iov[i].len;
+            /* Found at once, or filled the buffer (more may be queued): try first next time. */
+            if (hinted && (!poll_first || (op->count >= cap && cap > 0)))
+                hint_set(fd, false);
+            return CIO_OK;
+        }
+        if (tried_first && !hinted)
+            hint_set(fd, true); /* found nothing: the next read of fd polls first */
+        if (poll_first && deadline.kind == CIO_TIMEOUT_KIND_DEADLINE &&
+            cio__os_now(NULL, deadline.clock).ns >= deadline.ns)
+            return CIO_E_TIMEOUT; /* ready by poll, empty by recvmsg, until the deadline: nothing read */
+        poll_first = true;
+    }
+}
+
 cio_err cio__os_operate(void *ud, cio_operation *op, cio_timeout timeout)
 {
     if (op == NULL)
@@ -116,11 +191,13 @@ cio_err cio__os_operate(void *ud, cio_operation *op, cio_timeout timeout)
         fd = op->u.net_read.stream;
         if (op->u.net_read.iov == NULL && op->u.net_read.iovcnt > 0)
             return CIO_E_INVALID_ARGUMENT;
-        bool ready, not_socket;
-        cio_err err = try_now(fd, op->u.net_read.iov, op->u.net_read.iovcnt, false, &op->count, &ready, &not_socket);
-        if (err != CIO_OK || ready)
+        cio__os_deadline d = cio__os_deadline_from(timeout); /* one deadline for every wait */
+        bool not_socket = false;
+        cio_err err = timed_read(op, d.none ? timeout : cio_timeout_deadline(d.clock, (cio_timestamp){d.ns}),
+                                 &not_socket);
+        if (!not_socket)
             return err;
-        break;
+        break; /* a pipe used as a stream: wait, then the plain read */
     }
     case CIO_OP_NET_ACCEPT: fd = op->u.net_accept.listener; break;
     case CIO_OP_FILE_READ_STREAMING: fd = op->u.file_read_streaming.file.handle; break;
