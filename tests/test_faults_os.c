@@ -295,6 +295,16 @@ static cio_err run_stream_write_timeout(fx *f)
     return CIO_OK;
 }
 
+/* A timed write to a stream whose room sendmsg never finds although poll says it is there (another
+ * writer takes it each time): Timeout at the deadline, nothing written. */
+static cio_err run_stream_write_timeout_taken(fx *f)
+{
+    size_t n = 7;
+    cio_err err = cio_stream_write_all_timeout(f->io, &f->a, data, DATA_LEN, &n, cio_timeout_ms(30));
+    assert_int_equal(n, 0);
+    return err;
+}
+
 static void test_timed_read_faults(void **state)
 {
     static const net_case timed_poll = {"poll@poll_one", prep_pair, run_stream_read_timeout_empty, done_pair};
@@ -305,6 +315,8 @@ static void test_timed_read_faults(void **state)
     static const net_case nowait_waited = {"recvmsg@net_read_nowait", prep_pair, run_stream_read_timeout_empty,
                                            done_pair};
     static const net_case nowait_w = {"sendmsg@net_write_nowait", prep_pair, run_stream_write_timeout, done_pair};
+    static const net_case nowait_w_taken = {"sendmsg@net_write_nowait", prep_pair, run_stream_write_timeout_taken,
+                                            done_pair};
     fx_backend b = fx_backend_of(state);
     if (b == FX_THREADED) { /* the readiness wait is the backend's poll(2), after a non-blocking try */
         net_fault_with(state, &timed_poll, "poll@poll_one", 'e', EINTR, 50, 0, CIO_OK, "EINTR");
@@ -326,6 +338,9 @@ static void test_timed_read_faults(void **state)
         /* EAGAIN: no room yet: wait for POLLOUT and try again */
         net_fault_with(state, &nowait_w, "sendmsg@net_write_nowait", 'e', EAGAIN, 3, 0, CIO_OK, "EAGAIN");
         net_fault_with(state, &nowait_w, "sendmsg@net_write_nowait", 's', 0, -1, 7, CIO_OK, "short");
+        /* ... and never past the deadline, however often poll and sendmsg disagree */
+        net_fault_with(state, &nowait_w_taken, "sendmsg@net_write_nowait", 'e', EAGAIN, -1, 0, CIO_E_TIMEOUT,
+                       "EAGAIN for ever");
         return; /* a timed socket read never reaches the readv site: recvmsg before and after its poll */
     }
     if (b == FX_URING) {

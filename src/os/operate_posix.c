@@ -12,7 +12,8 @@
  *   closed and reused, another thread's reads) costs a system call, never a byte or a deadline.
  * - A stream write sends what fits now with sendmsg(MSG_DONTWAIT | MSG_NOSIGNAL); when nothing fits
  *   (EAGAIN) it waits for POLLOUT against the deadline and tries again. It may be short, as a plain
- *   write may; it never blocks past the deadline.
+ *   write may; it never blocks past the deadline, nor spins past it when poll reports room that
+ *   sendmsg then does not find (another writer took it).
  * - An accept and a streaming file read (pipes, terminals) wait for readability, then make the plain
  *   call. Datagram receive already takes a timeout: its slot gets it.
  *
@@ -88,7 +89,7 @@ static cio_err try_now(int fd, const void *iov, size_t iovcnt, bool writing, siz
 /* A stream write: what fits now; when nothing does, wait for room up to the deadline and again. */
 static cio_err timed_write(cio_operation *op, cio_timeout deadline)
 {
-    for (;;) {
+    for (bool polled = false;; polled = true) {
         bool ready, not_socket;
         cio_err err = try_now(op->u.net_write.stream, op->u.net_write.iov, op->u.net_write.iovcnt, true, &op->count,
                               &ready, &not_socket);
@@ -96,6 +97,8 @@ static cio_err timed_write(cio_operation *op, cio_timeout deadline)
             return CIO_E_UNIMPLEMENTED;
         if (err != CIO_OK || ready)
             return err;
+        if (polled && deadline.kind == CIO_TIMEOUT_KIND_DEADLINE && cio__os_now(NULL, deadline.clock).ns >= deadline.ns)
+            return CIO_E_TIMEOUT; /* room by poll, none by sendmsg, until the deadline: nothing written */
         err = cio__os_poll_ready(op->u.net_write.stream, POLLOUT, deadline);
         if (err != CIO_OK)
             return err;
