@@ -69,22 +69,6 @@ static cio_test_backend cio_test_backend_threaded = {"threaded", {NULL, NULL}, N
         }                                                                                   \
     } while (0)
 
-#if CIO_HAVE_EVENTED
-/* The Evented flavours. A flavour this machine cannot run (io_uring under qemu-user, or disabled by
- * the kernel) leaves `io` empty, and every test of it skips with the reason create gave. */
-/* The readiness flavour is epoll on Linux and kqueue on the BSDs (where io_uring skips). */
-#if defined(CIO_OS_LINUX)
-#define CIO_TEST_READINESS "evented/epoll"
-#define CIO_TEST_READINESS_FLAVOUR CIO_EVENTED_EPOLL
-#else
-#define CIO_TEST_READINESS "evented/kqueue"
-#define CIO_TEST_READINESS_FLAVOUR CIO_EVENTED_KQUEUE
-#endif
-static cio_test_backend cio_test_backend_uring = {"evented/io_uring", {NULL, NULL}, NULL};
-static cio_test_backend cio_test_backend_epoll = {CIO_TEST_READINESS, {NULL, NULL}, NULL};
-static cio_err cio_test_evented_err;
-static const char *cio_test_evented_why; /* why a flavour is not run here (NULL: create failed) */
-
 /* Under valgrind (3.19) io_uring_enter is not a blocking call: a loop thread waiting in it keeps
  * valgrind's one running-thread lock and the whole process stops (liburing issue #657). build.py
  * sets CIO_TEST_VALGRIND=1 for its valgrind run; <valgrind/valgrind.h> tells it directly. */
@@ -101,6 +85,35 @@ static inline int cio_test_under_valgrind(void)
 #endif
     const char *v = getenv("CIO_TEST_VALGRIND");
     return v != NULL && v[0] == '1';
+}
+
+#if CIO_HAVE_EVENTED
+/* The Evented flavours. A flavour this machine cannot run (io_uring under qemu-user, or disabled by
+ * the kernel) leaves `io` empty, and every test of it skips with the reason create gave. */
+/* The readiness flavour is epoll on Linux and kqueue on the BSDs (where io_uring skips). */
+#if defined(CIO_OS_LINUX)
+#define CIO_TEST_READINESS "evented/epoll"
+#define CIO_TEST_READINESS_FLAVOUR CIO_EVENTED_EPOLL
+#else
+#define CIO_TEST_READINESS "evented/kqueue"
+#define CIO_TEST_READINESS_FLAVOUR CIO_EVENTED_KQUEUE
+#endif
+static cio_test_backend cio_test_backend_uring = {"evented/io_uring", {NULL, NULL}, NULL};
+static cio_test_backend cio_test_backend_epoll = {CIO_TEST_READINESS, {NULL, NULL}, NULL};
+static cio_err cio_test_evented_err;
+static const char *cio_test_evented_why; /* why a flavour is not run here (NULL: create failed) */
+
+
+/* An Evented instance of its own for a test (or a death child): `threads` loops of `flavour`, fibers
+ * of `stack_size` (0: the default). NULL when it cannot be made here. */
+static inline cio_evented *cio_test_evented_new(cio_evented_flavour flavour, unsigned threads, size_t stack_size)
+{
+    cio_evented_options o = {0};
+    o.flavour = flavour;
+    o.threads = threads;
+    o.stack_size = stack_size;
+    cio_evented *e = NULL;
+    return cio_evented_create(&o, &e) == CIO_OK ? e : NULL;
 }
 
 static inline int cio_test_setup_evented(void **state)

@@ -455,13 +455,8 @@ static void die_stack_overflow(cio_io io, void *s)
         child = cio_threaded_io(t);
     } else {
 #if CIO_HAVE_EVENTED
-        cio_evented_options o;
-        memset(&o, 0, sizeof o);
-        o.flavour = (cio_evented_flavour)(overflow_backend - 1);
-        o.threads = 1;
-        o.stack_size = 64 * 1024;
-        cio_evented *e = NULL;
-        if (cio_evented_create(&o, &e) != CIO_OK)
+        cio_evented *e = cio_test_evented_new((cio_evented_flavour)(overflow_backend - 1), 1, 64 * 1024);
+        if (e == NULL)
             _Exit(2);
         child = cio_evented_io(e);
 #else

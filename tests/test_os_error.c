@@ -161,11 +161,9 @@ static void test_os_error_per_task(void **state)
     assert_true(cio_test_make_tmp_dir(dir, sizeof dir, "cio-test-oserr"));
 #if CIO_HAVE_EVENTED
     cio_evented *mine = NULL;
-    if (cio_test_evented(state) != NULL) {
-        cio_evented_options o = {0};
-        o.flavour = cio_evented_flavour_of((cio_evented *)cio_test_evented(state));
-        o.threads = 1; /* one loop thread: A and B are fibers of it */
-        assert_ok(cio_evented_create(&o, &mine));
+    if (cio_test_evented(state) != NULL) { /* one loop thread: A and B are fibers of it */
+        mine = cio_test_evented_new(cio_evented_flavour_of((cio_evented *)cio_test_evented(state)), 1, 0);
+        assert_non_null(mine);
         io = cio_evented_io(mine);
     }
 #endif

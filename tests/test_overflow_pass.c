@@ -74,12 +74,9 @@ static void pass_on_child(int argc, char **argv)
         io = cio_threaded_io(t);
     } else {
 #if CIO_HAVE_EVENTED
-        cio_evented_options o;
-        memset(&o, 0, sizeof o);
-        o.flavour = strcmp(backend, "uring") == 0 ? CIO_EVENTED_IO_URING : CIO_EVENTED_EPOLL;
-        o.threads = 1;
-        cio_evented *e = NULL;
-        if (cio_evented_create(&o, &e) != CIO_OK)
+        cio_evented *e = cio_test_evented_new(strcmp(backend, "uring") == 0 ? CIO_EVENTED_IO_URING : CIO_EVENTED_EPOLL,
+                                              1, 0);
+        if (e == NULL)
             _exit(2);
         io = cio_evented_io(e);
 #else
