@@ -355,13 +355,38 @@ static void test_cancel_into_socket(void **state)
     cancel_case(state, true);
 }
 
+/* A socket whose peer is gone: BrokenPipe with nothing counted on every backend (the SPLICE's EPIPE
+ * hands the call to the helper pool's sendfile, which says it), and no SIGPIPE ends the process. */
+static void test_broken_pipe(void **state)
+{
+    cio_io io = cio_test_io(state);
+    cio_test_backend *b = (cio_test_backend *)*state;
+    struct cio_evented *e = b == &cio_test_backend_uring ? (struct cio_evented *)b->instance : NULL;
+    char path[] = "/tmp/cio-test-uring-splice-epipe-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    unlink(path);
+    static unsigned char data[100000];
+    assert_int_equal(write(fd, data, sizeof data), (ssize_t)sizeof data);
+    int fds = cio_test_count_handles();
+    cio_stream pair[2];
+    assert_ok(cio_net_socket_pair(io, pair));
+    assert_ok(cio_stream_close(io, &pair[1]));
+    uint64_t n = 1, s = e != NULL ? cio__e_uring_count(e, IORING_OP_SPLICE) : 0;
+    assert_err(cio_net_write_file(io, &pair[0], (cio_file){fd}, 0, sizeof data, &n), CIO_E_BROKEN_PIPE);
+    assert_int_equal(n, 0);
+    if (e != NULL && cio__e_uring_has(e, IORING_OP_SPLICE)) /* into the pipe, then the socket's EPIPE */
+        assert_int_equal(cio__e_uring_count(e, IORING_OP_SPLICE) - s, 2);
+    assert_ok(cio_stream_close(io, &pair[0]));
+    assert_int_equal(cio_test_count_handles(), fds);
+    close(fd);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        CIO_TESTS(test_splice_runs_on_the_ring),
-        CIO_TESTS(test_splice_fallback),
-        CIO_TESTS(test_cancel_into_pipe),
-        CIO_TESTS(test_cancel_into_socket),
+        CIO_TESTS(test_splice_runs_on_the_ring), CIO_TESTS(test_splice_fallback), CIO_TESTS(test_cancel_into_pipe),
+        CIO_TESTS(test_cancel_into_socket),      CIO_TESTS(test_broken_pipe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
