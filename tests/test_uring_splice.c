@@ -2,7 +2,8 @@
  * The io_uring flavour's zero-copy whole-file slots (issue 21, src/evented/splice_uring.c): that
  * cio_file_write_file_streaming into a pipe and cio_net_write_file (file -> pipe -> socket) run as
  * IORING_OP_SPLICE where the kernel has it (the ring's per-opcode submission counters), that every
- * answer and count is the Threaded backend's for the same script, that file to file stays on copy_file_range (no
+ * answer and count is the Threaded backend's for the same script (a file the kernel will not splice
+ * from, open for writing only, included: the ring's refusal hands the call on), that file to file stays on copy_file_range (no
  * SPLICE), and that with CIO_EVENTED_URING_NATIVE=0 the same script gives the same answers with no SPLICE. The cancel
  * tests run on every backend: a transfer into a pipe or a socket nobody reads ends Canceled with exactly the bytes the
  * reader side holds (FIONREAD), and no descriptor is left behind.
@@ -33,7 +34,7 @@
 #include "uring_helpers.h"
 
 #define BIG ((uint64_t)1 << 20)
-enum { STEPS = 7 };
+enum { STEPS = 8 };
 
 static unsigned char pattern(uint64_t i)
 {
@@ -160,6 +161,14 @@ static cio_err script_body(void *context)
     to_pipe(c, &got[i++], false, big, 0, BIG);          /* file -> pipe, 1 MiB */
     to_pipe(c, &got[i++], false, big, 1000, 5000);      /* at an offset */
     to_pipe(c, &got[i++], false, big, BIG - 100, 1000); /* the end of the file before len */
+    /* a file open for writing only: the SPLICE's EBADF hands the call to the helper pool, whose
+     * copy_file_range refuses it too, and the library's read says NotOpenForReading */
+    cio_file wo;
+    assert_ok(cio_dir_create_file(io, d, "write_only", NULL, &wo));
+    assert_ok(cio_file_write_positional(io, wo, data, 1000, 0, &w));
+    to_pipe(c, &got[i++], false, wo, 0, 1000);
+    cio_file_close(io, wo);
+    assert_ok(cio_dir_delete_file(io, d, "write_only"));
     /* file -> file, positional: copy_file_range on the helper pool, never SPLICE */
     assert_ok(cio_dir_create_file(io, d, "copy", &rw, &copy));
     uint64_t s = splices(c);
@@ -186,12 +195,12 @@ static cio_err script_body(void *context)
 }
 
 static const answer want[STEPS] = {
-    {CIO_OK, BIG, 0}, {CIO_OK, 5000, 0},   {CIO_OK, 100, 0}, {CIO_OK, 200000, 0},
-    {CIO_OK, BIG, 0}, {CIO_OK, 100000, 0}, {CIO_OK, 10, 0},
+    {CIO_OK, BIG, 0},    {CIO_OK, 5000, 0}, {CIO_OK, 100, 0},    {CIO_E_NOT_OPEN_FOR_READING, 0, 0},
+    {CIO_OK, 200000, 0}, {CIO_OK, BIG, 0},  {CIO_OK, 100000, 0}, {CIO_OK, 10, 0},
 };
 /* The fewest SPLICEs each step needs on the ring (a pipe holds 64 KiB: a chunk each; a socket's
  * chunk is a second SPLICE, pipe -> socket, or more); none where the ring is not used. */
-static const uint64_t want_splices[STEPS] = {BIG >> 16, 1, 1, 0, 2 * (BIG >> 16), 4, 2};
+static const uint64_t want_splices[STEPS] = {BIG >> 16, 1, 1, 1, 0, 2 * (BIG >> 16), 4, 2};
 
 static void run_script(cio_io io, struct cio_evented *e, answer got[STEPS])
 {
