@@ -3,10 +3,11 @@
  * cio_file_write_file_streaming into a pipe and cio_net_write_file (file -> pipe -> socket) run as
  * IORING_OP_SPLICE where the kernel has it (the ring's per-opcode submission counters), that every
  * answer and count is the Threaded backend's for the same script (a file the kernel will not splice
- * from, open for writing only, included: the ring's refusal hands the call on), that file to file stays on copy_file_range (no
- * SPLICE), and that with CIO_EVENTED_URING_NATIVE=0 the same script gives the same answers with no SPLICE. The cancel
- * tests run on every backend: a transfer into a pipe or a socket nobody reads ends Canceled with exactly the bytes the
- * reader side holds (FIONREAD), and no descriptor is left behind.
+ * from, open for writing only, included: the ring's refusal hands the call on), that file to file
+ * stays on copy_file_range (no SPLICE), and that with CIO_EVENTED_URING_NATIVE=0 the same script
+ * gives the same answers with no SPLICE. The cancel tests run on every backend: a transfer into a
+ * pipe or a socket nobody reads ends Canceled with exactly the bytes the reader side holds
+ * (FIONREAD), and no descriptor is left behind.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
