@@ -23,6 +23,9 @@
 
 #include <linux/io_uring.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
+
+#include "uring.h"
 
 /* ---- create: io_uring refused, the ring cannot be made ---------------------------------------------------- */
 
@@ -854,6 +857,77 @@ static void test_ring_socket_fails(void **state)
     same_as(before, "socket@uring_socket");
 }
 
+/* A one-loop io_uring instance with the ring's own operations (CIO_EVENTED_URING_NATIVE=1). */
+static cio_evented *native_ring(void)
+{
+    const char *was = getenv("CIO_EVENTED_URING_NATIVE");
+    char saved[16];
+    snprintf(saved, sizeof saved, "%s", was != NULL ? was : "");
+    setenv("CIO_EVENTED_URING_NATIVE", "1", 1);
+    cio_evented *e;
+    cio_err err = make(CIO_EVENTED_IO_URING, 1, &e);
+    if (was != NULL)
+        setenv("CIO_EVENTED_URING_NATIVE", saved, 1);
+    else
+        unsetenv("CIO_EVENTED_URING_NATIVE");
+    assert_ok(err);
+    return e;
+}
+
+/* net_write_file's own pipe on the ring (src/evented/splice_uring.c): a pipe2 that fails
+ * (pipe2@splice_pipe) leaves the call to the helper pool's sendfile, same answer, no SPLICE; a close
+ * that reports an error (close@splice_pipe_close: the descriptor is gone all the same) changes
+ * nothing. No descriptor is left behind either way. */
+static void test_ring_splice_pipe_fails(void **state)
+{
+    (void)state;
+    REQUIRE_URING_LOOPS("no ring splice");
+    snapshot before = settled();
+    cio_evented *e = native_ring();
+    if (!cio__e_uring_has((struct cio_evented *)e, IORING_OP_SPLICE)) {
+        cio_evented_destroy(e);
+        CIO_SKIP("the kernel's io_uring has no IORING_OP_SPLICE");
+    }
+    cio_io io = cio_evented_io(e);
+    char path[] = "/tmp/cio-faults-splice-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    unlink(path);
+    static unsigned char data[50000];
+    memset(data, 'x', sizeof data);
+    assert_int_equal(write(fd, data, sizeof data), (ssize_t)sizeof data);
+    static const struct {
+        const char *site;
+        int err;
+        const char *name;
+        bool splices; /* the ring still splices */
+    } cases[] = {{"pipe2@splice_pipe", EMFILE, "EMFILE", false},
+                 {"pipe2@splice_pipe", ENFILE, "ENFILE", false},
+                 {"close@splice_pipe_close", EIO, "EIO", true}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cio_stream pair[2];
+        assert_ok(cio_net_socket_pair(io, pair));
+        uint64_t s = cio__e_uring_count((struct cio_evented *)e, IORING_OP_SPLICE);
+        assert_true(cio__fault_errno(cases[i].site, cases[i].err, 0, 1) == 1);
+        uint64_t n = 0;
+        assert_ok(cio_net_write_file(io, &pair[0], (cio_file){fd}, 0, sizeof data, &n));
+        assert_int_equal(cio__fault_injected(cases[i].site), 1u);
+        covered(cases[i].site, cases[i].name);
+        cio__fault_reset();
+        assert_int_equal(n, sizeof data);
+        int queued = -1;
+        assert_int_equal(ioctl(pair[1].handle, FIONREAD, &queued), 0);
+        assert_int_equal(queued, (int)sizeof data);
+        uint64_t spliced = cio__e_uring_count((struct cio_evented *)e, IORING_OP_SPLICE) - s;
+        assert_true(cases[i].splices ? spliced >= 2 : spliced == 0);
+        cio_stream_close(io, &pair[0]);
+        cio_stream_close(io, &pair[1]);
+    }
+    close(fd);
+    cio_evented_destroy(e);
+    same_as(before, "pipe2@splice_pipe");
+}
+
 /* Per flavour: the io_uring cases skip on epoll and the other way round. */
 static void only_uring(void **state, void (*fn)(void **))
 {
@@ -904,10 +978,11 @@ int main(void)
         cmocka_unit_test(test_epoll_slots_fail),
         cmocka_unit_test(test_epoll_pend_fails),
         cmocka_unit_test(test_ring_cq_separate),
-        cmocka_unit_test(test_ring_socket_fails) CIO_TESTS_EVENTED(test_uring_enter) CIO_TESTS_EVENTED(test_epoll_wait)
-            CIO_TESTS_EVENTED(test_epoll_pwait2) CIO_TESTS_EVENTED(test_epoll_readiness)
-                CIO_TESTS_EVENTED(test_wake_drain_fails) CIO_TESTS_EVENTED(test_wake_saturated)
-                    CIO_TESTS_EVENTED(test_nonblocking_fails),
+        cmocka_unit_test(test_ring_socket_fails),
+        cmocka_unit_test(test_ring_splice_pipe_fails) CIO_TESTS_EVENTED(test_uring_enter)
+            CIO_TESTS_EVENTED(test_epoll_wait) CIO_TESTS_EVENTED(test_epoll_pwait2)
+                CIO_TESTS_EVENTED(test_epoll_readiness) CIO_TESTS_EVENTED(test_wake_drain_fails)
+                    CIO_TESTS_EVENTED(test_wake_saturated) CIO_TESTS_EVENTED(test_nonblocking_fails),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2331,6 +2331,12 @@ struct cio__sys_table cio__sys = {
 #if defined(CIO_OS_LINUX)
     .socket__uring_socket = cio__sys_dflt_socket,
 #endif
+#if defined(CIO_OS_LINUX)
+    .pipe2__splice_pipe = cio__sys_dflt_pipe2,
+#endif
+#if defined(CIO_OS_LINUX)
+    .close__splice_pipe_close = cio__sys_dflt_close,
+#endif
 #if defined(CIO_OS_WINDOWS)
     .GetCurrentDirectoryW__win_path_convert = cio__sys_dflt_GetCurrentDirectoryW,
 #endif
@@ -4395,6 +4401,20 @@ static void cio__sys_set_socket__uring_socket(cio__sys_any fn)
                           memory_order_relaxed);
 }
 #endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_pipe2__splice_pipe(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.pipe2__splice_pipe, fn != NULL ? (cio__sys_pipe2_fn)fn : cio__sys_dflt_pipe2,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_close__splice_pipe_close(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.close__splice_pipe_close, fn != NULL ? (cio__sys_close_fn)fn : cio__sys_dflt_close,
+                          memory_order_relaxed);
+}
+#endif
 #if defined(CIO_OS_WINDOWS)
 static void cio__sys_set_GetCurrentDirectoryW__win_path_convert(cio__sys_any fn)
 {
@@ -6079,6 +6099,12 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX)
     {"socket", "uring_socket", "socket@uring_socket", cio__sys_set_socket__uring_socket},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"pipe2", "splice_pipe", "pipe2@splice_pipe", cio__sys_set_pipe2__splice_pipe},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"close", "splice_pipe_close", "close@splice_pipe_close", cio__sys_set_close__splice_pipe_close},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"GetCurrentDirectoryW", "win_path_convert", "GetCurrentDirectoryW@win_path_convert", cio__sys_set_GetCurrentDirectoryW__win_path_convert},

@@ -1894,6 +1894,12 @@ struct cio__sys_table {
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_socket_fn) socket__uring_socket; /* src/evented/net_uring.c: make_socket */
 #endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_pipe2_fn) pipe2__splice_pipe; /* src/evented/splice_uring.c: net_splice_run */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_close_fn) close__splice_pipe_close; /* src/evented/splice_uring.c: net_splice_run */
+#endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_GetCurrentDirectoryW_fn) GetCurrentDirectoryW__win_path_convert; /* src/os/fs_windows.c: cio__win_path_convert */
 #endif

@@ -793,6 +793,12 @@ enum {
 #if defined(CIO_OS_LINUX)
     CIO__FI_socket__uring_socket,
 #endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_pipe2__splice_pipe,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_close__splice_pipe_close,
+#endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_GetCurrentDirectoryW__win_path_convert,
 #endif
@@ -4369,6 +4375,33 @@ static int cio__fi_socket__uring_socket(int domain, int type, int protocol)
     return (cio__sys_default.socket)(domain, type, protocol);
 }
 #endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_pipe2__splice_pipe(int *fds, int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_pipe2__splice_pipe];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.pipe2)(fds, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_close__splice_pipe_close(int fd)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_close__splice_pipe_close];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.close)(fd);
+        errno = atomic_load(&p_->err);
+        return (int)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.close)(fd);
+}
+#endif
 #if defined(CIO_OS_WINDOWS)
 static DWORD cio__fi_GetCurrentDirectoryW__win_path_convert(DWORD len, WCHAR *buf)
 {
@@ -6903,6 +6936,12 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX)
     {"socket", "uring_socket", 1, 0, (cio__sys_any)cio__fi_socket__uring_socket},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"pipe2", "splice_pipe", 1, 0, (cio__sys_any)cio__fi_pipe2__splice_pipe},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"close", "splice_pipe_close", 1, 0, (cio__sys_any)cio__fi_close__splice_pipe_close},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"GetCurrentDirectoryW", "win_path_convert", 1, 0, (cio__sys_any)cio__fi_GetCurrentDirectoryW__win_path_convert},

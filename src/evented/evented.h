@@ -556,6 +556,7 @@ int32_t cio__e_uring_rw(struct cio_evented *e, enum cio__e_uring_op op, int fd, 
  * by cio_evented_create (io.c) for the io_uring flavour (poll_uring_none.c: never called). */
 void cio__e_uring_fs_override(struct cio_evented *e, struct cio_vtable *vt);
 void cio__e_uring_net_override(struct cio_evented *e, struct cio_vtable *vt);
+void cio__e_uring_splice_override(struct cio_evented *e, struct cio_vtable *vt);  /* splice_uring.c */
 void cio__e_uring_process_override(struct cio_evented *e, struct cio_vtable *vt); /* process_uring.c */
 /* child_wait's arguments, checked (InvalidArgument), then run(&args) as a fiber of e and its result
  * set-checked (process.c; process_uring.c runs it with the ring's waitid). */

@@ -1,9 +1,12 @@
 /*
  * The Evented backend's whole-file slots (issue 21): the atomic file's unnamed temporary and the
- * in-kernel copy between files. io_uring has no copy_file_range (its SPLICE needs a pipe on one side)
- * and an O_TMPFILE open is rare, so each runs the Threaded implementation on the helper pool
- * (helper.c), never on a loop thread; the wait for the helper is a cancellation point, as the
- * Threaded call is. A caller that is not one of this instance's fibers runs it on its own thread.
+ * in-kernel copy between files. Each runs the Threaded implementation on the helper pool (helper.c),
+ * never on a loop thread; the wait for the helper is a cancellation point, as the Threaded call is.
+ * A caller that is not one of this instance's fibers runs it on its own thread. An O_TMPFILE open is
+ * rare. File to file stays here on every flavour: io_uring has no copy_file_range opcode, and
+ * copy_file_range can reflink or copy inside the file system; the io_uring flavour's SPLICE needs a
+ * pipe on one side, and it takes over only a streaming write into a pipe (splice_uring.c), handing
+ * back to this slot whatever the kernel refuses.
  */
 #include <stdbool.h>
 #include <stddef.h>

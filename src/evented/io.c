@@ -113,6 +113,7 @@ cio_err cio_evented_create(const cio_evented_options *options, cio_evented **out
     if (e->flavour == CIO_EVENTED_IO_URING) { /* the ring operations the kernel has (poll_uring_none.c: never) */
         cio__e_uring_fs_override(e, &e->vtable);
         cio__e_uring_net_override(e, &e->vtable);
+        cio__e_uring_splice_override(e, &e->vtable);
         cio__e_uring_process_override(e, &e->vtable);
     }
     cio_threaded_options ho;

@@ -37,6 +37,13 @@ void cio__e_uring_net_override(struct cio_evented *e, struct cio_vtable *vt)
     (void)CIO__BUG("io_uring slots on a system without io_uring");
 }
 
+void cio__e_uring_splice_override(struct cio_evented *e, struct cio_vtable *vt)
+{
+    (void)e;
+    (void)vt;
+    (void)CIO__BUG("io_uring slots on a system without io_uring");
+}
+
 void cio__e_uring_process_override(struct cio_evented *e, struct cio_vtable *vt)
 {
     (void)e;
