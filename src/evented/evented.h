@@ -484,6 +484,10 @@ void cio__e_release_adopted(struct cio_evented *e);
 /* Whether cio made the socket numbered fd (and has not closed it since); *gen: the number's
  * generation, which changes whenever cio makes or closes a descriptor with that number. */
 bool cio__e_fd_owned(int fd, uint32_t *gen);
+/* Whether fd is known seekable in its current generation (*gen: that generation, for set). */
+bool cio__e_fd_seekable(int fd, uint32_t *gen);
+/* fstat found fd seekable while its generation was gen: remembered, unless it changed since. */
+void cio__e_fd_set_seekable(int fd, uint32_t gen);
 /* cio made a socket numbered fd (owned: non-blocking, cio's) or is about to close one (not owned). */
 void cio__e_fd_renew(int fd, bool owned);
 /* The Threaded close hook (cio__os_set_close_hook, installed by cio_evented_create): any close

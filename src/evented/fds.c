@@ -1,6 +1,6 @@
 /*
  * The Evented backend's descriptor table (cio__e_fd_*; any thread, lock-free; split from net.c):
- * per descriptor number below FDSTATE_MAX a word (generation << 1) | owned. `renew` gives the number
+ * per descriptor number below FDSTATE_MAX a word (generation << 2) | seekable << 1 | owned. `renew` gives the number
  * a new generation whenever cio makes a socket with it (accept, connect, listen, bind: owned, and
  * non-blocking from birth or made so once) or closes one (net and file close, right before close(2):
  * not owned; through the Threaded backend's close slots as well, by the hook cio_evented_create
@@ -12,6 +12,10 @@
  * number then comes back from outside cio, still reads as owned: the poller verifies such
  * registrations after a while (poll_epoll.c), and a read of that number takes it as non-blocking;
  * so close through cio what cio made.
+ * `seekable` is set once fstat found the descriptor a regular file or a block device (positional
+ * ring transfers, fs.c) and cleared with its generation: by every close through cio. A number closed
+ * behind cio's back and reused for a pipe keeps it (its positional transfers then ignore the offset,
+ * as the ring does for a stream); close through cio what positional calls have used.
  *
  * Invariants: the table is process-wide (descriptor numbers are), touched only through these three
  * functions, and calls nothing else of the backend.
@@ -26,8 +30,30 @@ bool cio__e_fd_owned(int fd, uint32_t *gen)
     if (fd < 0 || fd >= FDSTATE_MAX)
         return false;
     uint32_t w = atomic_load_explicit(&fdstate[fd], memory_order_acquire);
-    *gen = w >> 1;
+    *gen = w >> 2;
     return (w & 1u) != 0;
+}
+
+bool cio__e_fd_seekable(int fd, uint32_t *gen)
+{
+    if (fd < 0 || fd >= FDSTATE_MAX) {
+        *gen = 0;
+        return false;
+    }
+    uint32_t w = atomic_load_explicit(&fdstate[fd], memory_order_acquire);
+    *gen = w >> 2;
+    return (w & 2u) != 0;
+}
+
+void cio__e_fd_set_seekable(int fd, uint32_t gen)
+{
+    if (fd < 0 || fd >= FDSTATE_MAX)
+        return;
+    uint32_t old = atomic_load_explicit(&fdstate[fd], memory_order_relaxed);
+    while ((old >> 2) == gen && (old & 2u) == 0 && /* a close since the fstat: its answer is stale */
+           !atomic_compare_exchange_weak_explicit(&fdstate[fd], &old, old | 2u, memory_order_acq_rel,
+                                                  memory_order_relaxed)) {
+    }
 }
 
 void cio__e_fd_renew(int fd, bool owned)
@@ -36,7 +62,7 @@ void cio__e_fd_renew(int fd, bool owned)
         return;
     uint32_t old = atomic_load_explicit(&fdstate[fd], memory_order_relaxed), next;
     do {
-        next = (((old >> 1) + 1u) << 1) | (owned ? 1u : 0u);
+        next = (((old >> 2) + 1u) << 2) | (owned ? 1u : 0u); /* a new generation: not known seekable */
     } while (
         !atomic_compare_exchange_weak_explicit(&fdstate[fd], &old, next, memory_order_acq_rel, memory_order_relaxed));
 }

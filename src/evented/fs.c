@@ -125,11 +125,33 @@ static cio_err rw_blocking(void *p)
     }
 }
 
+/* Whether a positional ring transfer on fd keeps its offset. The ring ignores the offset of a stream
+ * (a pipe, a socket: the kernel reads or writes it in order) where pread/pwrite say ESPIPE, which is
+ * Threaded's and the readiness path's Unseekable: so a descriptor not yet known seekable is asked
+ * with fstat first (the Threaded file_stat, its site and map), and a regular file or block device is
+ * remembered until cio closes it (fds.c). A failed fstat leaves the answer to the ring. */
+static bool positional_ok(int fd)
+{
+    uint32_t gen;
+    if (cio__e_fd_seekable(fd, &gen))
+        return true;
+    cio_stat st;
+    if (cio__os_file_stat(NULL, (cio_file){fd}, &st) != CIO_OK)
+        return true;
+    if (st.kind == CIO_FILE_KIND_FILE || st.kind == CIO_FILE_KIND_BLOCK_DEVICE) {
+        cio__e_fd_set_seekable(fd, gen);
+        return true;
+    }
+    return st.kind != CIO_FILE_KIND_NAMED_PIPE && st.kind != CIO_FILE_KIND_UNIX_DOMAIN_SOCKET;
+}
+
 static cio_err rw_uring(struct rw *a)
 {
     bool writing = a->kind == RW_WRITE || a->kind == RW_PWRITE;
     uint64_t off = (a->kind == RW_READ || a->kind == RW_WRITE) ? (uint64_t)-1 : a->offset;
     enum cio__e_uring_op op = a->kind == RW_SYNC ? CIO__E_U_FSYNC : writing ? CIO__E_U_WRITEV : CIO__E_U_READV;
+    if ((a->kind == RW_PREAD || a->kind == RW_PWRITE) && !positional_ok(a->fd))
+        return rw_mapped(map_rw(a->kind, ESPIPE));
     for (;;) {
         bool canceled = false;
         int32_t res = cio__e_uring_rw(a->e, op, a->fd, a->iov, (unsigned)a->iovcnt, off, true, &canceled);
