@@ -267,7 +267,11 @@ static void test_kept_pending(void **state)
     cio_sig sig;
     assert_ok(cio_signal_wait(io, &s, &sig));
     assert_int_equal(sig, S_KEPT);
-    /* the two coalesced: nothing more is pending (a second wait would block: cancel it) */
+    /* the two coalesced: nothing more is pending (a second wait would block: cancel it). Not under
+     * valgrind, which takes each kill from the kernel as it comes: the second can arrive after the
+     * wait above took the first, and is then rightly kept for the next wait. */
+    if (cio_test_under_valgrind())
+        CIO_SKIP("the coalescing half under valgrind (it delivers each kill on its own schedule)");
     CIO_REQUIRE_CONCURRENT(cio_concurrent(io, wait_task, &w, sizeof w, &f));
     assert_ok(cio_sleep(io, cio_timeout_ms(50)));
     assert_err(cio_cancel(io, &f), CIO_E_CANCELED);
