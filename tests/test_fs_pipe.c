@@ -123,7 +123,7 @@ static void test_net_write_file_from_pipe(void **state)
     int p[2];
     assert_int_equal(pipe(p), 0);
     assert_int_equal(write(p[1], "hello", 5), 5);
-    size_t n = 9;
+    uint64_t n = 9;
     e = cio_net_write_file(io, &s[0], (cio_file){p[0]}, 0, 5, &n);
     print_message("      net_write_file from a pipe: %s, %u bytes\n", cio_err_name(e), (unsigned)n);
     assert_err(e, CIO_E_UNSEEKABLE);
