@@ -799,24 +799,37 @@ static int probe_without_socket(int fd, unsigned int op, void *arg, unsigned int
     return r;
 }
 
-/* A one-loop io_uring instance that runs the ring's own operations (the suites keep to the fallback
- * paths otherwise), made without IORING_OP_SOCKET. */
-static cio_evented *native_ring_without_socket(void)
+/* A one-loop io_uring instance that runs the ring's own operations (CIO_EVENTED_URING_NATIVE=1; the
+ * suites keep to the fallback paths otherwise); `probe`, if not NULL, stands in for the ring's probe
+ * while it is made (native_ring_without_socket: no IORING_OP_SOCKET). */
+static cio_evented *native_ring_probed(cio__sys_io_uring_register_fn probe)
 {
     const char *was = getenv("CIO_EVENTED_URING_NATIVE");
     char saved[16];
     snprintf(saved, sizeof saved, "%s", was != NULL ? was : "");
     setenv("CIO_EVENTED_URING_NATIVE", "1", 1);
-    cio__sys_set(io_uring_register__ring_probe, probe_without_socket);
+    if (probe != NULL)
+        cio__sys_set(io_uring_register__ring_probe, probe);
     cio_evented *e;
     cio_err err = make(CIO_EVENTED_IO_URING, 1, &e);
-    cio__sys_reset();
+    if (probe != NULL)
+        cio__sys_reset();
     if (was != NULL)
         setenv("CIO_EVENTED_URING_NATIVE", saved, 1);
     else
         unsetenv("CIO_EVENTED_URING_NATIVE");
     assert_ok(err);
     return e;
+}
+
+static cio_evented *native_ring(void)
+{
+    return native_ring_probed(NULL);
+}
+
+static cio_evented *native_ring_without_socket(void)
+{
+    return native_ring_probed(probe_without_socket);
 }
 
 static void test_ring_socket_fails(void **state)
@@ -855,23 +868,6 @@ static void test_ring_socket_fails(void **state)
     cross_and_close(io, &srv, &s, &peer, "ring");
     cio_evented_destroy(e);
     same_as(before, "socket@uring_socket");
-}
-
-/* A one-loop io_uring instance with the ring's own operations (CIO_EVENTED_URING_NATIVE=1). */
-static cio_evented *native_ring(void)
-{
-    const char *was = getenv("CIO_EVENTED_URING_NATIVE");
-    char saved[16];
-    snprintf(saved, sizeof saved, "%s", was != NULL ? was : "");
-    setenv("CIO_EVENTED_URING_NATIVE", "1", 1);
-    cio_evented *e;
-    cio_err err = make(CIO_EVENTED_IO_URING, 1, &e);
-    if (was != NULL)
-        setenv("CIO_EVENTED_URING_NATIVE", saved, 1);
-    else
-        unsetenv("CIO_EVENTED_URING_NATIVE");
-    assert_ok(err);
-    return e;
 }
 
 /* net_write_file's own pipe on the ring (src/evented/splice_uring.c): a pipe2 that fails
