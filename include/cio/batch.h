@@ -141,8 +141,10 @@ cio_err cio_operate(cio_io io, cio_operation *op);
  * CIO_E_TIMEOUT, nothing done, even if data was waiting — it is a deadline, not a poll. A native
  * timed form always tries once first, so there an expired timeout (a zero duration) is a poll: what
  * is there now is taken. Where the backend has a native timed
- * form, no task is made and the caller itself waits: Threaded on POSIX for stream reads (a
- * non-blocking try, then poll against the deadline), stream writes (what fits now, else poll for
+ * form, no task is made and the caller itself waits: Threaded on POSIX for stream reads (in a
+ * task on Linux and the BSDs: the plain blocking read, which the pool's alarm thread interrupts at
+ * the deadline with the cancel's signal; elsewhere, and with under 1 ms left or cancellation
+ * blocked: a non-blocking try, then poll against the deadline), stream writes (what fits now, else poll for
  * room: a timed write may be short, as a plain one may), accepts, streaming file reads and
  * datagram receives; Evented for reads, writes, accepts and receives (readiness, or the io_uring
  * operation itself with a timer of the loop that cancels it only if it fires). Otherwise it costs one pool thread (a
@@ -280,8 +282,9 @@ void cio_batch_cancel(cio_io io, cio_batch *batch);
  * - Each is a cancellation point: a cancel request ends the wait with #CIO_E_CANCELED, with the
  *   same guarantees as a timeout.
  * - Cost: on Evented a timed read is the plain read plus a timer of the loop (io_uring: the same one
- *   RECVMSG, no extra submission); on Threaded (POSIX) a wait for readability (poll) and the plain
- *   read. An idle-timeout server runs at about the speed of the same server without timeouts.
+ *   RECVMSG, no extra submission); on Threaded (POSIX) in a task the plain read and two short
+ *   critical sections (the pool's alarm list), outside a task a wait for readability (poll) and the
+ *   plain read. An idle-timeout server runs at about the speed of the same server without timeouts.
  * @{
  */
 

@@ -1846,6 +1846,9 @@ struct cio__sys_table cio__sys = {
     .recvmsg__net_read_nowait = cio__sys_dflt_recvmsg,
 #endif
 #if defined(CIO_OS_LINUX)
+    .recvmsg__net_read_alarm = cio__sys_dflt_recvmsg,
+#endif
+#if defined(CIO_OS_LINUX)
     .sendmsg__net_write_nowait = cio__sys_dflt_sendmsg,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -2063,6 +2066,9 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     .pthread_create__enqueue = cio__sys_dflt_pthread_create,
+#endif
+#if defined(CIO_OS_LINUX)
+    .pthread_create__alarm = cio__sys_dflt_pthread_create,
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     .calloc__group_get = cio__sys_dflt_calloc,
@@ -3268,6 +3274,13 @@ static void cio__sys_set_recvmsg__net_read_nowait(cio__sys_any fn)
 }
 #endif
 #if defined(CIO_OS_LINUX)
+static void cio__sys_set_recvmsg__net_read_alarm(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.recvmsg__net_read_alarm, fn != NULL ? (cio__sys_recvmsg_fn)fn : cio__sys_dflt_recvmsg,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
 static void cio__sys_set_sendmsg__net_write_nowait(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.sendmsg__net_write_nowait, fn != NULL ? (cio__sys_sendmsg_fn)fn : cio__sys_dflt_sendmsg,
@@ -3775,6 +3788,13 @@ static void cio__sys_set_pthread_attr_init__enqueue(cio__sys_any fn)
 static void cio__sys_set_pthread_create__enqueue(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.pthread_create__enqueue, fn != NULL ? (cio__sys_pthread_create_fn)fn : cio__sys_dflt_pthread_create,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_pthread_create__alarm(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.pthread_create__alarm, fn != NULL ? (cio__sys_pthread_create_fn)fn : cio__sys_dflt_pthread_create,
                           memory_order_relaxed);
 }
 #endif
@@ -5615,6 +5635,9 @@ static const struct {
     {"recvmsg", "net_read_nowait", "recvmsg@net_read_nowait", cio__sys_set_recvmsg__net_read_nowait},
 #endif
 #if defined(CIO_OS_LINUX)
+    {"recvmsg", "net_read_alarm", "recvmsg@net_read_alarm", cio__sys_set_recvmsg__net_read_alarm},
+#endif
+#if defined(CIO_OS_LINUX)
     {"sendmsg", "net_write_nowait", "sendmsg@net_write_nowait", cio__sys_set_sendmsg__net_write_nowait},
 #endif
 #if defined(CIO_OS_LINUX)
@@ -5832,6 +5855,9 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"pthread_create", "enqueue", "pthread_create@enqueue", cio__sys_set_pthread_create__enqueue},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"pthread_create", "alarm", "pthread_create@alarm", cio__sys_set_pthread_create__alarm},
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"calloc", "group_get", "calloc@group_get", cio__sys_set_calloc__group_get},

@@ -1409,6 +1409,9 @@ struct cio__sys_table {
     _Atomic(cio__sys_recvmsg_fn) recvmsg__net_read_nowait; /* src/os/operate_posix.c: try_now */
 #endif
 #if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_recvmsg_fn) recvmsg__net_read_alarm; /* src/os/operate_posix.c: alarm_read */
+#endif
+#if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_sendmsg_fn) sendmsg__net_write_nowait; /* src/os/operate_posix.c: try_now */
 #endif
 #if defined(CIO_OS_LINUX)
@@ -1626,6 +1629,9 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_pthread_create_fn) pthread_create__enqueue; /* src/threaded/pool.c: start_thread_locked */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_pthread_create_fn) pthread_create__alarm; /* src/threaded/alarm.c: running_locked */
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_calloc_fn) calloc__group_get; /* src/threaded/pool_group.c: group_new */

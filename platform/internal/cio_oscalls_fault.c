@@ -308,6 +308,9 @@ enum {
     CIO__FI_recvmsg__net_read_nowait,
 #endif
 #if defined(CIO_OS_LINUX)
+    CIO__FI_recvmsg__net_read_alarm,
+#endif
+#if defined(CIO_OS_LINUX)
     CIO__FI_sendmsg__net_write_nowait,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -525,6 +528,9 @@ enum {
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     CIO__FI_pthread_create__enqueue,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_pthread_create__alarm,
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     CIO__FI_calloc__group_get,
@@ -2222,6 +2228,19 @@ static ssize_t cio__fi_recvmsg__net_read_nowait(int fd, struct msghdr *msg, int 
 }
 #endif
 #if defined(CIO_OS_LINUX)
+static ssize_t cio__fi_recvmsg__net_read_alarm(int fd, struct msghdr *msg, int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_recvmsg__net_read_alarm];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (ssize_t)-1;
+    }
+    (void)mode_;
+    return (cio__sys_default.recvmsg)(fd, msg, flags);
+}
+#endif
+#if defined(CIO_OS_LINUX)
 static ssize_t cio__fi_sendmsg__net_write_nowait(int fd, const struct msghdr *msg, int flags)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_sendmsg__net_write_nowait];
@@ -3183,6 +3202,18 @@ static int cio__fi_pthread_attr_init__enqueue(pthread_attr_t *attr)
 static int cio__fi_pthread_create__enqueue(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_pthread_create__enqueue];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.pthread_create)(thread, attr, start, arg);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static int cio__fi_pthread_create__alarm(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_pthread_create__alarm];
     int mode_ = cio__fi_take(p_);
     if (mode_ == CIO__FI_FAIL) {
         return (int)atomic_load(&p_->err);
@@ -6452,6 +6483,9 @@ static const struct {
     {"recvmsg", "net_read_nowait", 1, 0, (cio__sys_any)cio__fi_recvmsg__net_read_nowait},
 #endif
 #if defined(CIO_OS_LINUX)
+    {"recvmsg", "net_read_alarm", 1, 0, (cio__sys_any)cio__fi_recvmsg__net_read_alarm},
+#endif
+#if defined(CIO_OS_LINUX)
     {"sendmsg", "net_write_nowait", 1, 1, (cio__sys_any)cio__fi_sendmsg__net_write_nowait},
 #endif
 #if defined(CIO_OS_LINUX)
@@ -6669,6 +6703,9 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"pthread_create", "enqueue", 1, 0, (cio__sys_any)cio__fi_pthread_create__enqueue},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"pthread_create", "alarm", 1, 0, (cio__sys_any)cio__fi_pthread_create__alarm},
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"calloc", "group_get", 1, 0, (cio__sys_any)cio__fi_calloc__group_get},

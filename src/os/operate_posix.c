@@ -1,6 +1,11 @@
 /*
  * The Threaded backend's timed operations on POSIX (the `operate` slot, cio/batch.h), run on the
  * caller's own thread: no task, no thread hop.
+ * - A stream read on a worker is one blocking recvmsg that the task's alarm (src/threaded/alarm.c)
+ *   interrupts at the deadline, as a cancel would: the cost of the untimed read, plus two short
+ *   critical sections. Where no alarm can be armed (off a worker, under CIO_CANCEL_BLOCKED, less
+ *   than 1 ms left, no alarm thread) or the descriptor does not block (a non-blocking socket: EAGAIN
+ *   at once; not a socket), the read takes the path below.
  * - A stream read takes what is there with recvmsg(MSG_DONTWAIT); when nothing is (EAGAIN) it waits
  *   for readability with poll(2) against the deadline (in the cancellation bracket, net_posix.c's
  *   poll_one) and tries again. Which comes first adapts per descriptor (a hint of the calling
@@ -18,6 +23,7 @@
  *   call. Datagram receive already takes a timeout: its slot gets it.
  *
  * Invariants:
+ * - An armed alarm is disarmed before the read returns, on every path (alarm_read).
  * - A timeout ends only a wait: nothing was read or written by the call that timed out, so nothing
  *   is lost, and the descriptor is untouched (its blocking mode is never changed: MSG_DONTWAIT is
  *   per call). A socket read never blocks past the deadline: if another thread took the data
@@ -131,16 +137,71 @@ static void hint_set(int fd, bool poll_first)
         poll_first_hint[i / 64] &= ~bit;
 }
 
-/* A stream read: what is there now; when nothing is, wait for readability up to the deadline and
- * again (poll first when the hint says a read of fd waited). *not_socket: not a socket, nothing
- * read, the caller's poll path reads it (a stale hint may have polled once already). */
+/* On a worker: one blocking recvmsg, which the task's alarm (src/threaded/alarm.c) interrupts at the
+ * deadline. *done false: no alarm to be had, or the descriptor does not block (EAGAIN at once: a
+ * non-blocking socket, or the program's own SO_RCVTIMEO ran out; *empty) or is no socket: nothing
+ * read, the caller goes on with the poll path. */
+static cio_err alarm_read(int fd, const cio_iovec *iov, size_t iovcnt, cio_timeout deadline, size_t *n, bool *done,
+                          bool *empty)
+{
+    *done = *empty = false;
+    if (!cio__t_alarm_arm(deadline))
+        return CIO_OK;
+    struct msghdr msg;
+    memset(&msg, 0, sizeof msg);
+    msg.msg_iov = (struct iovec *)(uintptr_t)iov;
+    msg.msg_iovlen = (__typeof__(msg.msg_iovlen))(iovcnt > CIO__OS_IOV_MAX ? CIO__OS_IOV_MAX : iovcnt);
+    cio_err err = cio__t_syscall_begin();
+    while (err == CIO_OK) {
+        if (cio__t_alarm_fired()) { /* the deadline passed before the call, or it was interrupted */
+            cio__t_syscall_end();
+            err = CIO_E_TIMEOUT;
+            break;
+        }
+        ssize_t r = CIO__SYS(recvmsg, net_read_alarm)(fd, &msg, 0);
+        if (r >= 0) {
+            cio__t_syscall_end();
+            *n = (size_t)r;
+            break;
+        }
+        int code = errno;
+        cio__mapped m = cio__errno_net_read(code);
+        if (m.action == CIO__MAP_RETRY) { /* EINTR: a cancel (taken here), the alarm, or a stray signal */
+            err = cio__t_syscall_interrupted();
+            continue;
+        }
+        cio__t_syscall_end();
+        if (code == ENOTSOCK || (m.action == CIO__MAP_ERROR && m.err == CIO_E_WOULD_BLOCK)) {
+            cio__t_alarm_disarm();
+            *empty = code != ENOTSOCK;
+            return CIO_OK;
+        }
+        if (m.action == CIO__MAP_BUG)
+            err = CIO__BUG("recvmsg: an errno that means a bug");
+        else if (m.action == CIO__MAP_ERROR)
+            err = m.err;
+        break;
+    }
+    cio__t_alarm_disarm();
+    *done = true;
+    return err;
+}
+
+/* A stream read: on a worker, a blocking read against the alarm (alarm_read); elsewhere, what is
+ * there now and, when nothing is, a wait for readability up to the deadline and again (poll first
+ * when the hint says a read of fd waited). *not_socket: not a socket, nothing read, the caller's poll
+ * path reads it (a stale hint may have polled once already). */
 static cio_err timed_read(cio_operation *op, cio_timeout deadline, bool *not_socket)
 {
     int fd = op->u.net_read.stream;
     const cio_iovec *iov = op->u.net_read.iov;
     size_t iovcnt = op->u.net_read.iovcnt;
+    bool done, empty;
+    cio_err alarmed = alarm_read(fd, iov, iovcnt, deadline, &op->count, &done, &empty);
+    if (done)
+        return alarmed;
     bool hinted = hint_get(fd);
-    bool poll_first = hinted && ++hinted_reads % PROBE_EVERY != 0;
+    bool poll_first = empty || (hinted && ++hinted_reads % PROBE_EVERY != 0);
     bool tried_first = !poll_first;
     for (;;) {
         if (poll_first) {

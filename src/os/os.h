@@ -74,6 +74,17 @@ cio_err cio__t_cancel_point(void);
  * EINTR storm in such a call still ends when the fiber is canceled. NULL (the default): CIO_OK. */
 typedef cio_err (*cio__t_outer_cancel_fn)(void);
 void cio__t_set_outer_cancel(cio__t_outer_cancel_fn fn);
+/* A deadline on the calling task's bracketed calls (the Threaded backend's alarm, alarm.c): once it
+ * passes, the task's thread is kicked out of the bracketed call it is in (as a cancel would: EINTR,
+ * repeated while it stays in the call) and cio__t_alarm_fired() turns true, so a timed call can make
+ * the plain blocking call instead of a readiness wait first. `deadline` is CIO_TIMEOUT_KIND_DEADLINE.
+ * Arm returns false, arming nothing, off a worker, under CIO_CANCEL_BLOCKED, when less than 1 ms is
+ * left (a zero timeout must still take what is there) or when the pool's alarm thread cannot be had:
+ * the caller then waits with poll. An armed alarm is disarmed on the same thread before the timed call
+ * returns, whatever it returns. */
+bool cio__t_alarm_arm(cio_timeout deadline);
+bool cio__t_alarm_fired(void);
+void cio__t_alarm_disarm(void);
 /* Called with a descriptor's number just before this backend's file or socket close slot closes it,
  * once a backend that keeps state by descriptor number set it (the Evented backend: its descriptor
  * table and poller registrations, so a number closed through either backend is never trusted as the

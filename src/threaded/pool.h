@@ -25,6 +25,21 @@
 #define CIO__T_MON_TICKING 1 /* looking at the queue every tick */
 #define CIO__T_MON_PARKED 2  /* waiting on mon_word for a push that leaves a task waiting */
 
+/* The pool's alarms (alarm.c's top comment): tasks in a timed call, by the time the alarm thread
+ * looks at them next. */
+#define CIO__T_ALARM_NONE 0    /* no alarm thread yet */
+#define CIO__T_ALARM_RUNNING 1 /* the alarm thread runs */
+#define CIO__T_ALARM_FAILED 2  /* it could not be started: timed calls take their other path */
+#define CIO__T_ALARM_STOP 3    /* destroy asked it to leave */
+struct cio__t_alarms {
+    pthread_mutex_t mu;
+    struct cio_any_future *head, *tail;
+    int64_t wake_at; /* when the alarm thread looks next (INT64_MAX: only when woken) */
+    int state;       /* CIO__T_ALARM_* */
+    pthread_t thread;
+    _Atomic(uint32_t) word; /* the alarm thread's futex word: bumped to wake it */
+};
+
 /* Laid out by who writes what: the lock and the queue on the first line (taken together), the
  * counts the lock guards on the next, what is set once (or rarely) after them; the words idle
  * workers and cancelers poll on a line of their own, so that a push does not pull it away from
@@ -60,6 +75,7 @@ struct cio_threaded {
     _Atomic(size_t) n_workers;
     _Alignas(64) pthread_cond_t work; /* idle workers wait here */
     pthread_cond_t quiet;             /* destroy waits here */
+    _Alignas(64) struct cio__t_alarms alarms;
 };
 
 /* Takes a pool or group mutex: a bounded run of trylocks first, then the blocking lock. Its holders

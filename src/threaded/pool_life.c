@@ -69,6 +69,7 @@ cio_err cio_threaded_create(const cio_threaded_options *options, cio_threaded **
     t->concurrent_limit = o.concurrent_limit != 0 ? o.concurrent_limit : SIZE_MAX;
     t->stack_size = cio__t_stack_size(o.stack_size != 0 ? o.stack_size : DEFAULT_STACK);
     t->idle_timeout_ms = o.idle_timeout_ms != 0 ? o.idle_timeout_ms : DEFAULT_IDLE_MS;
+    cio__t_alarm_init(t);
     *out = t;
     return CIO_OK;
 }
@@ -129,6 +130,7 @@ void cio_threaded_destroy(cio_threaded *t)
     struct cio_any_future *f = t->free_list;
     t->free_list = NULL;
     pthread_mutex_unlock(&t->mu);
+    cio__t_alarm_fini(t); /* no task runs: none is armed */
     while (f != NULL) {
         struct cio_any_future *next = f->next;
         cio__t_block_free(f);

@@ -61,7 +61,12 @@ struct cio_any_future {
     pthread_t thread;       /* the task's thread, while it runs (the BSDs' kick) */
     uint32_t os_thread_id;  /* its OS id where the kick needs it (Windows; Linux: the tid) */
     uint32_t os_process_id; /* Linux: the thread group id tgkill names beside the tid */
-    size_t capacity;        /* bytes available for the context */
+    /* The task's alarm (alarm.c), while a timed call of its own armed it: under the pool's alarm mu. */
+    struct cio_any_future *anext, *aprev; /* the pool's alarm list, by alarm_at */
+    int64_t alarm_at;                     /* CIO_CLOCK_AWAKE ns of the alarm thread's next look */
+    int64_t alarm_step;                   /* 0 until it fired; then the interval between kicks */
+    _Atomic(_Bool) alarm_fired;           /* the deadline passed (the task's own thread reads it) */
+    size_t capacity;                      /* bytes available for the context */
     size_t ctx_size;
     unsigned char *ctx; /* CIO_CONTEXT_ALIGN-aligned, inside this block */
 };
@@ -112,6 +117,12 @@ size_t cio__t_stack_size(size_t requested);
  * the thread library's block and TLS sit at the top); Windows: the real bounds (the reservation is
  * the executable's default when `asked` is below it: winpthreads sets only the commit). */
 void cio__t_thread_stack(uintptr_t near_top, size_t asked, uintptr_t *lo, size_t *size);
+
+/* The pool's alarm thread and list (alarm.c; alarm_none.c where timed calls never arm one): set up
+ * by cio_threaded_create, stopped and joined by destroy once no task runs. */
+struct cio_threaded;
+void cio__t_alarm_init(struct cio_threaded *t);
+void cio__t_alarm_fini(struct cio_threaded *t);
 
 /* Futex on this OS, bracketed as a cancellation point when `cancelable`. */
 cio_err cio__t_os_futex_wait(const _Atomic(uint32_t) *ptr, uint32_t expected, cio_timeout timeout, _Bool cancelable);
