@@ -396,6 +396,10 @@ static void test_signal_wait_faults(void **state)
         assert_true(cio__fault_errno("read@sigwait_drain", EIO, 0, 1) == 1);
         assert_true(cio__fault_errno("close@sigwait_pipe", EINTR, 0, 1) == 1);
         sig_start(io, &w, CIO_SIG_USR2, &f);
+        /* the waiter reached its poll (a loaded qemu-user run was seen killing before it did: the
+         * delivery was taken before any poll) */
+        for (int i = 0; i < 10000 && cio__fault_injected("poll@sigwait") < 2; i++)
+            assert_ok(cio_sleep(io, cio_timeout_ms(1)));
         assert_ok(cio_sig_kill((long)getpid(), CIO_SIG_USR2));
         assert_ok(cio_await(io, &f));
         assert_int_equal(atomic_load(&got), CIO_SIG_USR2);
