@@ -626,10 +626,8 @@ static bool drain_inbox(struct cio__e_loop *l)
     return any;
 }
 
-/* inbox_flag is set (under inbox_mu) with every item and cleared only by drain_inbox (under it too),
- * so it says whether the inbox holds anything without the lock. Before sleeping: the loop stores
- * `sleeping` then fences (seq_cst); a producer stores the flag then fences (cio__e_wake_loop) before
- * it reads `sleeping`: either sees the other's store. */
+/* Without the lock: the flag is set with every item, cleared only by drain_inbox. The loop stores
+ * `sleeping`, fences, reads it; a producer stores it, fences, reads `sleeping`: one sees the other. */
 static bool inbox_empty(struct cio__e_loop *l)
 {
     return atomic_load_explicit(&l->inbox_flag, memory_order_seq_cst) == 0;
