@@ -538,6 +538,90 @@ static void test_batch_one_submission(void **state)
     cio_evented_destroy(e);
 }
 
+/* ---- one buffer: READ / WRITE ------------------------------------------------------------------------ */
+
+typedef struct rw_ctx {
+    cio_io io;
+    const char *path;
+} rw_ctx;
+
+/* A positional write and read of one buffer, then of two (cio_file_*_positional_v). */
+static cio_err rw_body(void *context)
+{
+    rw_ctx *c = (rw_ctx *)context;
+    cio_file f;
+    cio_create_file_options rw = {true, true, false, 0};
+    assert_ok(cio_dir_create_file(c->io, cio_dir_cwd(), c->path, &rw, &f));
+    size_t n = 0;
+    assert_ok(cio_file_write_positional(c->io, f, "hello ", 6, 0, &n));
+    assert_int_equal(n, 6);
+    cio_const_iovec wv[2] = {{"wor", 3}, {"ld", 2}};
+    assert_ok(cio_file_write_positional_v(c->io, f, wv, 2, 6, &n));
+    assert_int_equal(n, 5);
+    char buf[16] = {0};
+    assert_ok(cio_file_read_positional(c->io, f, buf, sizeof buf, 0, &n));
+    assert_int_equal(n, 11);
+    assert_memory_equal(buf, "hello world", 11);
+    char a[4] = {0}, b[8] = {0};
+    cio_iovec rv[2] = {{a, 4}, {b, 8}};
+    assert_ok(cio_file_read_positional_v(c->io, f, rv, 2, 2, &n));
+    assert_int_equal(n, 9);
+    assert_memory_equal(a, "llo ", 4);
+    assert_memory_equal(b, "world", 5);
+    cio_file_close(c->io, f);
+    return CIO_OK;
+}
+
+/* Submissions of READ, WRITE, READV, WRITEV made by rw_body on e. */
+static void run_rw_body(cio_evented *e, uint64_t got[4])
+{
+    static const unsigned ops[4] = {IORING_OP_READ, IORING_OP_WRITE, IORING_OP_READV, IORING_OP_WRITEV};
+    uint64_t before[4];
+    for (int i = 0; i < 4; i++)
+        before[i] = cio__e_uring_count(e, ops[i]);
+    char dir[] = "/tmp/cio-test-uring-rw-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[64];
+    snprintf(path, sizeof path, "%s/f", dir);
+    cio_io io = cio_evented_io(e);
+    rw_ctx ctx = {io, path};
+    cio_future fut;
+    CIO_REQUIRE_CONCURRENT(cio_concurrent(io, rw_body, &ctx, sizeof ctx, &fut));
+    assert_ok(cio_await(io, &fut));
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(rmdir(dir), 0);
+    for (int i = 0; i < 4; i++)
+        got[i] = cio__e_uring_count(e, ops[i]) - before[i];
+}
+
+/* A transfer of one buffer is one READ / WRITE where the kernel has them (no iovec for the kernel to
+ * copy in); of more, READV / WRITEV; without the native operations, READV / WRITEV always. */
+static void test_one_buffer_is_read_or_write(void **state)
+{
+    cio_io unused;
+    (void)uring_instance(state, &unused);
+    cio_evented *e = uring_with(1);
+    uint64_t got[4];
+    run_rw_body(e, got);
+    if (cio__e_uring_has(e, IORING_OP_READ) && cio__e_uring_has(e, IORING_OP_WRITE)) {
+        assert_int_equal(got[0], 1);
+        assert_int_equal(got[1], 1);
+        assert_int_equal(got[2], 1);
+        assert_int_equal(got[3], 1);
+    } else {
+        assert_int_equal(got[0] + got[1], 0);
+        assert_int_equal(got[2], 2);
+        assert_int_equal(got[3], 2);
+    }
+    cio_evented_destroy(e);
+    e = uring_fallback(1);
+    run_rw_body(e, got);
+    assert_int_equal(got[0] + got[1], 0);
+    assert_int_equal(got[2], 2);
+    assert_int_equal(got[3], 2);
+    cio_evented_destroy(e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -549,6 +633,7 @@ int main(void)
         CIO_TESTS(test_fallback_without_native_ops),
         CIO_TESTS(test_child_wait_is_waitid),
         CIO_TESTS(test_batch_one_submission),
+        CIO_TESTS(test_one_buffer_is_read_or_write),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

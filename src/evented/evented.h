@@ -59,6 +59,7 @@
 #define CIO_EVENTED_INTERNAL_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -99,7 +100,7 @@ struct cio_any_future {
     struct cio_any_future *next;  /* run queue / spawn queue / free list */
     struct cio_any_future *cnext; /* home loop's cancel list */
     struct cio_any_future *gnext, *gprev;
-    struct cio_any_future *lnext, *lprev; /* its home loop's list of started fibers (live_mu) */
+    struct cio_any_future *lnext, *lprev; /* its home loop's list of started fibers (live_lock) */
     struct cio_evented *owner;
     struct cio__e_group *group;         /* NULL for futures */
     _Atomic(struct cio__e_loop *) home; /* set when it first runs */
@@ -235,8 +236,7 @@ struct cio__e_loop {
     /* Not started yet, anyone may take them: the ring (pushed by this loop's thread only, taken by
      * any loop with a CAS on rq_head), and behind it the spawn queue (spawns from other threads,
      * and the ring's overflow). */
-    _Atomic(uint32_t) rq_head, rq_tail;
-    _Atomic(struct cio_any_future *) rq[CIO__E_RING];
+    _Atomic(uint32_t) rq_head, rq_tail; /* rq[] itself: at the end */
     pthread_mutex_t spawn_mu;
     struct cio_any_future *sp_head, *sp_tail;
     _Atomic(size_t) sp_count;
@@ -247,8 +247,9 @@ struct cio__e_loop {
     _Atomic(uint32_t) woken;                /* a wake() is pending */
     size_t armed;                           /* poller waits in flight */
     /* Fibers started here and not finished (linked by this thread as they start, unlinked as they
-     * exit; read by destroy, which cancels them): live_mu guards the list. Loop threads only. */
-    pthread_mutex_t live_mu;
+     * exit; read by destroy, which cancels them): live_lock (a spinlock, cio__e_live_lock) guards
+     * the list. Loop threads only. */
+    _Atomic(uint32_t) live_lock;
     struct cio_any_future *live_head;
     /* this thread only: */
     struct cio_any_future *lifo;      /* spawned by this loop's fibers, runs next; never stolen */
@@ -256,8 +257,7 @@ struct cio__e_loop {
                                          must run (refilled by it each round; 0 on adopted loops) */
     struct cio_any_future *blk_cache; /* free fiber blocks (BLOCK_CTX capacity) */
     unsigned blk_count;
-    unsigned stk_count;
-    cio__stack stk_cache[CIO__E_LOCAL_STACKS]; /* free stacks */
+    unsigned stk_count; /* in stk_cache[], at the end */
     /* an adopted thread's loop (a thread that is not a loop thread, made a fiber when it first
      * used the instance; see adopt.c): */
     bool adopted;
@@ -272,6 +272,11 @@ struct cio__e_loop {
      * locked add), read by any */
     _Atomic(size_t) n_fibers; /* fibers that started running on their own stack here */
     _Atomic(size_t) n_inline; /* tasks whose function ran inline on a fiber of this loop */
+    /* The two big arrays last (8 KiB and 32 KiB): the fields above, which every operation touches,
+     * then share a page or two instead of lying on either side of them (each page is a TLB entry,
+     * and a system call may flush them all). */
+    _Atomic(struct cio_any_future *) rq[CIO__E_RING]; /* the spawn ring (rq_head, rq_tail) */
+    cio__stack stk_cache[CIO__E_LOCAL_STACKS];        /* free stacks (stk_count) */
 };
 
 /* ---- an instance -------------------------------------------------------------------------------------- */
@@ -332,23 +337,40 @@ static inline void cio__e_loop_init(struct cio__e_loop *l, struct cio_evented *e
     l->wakefd = -1;
     pthread_mutex_init(&l->inbox_mu, NULL);
     pthread_mutex_init(&l->spawn_mu, NULL);
-    pthread_mutex_init(&l->live_mu, NULL);
+}
+
+/* The live list's lock (live_lock): a spinlock, since its loop takes it twice per fiber (start and
+ * exit) and destroy, the only other taker, holds it briefly: one exchange and one store instead of a
+ * mutex's two atomic operations. Yields now and then: the holder may be a preempted thread. */
+static inline void cio__e_live_lock(struct cio__e_loop *l)
+{
+    unsigned spins = 0;
+    while (atomic_exchange_explicit(&l->live_lock, 1, memory_order_acquire) != 0) {
+        while (atomic_load_explicit(&l->live_lock, memory_order_relaxed) != 0)
+            if (++spins % 64 == 0)
+                sched_yield();
+    }
+}
+
+static inline void cio__e_live_unlock(struct cio__e_loop *l)
+{
+    atomic_store_explicit(&l->live_lock, 0, memory_order_release);
 }
 
 /* Home loop thread: f starts running (fiber_entry) / has exited for good (fiber_exit_after). */
 static inline void cio__e_live_link(struct cio__e_loop *l, struct cio_any_future *f)
 {
-    pthread_mutex_lock(&l->live_mu);
+    cio__e_live_lock(l);
     CIO__LIST_PUSH(l->live_head, f, lprev, lnext);
-    pthread_mutex_unlock(&l->live_mu);
+    cio__e_live_unlock(l);
 }
 
 static inline void cio__e_live_unlink(struct cio__e_loop *l, struct cio_any_future *f)
 {
-    pthread_mutex_lock(&l->live_mu);
+    cio__e_live_lock(l);
     CIO__LIST_UNLINK(l->live_head, f, lprev, lnext);
     f->lnext = f->lprev = NULL;
-    pthread_mutex_unlock(&l->live_mu);
+    cio__e_live_unlock(l);
 }
 
 /* ---- io.c: the slots every flavour shares ---- */

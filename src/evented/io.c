@@ -64,7 +64,6 @@ static void free_instance(struct cio_evented *e)
             cio__stack_free(&l->stk_cache[--l->stk_count]);
         pthread_mutex_destroy(&e->loops[i].inbox_mu);
         pthread_mutex_destroy(&e->loops[i].spawn_mu);
-        pthread_mutex_destroy(&e->loops[i].live_mu);
         free(e->loops[i].heap);
     }
     cio__e_blocks_free(e); /* before the loops go: their block caches */
@@ -157,7 +156,7 @@ static void live_fibers(struct cio_evented *e, bool report, unsigned waited_ms)
     struct cio_any_future *self = cio__e_self(e);
     for (unsigned i = 0; i < e->nloops; i++) {
         struct cio__e_loop *l = &e->loops[i];
-        pthread_mutex_lock(&l->live_mu);
+        cio__e_live_lock(l);
         for (struct cio_any_future *f = l->live_head; f != NULL; f = f->lnext) {
             if (f == self)
                 continue;
@@ -172,7 +171,7 @@ static void live_fibers(struct cio_evented *e, bool report, unsigned waited_ms)
                      (void *)f, *(void **)&f->fn, f->site != NULL ? f->site : "an unknown place", waited_ms);
             cio__debug_note("cio_evented_destroy", what);
         }
-        pthread_mutex_unlock(&l->live_mu);
+        cio__e_live_unlock(l);
     }
 }
 

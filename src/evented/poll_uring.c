@@ -42,6 +42,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "cio/sysnum.h"
@@ -57,6 +58,7 @@
 #define MSG_LOOPS 4096u /* loops reachable by MSG_RING (their index < this); others: the eventfd */
 #define PROBE_OPS 256u
 #define COUNTED_OPS 64u
+#define RW_MAX 0x7ffff000u /* MAX_RW_COUNT: INT_MAX rounded down to a page */
 
 struct ring {
     int fd;
@@ -72,10 +74,17 @@ struct ring {
     unsigned pending;    /* published to the kernel's tail but not yet submitted */
     uint64_t wake_value;
     bool has[PROBE_OPS];                  /* opcodes the kernel has (probe) */
-    _Atomic(uint64_t) count[COUNTED_OPS]; /* submissions for fibers per opcode (relaxed): ring
-                                             operations, readiness polls */
-    _Atomic(uint64_t) enters;             /* io_uring_enter calls that submitted SQEs (relaxed) */
+    _Atomic(uint64_t) count[COUNTED_OPS]; /* submissions for fibers per opcode (bump: this loop's
+                                             thread only): ring operations, readiness polls */
+    _Atomic(uint64_t) enters;             /* io_uring_enter calls that submitted SQEs (bump) */
 };
+
+/* One more in a ring's counter: only the ring's own thread writes them (it alone fills and submits
+ * its queue), so a relaxed load and store, not a locked add; any thread may read them. */
+static inline void bump(_Atomic(uint64_t) *c)
+{
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1, memory_order_relaxed);
+}
 
 static int sys_setup(unsigned entries, struct io_uring_params *p)
 {
@@ -87,7 +96,7 @@ static int sys_enter(struct ring *r, unsigned to_submit, unsigned min_complete, 
                      size_t argsz)
 {
     if (to_submit > 0)
-        atomic_fetch_add_explicit(&r->enters, 1, memory_order_relaxed);
+        bump(&r->enters);
     return CIO__SYS(io_uring_enter, ring_enter)(r->fd, to_submit, min_complete, flags, arg, argsz);
 }
 
@@ -350,7 +359,7 @@ static void ur_wake(struct cio__e_loop *l)
             sqe->fd = ((struct ring *)l->ring)->fd;
             sqe->off = TAG_MSG_WAKE; /* the target's user_data; its res is sqe->len, 0 */
             sqe->user_data = TAG_MSG_SENT + l->index;
-            atomic_fetch_add_explicit(&mine->count[IORING_OP_MSG_RING], 1, memory_order_relaxed);
+            bump(&mine->count[IORING_OP_MSG_RING]);
             /* At once: the target may be asleep in io_uring_enter. */
             int rc = sys_enter(mine, mine->pending, 0, 0, NULL, 0);
             if (rc > 0)
@@ -373,7 +382,7 @@ static cio_err ur_arm(struct cio__e_loop *l, struct cio__e_wait *w)
     sqe->fd = w->fd;
     sqe->poll32_events = w->events;
     sqe->user_data = (uint64_t)(uintptr_t)w;
-    atomic_fetch_add_explicit(&((struct ring *)l->ring)->count[IORING_OP_POLL_ADD], 1, memory_order_relaxed);
+    bump(&((struct ring *)l->ring)->count[IORING_OP_POLL_ADD]);
     return CIO_OK;
 }
 
@@ -400,11 +409,11 @@ static void ur_cancel(struct cio__e_loop *l, struct cio__e_wait *w)
     struct ring *r = (struct ring *)l->ring;
     if (withdraw_unsubmitted(r, w)) {
         /* Never reached the kernel: nothing to wait for, no buffer in use. */
-        atomic_fetch_add_explicit(&r->count[IORING_OP_NOP], 1, memory_order_relaxed);
+        bump(&r->count[IORING_OP_NOP]);
         cio__e_poller_complete(w, -ECANCELED);
         return;
     }
-    atomic_fetch_add_explicit(&r->count[IORING_OP_ASYNC_CANCEL], 1, memory_order_relaxed);
+    bump(&r->count[IORING_OP_ASYNC_CANCEL]);
     struct io_uring_sqe *sqe = get_sqe(r);
     if (sqe == NULL)
         return; /* the operation completes by itself (a wait with no timeout: at destroy) */
@@ -486,7 +495,7 @@ int32_t cio__e_uring_op(struct cio_evented *e, const struct io_uring_sqe *op, in
         deadline_ns = -1;
     }
     if (op->opcode < COUNTED_OPS)
-        atomic_fetch_add_explicit(&r->count[op->opcode], 1, memory_order_relaxed);
+        bump(&r->count[op->opcode]);
     w.in_flight = true;
     l->armed++;
     if (deadline_ns >= 0)
@@ -544,6 +553,17 @@ int32_t cio__e_uring_rw(struct cio_evented *e, enum cio__e_uring_op op, int fd, 
         sqe.addr = (uint64_t)(uintptr_t)iov;
         sqe.len = iovcnt;
         sqe.off = offset;
+    }
+    if (op != CIO__E_U_FSYNC && iovcnt == 1 &&
+        cio__e_uring_has(e, op == CIO__E_U_READV ? IORING_OP_READ : IORING_OP_WRITE)) {
+        /* One buffer: READ / WRITE (5.6) take it directly, sparing the kernel the iovec's copy and
+         * import (a tenth of a cached 4 KiB pread's kernel time). Same result, offset rules (-1:
+         * the current position, IORING_FEAT_RW_CUR_POS) and cancellation; the length is clamped to
+         * what one read(2) transfers at most (MAX_RW_COUNT), as readv clamps it: a short count. */
+        const struct iovec *v = (const struct iovec *)iov;
+        sqe.opcode = op == CIO__E_U_READV ? IORING_OP_READ : IORING_OP_WRITE;
+        sqe.addr = (uint64_t)(uintptr_t)v->iov_base;
+        sqe.len = v->iov_len > RW_MAX ? RW_MAX : (uint32_t)v->iov_len;
     }
     enum cio__e_uring_end end;
     int32_t res = cio__e_uring_op(e, &sqe, -1, cancelable, &end);

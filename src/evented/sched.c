@@ -626,12 +626,11 @@ static bool drain_inbox(struct cio__e_loop *l)
     return any;
 }
 
+/* Without the lock: the flag is set with every item, cleared only by drain_inbox. The loop stores
+ * `sleeping`, fences, reads it; a producer stores it, fences, reads `sleeping`: one sees the other. */
 static bool inbox_empty(struct cio__e_loop *l)
 {
-    pthread_mutex_lock(&l->inbox_mu);
-    bool empty = l->in_head == NULL && l->cancels == NULL;
-    pthread_mutex_unlock(&l->inbox_mu);
-    return empty;
+    return atomic_load_explicit(&l->inbox_flag, memory_order_seq_cst) == 0;
 }
 
 /* A loop that just ran fibers, with no I/O in flight, looks for more for a short while before it
@@ -679,7 +678,8 @@ void cio__e_loop_run(struct cio__e_loop *l)
             if (adopted && ran % 64 == 0)
                 break;
         }
-        drain_inbox(l);
+        if (atomic_load_explicit(&l->inbox_flag, memory_order_acquire)) /* else no lock: nothing posted */
+            drain_inbox(l);
         bool read_clock = cio__e_fire_timers(l);
         /* With more to run, reap (and submit: io_uring) without blocking so I/O is not starved;
          * with nothing, the blocking wait below submits and waits in one system call. */
