@@ -174,19 +174,27 @@ static void test_task_read_timeout(void **state)
     assert_int_equal(cio_test_count_handles(), fds);
 }
 
+/* A pair (a, b) and a task whose read of b waits with a 10 s timeout, 30 ms into its wait (a skip,
+ * the pair closed, where there is no task to be had). */
+static void start_waiting_read(cio_io io, cio_stream *a, cio_stream *b, read_job *j, cio_future *f)
+{
+    socket_pairs(io, a, b, 1);
+    *j = (read_job){.io = io, .s = b, .timeout = cio_timeout_ms(10000)};
+    if (!start_job(j, f)) {
+        close_pairs(io, a, b, 1);
+        CIO_SKIP("concurrency unavailable (CIO_E_CONCURRENCY_UNAVAILABLE)");
+    }
+    assert_ok(cio_sleep(io, cio_timeout_ms(30)));
+}
+
 /* A read waiting with a long timeout returns the bytes as they come, not at the deadline. */
 static void test_task_read_wakes_on_data(void **state)
 {
     cio_io io = cio_test_io(state);
     cio_stream a, b;
-    socket_pairs(io, &a, &b, 1);
-    read_job j = {.io = io, .s = &b, .timeout = cio_timeout_ms(10000)};
+    read_job j;
     cio_future f;
-    if (!start_job(&j, &f)) {
-        close_pairs(io, &a, &b, 1);
-        CIO_SKIP("concurrency unavailable (CIO_E_CONCURRENCY_UNAVAILABLE)");
-    }
-    assert_ok(cio_sleep(io, cio_timeout_ms(30)));
+    start_waiting_read(io, &a, &b, &j, &f);
     assert_ok(cio_stream_write_all(io, &a, "hello", 5));
     assert_ok(cio_await(io, &f));
     assert_ok(j.err);
@@ -202,14 +210,9 @@ static void test_task_read_cancel(void **state)
 {
     cio_io io = cio_test_io(state);
     cio_stream a, b;
-    socket_pairs(io, &a, &b, 1);
-    read_job j = {.io = io, .s = &b, .timeout = cio_timeout_ms(10000)};
+    read_job j;
     cio_future f;
-    if (!start_job(&j, &f)) {
-        close_pairs(io, &a, &b, 1);
-        CIO_SKIP("concurrency unavailable (CIO_E_CONCURRENCY_UNAVAILABLE)");
-    }
-    assert_ok(cio_sleep(io, cio_timeout_ms(30)));
+    start_waiting_read(io, &a, &b, &j, &f);
     int64_t t0 = now_ms(io);
     assert_ok(cio_cancel(io, &f));
     assert_err(j.err, CIO_E_CANCELED);
