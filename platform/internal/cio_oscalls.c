@@ -514,13 +514,13 @@ static void * cio__sys_dflt_calloc(size_t count, size_t size)
     return calloc(count, size);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void * cio__sys_dflt_realloc(void *block, size_t size)
 {
     return realloc(block, size);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static int cio__sys_dflt_pthread_key_create(pthread_key_t *key, void (*destructor)(void *))
 {
     return pthread_key_create(key, destructor);
@@ -1084,6 +1084,24 @@ static int cio__sys_dflt_closesocket(SOCKET s)
     return closesocket(s);
 }
 #endif
+#if defined(CIO_OS_WINDOWS)
+static HANDLE cio__sys_dflt_CreateIoCompletionPort(HANDLE file, HANDLE port, ULONG_PTR key, DWORD threads)
+{
+    return CreateIoCompletionPort(file, port, key, threads);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_GetQueuedCompletionStatusEx(HANDLE port, OVERLAPPED_ENTRY *entries, ULONG count, ULONG *removed, DWORD ms, BOOL alertable)
+{
+    return GetQueuedCompletionStatusEx(port, entries, count, removed, ms, alertable);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_PostQueuedCompletionStatus(HANDLE port, DWORD bytes, ULONG_PTR key, OVERLAPPED *ov)
+{
+    return PostQueuedCompletionStatus(port, bytes, key, ov);
+}
+#endif
 
 const struct cio__sys_defaults cio__sys_default = {
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
@@ -1338,10 +1356,10 @@ const struct cio__sys_defaults cio__sys_default = {
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI) || defined(CIO_OS_WINDOWS)
     .calloc = cio__sys_dflt_calloc,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     .realloc = cio__sys_dflt_realloc,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     .pthread_key_create = cio__sys_dflt_pthread_key_create,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -1622,6 +1640,15 @@ const struct cio__sys_defaults cio__sys_default = {
 #endif
 #if defined(CIO_OS_WINDOWS)
     .closesocket = cio__sys_dflt_closesocket,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CreateIoCompletionPort = cio__sys_dflt_CreateIoCompletionPort,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .GetQueuedCompletionStatusEx = cio__sys_dflt_GetQueuedCompletionStatusEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .PostQueuedCompletionStatus = cio__sys_dflt_PostQueuedCompletionStatus,
 #endif
 };
 
@@ -2139,13 +2166,13 @@ struct cio__sys_table cio__sys = {
 #if defined(CIO_OS_LINUX)
     .sigaltstack__overflow_altstack_off = cio__sys_dflt_sigaltstack,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     .calloc__evented_create = cio__sys_dflt_calloc,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     .calloc__evented_loops = cio__sys_dflt_calloc,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     .pthread_create__loop_start = cio__sys_dflt_pthread_create,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -2154,13 +2181,13 @@ struct cio__sys_table cio__sys = {
 #if defined(CIO_OS_LINUX)
     .read__wake_drain = cio__sys_dflt_read,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     .calloc__adopt_loop = cio__sys_dflt_calloc,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     .calloc__adopt_fiber = cio__sys_dflt_calloc,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     .calloc__evented_group = cio__sys_dflt_calloc,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -2277,13 +2304,13 @@ struct cio__sys_table cio__sys = {
 #if defined(CIO_OS_LINUX)
     .pwritev2__nowait_write = cio__sys_dflt_pwritev2,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     .clock_gettime__evented_now = cio__sys_dflt_clock_gettime,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     .realloc__timer_heap = cio__sys_dflt_realloc,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     .pthread_key_create__adopt_key = cio__sys_dflt_pthread_key_create,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -2426,6 +2453,21 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_WINDOWS)
     .VirtualAlloc__block_region = cio__sys_dflt_VirtualAlloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    ._aligned_malloc__fiber_alloc = cio__sys_dflt__aligned_malloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CreateIoCompletionPort__iocp_init = cio__sys_dflt_CreateIoCompletionPort,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CloseHandle__iocp_deinit = cio__sys_dflt_CloseHandle,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .GetQueuedCompletionStatusEx__iocp_wait = cio__sys_dflt_GetQueuedCompletionStatusEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .PostQueuedCompletionStatus__iocp_wake = cio__sys_dflt_PostQueuedCompletionStatus,
 #endif
 #if defined(CIO_OS_WINDOWS)
     .VirtualFree__block_region = cio__sys_dflt_VirtualFree,
@@ -3953,21 +3995,21 @@ static void cio__sys_set_sigaltstack__overflow_altstack_off(cio__sys_any fn)
                           memory_order_relaxed);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void cio__sys_set_calloc__evented_create(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.calloc__evented_create, fn != NULL ? (cio__sys_calloc_fn)fn : cio__sys_dflt_calloc,
                           memory_order_relaxed);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void cio__sys_set_calloc__evented_loops(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.calloc__evented_loops, fn != NULL ? (cio__sys_calloc_fn)fn : cio__sys_dflt_calloc,
                           memory_order_relaxed);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void cio__sys_set_pthread_create__loop_start(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.pthread_create__loop_start, fn != NULL ? (cio__sys_pthread_create_fn)fn : cio__sys_dflt_pthread_create,
@@ -3988,21 +4030,21 @@ static void cio__sys_set_read__wake_drain(cio__sys_any fn)
                           memory_order_relaxed);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void cio__sys_set_calloc__adopt_loop(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.calloc__adopt_loop, fn != NULL ? (cio__sys_calloc_fn)fn : cio__sys_dflt_calloc,
                           memory_order_relaxed);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void cio__sys_set_calloc__adopt_fiber(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.calloc__adopt_fiber, fn != NULL ? (cio__sys_calloc_fn)fn : cio__sys_dflt_calloc,
                           memory_order_relaxed);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void cio__sys_set_calloc__evented_group(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.calloc__evented_group, fn != NULL ? (cio__sys_calloc_fn)fn : cio__sys_dflt_calloc,
@@ -4275,21 +4317,21 @@ static void cio__sys_set_pwritev2__nowait_write(cio__sys_any fn)
                           memory_order_relaxed);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void cio__sys_set_clock_gettime__evented_now(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.clock_gettime__evented_now, fn != NULL ? (cio__sys_clock_gettime_fn)fn : cio__sys_dflt_clock_gettime,
                           memory_order_relaxed);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void cio__sys_set_realloc__timer_heap(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.realloc__timer_heap, fn != NULL ? (cio__sys_realloc_fn)fn : cio__sys_dflt_realloc,
                           memory_order_relaxed);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void cio__sys_set_pthread_key_create__adopt_key(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.pthread_key_create__adopt_key, fn != NULL ? (cio__sys_pthread_key_create_fn)fn : cio__sys_dflt_pthread_key_create,
@@ -4622,6 +4664,41 @@ static void cio__sys_set_VirtualFree__stack_free(cio__sys_any fn)
 static void cio__sys_set_VirtualAlloc__block_region(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.VirtualAlloc__block_region, fn != NULL ? (cio__sys_VirtualAlloc_fn)fn : cio__sys_dflt_VirtualAlloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set__aligned_malloc__fiber_alloc(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys._aligned_malloc__fiber_alloc, fn != NULL ? (cio__sys__aligned_malloc_fn)fn : cio__sys_dflt__aligned_malloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_CreateIoCompletionPort__iocp_init(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.CreateIoCompletionPort__iocp_init, fn != NULL ? (cio__sys_CreateIoCompletionPort_fn)fn : cio__sys_dflt_CreateIoCompletionPort,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_CloseHandle__iocp_deinit(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.CloseHandle__iocp_deinit, fn != NULL ? (cio__sys_CloseHandle_fn)fn : cio__sys_dflt_CloseHandle,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_GetQueuedCompletionStatusEx__iocp_wait(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.GetQueuedCompletionStatusEx__iocp_wait, fn != NULL ? (cio__sys_GetQueuedCompletionStatusEx_fn)fn : cio__sys_dflt_GetQueuedCompletionStatusEx,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_PostQueuedCompletionStatus__iocp_wake(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.PostQueuedCompletionStatus__iocp_wake, fn != NULL ? (cio__sys_PostQueuedCompletionStatus_fn)fn : cio__sys_dflt_PostQueuedCompletionStatus,
                           memory_order_relaxed);
 }
 #endif
@@ -5908,13 +5985,13 @@ static const struct {
 #if defined(CIO_OS_LINUX)
     {"sigaltstack", "overflow_altstack_off", "sigaltstack@overflow_altstack_off", cio__sys_set_sigaltstack__overflow_altstack_off},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"calloc", "evented_create", "calloc@evented_create", cio__sys_set_calloc__evented_create},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"calloc", "evented_loops", "calloc@evented_loops", cio__sys_set_calloc__evented_loops},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"pthread_create", "loop_start", "pthread_create@loop_start", cio__sys_set_pthread_create__loop_start},
 #endif
 #if defined(CIO_OS_LINUX)
@@ -5923,13 +6000,13 @@ static const struct {
 #if defined(CIO_OS_LINUX)
     {"read", "wake_drain", "read@wake_drain", cio__sys_set_read__wake_drain},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"calloc", "adopt_loop", "calloc@adopt_loop", cio__sys_set_calloc__adopt_loop},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"calloc", "adopt_fiber", "calloc@adopt_fiber", cio__sys_set_calloc__adopt_fiber},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"calloc", "evented_group", "calloc@evented_group", cio__sys_set_calloc__evented_group},
 #endif
 #if defined(CIO_OS_LINUX)
@@ -6046,13 +6123,13 @@ static const struct {
 #if defined(CIO_OS_LINUX)
     {"pwritev2", "nowait_write", "pwritev2@nowait_write", cio__sys_set_pwritev2__nowait_write},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"clock_gettime", "evented_now", "clock_gettime@evented_now", cio__sys_set_clock_gettime__evented_now},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"realloc", "timer_heap", "realloc@timer_heap", cio__sys_set_realloc__timer_heap},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"pthread_key_create", "adopt_key", "pthread_key_create@adopt_key", cio__sys_set_pthread_key_create__adopt_key},
 #endif
 #if defined(CIO_OS_LINUX)
@@ -6195,6 +6272,21 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"VirtualAlloc", "block_region", "VirtualAlloc@block_region", cio__sys_set_VirtualAlloc__block_region},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"_aligned_malloc", "fiber_alloc", "_aligned_malloc@fiber_alloc", cio__sys_set__aligned_malloc__fiber_alloc},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CreateIoCompletionPort", "iocp_init", "CreateIoCompletionPort@iocp_init", cio__sys_set_CreateIoCompletionPort__iocp_init},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CloseHandle", "iocp_deinit", "CloseHandle@iocp_deinit", cio__sys_set_CloseHandle__iocp_deinit},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"GetQueuedCompletionStatusEx", "iocp_wait", "GetQueuedCompletionStatusEx@iocp_wait", cio__sys_set_GetQueuedCompletionStatusEx__iocp_wait},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"PostQueuedCompletionStatus", "iocp_wake", "PostQueuedCompletionStatus@iocp_wake", cio__sys_set_PostQueuedCompletionStatus__iocp_wake},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"VirtualFree", "block_region", "VirtualFree@block_region", cio__sys_set_VirtualFree__block_region},

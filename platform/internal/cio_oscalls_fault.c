@@ -601,13 +601,13 @@ enum {
 #if defined(CIO_OS_LINUX)
     CIO__FI_sigaltstack__overflow_altstack_off,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     CIO__FI_calloc__evented_create,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     CIO__FI_calloc__evented_loops,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     CIO__FI_pthread_create__loop_start,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -616,13 +616,13 @@ enum {
 #if defined(CIO_OS_LINUX)
     CIO__FI_read__wake_drain,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     CIO__FI_calloc__adopt_loop,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     CIO__FI_calloc__adopt_fiber,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     CIO__FI_calloc__evented_group,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -739,13 +739,13 @@ enum {
 #if defined(CIO_OS_LINUX)
     CIO__FI_pwritev2__nowait_write,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     CIO__FI_clock_gettime__evented_now,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     CIO__FI_realloc__timer_heap,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     CIO__FI_pthread_key_create__adopt_key,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -888,6 +888,21 @@ enum {
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_VirtualAlloc__block_region,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI__aligned_malloc__fiber_alloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_CreateIoCompletionPort__iocp_init,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_CloseHandle__iocp_deinit,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_GetQueuedCompletionStatusEx__iocp_wait,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_PostQueuedCompletionStatus__iocp_wake,
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_VirtualFree__block_region,
@@ -3516,7 +3531,7 @@ static int cio__fi_sigaltstack__overflow_altstack_off(const stack_t *ss, stack_t
     return (cio__sys_default.sigaltstack)(ss, old);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void * cio__fi_calloc__evented_create(size_t count, size_t size)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_calloc__evented_create];
@@ -3529,7 +3544,7 @@ static void * cio__fi_calloc__evented_create(size_t count, size_t size)
     return (cio__sys_default.calloc)(count, size);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void * cio__fi_calloc__evented_loops(size_t count, size_t size)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_calloc__evented_loops];
@@ -3542,7 +3557,7 @@ static void * cio__fi_calloc__evented_loops(size_t count, size_t size)
     return (cio__sys_default.calloc)(count, size);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static int cio__fi_pthread_create__loop_start(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_pthread_create__loop_start];
@@ -3579,7 +3594,7 @@ static ssize_t cio__fi_read__wake_drain(int fd, void *buf, size_t count)
     return (cio__sys_default.read)(fd, buf, count);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void * cio__fi_calloc__adopt_loop(size_t count, size_t size)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_calloc__adopt_loop];
@@ -3592,7 +3607,7 @@ static void * cio__fi_calloc__adopt_loop(size_t count, size_t size)
     return (cio__sys_default.calloc)(count, size);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void * cio__fi_calloc__adopt_fiber(size_t count, size_t size)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_calloc__adopt_fiber];
@@ -3605,7 +3620,7 @@ static void * cio__fi_calloc__adopt_fiber(size_t count, size_t size)
     return (cio__sys_default.calloc)(count, size);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void * cio__fi_calloc__evented_group(size_t count, size_t size)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_calloc__evented_group];
@@ -4135,7 +4150,7 @@ static ssize_t cio__fi_pwritev2__nowait_write(int fd, const struct iovec *iov, i
     return (cio__sys_default.pwritev2)(fd, iov, iovcnt, offset, flags);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static int cio__fi_clock_gettime__evented_now(clockid_t clock, struct timespec *ts)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_clock_gettime__evented_now];
@@ -4148,7 +4163,7 @@ static int cio__fi_clock_gettime__evented_now(clockid_t clock, struct timespec *
     return (cio__sys_default.clock_gettime)(clock, ts);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void * cio__fi_realloc__timer_heap(void *block, size_t size)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_realloc__timer_heap];
@@ -4161,7 +4176,7 @@ static void * cio__fi_realloc__timer_heap(void *block, size_t size)
     return (cio__sys_default.realloc)(block, size);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static int cio__fi_pthread_key_create__adopt_key(pthread_key_t *key, void (*destructor)(void *))
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_pthread_key_create__adopt_key];
@@ -4790,6 +4805,72 @@ static void * cio__fi_VirtualAlloc__block_region(void *addr, SIZE_T len, DWORD t
     }
     (void)mode_;
     return (cio__sys_default.VirtualAlloc)(addr, len, type, protect);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void * cio__fi__aligned_malloc__fiber_alloc(size_t size, size_t align)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI__aligned_malloc__fiber_alloc];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default._aligned_malloc)(size, align);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static HANDLE cio__fi_CreateIoCompletionPort__iocp_init(HANDLE file, HANDLE port, ULONG_PTR key, DWORD threads)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_CreateIoCompletionPort__iocp_init];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (HANDLE)NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.CreateIoCompletionPort)(file, port, key, threads);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_CloseHandle__iocp_deinit(HANDLE h)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_CloseHandle__iocp_deinit];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.CloseHandle)(h);
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.CloseHandle)(h);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_GetQueuedCompletionStatusEx__iocp_wait(HANDLE port, OVERLAPPED_ENTRY *entries, ULONG count, ULONG *removed, DWORD ms, BOOL alertable)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_GetQueuedCompletionStatusEx__iocp_wait];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.GetQueuedCompletionStatusEx)(port, entries, count, removed, ms, alertable);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_PostQueuedCompletionStatus__iocp_wake(HANDLE port, DWORD bytes, ULONG_PTR key, OVERLAPPED *ov)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_PostQueuedCompletionStatus__iocp_wake];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.PostQueuedCompletionStatus)(port, bytes, key, ov);
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -6745,13 +6826,13 @@ static const struct {
 #if defined(CIO_OS_LINUX)
     {"sigaltstack", "overflow_altstack_off", 1, 0, (cio__sys_any)cio__fi_sigaltstack__overflow_altstack_off},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"calloc", "evented_create", 1, 0, (cio__sys_any)cio__fi_calloc__evented_create},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"calloc", "evented_loops", 1, 0, (cio__sys_any)cio__fi_calloc__evented_loops},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"pthread_create", "loop_start", 1, 0, (cio__sys_any)cio__fi_pthread_create__loop_start},
 #endif
 #if defined(CIO_OS_LINUX)
@@ -6760,13 +6841,13 @@ static const struct {
 #if defined(CIO_OS_LINUX)
     {"read", "wake_drain", 1, 0, (cio__sys_any)cio__fi_read__wake_drain},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"calloc", "adopt_loop", 1, 0, (cio__sys_any)cio__fi_calloc__adopt_loop},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"calloc", "adopt_fiber", 1, 0, (cio__sys_any)cio__fi_calloc__adopt_fiber},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"calloc", "evented_group", 1, 0, (cio__sys_any)cio__fi_calloc__evented_group},
 #endif
 #if defined(CIO_OS_LINUX)
@@ -6883,13 +6964,13 @@ static const struct {
 #if defined(CIO_OS_LINUX)
     {"pwritev2", "nowait_write", 1, 1, (cio__sys_any)cio__fi_pwritev2__nowait_write},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"clock_gettime", "evented_now", 1, 0, (cio__sys_any)cio__fi_clock_gettime__evented_now},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"realloc", "timer_heap", 1, 0, (cio__sys_any)cio__fi_realloc__timer_heap},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"pthread_key_create", "adopt_key", 1, 0, (cio__sys_any)cio__fi_pthread_key_create__adopt_key},
 #endif
 #if defined(CIO_OS_LINUX)
@@ -7032,6 +7113,21 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"VirtualAlloc", "block_region", 1, 0, (cio__sys_any)cio__fi_VirtualAlloc__block_region},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"_aligned_malloc", "fiber_alloc", 1, 0, (cio__sys_any)cio__fi__aligned_malloc__fiber_alloc},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CreateIoCompletionPort", "iocp_init", 1, 0, (cio__sys_any)cio__fi_CreateIoCompletionPort__iocp_init},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CloseHandle", "iocp_deinit", 1, 0, (cio__sys_any)cio__fi_CloseHandle__iocp_deinit},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"GetQueuedCompletionStatusEx", "iocp_wait", 1, 0, (cio__sys_any)cio__fi_GetQueuedCompletionStatusEx__iocp_wait},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"PostQueuedCompletionStatus", "iocp_wake", 1, 0, (cio__sys_any)cio__fi_PostQueuedCompletionStatus__iocp_wake},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"VirtualFree", "block_region", 1, 0, (cio__sys_any)cio__fi_VirtualFree__block_region},
