@@ -1085,6 +1085,18 @@ static int cio__sys_dflt_closesocket(SOCKET s)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_AcceptEx(LPFN_ACCEPTEX fn, SOCKET listener, SOCKET s, void *buf, DWORD data_len, DWORD local_len, DWORD remote_len, DWORD *got, OVERLAPPED *ov)
+{
+    return fn(listener, s, buf, data_len, local_len, remote_len, got, ov);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_ConnectEx(LPFN_CONNECTEX fn, SOCKET s, const struct sockaddr *to, int tolen, void *buf, DWORD len, DWORD *sent, OVERLAPPED *ov)
+{
+    return fn(s, to, tolen, buf, len, sent, ov);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static HANDLE cio__sys_dflt_CreateIoCompletionPort(HANDLE file, HANDLE port, ULONG_PTR key, DWORD threads)
 {
     return CreateIoCompletionPort(file, port, key, threads);
@@ -1640,6 +1652,12 @@ const struct cio__sys_defaults cio__sys_default = {
 #endif
 #if defined(CIO_OS_WINDOWS)
     .closesocket = cio__sys_dflt_closesocket,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .AcceptEx = cio__sys_dflt_AcceptEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .ConnectEx = cio__sys_dflt_ConnectEx,
 #endif
 #if defined(CIO_OS_WINDOWS)
     .CreateIoCompletionPort = cio__sys_dflt_CreateIoCompletionPort,
@@ -2468,6 +2486,54 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_WINDOWS)
     .PostQueuedCompletionStatus__iocp_wake = cio__sys_dflt_PostQueuedCompletionStatus,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .PostQueuedCompletionStatus__iocp_forward = cio__sys_dflt_PostQueuedCompletionStatus,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CancelIoEx__iocp_cancel = cio__sys_dflt_CancelIoEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CreateIoCompletionPort__iocp_attach = cio__sys_dflt_CreateIoCompletionPort,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WSAGetOverlappedResult__iocp_result = cio__sys_dflt_WSAGetOverlappedResult,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WSASocketW__iocp_socket = cio__sys_dflt_WSASocketW,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .closesocket__iocp_undo = cio__sys_dflt_closesocket,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_ioctl__iocp_extension = cio__sys_dflt_wsa_ioctl,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_setsockopt__iocp_context = cio__sys_dflt_wsa_setsockopt,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .ioctlsocket__iocp_nonblocking = cio__sys_dflt_ioctlsocket,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WSASend__iocp_write = cio__sys_dflt_WSASend,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WSARecv__iocp_read = cio__sys_dflt_WSARecv,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .AcceptEx__iocp_accept = cio__sys_dflt_AcceptEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_getsockname__iocp_accept_family = cio__sys_dflt_wsa_getsockname,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_getpeername__iocp_accept_peer = cio__sys_dflt_wsa_getpeername,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .ConnectEx__iocp_connect = cio__sys_dflt_ConnectEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_bind__iocp_connect_bind = cio__sys_dflt_wsa_bind,
 #endif
 #if defined(CIO_OS_WINDOWS)
     .VirtualFree__block_region = cio__sys_dflt_VirtualFree,
@@ -4703,6 +4769,118 @@ static void cio__sys_set_PostQueuedCompletionStatus__iocp_wake(cio__sys_any fn)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_PostQueuedCompletionStatus__iocp_forward(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.PostQueuedCompletionStatus__iocp_forward, fn != NULL ? (cio__sys_PostQueuedCompletionStatus_fn)fn : cio__sys_dflt_PostQueuedCompletionStatus,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_CancelIoEx__iocp_cancel(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.CancelIoEx__iocp_cancel, fn != NULL ? (cio__sys_CancelIoEx_fn)fn : cio__sys_dflt_CancelIoEx,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_CreateIoCompletionPort__iocp_attach(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.CreateIoCompletionPort__iocp_attach, fn != NULL ? (cio__sys_CreateIoCompletionPort_fn)fn : cio__sys_dflt_CreateIoCompletionPort,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_WSAGetOverlappedResult__iocp_result(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.WSAGetOverlappedResult__iocp_result, fn != NULL ? (cio__sys_WSAGetOverlappedResult_fn)fn : cio__sys_dflt_WSAGetOverlappedResult,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_WSASocketW__iocp_socket(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.WSASocketW__iocp_socket, fn != NULL ? (cio__sys_WSASocketW_fn)fn : cio__sys_dflt_WSASocketW,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_closesocket__iocp_undo(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.closesocket__iocp_undo, fn != NULL ? (cio__sys_closesocket_fn)fn : cio__sys_dflt_closesocket,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_wsa_ioctl__iocp_extension(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.wsa_ioctl__iocp_extension, fn != NULL ? (cio__sys_wsa_ioctl_fn)fn : cio__sys_dflt_wsa_ioctl,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_wsa_setsockopt__iocp_context(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.wsa_setsockopt__iocp_context, fn != NULL ? (cio__sys_wsa_setsockopt_fn)fn : cio__sys_dflt_wsa_setsockopt,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_ioctlsocket__iocp_nonblocking(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.ioctlsocket__iocp_nonblocking, fn != NULL ? (cio__sys_ioctlsocket_fn)fn : cio__sys_dflt_ioctlsocket,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_WSASend__iocp_write(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.WSASend__iocp_write, fn != NULL ? (cio__sys_WSASend_fn)fn : cio__sys_dflt_WSASend,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_WSARecv__iocp_read(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.WSARecv__iocp_read, fn != NULL ? (cio__sys_WSARecv_fn)fn : cio__sys_dflt_WSARecv,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_AcceptEx__iocp_accept(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.AcceptEx__iocp_accept, fn != NULL ? (cio__sys_AcceptEx_fn)fn : cio__sys_dflt_AcceptEx,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_wsa_getsockname__iocp_accept_family(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.wsa_getsockname__iocp_accept_family, fn != NULL ? (cio__sys_wsa_getsockname_fn)fn : cio__sys_dflt_wsa_getsockname,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_wsa_getpeername__iocp_accept_peer(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.wsa_getpeername__iocp_accept_peer, fn != NULL ? (cio__sys_wsa_getpeername_fn)fn : cio__sys_dflt_wsa_getpeername,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_ConnectEx__iocp_connect(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.ConnectEx__iocp_connect, fn != NULL ? (cio__sys_ConnectEx_fn)fn : cio__sys_dflt_ConnectEx,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_wsa_bind__iocp_connect_bind(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.wsa_bind__iocp_connect_bind, fn != NULL ? (cio__sys_wsa_bind_fn)fn : cio__sys_dflt_wsa_bind,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static void cio__sys_set_VirtualFree__block_region(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.VirtualFree__block_region, fn != NULL ? (cio__sys_VirtualFree_fn)fn : cio__sys_dflt_VirtualFree,
@@ -6287,6 +6465,54 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"PostQueuedCompletionStatus", "iocp_wake", "PostQueuedCompletionStatus@iocp_wake", cio__sys_set_PostQueuedCompletionStatus__iocp_wake},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"PostQueuedCompletionStatus", "iocp_forward", "PostQueuedCompletionStatus@iocp_forward", cio__sys_set_PostQueuedCompletionStatus__iocp_forward},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CancelIoEx", "iocp_cancel", "CancelIoEx@iocp_cancel", cio__sys_set_CancelIoEx__iocp_cancel},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CreateIoCompletionPort", "iocp_attach", "CreateIoCompletionPort@iocp_attach", cio__sys_set_CreateIoCompletionPort__iocp_attach},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSAGetOverlappedResult", "iocp_result", "WSAGetOverlappedResult@iocp_result", cio__sys_set_WSAGetOverlappedResult__iocp_result},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSASocketW", "iocp_socket", "WSASocketW@iocp_socket", cio__sys_set_WSASocketW__iocp_socket},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"closesocket", "iocp_undo", "closesocket@iocp_undo", cio__sys_set_closesocket__iocp_undo},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_ioctl", "iocp_extension", "wsa_ioctl@iocp_extension", cio__sys_set_wsa_ioctl__iocp_extension},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_setsockopt", "iocp_context", "wsa_setsockopt@iocp_context", cio__sys_set_wsa_setsockopt__iocp_context},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"ioctlsocket", "iocp_nonblocking", "ioctlsocket@iocp_nonblocking", cio__sys_set_ioctlsocket__iocp_nonblocking},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSASend", "iocp_write", "WSASend@iocp_write", cio__sys_set_WSASend__iocp_write},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSARecv", "iocp_read", "WSARecv@iocp_read", cio__sys_set_WSARecv__iocp_read},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"AcceptEx", "iocp_accept", "AcceptEx@iocp_accept", cio__sys_set_AcceptEx__iocp_accept},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_getsockname", "iocp_accept_family", "wsa_getsockname@iocp_accept_family", cio__sys_set_wsa_getsockname__iocp_accept_family},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_getpeername", "iocp_accept_peer", "wsa_getpeername@iocp_accept_peer", cio__sys_set_wsa_getpeername__iocp_accept_peer},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"ConnectEx", "iocp_connect", "ConnectEx@iocp_connect", cio__sys_set_ConnectEx__iocp_connect},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_bind", "iocp_connect_bind", "wsa_bind@iocp_connect_bind", cio__sys_set_wsa_bind__iocp_connect_bind},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"VirtualFree", "block_region", "VirtualFree@block_region", cio__sys_set_VirtualFree__block_region},

@@ -645,6 +645,12 @@ typedef int (*cio__sys_WSAEventSelect_fn)(SOCKET, WSAEVENT, long);
 typedef int (*cio__sys_closesocket_fn)(SOCKET);
 #endif
 #if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_AcceptEx_fn)(LPFN_ACCEPTEX, SOCKET, SOCKET, void *, DWORD, DWORD, DWORD, DWORD *, OVERLAPPED *);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_ConnectEx_fn)(LPFN_CONNECTEX, SOCKET, const struct sockaddr *, int, void *, DWORD, DWORD *, OVERLAPPED *);
+#endif
+#if defined(CIO_OS_WINDOWS)
 typedef HANDLE (*cio__sys_CreateIoCompletionPort_fn)(HANDLE, HANDLE, ULONG_PTR, DWORD);
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -1192,6 +1198,12 @@ struct cio__sys_defaults {
 #endif
 #if defined(CIO_OS_WINDOWS)
     cio__sys_closesocket_fn closesocket;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_AcceptEx_fn AcceptEx;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_ConnectEx_fn ConnectEx;
 #endif
 #if defined(CIO_OS_WINDOWS)
     cio__sys_CreateIoCompletionPort_fn CreateIoCompletionPort;
@@ -2022,6 +2034,54 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_PostQueuedCompletionStatus_fn) PostQueuedCompletionStatus__iocp_wake; /* src/evented/poll_iocp.c: iocp_wake */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_PostQueuedCompletionStatus_fn) PostQueuedCompletionStatus__iocp_forward; /* src/evented/poll_iocp.c: forward */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_CancelIoEx_fn) CancelIoEx__iocp_cancel; /* src/evented/poll_iocp.c: iocp_cancel */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_CreateIoCompletionPort_fn) CreateIoCompletionPort__iocp_attach; /* src/evented/poll_iocp.c: cio__e_iocp_run */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_WSAGetOverlappedResult_fn) WSAGetOverlappedResult__iocp_result; /* src/evented/net_iocp.c: result_of */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_WSASocketW_fn) WSASocketW__iocp_socket; /* src/evented/net_iocp.c: tcp_socket */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_closesocket_fn) closesocket__iocp_undo; /* src/evented/net_iocp.c: undo */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_wsa_ioctl_fn) wsa_ioctl__iocp_extension; /* src/evented/net_iocp.c: extension */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_wsa_setsockopt_fn) wsa_setsockopt__iocp_context; /* src/evented/net_iocp.c: settle */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_ioctlsocket_fn) ioctlsocket__iocp_nonblocking; /* src/evented/net_iocp.c: settle */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_WSASend_fn) WSASend__iocp_write; /* src/evented/net_iocp.c: rw_start */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_WSARecv_fn) WSARecv__iocp_read; /* src/evented/net_iocp.c: rw_start */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_AcceptEx_fn) AcceptEx__iocp_accept; /* src/evented/net_iocp.c: accept_start */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_wsa_getsockname_fn) wsa_getsockname__iocp_accept_family; /* src/evented/net_iocp.c: accept_run */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_wsa_getpeername_fn) wsa_getpeername__iocp_accept_peer; /* src/evented/net_iocp.c: accept_run */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_ConnectEx_fn) ConnectEx__iocp_connect; /* src/evented/net_iocp.c: connect_start */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_wsa_bind_fn) wsa_bind__iocp_connect_bind; /* src/evented/net_iocp.c: connect_run */
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_VirtualFree_fn) VirtualFree__block_region; /* src/evented/stack_windows.c: cio__stack_pool_region_free */

@@ -905,6 +905,54 @@ enum {
     CIO__FI_PostQueuedCompletionStatus__iocp_wake,
 #endif
 #if defined(CIO_OS_WINDOWS)
+    CIO__FI_PostQueuedCompletionStatus__iocp_forward,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_CancelIoEx__iocp_cancel,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_CreateIoCompletionPort__iocp_attach,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_WSAGetOverlappedResult__iocp_result,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_WSASocketW__iocp_socket,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_closesocket__iocp_undo,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_wsa_ioctl__iocp_extension,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_wsa_setsockopt__iocp_context,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_ioctlsocket__iocp_nonblocking,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_WSASend__iocp_write,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_WSARecv__iocp_read,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_AcceptEx__iocp_accept,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_wsa_getsockname__iocp_accept_family,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_wsa_getpeername__iocp_accept_peer,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_ConnectEx__iocp_connect,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_wsa_bind__iocp_connect_bind,
+#endif
+#if defined(CIO_OS_WINDOWS)
     CIO__FI_VirtualFree__block_region,
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -4874,6 +4922,228 @@ static BOOL cio__fi_PostQueuedCompletionStatus__iocp_wake(HANDLE port, DWORD byt
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_PostQueuedCompletionStatus__iocp_forward(HANDLE port, DWORD bytes, ULONG_PTR key, OVERLAPPED *ov)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_PostQueuedCompletionStatus__iocp_forward];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.PostQueuedCompletionStatus)(port, bytes, key, ov);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_CancelIoEx__iocp_cancel(HANDLE h, OVERLAPPED *ov)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_CancelIoEx__iocp_cancel];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.CancelIoEx)(h, ov);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static HANDLE cio__fi_CreateIoCompletionPort__iocp_attach(HANDLE file, HANDLE port, ULONG_PTR key, DWORD threads)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_CreateIoCompletionPort__iocp_attach];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (HANDLE)NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.CreateIoCompletionPort)(file, port, key, threads);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_WSAGetOverlappedResult__iocp_result(SOCKET s, WSAOVERLAPPED *ov, DWORD *done, BOOL wait, DWORD *flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_WSAGetOverlappedResult__iocp_result];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.WSAGetOverlappedResult)(s, ov, done, wait, flags);
+        WSASetLastError(atomic_load(&p_->err));
+        return (BOOL)FALSE;
+    }
+    (void)mode_;
+    return (cio__sys_default.WSAGetOverlappedResult)(s, ov, done, wait, flags);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static SOCKET cio__fi_WSASocketW__iocp_socket(int af, int type, int protocol, WSAPROTOCOL_INFOW *info, GROUP g, DWORD flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_WSASocketW__iocp_socket];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (SOCKET)INVALID_SOCKET;
+    }
+    (void)mode_;
+    return (cio__sys_default.WSASocketW)(af, type, protocol, info, g, flags);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_closesocket__iocp_undo(SOCKET s)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_closesocket__iocp_undo];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.closesocket)(s);
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.closesocket)(s);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_wsa_ioctl__iocp_extension(SOCKET s, DWORD code, void *in, DWORD in_len, void *out, DWORD out_len, DWORD *ret_len, WSAOVERLAPPED *ov, LPWSAOVERLAPPED_COMPLETION_ROUTINE fn)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_wsa_ioctl__iocp_extension];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.wsa_ioctl)(s, code, in, in_len, out, out_len, ret_len, ov, fn);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_wsa_setsockopt__iocp_context(SOCKET s, int level, int name, const char *value, int len)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_wsa_setsockopt__iocp_context];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.wsa_setsockopt)(s, level, name, value, len);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_ioctlsocket__iocp_nonblocking(SOCKET s, long cmd, u_long *arg)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_ioctlsocket__iocp_nonblocking];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.ioctlsocket)(s, cmd, arg);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_WSASend__iocp_write(SOCKET s, WSABUF *bufs, DWORD count, DWORD *done, DWORD flags, WSAOVERLAPPED *ov, LPWSAOVERLAPPED_COMPLETION_ROUTINE fn)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_WSASend__iocp_write];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    if (mode_ == CIO__FI_SHORT) {
+        size_t max_ = atomic_load(&p_->max);
+        WSABUF t_[16];
+        DWORD k_ = cio__fi_trim_wsa(bufs, (DWORD)count, max_, t_);
+        return (cio__sys_default.WSASend)(s, t_, k_, done, flags, ov, fn);
+    }
+    (void)mode_;
+    return (cio__sys_default.WSASend)(s, bufs, count, done, flags, ov, fn);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_WSARecv__iocp_read(SOCKET s, WSABUF *bufs, DWORD count, DWORD *done, DWORD *flags, WSAOVERLAPPED *ov, LPWSAOVERLAPPED_COMPLETION_ROUTINE fn)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_WSARecv__iocp_read];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    if (mode_ == CIO__FI_SHORT) {
+        size_t max_ = atomic_load(&p_->max);
+        WSABUF t_[16];
+        DWORD k_ = cio__fi_trim_wsa(bufs, (DWORD)count, max_, t_);
+        return (cio__sys_default.WSARecv)(s, t_, k_, done, flags, ov, fn);
+    }
+    (void)mode_;
+    return (cio__sys_default.WSARecv)(s, bufs, count, done, flags, ov, fn);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_AcceptEx__iocp_accept(LPFN_ACCEPTEX fn, SOCKET listener, SOCKET s, void *buf, DWORD data_len, DWORD local_len, DWORD remote_len, DWORD *got, OVERLAPPED *ov)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_AcceptEx__iocp_accept];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (BOOL)FALSE;
+    }
+    (void)mode_;
+    return (cio__sys_default.AcceptEx)(fn, listener, s, buf, data_len, local_len, remote_len, got, ov);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_wsa_getsockname__iocp_accept_family(SOCKET s, struct sockaddr *addr, int *len)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_wsa_getsockname__iocp_accept_family];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.wsa_getsockname)(s, addr, len);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_wsa_getpeername__iocp_accept_peer(SOCKET s, struct sockaddr *addr, int *len)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_wsa_getpeername__iocp_accept_peer];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.wsa_getpeername)(s, addr, len);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_ConnectEx__iocp_connect(LPFN_CONNECTEX fn, SOCKET s, const struct sockaddr *to, int tolen, void *buf, DWORD len, DWORD *sent, OVERLAPPED *ov)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_ConnectEx__iocp_connect];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (BOOL)FALSE;
+    }
+    (void)mode_;
+    return (cio__sys_default.ConnectEx)(fn, s, to, tolen, buf, len, sent, ov);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_wsa_bind__iocp_connect_bind(SOCKET s, const struct sockaddr *addr, int len)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_wsa_bind__iocp_connect_bind];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.wsa_bind)(s, addr, len);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static BOOL cio__fi_VirtualFree__block_region(void *addr, SIZE_T len, DWORD type)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_VirtualFree__block_region];
@@ -7128,6 +7398,54 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"PostQueuedCompletionStatus", "iocp_wake", 1, 0, (cio__sys_any)cio__fi_PostQueuedCompletionStatus__iocp_wake},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"PostQueuedCompletionStatus", "iocp_forward", 1, 0, (cio__sys_any)cio__fi_PostQueuedCompletionStatus__iocp_forward},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CancelIoEx", "iocp_cancel", 1, 0, (cio__sys_any)cio__fi_CancelIoEx__iocp_cancel},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CreateIoCompletionPort", "iocp_attach", 1, 0, (cio__sys_any)cio__fi_CreateIoCompletionPort__iocp_attach},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSAGetOverlappedResult", "iocp_result", 1, 0, (cio__sys_any)cio__fi_WSAGetOverlappedResult__iocp_result},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSASocketW", "iocp_socket", 1, 0, (cio__sys_any)cio__fi_WSASocketW__iocp_socket},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"closesocket", "iocp_undo", 1, 0, (cio__sys_any)cio__fi_closesocket__iocp_undo},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_ioctl", "iocp_extension", 1, 0, (cio__sys_any)cio__fi_wsa_ioctl__iocp_extension},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_setsockopt", "iocp_context", 1, 0, (cio__sys_any)cio__fi_wsa_setsockopt__iocp_context},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"ioctlsocket", "iocp_nonblocking", 1, 0, (cio__sys_any)cio__fi_ioctlsocket__iocp_nonblocking},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSASend", "iocp_write", 1, 1, (cio__sys_any)cio__fi_WSASend__iocp_write},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSARecv", "iocp_read", 1, 1, (cio__sys_any)cio__fi_WSARecv__iocp_read},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"AcceptEx", "iocp_accept", 1, 0, (cio__sys_any)cio__fi_AcceptEx__iocp_accept},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_getsockname", "iocp_accept_family", 1, 0, (cio__sys_any)cio__fi_wsa_getsockname__iocp_accept_family},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_getpeername", "iocp_accept_peer", 1, 0, (cio__sys_any)cio__fi_wsa_getpeername__iocp_accept_peer},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"ConnectEx", "iocp_connect", 1, 0, (cio__sys_any)cio__fi_ConnectEx__iocp_connect},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_bind", "iocp_connect_bind", 1, 0, (cio__sys_any)cio__fi_wsa_bind__iocp_connect_bind},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"VirtualFree", "block_region", 1, 0, (cio__sys_any)cio__fi_VirtualFree__block_region},
