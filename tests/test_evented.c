@@ -443,7 +443,7 @@ static void test_flavour_choice(void **state)
     cio_evented *e = NULL;
     cio_evented_options o = {0};
     o.threads = 1;
-    o.flavour = (cio_evented_flavour)(CIO_EVENTED_KQUEUE + 1);
+    o.flavour = (cio_evented_flavour)(CIO_EVENTED_IOCP + 1);
     assert_int_equal(cio_evented_create(&o, &e), CIO_E_INVALID_ARGUMENT);
     const char *env = getenv("CIO_EVENTED_BACKEND");
     char saved[64] = {0};
@@ -451,6 +451,8 @@ static void test_flavour_choice(void **state)
         snprintf(saved, sizeof saved, "%s", env);
 #if defined(CIO_OS_LINUX)
     o.flavour = CIO_EVENTED_KQUEUE;
+    assert_int_equal(cio_evented_create(&o, &e), CIO_E_OPERATION_UNSUPPORTED);
+    o.flavour = CIO_EVENTED_IOCP;
     assert_int_equal(cio_evented_create(&o, &e), CIO_E_OPERATION_UNSUPPORTED);
     o.flavour = CIO_EVENTED_EPOLL;
     assert_int_equal(cio_evented_create(&o, &e), CIO_OK);
@@ -474,6 +476,8 @@ static void test_flavour_choice(void **state)
     o.flavour = CIO_EVENTED_EPOLL;
     assert_int_equal(cio_evented_create(&o, &e), CIO_E_OPERATION_UNSUPPORTED);
     o.flavour = CIO_EVENTED_IO_URING;
+    assert_int_equal(cio_evented_create(&o, &e), CIO_E_OPERATION_UNSUPPORTED);
+    o.flavour = CIO_EVENTED_IOCP;
     assert_int_equal(cio_evented_create(&o, &e), CIO_E_OPERATION_UNSUPPORTED);
     const cio_evented_flavour kq[] = {CIO_EVENTED_AUTO, CIO_EVENTED_KQUEUE};
     for (size_t i = 0; i < 2; i++) {

@@ -9,7 +9,10 @@
  * concurrent only fails (CIO_E_CONCURRENCY_UNAVAILABLE) when memory for one runs out.
  *
  * Exists where CIO_HAVE_EVENTED is 1 (cio/config.h); elsewhere this header declares nothing, as
- * Zig's std.Io.Evented is `void` where unimplemented.
+ * Zig's std.Io.Evented is `void` where unimplemented. On Windows x64 the backend is being built
+ * (issue 24: fibers over an I/O completion port, the CIO_EVENTED_IOCP flavour); until it is done it
+ * is compiled into the library but declared only for cio's own tests (CIO__EVENTED_PREVIEW), and
+ * CIO_HAVE_EVENTED stays 0 there.
  *
  * Threads. Any thread may use an Evented io: the first time a thread that is not one of the loop's
  * calls a blocking slot, the call is carried out by a fiber of the loop and the thread waits for it.
@@ -27,7 +30,7 @@
 extern "C" {
 #endif
 
-#if CIO_HAVE_EVENTED
+#if CIO_HAVE_EVENTED || defined(CIO__EVENTED_PREVIEW)
 
 /** An Evented instance (opaque): its loops, fibers and helper pool. */
 typedef struct cio_evented cio_evented;
@@ -40,7 +43,8 @@ typedef enum cio_evented_flavour {
                              read at create time. The BSDs: kqueue (the variable is not read). */
     CIO_EVENTED_IO_URING, /**< Linux: io_uring, or fail (OperationUnsupported / SystemResources) */
     CIO_EVENTED_EPOLL,    /**< Linux: readiness through epoll */
-    CIO_EVENTED_KQUEUE    /**< FreeBSD, NetBSD, OpenBSD: readiness through kqueue */
+    CIO_EVENTED_KQUEUE,   /**< FreeBSD, NetBSD, OpenBSD: readiness through kqueue */
+    CIO_EVENTED_IOCP      /**< Windows: completions through an I/O completion port */
 } cio_evented_flavour;
 
 /** Options of cio_evented_create. All-zero (or NULL) gives the defaults. */
@@ -105,7 +109,7 @@ typedef struct cio_evented_stats {
  */
 void cio_evented_get_stats(const cio_evented *evented, cio_evented_stats *out);
 
-#endif /* CIO_HAVE_EVENTED */
+#endif /* CIO_HAVE_EVENTED || CIO__EVENTED_PREVIEW */
 
 #ifdef __cplusplus
 }

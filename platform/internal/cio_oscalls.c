@@ -514,13 +514,13 @@ static void * cio__sys_dflt_calloc(size_t count, size_t size)
     return calloc(count, size);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void * cio__sys_dflt_realloc(void *block, size_t size)
 {
     return realloc(block, size);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static int cio__sys_dflt_pthread_key_create(pthread_key_t *key, void (*destructor)(void *))
 {
     return pthread_key_create(key, destructor);
@@ -1084,6 +1084,36 @@ static int cio__sys_dflt_closesocket(SOCKET s)
     return closesocket(s);
 }
 #endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_AcceptEx(LPFN_ACCEPTEX fn, SOCKET listener, SOCKET s, void *buf, DWORD data_len, DWORD local_len, DWORD remote_len, DWORD *got, OVERLAPPED *ov)
+{
+    return fn(listener, s, buf, data_len, local_len, remote_len, got, ov);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_ConnectEx(LPFN_CONNECTEX fn, SOCKET s, const struct sockaddr *to, int tolen, void *buf, DWORD len, DWORD *sent, OVERLAPPED *ov)
+{
+    return fn(s, to, tolen, buf, len, sent, ov);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static HANDLE cio__sys_dflt_CreateIoCompletionPort(HANDLE file, HANDLE port, ULONG_PTR key, DWORD threads)
+{
+    return CreateIoCompletionPort(file, port, key, threads);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_GetQueuedCompletionStatusEx(HANDLE port, OVERLAPPED_ENTRY *entries, ULONG count, ULONG *removed, DWORD ms, BOOL alertable)
+{
+    return GetQueuedCompletionStatusEx(port, entries, count, removed, ms, alertable);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__sys_dflt_PostQueuedCompletionStatus(HANDLE port, DWORD bytes, ULONG_PTR key, OVERLAPPED *ov)
+{
+    return PostQueuedCompletionStatus(port, bytes, key, ov);
+}
+#endif
 
 const struct cio__sys_defaults cio__sys_default = {
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI)
@@ -1338,10 +1368,10 @@ const struct cio__sys_defaults cio__sys_default = {
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI) || defined(CIO_OS_WINDOWS)
     .calloc = cio__sys_dflt_calloc,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     .realloc = cio__sys_dflt_realloc,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     .pthread_key_create = cio__sys_dflt_pthread_key_create,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -1622,6 +1652,21 @@ const struct cio__sys_defaults cio__sys_default = {
 #endif
 #if defined(CIO_OS_WINDOWS)
     .closesocket = cio__sys_dflt_closesocket,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .AcceptEx = cio__sys_dflt_AcceptEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .ConnectEx = cio__sys_dflt_ConnectEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CreateIoCompletionPort = cio__sys_dflt_CreateIoCompletionPort,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .GetQueuedCompletionStatusEx = cio__sys_dflt_GetQueuedCompletionStatusEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .PostQueuedCompletionStatus = cio__sys_dflt_PostQueuedCompletionStatus,
 #endif
 };
 
@@ -2145,13 +2190,13 @@ struct cio__sys_table cio__sys = {
 #if defined(CIO_OS_LINUX)
     .sigaltstack__overflow_altstack_off = cio__sys_dflt_sigaltstack,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     .calloc__evented_create = cio__sys_dflt_calloc,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     .calloc__evented_loops = cio__sys_dflt_calloc,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     .pthread_create__loop_start = cio__sys_dflt_pthread_create,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -2160,13 +2205,13 @@ struct cio__sys_table cio__sys = {
 #if defined(CIO_OS_LINUX)
     .read__wake_drain = cio__sys_dflt_read,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     .calloc__adopt_loop = cio__sys_dflt_calloc,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     .calloc__adopt_fiber = cio__sys_dflt_calloc,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     .calloc__evented_group = cio__sys_dflt_calloc,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -2283,13 +2328,13 @@ struct cio__sys_table cio__sys = {
 #if defined(CIO_OS_LINUX)
     .pwritev2__nowait_write = cio__sys_dflt_pwritev2,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     .clock_gettime__evented_now = cio__sys_dflt_clock_gettime,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     .realloc__timer_heap = cio__sys_dflt_realloc,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     .pthread_key_create__adopt_key = cio__sys_dflt_pthread_key_create,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -2432,6 +2477,69 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_WINDOWS)
     .VirtualAlloc__block_region = cio__sys_dflt_VirtualAlloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    ._aligned_malloc__fiber_alloc = cio__sys_dflt__aligned_malloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CreateIoCompletionPort__iocp_init = cio__sys_dflt_CreateIoCompletionPort,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CloseHandle__iocp_deinit = cio__sys_dflt_CloseHandle,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .GetQueuedCompletionStatusEx__iocp_wait = cio__sys_dflt_GetQueuedCompletionStatusEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .PostQueuedCompletionStatus__iocp_wake = cio__sys_dflt_PostQueuedCompletionStatus,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .PostQueuedCompletionStatus__iocp_forward = cio__sys_dflt_PostQueuedCompletionStatus,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CancelIoEx__iocp_cancel = cio__sys_dflt_CancelIoEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CreateIoCompletionPort__iocp_attach = cio__sys_dflt_CreateIoCompletionPort,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WSAGetOverlappedResult__iocp_result = cio__sys_dflt_WSAGetOverlappedResult,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WSASocketW__iocp_socket = cio__sys_dflt_WSASocketW,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .closesocket__iocp_undo = cio__sys_dflt_closesocket,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_ioctl__iocp_extension = cio__sys_dflt_wsa_ioctl,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_setsockopt__iocp_context = cio__sys_dflt_wsa_setsockopt,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .ioctlsocket__iocp_nonblocking = cio__sys_dflt_ioctlsocket,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WSASend__iocp_write = cio__sys_dflt_WSASend,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WSARecv__iocp_read = cio__sys_dflt_WSARecv,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .AcceptEx__iocp_accept = cio__sys_dflt_AcceptEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_getsockname__iocp_accept_family = cio__sys_dflt_wsa_getsockname,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_getpeername__iocp_accept_peer = cio__sys_dflt_wsa_getpeername,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .ConnectEx__iocp_connect = cio__sys_dflt_ConnectEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_bind__iocp_connect_bind = cio__sys_dflt_wsa_bind,
 #endif
 #if defined(CIO_OS_WINDOWS)
     .VirtualFree__block_region = cio__sys_dflt_VirtualFree,
@@ -3973,21 +4081,21 @@ static void cio__sys_set_sigaltstack__overflow_altstack_off(cio__sys_any fn)
                           memory_order_relaxed);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void cio__sys_set_calloc__evented_create(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.calloc__evented_create, fn != NULL ? (cio__sys_calloc_fn)fn : cio__sys_dflt_calloc,
                           memory_order_relaxed);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void cio__sys_set_calloc__evented_loops(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.calloc__evented_loops, fn != NULL ? (cio__sys_calloc_fn)fn : cio__sys_dflt_calloc,
                           memory_order_relaxed);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void cio__sys_set_pthread_create__loop_start(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.pthread_create__loop_start, fn != NULL ? (cio__sys_pthread_create_fn)fn : cio__sys_dflt_pthread_create,
@@ -4008,21 +4116,21 @@ static void cio__sys_set_read__wake_drain(cio__sys_any fn)
                           memory_order_relaxed);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void cio__sys_set_calloc__adopt_loop(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.calloc__adopt_loop, fn != NULL ? (cio__sys_calloc_fn)fn : cio__sys_dflt_calloc,
                           memory_order_relaxed);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void cio__sys_set_calloc__adopt_fiber(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.calloc__adopt_fiber, fn != NULL ? (cio__sys_calloc_fn)fn : cio__sys_dflt_calloc,
                           memory_order_relaxed);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void cio__sys_set_calloc__evented_group(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.calloc__evented_group, fn != NULL ? (cio__sys_calloc_fn)fn : cio__sys_dflt_calloc,
@@ -4295,21 +4403,21 @@ static void cio__sys_set_pwritev2__nowait_write(cio__sys_any fn)
                           memory_order_relaxed);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void cio__sys_set_clock_gettime__evented_now(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.clock_gettime__evented_now, fn != NULL ? (cio__sys_clock_gettime_fn)fn : cio__sys_dflt_clock_gettime,
                           memory_order_relaxed);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void cio__sys_set_realloc__timer_heap(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.realloc__timer_heap, fn != NULL ? (cio__sys_realloc_fn)fn : cio__sys_dflt_realloc,
                           memory_order_relaxed);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void cio__sys_set_pthread_key_create__adopt_key(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.pthread_key_create__adopt_key, fn != NULL ? (cio__sys_pthread_key_create_fn)fn : cio__sys_dflt_pthread_key_create,
@@ -4642,6 +4750,153 @@ static void cio__sys_set_VirtualFree__stack_free(cio__sys_any fn)
 static void cio__sys_set_VirtualAlloc__block_region(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.VirtualAlloc__block_region, fn != NULL ? (cio__sys_VirtualAlloc_fn)fn : cio__sys_dflt_VirtualAlloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set__aligned_malloc__fiber_alloc(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys._aligned_malloc__fiber_alloc, fn != NULL ? (cio__sys__aligned_malloc_fn)fn : cio__sys_dflt__aligned_malloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_CreateIoCompletionPort__iocp_init(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.CreateIoCompletionPort__iocp_init, fn != NULL ? (cio__sys_CreateIoCompletionPort_fn)fn : cio__sys_dflt_CreateIoCompletionPort,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_CloseHandle__iocp_deinit(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.CloseHandle__iocp_deinit, fn != NULL ? (cio__sys_CloseHandle_fn)fn : cio__sys_dflt_CloseHandle,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_GetQueuedCompletionStatusEx__iocp_wait(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.GetQueuedCompletionStatusEx__iocp_wait, fn != NULL ? (cio__sys_GetQueuedCompletionStatusEx_fn)fn : cio__sys_dflt_GetQueuedCompletionStatusEx,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_PostQueuedCompletionStatus__iocp_wake(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.PostQueuedCompletionStatus__iocp_wake, fn != NULL ? (cio__sys_PostQueuedCompletionStatus_fn)fn : cio__sys_dflt_PostQueuedCompletionStatus,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_PostQueuedCompletionStatus__iocp_forward(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.PostQueuedCompletionStatus__iocp_forward, fn != NULL ? (cio__sys_PostQueuedCompletionStatus_fn)fn : cio__sys_dflt_PostQueuedCompletionStatus,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_CancelIoEx__iocp_cancel(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.CancelIoEx__iocp_cancel, fn != NULL ? (cio__sys_CancelIoEx_fn)fn : cio__sys_dflt_CancelIoEx,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_CreateIoCompletionPort__iocp_attach(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.CreateIoCompletionPort__iocp_attach, fn != NULL ? (cio__sys_CreateIoCompletionPort_fn)fn : cio__sys_dflt_CreateIoCompletionPort,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_WSAGetOverlappedResult__iocp_result(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.WSAGetOverlappedResult__iocp_result, fn != NULL ? (cio__sys_WSAGetOverlappedResult_fn)fn : cio__sys_dflt_WSAGetOverlappedResult,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_WSASocketW__iocp_socket(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.WSASocketW__iocp_socket, fn != NULL ? (cio__sys_WSASocketW_fn)fn : cio__sys_dflt_WSASocketW,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_closesocket__iocp_undo(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.closesocket__iocp_undo, fn != NULL ? (cio__sys_closesocket_fn)fn : cio__sys_dflt_closesocket,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_wsa_ioctl__iocp_extension(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.wsa_ioctl__iocp_extension, fn != NULL ? (cio__sys_wsa_ioctl_fn)fn : cio__sys_dflt_wsa_ioctl,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_wsa_setsockopt__iocp_context(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.wsa_setsockopt__iocp_context, fn != NULL ? (cio__sys_wsa_setsockopt_fn)fn : cio__sys_dflt_wsa_setsockopt,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_ioctlsocket__iocp_nonblocking(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.ioctlsocket__iocp_nonblocking, fn != NULL ? (cio__sys_ioctlsocket_fn)fn : cio__sys_dflt_ioctlsocket,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_WSASend__iocp_write(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.WSASend__iocp_write, fn != NULL ? (cio__sys_WSASend_fn)fn : cio__sys_dflt_WSASend,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_WSARecv__iocp_read(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.WSARecv__iocp_read, fn != NULL ? (cio__sys_WSARecv_fn)fn : cio__sys_dflt_WSARecv,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_AcceptEx__iocp_accept(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.AcceptEx__iocp_accept, fn != NULL ? (cio__sys_AcceptEx_fn)fn : cio__sys_dflt_AcceptEx,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_wsa_getsockname__iocp_accept_family(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.wsa_getsockname__iocp_accept_family, fn != NULL ? (cio__sys_wsa_getsockname_fn)fn : cio__sys_dflt_wsa_getsockname,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_wsa_getpeername__iocp_accept_peer(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.wsa_getpeername__iocp_accept_peer, fn != NULL ? (cio__sys_wsa_getpeername_fn)fn : cio__sys_dflt_wsa_getpeername,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_ConnectEx__iocp_connect(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.ConnectEx__iocp_connect, fn != NULL ? (cio__sys_ConnectEx_fn)fn : cio__sys_dflt_ConnectEx,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_wsa_bind__iocp_connect_bind(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.wsa_bind__iocp_connect_bind, fn != NULL ? (cio__sys_wsa_bind_fn)fn : cio__sys_dflt_wsa_bind,
                           memory_order_relaxed);
 }
 #endif
@@ -5934,13 +6189,13 @@ static const struct {
 #if defined(CIO_OS_LINUX)
     {"sigaltstack", "overflow_altstack_off", "sigaltstack@overflow_altstack_off", cio__sys_set_sigaltstack__overflow_altstack_off},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"calloc", "evented_create", "calloc@evented_create", cio__sys_set_calloc__evented_create},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"calloc", "evented_loops", "calloc@evented_loops", cio__sys_set_calloc__evented_loops},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"pthread_create", "loop_start", "pthread_create@loop_start", cio__sys_set_pthread_create__loop_start},
 #endif
 #if defined(CIO_OS_LINUX)
@@ -5949,13 +6204,13 @@ static const struct {
 #if defined(CIO_OS_LINUX)
     {"read", "wake_drain", "read@wake_drain", cio__sys_set_read__wake_drain},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"calloc", "adopt_loop", "calloc@adopt_loop", cio__sys_set_calloc__adopt_loop},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"calloc", "adopt_fiber", "calloc@adopt_fiber", cio__sys_set_calloc__adopt_fiber},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"calloc", "evented_group", "calloc@evented_group", cio__sys_set_calloc__evented_group},
 #endif
 #if defined(CIO_OS_LINUX)
@@ -6072,13 +6327,13 @@ static const struct {
 #if defined(CIO_OS_LINUX)
     {"pwritev2", "nowait_write", "pwritev2@nowait_write", cio__sys_set_pwritev2__nowait_write},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"clock_gettime", "evented_now", "clock_gettime@evented_now", cio__sys_set_clock_gettime__evented_now},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"realloc", "timer_heap", "realloc@timer_heap", cio__sys_set_realloc__timer_heap},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"pthread_key_create", "adopt_key", "pthread_key_create@adopt_key", cio__sys_set_pthread_key_create__adopt_key},
 #endif
 #if defined(CIO_OS_LINUX)
@@ -6221,6 +6476,69 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"VirtualAlloc", "block_region", "VirtualAlloc@block_region", cio__sys_set_VirtualAlloc__block_region},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"_aligned_malloc", "fiber_alloc", "_aligned_malloc@fiber_alloc", cio__sys_set__aligned_malloc__fiber_alloc},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CreateIoCompletionPort", "iocp_init", "CreateIoCompletionPort@iocp_init", cio__sys_set_CreateIoCompletionPort__iocp_init},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CloseHandle", "iocp_deinit", "CloseHandle@iocp_deinit", cio__sys_set_CloseHandle__iocp_deinit},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"GetQueuedCompletionStatusEx", "iocp_wait", "GetQueuedCompletionStatusEx@iocp_wait", cio__sys_set_GetQueuedCompletionStatusEx__iocp_wait},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"PostQueuedCompletionStatus", "iocp_wake", "PostQueuedCompletionStatus@iocp_wake", cio__sys_set_PostQueuedCompletionStatus__iocp_wake},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"PostQueuedCompletionStatus", "iocp_forward", "PostQueuedCompletionStatus@iocp_forward", cio__sys_set_PostQueuedCompletionStatus__iocp_forward},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CancelIoEx", "iocp_cancel", "CancelIoEx@iocp_cancel", cio__sys_set_CancelIoEx__iocp_cancel},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CreateIoCompletionPort", "iocp_attach", "CreateIoCompletionPort@iocp_attach", cio__sys_set_CreateIoCompletionPort__iocp_attach},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSAGetOverlappedResult", "iocp_result", "WSAGetOverlappedResult@iocp_result", cio__sys_set_WSAGetOverlappedResult__iocp_result},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSASocketW", "iocp_socket", "WSASocketW@iocp_socket", cio__sys_set_WSASocketW__iocp_socket},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"closesocket", "iocp_undo", "closesocket@iocp_undo", cio__sys_set_closesocket__iocp_undo},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_ioctl", "iocp_extension", "wsa_ioctl@iocp_extension", cio__sys_set_wsa_ioctl__iocp_extension},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_setsockopt", "iocp_context", "wsa_setsockopt@iocp_context", cio__sys_set_wsa_setsockopt__iocp_context},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"ioctlsocket", "iocp_nonblocking", "ioctlsocket@iocp_nonblocking", cio__sys_set_ioctlsocket__iocp_nonblocking},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSASend", "iocp_write", "WSASend@iocp_write", cio__sys_set_WSASend__iocp_write},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSARecv", "iocp_read", "WSARecv@iocp_read", cio__sys_set_WSARecv__iocp_read},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"AcceptEx", "iocp_accept", "AcceptEx@iocp_accept", cio__sys_set_AcceptEx__iocp_accept},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_getsockname", "iocp_accept_family", "wsa_getsockname@iocp_accept_family", cio__sys_set_wsa_getsockname__iocp_accept_family},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_getpeername", "iocp_accept_peer", "wsa_getpeername@iocp_accept_peer", cio__sys_set_wsa_getpeername__iocp_accept_peer},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"ConnectEx", "iocp_connect", "ConnectEx@iocp_connect", cio__sys_set_ConnectEx__iocp_connect},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_bind", "iocp_connect_bind", "wsa_bind@iocp_connect_bind", cio__sys_set_wsa_bind__iocp_connect_bind},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"VirtualFree", "block_region", "VirtualFree@block_region", cio__sys_set_VirtualFree__block_region},

@@ -359,10 +359,10 @@ typedef void * (*cio__sys_malloc_fn)(size_t);
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI) || defined(CIO_OS_WINDOWS)
 typedef void * (*cio__sys_calloc_fn)(size_t, size_t);
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 typedef void * (*cio__sys_realloc_fn)(void *, size_t);
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 typedef int (*cio__sys_pthread_key_create_fn)(pthread_key_t *, void (*)(void *));
 #endif
 #if defined(CIO_OS_LINUX)
@@ -644,6 +644,21 @@ typedef int (*cio__sys_WSAEventSelect_fn)(SOCKET, WSAEVENT, long);
 #if defined(CIO_OS_WINDOWS)
 typedef int (*cio__sys_closesocket_fn)(SOCKET);
 #endif
+#if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_AcceptEx_fn)(LPFN_ACCEPTEX, SOCKET, SOCKET, void *, DWORD, DWORD, DWORD, DWORD *, OVERLAPPED *);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_ConnectEx_fn)(LPFN_CONNECTEX, SOCKET, const struct sockaddr *, int, void *, DWORD, DWORD *, OVERLAPPED *);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef HANDLE (*cio__sys_CreateIoCompletionPort_fn)(HANDLE, HANDLE, ULONG_PTR, DWORD);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_GetQueuedCompletionStatusEx_fn)(HANDLE, OVERLAPPED_ENTRY *, ULONG, ULONG *, DWORD, BOOL);
+#endif
+#if defined(CIO_OS_WINDOWS)
+typedef BOOL (*cio__sys_PostQueuedCompletionStatus_fn)(HANDLE, DWORD, ULONG_PTR, OVERLAPPED *);
+#endif
 
 /* The defaults: the real calls. */
 struct cio__sys_defaults {
@@ -899,10 +914,10 @@ struct cio__sys_defaults {
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WASI) || defined(CIO_OS_WINDOWS)
     cio__sys_calloc_fn calloc;
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     cio__sys_realloc_fn realloc;
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     cio__sys_pthread_key_create_fn pthread_key_create;
 #endif
 #if defined(CIO_OS_LINUX)
@@ -1183,6 +1198,21 @@ struct cio__sys_defaults {
 #endif
 #if defined(CIO_OS_WINDOWS)
     cio__sys_closesocket_fn closesocket;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_AcceptEx_fn AcceptEx;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_ConnectEx_fn ConnectEx;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_CreateIoCompletionPort_fn CreateIoCompletionPort;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_GetQueuedCompletionStatusEx_fn GetQueuedCompletionStatusEx;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_PostQueuedCompletionStatus_fn PostQueuedCompletionStatus;
 #endif
 };
 extern const struct cio__sys_defaults cio__sys_default;
@@ -1708,28 +1738,28 @@ struct cio__sys_table {
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_sigaltstack_fn) sigaltstack__overflow_altstack_off; /* src/core/overflow_posix.c: cio__overflow_thread_end */
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_calloc_fn) calloc__evented_create; /* src/evented/io.c: cio_evented_create */
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_calloc_fn) calloc__evented_loops; /* src/evented/io.c: cio_evented_create */
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_pthread_create_fn) pthread_create__loop_start; /* src/evented/io.c: cio_evented_create */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_posix_memalign_fn) posix_memalign__fiber_alloc; /* src/evented/blocks.c: block_alloc */
+    _Atomic(cio__sys_posix_memalign_fn) posix_memalign__fiber_alloc; /* src/evented/blocks_mem_posix.c: cio__e_block_mem */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_read_fn) read__wake_drain; /* src/evented/sched.c: cio__e_wake_drained */
+    _Atomic(cio__sys_read_fn) read__wake_drain; /* src/evented/poll_epoll.c: cio__e_eventfd_drain */
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_calloc_fn) calloc__adopt_loop; /* src/evented/adopt.c: adopt */
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_calloc_fn) calloc__adopt_fiber; /* src/evented/adopt.c: adopt */
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_calloc_fn) calloc__evented_group; /* src/evented/tasks.c: group_new */
 #endif
 #if defined(CIO_OS_LINUX)
@@ -1846,13 +1876,13 @@ struct cio__sys_table {
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_pwritev2_fn) pwritev2__nowait_write; /* src/evented/fs_nowait_linux.c: cio__e_file_try_rw */
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_clock_gettime_fn) clock_gettime__evented_now; /* src/evented/timers.c: cio__e_now_ns */
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_realloc_fn) realloc__timer_heap; /* src/evented/timers.c: cio__e_timer_add */
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_pthread_key_create_fn) pthread_key_create__adopt_key; /* src/evented/adopt.c: adopt_key_ready */
 #endif
 #if defined(CIO_OS_LINUX)
@@ -1995,6 +2025,69 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_VirtualAlloc_fn) VirtualAlloc__block_region; /* src/evented/stack_windows.c: cio__stack_pool_region */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys__aligned_malloc_fn) _aligned_malloc__fiber_alloc; /* src/evented/blocks_mem_windows.c: cio__e_block_mem */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_CreateIoCompletionPort_fn) CreateIoCompletionPort__iocp_init; /* src/evented/poll_iocp.c: iocp_init */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_CloseHandle_fn) CloseHandle__iocp_deinit; /* src/evented/poll_iocp.c: iocp_deinit */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_GetQueuedCompletionStatusEx_fn) GetQueuedCompletionStatusEx__iocp_wait; /* src/evented/poll_iocp.c: iocp_wait */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_PostQueuedCompletionStatus_fn) PostQueuedCompletionStatus__iocp_wake; /* src/evented/poll_iocp.c: iocp_wake */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_PostQueuedCompletionStatus_fn) PostQueuedCompletionStatus__iocp_forward; /* src/evented/poll_iocp.c: forward */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_CancelIoEx_fn) CancelIoEx__iocp_cancel; /* src/evented/poll_iocp.c: iocp_cancel */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_CreateIoCompletionPort_fn) CreateIoCompletionPort__iocp_attach; /* src/evented/poll_iocp.c: cio__e_iocp_run */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_WSAGetOverlappedResult_fn) WSAGetOverlappedResult__iocp_result; /* src/evented/net_iocp.c: result_of */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_WSASocketW_fn) WSASocketW__iocp_socket; /* src/evented/net_iocp.c: tcp_socket */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_closesocket_fn) closesocket__iocp_undo; /* src/evented/net_iocp.c: undo */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_wsa_ioctl_fn) wsa_ioctl__iocp_extension; /* src/evented/net_iocp.c: extension */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_wsa_setsockopt_fn) wsa_setsockopt__iocp_context; /* src/evented/net_iocp.c: settle */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_ioctlsocket_fn) ioctlsocket__iocp_nonblocking; /* src/evented/net_iocp.c: settle */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_WSASend_fn) WSASend__iocp_write; /* src/evented/net_iocp.c: rw_start */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_WSARecv_fn) WSARecv__iocp_read; /* src/evented/net_iocp.c: rw_start */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_AcceptEx_fn) AcceptEx__iocp_accept; /* src/evented/net_iocp.c: accept_start */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_wsa_getsockname_fn) wsa_getsockname__iocp_accept_family; /* src/evented/net_iocp.c: accept_run */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_wsa_getpeername_fn) wsa_getpeername__iocp_accept_peer; /* src/evented/net_iocp.c: accept_run */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_ConnectEx_fn) ConnectEx__iocp_connect; /* src/evented/net_iocp.c: connect_start */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_wsa_bind_fn) wsa_bind__iocp_connect_bind; /* src/evented/net_iocp.c: connect_run */
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_VirtualFree_fn) VirtualFree__block_region; /* src/evented/stack_windows.c: cio__stack_pool_region_free */

@@ -607,13 +607,13 @@ enum {
 #if defined(CIO_OS_LINUX)
     CIO__FI_sigaltstack__overflow_altstack_off,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     CIO__FI_calloc__evented_create,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     CIO__FI_calloc__evented_loops,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     CIO__FI_pthread_create__loop_start,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -622,13 +622,13 @@ enum {
 #if defined(CIO_OS_LINUX)
     CIO__FI_read__wake_drain,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     CIO__FI_calloc__adopt_loop,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     CIO__FI_calloc__adopt_fiber,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     CIO__FI_calloc__evented_group,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -745,13 +745,13 @@ enum {
 #if defined(CIO_OS_LINUX)
     CIO__FI_pwritev2__nowait_write,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     CIO__FI_clock_gettime__evented_now,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     CIO__FI_realloc__timer_heap,
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     CIO__FI_pthread_key_create__adopt_key,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -894,6 +894,69 @@ enum {
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_VirtualAlloc__block_region,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI__aligned_malloc__fiber_alloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_CreateIoCompletionPort__iocp_init,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_CloseHandle__iocp_deinit,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_GetQueuedCompletionStatusEx__iocp_wait,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_PostQueuedCompletionStatus__iocp_wake,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_PostQueuedCompletionStatus__iocp_forward,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_CancelIoEx__iocp_cancel,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_CreateIoCompletionPort__iocp_attach,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_WSAGetOverlappedResult__iocp_result,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_WSASocketW__iocp_socket,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_closesocket__iocp_undo,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_wsa_ioctl__iocp_extension,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_wsa_setsockopt__iocp_context,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_ioctlsocket__iocp_nonblocking,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_WSASend__iocp_write,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_WSARecv__iocp_read,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_AcceptEx__iocp_accept,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_wsa_getsockname__iocp_accept_family,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_wsa_getpeername__iocp_accept_peer,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_ConnectEx__iocp_connect,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_wsa_bind__iocp_connect_bind,
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_VirtualFree__block_region,
@@ -3547,7 +3610,7 @@ static int cio__fi_sigaltstack__overflow_altstack_off(const stack_t *ss, stack_t
     return (cio__sys_default.sigaltstack)(ss, old);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void * cio__fi_calloc__evented_create(size_t count, size_t size)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_calloc__evented_create];
@@ -3560,7 +3623,7 @@ static void * cio__fi_calloc__evented_create(size_t count, size_t size)
     return (cio__sys_default.calloc)(count, size);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void * cio__fi_calloc__evented_loops(size_t count, size_t size)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_calloc__evented_loops];
@@ -3573,7 +3636,7 @@ static void * cio__fi_calloc__evented_loops(size_t count, size_t size)
     return (cio__sys_default.calloc)(count, size);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static int cio__fi_pthread_create__loop_start(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_pthread_create__loop_start];
@@ -3610,7 +3673,7 @@ static ssize_t cio__fi_read__wake_drain(int fd, void *buf, size_t count)
     return (cio__sys_default.read)(fd, buf, count);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void * cio__fi_calloc__adopt_loop(size_t count, size_t size)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_calloc__adopt_loop];
@@ -3623,7 +3686,7 @@ static void * cio__fi_calloc__adopt_loop(size_t count, size_t size)
     return (cio__sys_default.calloc)(count, size);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void * cio__fi_calloc__adopt_fiber(size_t count, size_t size)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_calloc__adopt_fiber];
@@ -3636,7 +3699,7 @@ static void * cio__fi_calloc__adopt_fiber(size_t count, size_t size)
     return (cio__sys_default.calloc)(count, size);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void * cio__fi_calloc__evented_group(size_t count, size_t size)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_calloc__evented_group];
@@ -4166,7 +4229,7 @@ static ssize_t cio__fi_pwritev2__nowait_write(int fd, const struct iovec *iov, i
     return (cio__sys_default.pwritev2)(fd, iov, iovcnt, offset, flags);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static int cio__fi_clock_gettime__evented_now(clockid_t clock, struct timespec *ts)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_clock_gettime__evented_now];
@@ -4179,7 +4242,7 @@ static int cio__fi_clock_gettime__evented_now(clockid_t clock, struct timespec *
     return (cio__sys_default.clock_gettime)(clock, ts);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static void * cio__fi_realloc__timer_heap(void *block, size_t size)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_realloc__timer_heap];
@@ -4192,7 +4255,7 @@ static void * cio__fi_realloc__timer_heap(void *block, size_t size)
     return (cio__sys_default.realloc)(block, size);
 }
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
 static int cio__fi_pthread_key_create__adopt_key(pthread_key_t *key, void (*destructor)(void *))
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_pthread_key_create__adopt_key];
@@ -4821,6 +4884,294 @@ static void * cio__fi_VirtualAlloc__block_region(void *addr, SIZE_T len, DWORD t
     }
     (void)mode_;
     return (cio__sys_default.VirtualAlloc)(addr, len, type, protect);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void * cio__fi__aligned_malloc__fiber_alloc(size_t size, size_t align)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI__aligned_malloc__fiber_alloc];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default._aligned_malloc)(size, align);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static HANDLE cio__fi_CreateIoCompletionPort__iocp_init(HANDLE file, HANDLE port, ULONG_PTR key, DWORD threads)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_CreateIoCompletionPort__iocp_init];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (HANDLE)NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.CreateIoCompletionPort)(file, port, key, threads);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_CloseHandle__iocp_deinit(HANDLE h)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_CloseHandle__iocp_deinit];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.CloseHandle)(h);
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.CloseHandle)(h);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_GetQueuedCompletionStatusEx__iocp_wait(HANDLE port, OVERLAPPED_ENTRY *entries, ULONG count, ULONG *removed, DWORD ms, BOOL alertable)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_GetQueuedCompletionStatusEx__iocp_wait];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.GetQueuedCompletionStatusEx)(port, entries, count, removed, ms, alertable);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_PostQueuedCompletionStatus__iocp_wake(HANDLE port, DWORD bytes, ULONG_PTR key, OVERLAPPED *ov)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_PostQueuedCompletionStatus__iocp_wake];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.PostQueuedCompletionStatus)(port, bytes, key, ov);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_PostQueuedCompletionStatus__iocp_forward(HANDLE port, DWORD bytes, ULONG_PTR key, OVERLAPPED *ov)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_PostQueuedCompletionStatus__iocp_forward];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.PostQueuedCompletionStatus)(port, bytes, key, ov);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_CancelIoEx__iocp_cancel(HANDLE h, OVERLAPPED *ov)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_CancelIoEx__iocp_cancel];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.CancelIoEx)(h, ov);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static HANDLE cio__fi_CreateIoCompletionPort__iocp_attach(HANDLE file, HANDLE port, ULONG_PTR key, DWORD threads)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_CreateIoCompletionPort__iocp_attach];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (HANDLE)NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.CreateIoCompletionPort)(file, port, key, threads);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_WSAGetOverlappedResult__iocp_result(SOCKET s, WSAOVERLAPPED *ov, DWORD *done, BOOL wait, DWORD *flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_WSAGetOverlappedResult__iocp_result];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.WSAGetOverlappedResult)(s, ov, done, wait, flags);
+        WSASetLastError(atomic_load(&p_->err));
+        return (BOOL)FALSE;
+    }
+    (void)mode_;
+    return (cio__sys_default.WSAGetOverlappedResult)(s, ov, done, wait, flags);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static SOCKET cio__fi_WSASocketW__iocp_socket(int af, int type, int protocol, WSAPROTOCOL_INFOW *info, GROUP g, DWORD flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_WSASocketW__iocp_socket];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (SOCKET)INVALID_SOCKET;
+    }
+    (void)mode_;
+    return (cio__sys_default.WSASocketW)(af, type, protocol, info, g, flags);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_closesocket__iocp_undo(SOCKET s)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_closesocket__iocp_undo];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.closesocket)(s);
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.closesocket)(s);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_wsa_ioctl__iocp_extension(SOCKET s, DWORD code, void *in, DWORD in_len, void *out, DWORD out_len, DWORD *ret_len, WSAOVERLAPPED *ov, LPWSAOVERLAPPED_COMPLETION_ROUTINE fn)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_wsa_ioctl__iocp_extension];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.wsa_ioctl)(s, code, in, in_len, out, out_len, ret_len, ov, fn);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_wsa_setsockopt__iocp_context(SOCKET s, int level, int name, const char *value, int len)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_wsa_setsockopt__iocp_context];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.wsa_setsockopt)(s, level, name, value, len);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_ioctlsocket__iocp_nonblocking(SOCKET s, long cmd, u_long *arg)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_ioctlsocket__iocp_nonblocking];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.ioctlsocket)(s, cmd, arg);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_WSASend__iocp_write(SOCKET s, WSABUF *bufs, DWORD count, DWORD *done, DWORD flags, WSAOVERLAPPED *ov, LPWSAOVERLAPPED_COMPLETION_ROUTINE fn)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_WSASend__iocp_write];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    if (mode_ == CIO__FI_SHORT) {
+        size_t max_ = atomic_load(&p_->max);
+        WSABUF t_[16];
+        DWORD k_ = cio__fi_trim_wsa(bufs, (DWORD)count, max_, t_);
+        return (cio__sys_default.WSASend)(s, t_, k_, done, flags, ov, fn);
+    }
+    (void)mode_;
+    return (cio__sys_default.WSASend)(s, bufs, count, done, flags, ov, fn);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_WSARecv__iocp_read(SOCKET s, WSABUF *bufs, DWORD count, DWORD *done, DWORD *flags, WSAOVERLAPPED *ov, LPWSAOVERLAPPED_COMPLETION_ROUTINE fn)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_WSARecv__iocp_read];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    if (mode_ == CIO__FI_SHORT) {
+        size_t max_ = atomic_load(&p_->max);
+        WSABUF t_[16];
+        DWORD k_ = cio__fi_trim_wsa(bufs, (DWORD)count, max_, t_);
+        return (cio__sys_default.WSARecv)(s, t_, k_, done, flags, ov, fn);
+    }
+    (void)mode_;
+    return (cio__sys_default.WSARecv)(s, bufs, count, done, flags, ov, fn);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_AcceptEx__iocp_accept(LPFN_ACCEPTEX fn, SOCKET listener, SOCKET s, void *buf, DWORD data_len, DWORD local_len, DWORD remote_len, DWORD *got, OVERLAPPED *ov)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_AcceptEx__iocp_accept];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (BOOL)FALSE;
+    }
+    (void)mode_;
+    return (cio__sys_default.AcceptEx)(fn, listener, s, buf, data_len, local_len, remote_len, got, ov);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_wsa_getsockname__iocp_accept_family(SOCKET s, struct sockaddr *addr, int *len)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_wsa_getsockname__iocp_accept_family];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.wsa_getsockname)(s, addr, len);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_wsa_getpeername__iocp_accept_peer(SOCKET s, struct sockaddr *addr, int *len)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_wsa_getpeername__iocp_accept_peer];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.wsa_getpeername)(s, addr, len);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_ConnectEx__iocp_connect(LPFN_CONNECTEX fn, SOCKET s, const struct sockaddr *to, int tolen, void *buf, DWORD len, DWORD *sent, OVERLAPPED *ov)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_ConnectEx__iocp_connect];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (BOOL)FALSE;
+    }
+    (void)mode_;
+    return (cio__sys_default.ConnectEx)(fn, s, to, tolen, buf, len, sent, ov);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_wsa_bind__iocp_connect_bind(SOCKET s, const struct sockaddr *addr, int len)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_wsa_bind__iocp_connect_bind];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.wsa_bind)(s, addr, len);
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -6782,13 +7133,13 @@ static const struct {
 #if defined(CIO_OS_LINUX)
     {"sigaltstack", "overflow_altstack_off", 1, 0, (cio__sys_any)cio__fi_sigaltstack__overflow_altstack_off},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"calloc", "evented_create", 1, 0, (cio__sys_any)cio__fi_calloc__evented_create},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"calloc", "evented_loops", 1, 0, (cio__sys_any)cio__fi_calloc__evented_loops},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"pthread_create", "loop_start", 1, 0, (cio__sys_any)cio__fi_pthread_create__loop_start},
 #endif
 #if defined(CIO_OS_LINUX)
@@ -6797,13 +7148,13 @@ static const struct {
 #if defined(CIO_OS_LINUX)
     {"read", "wake_drain", 1, 0, (cio__sys_any)cio__fi_read__wake_drain},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"calloc", "adopt_loop", 1, 0, (cio__sys_any)cio__fi_calloc__adopt_loop},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"calloc", "adopt_fiber", 1, 0, (cio__sys_any)cio__fi_calloc__adopt_fiber},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"calloc", "evented_group", 1, 0, (cio__sys_any)cio__fi_calloc__evented_group},
 #endif
 #if defined(CIO_OS_LINUX)
@@ -6920,13 +7271,13 @@ static const struct {
 #if defined(CIO_OS_LINUX)
     {"pwritev2", "nowait_write", 1, 1, (cio__sys_any)cio__fi_pwritev2__nowait_write},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"clock_gettime", "evented_now", 1, 0, (cio__sys_any)cio__fi_clock_gettime__evented_now},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"realloc", "timer_heap", 1, 0, (cio__sys_any)cio__fi_realloc__timer_heap},
 #endif
-#if defined(CIO_OS_LINUX)
+#if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"pthread_key_create", "adopt_key", 1, 0, (cio__sys_any)cio__fi_pthread_key_create__adopt_key},
 #endif
 #if defined(CIO_OS_LINUX)
@@ -7069,6 +7420,69 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"VirtualAlloc", "block_region", 1, 0, (cio__sys_any)cio__fi_VirtualAlloc__block_region},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"_aligned_malloc", "fiber_alloc", 1, 0, (cio__sys_any)cio__fi__aligned_malloc__fiber_alloc},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CreateIoCompletionPort", "iocp_init", 1, 0, (cio__sys_any)cio__fi_CreateIoCompletionPort__iocp_init},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CloseHandle", "iocp_deinit", 1, 0, (cio__sys_any)cio__fi_CloseHandle__iocp_deinit},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"GetQueuedCompletionStatusEx", "iocp_wait", 1, 0, (cio__sys_any)cio__fi_GetQueuedCompletionStatusEx__iocp_wait},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"PostQueuedCompletionStatus", "iocp_wake", 1, 0, (cio__sys_any)cio__fi_PostQueuedCompletionStatus__iocp_wake},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"PostQueuedCompletionStatus", "iocp_forward", 1, 0, (cio__sys_any)cio__fi_PostQueuedCompletionStatus__iocp_forward},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CancelIoEx", "iocp_cancel", 1, 0, (cio__sys_any)cio__fi_CancelIoEx__iocp_cancel},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CreateIoCompletionPort", "iocp_attach", 1, 0, (cio__sys_any)cio__fi_CreateIoCompletionPort__iocp_attach},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSAGetOverlappedResult", "iocp_result", 1, 0, (cio__sys_any)cio__fi_WSAGetOverlappedResult__iocp_result},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSASocketW", "iocp_socket", 1, 0, (cio__sys_any)cio__fi_WSASocketW__iocp_socket},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"closesocket", "iocp_undo", 1, 0, (cio__sys_any)cio__fi_closesocket__iocp_undo},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_ioctl", "iocp_extension", 1, 0, (cio__sys_any)cio__fi_wsa_ioctl__iocp_extension},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_setsockopt", "iocp_context", 1, 0, (cio__sys_any)cio__fi_wsa_setsockopt__iocp_context},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"ioctlsocket", "iocp_nonblocking", 1, 0, (cio__sys_any)cio__fi_ioctlsocket__iocp_nonblocking},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSASend", "iocp_write", 1, 1, (cio__sys_any)cio__fi_WSASend__iocp_write},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSARecv", "iocp_read", 1, 1, (cio__sys_any)cio__fi_WSARecv__iocp_read},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"AcceptEx", "iocp_accept", 1, 0, (cio__sys_any)cio__fi_AcceptEx__iocp_accept},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_getsockname", "iocp_accept_family", 1, 0, (cio__sys_any)cio__fi_wsa_getsockname__iocp_accept_family},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_getpeername", "iocp_accept_peer", 1, 0, (cio__sys_any)cio__fi_wsa_getpeername__iocp_accept_peer},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"ConnectEx", "iocp_connect", 1, 0, (cio__sys_any)cio__fi_ConnectEx__iocp_connect},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_bind", "iocp_connect_bind", 1, 0, (cio__sys_any)cio__fi_wsa_bind__iocp_connect_bind},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"VirtualFree", "block_region", 1, 0, (cio__sys_any)cio__fi_VirtualFree__block_region},

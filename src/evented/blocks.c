@@ -6,7 +6,8 @@
  * instance's free list and the region being carved from are under free_mu (lock order: free_mu,
  * then the stack pool's lock). A block of BLOCK_CTX capacity comes from the calling loop's cache,
  * else the instance's free list, else a region; a larger one, or any when regions fail, from
- * posix_memalign. Going back it takes the same ladder up to where there is room.
+ * cio__e_block_mem (blocks_mem_<os>.c: posix_memalign, _aligned_malloc). Going back it takes the same
+ * ladder up to where there is room.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -53,7 +54,7 @@ void cio__e_block_release(struct cio_any_future *f)
     if (r != NULL)
         region_put(r);
     else
-        free(f);
+        cio__e_block_mem_free(f);
 }
 
 /* free_mu held: a block of BLOCK_CTX capacity carved from the current region, or NULL. */
@@ -115,8 +116,8 @@ static struct cio_any_future *block_alloc(struct cio_evented *e, size_t ctx_size
         size_t header = BLOCK_HEADER;
         if (cap > SIZE_MAX - header)
             return NULL;
-        void *mem = NULL;
-        if (CIO__SYS(posix_memalign, fiber_alloc)(&mem, CIO_CONTEXT_ALIGN, header + cap) != 0)
+        void *mem = cio__e_block_mem(header + cap);
+        if (mem == NULL)
             return NULL;
         f = (struct cio_any_future *)mem;
         f->capacity = cap;

@@ -11,7 +11,13 @@
  *   poll_epoll.c  the readiness poller on epoll (Linux)
  *   poll_kqueue.c the same contract on kqueue (the BSDs), woken through poll_kqueue_user.c
  *                 (EVFILT_USER) or poll_kqueue_pipe.c (a pipe, where EVFILT_USER is missing)
- *   flavour_linux.c, flavour_kqueue.c   which pollers an OS has and how a flavour is chosen
+ *   poll_iocp.c   the completion-port poller (Windows): wake-ups and waits on a port per loop, and
+ *                 overlapped operations (iocp.h), which net_iocp.c starts for the Windows sockets
+ *   fs_helper.c   the file slots every flavour runs alike (helper pool; close and seek in place);
+ *                 fs.c (POSIX) and fs_rw_iocp.c (Windows) the reads, writes and sync
+ *   process_wait_fd.c, process_wait_iocp.c   child waits and signal_wait (POSIX, Windows)
+ *   flavour_linux.c, flavour_kqueue.c, flavour_windows.c   which pollers an OS has and how a flavour
+ *                 is chosen
  *   poll_uring.c  the io_uring poller: readiness through POLL_ADD, ring operations (one submission,
  *                 optionally with a deadline on the loop's timers), the opcode probe, cancel
  *   fs_uring.c, net_uring.c   the slots the io_uring flavour runs as ring operations (uring.h)
@@ -213,11 +219,15 @@ struct cio__e_poller_ops {
     .name = label, .init = p##_init, .deinit = p##_deinit, .wait = p##_wait, .wake = p##_wake, .arm_fd = p##_arm, \
     .cancel = p##_cancel
 
+/* Reads a loop's wake-up eventfd empty (poll_epoll.c; the epoll and io_uring pollers, before
+ * cio__e_wake_drained). */
+void cio__e_eventfd_drain(struct cio__e_loop *loop);
 /* A poller descriptor that could not be made at init (epoll_create1, eventfd, ...): its mapped error. */
 cio_err cio__e_fd_error(int err);
 extern const struct cio__e_poller_ops cio__e_epoll_ops;
 extern const struct cio__e_poller_ops cio__e_uring_ops;
 extern const struct cio__e_poller_ops cio__e_kqueue_ops;
+extern const struct cio__e_poller_ops cio__e_iocp_ops;
 
 /* ---- a loop ------------------------------------------------------------------------------------------ */
 struct cio__e_loop {
@@ -436,6 +446,10 @@ void cio__e_block_release(struct cio_any_future *f);
 /* Destroy, the loops stopped: every block the loops' caches and the free list hold goes for good,
  * and the region being carved is let go (blocks still out keep theirs mapped). */
 void cio__e_blocks_free(struct cio_evented *e);
+/* blocks_mem_<os>.c: a block's memory off the regions (CIO_CONTEXT_ALIGN-aligned; NULL: none), and
+ * its release. */
+void *cio__e_block_mem(size_t size);
+void cio__e_block_mem_free(void *mem);
 /* Frees a finished future's block (after `done`). */
 void cio__e_fiber_free(struct cio_evented *e, struct cio_any_future *f);
 /* Switches the current fiber out; `after(arg)` runs on the loop once it is (in the scheduler, or
@@ -467,8 +481,8 @@ bool cio__e_deadline_passed(int64_t deadline_ns);
 int64_t cio__e_now_last(void);
 /* A timeout as a CLOCK_MONOTONIC deadline in ns (-1: none), the clock of loop timers. */
 int64_t cio__e_mono_deadline(cio_timeout timeout);
-/* Called by a poller on the loop thread when its wake-up fired: drains its descriptor (eventfd, pipe;
- * kqueue's EVFILT_USER has none: wakefd -1), then
+/* Called by a poller on the loop thread when its wake-up fired, after the poller drained its
+ * descriptor (eventfd, pipe; kqueue's EVFILT_USER and the completion port's packet have none):
  * clears `woken` so the next waker writes again. (A drained descriptor with `woken` still set would
  * make every later waker skip its write: a lost wake-up.) */
 void cio__e_wake_drained(struct cio__e_loop *loop);
@@ -586,7 +600,7 @@ void cio__e_uring_splice_override(struct cio_evented *e, struct cio_vtable *vt);
 void cio__e_uring_process_override(struct cio_evented *e, struct cio_vtable *vt); /* process_uring.c */
 /* child_wait's arguments, checked (InvalidArgument), then run(&args) as a fiber of e and its result
  * set-checked (process.c; process_uring.c runs it with the ring's waitid). */
-struct cio__e_child_wait {
+struct cio__e_child_wait_args {
     struct cio_evented *e;
     cio_child *child;
     cio_term *term;

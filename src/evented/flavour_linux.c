@@ -5,7 +5,7 @@
  * seccomp, kernel.io_uring_disabled, qemu-user). CIO_EVENTED_BACKEND=io_uring|epoll in the
  * environment replaces the auto flavour only (a forced io_uring from there still falls back, so the
  * variable never makes a create fail); any other value is ignored. Under valgrind the auto flavour
- * (and the variable) is epoll. kqueue does not exist here.
+ * (and the variable) is epoll. kqueue and the completion port do not exist here.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +41,7 @@ static cio_evented_flavour from_env(void)
 
 cio_err cio__e_choose_poller(struct cio_evented *e, cio_evented_flavour requested)
 {
-    if (requested == CIO_EVENTED_KQUEUE)
+    if (requested == CIO_EVENTED_KQUEUE || requested == CIO_EVENTED_IOCP)
         return CIO_E_OPERATION_UNSUPPORTED;
     cio_evented_flavour fl = requested == CIO_EVENTED_AUTO ? from_env() : requested;
     if (requested == CIO_EVENTED_AUTO && under_valgrind())

@@ -79,7 +79,7 @@ cio_err cio_evented_create(const cio_evented_options *options, cio_evented **out
     memset(&o, 0, sizeof o);
     if (options != NULL)
         o = *options;
-    if (out == NULL || (unsigned)o.flavour > (unsigned)CIO_EVENTED_KQUEUE)
+    if (out == NULL || (unsigned)o.flavour > (unsigned)CIO_EVENTED_IOCP)
         return CIO_E_INVALID_ARGUMENT;
     struct cio_evented *e = (struct cio_evented *)CIO__SYS(calloc, evented_create)(1, sizeof *e);
     if (e == NULL)

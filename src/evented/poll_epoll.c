@@ -323,6 +323,13 @@ static int ep_poll(struct ep *ep, int epfd, struct epoll_event *evs, int64_t tim
     return CIO__SYS(epoll_wait, epoll_wait)(epfd, evs, BATCH, ms);
 }
 
+void cio__e_eventfd_drain(struct cio__e_loop *l)
+{
+    uint64_t v;
+    while (CIO__SYS(read, wake_drain)(l->wakefd, &v, sizeof v) > 0) {
+    }
+}
+
 static void ep_wait(struct cio__e_loop *l, int64_t timeout_ns)
 {
     struct ep *ep = ep_of(l);
@@ -339,6 +346,7 @@ static void ep_wait(struct cio__e_loop *l, int64_t timeout_ns)
         uint64_t data = evs[i].data.u64;
         uint32_t re = evs[i].events & (EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP | EPOLLPRI | EPOLLRDHUP);
         if (data == WAKE_DATA) {
+            cio__e_eventfd_drain(l);
             cio__e_wake_drained(l);
             continue;
         }

@@ -225,6 +225,9 @@ static void kq_wait(struct cio__e_loop *l, int64_t timeout_ns)
             continue; /* the second direction of a wait completed earlier in this batch */
         struct cio__e_wait *w = (struct cio__e_wait *)evs[i].udata;
         if (w == NULL) {
+            unsigned char v[64]; /* the wake pipe (poll_kqueue_pipe.c) read empty; EVFILT_USER has none */
+            while (l->wakefd >= 0 && read(l->wakefd, v, sizeof v) > 0) {
+            }
             cio__e_wake_drained(l);
             continue;
         }

@@ -1,8 +1,8 @@
 /*
  * The kqueue poller's wake-up through a pipe, where kqueue has no EVFILT_USER (OpenBSD before 7.8,
  * spec/libc.yaml): the read end is registered level-triggered (EVFILT_READ, no EV_CLEAR), a waker
- * writes one byte to the write end, and cio__e_wake_drained reads the pipe empty (both ends are
- * non-blocking: a full pipe means the loop is woken already) before it clears `woken`.
+ * writes one byte to the write end, and kq_wait (poll_kqueue.c) reads the pipe empty (both ends are
+ * non-blocking: a full pipe means the loop is woken already) before cio__e_wake_drained clears `woken`.
  */
 #include <fcntl.h>
 #include <stddef.h>

@@ -295,6 +295,7 @@ static bool reap(struct cio__e_loop *l, struct ring *r)
         int32_t res = cqe->res;
         head++;
         if (ud == TAG_WAKE) {
+            cio__e_eventfd_drain(l);
             cio__e_wake_drained(l);
             rearm = true;
         } else if (ud == TAG_MSG_WAKE) {

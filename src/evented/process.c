@@ -2,8 +2,9 @@
  * The Evented backend's process slots.
  *
  * Spawn runs the Threaded implementation on the helper pool (fork and the wait for the child's exec
- * report block). A wait is native: the fiber waits for its child's pidfd to become readable through
- * its home loop's poller (epoll, or a poll operation on io_uring), so any number of children are
+ * report block). Child waits and cio_signal_wait are the OS's: process_wait_fd.c (POSIX; described
+ * here) and process_wait_iocp.c (Windows: the helper pool). A wait is native: the fiber waits for its child's pidfd to
+ * become readable through its home loop's poller (epoll, or a poll operation on io_uring), so any number of children are
  * awaited by fibers with no thread each; once readable, the reap (waitid) cannot block and runs
  * where the fiber is. A child without a pidfd (a kernel without pidfd_open) is waited for on the
  * helper pool, canceled like any helper call; on the BSDs (no pidfd) every wait does. Where the
@@ -15,13 +16,12 @@
  * identity (fibers may move between loop threads; a thread that is no loop thread, adopted or not,
  * is the thread, as through a Threaded instance) and the backend's futex slots, so a fiber waiting
  * for it never blocks its loop thread. Invariants: as fs.c's (a foreign thread runs the wait as a
- * fiber through cio__e_run, the helper paths directly). cio_signal_wait (issue 25) is here too: a
- * fiber waits for its waiter's pipe as for a child's pidfd.
+ * fiber through cio__e_run, the helper paths directly). cio_signal_wait (issue 25) is with the
+ * waits: on POSIX a fiber waits for its waiter's pipe as for a child's pidfd.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <poll.h>
 #include <stdint.h>
 
 #include "cio/process.h"
@@ -55,34 +55,13 @@ cio_err cio__e_process_spawn_path(void *ud, cio_dir dir, const cio_spawn_options
     return cio__e_helper((struct cio_evented *)ud, h_spawn, &a, true);
 }
 
-static cio_err h_wait(void *p)
-{
-    struct cio__e_child_wait *a = (struct cio__e_child_wait *)p;
-    return cio__os_child_wait(NULL, a->child, a->term);
-}
-static cio_err wait_run(void *p)
-{
-    struct cio__e_child_wait *a = (struct cio__e_child_wait *)p;
-    if (a->child->handle < 0)
-        return cio__e_helper(a->e, h_wait, a, true);
-    uint32_t rev = 0;
-    cio_err err = cio__e_wait_fd(a->e, a->child->handle, POLLIN, -1, true, &rev);
-    if (err != CIO_OK)
-        return err;
-    return cio__os_child_reap(a->child, a->term);
-}
 cio_err cio__e_child_wait_with(void *ud, cio_child *child, cio_term *term, cio_err (*run)(void *))
 {
     if (child == NULL || term == NULL || child->id <= 0)
         return CIO_E_INVALID_ARGUMENT;
-    struct cio__e_child_wait a = {(struct cio_evented *)ud, child, term};
+    struct cio__e_child_wait_args a = {(struct cio_evented *)ud, child, term};
     return CIO__IN_SET(process_wait, cio__e_run(a.e, run, &a));
 }
-cio_err cio__e_child_wait(void *ud, cio_child *child, cio_term *term)
-{
-    return cio__e_child_wait_with(ud, child, term, wait_run);
-}
-
 static cio_err h_kill(void *p)
 {
     cio__os_child_kill(NULL, (cio_child *)p);
@@ -132,37 +111,6 @@ cio_err cio__e_process_set_current_path(void *ud, const char *path)
 {
     struct a_chdir a = {path};
     return cio__e_helper((struct cio_evented *)ud, h_chdir, &a, true);
-}
-
-/* ---- cio_signal_wait: the waiter's pipe (sig_wait_posix.c) watched by the fiber through its loop's
- * poller, so any number of fibers wait for signals with no thread each; the take (a non-blocking
- * read and an atomic exchange) runs where the fiber is. ---------------------------------------------- */
-
-struct a_sig {
-    struct cio_evented *e;
-    const cio_sigset *set;
-    int *signo;
-};
-static cio_err sig_run(void *p)
-{
-    struct a_sig *a = (struct a_sig *)p;
-    struct cio__os_sigwaiter w;
-    cio_err err = cio__os_sigwait_begin(a->set, &w);
-    if (err != CIO_OK)
-        return err;
-    while (!cio__os_sigwait_take(&w, a->signo)) {
-        uint32_t rev = 0;
-        err = cio__e_wait_fd(a->e, w.rfd, POLLIN, -1, true, &rev);
-        if (err != CIO_OK)
-            break;
-    }
-    cio__os_sigwait_end(&w);
-    return err;
-}
-cio_err cio__e_signal_wait(void *ud, const cio_sigset *set, int *signo)
-{
-    struct a_sig a = {(struct cio_evented *)ud, set, signo};
-    return CIO__IN_SET(signal_wait, cio__e_run(a.e, sig_run, &a));
 }
 
 /* ---- the stderr lock ----------------------------------------------------------------------------- */

@@ -33,7 +33,7 @@
 
 static cio_err u_wait_run(void *p)
 {
-    struct cio__e_child_wait *a = (struct cio__e_child_wait *)p;
+    struct cio__e_child_wait_args *a = (struct cio__e_child_wait_args *)p;
     siginfo_t si;
     memset(&si, 0, sizeof si);
     struct io_uring_sqe sqe;

@@ -163,9 +163,6 @@ void cio__e_wake_loop(struct cio__e_loop *l)
 
 void cio__e_wake_drained(struct cio__e_loop *l)
 {
-    uint64_t v;
-    while (l->wakefd >= 0 && CIO__SYS(read, wake_drain)(l->wakefd, &v, sizeof v) > 0) {
-    }
     atomic_store_explicit(&l->woken, 0, memory_order_seq_cst);
 }
 

@@ -1,0 +1,43 @@
+/*
+ * Overlapped operations on the loops' completion ports (Windows; poll_iocp.c runs them, net_iocp.c
+ * starts them). Only files built for Windows include this header.
+ *
+ * An operation lives on its fiber's stack: its OVERLAPPED first (what a completion packet carries),
+ * the handle it runs on (CancelIoEx's target), its home loop (where the fiber waits) and the wait
+ * record. It ends only when its completion packet is dequeued, so nothing the kernel writes goes
+ * away before it is done: a cancel or a deadline only asks CancelIoEx to stop that exact OVERLAPPED,
+ * and the packet (STATUS_CANCELLED, or the result if it finished first) still follows.
+ */
+#ifndef CIO_EVENTED_IOCP_H
+#define CIO_EVENTED_IOCP_H
+
+#define WIN32_LEAN_AND_MEAN
+#include <winsock2.h>
+#include <windows.h>
+
+#include "evented.h"
+
+#define CIO__E_IOCP_MAGIC 0x70636f69u /* "iocp": an OVERLAPPED of cio's, not a foreign one */
+
+struct cio__e_iocp_op {
+    OVERLAPPED ov; /* first */
+    uint32_t magic;
+    HANDLE handle;
+    struct cio__e_loop *home;
+    struct cio__e_wait w;
+};
+
+/* Starts the operation on op->handle with &op->ov; 0 when a completion packet will follow (pending,
+ * or done at once: the port is told of both), else the WSA error code (no packet). */
+typedef int (*cio__e_iocp_start)(struct cio__e_iocp_op *op, void *arg);
+
+/* Runs one overlapped operation on `handle` as the current fiber of e: attaches the handle to the
+ * fiber's home loop's port (once), starts it, waits for its packet (deadline_ns >= 0: canceled then,
+ * reason TIMEOUT; cancelable: a cancel request cancels it, reason CANCEL). Returns CIO_OK with op's
+ * OVERLAPPED holding the result (read it with WSAGetOverlappedResult), CIO_E_CANCELED (acknowledged)
+ * or CIO_E_TIMEOUT when the operation ended canceled for that reason, SystemResources when the
+ * handle cannot be attached, or *code != 0: the start's WSA code (no packet). */
+cio_err cio__e_iocp_run(struct cio_evented *e, struct cio__e_iocp_op *op, HANDLE handle, cio__e_iocp_start start,
+                        void *arg, int64_t deadline_ns, bool cancelable, int *code);
+
+#endif /* CIO_EVENTED_IOCP_H */

@@ -1,0 +1,188 @@
+/*
+ * The Evented backend's poller on Windows: an I/O completion port per loop (the "iocp" flavour).
+ *
+ * Invariants: everything here runs on the loop thread that owns the port, except wake() (any thread:
+ * it posts a packet). The port is the loop's l->ring (a HANDLE); l->epfd and l->wakefd stay -1.
+ * - One port per loop, not one per instance: every wait of a fiber is registered with its home loop
+ *   (evented.h), so a completion must be dequeued by that loop's thread; a shared port would hand it
+ *   to whichever loop thread asked first. A port costs one handle.
+ * - wait() blocks in GetQueuedCompletionStatusEx up to the loop's next timer (milliseconds, rounded
+ *   up: a timer never fires early; the timers themselves are the loop's heap, timers.c).
+ * - wake(): one packet with key WAKE_KEY and no OVERLAPPED, posted only by the waker that set
+ *   `woken` (cio__e_wake_loop), so at most one is queued per sleep; there is no descriptor to drain,
+ *   and a packet dequeued after the loop woke for another reason only ends one later wait early.
+ *   PostQueuedCompletionStatus fails only without system resources: it is retried (POST_TRIES, a
+ *   millisecond apart) and, if it never succeeds, `woken` is cleared so that the next waker posts
+ *   again rather than every later one skipping its post (a lost wake-up).
+ * - No readiness waits (arm_fd): a completion port reports finished operations, not readiness, and
+ *   nothing on Windows asks for one (fdwait.c's waits are the POSIX slot files').
+ * - Overlapped operations (iocp.h, cio__e_iocp_run): a handle is attached to the port of the loop
+ *   whose fiber first runs an operation on it (a handle can belong to one port only, for life: a
+ *   later attach says ERROR_INVALID_PARAMETER and changes nothing), with key OP_KEY. Every operation
+ *   is reported by a packet, even one done at once (no FILE_SKIP_COMPLETION_PORT_ON_SUCCESS: one
+ *   path). A packet for an operation whose fiber's home is another loop (a socket attached by a
+ *   fiber of loop A, used by one of loop B) is forwarded to that loop's port as it is (the status
+ *   and count stay in the OVERLAPPED), so only the home loop touches the wait. A packet whose
+ *   OVERLAPPED is not one of cio's (a foreign overlapped call on an attached socket without the
+ *   low bit on its event) is dropped.
+ * - cancel(): CancelIoEx on the operation's handle and exact OVERLAPPED, once; the packet follows
+ *   (STATUS_CANCELLED, or the result if the operation won the race); ERROR_NOT_FOUND means it is
+ *   already on its way.
+ */
+#define WIN32_LEAN_AND_MEAN
+#include <winsock2.h>
+#include <windows.h>
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "evented.h"
+#include "internal.h"
+#include "internal/cio_oscalls.h"
+#include "iocp.h"
+
+#define BATCH 64
+#define WAKE_KEY ((ULONG_PTR)1)
+#define OP_KEY ((ULONG_PTR)2)
+#define POST_TRIES 100
+
+static HANDLE port_of(struct cio__e_loop *l)
+{
+    return (HANDLE)l->ring;
+}
+
+static cio_err iocp_init(struct cio__e_loop *l)
+{
+    HANDLE port = CIO__SYS(CreateIoCompletionPort, iocp_init)(INVALID_HANDLE_VALUE, NULL, 0, 1);
+    if (port == NULL) /* ERROR_NOT_ENOUGH_MEMORY, ERROR_NO_SYSTEM_RESOURCES: no kernel memory for it */
+        return CIO_E_SYSTEM_RESOURCES;
+    l->ring = (void *)port;
+    return CIO_OK;
+}
+
+static void iocp_deinit(struct cio__e_loop *l)
+{
+    if (l->ring != NULL)
+        (void)CIO__SYS(CloseHandle, iocp_deinit)(port_of(l)); /* fails only for a handle that is not ours */
+    l->ring = NULL;
+}
+
+/* A timeout in ns (< 0: none) as GetQueuedCompletionStatusEx's milliseconds, rounded up. */
+static DWORD wait_ms(int64_t timeout_ns)
+{
+    if (timeout_ns < 0)
+        return INFINITE;
+    int64_t ms = timeout_ns / 1000000 + (timeout_ns % 1000000 != 0);
+    return ms >= (int64_t)INFINITE ? INFINITE - 1 : (DWORD)ms;
+}
+
+/* A packet for another loop's fiber: to that loop's port, as it is. Posting fails only without
+ * system resources: retried, since the fiber waits for nothing else. */
+static void forward(struct cio__e_iocp_op *op)
+{
+    while (!CIO__SYS(PostQueuedCompletionStatus, iocp_forward)(port_of(op->home), 0, OP_KEY, &op->ov))
+        Sleep(1);
+}
+
+static void iocp_wait(struct cio__e_loop *l, int64_t timeout_ns)
+{
+    OVERLAPPED_ENTRY entries[BATCH];
+    ULONG n = 0;
+    if (!CIO__SYS(GetQueuedCompletionStatusEx, iocp_wait)(port_of(l), entries, BATCH, &n, wait_ms(timeout_ns), FALSE))
+        return; /* WAIT_TIMEOUT; anything else (no memory) is a round with nothing: the scheduler comes
+                 * back with its timers and queues, and waits again */
+    for (ULONG i = 0; i < n; i++) {
+        OVERLAPPED *ov = entries[i].lpOverlapped;
+        if (ov == NULL) {
+            if (entries[i].lpCompletionKey == WAKE_KEY)
+                cio__e_wake_drained(l);
+            continue;
+        }
+        struct cio__e_iocp_op *op = (struct cio__e_iocp_op *)(void *)ov;
+        if (entries[i].lpCompletionKey != OP_KEY || op->magic != CIO__E_IOCP_MAGIC)
+            continue; /* not cio's */
+        if (op->home != l) {
+            forward(op);
+            continue;
+        }
+        cio__e_poller_complete(&op->w, 0);
+    }
+}
+
+static void iocp_wake(struct cio__e_loop *l)
+{
+    for (int tries = 0; tries < POST_TRIES; tries++) {
+        if (CIO__SYS(PostQueuedCompletionStatus, iocp_wake)(port_of(l), 0, WAKE_KEY, NULL))
+            return;
+        Sleep(1); /* ERROR_NO_SYSTEM_RESOURCES: let the kernel find some */
+    }
+    atomic_store_explicit(&l->woken, 0, memory_order_seq_cst); /* the next waker posts again */
+}
+
+static cio_err iocp_arm(struct cio__e_loop *l, struct cio__e_wait *w)
+{
+    (void)l;
+    (void)w;
+    return CIO_E_OPERATION_UNSUPPORTED;
+}
+
+static void iocp_cancel(struct cio__e_loop *l, struct cio__e_wait *w)
+{
+    (void)l;
+    struct cio__e_iocp_op *op = (struct cio__e_iocp_op *)w->htask;
+    /* ERROR_NOT_FOUND: done, its packet queued; any other failure leaves the operation to end by
+     * itself (a socket closed under it ends it too) */
+    (void)CIO__SYS(CancelIoEx, iocp_cancel)(op->handle, &op->ov);
+}
+
+/* ---- running an operation (iocp.h) ---------------------------------------------------------------------- */
+
+static void op_timeout(struct cio__e_loop *l, struct cio__e_timer *t)
+{
+    struct cio__e_wait *w = (struct cio__e_wait *)(void *)((char *)t - offsetof(struct cio__e_wait, timer));
+    if (w->in_flight && !w->cancel_sent) {
+        w->reason = CIO__E_R_TIMEOUT;
+        w->cancel_sent = true;
+        iocp_cancel(l, w);
+    }
+}
+
+cio_err cio__e_iocp_run(struct cio_evented *e, struct cio__e_iocp_op *op, HANDLE handle, cio__e_iocp_start start,
+                        void *arg, int64_t deadline_ns, bool cancelable, int *code)
+{
+    *code = 0;
+    struct cio_any_future *f = cio__e_self(e);
+    struct cio__e_loop *l = f->home;
+    if (cancelable) {
+        cio_err c = cio__e_cancel_point(e);
+        if (c != CIO_OK)
+            return c;
+    }
+    if (CIO__SYS(CreateIoCompletionPort, iocp_attach)(handle, port_of(l), OP_KEY, 0) == NULL &&
+        GetLastError() != ERROR_INVALID_PARAMETER) /* that one: attached already (to this loop's port or another's) */
+        return CIO_E_SYSTEM_RESOURCES;
+    memset(op, 0, sizeof *op);
+    op->magic = CIO__E_IOCP_MAGIC;
+    op->handle = handle;
+    op->home = l;
+    cio__e_wait_init(&op->w, f, CIO__E_W_POLLER, cancelable, cio__e_poller_interrupt);
+    op->w.htask = op;
+    *code = start(op, arg);
+    if (*code != 0)
+        return CIO_OK;
+    op->w.in_flight = true;
+    l->armed++;
+    cio__e_park(l, f, &op->w, deadline_ns, op_timeout, NULL, NULL);
+    if ((NTSTATUS)op->ov.Internal != (NTSTATUS)0xC0000120L) /* not STATUS_CANCELLED: its result stands */
+        return CIO_OK;
+    if (op->w.reason == CIO__E_R_CANCEL) {
+        cio__e_ack_cancel(f);
+        return CIO_E_CANCELED;
+    }
+    if (op->w.reason == CIO__E_R_TIMEOUT)
+        return CIO_E_TIMEOUT;
+    return CIO_OK; /* canceled by someone else (CancelIoEx of the user's): its result says so */
+}
+
+const struct cio__e_poller_ops cio__e_iocp_ops = {CIO__E_POLLER_OPS(iocp, "iocp")};
