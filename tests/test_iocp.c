@@ -39,66 +39,8 @@
 #include "cio/evented.h"
 #include "internal/cio_oscalls_test.h"
 
-#define assert_ok(x) assert_int_equal((int)(x), (int)CIO_OK)
-#define assert_err(x, e) assert_int_equal((int)(x), (int)(e))
+#include "iocp_helpers.h"
 
-/* ---- handles and threads ------------------------------------------------------------------------- */
-
-/* The process's open handles, probed (GetProcessHandleCount answers 0 under Wine 8): NT hands out the
- * lowest free value, so the table is dense. */
-static int handle_count(void)
-{
-    int n = 0, gap = 0;
-    for (uintptr_t v = 4; gap < 256 && v < 4u * 65536u; v += 4) {
-        DWORD flags;
-        if (GetHandleInformation((HANDLE)v, &flags)) {
-            n++;
-            gap = 0;
-        } else {
-            gap++;
-        }
-    }
-    return n;
-}
-
-/* Whether the count is back at `before` within 3 s (a loop thread's handle closes as it ends). */
-static bool handles_settled(int before)
-{
-    for (int i = 0; i < 300; i++) {
-        if (handle_count() <= before)
-            return true;
-        Sleep(10);
-    }
-    return false;
-}
-
-static void assert_handles(int before, const char *what)
-{
-    if (!handles_settled(before))
-        fail_msg("%s: %d handles open, %d before (a handle leaked)", what, handle_count(), before);
-}
-
-/* Runs body and checks that it left no handle open; where one stays (Wine makes some objects once
- * per process, on first use by some thread), the same body once more must add none: a leak grows
- * with every run. */
-static void run_counted(void (*body)(void), const char *what)
-{
-    int before = handle_count();
-    body();
-    if (handles_settled(before))
-        return;
-    int after = handle_count();
-    body();
-    if (!handles_settled(after))
-        fail_msg("%s: %d handles open, %d before the first run and %d after it (a handle leaked per run)", what,
-                 handle_count(), before, after);
-    print_message("      handles: %d, %d before the first run; a second run added none (made once)\n", after, before);
-}
-
-static void covered(const char *site, const char *fault)
-{
-    print_message("fault-covered: %s %s\n", site, fault);
-}
 
 static cio_evented *make(unsigned threads)
 {

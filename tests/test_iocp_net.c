@@ -36,48 +36,7 @@
 #include "cio/evented.h"
 #include "internal/cio_oscalls_test.h"
 
-#define assert_ok(x) assert_int_equal((int)(x), (int)CIO_OK)
-#define assert_err(x, e) assert_int_equal((int)(x), (int)(e))
-
-static int handle_count(void)
-{
-    int n = 0, gap = 0;
-    for (uintptr_t v = 4; gap < 256 && v < 4u * 65536u; v += 4) {
-        DWORD flags;
-        if (GetHandleInformation((HANDLE)v, &flags)) {
-            n++;
-            gap = 0;
-        } else {
-            gap++;
-        }
-    }
-    return n;
-}
-
-static bool handles_settled(int before)
-{
-    for (int i = 0; i < 300; i++) {
-        if (handle_count() <= before)
-            return true;
-        Sleep(10);
-    }
-    return false;
-}
-
-/* As test_iocp.c: no handle left, or (Wine makes some objects once) none more after a second run. */
-static void run_counted(void (*body)(void), const char *what)
-{
-    int before = handle_count();
-    body();
-    if (handles_settled(before))
-        return;
-    int after = handle_count();
-    body();
-    if (!handles_settled(after))
-        fail_msg("%s: %d handles open, %d before the first run and %d after it (a handle leaked per run)", what,
-                 handle_count(), before, after);
-    print_message("      handles: %d, %d before the first run; a second run added none (made once)\n", after, before);
-}
+#include "iocp_helpers.h"
 
 static int thread_count(void)
 {
@@ -95,10 +54,6 @@ static int thread_count(void)
     return n;
 }
 
-static void covered(const char *site, const char *fault)
-{
-    print_message("fault-covered: %s %s\n", site, fault);
-}
 
 static cio_evented *make(unsigned threads)
 {
