@@ -210,7 +210,13 @@ static int64_t timed_write_all(cio_io io, int ms)
         e = -1;
     } else {
         assert_err(err, CIO_E_TIMEOUT);
-        assert_true(wrote > 0 && wrote < BIG);
+        assert_true(wrote < BIG);
+#if !defined(CIO_OS_WINDOWS)
+        assert_true(wrote > 0); /* a native timed write: what fits goes at once */
+#else
+        /* Windows runs the write as a task (cio/batch.h): a deadline that passes before the task got
+         * to start ends it with nothing written, as a loaded Wine run showed at 20 ms */
+#endif
         assert_ok(cio_stream_shutdown(io, &a, CIO_SHUTDOWN_SEND));
         drain_and_check(io, &b, p, wrote);
         size_t n = 9;
