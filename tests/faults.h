@@ -55,22 +55,10 @@ static inline int count_dir(const char *path)
 #if defined(CIO_OS_WINDOWS)
 static inline int thread_count(void);
 
-/* Windows: the process's open handles. GetProcessHandleCount answers 0 under Wine 8 (not
- * implemented), so the handle values are probed instead: NT hands out the lowest free value, so the
- * table is dense and the probe stops 256 free values after the last open one. */
+/* Windows: the process's open handles, of any kind (os_helpers.h). */
 static inline int handle_count(void)
 {
-    int n = 0, gap = 0;
-    for (uintptr_t v = 4; gap < 256 && v < 4u * 65536u; v += 4) {
-        DWORD flags;
-        if (GetHandleInformation((HANDLE)v, &flags)) {
-            n++;
-            gap = 0;
-        } else {
-            gap++;
-        }
-    }
-    return n;
+    return cio_test_count_all_handles();
 }
 
 /* The process's threads (a toolhelp snapshot; Wine has it). */

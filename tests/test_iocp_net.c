@@ -26,7 +26,6 @@
 #define WIN32_LEAN_AND_MEAN
 #include <winsock2.h>
 #include <windows.h>
-#include <tlhelp32.h>
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -37,22 +36,6 @@
 #include "internal/cio_oscalls_test.h"
 
 #include "iocp_helpers.h"
-
-static int thread_count(void)
-{
-    HANDLE snap = CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0);
-    if (snap == INVALID_HANDLE_VALUE)
-        return -1;
-    THREADENTRY32 te;
-    te.dwSize = sizeof te;
-    int n = 0;
-    DWORD self = GetCurrentProcessId();
-    for (BOOL ok = Thread32First(snap, &te); ok; ok = Thread32Next(snap, &te))
-        if (te.th32OwnerProcessID == self)
-            n++;
-    CloseHandle(snap);
-    return n;
-}
 
 
 static cio_evented *make(unsigned threads)
@@ -130,7 +113,7 @@ static cio_err client_one(void *ctx)
             err = CIO_E_UNEXPECTED;
     }
     (void)cio_stream_close(x->io, &s);
-    int t = thread_count();
+    int t = cio_test_count_threads();
     if (t > atomic_load(&x->peak_threads))
         atomic_store(&x->peak_threads, t);
     atomic_fetch_add(&x->done, 1);
@@ -141,7 +124,7 @@ static int echo_clients = CLIENTS;
 
 static void body_echo(void)
 {
-    int threads_before = thread_count();
+    int threads_before = cio_test_count_threads();
     cio_evented *e = make(2);
     struct echo x;
     memset(&x, 0, sizeof x);

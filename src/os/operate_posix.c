@@ -49,15 +49,22 @@
 #include "net_posix.h"
 #include "os.h"
 
-/* One non-blocking recvmsg / sendmsg in the cancellation bracket. *ready false: it would block (or
- * the descriptor is not a socket: *not_socket), nothing transferred; else *n and the call's own
- * error, mapped as the plain read's / write's. */
-static cio_err try_now(int fd, const void *iov, size_t iovcnt, bool writing, size_t *n, bool *ready, bool *not_socket)
+/* A message of the caller's buffers (at most CIO__OS_IOV_MAX of them: a partial transfer). */
+static struct msghdr msg_of(const void *iov, size_t iovcnt)
 {
     struct msghdr msg;
     memset(&msg, 0, sizeof msg);
     msg.msg_iov = (struct iovec *)(uintptr_t)iov; /* sendmsg does not write it */
     msg.msg_iovlen = (__typeof__(msg.msg_iovlen))(iovcnt > CIO__OS_IOV_MAX ? CIO__OS_IOV_MAX : iovcnt);
+    return msg;
+}
+
+/* One non-blocking recvmsg / sendmsg in the cancellation bracket. *ready false: it would block (or
+ * the descriptor is not a socket: *not_socket), nothing transferred; else *n and the call's own
+ * error, mapped as the plain read's / write's. */
+static cio_err try_now(int fd, const void *iov, size_t iovcnt, bool writing, size_t *n, bool *ready, bool *not_socket)
+{
+    struct msghdr msg = msg_of(iov, iovcnt);
     *ready = false;
     *not_socket = false;
     cio_err err = cio__t_syscall_begin();
@@ -147,10 +154,7 @@ static cio_err alarm_read(int fd, const cio_iovec *iov, size_t iovcnt, cio_timeo
     *done = *empty = false;
     if (!cio__t_alarm_arm(deadline))
         return CIO_OK;
-    struct msghdr msg;
-    memset(&msg, 0, sizeof msg);
-    msg.msg_iov = (struct iovec *)(uintptr_t)iov;
-    msg.msg_iovlen = (__typeof__(msg.msg_iovlen))(iovcnt > CIO__OS_IOV_MAX ? CIO__OS_IOV_MAX : iovcnt);
+    struct msghdr msg = msg_of(iov, iovcnt);
     cio_err err = cio__t_syscall_begin();
     while (err == CIO_OK) {
         if (cio__t_alarm_fired()) { /* the deadline passed before the call, or it was interrupted */
