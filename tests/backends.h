@@ -90,10 +90,14 @@ static inline int cio_test_under_valgrind(void)
 #if CIO_HAVE_EVENTED
 /* The Evented flavours. A flavour this machine cannot run (io_uring under qemu-user, or disabled by
  * the kernel) leaves `io` empty, and every test of it skips with the reason create gave. */
-/* The readiness flavour is epoll on Linux and kqueue on the BSDs (where io_uring skips). */
+/* The readiness flavour is epoll on Linux and kqueue on the BSDs (where io_uring skips). Windows has
+ * one flavour, the completion port, registered alone in that place. */
 #if defined(CIO_OS_LINUX)
 #define CIO_TEST_READINESS "evented/epoll"
 #define CIO_TEST_READINESS_FLAVOUR CIO_EVENTED_EPOLL
+#elif defined(CIO_OS_WINDOWS)
+#define CIO_TEST_READINESS "evented/iocp"
+#define CIO_TEST_READINESS_FLAVOUR CIO_EVENTED_IOCP
 #else
 #define CIO_TEST_READINESS "evented/kqueue"
 #define CIO_TEST_READINESS_FLAVOUR CIO_EVENTED_KQUEUE
@@ -150,11 +154,19 @@ static inline int cio_test_teardown_evented(void **state)
     return 0;
 }
 
+#if defined(CIO_OS_WINDOWS)
+#define CIO_TESTS_EVENTED(f)                                                                                      \
+    ,                                                                                                             \
+    {                                                                                                             \
+        CIO_TEST_READINESS ": " #f, f, cio_test_setup_evented, cio_test_teardown_evented, &cio_test_backend_epoll \
+    }
+#else
 #define CIO_TESTS_EVENTED(f)                                                                                      \
     , {"evented/io_uring: " #f, f, cio_test_setup_evented, cio_test_teardown_evented, &cio_test_backend_uring},   \
     {                                                                                                             \
         CIO_TEST_READINESS ": " #f, f, cio_test_setup_evented, cio_test_teardown_evented, &cio_test_backend_epoll \
     }
+#endif
 #else
 #define CIO_TESTS_EVENTED(f)
 #endif

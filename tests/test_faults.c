@@ -132,6 +132,17 @@ static void test_threaded_create_faults(void **state)
 }
 #endif
 
+/* Evented's fiber memory: a stack region and the fiber's block (per OS). */
+#if defined(CIO_OS_WINDOWS)
+#define BLOCK_REGION_SITE "VirtualAlloc@block_region"
+#define BLOCK_REGION_ERR ERROR_NOT_ENOUGH_MEMORY
+#define FIBER_ALLOC_SITE "_aligned_malloc@fiber_alloc"
+#else
+#define BLOCK_REGION_SITE "mmap@block_region"
+#define BLOCK_REGION_ERR ENOMEM
+#define FIBER_ALLOC_SITE "posix_memalign@fiber_alloc"
+#endif
+
 /* Inline runs of a large context copy it to aligned memory; without memory they run on the
  * caller's bytes, with the same result. */
 static void test_inline_copy_fails(void **state)
@@ -143,8 +154,8 @@ static void test_inline_copy_fails(void **state)
         cio_threaded_set_async_limit(t, 0); /* async always inline */
     assert_true(cio__fault_errno("malloc@run_inline", ENOMEM, 0, -1) == 1);
     if (fx_backend_of(state) != FX_THREADED) { /* Evented runs async inline when it gets no fiber */
-        assert_true(cio__fault_errno("mmap@block_region", ENOMEM, 0, -1) == 1);
-        assert_true(cio__fault_errno("posix_memalign@fiber_alloc", ENOMEM, 0, -1) == 1);
+        assert_true(cio__fault_errno(BLOCK_REGION_SITE, BLOCK_REGION_ERR, 0, -1) == 1);
+        assert_true(cio__fault_errno(FIBER_ALLOC_SITE, ENOMEM, 0, -1) == 1);
     }
     int out = 0;
     sum_ctx c;
@@ -158,7 +169,7 @@ static void test_inline_copy_fails(void **state)
     cio__sys_reset();
     covered("malloc@run_inline", "ENOMEM");
     if (fx_backend_of(state) != FX_THREADED)
-        covered("posix_memalign@fiber_alloc", "ENOMEM");
+        covered(FIBER_ALLOC_SITE, "ENOMEM");
 }
 
 /* cio_select: no memory for a large context (async runs inline on the caller's context, concurrent

@@ -1,8 +1,7 @@
 /*
- * The Evented backend on Windows (issue 24, step 1): fibers over a completion port per loop
- * (src/evented/poll_iocp.c, flavour_windows.c), before the backend is offered there (CIO_HAVE_EVENTED
- * is still 0 on Windows; this program sees cio/evented.h through CIO__EVENTED_PREVIEW). Run under
- * Wine by the suites.
+ * The Evented backend on Windows (issue 24): fibers over a completion port per loop
+ * (src/evented/poll_iocp.c, flavour_windows.c), the loop's own cases (every CIO_TESTS suite runs on
+ * evented/iocp as well). Run under Wine by the suites.
  *
  * What each test shows:
  * - create_destroy: the auto flavour and CIO_EVENTED_IOCP are the port; the Linux and BSD flavours

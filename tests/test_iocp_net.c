@@ -1,8 +1,7 @@
 /*
- * The Evented backend's sockets on Windows (issue 24, step 2): stream reads and writes, accept and
- * connect as overlapped operations on the loops' completion ports (src/evented/net_iocp.c,
- * poll_iocp.c), run under Wine by the suites. As test_iocp.c, it sees cio/evented.h through
- * CIO__EVENTED_PREVIEW (the backend is not offered on Windows yet).
+ * The Evented backend's sockets on Windows (issue 24): stream reads and writes, accept and connect as
+ * overlapped operations on the loops' completion ports (src/evented/net_iocp.c, poll_iocp.c), run
+ * under Wine by the suites.
  *
  * What each test shows:
  * - echo_1000: a thousand client fibers each connect to one listener and echo 16 messages through a

@@ -28,6 +28,8 @@
 #elif (defined(CIO_OS_FREEBSD) || defined(CIO_OS_NETBSD) || defined(CIO_OS_OPENBSD)) && \
     (defined(CIO_ARCH_X86_64) || defined(CIO_ARCH_AARCH64))
 #define CIO_HAVE_EVENTED 1 /**< 1 when the Evented backend (cio/evented.h) exists for this target, else 0. */
+#elif defined(CIO_OS_WINDOWS) && defined(CIO_ARCH_X86_64)
+#define CIO_HAVE_EVENTED 1 /**< 1 when the Evented backend (cio/evented.h) exists for this target, else 0. */
 #else
 #define CIO_HAVE_EVENTED 0 /**< 1 when the Evented backend (cio/evented.h) exists for this target, else 0. */
 #endif

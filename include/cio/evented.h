@@ -1,18 +1,17 @@
 /**
  * @file cio/evented.h
- * @brief The Evented backend: fibers over io_uring or epoll (Linux) and kqueue (the BSDs).
+ * @brief The Evented backend: fibers over io_uring or epoll (Linux), kqueue (the BSDs) and an I/O
+ * completion port (Windows x64).
  *
  * The Evented backend: tasks are fibers (small stacks, switched in user space) run by a few event-loop
- * threads; I/O is submitted to the kernel's completion interface (io_uring on Linux) or driven by
- * readiness (the epoll flavour on Linux, the kqueue flavour on FreeBSD, NetBSD and OpenBSD: one
- * core over two pollers), with regular-file work on a small helper pool. async and concurrent both create a fiber, so
- * concurrent only fails (CIO_E_CONCURRENCY_UNAVAILABLE) when memory for one runs out.
+ * threads; I/O is submitted to the kernel's completion interface (io_uring on Linux, the completion
+ * port's overlapped operations on Windows: the iocp flavour) or driven by readiness (the epoll flavour
+ * on Linux, the kqueue flavour on FreeBSD, NetBSD and OpenBSD: one core over two pollers), with the
+ * calls that have no asynchronous form on a small helper pool. async and concurrent both create a
+ * fiber, so concurrent only fails (CIO_E_CONCURRENCY_UNAVAILABLE) when memory for one runs out.
  *
  * Exists where CIO_HAVE_EVENTED is 1 (cio/config.h); elsewhere this header declares nothing, as
- * Zig's std.Io.Evented is `void` where unimplemented. On Windows x64 the backend is being built
- * (issue 24: fibers over an I/O completion port, the CIO_EVENTED_IOCP flavour); until it is done it
- * is compiled into the library but declared only for cio's own tests (CIO__EVENTED_PREVIEW), and
- * CIO_HAVE_EVENTED stays 0 there.
+ * Zig's std.Io.Evented is `void` where unimplemented.
  *
  * Threads. Any thread may use an Evented io: the first time a thread that is not one of the loop's
  * calls a blocking slot, the call is carried out by a fiber of the loop and the thread waits for it.
@@ -30,7 +29,7 @@
 extern "C" {
 #endif
 
-#if CIO_HAVE_EVENTED || defined(CIO__EVENTED_PREVIEW)
+#if CIO_HAVE_EVENTED
 
 /** An Evented instance (opaque): its loops, fibers and helper pool. */
 typedef struct cio_evented cio_evented;
@@ -109,7 +108,7 @@ typedef struct cio_evented_stats {
  */
 void cio_evented_get_stats(const cio_evented *evented, cio_evented_stats *out);
 
-#endif /* CIO_HAVE_EVENTED || CIO__EVENTED_PREVIEW */
+#endif /* CIO_HAVE_EVENTED */
 
 #ifdef __cplusplus
 }

@@ -611,6 +611,8 @@ cio_err cio__e_child_wait_with(void *ud, cio_child *child, cio_term *term, cio_e
 /* Runs fn(arg) on the helper pool while the current fiber waits (cancelable: a cancel request is
  * forwarded as a Threaded cancel, which knocks fn's syscall out). From a foreign thread: fn(arg). */
 cio_err cio__e_helper(struct cio_evented *e, cio_err (*fn)(void *), void *arg, bool cancelable);
+/* io.c, for cio's own tests: the helper pool of an Evented io, NULL for any other io. */
+cio_threaded *cio__e_helper_pool(cio_io io);
 /* Runs fn(arg) as a fiber of e and waits for it when the caller is not one of e's fibers; calls it
  * directly otherwise. */
 cio_err cio__e_run(struct cio_evented *e, cio_err (*fn)(void *), void *arg);

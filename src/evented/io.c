@@ -36,6 +36,12 @@ static bool owns(cio_io io)
     return io.userdata != NULL && io.vtable == &((cio_evented *)io.userdata)->vtable; /* no dereference */
 }
 
+/* For cio's own tests (their warm-up): the helper pool of an Evented io, NULL for any other io. */
+cio_threaded *cio__e_helper_pool(cio_io io)
+{
+    return owns(io) ? ((cio_evented *)io.userdata)->helper : NULL;
+}
+
 static void destroy(void *userdata)
 {
     cio_evented_destroy((cio_evented *)userdata);

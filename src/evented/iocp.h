@@ -34,8 +34,9 @@ typedef int (*cio__e_iocp_start)(struct cio__e_iocp_op *op, void *arg);
 /* Runs one overlapped operation on `handle` as the current fiber of e: attaches the handle to the
  * fiber's home loop's port (once), starts it, waits for its packet (deadline_ns >= 0: canceled then,
  * reason TIMEOUT; cancelable: a cancel request cancels it, reason CANCEL). Returns CIO_OK with op's
- * OVERLAPPED holding the result (read it with WSAGetOverlappedResult), CIO_E_CANCELED (acknowledged)
- * or CIO_E_TIMEOUT when the operation ended canceled for that reason, SystemResources when the
+ * OVERLAPPED holding the result (read it with WSAGetOverlappedResult; also when it was canceled after
+ * moving bytes, which are its result), CIO_E_CANCELED (acknowledged) or CIO_E_TIMEOUT when the
+ * operation ended canceled for that reason having moved none, SystemResources when the
  * handle cannot be attached, or *code != 0: the start's WSA code (no packet). */
 cio_err cio__e_iocp_run(struct cio_evented *e, struct cio__e_iocp_op *op, HANDLE handle, cio__e_iocp_start start,
                         void *arg, int64_t deadline_ns, bool cancelable, int *code);

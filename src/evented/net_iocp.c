@@ -115,7 +115,12 @@ static cio_err result_of(SOCKET s, struct cio__e_iocp_op *op, DWORD *bytes, cio_
     *bytes = 0;
     if (CIO__SYS(WSAGetOverlappedResult, iocp_result)(s, (WSAOVERLAPPED *)&op->ov, bytes, FALSE, &flags))
         return CIO_OK;
-    return failed_once(WSAGetLastError(), map);
+    int code = WSAGetLastError();
+    if (code == WSA_OPERATION_ABORTED && op->ov.InternalHigh > 0) { /* canceled after moving bytes: they count */
+        *bytes = (DWORD)op->ov.InternalHigh;
+        return CIO_OK;
+    }
+    return failed_once(code, map);
 }
 
 /* Runs the operation `start` on s as the current fiber of e, started again while its start says RETRY. */

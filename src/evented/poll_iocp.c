@@ -174,7 +174,10 @@ cio_err cio__e_iocp_run(struct cio_evented *e, struct cio__e_iocp_op *op, HANDLE
     op->w.in_flight = true;
     l->armed++;
     cio__e_park(l, f, &op->w, deadline_ns, op_timeout, NULL, NULL);
-    if ((NTSTATUS)op->ov.Internal != (NTSTATUS)0xC0000120L) /* not STATUS_CANCELLED: its result stands */
+    /* Not STATUS_CANCELLED: its result stands. Nor does a canceled one that moved bytes first (a send
+     * that put part of its data on the wire): those bytes are its result, and a cancel request stays
+     * pending for the fiber's next cancellation point. */
+    if ((NTSTATUS)op->ov.Internal != (NTSTATUS)0xC0000120L || op->ov.InternalHigh > 0)
         return CIO_OK;
     if (op->w.reason == CIO__E_R_CANCEL) {
         cio__e_ack_cancel(f);

@@ -153,14 +153,28 @@ def example_checks(t, bdir, tally, env):
     for flag in ([], ["--evented"]):  # the idle-timeout line server (issue 19), on both backends
         checks += [("idle_server", flag, lambda out: "summary: 5 lines echoed, 1 idle connection closed" in out
                     and 'the server said "idle: closing"' in out)]
-    if t["os"] != "windows":  # run_jobs runs POSIX tools (Wine has no sleep or false)
-        for flag in ([], ["--evented"]):
-            checks += [
-                ("run_jobs", flag + ["-j", "2", "echo", "one", "::", "echo", "two", "::", "true"],
-                 lambda out: "summary: 3 ok, 0 failed" in out and "\none\n" in out and "\ntwo\n" in out),
-                # false fails: the running sleep is killed, the last one never starts, long before 30 s
-                ("run_jobs", flag + ["-j", "2", "sleep", "30", "::", "false", "::", "sleep", "30"],
-                 lambda out: "summary: 0 ok, 1 failed, 1 canceled, 1 not run" in out, 1)]
+    # run_jobs runs the OS's own tools: POSIX's echo, true, sleep and false; under Wine, which has none
+    # of those, cmd's echo and exit and ping's 30 one-second rounds
+    if t["os"] != "windows":
+        echo, ok_, sleep, fail = ["echo"], ["true"], ["sleep", "30"], ["false"]
+    else:
+        echo, ok_, sleep, fail = ["cmd", "/c", "echo"], ["cmd", "/c", "exit", "0"], \
+            ["ping", "-n", "30", "127.0.0.1"], ["cmd", "/c", "exit", "1"]
+    for flag in ([], ["--evented"]):
+        checks += [
+            ("run_jobs", flag + ["-j", "2"] + echo + ["one", "::"] + echo + ["two", "::"] + ok_,
+             lambda out: "summary: 3 ok, 0 failed" in out and "\none" in out and "\ntwo" in out),
+            # the failure cancels the running sleep; the last one never starts, long before 30 s
+            ("run_jobs", flag + ["-j", "2"] + sleep + ["::"] + fail + ["::"] + sleep,
+             lambda out: "summary: 0 ok, 1 failed, 1 canceled, 1 not run" in out, 1)]
+    if t["os"] == "windows" and os.path.exists(os.path.join(exdir, "http_server.exe")):
+        for evented in (False, True):
+            label = "example http_server" + (" --evented" if evented else "")
+            good, detail = http_server_check(t, os.path.join(exdir, "http_server.exe"), work, env, evented)
+            tally.add(t["name"], label, int(good), int(not good), 0, None if good else detail)
+            say(f"  {t['name']:16} {label:28} {'ok' if good else 'FAILED'}")
+            if not good:
+                say("      " + detail.replace("\n", "\n      "))
     for name, args, ok, *code in checks:
         exe = os.path.join(exdir, name + suffix)
         if not os.path.exists(exe):
@@ -181,6 +195,64 @@ def example_checks(t, bdir, tally, env):
         say(f"  {t['name']:16} {label:28} {'ok' if good else 'FAILED'}")
         if not good:
             say("      " + detail.replace("\n", "\n      "))
+
+
+def http_server_check(t, exe, work, env, evented):
+    """examples/http_server under Wine (Linux runs it as test_http_server): 10 keep-alive clients, 40
+    requests each, every fifth a 256 KiB file (cio_net_write_file), then SIGINT: it answers every
+    request and exits 0 saying so. Returns (good, detail)."""
+    import http.client
+    import random
+    import signal
+    import socket
+    import threading
+    import time
+    body = random.Random(24).randbytes(256 * 1024)
+    with open(os.path.join(work, "big.bin"), "wb") as f:
+        f.write(body)
+    with socket.socket() as probe:  # a free port (the server binds it again at once)
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    args = (["--evented"] if evented else []) + ["--port", str(port), "--root", "."]
+    p = subprocess.Popen(runner_cmd(t) + [exe] + args, cwd=work, env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+    answered, errors = [], []
+
+    def client():
+        try:
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+            for i in range(40):
+                c.request("GET", "/files/big.bin" if i % 5 == 0 else "/")
+                r = c.getresponse()
+                b = r.read()
+                if r.status != 200 or (i % 5 == 0 and b != body):
+                    errors.append(f"request {i}: status {r.status}, {len(b)} bytes")
+                    return
+                answered.append(1)
+            c.close()
+        except OSError as e:
+            errors.append(str(e))
+
+    try:
+        for _ in range(300):  # until it listens (Wine starts in a few seconds)
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        th = [threading.Thread(target=client) for _ in range(10)]
+        for x in th:
+            x.start()
+        for x in th:
+            x.join()
+        p.send_signal(signal.SIGINT)  # Wine turns it into the console's Ctrl-C
+        out, _ = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, _ = p.communicate()
+        return False, "no exit within 60 s of SIGINT\n" + (out or "")[-1500:]
+    good = not errors and len(answered) == 400 and p.returncode == 0 and "400 requests answered" in out
+    return good, f"{len(answered)} of 400 answered, exit {p.returncode}, {errors[:3]}\n" + out[-1500:]
 
 
 def misuse_checks(tally):
