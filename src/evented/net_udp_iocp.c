@@ -13,7 +13,10 @@
  *   overlapped WSARecvFrom whose deadline is the timeout's and which a cancel stops (CancelIoEx on
  *   its OVERLAPPED, iocp.h); the rest are non-blocking recvfrom calls.
  * - a datagram longer than its buffer (WSAEMSGSIZE, from recvfrom or the overlapped result) is
- *   received truncated: len = cap, truncated = true, as Threaded.
+ *   received truncated: len = cap, truncated = true, as Threaded. An overlapped WSARecvFrom that
+ *   says WSAEMSGSIZE at once (the datagram came after the try) has completed with a warning status
+ *   (STATUS_BUFFER_OVERFLOW), not failed: its packet follows, and it is waited for like a pending
+ *   one (returning at once would leave a packet for an OVERLAPPED whose frame is gone).
  * - Winsock codes go through the Threaded maps (cio__wsa_wsa_sendto, cio__wsa_wsa_recvfrom) and its
  *   failure step (cio__os_wsa_failure): on UDP, WSAECONNRESET (an ICMP port unreachable for an
  *   earlier datagram) is PortUnreachable and WSAENETRESET ConnectionResetByPeer (spec/errmaps.yaml);
