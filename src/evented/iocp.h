@@ -1,6 +1,6 @@
 /*
  * Overlapped operations on the loops' completion ports (Windows; poll_iocp.c runs them, net_iocp.c
- * starts them). Only files built for Windows include this header.
+ * and net_udp_iocp.c start them). Only files built for Windows include this header.
  *
  * An operation lives on its fiber's stack: its OVERLAPPED first (what a completion packet carries),
  * the handle it runs on (CancelIoEx's target), its home loop (where the fiber waits) and the wait
