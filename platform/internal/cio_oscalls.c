@@ -1037,6 +1037,12 @@ static int cio__sys_dflt_WSASendTo(SOCKET s, WSABUF *bufs, DWORD count, DWORD *d
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static int cio__sys_dflt_WSARecvFrom(SOCKET s, WSABUF *bufs, DWORD count, DWORD *done, DWORD *flags, struct sockaddr *from, int *fromlen, WSAOVERLAPPED *ov, LPWSAOVERLAPPED_COMPLETION_ROUTINE fn)
+{
+    return WSARecvFrom(s, bufs, count, done, flags, from, fromlen, ov, fn);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static int cio__sys_dflt_wsa_ioctl(SOCKET s, DWORD code, void *in, DWORD in_len, void *out, DWORD out_len, DWORD *ret_len, WSAOVERLAPPED *ov, LPWSAOVERLAPPED_COMPLETION_ROUTINE fn)
 {
     return WSAIoctl(s, code, in, in_len, out, out_len, ret_len, ov, fn);
@@ -1628,6 +1634,9 @@ const struct cio__sys_defaults cio__sys_default = {
 #endif
 #if defined(CIO_OS_WINDOWS)
     .WSASendTo = cio__sys_dflt_WSASendTo,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WSARecvFrom = cio__sys_dflt_WSARecvFrom,
 #endif
 #if defined(CIO_OS_WINDOWS)
     .wsa_ioctl = cio__sys_dflt_wsa_ioctl,
@@ -2540,6 +2549,21 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_WINDOWS)
     .wsa_bind__iocp_connect_bind = cio__sys_dflt_wsa_bind,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WSAGetOverlappedResult__iocp_udp_result = cio__sys_dflt_WSAGetOverlappedResult,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WSASendTo__iocp_send = cio__sys_dflt_WSASendTo,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WSASendTo__iocp_send_now = cio__sys_dflt_WSASendTo,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .wsa_recvfrom__iocp_receive_now = cio__sys_dflt_wsa_recvfrom,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WSARecvFrom__iocp_receive = cio__sys_dflt_WSARecvFrom,
 #endif
 #if defined(CIO_OS_WINDOWS)
     .VirtualFree__block_region = cio__sys_dflt_VirtualFree,
@@ -4901,6 +4925,41 @@ static void cio__sys_set_wsa_bind__iocp_connect_bind(cio__sys_any fn)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_WSAGetOverlappedResult__iocp_udp_result(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.WSAGetOverlappedResult__iocp_udp_result, fn != NULL ? (cio__sys_WSAGetOverlappedResult_fn)fn : cio__sys_dflt_WSAGetOverlappedResult,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_WSASendTo__iocp_send(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.WSASendTo__iocp_send, fn != NULL ? (cio__sys_WSASendTo_fn)fn : cio__sys_dflt_WSASendTo,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_WSASendTo__iocp_send_now(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.WSASendTo__iocp_send_now, fn != NULL ? (cio__sys_WSASendTo_fn)fn : cio__sys_dflt_WSASendTo,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_wsa_recvfrom__iocp_receive_now(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.wsa_recvfrom__iocp_receive_now, fn != NULL ? (cio__sys_wsa_recvfrom_fn)fn : cio__sys_dflt_wsa_recvfrom,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_WSARecvFrom__iocp_receive(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.WSARecvFrom__iocp_receive, fn != NULL ? (cio__sys_WSARecvFrom_fn)fn : cio__sys_dflt_WSARecvFrom,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static void cio__sys_set_VirtualFree__block_region(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.VirtualFree__block_region, fn != NULL ? (cio__sys_VirtualFree_fn)fn : cio__sys_dflt_VirtualFree,
@@ -6539,6 +6598,21 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"wsa_bind", "iocp_connect_bind", "wsa_bind@iocp_connect_bind", cio__sys_set_wsa_bind__iocp_connect_bind},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSAGetOverlappedResult", "iocp_udp_result", "WSAGetOverlappedResult@iocp_udp_result", cio__sys_set_WSAGetOverlappedResult__iocp_udp_result},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSASendTo", "iocp_send", "WSASendTo@iocp_send", cio__sys_set_WSASendTo__iocp_send},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSASendTo", "iocp_send_now", "WSASendTo@iocp_send_now", cio__sys_set_WSASendTo__iocp_send_now},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_recvfrom", "iocp_receive_now", "wsa_recvfrom@iocp_receive_now", cio__sys_set_wsa_recvfrom__iocp_receive_now},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSARecvFrom", "iocp_receive", "WSARecvFrom@iocp_receive", cio__sys_set_WSARecvFrom__iocp_receive},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"VirtualFree", "block_region", "VirtualFree@block_region", cio__sys_set_VirtualFree__block_region},

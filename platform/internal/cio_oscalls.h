@@ -621,6 +621,9 @@ typedef int (*cio__sys_WSASend_fn)(SOCKET, WSABUF *, DWORD, DWORD *, DWORD, WSAO
 typedef int (*cio__sys_WSASendTo_fn)(SOCKET, WSABUF *, DWORD, DWORD *, DWORD, const struct sockaddr *, int, WSAOVERLAPPED *, LPWSAOVERLAPPED_COMPLETION_ROUTINE);
 #endif
 #if defined(CIO_OS_WINDOWS)
+typedef int (*cio__sys_WSARecvFrom_fn)(SOCKET, WSABUF *, DWORD, DWORD *, DWORD *, struct sockaddr *, int *, WSAOVERLAPPED *, LPWSAOVERLAPPED_COMPLETION_ROUTINE);
+#endif
+#if defined(CIO_OS_WINDOWS)
 typedef int (*cio__sys_wsa_ioctl_fn)(SOCKET, DWORD, void *, DWORD, void *, DWORD, DWORD *, WSAOVERLAPPED *, LPWSAOVERLAPPED_COMPLETION_ROUTINE);
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -1174,6 +1177,9 @@ struct cio__sys_defaults {
 #endif
 #if defined(CIO_OS_WINDOWS)
     cio__sys_WSASendTo_fn WSASendTo;
+#endif
+#if defined(CIO_OS_WINDOWS)
+    cio__sys_WSARecvFrom_fn WSARecvFrom;
 #endif
 #if defined(CIO_OS_WINDOWS)
     cio__sys_wsa_ioctl_fn wsa_ioctl;
@@ -2088,6 +2094,21 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_wsa_bind_fn) wsa_bind__iocp_connect_bind; /* src/evented/net_iocp.c: connect_run */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_WSAGetOverlappedResult_fn) WSAGetOverlappedResult__iocp_udp_result; /* src/evented/net_udp_iocp.c: result_of */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_WSASendTo_fn) WSASendTo__iocp_send; /* src/evented/net_udp_iocp.c: send_start */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_WSASendTo_fn) WSASendTo__iocp_send_now; /* src/evented/net_udp_iocp.c: send_run */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_wsa_recvfrom_fn) wsa_recvfrom__iocp_receive_now; /* src/evented/net_udp_iocp.c: receive_now */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_WSARecvFrom_fn) WSARecvFrom__iocp_receive; /* src/evented/net_udp_iocp.c: receive_start */
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_VirtualFree_fn) VirtualFree__block_region; /* src/evented/stack_windows.c: cio__stack_pool_region_free */

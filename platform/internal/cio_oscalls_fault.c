@@ -959,6 +959,21 @@ enum {
     CIO__FI_wsa_bind__iocp_connect_bind,
 #endif
 #if defined(CIO_OS_WINDOWS)
+    CIO__FI_WSAGetOverlappedResult__iocp_udp_result,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_WSASendTo__iocp_send,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_WSASendTo__iocp_send_now,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_wsa_recvfrom__iocp_receive_now,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_WSARecvFrom__iocp_receive,
+#endif
+#if defined(CIO_OS_WINDOWS)
     CIO__FI_VirtualFree__block_region,
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -5175,6 +5190,72 @@ static int cio__fi_wsa_bind__iocp_connect_bind(SOCKET s, const struct sockaddr *
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_WSAGetOverlappedResult__iocp_udp_result(SOCKET s, WSAOVERLAPPED *ov, DWORD *done, BOOL wait, DWORD *flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_WSAGetOverlappedResult__iocp_udp_result];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.WSAGetOverlappedResult)(s, ov, done, wait, flags);
+        WSASetLastError(atomic_load(&p_->err));
+        return (BOOL)FALSE;
+    }
+    (void)mode_;
+    return (cio__sys_default.WSAGetOverlappedResult)(s, ov, done, wait, flags);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_WSASendTo__iocp_send(SOCKET s, WSABUF *bufs, DWORD count, DWORD *done, DWORD flags, const struct sockaddr *to, int tolen, WSAOVERLAPPED *ov, LPWSAOVERLAPPED_COMPLETION_ROUTINE fn)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_WSASendTo__iocp_send];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.WSASendTo)(s, bufs, count, done, flags, to, tolen, ov, fn);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_WSASendTo__iocp_send_now(SOCKET s, WSABUF *bufs, DWORD count, DWORD *done, DWORD flags, const struct sockaddr *to, int tolen, WSAOVERLAPPED *ov, LPWSAOVERLAPPED_COMPLETION_ROUTINE fn)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_WSASendTo__iocp_send_now];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.WSASendTo)(s, bufs, count, done, flags, to, tolen, ov, fn);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_wsa_recvfrom__iocp_receive_now(SOCKET s, char *buf, int len, int flags, struct sockaddr *from, int *fromlen)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_wsa_recvfrom__iocp_receive_now];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.wsa_recvfrom)(s, buf, len, flags, from, fromlen);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int cio__fi_WSARecvFrom__iocp_receive(SOCKET s, WSABUF *bufs, DWORD count, DWORD *done, DWORD *flags, struct sockaddr *from, int *fromlen, WSAOVERLAPPED *ov, LPWSAOVERLAPPED_COMPLETION_ROUTINE fn)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_WSARecvFrom__iocp_receive];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        WSASetLastError(atomic_load(&p_->err));
+        return (int)SOCKET_ERROR;
+    }
+    (void)mode_;
+    return (cio__sys_default.WSARecvFrom)(s, bufs, count, done, flags, from, fromlen, ov, fn);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static BOOL cio__fi_VirtualFree__block_region(void *addr, SIZE_T len, DWORD type)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_VirtualFree__block_region];
@@ -7483,6 +7564,21 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"wsa_bind", "iocp_connect_bind", 1, 0, (cio__sys_any)cio__fi_wsa_bind__iocp_connect_bind},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSAGetOverlappedResult", "iocp_udp_result", 1, 0, (cio__sys_any)cio__fi_WSAGetOverlappedResult__iocp_udp_result},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSASendTo", "iocp_send", 1, 0, (cio__sys_any)cio__fi_WSASendTo__iocp_send},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSASendTo", "iocp_send_now", 1, 0, (cio__sys_any)cio__fi_WSASendTo__iocp_send_now},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"wsa_recvfrom", "iocp_receive_now", 1, 0, (cio__sys_any)cio__fi_wsa_recvfrom__iocp_receive_now},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WSARecvFrom", "iocp_receive", 1, 0, (cio__sys_any)cio__fi_WSARecvFrom__iocp_receive},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"VirtualFree", "block_region", 1, 0, (cio__sys_any)cio__fi_VirtualFree__block_region},

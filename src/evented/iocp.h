@@ -1,6 +1,6 @@
 /*
  * Overlapped operations on the loops' completion ports (Windows; poll_iocp.c runs them, net_iocp.c
- * starts them). Only files built for Windows include this header.
+ * and net_udp_iocp.c start them). Only files built for Windows include this header.
  *
  * An operation lives on its fiber's stack: its OVERLAPPED first (what a completion packet carries),
  * the handle it runs on (CancelIoEx's target), its home loop (where the fiber waits) and the wait
@@ -28,7 +28,9 @@ struct cio__e_iocp_op {
 };
 
 /* Starts the operation on op->handle with &op->ov; 0 when a completion packet will follow (pending,
- * or done at once: the port is told of both), else the WSA error code (no packet). */
+ * or done at once: the port is told of both), else the WSA error code (no packet). Done at once
+ * includes a warning status: STATUS_BUFFER_OVERFLOW (WSAEMSGSIZE, ERROR_MORE_DATA) says a failure
+ * but is not an NT error, and its packet follows (net_udp_iocp.c): such a start returns 0. */
 typedef int (*cio__e_iocp_start)(struct cio__e_iocp_op *op, void *arg);
 
 /* Runs one overlapped operation on `handle` as the current fiber of e: attaches the handle to the

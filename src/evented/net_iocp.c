@@ -14,9 +14,10 @@
  * - connect: a new overlapped socket, its options (cio__os_sockopts_apply), a bind to the family's
  *   any address (ConnectEx wants a bound socket), ConnectEx, SO_UPDATE_CONNECT_CONTEXT, FIONBIO.
  * - Every socket made here is closed again on any failure after it was made.
- * UDP send/receive, cio_operate, net_write_file (TransmitFile) and Unix-socket connects still run
- * the Threaded implementation on the helper pool (issue 24's later steps); listen, bind, socket
- * pairs, shutdown and close never block and run where they are called.
+ * UDP send/receive are overlapped too (net_udp_iocp.c). cio_operate, net_write_file (TransmitFile)
+ * and Unix-socket connects still run the Threaded implementation on the helper pool (issue 24's
+ * later steps); listen, bind, socket pairs, shutdown and close never block and run where they are
+ * called.
  * Invariants: a thread that is not one of this instance's fibers runs an overlapped slot as a fiber
  * (cio__e_run) and a helper slot directly (helper.c).
  */
@@ -82,10 +83,6 @@ cio_err cio__e_net_close(void *ud, cio_handle socket)
 /* ---- on the helper pool ------------------------------------------------------------------------------------- */
 
 CIO__E_HELPER_SLOT(net_connect_unix, 2, const cio_unix_address *, address, cio_stream *, out)
-CIO__E_HELPER_SLOT(net_send, 5, cio_handle, socket, const cio_ip_address *, dest, const cio_const_iovec *, iov, size_t,
-                   iovcnt, size_t *, nsent)
-CIO__E_HELPER_SLOT(net_receive, 5, cio_handle, socket, cio_message *, msgs, size_t, max, cio_timeout, timeout, size_t *,
-                   count)
 CIO__E_HELPER_SLOT(net_write_file, 5, cio_handle, stream, cio_file, file, uint64_t, offset, uint64_t, len, uint64_t *,
                    nwritten)
 CIO__E_HELPER_SLOT(operate, 2, cio_operation *, op, cio_timeout, timeout)
