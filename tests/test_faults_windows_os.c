@@ -80,18 +80,27 @@ static const net_case *net_case_of(const char *name)
 }
 
 /* The site a Threaded `what` case reaches on this case's backend, or NULL (after a note) where the
- * iocp flavour makes no such call: its stream reads, writes, accepts and connects are overlapped
- * operations whose errors come in completions (test_iocp_net.c injects at their sites), and it waits
- * for no socket events. Everything else is the same call on both. */
+ * iocp flavour makes no such call: its stream reads, writes, accepts and connects and its datagram
+ * sends and receives are overlapped operations whose errors come in completions (test_iocp_net.c
+ * and test_iocp_udp.c inject at their sites), and it waits for no socket events. Everything else is the same call on
+ * both. */
 static const char *net_site(void **state, const char *site, const char *what)
 {
     if (fx_backend_of(state) != FX_IOCP)
         return site;
-    static const char *const overlapped[] = {
-        "wsa_accept@accept_one",       "ioctlsocket@accept_one",           "wsa_connect@connect_wait",
-        "wsa_getsockopt@connect_wait", "wsa_getpeername@connect_wait",     "WSARecv@net_read",
-        "WSASend@net_write",           "WSACreateEvent@wait_events",       "WSAEventSelect@wait_select",
-        "WSAEventSelect@wait_detach",  "WaitForSingleObjectEx@wait_events"};
+    static const char *const overlapped[] = {"wsa_accept@accept_one",
+                                             "ioctlsocket@accept_one",
+                                             "wsa_connect@connect_wait",
+                                             "wsa_getsockopt@connect_wait",
+                                             "wsa_getpeername@connect_wait",
+                                             "WSARecv@net_read",
+                                             "WSASend@net_write",
+                                             "WSACreateEvent@wait_events",
+                                             "WSAEventSelect@wait_select",
+                                             "WSAEventSelect@wait_detach",
+                                             "WaitForSingleObjectEx@wait_events",
+                                             "WSASendTo@net_send",
+                                             "wsa_recvfrom@receive_one"};
     for (size_t i = 0; i < sizeof overlapped / sizeof overlapped[0]; i++)
         if (strcmp(site, overlapped[i]) == 0) {
             print_message("      not here: %s (%s: an overlapped operation on the completion port)\n", site, what);
