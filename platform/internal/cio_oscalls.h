@@ -2090,6 +2090,27 @@ struct cio__sys_table {
     _Atomic(cio__sys_wsa_bind_fn) wsa_bind__iocp_connect_bind; /* src/evented/net_iocp.c: connect_run */
 #endif
 #if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtQueryInformationFile_fn) NtQueryInformationFile__iocp_file_mode; /* src/evented/fs_rw_iocp.c: is_async */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtQueryInformationFile_fn) NtQueryInformationFile__iocp_file_position; /* src/evented/fs_rw_iocp.c: position */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtSetInformationFile_fn) NtSetInformationFile__iocp_file_advance; /* src/evented/fs_rw_iocp.c: position */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtReadFile_fn) NtReadFile__iocp_file_read; /* src/evented/fs_rw_iocp.c: nt_rw */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtWriteFile_fn) NtWriteFile__iocp_file_write; /* src/evented/fs_rw_iocp.c: nt_rw */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtReadFile_fn) NtReadFile__iocp_file_probe; /* src/evented/fs_rw_iocp.c: nt_rw */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtWriteFile_fn) NtWriteFile__iocp_file_probe; /* src/evented/fs_rw_iocp.c: nt_rw */
+#endif
+#if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_VirtualFree_fn) VirtualFree__block_region; /* src/evented/stack_windows.c: cio__stack_pool_region_free */
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -2108,7 +2129,7 @@ struct cio__sys_table {
     _Atomic(cio__sys_NtSetInformationFile_fn) NtSetInformationFile__rename_ex; /* src/os/fs_windows_paths.c: rename_posix */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_NtClose_fn) NtClose__open_file_link; /* src/os/fs_windows.c: cio__win_open_file */
+    _Atomic(cio__sys_NtClose_fn) NtClose__open_file_link; /* src/os/fs_windows.c: cio__win_open_file_io */
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_NtClose_fn) NtClose__open_dir_link; /* src/os/fs_windows.c: cio__os_dir_open_dir */
@@ -2232,6 +2253,18 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_NtWriteFile_fn) NtWriteFile__rw_once; /* src/os/fs_windows_io.c: rw_once */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_WaitForSingleObjectEx_fn) WaitForSingleObjectEx__rw_pending; /* src/os/fs_windows_io.c: wait_pending */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_SleepEx_fn) SleepEx__rw_nap; /* src/os/fs_windows_io.c: wait_pending */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_CancelIoEx_fn) CancelIoEx__rw_cancel; /* src/os/fs_windows_io.c: wait_pending */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtQueryInformationFile_fn) NtQueryInformationFile__rw_mode; /* src/os/fs_windows_io.c: is_async */
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_NtQueryInformationFile_fn) NtQueryInformationFile__io_query; /* src/os/fs_windows_io.c: info_io */

@@ -7,10 +7,10 @@
  * (pipes, terminals, sockets) or, for data that is not cached or a file that cannot say (regular
  * files; every file on the BSDs, fs_nowait_none.c), the helper pool. The
  * other slots, which every flavour runs alike (the helper pool; closing and seeking in place), are
- * fs_helper.c's. (The io_uring flavour replaces the slots it has opcodes for, open/stat/mkdir/rename/
- * delete/set_length/close, with ring operations: fs_uring.c.)
- * Invariants: a slot called by a thread that is not one of this instance's fibers runs the read and
- * write paths as a fiber (cio__e_run) and the helper paths directly on that thread.
+ * fs_helper.c's; opening a file is the helper pool's here too (fs_rw_iocp.c's on Windows). (The io_uring flavour
+ * replaces the slots it has opcodes for, open/stat/mkdir/rename/ delete/set_length/close, with ring operations:
+ * fs_uring.c.) Invariants: a slot called by a thread that is not one of this instance's fibers runs the read and write
+ * paths as a fiber (cio__e_run) and the helper paths directly on that thread.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -27,6 +27,13 @@
 #include "slots.h"
 #include "helper_slot.h"
 #include "os.h"
+
+/* ---- opening files: the Threaded implementation on the helper pool (fs_rw_iocp.c on Windows) ---------------- */
+
+CIO__E_HELPER_SLOT(dir_open_file, 4, cio_dir, dir, const char *, path, const cio_open_file_options *, options,
+                   cio_file *, out)
+CIO__E_HELPER_SLOT(dir_create_file, 4, cio_dir, dir, const char *, path, const cio_create_file_options *, options,
+                   cio_file *, out)
 
 /* ---- reads, writes, sync ------------------------------------------------------------------------------------ */
 
