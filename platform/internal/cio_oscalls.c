@@ -2629,6 +2629,18 @@ struct cio__sys_table cio__sys = {
     .DuplicateHandle__spawn_stdio = cio__sys_dflt_DuplicateHandle,
 #endif
 #if defined(CIO_OS_WINDOWS)
+    .NtQueryInformationFile__spawn_stdio_mode = cio__sys_dflt_NtQueryInformationFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtQueryInformationFile__spawn_stdio_access = cio__sys_dflt_NtQueryInformationFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtQueryInformationFile__spawn_stdio_position = cio__sys_dflt_NtQueryInformationFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtSetInformationFile__spawn_stdio_position = cio__sys_dflt_NtSetInformationFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
     .CreateFileW__spawn_null = cio__sys_dflt_CreateFileW,
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -5137,6 +5149,34 @@ static void cio__sys_set_DuplicateHandle__spawn_stdio(cio__sys_any fn)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtQueryInformationFile__spawn_stdio_mode(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtQueryInformationFile__spawn_stdio_mode, fn != NULL ? (cio__sys_NtQueryInformationFile_fn)fn : cio__sys_dflt_NtQueryInformationFile,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtQueryInformationFile__spawn_stdio_access(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtQueryInformationFile__spawn_stdio_access, fn != NULL ? (cio__sys_NtQueryInformationFile_fn)fn : cio__sys_dflt_NtQueryInformationFile,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtQueryInformationFile__spawn_stdio_position(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtQueryInformationFile__spawn_stdio_position, fn != NULL ? (cio__sys_NtQueryInformationFile_fn)fn : cio__sys_dflt_NtQueryInformationFile,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtSetInformationFile__spawn_stdio_position(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtSetInformationFile__spawn_stdio_position, fn != NULL ? (cio__sys_NtSetInformationFile_fn)fn : cio__sys_dflt_NtSetInformationFile,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static void cio__sys_set_CreateFileW__spawn_null(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.CreateFileW__spawn_null, fn != NULL ? (cio__sys_CreateFileW_fn)fn : cio__sys_dflt_CreateFileW,
@@ -6736,6 +6776,18 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"DuplicateHandle", "spawn_stdio", "DuplicateHandle@spawn_stdio", cio__sys_set_DuplicateHandle__spawn_stdio},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtQueryInformationFile", "spawn_stdio_mode", "NtQueryInformationFile@spawn_stdio_mode", cio__sys_set_NtQueryInformationFile__spawn_stdio_mode},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtQueryInformationFile", "spawn_stdio_access", "NtQueryInformationFile@spawn_stdio_access", cio__sys_set_NtQueryInformationFile__spawn_stdio_access},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtQueryInformationFile", "spawn_stdio_position", "NtQueryInformationFile@spawn_stdio_position", cio__sys_set_NtQueryInformationFile__spawn_stdio_position},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtSetInformationFile", "spawn_stdio_position", "NtSetInformationFile@spawn_stdio_position", cio__sys_set_NtSetInformationFile__spawn_stdio_position},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"CreateFileW", "spawn_null", "CreateFileW@spawn_null", cio__sys_set_CreateFileW__spawn_null},

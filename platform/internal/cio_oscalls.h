@@ -2177,6 +2177,18 @@ struct cio__sys_table {
     _Atomic(cio__sys_DuplicateHandle_fn) DuplicateHandle__spawn_stdio; /* src/os/process_spawn_windows.c: inheritable_copy */
 #endif
 #if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtQueryInformationFile_fn) NtQueryInformationFile__spawn_stdio_mode; /* src/os/process_spawn_windows.c: is_async */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtQueryInformationFile_fn) NtQueryInformationFile__spawn_stdio_access; /* src/os/process_spawn_windows.c: sync_reopen */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtQueryInformationFile_fn) NtQueryInformationFile__spawn_stdio_position; /* src/os/process_spawn_windows.c: sync_reopen */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtSetInformationFile_fn) NtSetInformationFile__spawn_stdio_position; /* src/os/process_spawn_windows.c: sync_reopen */
+#endif
+#if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_CreateFileW_fn) CreateFileW__spawn_null; /* src/os/process_spawn_windows.c: plan_stdio_w */
 #endif
 #if defined(CIO_OS_WINDOWS)

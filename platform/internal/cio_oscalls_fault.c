@@ -1046,6 +1046,18 @@ enum {
     CIO__FI_DuplicateHandle__spawn_stdio,
 #endif
 #if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtQueryInformationFile__spawn_stdio_mode,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtQueryInformationFile__spawn_stdio_access,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtQueryInformationFile__spawn_stdio_position,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtSetInformationFile__spawn_stdio_position,
+#endif
+#if defined(CIO_OS_WINDOWS)
     CIO__FI_CreateFileW__spawn_null,
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -5599,6 +5611,54 @@ static BOOL cio__fi_DuplicateHandle__spawn_stdio(HANDLE from_process, HANDLE fro
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtQueryInformationFile__spawn_stdio_mode(void *h, cio_nt_io_status_block *iosb, void *info, uint32_t len, uint32_t cls)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtQueryInformationFile__spawn_stdio_mode];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int32_t)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.NtQueryInformationFile)(h, iosb, info, len, cls);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtQueryInformationFile__spawn_stdio_access(void *h, cio_nt_io_status_block *iosb, void *info, uint32_t len, uint32_t cls)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtQueryInformationFile__spawn_stdio_access];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int32_t)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.NtQueryInformationFile)(h, iosb, info, len, cls);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtQueryInformationFile__spawn_stdio_position(void *h, cio_nt_io_status_block *iosb, void *info, uint32_t len, uint32_t cls)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtQueryInformationFile__spawn_stdio_position];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int32_t)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.NtQueryInformationFile)(h, iosb, info, len, cls);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtSetInformationFile__spawn_stdio_position(void *h, cio_nt_io_status_block *iosb, void *info, uint32_t len, uint32_t cls)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtSetInformationFile__spawn_stdio_position];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int32_t)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.NtSetInformationFile)(h, iosb, info, len, cls);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static HANDLE cio__fi_CreateFileW__spawn_null(const WCHAR *name, DWORD access, DWORD share, SECURITY_ATTRIBUTES *sa, DWORD disposition, DWORD flags, HANDLE template_file)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_CreateFileW__spawn_null];
@@ -7757,6 +7817,18 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"DuplicateHandle", "spawn_stdio", 1, 0, (cio__sys_any)cio__fi_DuplicateHandle__spawn_stdio},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtQueryInformationFile", "spawn_stdio_mode", 1, 0, (cio__sys_any)cio__fi_NtQueryInformationFile__spawn_stdio_mode},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtQueryInformationFile", "spawn_stdio_access", 1, 0, (cio__sys_any)cio__fi_NtQueryInformationFile__spawn_stdio_access},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtQueryInformationFile", "spawn_stdio_position", 1, 0, (cio__sys_any)cio__fi_NtQueryInformationFile__spawn_stdio_position},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtSetInformationFile", "spawn_stdio_position", 1, 0, (cio__sys_any)cio__fi_NtSetInformationFile__spawn_stdio_position},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"CreateFileW", "spawn_null", 1, 0, (cio__sys_any)cio__fi_CreateFileW__spawn_null},

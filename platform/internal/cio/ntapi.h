@@ -236,6 +236,7 @@ __declspec(dllimport) int32_t __stdcall NtWaitForSingleObject(void *Handle, uint
 #define CIO_NT_FileInternalInformation 6
 #define CIO_NT_FileRenameInformation 10
 #define CIO_NT_FileLinkInformation 11
+#define CIO_NT_FileAccessInformation 8
 #define CIO_NT_FileDispositionInformation 13
 #define CIO_NT_FilePositionInformation 14
 #define CIO_NT_FileModeInformation 16
