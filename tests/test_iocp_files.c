@@ -12,7 +12,7 @@
  * - append: a handle opened overlapped with FILE_APPEND_DATA only appends, whatever the position.
  * - many_fibers: 64 fibers on two loops write and read back their own blocks of one file at once.
  * - cross: a Threaded io reads and writes a file Evented opened (streaming at its stored position,
- *   positional), and its stat, set_length, sync, lock and copy work; an Evented io reads a file
+ *   positional), and its stat, set_length, sync, lock, memory maps and copy work; an Evented io reads a file
  *   Threaded opened (synchronous: the helper pool).
  * - pipe_cancel: a read that pends (an overlapped named pipe with no data): canceled, it is Canceled
  *   and the pipe still works; canceled by someone else's CancelIoEx (STATUS_CANCELLED), it is made
@@ -334,6 +334,24 @@ static void body_cross(void)
         assert_ok(cio_file_sync(ios[i], f));
         assert_ok(cio_file_lock(ios[i], f, CIO_LOCK_EXCLUSIVE));
         cio_file_unlock(ios[i], f);
+    }
+    /* memory maps of it, the OS's and the fallback (positional reads and writes through the io) */
+    for (int i = 0; i < 4; i++) {
+        cio_memory_map_options mo;
+        memset(&mo, 0, sizeof mo);
+        mo.len = 65536;
+        mo.fallback = i >= 2;
+        cio_memory_map mm;
+        assert_ok(cio_file_memory_map_create(ios[i % 2], f, &mo, &mm));
+        assert_int_equal(mm.mapped, i < 2);
+        assert_memory_equal(mm.memory, "threaded+evented", 16);
+        mm.memory[16 + i] = (uint8_t)(0xA0 + i);
+        assert_ok(cio_file_memory_map_write(ios[i % 2], &mm));
+        cio_file_memory_map_destroy(ios[i % 2], &mm);
+        unsigned char got = 0;
+        assert_ok(cio_file_read_positional(ios[(i + 1) % 2], f, &got, 1, 16 + (uint64_t)i, &n));
+        assert_int_equal(got, 0xA0 + i);
+        big[i] = (unsigned char)(0xA0 + i); /* what the copy below reads there */
     }
     assert_ok(cio_file_set_length(ev, f, 16 + MIB));
     uint64_t len = 0;
