@@ -396,6 +396,56 @@ static void test_iocp_files_cross(void **state)
     run_counted(body_cross, "cross");
 }
 
+/* ---- a thread that is no fiber, gone ---------------------------------------------------------------------- */
+
+struct first {
+    cio_io io;
+    cio_file f;
+    cio_err err;
+};
+
+static DWORD WINAPI first_write(void *p)
+{
+    struct first *x = (struct first *)p;
+    x->err = cio_file_write_all(x->io, x->f, "first", 5); /* this thread's first overlapped call */
+    return 0;
+}
+
+/* A file first used by a thread that then exits (its adopted loop goes with it): later calls on
+ * it, from fibers and from this thread, still complete. */
+static void body_thread_gone(void)
+{
+    cio_evented *e = make(2);
+    cio_io io = cio_evented_io(e);
+    char name[64];
+    snprintf(name, sizeof name, "%s", fresh("gone"));
+    struct first x = {io, create(io, name), CIO_E_UNEXPECTED};
+    HANDLE t = CreateThread(NULL, 0, first_write, &x, 0, NULL);
+    assert_non_null(t);
+    assert_int_equal(WaitForSingleObject(t, 30000), WAIT_OBJECT_0);
+    assert_true(CloseHandle(t));
+    assert_ok(x.err);
+    assert_ok(cio_file_seek_to(io, x.f, 0)); /* rt_fiber starts there */
+    struct rt r = {io, x.f, 64 * 1024};
+    struct rt *rp = &r;
+    cio_future f;
+    assert_ok(cio_concurrent(io, rt_fiber, &rp, sizeof rp, &f));
+    assert_ok(cio_await(io, &f));
+    char buf[5];
+    size_t n = 0;
+    assert_ok(cio_file_read_positional(io, x.f, buf, 5, 4096, &n));
+    assert_int_equal(n, 5);
+    assert_ok(cio_file_close(io, x.f));
+    remove_file(io, name);
+    cio_evented_destroy(e);
+}
+
+static void test_iocp_files_thread_gone(void **state)
+{
+    (void)state;
+    run_counted(body_thread_gone, "thread gone");
+}
+
 /* ---- a child's stdio: files Evented opened ------------------------------------------------------------------ */
 
 /* A child's stdin and stdout are asynchronous handles: it reads and writes them with plain
@@ -501,7 +551,7 @@ int main(void)
         cmocka_unit_test(test_iocp_files_round_trip),  cmocka_unit_test(test_iocp_files_eof),
         cmocka_unit_test(test_iocp_files_append),      cmocka_unit_test(test_iocp_files_many_fibers),
         cmocka_unit_test(test_iocp_files_cross),       cmocka_unit_test(test_iocp_files_stdio),
-        cmocka_unit_test(test_iocp_files_pipe_cancel),
+        cmocka_unit_test(test_iocp_files_pipe_cancel), cmocka_unit_test(test_iocp_files_thread_gone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,7 +18,11 @@
  *   nothing on Windows asks for one (fdwait.c's waits are the POSIX slot files').
  * - Overlapped operations (iocp.h, cio__e_iocp_run): a handle is attached to the port of the loop
  *   whose fiber first runs an operation on it (a handle can belong to one port only, for life: a
- *   later attach says ERROR_INVALID_PARAMETER and changes nothing), with key OP_KEY. Every operation
+ *   later attach says ERROR_INVALID_PARAMETER and changes nothing), with key OP_KEY; when that is an
+ *   adopted thread's loop, to a loop thread's port instead (picked by the handle's value), since an
+ *   adopted loop's port is closed when its thread exits and a handle attached to it would have
+ *   every later packet lost. (One attached to a destroyed instance's port has the same fate: a
+ *   handle's overlapped calls belong to the instance that made them first.) Every operation
  *   is reported by a packet, even one done at once (no FILE_SKIP_COMPLETION_PORT_ON_SUCCESS: one
  *   path). A packet for an operation whose fiber's home is another loop (a socket attached by a
  *   fiber of loop A, used by one of loop B) is forwarded to that loop's port as it is (the status
@@ -167,7 +171,10 @@ cio_err cio__e_iocp_run(struct cio_evented *e, struct cio__e_iocp_op *op, HANDLE
         if (c != CIO_OK)
             return c;
     }
-    if (CIO__SYS(CreateIoCompletionPort, iocp_attach)(handle, port_of(l), OP_KEY, 0) == NULL &&
+    struct cio__e_loop *owner = l; /* an adopted loop's port goes with its thread: a loop thread's instead */
+    if (l->adopted && e->nloops > 0)
+        owner = &e->loops[((uintptr_t)handle >> 2) % e->nloops];
+    if (CIO__SYS(CreateIoCompletionPort, iocp_attach)(handle, port_of(owner), OP_KEY, 0) == NULL &&
         GetLastError() != ERROR_INVALID_PARAMETER) /* that one: attached already (to this loop's port or another's) */
         return CIO_E_SYSTEM_RESOURCES;
     memset(op, 0, sizeof *op);
