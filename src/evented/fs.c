@@ -5,12 +5,13 @@
  * and regular files alike, canceled with ASYNC_CANCEL); on the readiness flavours a non-blocking
  * attempt (Linux: preadv2/pwritev2 with RWF_NOWAIT, fs_nowait_linux.c), then either a readiness wait
  * (pipes, terminals, sockets) or, for data that is not cached or a file that cannot say (regular
- * files; every file on the BSDs, fs_nowait_none.c), the helper pool. The
+ * files; every file on the BSDs, fs_nowait_none.c), the helper pool. Opening a file is the helper
+ * pool's (here, not in fs_helper.c: fs_rw_iocp.c opens asynchronous handles on Windows). The
  * other slots, which every flavour runs alike (the helper pool; closing and seeking in place), are
- * fs_helper.c's; opening a file is the helper pool's here too (fs_rw_iocp.c's on Windows). (The io_uring flavour
- * replaces the slots it has opcodes for, open/stat/mkdir/rename/ delete/set_length/close, with ring operations:
- * fs_uring.c.) Invariants: a slot called by a thread that is not one of this instance's fibers runs the read and write
- * paths as a fiber (cio__e_run) and the helper paths directly on that thread.
+ * fs_helper.c's. (The io_uring flavour replaces the slots it has opcodes for, open/stat/mkdir/rename/
+ * delete/set_length/close, with ring operations: fs_uring.c.)
+ * Invariants: a slot called by a thread that is not one of this instance's fibers runs the read and
+ * write paths as a fiber (cio__e_run) and the helper paths directly on that thread.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
