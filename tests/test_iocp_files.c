@@ -17,7 +17,7 @@
  * - pipe_cancel: a read that pends (an overlapped named pipe with no data): canceled, it is Canceled
  *   and the pipe still works; canceled by someone else's CancelIoEx (STATUS_CANCELLED), it is made
  *   again and gets the data written later; the same through a Threaded io, whose cancel knocks the
- *   wait out and CancelIoEx's the transfer.
+ *   wait out and CancelIoEx's the transfer; a timed read times out and consumes nothing.
  * - stdio: a child's stdin and stdout are files Evented opened (spawn reopens them synchronously).
  * Every test checks the process's handles before and after (no leak); test_iocp_files_faults.c
  * makes every new call site fail.
@@ -514,6 +514,15 @@ static void pipe_cancel_on(cio_io io)
     assert_ok(cio_await(io, &f));
     assert_int_equal(p.n, 5);
     assert_memory_equal(p.buf, "again", 5);
+    /* a timed read with nothing to read: Timeout, nothing consumed, and the pipe still works */
+    char t[8];
+    size_t tn = 9;
+    assert_err(cio_file_read_streaming_timeout(io, p.server, t, sizeof t, &tn, cio_timeout_ms(50)), CIO_E_TIMEOUT);
+    assert_int_equal(tn, 0);
+    pipe_write(&p, "timed");
+    assert_ok(cio_file_read_streaming_timeout(io, p.server, t, sizeof t, &tn, cio_timeout_ms(5000)));
+    assert_int_equal(tn, 5);
+    assert_memory_equal(t, "timed", 5);
     /* positional on a pipe: Unseekable */
     size_t n = 0;
     char c;

@@ -264,7 +264,8 @@ static void pending_case(const char *site, int code, const char *fault, const st
         assert_int_equal(cio__fault_errno(before[i].site, before[i].code, 0, 1), 1);
     assert_int_equal(cio__fault_errno(site, code, 0, 1), 1);
     cio_future f = pipe_read_pending(&p);
-    Sleep(30);
+    for (int i = 0; i < 1000 && cio__fault_injected(site) == 0; i++)
+        Sleep(10); /* the read is pending and the fault in: only then the data */
     pipe_write(&p, "late");
     assert_ok(cio_await(io, &f));
     unsigned injected = cio__fault_injected(site);
