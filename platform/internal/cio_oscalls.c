@@ -2566,6 +2566,27 @@ struct cio__sys_table cio__sys = {
     .WSARecvFrom__iocp_receive = cio__sys_dflt_WSARecvFrom,
 #endif
 #if defined(CIO_OS_WINDOWS)
+    .NtQueryInformationFile__iocp_file_mode = cio__sys_dflt_NtQueryInformationFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtQueryInformationFile__iocp_file_position = cio__sys_dflt_NtQueryInformationFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtSetInformationFile__iocp_file_advance = cio__sys_dflt_NtSetInformationFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtReadFile__iocp_file_read = cio__sys_dflt_NtReadFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtWriteFile__iocp_file_write = cio__sys_dflt_NtWriteFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtReadFile__iocp_file_probe = cio__sys_dflt_NtReadFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtWriteFile__iocp_file_probe = cio__sys_dflt_NtWriteFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
     .VirtualFree__block_region = cio__sys_dflt_VirtualFree,
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -2630,6 +2651,18 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_WINDOWS)
     .DuplicateHandle__spawn_stdio = cio__sys_dflt_DuplicateHandle,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtQueryInformationFile__spawn_stdio_mode = cio__sys_dflt_NtQueryInformationFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtQueryInformationFile__spawn_stdio_access = cio__sys_dflt_NtQueryInformationFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtQueryInformationFile__spawn_stdio_position = cio__sys_dflt_NtQueryInformationFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtSetInformationFile__spawn_stdio_position = cio__sys_dflt_NtSetInformationFile,
 #endif
 #if defined(CIO_OS_WINDOWS)
     .CreateFileW__spawn_null = cio__sys_dflt_CreateFileW,
@@ -2708,6 +2741,18 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_WINDOWS)
     .NtWriteFile__rw_once = cio__sys_dflt_NtWriteFile,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .WaitForSingleObjectEx__rw_pending = cio__sys_dflt_WaitForSingleObjectEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .SleepEx__rw_nap = cio__sys_dflt_SleepEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CancelIoEx__rw_cancel = cio__sys_dflt_CancelIoEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .NtQueryInformationFile__rw_mode = cio__sys_dflt_NtQueryInformationFile,
 #endif
 #if defined(CIO_OS_WINDOWS)
     .NtQueryInformationFile__io_query = cio__sys_dflt_NtQueryInformationFile,
@@ -4960,6 +5005,55 @@ static void cio__sys_set_WSARecvFrom__iocp_receive(cio__sys_any fn)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtQueryInformationFile__iocp_file_mode(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtQueryInformationFile__iocp_file_mode, fn != NULL ? (cio__sys_NtQueryInformationFile_fn)fn : cio__sys_dflt_NtQueryInformationFile,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtQueryInformationFile__iocp_file_position(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtQueryInformationFile__iocp_file_position, fn != NULL ? (cio__sys_NtQueryInformationFile_fn)fn : cio__sys_dflt_NtQueryInformationFile,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtSetInformationFile__iocp_file_advance(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtSetInformationFile__iocp_file_advance, fn != NULL ? (cio__sys_NtSetInformationFile_fn)fn : cio__sys_dflt_NtSetInformationFile,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtReadFile__iocp_file_read(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtReadFile__iocp_file_read, fn != NULL ? (cio__sys_NtReadFile_fn)fn : cio__sys_dflt_NtReadFile,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtWriteFile__iocp_file_write(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtWriteFile__iocp_file_write, fn != NULL ? (cio__sys_NtWriteFile_fn)fn : cio__sys_dflt_NtWriteFile,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtReadFile__iocp_file_probe(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtReadFile__iocp_file_probe, fn != NULL ? (cio__sys_NtReadFile_fn)fn : cio__sys_dflt_NtReadFile,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtWriteFile__iocp_file_probe(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtWriteFile__iocp_file_probe, fn != NULL ? (cio__sys_NtWriteFile_fn)fn : cio__sys_dflt_NtWriteFile,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static void cio__sys_set_VirtualFree__block_region(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.VirtualFree__block_region, fn != NULL ? (cio__sys_VirtualFree_fn)fn : cio__sys_dflt_VirtualFree,
@@ -5110,6 +5204,34 @@ static void cio__sys_set_CloseHandle__spawn_close(cio__sys_any fn)
 static void cio__sys_set_DuplicateHandle__spawn_stdio(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.DuplicateHandle__spawn_stdio, fn != NULL ? (cio__sys_DuplicateHandle_fn)fn : cio__sys_dflt_DuplicateHandle,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtQueryInformationFile__spawn_stdio_mode(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtQueryInformationFile__spawn_stdio_mode, fn != NULL ? (cio__sys_NtQueryInformationFile_fn)fn : cio__sys_dflt_NtQueryInformationFile,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtQueryInformationFile__spawn_stdio_access(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtQueryInformationFile__spawn_stdio_access, fn != NULL ? (cio__sys_NtQueryInformationFile_fn)fn : cio__sys_dflt_NtQueryInformationFile,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtQueryInformationFile__spawn_stdio_position(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtQueryInformationFile__spawn_stdio_position, fn != NULL ? (cio__sys_NtQueryInformationFile_fn)fn : cio__sys_dflt_NtQueryInformationFile,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtSetInformationFile__spawn_stdio_position(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtSetInformationFile__spawn_stdio_position, fn != NULL ? (cio__sys_NtSetInformationFile_fn)fn : cio__sys_dflt_NtSetInformationFile,
                           memory_order_relaxed);
 }
 #endif
@@ -5292,6 +5414,34 @@ static void cio__sys_set_NtReadFile__rw_once(cio__sys_any fn)
 static void cio__sys_set_NtWriteFile__rw_once(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.NtWriteFile__rw_once, fn != NULL ? (cio__sys_NtWriteFile_fn)fn : cio__sys_dflt_NtWriteFile,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_WaitForSingleObjectEx__rw_pending(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.WaitForSingleObjectEx__rw_pending, fn != NULL ? (cio__sys_WaitForSingleObjectEx_fn)fn : cio__sys_dflt_WaitForSingleObjectEx,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_SleepEx__rw_nap(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.SleepEx__rw_nap, fn != NULL ? (cio__sys_SleepEx_fn)fn : cio__sys_dflt_SleepEx,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_CancelIoEx__rw_cancel(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.CancelIoEx__rw_cancel, fn != NULL ? (cio__sys_CancelIoEx_fn)fn : cio__sys_dflt_CancelIoEx,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_NtQueryInformationFile__rw_mode(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.NtQueryInformationFile__rw_mode, fn != NULL ? (cio__sys_NtQueryInformationFile_fn)fn : cio__sys_dflt_NtQueryInformationFile,
                           memory_order_relaxed);
 }
 #endif
@@ -6615,6 +6765,27 @@ static const struct {
     {"WSARecvFrom", "iocp_receive", "WSARecvFrom@iocp_receive", cio__sys_set_WSARecvFrom__iocp_receive},
 #endif
 #if defined(CIO_OS_WINDOWS)
+    {"NtQueryInformationFile", "iocp_file_mode", "NtQueryInformationFile@iocp_file_mode", cio__sys_set_NtQueryInformationFile__iocp_file_mode},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtQueryInformationFile", "iocp_file_position", "NtQueryInformationFile@iocp_file_position", cio__sys_set_NtQueryInformationFile__iocp_file_position},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtSetInformationFile", "iocp_file_advance", "NtSetInformationFile@iocp_file_advance", cio__sys_set_NtSetInformationFile__iocp_file_advance},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtReadFile", "iocp_file_read", "NtReadFile@iocp_file_read", cio__sys_set_NtReadFile__iocp_file_read},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtWriteFile", "iocp_file_write", "NtWriteFile@iocp_file_write", cio__sys_set_NtWriteFile__iocp_file_write},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtReadFile", "iocp_file_probe", "NtReadFile@iocp_file_probe", cio__sys_set_NtReadFile__iocp_file_probe},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtWriteFile", "iocp_file_probe", "NtWriteFile@iocp_file_probe", cio__sys_set_NtWriteFile__iocp_file_probe},
+#endif
+#if defined(CIO_OS_WINDOWS)
     {"VirtualFree", "block_region", "VirtualFree@block_region", cio__sys_set_VirtualFree__block_region},
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -6679,6 +6850,18 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"DuplicateHandle", "spawn_stdio", "DuplicateHandle@spawn_stdio", cio__sys_set_DuplicateHandle__spawn_stdio},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtQueryInformationFile", "spawn_stdio_mode", "NtQueryInformationFile@spawn_stdio_mode", cio__sys_set_NtQueryInformationFile__spawn_stdio_mode},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtQueryInformationFile", "spawn_stdio_access", "NtQueryInformationFile@spawn_stdio_access", cio__sys_set_NtQueryInformationFile__spawn_stdio_access},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtQueryInformationFile", "spawn_stdio_position", "NtQueryInformationFile@spawn_stdio_position", cio__sys_set_NtQueryInformationFile__spawn_stdio_position},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtSetInformationFile", "spawn_stdio_position", "NtSetInformationFile@spawn_stdio_position", cio__sys_set_NtSetInformationFile__spawn_stdio_position},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"CreateFileW", "spawn_null", "CreateFileW@spawn_null", cio__sys_set_CreateFileW__spawn_null},
@@ -6757,6 +6940,18 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"NtWriteFile", "rw_once", "NtWriteFile@rw_once", cio__sys_set_NtWriteFile__rw_once},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WaitForSingleObjectEx", "rw_pending", "WaitForSingleObjectEx@rw_pending", cio__sys_set_WaitForSingleObjectEx__rw_pending},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"SleepEx", "rw_nap", "SleepEx@rw_nap", cio__sys_set_SleepEx__rw_nap},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CancelIoEx", "rw_cancel", "CancelIoEx@rw_cancel", cio__sys_set_CancelIoEx__rw_cancel},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtQueryInformationFile", "rw_mode", "NtQueryInformationFile@rw_mode", cio__sys_set_NtQueryInformationFile__rw_mode},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"NtQueryInformationFile", "io_query", "NtQueryInformationFile@io_query", cio__sys_set_NtQueryInformationFile__io_query},

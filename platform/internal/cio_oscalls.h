@@ -2111,6 +2111,27 @@ struct cio__sys_table {
     _Atomic(cio__sys_WSARecvFrom_fn) WSARecvFrom__iocp_receive; /* src/evented/net_udp_iocp.c: receive_start */
 #endif
 #if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtQueryInformationFile_fn) NtQueryInformationFile__iocp_file_mode; /* src/evented/fs_rw_iocp.c: is_async */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtQueryInformationFile_fn) NtQueryInformationFile__iocp_file_position; /* src/evented/fs_rw_iocp.c: position */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtSetInformationFile_fn) NtSetInformationFile__iocp_file_advance; /* src/evented/fs_rw_iocp.c: position */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtReadFile_fn) NtReadFile__iocp_file_read; /* src/evented/fs_rw_iocp.c: nt_rw */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtWriteFile_fn) NtWriteFile__iocp_file_write; /* src/evented/fs_rw_iocp.c: nt_rw */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtReadFile_fn) NtReadFile__iocp_file_probe; /* src/evented/fs_rw_iocp.c: nt_rw */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtWriteFile_fn) NtWriteFile__iocp_file_probe; /* src/evented/fs_rw_iocp.c: nt_rw */
+#endif
+#if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_VirtualFree_fn) VirtualFree__block_region; /* src/evented/stack_windows.c: cio__stack_pool_region_free */
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -2129,7 +2150,7 @@ struct cio__sys_table {
     _Atomic(cio__sys_NtSetInformationFile_fn) NtSetInformationFile__rename_ex; /* src/os/fs_windows_paths.c: rename_posix */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_NtClose_fn) NtClose__open_file_link; /* src/os/fs_windows.c: cio__win_open_file */
+    _Atomic(cio__sys_NtClose_fn) NtClose__open_file_link; /* src/os/fs_windows.c: cio__win_open_file_io */
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_NtClose_fn) NtClose__open_dir_link; /* src/os/fs_windows.c: cio__os_dir_open_dir */
@@ -2175,6 +2196,18 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_DuplicateHandle_fn) DuplicateHandle__spawn_stdio; /* src/os/process_spawn_windows.c: inheritable_copy */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtQueryInformationFile_fn) NtQueryInformationFile__spawn_stdio_mode; /* src/os/process_spawn_windows.c: is_async */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtQueryInformationFile_fn) NtQueryInformationFile__spawn_stdio_access; /* src/os/process_spawn_windows.c: sync_reopen */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtQueryInformationFile_fn) NtQueryInformationFile__spawn_stdio_position; /* src/os/process_spawn_windows.c: sync_reopen */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtSetInformationFile_fn) NtSetInformationFile__spawn_stdio_position; /* src/os/process_spawn_windows.c: sync_reopen */
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_CreateFileW_fn) CreateFileW__spawn_null; /* src/os/process_spawn_windows.c: plan_stdio_w */
@@ -2253,6 +2286,18 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_NtWriteFile_fn) NtWriteFile__rw_once; /* src/os/fs_windows_io.c: rw_once */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_WaitForSingleObjectEx_fn) WaitForSingleObjectEx__rw_pending; /* src/os/fs_windows_io.c: wait_pending */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_SleepEx_fn) SleepEx__rw_nap; /* src/os/fs_windows_io.c: wait_pending */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_CancelIoEx_fn) CancelIoEx__rw_cancel; /* src/os/fs_windows_io.c: wait_pending */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_NtQueryInformationFile_fn) NtQueryInformationFile__rw_mode; /* src/os/fs_windows_io.c: is_async */
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_NtQueryInformationFile_fn) NtQueryInformationFile__io_query; /* src/os/fs_windows_io.c: info_io */

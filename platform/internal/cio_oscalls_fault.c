@@ -974,6 +974,27 @@ enum {
     CIO__FI_WSARecvFrom__iocp_receive,
 #endif
 #if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtQueryInformationFile__iocp_file_mode,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtQueryInformationFile__iocp_file_position,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtSetInformationFile__iocp_file_advance,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtReadFile__iocp_file_read,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtWriteFile__iocp_file_write,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtReadFile__iocp_file_probe,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtWriteFile__iocp_file_probe,
+#endif
+#if defined(CIO_OS_WINDOWS)
     CIO__FI_VirtualFree__block_region,
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -1038,6 +1059,18 @@ enum {
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_DuplicateHandle__spawn_stdio,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtQueryInformationFile__spawn_stdio_mode,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtQueryInformationFile__spawn_stdio_access,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtQueryInformationFile__spawn_stdio_position,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtSetInformationFile__spawn_stdio_position,
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_CreateFileW__spawn_null,
@@ -1116,6 +1149,18 @@ enum {
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_NtWriteFile__rw_once,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_WaitForSingleObjectEx__rw_pending,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_SleepEx__rw_nap,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_CancelIoEx__rw_cancel,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_NtQueryInformationFile__rw_mode,
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_NtQueryInformationFile__io_query,
@@ -5256,6 +5301,110 @@ static int cio__fi_WSARecvFrom__iocp_receive(SOCKET s, WSABUF *bufs, DWORD count
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtQueryInformationFile__iocp_file_mode(void *h, cio_nt_io_status_block *iosb, void *info, uint32_t len, uint32_t cls)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtQueryInformationFile__iocp_file_mode];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int32_t)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.NtQueryInformationFile)(h, iosb, info, len, cls);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtQueryInformationFile__iocp_file_position(void *h, cio_nt_io_status_block *iosb, void *info, uint32_t len, uint32_t cls)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtQueryInformationFile__iocp_file_position];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int32_t)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.NtQueryInformationFile)(h, iosb, info, len, cls);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtSetInformationFile__iocp_file_advance(void *h, cio_nt_io_status_block *iosb, void *info, uint32_t len, uint32_t cls)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtSetInformationFile__iocp_file_advance];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int32_t)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.NtSetInformationFile)(h, iosb, info, len, cls);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtReadFile__iocp_file_read(void *h, void *event, void *apc, void *apc_context, cio_nt_io_status_block *iosb, void *buf, uint32_t len, int64_t *offset, uint32_t *key)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtReadFile__iocp_file_read];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int32_t)atomic_load(&p_->err);
+    }
+    if (mode_ == CIO__FI_SHORT) {
+        size_t max_ = atomic_load(&p_->max);
+        if ((size_t)len > max_)
+            len = (uint32_t)max_;
+    }
+    (void)mode_;
+    return (cio__sys_default.NtReadFile)(h, event, apc, apc_context, iosb, buf, len, offset, key);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtWriteFile__iocp_file_write(void *h, void *event, void *apc, void *apc_context, cio_nt_io_status_block *iosb, const void *buf, uint32_t len, int64_t *offset, uint32_t *key)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtWriteFile__iocp_file_write];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int32_t)atomic_load(&p_->err);
+    }
+    if (mode_ == CIO__FI_SHORT) {
+        size_t max_ = atomic_load(&p_->max);
+        if ((size_t)len > max_)
+            len = (uint32_t)max_;
+    }
+    (void)mode_;
+    return (cio__sys_default.NtWriteFile)(h, event, apc, apc_context, iosb, buf, len, offset, key);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtReadFile__iocp_file_probe(void *h, void *event, void *apc, void *apc_context, cio_nt_io_status_block *iosb, void *buf, uint32_t len, int64_t *offset, uint32_t *key)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtReadFile__iocp_file_probe];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int32_t)atomic_load(&p_->err);
+    }
+    if (mode_ == CIO__FI_SHORT) {
+        size_t max_ = atomic_load(&p_->max);
+        if ((size_t)len > max_)
+            len = (uint32_t)max_;
+    }
+    (void)mode_;
+    return (cio__sys_default.NtReadFile)(h, event, apc, apc_context, iosb, buf, len, offset, key);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtWriteFile__iocp_file_probe(void *h, void *event, void *apc, void *apc_context, cio_nt_io_status_block *iosb, const void *buf, uint32_t len, int64_t *offset, uint32_t *key)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtWriteFile__iocp_file_probe];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int32_t)atomic_load(&p_->err);
+    }
+    if (mode_ == CIO__FI_SHORT) {
+        size_t max_ = atomic_load(&p_->max);
+        if ((size_t)len > max_)
+            len = (uint32_t)max_;
+    }
+    (void)mode_;
+    return (cio__sys_default.NtWriteFile)(h, event, apc, apc_context, iosb, buf, len, offset, key);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static BOOL cio__fi_VirtualFree__block_region(void *addr, SIZE_T len, DWORD type)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_VirtualFree__block_region];
@@ -5540,6 +5689,54 @@ static BOOL cio__fi_DuplicateHandle__spawn_stdio(HANDLE from_process, HANDLE fro
     }
     (void)mode_;
     return (cio__sys_default.DuplicateHandle)(from_process, from, to_process, to, access, inherit, options);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtQueryInformationFile__spawn_stdio_mode(void *h, cio_nt_io_status_block *iosb, void *info, uint32_t len, uint32_t cls)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtQueryInformationFile__spawn_stdio_mode];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int32_t)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.NtQueryInformationFile)(h, iosb, info, len, cls);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtQueryInformationFile__spawn_stdio_access(void *h, cio_nt_io_status_block *iosb, void *info, uint32_t len, uint32_t cls)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtQueryInformationFile__spawn_stdio_access];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int32_t)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.NtQueryInformationFile)(h, iosb, info, len, cls);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtQueryInformationFile__spawn_stdio_position(void *h, cio_nt_io_status_block *iosb, void *info, uint32_t len, uint32_t cls)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtQueryInformationFile__spawn_stdio_position];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int32_t)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.NtQueryInformationFile)(h, iosb, info, len, cls);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtSetInformationFile__spawn_stdio_position(void *h, cio_nt_io_status_block *iosb, void *info, uint32_t len, uint32_t cls)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtSetInformationFile__spawn_stdio_position];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int32_t)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.NtSetInformationFile)(h, iosb, info, len, cls);
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -5887,6 +6084,56 @@ static int32_t cio__fi_NtWriteFile__rw_once(void *h, void *event, void *apc, voi
     }
     (void)mode_;
     return (cio__sys_default.NtWriteFile)(h, event, apc, apc_context, iosb, buf, len, offset, key);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static DWORD cio__fi_WaitForSingleObjectEx__rw_pending(HANDLE h, DWORD ms, BOOL alertable)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_WaitForSingleObjectEx__rw_pending];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (DWORD)WAIT_FAILED;
+    }
+    (void)mode_;
+    return (cio__sys_default.WaitForSingleObjectEx)(h, ms, alertable);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static DWORD cio__fi_SleepEx__rw_nap(DWORD ms, BOOL alertable)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_SleepEx__rw_nap];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (DWORD)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.SleepEx)(ms, alertable);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_CancelIoEx__rw_cancel(HANDLE h, OVERLAPPED *ov)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_CancelIoEx__rw_cancel];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.CancelIoEx)(h, ov);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static int32_t cio__fi_NtQueryInformationFile__rw_mode(void *h, cio_nt_io_status_block *iosb, void *info, uint32_t len, uint32_t cls)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtQueryInformationFile__rw_mode];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        return (int32_t)atomic_load(&p_->err);
+    }
+    (void)mode_;
+    return (cio__sys_default.NtQueryInformationFile)(h, iosb, info, len, cls);
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -7581,6 +7828,27 @@ static const struct {
     {"WSARecvFrom", "iocp_receive", 1, 0, (cio__sys_any)cio__fi_WSARecvFrom__iocp_receive},
 #endif
 #if defined(CIO_OS_WINDOWS)
+    {"NtQueryInformationFile", "iocp_file_mode", 1, 0, (cio__sys_any)cio__fi_NtQueryInformationFile__iocp_file_mode},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtQueryInformationFile", "iocp_file_position", 1, 0, (cio__sys_any)cio__fi_NtQueryInformationFile__iocp_file_position},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtSetInformationFile", "iocp_file_advance", 1, 0, (cio__sys_any)cio__fi_NtSetInformationFile__iocp_file_advance},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtReadFile", "iocp_file_read", 1, 1, (cio__sys_any)cio__fi_NtReadFile__iocp_file_read},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtWriteFile", "iocp_file_write", 1, 1, (cio__sys_any)cio__fi_NtWriteFile__iocp_file_write},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtReadFile", "iocp_file_probe", 1, 1, (cio__sys_any)cio__fi_NtReadFile__iocp_file_probe},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtWriteFile", "iocp_file_probe", 1, 1, (cio__sys_any)cio__fi_NtWriteFile__iocp_file_probe},
+#endif
+#if defined(CIO_OS_WINDOWS)
     {"VirtualFree", "block_region", 1, 0, (cio__sys_any)cio__fi_VirtualFree__block_region},
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -7645,6 +7913,18 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"DuplicateHandle", "spawn_stdio", 1, 0, (cio__sys_any)cio__fi_DuplicateHandle__spawn_stdio},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtQueryInformationFile", "spawn_stdio_mode", 1, 0, (cio__sys_any)cio__fi_NtQueryInformationFile__spawn_stdio_mode},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtQueryInformationFile", "spawn_stdio_access", 1, 0, (cio__sys_any)cio__fi_NtQueryInformationFile__spawn_stdio_access},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtQueryInformationFile", "spawn_stdio_position", 1, 0, (cio__sys_any)cio__fi_NtQueryInformationFile__spawn_stdio_position},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtSetInformationFile", "spawn_stdio_position", 1, 0, (cio__sys_any)cio__fi_NtSetInformationFile__spawn_stdio_position},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"CreateFileW", "spawn_null", 1, 0, (cio__sys_any)cio__fi_CreateFileW__spawn_null},
@@ -7723,6 +8003,18 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"NtWriteFile", "rw_once", 1, 1, (cio__sys_any)cio__fi_NtWriteFile__rw_once},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"WaitForSingleObjectEx", "rw_pending", 1, 0, (cio__sys_any)cio__fi_WaitForSingleObjectEx__rw_pending},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"SleepEx", "rw_nap", 1, 0, (cio__sys_any)cio__fi_SleepEx__rw_nap},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CancelIoEx", "rw_cancel", 1, 0, (cio__sys_any)cio__fi_CancelIoEx__rw_cancel},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"NtQueryInformationFile", "rw_mode", 1, 0, (cio__sys_any)cio__fi_NtQueryInformationFile__rw_mode},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"NtQueryInformationFile", "io_query", 1, 0, (cio__sys_any)cio__fi_NtQueryInformationFile__io_query},

@@ -12,9 +12,9 @@
  *   poll_kqueue.c the same contract on kqueue (the BSDs), woken through poll_kqueue_user.c
  *                 (EVFILT_USER) or poll_kqueue_pipe.c (a pipe, where EVFILT_USER is missing)
  *   poll_iocp.c   the completion-port poller (Windows): wake-ups and waits on a port per loop, and
- *                 overlapped operations (iocp.h), which net_iocp.c starts for the Windows sockets
+ *                 overlapped operations (iocp.h), which net_iocp.c and fs_rw_iocp.c start
  *   fs_helper.c   the file slots every flavour runs alike (helper pool; close and seek in place);
- *                 fs.c (POSIX) and fs_rw_iocp.c (Windows) the reads, writes and sync
+ *                 fs.c (POSIX) and fs_rw_iocp.c (Windows: overlapped) the opens, reads, writes, sync
  *   process_wait_fd.c, process_wait_iocp.c   child waits and signal_wait (POSIX, Windows)
  *   flavour_linux.c, flavour_kqueue.c, flavour_windows.c   which pollers an OS has and how a flavour
  *                 is chosen

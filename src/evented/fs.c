@@ -5,7 +5,8 @@
  * and regular files alike, canceled with ASYNC_CANCEL); on the readiness flavours a non-blocking
  * attempt (Linux: preadv2/pwritev2 with RWF_NOWAIT, fs_nowait_linux.c), then either a readiness wait
  * (pipes, terminals, sockets) or, for data that is not cached or a file that cannot say (regular
- * files; every file on the BSDs, fs_nowait_none.c), the helper pool. The
+ * files; every file on the BSDs, fs_nowait_none.c), the helper pool. Opening a file is the helper
+ * pool's (here, not in fs_helper.c: fs_rw_iocp.c opens asynchronous handles on Windows). The
  * other slots, which every flavour runs alike (the helper pool; closing and seeking in place), are
  * fs_helper.c's. (The io_uring flavour replaces the slots it has opcodes for, open/stat/mkdir/rename/
  * delete/set_length/close, with ring operations: fs_uring.c.)
@@ -27,6 +28,13 @@
 #include "slots.h"
 #include "helper_slot.h"
 #include "os.h"
+
+/* ---- opening files: the Threaded implementation on the helper pool (fs_rw_iocp.c on Windows) ---------------- */
+
+CIO__E_HELPER_SLOT(dir_open_file, 4, cio_dir, dir, const char *, path, const cio_open_file_options *, options,
+                   cio_file *, out)
+CIO__E_HELPER_SLOT(dir_create_file, 4, cio_dir, dir, const char *, path, const cio_create_file_options *, options,
+                   cio_file *, out)
 
 /* ---- reads, writes, sync ------------------------------------------------------------------------------------ */
 

@@ -2,8 +2,8 @@
  * The Evented backend's file and directory slots that every flavour runs alike (split from fs.c):
  * those with no asynchronous form worth the name run the Threaded implementation on the helper pool
  * (helper.c; the io_uring flavour replaces some with ring operations, fs_uring.c), and closing and
- * seeking, which never block, run where they are called. Reads, writes and sync are fs.c's (POSIX)
- * and fs_rw_iocp.c's (Windows).
+ * seeking, which never block, run where they are called. Reads, writes, sync and opening files are
+ * fs.c's (POSIX) and fs_rw_iocp.c's (Windows: asynchronous handles).
  * Invariants: a slot called by a thread that is not one of this instance's fibers runs the helper
  * path directly on that thread (helper.c).
  */
@@ -14,10 +14,6 @@
 
 /* ---- helper-pool slots ---------------------------------------------------------------------------------- */
 
-CIO__E_HELPER_SLOT(dir_open_file, 4, cio_dir, dir, const char *, path, const cio_open_file_options *, options,
-                   cio_file *, out)
-CIO__E_HELPER_SLOT(dir_create_file, 4, cio_dir, dir, const char *, path, const cio_create_file_options *, options,
-                   cio_file *, out)
 CIO__E_HELPER_SLOT(dir_open_dir, 4, cio_dir, dir, const char *, path, const cio_open_dir_options *, options, cio_dir *,
                    out)
 CIO__E_HELPER_SLOT(dir_create_dir, 3, cio_dir, dir, const char *, path, uint32_t, permissions)

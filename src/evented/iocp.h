@@ -25,6 +25,7 @@ struct cio__e_iocp_op {
     HANDLE handle;
     struct cio__e_loop *home;
     struct cio__e_wait w;
+    bool draining; /* cio__e_iocp_drain: waiting for its probe's packet */
 };
 
 /* Starts the operation on op->handle with &op->ov; 0 when a completion packet will follow (pending,
@@ -42,5 +43,14 @@ typedef int (*cio__e_iocp_start)(struct cio__e_iocp_op *op, void *arg);
  * handle cannot be attached, or *code != 0: the start's WSA code (no packet). */
 cio_err cio__e_iocp_run(struct cio_evented *e, struct cio__e_iocp_op *op, HANDLE handle, cio__e_iocp_start start,
                         void *arg, int64_t deadline_ns, bool cancelable, int *code);
+
+/* After a start that failed at once (*code != 0) on a handle whose failed starts may still queue a
+ * packet for op (Wine's file transfers do for some failures; NT never does): waits until none can
+ * be left. `probe` starts a transfer on op->handle that fails only as the failed start did before
+ * any packet (a zero-length one), with CIO__E_IOCP_PROBE(op) as its packet's OVERLAPPED pointer;
+ * its packet, queued after any stray one, ends the wait, and op's own packets meanwhile are dropped.
+ * Not cancelable (the probe ends at once). */
+void cio__e_iocp_drain(struct cio__e_iocp_op *op, cio__e_iocp_start probe, void *arg);
+#define CIO__E_IOCP_PROBE(op) ((void *)((char *)&(op)->ov + 1)) /* the low bit: a probe's packet */
 
 #endif /* CIO_EVENTED_IOCP_H */

@@ -18,13 +18,22 @@
  *   nothing on Windows asks for one (fdwait.c's waits are the POSIX slot files').
  * - Overlapped operations (iocp.h, cio__e_iocp_run): a handle is attached to the port of the loop
  *   whose fiber first runs an operation on it (a handle can belong to one port only, for life: a
- *   later attach says ERROR_INVALID_PARAMETER and changes nothing), with key OP_KEY. Every operation
+ *   later attach says ERROR_INVALID_PARAMETER and changes nothing), with key OP_KEY; when that is an
+ *   adopted thread's loop, to a loop thread's port instead (picked by the handle's value), since an
+ *   adopted loop's port is closed when its thread exits and a handle attached to it would have
+ *   every later packet lost. (One attached to a destroyed instance's port has the same fate: a
+ *   handle's overlapped calls belong to the instance that made them first.) Every operation
  *   is reported by a packet, even one done at once (no FILE_SKIP_COMPLETION_PORT_ON_SUCCESS: one
  *   path). A packet for an operation whose fiber's home is another loop (a socket attached by a
  *   fiber of loop A, used by one of loop B) is forwarded to that loop's port as it is (the status
  *   and count stay in the OVERLAPPED), so only the home loop touches the wait. A packet whose
  *   OVERLAPPED is not one of cio's (a foreign overlapped call on an attached socket without the
  *   low bit on its event) is dropped.
+ * - A drain (cio__e_iocp_drain, after a start that failed at once): Wine queues a packet for some
+ *   failed file transfers, NT for none, so the fiber starts a zero-length probe whose packet carries
+ *   the OVERLAPPED's address plus one; the port is FIFO and a forwarded packet keeps its order, so a
+ *   stray packet of the failed start comes first, and is dropped (`draining`), and the probe's ends
+ *   the wait.
  * - cancel(): CancelIoEx on the operation's handle and exact OVERLAPPED, once; the packet follows
  *   (STATUS_CANCELLED, or the result if the operation won the race); ERROR_NOT_FOUND means it is
  *   already on its way.
@@ -79,9 +88,9 @@ static DWORD wait_ms(int64_t timeout_ns)
 
 /* A packet for another loop's fiber: to that loop's port, as it is. Posting fails only without
  * system resources: retried, since the fiber waits for nothing else. */
-static void forward(struct cio__e_iocp_op *op)
+static void forward(struct cio__e_loop *home, OVERLAPPED *ov)
 {
-    while (!CIO__SYS(PostQueuedCompletionStatus, iocp_forward)(port_of(op->home), 0, OP_KEY, &op->ov))
+    while (!CIO__SYS(PostQueuedCompletionStatus, iocp_forward)(port_of(home), 0, OP_KEY, ov))
         Sleep(1);
 }
 
@@ -99,13 +108,16 @@ static void iocp_wait(struct cio__e_loop *l, int64_t timeout_ns)
                 cio__e_wake_drained(l);
             continue;
         }
-        struct cio__e_iocp_op *op = (struct cio__e_iocp_op *)(void *)ov;
+        bool probe = ((uintptr_t)ov & 1u) != 0;
+        struct cio__e_iocp_op *op = (struct cio__e_iocp_op *)(void *)((uintptr_t)ov & ~(uintptr_t)1u);
         if (entries[i].lpCompletionKey != OP_KEY || op->magic != CIO__E_IOCP_MAGIC)
             continue; /* not cio's */
         if (op->home != l) {
-            forward(op);
+            forward(op->home, ov);
             continue;
         }
+        if (probe != op->draining)
+            continue; /* a failed start's packet, before its drain's probe's */
         cio__e_poller_complete(&op->w, 0);
     }
 }
@@ -159,7 +171,10 @@ cio_err cio__e_iocp_run(struct cio_evented *e, struct cio__e_iocp_op *op, HANDLE
         if (c != CIO_OK)
             return c;
     }
-    if (CIO__SYS(CreateIoCompletionPort, iocp_attach)(handle, port_of(l), OP_KEY, 0) == NULL &&
+    struct cio__e_loop *owner = l; /* an adopted loop's port goes with its thread: a loop thread's instead */
+    if (l->adopted && e->nloops > 0)
+        owner = &e->loops[((uintptr_t)handle >> 2) % e->nloops];
+    if (CIO__SYS(CreateIoCompletionPort, iocp_attach)(handle, port_of(owner), OP_KEY, 0) == NULL &&
         GetLastError() != ERROR_INVALID_PARAMETER) /* that one: attached already (to this loop's port or another's) */
         return CIO_E_SYSTEM_RESOURCES;
     memset(op, 0, sizeof *op);
@@ -186,6 +201,21 @@ cio_err cio__e_iocp_run(struct cio_evented *e, struct cio__e_iocp_op *op, HANDLE
     if (op->w.reason == CIO__E_R_TIMEOUT)
         return CIO_E_TIMEOUT;
     return CIO_OK; /* canceled by someone else (CancelIoEx of the user's): its result says so */
+}
+
+void cio__e_iocp_drain(struct cio__e_iocp_op *op, cio__e_iocp_start probe, void *arg)
+{
+    struct cio_any_future *f = op->w.fiber;
+    struct cio__e_loop *l = op->home;
+    op->draining = true;
+    if (probe(op, arg) == 0) {
+        cio__e_wait_init(&op->w, f, CIO__E_W_POLLER, false, NULL);
+        op->w.htask = op;
+        op->w.in_flight = true;
+        l->armed++;
+        cio__e_park(l, f, &op->w, -1, NULL, NULL, NULL);
+    }
+    op->draining = false;
 }
 
 const struct cio__e_poller_ops cio__e_iocp_ops = {CIO__E_POLLER_OPS(iocp, "iocp")};

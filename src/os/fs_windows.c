@@ -268,6 +268,12 @@ static cio_err reparse_tag(void *h, uint32_t *tag)
 
 cio_err cio__win_open_file(void *root, cio_nt_unicode_string *name, const cio_open_file_options *o, void **out)
 {
+    return cio__win_open_file_io(root, name, o, CIO_NT_FILE_SYNCHRONOUS_IO_NONALERT, out);
+}
+
+cio_err cio__win_open_file_io(void *root, cio_nt_unicode_string *name, const cio_open_file_options *o, uint32_t io,
+                              void **out)
+{
     uint32_t access = CIO_NT_SYNCHRONIZE | CIO_NT_FILE_READ_ATTRIBUTES;
     if (o->mode == CIO_OPEN_READ_ONLY || o->mode == CIO_OPEN_READ_WRITE)
         access |= CIO_NT_GENERIC_READ;
@@ -275,8 +281,8 @@ cio_err cio__win_open_file(void *root, cio_nt_unicode_string *name, const cio_op
         access |= CIO_NT_GENERIC_WRITE;
     uint32_t kind = o->forbid_directory || o->mode != CIO_OPEN_READ_ONLY ? CIO_NT_FILE_NON_DIRECTORY_FILE : 0;
     if (!o->no_follow_symlinks)
-        return cio__win_open(root, name, access, CIO_NT_FILE_ATTRIBUTE_NORMAL, SHARE_ALL, CIO_NT_FILE_OPEN,
-                             kind | CIO_NT_FILE_SYNCHRONOUS_IO_NONALERT, cio__ntstatus_nt_create_file, out);
+        return cio__win_open(root, name, access, CIO_NT_FILE_ATTRIBUTE_NORMAL, SHARE_ALL, CIO_NT_FILE_OPEN, kind | io,
+                             cio__ntstatus_nt_create_file, out);
     void *link = NULL;
     cio_err e = cio__win_open(root, name, access, CIO_NT_FILE_ATTRIBUTE_NORMAL, SHARE_ALL, CIO_NT_FILE_OPEN,
                               kind | CIO_NT_FILE_OPEN_REPARSE_POINT, cio__ntstatus_nt_create_file, &link);
@@ -288,8 +294,8 @@ cio_err cio__win_open_file(void *root, cio_nt_unicode_string *name, const cio_op
         e = CIO_E_SYM_LINK_LOOP;
     if (e == CIO_OK) {
         cio_nt_unicode_string self = {0, 0, NULL};
-        e = cio__win_open(link, &self, access, 0, SHARE_ALL, CIO_NT_FILE_OPEN,
-                          kind | CIO_NT_FILE_SYNCHRONOUS_IO_NONALERT, cio__ntstatus_nt_create_file, out);
+        e = cio__win_open(link, &self, access, 0, SHARE_ALL, CIO_NT_FILE_OPEN, kind | io, cio__ntstatus_nt_create_file,
+                          out);
     }
     CIO__SYS(NtClose, open_file_link)(link);
     return e;
@@ -306,6 +312,12 @@ cio_err cio__os_dir_open_file(void *ud, cio_dir dir, const char *path, const cio
                               cio_file *out)
 {
     (void)ud;
+    return cio__win_dir_open_file(dir, path, options, CIO_NT_FILE_SYNCHRONOUS_IO_NONALERT, out);
+}
+
+cio_err cio__win_dir_open_file(cio_dir dir, const char *path, const cio_open_file_options *options, uint32_t io,
+                               cio_file *out)
+{
     cio_open_file_options o;
     if (!cio__win_open_args(options, out, &o))
         return CIO_E_INVALID_ARGUMENT;
@@ -316,7 +328,7 @@ cio_err cio__os_dir_open_file(void *ud, cio_dir dir, const char *path, const cio
     if (e != CIO_OK)
         return CIO__IN_SET(file_open, e);
     void *h = NULL;
-    e = cio__win_open_file(p->root, &p->name, &o, &h);
+    e = cio__win_open_file_io(p->root, &p->name, &o, io, &h);
     cio__win_path_free(p);
     if (e == CIO_OK)
         out->handle = h;
@@ -327,6 +339,12 @@ cio_err cio__os_dir_create_file(void *ud, cio_dir dir, const char *path, const c
                                 cio_file *out)
 {
     (void)ud;
+    return cio__win_dir_create_file(dir, path, options, CIO_NT_FILE_SYNCHRONOUS_IO_NONALERT, out);
+}
+
+cio_err cio__win_dir_create_file(cio_dir dir, const char *path, const cio_create_file_options *options, uint32_t io,
+                                 cio_file *out)
+{
     if (out == NULL)
         return CIO_E_INVALID_ARGUMENT;
     cio_create_file_options o = CIO_CREATE_FILE_DEFAULTS;
@@ -348,8 +366,7 @@ cio_err cio__os_dir_create_file(void *ud, cio_dir dir, const char *path, const c
     if (e != CIO_OK)
         return CIO__IN_SET(file_open, e);
     void *h = NULL;
-    e = cio__win_open(p->root, &p->name, access, attrs, SHARE_ALL, disposition,
-                      CIO_NT_FILE_NON_DIRECTORY_FILE | CIO_NT_FILE_SYNCHRONOUS_IO_NONALERT,
+    e = cio__win_open(p->root, &p->name, access, attrs, SHARE_ALL, disposition, CIO_NT_FILE_NON_DIRECTORY_FILE | io,
                       cio__ntstatus_nt_create_file, &h);
     cio__win_path_free(p);
     if (e == CIO_OK)

@@ -37,6 +37,16 @@ cio_err cio__win_open(void *root, cio_nt_unicode_string *name, uint32_t access, 
 bool cio__win_open_args(const cio_open_file_options *options, const void *out, cio_open_file_options *o);
 /* Opens a file as cio_dir_open_file does (the options already checked). Set: File.OpenError. */
 cio_err cio__win_open_file(void *root, cio_nt_unicode_string *name, const cio_open_file_options *o, void **out);
+/* The same with the handle's I/O mode `io`: CIO_NT_FILE_SYNCHRONOUS_IO_NONALERT, or 0 for an
+ * asynchronous handle (overlapped I/O, no file position kept by NT). */
+cio_err cio__win_open_file_io(void *root, cio_nt_unicode_string *name, const cio_open_file_options *o, uint32_t io,
+                              void **out);
+/* cio_dir_open_file and cio_dir_create_file with the handle's I/O mode `io` (as above); the
+ * Threaded slots pass the synchronous flag, the Evented ones 0. Set: File.OpenError. */
+cio_err cio__win_dir_open_file(cio_dir dir, const char *path, const cio_open_file_options *options, uint32_t io,
+                               cio_file *out);
+cio_err cio__win_dir_create_file(cio_dir dir, const char *path, const cio_create_file_options *options, uint32_t io,
+                                 cio_file *out);
 
 /* For fs_windows_links.c: NtQueryInformationFile / NtSetInformationFile in the cancellation bracket
  * through `map`; a path opened relative to dir (share all, FILE_OPEN) through `map`; `e` if it is in

@@ -6,8 +6,17 @@
  * Invariants:
  * - A read of 0 bytes means the end: STATUS_END_OF_FILE and, on a pipe, STATUS_PIPE_BROKEN (the
  *   writer is gone) map to ok with nothing read.
- * - STATUS_PENDING (a handle without the synchronous flag, such as one a caller wrapped) is waited
- *   out on the handle, then the I/O status block holds the result.
+ * - Asynchronous handles (no synchronous flag: the Evented backend's files, or one a caller opened
+ *   overlapped) work here too. A transfer that says STATUS_PENDING is waited out on the handle
+ *   (signaled when a transfer on it ends; if it still says pending, another transfer on the same
+ *   handle ended: 1 ms naps until this one does), alertably: a cancel's kick (an APC) makes it
+ *   CancelIoEx that exact transfer (its status block) and wait, without alerts, for its end, whose
+ *   STATUS_CANCELLED is the usual RETRY (canceled, or made again after a stray APC). NT keeps no
+ *   position for such a handle, so a streaming call without a byte offset is refused
+ *   (STATUS_INVALID_PARAMETER): the handle's mode is asked then, only then, and if it is
+ *   asynchronous the call is made at FilePositionInformation, which is set past the bytes moved
+ *   (as src/evented/fs_rw_iocp.c does). No packet reaches a completion port the handle is attached
+ *   to: these calls pass no APC context.
  * - Directory iteration asks NtQueryDirectoryFile for one entry at a time
  *   (FileIdFullDirectoryInformation into a stack record sized for the longest name) and stores its
  *   WTF-8 name, NUL-terminated, in the reader's buffer; a batch stops when the buffer might not
@@ -30,28 +39,56 @@
 
 #define NT_SUCCESS(s) ((s) >= 0)
 #define STATUS_PENDING_ 0x00000103
+#define STATUS_INVALID_PARAMETER_ ((int32_t)0xC000000DL)
 #define CHUNK_MAX 0x40000000u /* bytes per NtReadFile/NtWriteFile */
 #define UNIX_EPOCH_AS_FILETIME 116444736000000000LL
 
+static int32_t status_of(const cio_nt_io_status_block *iosb)
+{
+    return *(const volatile int32_t *)&iosb->Status; /* the kernel writes it when the transfer ends */
+}
+
+/* A transfer on an asynchronous handle that said STATUS_PENDING, waited out (the header says how):
+ * its final status. Inside the bracket. */
+static int32_t wait_pending(void *h, cio_nt_io_status_block *iosb)
+{
+    bool cancel_sent = false;
+    while (status_of(iosb) == STATUS_PENDING_) {
+        DWORD r = CIO__SYS(WaitForSingleObjectEx, rw_pending)(h, cancel_sent ? 1 : INFINITE, !cancel_sent);
+        if (r != WAIT_IO_COMPLETION && status_of(iosb) == STATUS_PENDING_)
+            r = CIO__SYS(SleepEx, rw_nap)(1, !cancel_sent); /* another transfer's end, or a failed wait: a nap */
+        if (r == WAIT_IO_COMPLETION && !cancel_sent) {
+            cancel_sent = true; /* ERROR_NOT_FOUND: it just ended; any other failure: it ends by itself */
+            (void)CIO__SYS(CancelIoEx, rw_cancel)(h, (OVERLAPPED *)(void *)iosb);
+        }
+    }
+    return status_of(iosb);
+}
+
 /* One NtReadFile or NtWriteFile of up to CHUNK_MAX bytes at *offset (NULL: the current position)
- * inside the bracket. */
+ * inside the bracket. *no_position: a streaming call the handle refused for want of an offset (the
+ * bracket is left, nothing moved). */
 static cio_err rw_once(bool write, void *h, void *buf, size_t len, int64_t *offset, cio__mapped (*map)(cio_ntstatus),
-                       size_t *done)
+                       size_t *done, bool *no_position)
 {
     *done = 0;
+    *no_position = false;
     uint32_t n = len > CHUNK_MAX ? CHUNK_MAX : (uint32_t)len;
     cio_err e = cio__t_syscall_begin();
     if (e != CIO_OK)
         return e;
     for (;;) {
-        cio_nt_io_status_block iosb = {0, 0, 0};
+        cio_nt_io_status_block iosb = {STATUS_PENDING_, 0, 0};
         int64_t off = offset != NULL ? *offset : 0;
         int64_t *at = offset != NULL ? &off : NULL;
         int32_t st = write ? CIO__SYS(NtWriteFile, rw_once)(h, NULL, NULL, NULL, &iosb, buf, n, at, NULL)
                            : CIO__SYS(NtReadFile, rw_once)(h, NULL, NULL, NULL, &iosb, buf, n, at, NULL);
-        if (st == STATUS_PENDING_) {
-            (void)NtWaitForSingleObject(h, 0, NULL);
-            st = iosb.Status;
+        if (st == STATUS_PENDING_)
+            st = wait_pending(h, &iosb);
+        if (st == STATUS_INVALID_PARAMETER_ && offset == NULL) {
+            cio__t_syscall_end();
+            *no_position = true;
+            return CIO_OK;
         }
         if (cio__win_nt_again(st, map, &e))
             continue;
@@ -99,29 +136,64 @@ static bool is_disk(void *h)
     return GetFileType(h) == FILE_TYPE_DISK;
 }
 
+static cio_err get_position(void *h, int64_t *pos);
+static cio_err set_position(void *h, int64_t pos);
+
+/* Whether h is an asynchronous handle (FileModeInformation without a synchronous flag). */
+static bool is_async(void *h)
+{
+    cio_nt_io_status_block iosb;
+    uint32_t mode = 0;
+    int32_t st = CIO__SYS(NtQueryInformationFile, rw_mode)(h, &iosb, &mode, sizeof mode, CIO_NT_FileModeInformation);
+    return NT_SUCCESS(st) && (mode & (CIO_NT_FILE_SYNCHRONOUS_IO_ALERT | CIO_NT_FILE_SYNCHRONOUS_IO_NONALERT)) == 0;
+}
+
 /* Vectored transfer: buffer by buffer on disk files until one is short, else the first non-empty
- * buffer only. offset NULL: streaming. */
+ * buffer only. offset NULL: streaming (on an asynchronous disk file: at its stored position, which
+ * is then advanced). */
 static cio_err rw_vec(bool write, void *h, const cio_iovec *iov, size_t iovcnt, int64_t *offset,
                       cio__mapped (*map)(cio_ntstatus), size_t *total)
 {
     *total = 0;
     bool disk = is_disk(h);
+    int64_t pos = 0, *stored = NULL; /* an asynchronous handle's emulated position */
+    cio_err err = CIO_OK;
     for (size_t i = 0; i < iovcnt; i++) {
         if (iov[i].len == 0)
             continue;
         if (iov[i].base == NULL)
             return CIO_E_INVALID_ARGUMENT;
         size_t done = 0;
-        cio_err e = rw_once(write, h, iov[i].base, iov[i].len, offset, map, &done);
-        if (e != CIO_OK)
-            return *total > 0 ? CIO_OK : e; /* bytes already moved are reported; the error recurs */
+        bool no_position = false;
+        cio_err e = rw_once(write, h, iov[i].base, iov[i].len, offset, map, &done, &no_position);
+        if (no_position) {
+            if (!disk || !is_async(h))
+                return CIO_E_UNEXPECTED; /* refused for another reason */
+            e = get_position(h, &pos);
+            if (e != CIO_OK)
+                return e;
+            offset = stored = &pos;
+            i--; /* this buffer again, at the position */
+            continue;
+        }
+        if (e != CIO_OK) {
+            err = *total > 0 ? CIO_OK : e; /* bytes already moved are reported; the error recurs */
+            break;
+        }
         *total += done;
         if (offset != NULL)
             *offset += (int64_t)done;
         if (done < iov[i].len || !disk)
             break;
     }
-    return CIO_OK;
+    if (stored != NULL && *total > 0) {
+        cio_err e = set_position(h, pos);
+        if (e != CIO_OK) { /* not advanced: as if nothing moved (the same bytes again next time) */
+            *total = 0;
+            return e;
+        }
+    }
+    return err;
 }
 
 static cio_err get_position(void *h, int64_t *pos)

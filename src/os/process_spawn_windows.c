@@ -13,8 +13,12 @@
  *   arguments pass.
  * - Only the child's three standard handles are inherited: each is an inheritable duplicate made
  *   here, named in PROC_THREAD_ATTRIBUTE_HANDLE_LIST, and closed right after CreateProcessW; the
- *   parent's pipe ends are never inheritable. Nothing made here outlives the call on any path except
- *   the returned process handle and pipe ends.
+ *   parent's pipe ends are never inheritable. A given file that is an asynchronous handle (one the
+ *   Evented backend opened: no synchronous flag) is not given as it is, since a child's plain
+ *   ReadFile/WriteFile passes no offset, which NT refuses there: the file is opened again through it
+ *   (empty name, the handle as root) synchronously, with its access, at the position it stores
+ *   (the child's transfers then move that new handle's position, not the caller's). Nothing made here outlives the call
+ * on any path except the returned process handle and pipe ends.
  * - A wait is an alertable WaitForSingleObjectEx inside the cancellation bracket: a cancel's APC
  *   ends it with WAIT_IO_COMPLETION (Canceled), leaving the child waitable. Kill is TerminateProcess
  *   and an uncancelable wait.
@@ -35,7 +39,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cio/errmap.h"
+#include "cio/ntapi.h"
 #include "cio/process.h"
+#include "fs_windows.h"
 #include "internal.h"
 #include "internal/cio_oscalls.h"
 #include "path_windows.h"
@@ -310,6 +317,55 @@ static cio_err inheritable_copy(HANDLE src, HANDLE *out)
     return CIO_OK;
 }
 
+/* Whether h is an asynchronous handle (FileModeInformation without a synchronous flag); a handle
+ * that cannot say (a console) is not. */
+static bool is_async(HANDLE h)
+{
+    cio_nt_io_status_block iosb;
+    uint32_t mode = 0;
+    int32_t st = CIO__SYS(NtQueryInformationFile, spawn_stdio_mode)(h, &iosb, &mode, sizeof mode,
+                                                                    CIO_NT_FileModeInformation);
+    return st >= 0 && (mode & (CIO_NT_FILE_SYNCHRONOUS_IO_ALERT | CIO_NT_FILE_SYNCHRONOUS_IO_NONALERT)) == 0;
+}
+
+static cio_err info_failed(int32_t st)
+{
+    cio__mapped m = cio__ntstatus_nt_query_information_file(st);
+    return m.action == CIO__MAP_ERROR ? m.err : CIO_E_UNEXPECTED;
+}
+
+/* A synchronous handle on the file behind the asynchronous src (the header says why). */
+static cio_err sync_reopen(HANDLE src, HANDLE *out)
+{
+    *out = NULL;
+    cio_nt_io_status_block iosb;
+    uint32_t access = 0;
+    cio_nt_file_position_information pos = {0};
+    int32_t st = CIO__SYS(NtQueryInformationFile, spawn_stdio_access)(src, &iosb, &access, sizeof access,
+                                                                      CIO_NT_FileAccessInformation);
+    if (st >= 0)
+        st = CIO__SYS(NtQueryInformationFile, spawn_stdio_position)(src, &iosb, &pos, sizeof pos,
+                                                                    CIO_NT_FilePositionInformation);
+    if (st < 0)
+        return info_failed(st);
+    cio_nt_unicode_string self = {0, 0, NULL};
+    void *h = NULL;
+    cio_err err = cio__win_open(src, &self, access | CIO_NT_SYNCHRONIZE, 0,
+                                CIO_NT_FILE_SHARE_READ | CIO_NT_FILE_SHARE_WRITE | CIO_NT_FILE_SHARE_DELETE,
+                                CIO_NT_FILE_OPEN, CIO_NT_FILE_SYNCHRONOUS_IO_NONALERT, cio__ntstatus_nt_create_file,
+                                &h);
+    if (err != CIO_OK)
+        return err;
+    st = CIO__SYS(NtSetInformationFile, spawn_stdio_position)(h, &iosb, &pos, sizeof pos,
+                                                              CIO_NT_FilePositionInformation);
+    if (st < 0) {
+        close_h(h);
+        return info_failed(st);
+    }
+    *out = h;
+    return CIO_OK;
+}
+
 static cio_err plan_stdio_w(const cio_spawn_options *o, struct wplan *p)
 {
     static const DWORD std_id[3] = {STD_INPUT_HANDLE, STD_OUTPUT_HANDLE, STD_ERROR_HANDLE};
@@ -352,7 +408,15 @@ static cio_err plan_stdio_w(const cio_spawn_options *o, struct wplan *p)
         }
         default: return CIO_E_INVALID_ARGUMENT;
         }
-        if (src != NULL) {
+        if (src != NULL && s->kind == CIO_STDIO_FILE && is_async(src)) {
+            HANDLE sync = NULL;
+            err = sync_reopen(src, &sync);
+            if (err == CIO_OK)
+                err = inheritable_copy(sync, &p->child[i]);
+            close_h(sync);
+            if (err != CIO_OK)
+                return err;
+        } else if (src != NULL) {
             err = inheritable_copy(src, &p->child[i]);
             if (err != CIO_OK)
                 return err;

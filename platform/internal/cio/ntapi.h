@@ -236,8 +236,10 @@ __declspec(dllimport) int32_t __stdcall NtWaitForSingleObject(void *Handle, uint
 #define CIO_NT_FileInternalInformation 6
 #define CIO_NT_FileRenameInformation 10
 #define CIO_NT_FileLinkInformation 11
+#define CIO_NT_FileAccessInformation 8
 #define CIO_NT_FileDispositionInformation 13
 #define CIO_NT_FilePositionInformation 14
+#define CIO_NT_FileModeInformation 16
 #define CIO_NT_FileEndOfFileInformation 20
 #define CIO_NT_FileAttributeTagInformation 35
 #define CIO_NT_FileIdFullDirectoryInformation 38
