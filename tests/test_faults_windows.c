@@ -27,6 +27,24 @@
 int cio__win_rename_ex_known(bool forget); /* src/os/fs_windows_paths.c */
 void cio__win_rename_ex_assume(int known);
 
+/* The site a Threaded read or write reaches on this case's backend: the iocp flavour reads and writes
+ * the files it opens (asynchronous handles) as overlapped NtReadFile/NtWriteFile on its port
+ * (src/evented/fs_rw_iocp.c), with the same maps and retry rules. */
+static const char *rw_site(void **state, const char *site)
+{
+    if (fx_backend_of(state) != FX_IOCP)
+        return site;
+    if (strcmp(site, "NtQueryInformationFile@io_query") == 0) {
+        print_message("      not here: %s (the iocp flavour asks the handle's mode: test_iocp_files_faults)\n", site);
+        return NULL;
+    }
+    if (strcmp(site, "NtReadFile@rw_once") == 0)
+        return "NtReadFile@iocp_file_read";
+    if (strcmp(site, "NtWriteFile@rw_once") == 0)
+        return "NtWriteFile@iocp_file_write";
+    return site;
+}
+
 /* ---- file system: the cases --------------------------------------------------------------------- */
 
 typedef struct win_case {
@@ -209,6 +227,9 @@ static const win_case *case_of(const char *name)
 static void win_fault(void **state, const char *site, const char *what, char mode, int code, int count, size_t max,
                       cio_err want, const char *fault)
 {
+    site = rw_site(state, site);
+    if (site == NULL)
+        return;
     fx f;
     fx_open(state, &f);
     const win_case *c = case_of(what);
@@ -316,14 +337,15 @@ static void test_win_fs_errors(void **state)
     prep_open_rw(&f);
     static const int ends[] = {ST(END_OF_FILE), ST(PIPE_BROKEN)};
     static const char *const names[] = {"STATUS_END_OF_FILE", "STATUS_PIPE_BROKEN"};
+    const char *read_site = rw_site(state, "NtReadFile@rw_once");
     for (size_t i = 0; i < 2; i++) {
-        assert_int_equal(cio__fault_errno("NtReadFile@rw_once", ends[i], 0, 1), 1);
+        assert_int_equal(cio__fault_errno(read_site, ends[i], 0, 1), 1);
         unsigned char buf[64];
         size_t n = 99;
         assert_ok(cio_file_read_streaming(f.io, f.file, buf, sizeof buf, &n));
         cio__sys_reset();
         assert_int_equal(n, 0);
-        covered("NtReadFile@rw_once", names[i]);
+        covered(read_site, names[i]);
     }
     fx_close(&f);
 }
@@ -393,17 +415,25 @@ static void test_win_disk_full_mid_write_all(void **state)
     int handles = fd_count();
     cio_file h;
     assert_ok(cio_dir_create_file(f.io, f.dir, "g", NULL, &h));
+    bool iocp = fx_backend_of(state) == FX_IOCP; /* the file is asynchronous: fs_rw_iocp.c's site */
+    const char *site = iocp ? "NtWriteFile@iocp_file_write" : "NtWriteFile@rw_once";
     atomic_store(&disk_full_calls, 0);
-    cio__sys_set(NtWriteFile__rw_once, write_then_disk_full);
+    if (iocp)
+        cio__sys_set(NtWriteFile__iocp_file_write, write_then_disk_full);
+    else
+        cio__sys_set(NtWriteFile__rw_once, write_then_disk_full);
     write_all_until_full(&f, h, "g");
     assert_int_equal(atomic_load(&disk_full_calls), 4);
-    print_message("fault-covered: NtWriteFile@rw_once STATUS_DISK_FULL-mid-write_all\n");
+    print_message("fault-covered: %s STATUS_DISK_FULL-mid-write_all\n", site);
 
     assert_ok(cio_dir_create_file(f.io, f.dir, "h", NULL, &h));
     atomic_store(&disk_full_calls, 0);
-    cio__sys_set(NtWriteFile__rw_once, write_then_disk_full);
+    if (iocp)
+        cio__sys_set(NtWriteFile__iocp_file_write, write_then_disk_full);
+    else
+        cio__sys_set(NtWriteFile__rw_once, write_then_disk_full);
     write_positional_until_full(&f, h, "h");
-    print_message("fault-covered: NtWriteFile@rw_once STATUS_DISK_FULL-mid-write_positional\n");
+    print_message("fault-covered: %s STATUS_DISK_FULL-mid-write_positional\n", site);
     assert_handles(handles);
     fx_close(&f);
 }
@@ -592,6 +622,9 @@ static cio_err storm_task(void *p)
 
 static void storm_cancel(void **state, const char *site, const char *what, int code, unsigned need, const char *fault)
 {
+    site = rw_site(state, site);
+    if (site == NULL)
+        return;
     fx f;
     fx_open(state, &f);
     CIO_REQUIRE_THREADS(f.io);

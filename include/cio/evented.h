@@ -16,6 +16,12 @@
  * Threads. Any thread may use an Evented io: the first time a thread that is not one of the loop's
  * calls a blocking slot, the call is carried out by a fiber of the loop and the thread waits for it.
  * Cancellation behaves exactly as on Threaded (cio/io.h).
+ *
+ * Windows (the iocp flavour). Regular files an Evented io opens are asynchronous handles (read and
+ * written as overlapped operations; a Threaded io can use them too), and a file or socket is tied to
+ * the completion port of the instance that first ran an overlapped operation on it, for the handle's
+ * life: once that instance is destroyed, use the handle with Threaded or close it, not with another
+ * Evented instance (its completions would go to the closed port).
  */
 #ifndef CIO_EVENTED_H
 #define CIO_EVENTED_H
