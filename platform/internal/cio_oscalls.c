@@ -2566,9 +2566,6 @@ struct cio__sys_table cio__sys = {
     .WSARecvFrom__iocp_receive = cio__sys_dflt_WSARecvFrom,
 #endif
 #if defined(CIO_OS_WINDOWS)
-    .NtQueryInformationFile__iocp_file_mode = cio__sys_dflt_NtQueryInformationFile,
-#endif
-#if defined(CIO_OS_WINDOWS)
     .NtQueryInformationFile__iocp_file_position = cio__sys_dflt_NtQueryInformationFile,
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -2651,9 +2648,6 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_WINDOWS)
     .DuplicateHandle__spawn_stdio = cio__sys_dflt_DuplicateHandle,
-#endif
-#if defined(CIO_OS_WINDOWS)
-    .NtQueryInformationFile__spawn_stdio_mode = cio__sys_dflt_NtQueryInformationFile,
 #endif
 #if defined(CIO_OS_WINDOWS)
     .NtQueryInformationFile__spawn_stdio_access = cio__sys_dflt_NtQueryInformationFile,
@@ -2752,7 +2746,7 @@ struct cio__sys_table cio__sys = {
     .CancelIoEx__rw_cancel = cio__sys_dflt_CancelIoEx,
 #endif
 #if defined(CIO_OS_WINDOWS)
-    .NtQueryInformationFile__rw_mode = cio__sys_dflt_NtQueryInformationFile,
+    .NtQueryInformationFile__handle_mode = cio__sys_dflt_NtQueryInformationFile,
 #endif
 #if defined(CIO_OS_WINDOWS)
     .NtQueryInformationFile__io_query = cio__sys_dflt_NtQueryInformationFile,
@@ -5005,13 +4999,6 @@ static void cio__sys_set_WSARecvFrom__iocp_receive(cio__sys_any fn)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
-static void cio__sys_set_NtQueryInformationFile__iocp_file_mode(cio__sys_any fn)
-{
-    atomic_store_explicit(&cio__sys.NtQueryInformationFile__iocp_file_mode, fn != NULL ? (cio__sys_NtQueryInformationFile_fn)fn : cio__sys_dflt_NtQueryInformationFile,
-                          memory_order_relaxed);
-}
-#endif
-#if defined(CIO_OS_WINDOWS)
 static void cio__sys_set_NtQueryInformationFile__iocp_file_position(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.NtQueryInformationFile__iocp_file_position, fn != NULL ? (cio__sys_NtQueryInformationFile_fn)fn : cio__sys_dflt_NtQueryInformationFile,
@@ -5204,13 +5191,6 @@ static void cio__sys_set_CloseHandle__spawn_close(cio__sys_any fn)
 static void cio__sys_set_DuplicateHandle__spawn_stdio(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.DuplicateHandle__spawn_stdio, fn != NULL ? (cio__sys_DuplicateHandle_fn)fn : cio__sys_dflt_DuplicateHandle,
-                          memory_order_relaxed);
-}
-#endif
-#if defined(CIO_OS_WINDOWS)
-static void cio__sys_set_NtQueryInformationFile__spawn_stdio_mode(cio__sys_any fn)
-{
-    atomic_store_explicit(&cio__sys.NtQueryInformationFile__spawn_stdio_mode, fn != NULL ? (cio__sys_NtQueryInformationFile_fn)fn : cio__sys_dflt_NtQueryInformationFile,
                           memory_order_relaxed);
 }
 #endif
@@ -5439,9 +5419,9 @@ static void cio__sys_set_CancelIoEx__rw_cancel(cio__sys_any fn)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
-static void cio__sys_set_NtQueryInformationFile__rw_mode(cio__sys_any fn)
+static void cio__sys_set_NtQueryInformationFile__handle_mode(cio__sys_any fn)
 {
-    atomic_store_explicit(&cio__sys.NtQueryInformationFile__rw_mode, fn != NULL ? (cio__sys_NtQueryInformationFile_fn)fn : cio__sys_dflt_NtQueryInformationFile,
+    atomic_store_explicit(&cio__sys.NtQueryInformationFile__handle_mode, fn != NULL ? (cio__sys_NtQueryInformationFile_fn)fn : cio__sys_dflt_NtQueryInformationFile,
                           memory_order_relaxed);
 }
 #endif
@@ -6765,9 +6745,6 @@ static const struct {
     {"WSARecvFrom", "iocp_receive", "WSARecvFrom@iocp_receive", cio__sys_set_WSARecvFrom__iocp_receive},
 #endif
 #if defined(CIO_OS_WINDOWS)
-    {"NtQueryInformationFile", "iocp_file_mode", "NtQueryInformationFile@iocp_file_mode", cio__sys_set_NtQueryInformationFile__iocp_file_mode},
-#endif
-#if defined(CIO_OS_WINDOWS)
     {"NtQueryInformationFile", "iocp_file_position", "NtQueryInformationFile@iocp_file_position", cio__sys_set_NtQueryInformationFile__iocp_file_position},
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -6850,9 +6827,6 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"DuplicateHandle", "spawn_stdio", "DuplicateHandle@spawn_stdio", cio__sys_set_DuplicateHandle__spawn_stdio},
-#endif
-#if defined(CIO_OS_WINDOWS)
-    {"NtQueryInformationFile", "spawn_stdio_mode", "NtQueryInformationFile@spawn_stdio_mode", cio__sys_set_NtQueryInformationFile__spawn_stdio_mode},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"NtQueryInformationFile", "spawn_stdio_access", "NtQueryInformationFile@spawn_stdio_access", cio__sys_set_NtQueryInformationFile__spawn_stdio_access},
@@ -6951,7 +6925,7 @@ static const struct {
     {"CancelIoEx", "rw_cancel", "CancelIoEx@rw_cancel", cio__sys_set_CancelIoEx__rw_cancel},
 #endif
 #if defined(CIO_OS_WINDOWS)
-    {"NtQueryInformationFile", "rw_mode", "NtQueryInformationFile@rw_mode", cio__sys_set_NtQueryInformationFile__rw_mode},
+    {"NtQueryInformationFile", "handle_mode", "NtQueryInformationFile@handle_mode", cio__sys_set_NtQueryInformationFile__handle_mode},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"NtQueryInformationFile", "io_query", "NtQueryInformationFile@io_query", cio__sys_set_NtQueryInformationFile__io_query},

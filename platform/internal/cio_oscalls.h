@@ -2111,9 +2111,6 @@ struct cio__sys_table {
     _Atomic(cio__sys_WSARecvFrom_fn) WSARecvFrom__iocp_receive; /* src/evented/net_udp_iocp.c: receive_start */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_NtQueryInformationFile_fn) NtQueryInformationFile__iocp_file_mode; /* src/evented/fs_rw_iocp.c: is_async */
-#endif
-#if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_NtQueryInformationFile_fn) NtQueryInformationFile__iocp_file_position; /* src/evented/fs_rw_iocp.c: position */
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -2196,9 +2193,6 @@ struct cio__sys_table {
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_DuplicateHandle_fn) DuplicateHandle__spawn_stdio; /* src/os/process_spawn_windows.c: inheritable_copy */
-#endif
-#if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_NtQueryInformationFile_fn) NtQueryInformationFile__spawn_stdio_mode; /* src/os/process_spawn_windows.c: is_async */
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_NtQueryInformationFile_fn) NtQueryInformationFile__spawn_stdio_access; /* src/os/process_spawn_windows.c: sync_reopen */
@@ -2297,7 +2291,7 @@ struct cio__sys_table {
     _Atomic(cio__sys_CancelIoEx_fn) CancelIoEx__rw_cancel; /* src/os/fs_windows_io.c: wait_pending */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_NtQueryInformationFile_fn) NtQueryInformationFile__rw_mode; /* src/os/fs_windows_io.c: is_async */
+    _Atomic(cio__sys_NtQueryInformationFile_fn) NtQueryInformationFile__handle_mode; /* src/os/fs_windows_io.c: cio__win_handle_is_async */
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_NtQueryInformationFile_fn) NtQueryInformationFile__io_query; /* src/os/fs_windows_io.c: info_io */

@@ -974,9 +974,6 @@ enum {
     CIO__FI_WSARecvFrom__iocp_receive,
 #endif
 #if defined(CIO_OS_WINDOWS)
-    CIO__FI_NtQueryInformationFile__iocp_file_mode,
-#endif
-#if defined(CIO_OS_WINDOWS)
     CIO__FI_NtQueryInformationFile__iocp_file_position,
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -1059,9 +1056,6 @@ enum {
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_DuplicateHandle__spawn_stdio,
-#endif
-#if defined(CIO_OS_WINDOWS)
-    CIO__FI_NtQueryInformationFile__spawn_stdio_mode,
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_NtQueryInformationFile__spawn_stdio_access,
@@ -1160,7 +1154,7 @@ enum {
     CIO__FI_CancelIoEx__rw_cancel,
 #endif
 #if defined(CIO_OS_WINDOWS)
-    CIO__FI_NtQueryInformationFile__rw_mode,
+    CIO__FI_NtQueryInformationFile__handle_mode,
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_NtQueryInformationFile__io_query,
@@ -5301,18 +5295,6 @@ static int cio__fi_WSARecvFrom__iocp_receive(SOCKET s, WSABUF *bufs, DWORD count
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
-static int32_t cio__fi_NtQueryInformationFile__iocp_file_mode(void *h, cio_nt_io_status_block *iosb, void *info, uint32_t len, uint32_t cls)
-{
-    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtQueryInformationFile__iocp_file_mode];
-    int mode_ = cio__fi_take(p_);
-    if (mode_ == CIO__FI_FAIL) {
-        return (int32_t)atomic_load(&p_->err);
-    }
-    (void)mode_;
-    return (cio__sys_default.NtQueryInformationFile)(h, iosb, info, len, cls);
-}
-#endif
-#if defined(CIO_OS_WINDOWS)
 static int32_t cio__fi_NtQueryInformationFile__iocp_file_position(void *h, cio_nt_io_status_block *iosb, void *info, uint32_t len, uint32_t cls)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtQueryInformationFile__iocp_file_position];
@@ -5689,18 +5671,6 @@ static BOOL cio__fi_DuplicateHandle__spawn_stdio(HANDLE from_process, HANDLE fro
     }
     (void)mode_;
     return (cio__sys_default.DuplicateHandle)(from_process, from, to_process, to, access, inherit, options);
-}
-#endif
-#if defined(CIO_OS_WINDOWS)
-static int32_t cio__fi_NtQueryInformationFile__spawn_stdio_mode(void *h, cio_nt_io_status_block *iosb, void *info, uint32_t len, uint32_t cls)
-{
-    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtQueryInformationFile__spawn_stdio_mode];
-    int mode_ = cio__fi_take(p_);
-    if (mode_ == CIO__FI_FAIL) {
-        return (int32_t)atomic_load(&p_->err);
-    }
-    (void)mode_;
-    return (cio__sys_default.NtQueryInformationFile)(h, iosb, info, len, cls);
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -6125,9 +6095,9 @@ static BOOL cio__fi_CancelIoEx__rw_cancel(HANDLE h, OVERLAPPED *ov)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
-static int32_t cio__fi_NtQueryInformationFile__rw_mode(void *h, cio_nt_io_status_block *iosb, void *info, uint32_t len, uint32_t cls)
+static int32_t cio__fi_NtQueryInformationFile__handle_mode(void *h, cio_nt_io_status_block *iosb, void *info, uint32_t len, uint32_t cls)
 {
-    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtQueryInformationFile__rw_mode];
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_NtQueryInformationFile__handle_mode];
     int mode_ = cio__fi_take(p_);
     if (mode_ == CIO__FI_FAIL) {
         return (int32_t)atomic_load(&p_->err);
@@ -7828,9 +7798,6 @@ static const struct {
     {"WSARecvFrom", "iocp_receive", 1, 0, (cio__sys_any)cio__fi_WSARecvFrom__iocp_receive},
 #endif
 #if defined(CIO_OS_WINDOWS)
-    {"NtQueryInformationFile", "iocp_file_mode", 1, 0, (cio__sys_any)cio__fi_NtQueryInformationFile__iocp_file_mode},
-#endif
-#if defined(CIO_OS_WINDOWS)
     {"NtQueryInformationFile", "iocp_file_position", 1, 0, (cio__sys_any)cio__fi_NtQueryInformationFile__iocp_file_position},
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -7913,9 +7880,6 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"DuplicateHandle", "spawn_stdio", 1, 0, (cio__sys_any)cio__fi_DuplicateHandle__spawn_stdio},
-#endif
-#if defined(CIO_OS_WINDOWS)
-    {"NtQueryInformationFile", "spawn_stdio_mode", 1, 0, (cio__sys_any)cio__fi_NtQueryInformationFile__spawn_stdio_mode},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"NtQueryInformationFile", "spawn_stdio_access", 1, 0, (cio__sys_any)cio__fi_NtQueryInformationFile__spawn_stdio_access},
@@ -8014,7 +7978,7 @@ static const struct {
     {"CancelIoEx", "rw_cancel", 1, 0, (cio__sys_any)cio__fi_CancelIoEx__rw_cancel},
 #endif
 #if defined(CIO_OS_WINDOWS)
-    {"NtQueryInformationFile", "rw_mode", 1, 0, (cio__sys_any)cio__fi_NtQueryInformationFile__rw_mode},
+    {"NtQueryInformationFile", "handle_mode", 1, 0, (cio__sys_any)cio__fi_NtQueryInformationFile__handle_mode},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"NtQueryInformationFile", "io_query", 1, 0, (cio__sys_any)cio__fi_NtQueryInformationFile__io_query},

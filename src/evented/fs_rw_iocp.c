@@ -207,17 +207,6 @@ static cio_err position(HANDLE h, bool set, int64_t *pos)
     return m.action == CIO__MAP_ERROR ? m.err : CIO_E_UNEXPECTED;
 }
 
-/* Whether h was opened for asynchronous I/O. A failed query says no: the helper path then says
- * what the handle is. */
-static bool is_async(HANDLE h)
-{
-    cio_nt_io_status_block iosb;
-    uint32_t mode = 0;
-    int32_t st = CIO__SYS(NtQueryInformationFile, iocp_file_mode)(h, &iosb, &mode, sizeof mode,
-                                                                  CIO_NT_FileModeInformation);
-    return st >= 0 && (mode & (CIO_NT_FILE_SYNCHRONOUS_IO_ALERT | CIO_NT_FILE_SYNCHRONOUS_IO_NONALERT)) == 0;
-}
-
 /* The Threaded implementation, on the helper pool (a synchronous handle). */
 static cio_err h_sync(void *p)
 {
@@ -235,7 +224,7 @@ static cio_err h_sync(void *p)
 static cio_err rw_run(void *p)
 {
     struct rw *a = (struct rw *)p;
-    if (!is_async(a->h))
+    if (!cio__win_handle_is_async(a->h)) /* or the mode unknown: the helper path says what it is */
         return cio__e_helper(a->e, h_sync, a, true);
     cio_err err = CIO_OK;
     a->disk = GetFileType(a->h) == FILE_TYPE_DISK;

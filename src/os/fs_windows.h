@@ -28,6 +28,10 @@ bool cio__win_nt_retry(cio__mapped m, cio_err *err);
 /* The same for the status `st` of any NT call inside the bracket, through `map` when it failed: a
  * success leaves the bracket with *err CIO_OK (false: done). */
 bool cio__win_nt_again(int32_t st, cio__mapped (*map)(cio_ntstatus), cio_err *err);
+/* Whether h is an asynchronous handle: FileModeInformation without a synchronous flag (a handle that
+ * cannot say, such as a console, is not). Evented's file reads and writes, spawn's stdio and the
+ * Threaded streaming calls ask it (fs_windows_io.c, site handle_mode). */
+bool cio__win_handle_is_async(void *h);
 
 /* NtCreateFile in the cancellation bracket, through `map` (RETRY, BACKOFF as fs_windows.c says). */
 cio_err cio__win_open(void *root, cio_nt_unicode_string *name, uint32_t access, uint32_t attributes, uint32_t share,

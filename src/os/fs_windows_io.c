@@ -139,12 +139,12 @@ static bool is_disk(void *h)
 static cio_err get_position(void *h, int64_t *pos);
 static cio_err set_position(void *h, int64_t pos);
 
-/* Whether h is an asynchronous handle (FileModeInformation without a synchronous flag). */
-static bool is_async(void *h)
+bool cio__win_handle_is_async(void *h)
 {
     cio_nt_io_status_block iosb;
     uint32_t mode = 0;
-    int32_t st = CIO__SYS(NtQueryInformationFile, rw_mode)(h, &iosb, &mode, sizeof mode, CIO_NT_FileModeInformation);
+    int32_t st = CIO__SYS(NtQueryInformationFile, handle_mode)(h, &iosb, &mode, sizeof mode,
+                                                               CIO_NT_FileModeInformation);
     return NT_SUCCESS(st) && (mode & (CIO_NT_FILE_SYNCHRONOUS_IO_ALERT | CIO_NT_FILE_SYNCHRONOUS_IO_NONALERT)) == 0;
 }
 
@@ -167,7 +167,7 @@ static cio_err rw_vec(bool write, void *h, const cio_iovec *iov, size_t iovcnt, 
         bool no_position = false;
         cio_err e = rw_once(write, h, iov[i].base, iov[i].len, offset, map, &done, &no_position);
         if (no_position) {
-            if (!disk || !is_async(h))
+            if (!disk || !cio__win_handle_is_async(h))
                 return CIO_E_UNEXPECTED; /* refused for another reason */
             e = get_position(h, &pos);
             if (e != CIO_OK)

@@ -317,16 +317,6 @@ static cio_err inheritable_copy(HANDLE src, HANDLE *out)
     return CIO_OK;
 }
 
-/* Whether h is an asynchronous handle (FileModeInformation without a synchronous flag); a handle
- * that cannot say (a console) is not. */
-static bool is_async(HANDLE h)
-{
-    cio_nt_io_status_block iosb;
-    uint32_t mode = 0;
-    int32_t st = CIO__SYS(NtQueryInformationFile, spawn_stdio_mode)(h, &iosb, &mode, sizeof mode,
-                                                                    CIO_NT_FileModeInformation);
-    return st >= 0 && (mode & (CIO_NT_FILE_SYNCHRONOUS_IO_ALERT | CIO_NT_FILE_SYNCHRONOUS_IO_NONALERT)) == 0;
-}
 
 static cio_err info_failed(int32_t st)
 {
@@ -408,7 +398,7 @@ static cio_err plan_stdio_w(const cio_spawn_options *o, struct wplan *p)
         }
         default: return CIO_E_INVALID_ARGUMENT;
         }
-        if (src != NULL && s->kind == CIO_STDIO_FILE && is_async(src)) {
+        if (src != NULL && s->kind == CIO_STDIO_FILE && cio__win_handle_is_async(src)) {
             HANDLE sync = NULL;
             err = sync_reopen(src, &sync);
             if (err == CIO_OK)
