@@ -107,14 +107,7 @@ static void test_thread_attr_fails(void **state)
 
 static void test_group_record_fails(void **state)
 {
-    cio_io io = cio_test_io(state);
-    CIO_REQUIRE_THREADS(io);
-    cio__fault_reset();
-    const char *site = fx_backend_of(state) == FX_THREADED ? "calloc@group_get" : "calloc@evented_group";
-    assert_true(cio__fault_errno(site, ENOMEM, 0, -1) == 1);
-    group_runs_inline(io);
-    cio__sys_reset();
-    covered(site, "ENOMEM");
+    group_record_fails(state); /* faults.h: shared with test_faults_windows_os.c */
 }
 
 /* A pool whose worker cannot read the clock for its idle deadline: the worker retires at once
