@@ -2512,6 +2512,9 @@ struct cio__sys_table cio__sys = {
     .CreateIoCompletionPort__iocp_attach = cio__sys_dflt_CreateIoCompletionPort,
 #endif
 #if defined(CIO_OS_WINDOWS)
+    .calloc__iocp_owners = cio__sys_dflt_calloc,
+#endif
+#if defined(CIO_OS_WINDOWS)
     .WSAGetOverlappedResult__iocp_result = cio__sys_dflt_WSAGetOverlappedResult,
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -4873,6 +4876,13 @@ static void cio__sys_set_CreateIoCompletionPort__iocp_attach(cio__sys_any fn)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_calloc__iocp_owners(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.calloc__iocp_owners, fn != NULL ? (cio__sys_calloc_fn)fn : cio__sys_dflt_calloc,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static void cio__sys_set_WSAGetOverlappedResult__iocp_result(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.WSAGetOverlappedResult__iocp_result, fn != NULL ? (cio__sys_WSAGetOverlappedResult_fn)fn : cio__sys_dflt_WSAGetOverlappedResult,
@@ -6689,6 +6699,9 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"CreateIoCompletionPort", "iocp_attach", "CreateIoCompletionPort@iocp_attach", cio__sys_set_CreateIoCompletionPort__iocp_attach},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"calloc", "iocp_owners", "calloc@iocp_owners", cio__sys_set_calloc__iocp_owners},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"WSAGetOverlappedResult", "iocp_result", "WSAGetOverlappedResult@iocp_result", cio__sys_set_WSAGetOverlappedResult__iocp_result},

@@ -2054,7 +2054,10 @@ struct cio__sys_table {
     _Atomic(cio__sys_CancelIoEx_fn) CancelIoEx__iocp_cancel; /* src/evented/poll_iocp.c: iocp_cancel */
 #endif
 #if defined(CIO_OS_WINDOWS)
-    _Atomic(cio__sys_CreateIoCompletionPort_fn) CreateIoCompletionPort__iocp_attach; /* src/evented/poll_iocp.c: cio__e_iocp_run */
+    _Atomic(cio__sys_CreateIoCompletionPort_fn) CreateIoCompletionPort__iocp_attach; /* src/evented/poll_iocp.c: claim */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_calloc_fn) calloc__iocp_owners; /* src/evented/poll_iocp.c: owner_set */
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_WSAGetOverlappedResult_fn) WSAGetOverlappedResult__iocp_result; /* src/evented/net_iocp.c: result_of */

@@ -920,6 +920,9 @@ enum {
     CIO__FI_CreateIoCompletionPort__iocp_attach,
 #endif
 #if defined(CIO_OS_WINDOWS)
+    CIO__FI_calloc__iocp_owners,
+#endif
+#if defined(CIO_OS_WINDOWS)
     CIO__FI_WSAGetOverlappedResult__iocp_result,
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -5046,6 +5049,19 @@ static HANDLE cio__fi_CreateIoCompletionPort__iocp_attach(HANDLE file, HANDLE po
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static void * cio__fi_calloc__iocp_owners(size_t count, size_t size)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_calloc__iocp_owners];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.calloc)(count, size);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static BOOL cio__fi_WSAGetOverlappedResult__iocp_result(SOCKET s, WSAOVERLAPPED *ov, DWORD *done, BOOL wait, DWORD *flags)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_WSAGetOverlappedResult__iocp_result];
@@ -7742,6 +7758,9 @@ static const struct {
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"CreateIoCompletionPort", "iocp_attach", 1, 0, (cio__sys_any)cio__fi_CreateIoCompletionPort__iocp_attach},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"calloc", "iocp_owners", 1, 0, (cio__sys_any)cio__fi_calloc__iocp_owners},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"WSAGetOverlappedResult", "iocp_result", 1, 0, (cio__sys_any)cio__fi_WSAGetOverlappedResult__iocp_result},

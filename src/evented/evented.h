@@ -318,6 +318,8 @@ struct cio_evented {
      * cio__e_group_started (a group member starts running), cio__e_finish (a fiber finished). */
     void (*fiber_started)(struct cio_any_future *f);
     void (*fiber_finished)(struct cio_any_future *f);
+    uint32_t id; /* this instance's number, never reused in the process (1, 2, ...: io.c); the iocp
+                  * flavour records it as the owner of each handle it attaches (poll_iocp.c) */
 };
 
 /* One more in a per-loop counter (struct cio__e_loop n_fibers / n_inline), by the loop's own thread. */

@@ -27,6 +27,9 @@
  * - A start that fails at once queues no packet on NT, but Wine queues one for some failed file
  *   transfers: on a disk file the fiber then drains (cio__e_iocp_drain, a zero-length probe at
  *   offset 0) before its OVERLAPPED goes away. Pipes fail at once without a packet on both.
+ * - An asynchronous handle attached to a port that is not this instance's (another instance read or
+ *   wrote it first, even one destroyed since: poll_iocp.c) runs the Threaded implementation on the
+ *   helper pool, which queues no packet; its first transfer says so before anything moves.
  * - file_sync stays on the helper pool (NtFlushBuffersFile waits for the flush on any handle).
  * Invariants: a thread that is not one of this instance's fibers runs the read/write path as a
  * fiber (cio__e_run) and the helper paths directly (helper.c).
@@ -95,7 +98,8 @@ struct rw {
     char *buf;
     uint32_t len;
     int64_t at;
-    int32_t st; /* what its start said */
+    int32_t st;   /* what its start said */
+    bool foreign; /* the handle is attached to another port: nothing was started (h_sync instead) */
 };
 
 static int32_t nt_rw(struct rw *a, void *ctx, cio_nt_io_status_block *iosb, uint32_t len, int64_t *at, bool probe)
@@ -151,6 +155,10 @@ static cio_err one(struct rw *a, size_t *done)
         cio_err err = cio__e_iocp_run(a->e, &op, a->h, rw_start, a, -1, true, &code);
         if (err != CIO_OK)
             return err;
+        if (code == CIO__E_IOCP_FOREIGN) {
+            a->foreign = true;
+            return CIO_OK;
+        }
         int32_t st = a->st;
         if (code != 0) {
             if (a->disk)
@@ -181,6 +189,8 @@ static cio_err vec(struct rw *a, size_t *total)
         a->at = (int64_t)(a->offset + *total);
         size_t done = 0;
         cio_err err = one(a, &done);
+        if (a->foreign)
+            return CIO_OK; /* the first transfer: nothing moved */
         if (err != CIO_OK)
             return *total > 0 ? CIO_OK : err; /* bytes already moved are reported; the error recurs */
         *total += done;
@@ -231,7 +241,8 @@ static cio_err rw_run(void *p)
     if (a->positional) {
         if (!a->disk)
             return CIO_E_UNSEEKABLE;
-        return vec(a, a->n);
+        err = vec(a, a->n);
+        return a->foreign ? cio__e_helper(a->e, h_sync, a, true) : err;
     }
     int64_t pos = 0;
     if (a->disk) {
@@ -242,6 +253,8 @@ static cio_err rw_run(void *p)
     }
     size_t total = 0;
     err = vec(a, &total);
+    if (a->foreign) /* the Threaded call moves the stored position itself */
+        return cio__e_helper(a->e, h_sync, a, true);
     if (err == CIO_OK && a->disk && total > 0) {
         pos += (int64_t)total;
         err = position(a->h, true, &pos);

@@ -94,7 +94,9 @@ cio_err cio_evented_create(const cio_evented_options *options, cio_evented **out
     cio__os_set_close_hook(cio__e_fd_forget);     /* closes through Threaded slots renew the descriptor table */
     cio__e_stderr_install();                      /* diagnostics made on fibers take the stderr lock as the fiber */
     cio__overflow_install(cio__e_overflow);       /* a fiber's stack overflow: a message, then abort */
-    e->fiber_started = cio__e_group_started;      /* tasks.c's part of a fiber's life, called by sched.c */
+    static _Atomic(uint32_t) last_id;
+    e->id = atomic_fetch_add_explicit(&last_id, 1, memory_order_relaxed) + 1;
+    e->fiber_started = cio__e_group_started; /* tasks.c's part of a fiber's life, called by sched.c */
     e->fiber_finished = cio__e_finish;
     e->nloops = o.threads != 0 ? o.threads : cpu_count();
     e->stack_size = o.stack_size != 0 ? o.stack_size : DEFAULT_STACK;

@@ -40,7 +40,11 @@ typedef int (*cio__e_iocp_start)(struct cio__e_iocp_op *op, void *arg);
  * OVERLAPPED holding the result (read it with WSAGetOverlappedResult; also when it was canceled after
  * moving bytes, which are its result), CIO_E_CANCELED (acknowledged) or CIO_E_TIMEOUT when the
  * operation ended canceled for that reason having moved none, SystemResources when the
- * handle cannot be attached, or *code != 0: the start's WSA code (no packet). */
+ * handle cannot be attached, or *code != 0: the start's WSA code (no packet), or CIO__E_IOCP_FOREIGN:
+ * the handle is attached to a port that is not one of e's (another instance's, alive or destroyed,
+ * or the user's), nothing was started, and the caller runs the call as Threaded does, on the helper
+ * pool (poll_iocp.c says how it knows). */
+#define CIO__E_IOCP_FOREIGN (-1)
 cio_err cio__e_iocp_run(struct cio_evented *e, struct cio__e_iocp_op *op, HANDLE handle, cio__e_iocp_start start,
                         void *arg, int64_t deadline_ns, bool cancelable, int *code);
 
@@ -52,5 +56,8 @@ cio_err cio__e_iocp_run(struct cio_evented *e, struct cio__e_iocp_op *op, HANDLE
  * Not cancelable (the probe ends at once). */
 void cio__e_iocp_drain(struct cio__e_iocp_op *op, cio__e_iocp_start probe, void *arg);
 #define CIO__E_IOCP_PROBE(op) ((void *)((char *)&(op)->ov + 1)) /* the low bit: a probe's packet */
+
+/* The handle close hook (os.h) of the iocp flavour: forgets whose port `handle` was attached to. */
+void cio__e_iocp_forget(void *handle);
 
 #endif /* CIO_EVENTED_IOCP_H */

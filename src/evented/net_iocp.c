@@ -14,6 +14,9 @@
  * - connect: a new overlapped socket, its options (cio__os_sockopts_apply), a bind to the family's
  *   any address (ConnectEx wants a bound socket), ConnectEx, SO_UPDATE_CONNECT_CONTEXT, FIONBIO.
  * - Every socket made here is closed again on any failure after it was made.
+ * - A socket attached to a port that is not this instance's (another instance used it first, even one
+ *   destroyed since: poll_iocp.c) is read, written and accepted on by the Threaded calls on the helper
+ *   pool, whose calls queue no packet: slower, never stuck.
  * UDP send/receive are overlapped too (net_udp_iocp.c). cio_operate, net_write_file (TransmitFile)
  * and Unix-socket connects still run the Threaded implementation on the helper pool (issue 24's
  * later steps); listen, bind, socket pairs, shutdown and close never block and run where they are
@@ -120,9 +123,11 @@ static cio_err result_of(SOCKET s, struct cio__e_iocp_op *op, DWORD *bytes, cio_
     return failed_once(code, map);
 }
 
-/* Runs the operation `start` on s as the current fiber of e, started again while its start says RETRY. */
+/* Runs the operation `start` on s as the current fiber of e, started again while its start says RETRY.
+ * *foreign (NULL: a socket just made, always e's): s belongs to another port, nothing was started
+ * (CIO_OK returned); the caller runs the Threaded call on the helper pool. */
 static cio_err run_op(struct cio_evented *e, SOCKET s, struct cio__e_iocp_op *op, cio__e_iocp_start start, void *arg,
-                      int64_t deadline, cio__mapped (*map)(int), DWORD *bytes)
+                      int64_t deadline, cio__mapped (*map)(int), DWORD *bytes, bool *foreign)
 {
     bool reinit = false;
     for (;;) {
@@ -132,6 +137,12 @@ static cio_err run_op(struct cio_evented *e, SOCKET s, struct cio__e_iocp_op *op
             return err;
         if (code == 0)
             return result_of(s, op, bytes, map);
+        if (code == CIO__E_IOCP_FOREIGN) {
+            if (foreign == NULL)
+                return CIO__BUG("a socket made by this instance is attached to another port");
+            *foreign = true;
+            return CIO_OK;
+        }
         bool again;
         err = failed(code, map, &again, &reinit);
         if (!again)
@@ -182,6 +193,8 @@ struct rw_args {
     DWORD nb;
     bool writing;
     size_t *n;
+    const cio_iovec *iov; /* the caller's, for the Threaded call */
+    size_t iovcnt;
 };
 
 static int rw_start(struct cio__e_iocp_op *op, void *arg)
@@ -197,12 +210,25 @@ static int rw_start(struct cio__e_iocp_op *op, void *arg)
     return code == WSA_IO_PENDING ? 0 : code;
 }
 
+/* The Threaded read or write, on the helper pool (a socket attached to another port). */
+static cio_err h_rw(void *p)
+{
+    struct rw_args *a = (struct rw_args *)p;
+    cio_handle h = (cio_handle)(uintptr_t)a->s;
+    return a->writing ? cio__os_net_write(NULL, h, (const cio_const_iovec *)(const void *)a->iov, a->iovcnt, a->n)
+                      : cio__os_net_read(NULL, h, a->iov, a->iovcnt, a->n);
+}
+
 static cio_err rw_run(void *p)
 {
     struct rw_args *a = (struct rw_args *)p;
     struct cio__e_iocp_op op;
     DWORD bytes = 0;
-    cio_err err = run_op(a->e, a->s, &op, rw_start, a, -1, a->writing ? cio__wsa_wsa_send : cio__wsa_wsa_recv, &bytes);
+    bool foreign = false;
+    cio_err err = run_op(a->e, a->s, &op, rw_start, a, -1, a->writing ? cio__wsa_wsa_send : cio__wsa_wsa_recv, &bytes,
+                         &foreign);
+    if (foreign)
+        return cio__e_helper(a->e, h_rw, a, true);
     if (err == CIO_OK)
         *a->n = bytes;
     return err;
@@ -224,6 +250,8 @@ static cio_err rw_slot(void *ud, cio_handle stream, const cio_iovec *iov, size_t
     }
     a.writing = writing;
     a.n = n;
+    a.iov = iov;
+    a.iovcnt = iovcnt;
     return cio__e_run(a.e, rw_run, &a);
 }
 
@@ -278,8 +306,13 @@ static cio_err accept_run(void *p)
     a->fn = (LPFN_ACCEPTEX)extension(a->listener, (GUID)WSAID_ACCEPTEX);
     struct cio__e_iocp_op op;
     DWORD bytes;
-    err = a->fn != NULL ? run_op(a->e, a->listener, &op, accept_start, a, -1, cio__wsa_wsa_accept, &bytes)
+    bool foreign = false;
+    err = a->fn != NULL ? run_op(a->e, a->listener, &op, accept_start, a, -1, cio__wsa_wsa_accept, &bytes, &foreign)
                         : CIO_E_SYSTEM_RESOURCES;
+    if (foreign) { /* a listener attached to another port: the Threaded accept */
+        undo(a->s);
+        return cio__e_helper(a->e, h_accept, a, true);
+    }
     if (err == CIO_OK)
         err = settle(a->s, SO_UPDATE_ACCEPT_CONTEXT, (const char *)&a->listener, (int)sizeof a->listener);
     len = (int)cio__os_sockaddr_clear(&sa);
@@ -351,7 +384,7 @@ static cio_err connect_run(void *p)
     struct cio__e_iocp_op op;
     DWORD bytes;
     if (err == CIO_OK)
-        err = run_op(a->e, a->s, &op, connect_start, a, deadline, cio__wsa_wsa_connect, &bytes);
+        err = run_op(a->e, a->s, &op, connect_start, a, deadline, cio__wsa_wsa_connect, &bytes, NULL);
     if (err == CIO_OK)
         err = settle(a->s, SO_UPDATE_CONNECT_CONTEXT, NULL, 0);
     if (err != CIO_OK) {

@@ -21,6 +21,8 @@
  *   failure step (cio__os_wsa_failure): on UDP, WSAECONNRESET (an ICMP port unreachable for an
  *   earlier datagram) is PortUnreachable and WSAENETRESET ConnectionResetByPeer (spec/errmaps.yaml);
  *   RETRY calls again, REINIT starts Winsock again once.
+ * - A socket attached to a port that is not this instance's (poll_iocp.c) sends and receives through
+ *   the Threaded calls on the helper pool once the non-blocking try would block.
  * Invariants: everything runs as a fiber of the instance (cio__e_run makes one for a foreign thread);
  * the OVERLAPPED, the buffers' WSABUFs, the flags and the sender's address of an overlapped call live
  * in the fiber's frame until its packet is dequeued (cio__e_iocp_run returns only then).
@@ -51,9 +53,11 @@ static cio_err failed(int code, cio__mapped (*map)(int), bool *again, bool *rein
 }
 
 /* Runs op's overlapped start on s as the current fiber of e, started again while its start says
- * RETRY: CIO_OK (the packet is in; WSAGetOverlappedResult reads it) or the error. */
+ * RETRY: CIO_OK (the packet is in; WSAGetOverlappedResult reads it) or the error; or *foreign, with
+ * nothing started: s is attached to a port that is not e's (poll_iocp.c), and the caller runs the
+ * Threaded call on the helper pool instead. */
 static cio_err run_op(struct cio_evented *e, SOCKET s, struct cio__e_iocp_op *op, cio__e_iocp_start start, void *arg,
-                      int64_t deadline, cio__mapped (*map)(int))
+                      int64_t deadline, cio__mapped (*map)(int), bool *foreign)
 {
     bool reinit = false;
     for (;;) {
@@ -61,6 +65,10 @@ static cio_err run_op(struct cio_evented *e, SOCKET s, struct cio__e_iocp_op *op
         cio_err err = cio__e_iocp_run(e, op, (HANDLE)s, start, arg, deadline, true, &code);
         if (err != CIO_OK || code == 0)
             return err;
+        if (code == CIO__E_IOCP_FOREIGN) {
+            *foreign = true;
+            return CIO_OK;
+        }
         bool again;
         err = failed(code, map, &again, &reinit);
         if (!again)
@@ -90,6 +98,9 @@ struct send_args {
     cio__os_sockaddr_any sa;
     int salen; /* 0: no destination (the connected peer) */
     size_t *nsent;
+    const cio_ip_address *dest; /* the caller's, for the Threaded call */
+    const cio_const_iovec *iov;
+    size_t iovcnt;
 };
 
 static const struct sockaddr *dest_of(const struct send_args *a)
@@ -107,11 +118,21 @@ static int send_start(struct cio__e_iocp_op *op, void *arg)
     return code == WSA_IO_PENDING ? 0 : code;
 }
 
+/* The Threaded send, on the helper pool (a socket attached to another port). */
+static cio_err h_send(void *p)
+{
+    struct send_args *a = (struct send_args *)p;
+    return cio__os_net_send(NULL, (cio_handle)(uintptr_t)a->s, a->dest, a->iov, a->iovcnt, a->nsent);
+}
+
 /* The overlapped send, after the non-blocking one would have blocked. */
 static cio_err send_overlapped(struct send_args *a)
 {
     struct cio__e_iocp_op op;
-    cio_err err = run_op(a->e, a->s, &op, send_start, a, -1, cio__wsa_wsa_sendto);
+    bool foreign = false;
+    cio_err err = run_op(a->e, a->s, &op, send_start, a, -1, cio__wsa_wsa_sendto, &foreign);
+    if (foreign)
+        return cio__e_helper(a->e, h_send, a, true);
     if (err != CIO_OK)
         return err;
     DWORD bytes;
@@ -167,6 +188,9 @@ cio_err cio__e_net_send(void *ud, cio_handle socket, const cio_ip_address *dest,
         a.nb++;
     }
     a.nsent = nsent;
+    a.dest = dest;
+    a.iov = iov;
+    a.iovcnt = iovcnt;
     return CIO__IN_SET(net_send, cio__e_run(a.e, send_run, &a));
 }
 
@@ -184,6 +208,7 @@ struct receive_args {
     DWORD flags;
     cio__os_sockaddr_any from;
     int fromlen;
+    bool foreign; /* the Threaded receive on the helper pool did the whole call */
 };
 
 static int clamp_cap(size_t cap)
@@ -235,11 +260,21 @@ static int receive_start(struct cio__e_iocp_op *op, void *arg)
     return code == WSA_IO_PENDING || code == WSAEMSGSIZE ? 0 : code;
 }
 
+/* The Threaded receive, on the helper pool (a socket attached to another port), up to the deadline. */
+static cio_err h_receive(void *p)
+{
+    struct receive_args *a = (struct receive_args *)p;
+    cio_timeout t = a->deadline < 0 ? CIO_TIMEOUT_NONE : cio_timeout_ns(a->deadline - cio__e_now_ns());
+    return cio__os_net_receive(NULL, (cio_handle)(uintptr_t)a->s, a->msgs, a->max, t, a->count);
+}
+
 /* The first datagram, waited for on the port up to the deadline. */
 static cio_err receive_overlapped(struct receive_args *a)
 {
     struct cio__e_iocp_op op;
-    cio_err err = run_op(a->e, a->s, &op, receive_start, a, a->deadline, cio__wsa_wsa_recvfrom);
+    cio_err err = run_op(a->e, a->s, &op, receive_start, a, a->deadline, cio__wsa_wsa_recvfrom, &a->foreign);
+    if (a->foreign)
+        return cio__e_helper(a->e, h_receive, a, true);
     if (err != CIO_OK)
         return err;
     DWORD bytes;
@@ -265,7 +300,7 @@ static cio_err receive_run(void *p)
         err = receive_now(a->s, &a->msgs[0]);
     if (err == CIO_E_WOULD_BLOCK)
         err = a->deadline >= 0 && cio__e_deadline_passed(a->deadline) ? CIO_E_TIMEOUT : receive_overlapped(a);
-    if (err != CIO_OK)
+    if (err != CIO_OK || a->foreign)
         return err;
     size_t n = 1;
     while (n < a->max && receive_now(a->s, &a->msgs[n]) == CIO_OK)

@@ -21,8 +21,17 @@
  *   later attach says ERROR_INVALID_PARAMETER and changes nothing), with key OP_KEY; when that is an
  *   adopted thread's loop, to a loop thread's port instead (picked by the handle's value), since an
  *   adopted loop's port is closed when its thread exits and a handle attached to it would have
- *   every later packet lost. (One attached to a destroyed instance's port has the same fate: a
- *   handle's overlapped calls belong to the instance that made them first.) Every operation
+ *   every later packet lost. Every operation tries the attach again (claim), under `owners_mu`, and
+ *   a process-wide table (`owners`: handle value -> the instance's id, never reused) says whose port
+ *   an attached handle went to: a handle attached to another instance's port (one alive, or one
+ *   destroyed, whose packets nobody reads any more) or to one of the user's is not ours, and its
+ *   call runs as Threaded does, on the helper pool (cio__e_iocp_run says CIO__E_IOCP_FOREIGN): no
+ *   packet of such a call reaches any port. The Windows close slots drop a handle's entry
+ *   (cio__e_iocp_forget, the OS code's handle close hook), so a value that comes back for a new handle
+ *   starts afresh; a handle closed behind cio's back keeps its entry until its value is attached
+ *   again, and is misjudged only if that value comes back already attached to a foreign port. A
+ *   table that cannot grow (no memory) leaves the handle unrecorded: its calls take the helper pool,
+ *   which is slower, never wrong. Every operation
  *   is reported by a packet, even one done at once (no FILE_SKIP_COMPLETION_PORT_ON_SUCCESS: one
  *   path). A packet for an operation whose fiber's home is another loop (a socket attached by a
  *   fiber of loop A, used by one of loop B) is forwarded to that loop's port as it is (the status
@@ -44,17 +53,97 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "evented.h"
 #include "internal.h"
 #include "internal/cio_oscalls.h"
 #include "iocp.h"
+#include "os.h"
 
 #define BATCH 64
 #define WAKE_KEY ((ULONG_PTR)1)
 #define OP_KEY ((ULONG_PTR)2)
 #define POST_TRIES 100
+
+/* ---- whose port a handle is attached to (process-wide, under owners_mu) -------------------------------------- */
+
+struct owner {
+    uintptr_t handle; /* 0: a free slot */
+    uint32_t id;      /* the instance's id; 0: a removed entry (the slot is taken, the handle is not) */
+};
+
+static SRWLOCK owners_mu = SRWLOCK_INIT;
+static struct owner *owners; /* open addressing, a power of two long, at most half taken */
+static size_t owners_cap, owners_taken;
+
+static size_t owner_slot(uintptr_t h, size_t cap)
+{
+    return (size_t)(((uint64_t)(h >> 2) * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
+}
+
+/* The entry of h, or NULL. */
+static struct owner *owner_find(uintptr_t h)
+{
+    if (owners_cap == 0)
+        return NULL;
+    for (size_t i = owner_slot(h, owners_cap);; i = (i + 1) & (owners_cap - 1)) {
+        if (owners[i].handle == 0)
+            return NULL;
+        if (owners[i].handle == h && owners[i].id != 0)
+            return &owners[i];
+    }
+}
+
+/* Records h as attached to instance `id`'s port; false when the table cannot grow. */
+static bool owner_set(uintptr_t h, uint32_t id)
+{
+    struct owner *o = owner_find(h);
+    if (o != NULL) {
+        o->id = id;
+        return true;
+    }
+    if (2 * (owners_taken + 1) > owners_cap) { /* grow (or only sweep the removed entries) */
+        size_t live = 0;
+        for (size_t i = 0; i < owners_cap; i++)
+            live += owners[i].handle != 0 && owners[i].id != 0;
+        size_t cap = owners_cap == 0 ? 64 : owners_cap;
+        while (4 * (live + 1) > cap)
+            cap *= 2;
+        struct owner *t = (struct owner *)CIO__SYS(calloc, iocp_owners)(cap, sizeof *t);
+        if (t == NULL)
+            return false;
+        for (size_t i = 0; i < owners_cap; i++) {
+            if (owners[i].handle == 0 || owners[i].id == 0)
+                continue;
+            size_t j = owner_slot(owners[i].handle, cap);
+            while (t[j].handle != 0)
+                j = (j + 1) & (cap - 1);
+            t[j] = owners[i];
+        }
+        free(owners);
+        owners = t;
+        owners_cap = cap;
+        owners_taken = live;
+    }
+    size_t i = owner_slot(h, owners_cap);
+    while (owners[i].handle != 0)
+        i = (i + 1) & (owners_cap - 1);
+    owners[i].handle = h;
+    owners[i].id = id;
+    owners_taken++;
+    return true;
+}
+
+void cio__e_iocp_forget(void *handle)
+{
+    AcquireSRWLockExclusive(&owners_mu);
+    struct owner *o = owner_find((uintptr_t)handle);
+    if (o != NULL)
+        o->id = 0;
+    ReleaseSRWLockExclusive(&owners_mu);
+}
 
 static HANDLE port_of(struct cio__e_loop *l)
 {
@@ -63,6 +152,7 @@ static HANDLE port_of(struct cio__e_loop *l)
 
 static cio_err iocp_init(struct cio__e_loop *l)
 {
+    cio__os_set_handle_close_hook(cio__e_iocp_forget); /* closes through either backend drop an entry */
     HANDLE port = CIO__SYS(CreateIoCompletionPort, iocp_init)(INVALID_HANDLE_VALUE, NULL, 0, 1);
     if (port == NULL) /* ERROR_NOT_ENOUGH_MEMORY, ERROR_NO_SYSTEM_RESOURCES: no kernel memory for it */
         return CIO_E_SYSTEM_RESOURCES;
@@ -160,6 +250,27 @@ static void op_timeout(struct cio__e_loop *l, struct cio__e_timer *t)
     }
 }
 
+enum claim { OURS, FOREIGN, NO_PORT };
+
+/* Attaches handle to `port` unless it is attached already: OURS when its packets come to one of e's
+ * ports, FOREIGN when they go to another instance's or the user's, NO_PORT when it cannot be
+ * attached (no system resources). */
+static enum claim claim(struct cio_evented *e, HANDLE port, HANDLE handle)
+{
+    enum claim c = OURS;
+    AcquireSRWLockExclusive(&owners_mu);
+    if (CIO__SYS(CreateIoCompletionPort, iocp_attach)(handle, port, OP_KEY, 0) != NULL) {
+        (void)owner_set((uintptr_t)handle, e->id);          /* unrecorded: later calls take the helper pool */
+    } else if (GetLastError() != ERROR_INVALID_PARAMETER) { /* that one: attached already */
+        c = NO_PORT;
+    } else {
+        struct owner *o = owner_find((uintptr_t)handle);
+        c = o != NULL && o->id == e->id ? OURS : FOREIGN;
+    }
+    ReleaseSRWLockExclusive(&owners_mu);
+    return c;
+}
+
 cio_err cio__e_iocp_run(struct cio_evented *e, struct cio__e_iocp_op *op, HANDLE handle, cio__e_iocp_start start,
                         void *arg, int64_t deadline_ns, bool cancelable, int *code)
 {
@@ -174,9 +285,13 @@ cio_err cio__e_iocp_run(struct cio_evented *e, struct cio__e_iocp_op *op, HANDLE
     struct cio__e_loop *owner = l; /* an adopted loop's port goes with its thread: a loop thread's instead */
     if (l->adopted && e->nloops > 0)
         owner = &e->loops[((uintptr_t)handle >> 2) % e->nloops];
-    if (CIO__SYS(CreateIoCompletionPort, iocp_attach)(handle, port_of(owner), OP_KEY, 0) == NULL &&
-        GetLastError() != ERROR_INVALID_PARAMETER) /* that one: attached already (to this loop's port or another's) */
+    enum claim c = claim(e, port_of(owner), handle);
+    if (c == NO_PORT)
         return CIO_E_SYSTEM_RESOURCES;
+    if (c == FOREIGN) {
+        *code = CIO__E_IOCP_FOREIGN;
+        return CIO_OK;
+    }
     memset(op, 0, sizeof *op);
     op->magic = CIO__E_IOCP_MAGIC;
     op->handle = handle;

@@ -703,6 +703,7 @@ cio_err cio__os_file_close(void *ud, cio_file file)
     (void)ud;
     if (file.handle == NULL)
         return CIO_OK;
+    cio__os_before_handle_close(file.handle);
     return close_result(CIO__SYS(NtClose, file_close)(file.handle));
 }
 

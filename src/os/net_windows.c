@@ -467,6 +467,7 @@ cio_err cio__os_net_shutdown(void *ud, cio_handle socket, int how)
 cio_err cio__os_net_close(void *ud, cio_handle socket)
 {
     (void)ud;
+    cio__os_before_handle_close((void *)(uintptr_t)socket);
     return close_socket((SOCKET)(uintptr_t)socket);
 }
 

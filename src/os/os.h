@@ -92,6 +92,11 @@ void cio__t_alarm_disarm(void);
 typedef void (*cio__os_close_hook_fn)(int fd);
 void cio__os_set_close_hook(cio__os_close_hook_fn fn);
 void cio__os_before_close(int fd);
+/* The same for a Windows handle, before the Windows file and socket close slots close it (the Evented
+ * backend's iocp flavour: its record of the instance whose port the handle is attached to). */
+typedef void (*cio__os_handle_close_hook_fn)(void *handle);
+void cio__os_set_handle_close_hook(cio__os_handle_close_hook_fn fn);
+void cio__os_before_handle_close(void *handle);
 
 /*
  * The cancellation bracket around one syscall. `res = call` is repeated while it fails with an errno
