@@ -20,8 +20,11 @@
  * Windows (the iocp flavour). Regular files an Evented io opens are asynchronous handles (read and
  * written as overlapped operations; a Threaded io can use them too), and a file or socket is tied to
  * the completion port of the instance that first ran an overlapped operation on it, for the handle's
- * life: once that instance is destroyed, use the handle with Threaded or close it, not with another
- * Evented instance (its completions would go to the closed port).
+ * life (Windows allows one port per handle). Another Evented instance can still use it, alive or
+ * after the first is destroyed, as can a handle the caller attached to a port of its own: those
+ * calls run as Threaded's do, on the instance's blocking helper threads, slower than overlapped
+ * ones but the same in result. Close such handles through cio (a handle closed behind cio's back
+ * whose value comes back attached to a foreign port is taken for the old one).
  */
 #ifndef CIO_EVENTED_H
 #define CIO_EVENTED_H
