@@ -616,13 +616,39 @@ def compact_rows(results):
     return rows, pending
 
 
-def markdown(results):
+def compact_markdown(results):
+    """The conditions and one row per target: results.md's first table, and the README's."""
     head = ["bench", "cpus", "cio", "peer", "ratio (per-round range)", "target", ""]
     rows, pending = compact_rows(results)
     lines = [conditions_line(results), "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     lines += ["| " + " | ".join(str(x).replace("|", "/") for x in r) + " |" for r in rows]
     if pending:
         lines += ["", "Without a number: " + "; ".join(pending) + "."]
+    return lines
+
+
+README_BEGIN = "<!-- bench table: written by `python3 build.py bench` (bench/driver.py), do not edit -->"
+README_END = "<!-- end of bench table -->"
+
+
+def update_readme(results, path):
+    """Puts the run's compact table between the README's markers; a message when it cannot."""
+    try:
+        text = open(path, encoding="utf-8").read()
+    except OSError as e:
+        return f"README not updated: {e}"
+    a, b = text.find(README_BEGIN), text.find(README_END)
+    if a < 0 or b < a:
+        return "README not updated: its bench table markers are missing"
+    table = "\n".join(compact_markdown(results))
+    text = text[:a + len(README_BEGIN)] + "\n" + table + "\n" + text[b:]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    return None
+
+
+def markdown(results):
+    lines = compact_markdown(results)
     lines += ["", "Every contender (peers, floors, extra metrics):", "",
               "| " + " | ".join(HEAD) + " |", "|" + "---|" * len(HEAD)]
     for r in rows_of(results):
@@ -761,6 +787,9 @@ def main(argv=None):
             f.write(markdown(results))
         msg = plot(results, os.path.join(out, "results.svg"))
         print(f"\nwrote {out}/results.json, results.md" + (", results.svg" if msg is None else f" ({msg})"))
+        if out == HERE and not opts.quick and not opts.only:  # a full run: the README shows it
+            msg = update_readme(results, os.path.join(os.path.dirname(HERE), "README.md"))
+            print(msg or "wrote README.md's bench table")
     print(f"({time.time() - started:.0f}s)")
     return 1 if log else 0
 
