@@ -30,6 +30,7 @@
  *   (cio__e_iocp_forget, the OS code's handle close hook), so a value that comes back for a new handle
  *   starts afresh; a handle closed behind cio's back keeps its entry until its value is attached
  *   again, and is misjudged only if that value comes back already attached to a foreign port. A
+ *   destroyed instance's entries go with it (iocp_deinit), and the table is freed when empty. A
  *   table that cannot grow (no memory) leaves the handle unrecorded: its calls take the helper pool,
  *   which is slower, never wrong. Every operation
  *   is reported by a packet, even one done at once (no FILE_SKIP_COMPLETION_PORT_ON_SUCCESS: one
@@ -75,8 +76,8 @@ struct owner {
 };
 
 static SRWLOCK owners_mu = SRWLOCK_INIT;
-static struct owner *owners; /* open addressing, a power of two long, at most half taken */
-static size_t owners_cap, owners_taken;
+static struct owner *owners; /* open addressing, a power of two long, at most half taken; freed when empty */
+static size_t owners_cap, owners_taken, owners_live;
 
 static size_t owner_slot(uintptr_t h, size_t cap)
 {
@@ -133,7 +134,30 @@ static bool owner_set(uintptr_t h, uint32_t id)
     owners[i].handle = h;
     owners[i].id = id;
     owners_taken++;
+    owners_live++;
     return true;
+}
+
+/* Removes o's entry; the table goes when nothing is left in it. */
+static void owner_drop(struct owner *o)
+{
+    o->id = 0;
+    if (--owners_live == 0) {
+        free(owners);
+        owners = NULL;
+        owners_cap = owners_taken = 0;
+    }
+}
+
+/* Removes every entry of instance id (it is being destroyed: no call of its can come any more, and
+ * a handle without an entry is as foreign as one with another instance's). */
+static void owners_purge(uint32_t id)
+{
+    AcquireSRWLockExclusive(&owners_mu);
+    for (size_t i = 0; i < owners_cap && owners != NULL; i++)
+        if (owners[i].handle != 0 && owners[i].id == id)
+            owner_drop(&owners[i]);
+    ReleaseSRWLockExclusive(&owners_mu);
 }
 
 void cio__e_iocp_forget(void *handle)
@@ -141,7 +165,7 @@ void cio__e_iocp_forget(void *handle)
     AcquireSRWLockExclusive(&owners_mu);
     struct owner *o = owner_find((uintptr_t)handle);
     if (o != NULL)
-        o->id = 0;
+        owner_drop(o);
     ReleaseSRWLockExclusive(&owners_mu);
 }
 
@@ -162,6 +186,8 @@ static cio_err iocp_init(struct cio__e_loop *l)
 
 static void iocp_deinit(struct cio__e_loop *l)
 {
+    if (l->ev != NULL && !l->adopted) /* the instance is being destroyed (an adopted loop goes alone) */
+        owners_purge(l->ev->id);      /* once per loop: the later ones find nothing */
     if (l->ring != NULL)
         (void)CIO__SYS(CloseHandle, iocp_deinit)(port_of(l)); /* fails only for a handle that is not ours */
     l->ring = NULL;
