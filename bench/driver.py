@@ -209,7 +209,7 @@ BENCHES = [
 TWO_PROCESS = ("B10", "B11", "B14", "B15", "B16", "B17", "B18")
 TCP_ROUNDS = 9   # rounds of a TCP case (the noisiest): the 4-of-5 rule needs more of them
 QUORUM = 0.8     # a target is met when at least this share of its per-round values clears it
-LOADED = 0.5     # a case started above this 1-minute load average is marked as taken under load
+OTHER_CPU = 0.25  # a case during which other processes used more CPUs than this on average is marked "under load"
 
 
 def higher_is_better(unit):
@@ -305,6 +305,7 @@ def run_case(exe, b, variant, param, entries, opts, log):
     if b.get("seconds_factor", 1) > 1 and not opts.smoke and not getattr(opts, "quick", False):
         rounds = max(rounds, TCP_ROUNDS)  # TCP: noisier, more rounds for the 4-of-5 rule
     case["load_before"] = loadavg()
+    snap = cpu_snapshot()
     for r in range(rounds):
         for c in list(runnable):
             res = run_one(exe, b["id"], c, variant, seconds, param, opts.smoke, timeout)
@@ -337,7 +338,9 @@ def run_case(exe, b, variant, param, entries, opts, log):
             s["unit"] = runs[0][metric][1]
             entry.setdefault("metrics", {})[metric] = s
     case["load_after"] = loadavg()
-    case["loaded"] = load1(case["load_before"]) > LOADED
+    other = other_cpus(snap, cpu_snapshot())
+    case["other_cpus"] = None if other is None else round(other, 3)
+    case["loaded"] = other > OTHER_CPU if other is not None else load1(case["load_before"]) > 0.5
     evaluate(case, b)
     return case
 
@@ -358,6 +361,29 @@ def add_cpu_per_op(metrics):
         metrics["cpu_op"] = (share * value, unit)
     elif unit.endswith("/s") and value > 0 and not unit.startswith(("Gbit", "MB", "MiB")):
         metrics["cpu_op"] = (share * 1e9 / value, "ns/" + unit[:-2])
+
+
+def cpu_snapshot():
+    """(wall time, the machine's busy CPU seconds from /proc/stat or None, the CPU seconds of this
+    process and of its children that ended: the contenders and, through them, their servers)."""
+    busy = None
+    try:
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:8]]
+        busy = (v[0] + v[1] + v[2] + v[5] + v[6]) / os.sysconf("SC_CLK_TCK")  # user nice system irq softirq
+    except (OSError, ValueError, IndexError):
+        pass
+    t = os.times()
+    return time.time(), busy, t.user + t.system + t.children_user + t.children_system
+
+
+def other_cpus(a, b):
+    """CPUs' worth of work on the machine between snapshots a and b that was not the benchmark's:
+    what marks a case "under load" (the load average counts the benchmark's own threads, and a
+    case of 1,000 threads leaves it high for minutes)."""
+    if a[1] is None or b[1] is None or b[0] <= a[0]:
+        return None
+    return max(0.0, ((b[1] - a[1]) - (b[2] - a[2])) / (b[0] - a[0]))
 
 
 def load1(text):
@@ -590,7 +616,8 @@ def conditions_line(results):
             f"{meta['rounds']} interleaved rounds of {meta['seconds']:g} s per contender (TCP: 3× the time, "
             f"{TCP_ROUNDS} rounds); a target is met when at least {QUORUM * 5:.0f} of 5 per-round values clear "
             f"it; load average before/after: {meta['load_before']} / {meta['load_after']}; "
-            f"{loaded} of {len(results['cases'])} cases started above load {LOADED} (marked \"under load\").")
+            f"{loaded} of {len(results['cases'])} cases ran while other processes used more than {OTHER_CPU} "
+            f"CPU on average (marked \"under load\").")
 
 
 def compact_rows(results):
