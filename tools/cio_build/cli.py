@@ -220,7 +220,7 @@ def main():
     ap.add_argument("--runner", help="test: a command prefix that runs a shell command on a real machine of "
                     "the target's OS (e.g. 'ssh host'); the BSD smoke program is piped to it and run there")
     ap.add_argument("--rounds", type=int, default=5, help="bench: interleaved rounds per contender (default 5)")
-    ap.add_argument("--seconds", type=float, default=0.3, help="bench: measuring time per run (default 0.3)")
+    ap.add_argument("--seconds", type=float, default=0.2, help="bench: measuring time per run (default 0.2)")
     ap.add_argument("--only", help="bench: comma-separated benchmark ids (B3,B9s,...); the results go to "
                     "build/bench/partial, never over bench/results.*")
     ap.add_argument("--quick", action="store_true", help="bench: a short pass (5 rounds of 0.05 s)")
