@@ -72,6 +72,44 @@ static cio_err run_unix_connect(fx *f)
     return accept_and_close(f, err, &s);
 }
 
+/* a -> b: 5000 bytes, read back into two buffers at a time (cio_stream_read_v: readv). */
+static cio_err run_stream_read_v(fx *f)
+{
+    assert_ok(cio_stream_write_all(f->io, &f->a, data, 5000));
+    static unsigned char buf[5000];
+    size_t done = 0;
+    while (done < 5000) {
+        size_t left = 5000 - done, first = left > 1 ? left / 2 : left;
+        cio_iovec iov[2] = {{buf + done, first}, {buf + done + first, left - first}};
+        size_t n = 0;
+        cio_err err = cio_stream_read_v(f->io, &f->b, iov, left > 1 ? 2 : 1, &n);
+        if (err != CIO_OK)
+            return err;
+        assert_true(n > 0);
+        done += n;
+    }
+    assert_memory_equal(buf, data, 5000);
+    return CIO_OK;
+}
+
+/* a -> b: DATA_LEN bytes written from two buffers at a time (cio_stream_write_v: sendmsg), read back. */
+static cio_err run_stream_write_v(fx *f)
+{
+    size_t done = 0;
+    while (done < DATA_LEN) {
+        size_t left = DATA_LEN - done, first = left > 1 ? left / 2 : left;
+        cio_const_iovec iov[2] = {{data + done, first}, {data + done + first, left - first}};
+        size_t n = 0;
+        cio_err err = cio_stream_write_v(f->io, &f->a, iov, left > 1 ? 2 : 1, &n);
+        if (err != CIO_OK)
+            return err;
+        assert_true(n > 0);
+        done += n;
+    }
+    stream_read_back(f);
+    return CIO_OK;
+}
+
 static cio_err run_receive(fx *f)
 {
     size_t n = 0;
@@ -97,8 +135,10 @@ static const net_case net_cases[] = {
     {"connect@connect_nonblocking", prep_listener, run_connect, done_listener},
     {"poll@poll_one", prep_listener, run_connect, done_listener},
     {"fcntl@set_blocking", prep_listener, run_connect, done_listener},
-    {"readv@net_read", prep_pair, run_stream_read, done_pair},
-    {"sendmsg@net_write", prep_pair, run_stream_write, done_pair},
+    {"recvfrom@net_read", prep_pair, run_stream_read, done_pair},
+    {"readv@net_readv", prep_pair, run_stream_read_v, done_pair},
+    {"sendto@net_write", prep_pair, run_stream_write, done_pair},
+    {"sendmsg@net_writev", prep_pair, run_stream_write_v, done_pair},
     {"shutdown@net_shutdown", prep_pair, run_shutdown, done_pair},
     {"socket@bind_ip", prep_none, run_bind, prep_none},
     {"bind@bind_ip", prep_none, run_bind, prep_none},
@@ -192,10 +232,14 @@ static const errno_case net_errors[] = {
     E("connect@connect_nonblocking", ETIMEDOUT, CIO_E_TIMEOUT),
     E("poll@poll_one", ENOMEM, CIO_E_SYSTEM_RESOURCES),
     E("fcntl@set_blocking", ENOMEM, CIO_E_UNEXPECTED), /* fcntl has no mapped error but bugs */
-    E("readv@net_read", ECONNRESET, CIO_E_CONNECTION_RESET_BY_PEER),
-    E("readv@net_read", ENOMEM, CIO_E_SYSTEM_RESOURCES),
-    E("sendmsg@net_write", EPIPE, CIO_E_BROKEN_PIPE),
-    E("sendmsg@net_write", ECONNRESET, CIO_E_CONNECTION_RESET_BY_PEER),
+    E("recvfrom@net_read", ECONNRESET, CIO_E_CONNECTION_RESET_BY_PEER),
+    E("recvfrom@net_read", ENOMEM, CIO_E_SYSTEM_RESOURCES),
+    E("readv@net_readv", ECONNRESET, CIO_E_CONNECTION_RESET_BY_PEER),
+    E("readv@net_readv", ETIMEDOUT, CIO_E_TIMEOUT),
+    E("sendto@net_write", EPIPE, CIO_E_BROKEN_PIPE),
+    E("sendto@net_write", ECONNRESET, CIO_E_CONNECTION_RESET_BY_PEER),
+    E("sendmsg@net_writev", EPIPE, CIO_E_BROKEN_PIPE),
+    E("sendmsg@net_writev", ENOBUFS, CIO_E_SYSTEM_RESOURCES),
     E("shutdown@net_shutdown", ENOTCONN, CIO_E_SOCKET_UNCONNECTED),
     E("shutdown@net_shutdown", ENOBUFS, CIO_E_SYSTEM_RESOURCES),
     E("socket@bind_ip", EMFILE, CIO_E_PROCESS_FD_QUOTA_EXCEEDED),
@@ -307,7 +351,7 @@ static cio_err run_stream_write_timeout_taken(fx *f)
 static void test_timed_read_faults(void **state)
 {
     static const net_case timed_poll = {"poll@poll_one", prep_pair, run_stream_read_timeout_empty, done_pair};
-    static const net_case timed_read = {"readv@net_read", prep_pair, run_stream_read_timeout, done_pair};
+    static const net_case timed_read = {"recvfrom@net_read", prep_pair, run_stream_read_timeout, done_pair};
     static const net_case nowait = {"recvmsg@net_read_nowait", prep_pair, run_stream_read_timeout, done_pair};
     static const net_case nowait_taken = {"recvmsg@net_read_nowait", prep_pair, run_stream_read_timeout_taken,
                                           done_pair};
@@ -346,7 +390,7 @@ static void test_timed_read_faults(void **state)
         (void)cio_test_io(state);
         CIO_SKIP("io_uring reads through RECVMSG on the ring, not the readv site");
     }
-    net_fault_with(state, &timed_read, "readv@net_read", 'e', ECONNRESET, 1, 0, CIO_E_CONNECTION_RESET_BY_PEER,
+    net_fault_with(state, &timed_read, "recvfrom@net_read", 'e', ECONNRESET, 1, 0, CIO_E_CONNECTION_RESET_BY_PEER,
                    "ECONNRESET");
 }
 
@@ -385,8 +429,10 @@ static void test_device_io_control_faults(void **state)
 
 static void test_net_short_transfers(void **state)
 {
-    net_fault(state, "readv@net_read", 's', 0, -1, 7, CIO_OK, "short");
-    net_fault(state, "sendmsg@net_write", 's', 0, -1, 7, CIO_OK, "short");
+    net_fault(state, "recvfrom@net_read", 's', 0, -1, 7, CIO_OK, "short");
+    net_fault(state, "readv@net_readv", 's', 0, -1, 7, CIO_OK, "short");
+    net_fault(state, "sendto@net_write", 's', 0, -1, 7, CIO_OK, "short");
+    net_fault(state, "sendmsg@net_writev", 's', 0, -1, 7, CIO_OK, "short");
 }
 
 /* close of a socket: EINTR is not retried, nothing leaks */

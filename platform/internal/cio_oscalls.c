@@ -293,6 +293,18 @@ static ssize_t cio__sys_dflt_sendmsg(int fd, const struct msghdr *msg, int flags
 }
 #endif
 #if defined(CIO_OS_LINUX)
+static ssize_t cio__sys_dflt_sendto(int fd, const void *buf, size_t len, int flags, const struct sockaddr *to, socklen_t tolen)
+{
+    return sendto(fd, buf, len, flags, to, tolen);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static ssize_t cio__sys_dflt_recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *from, socklen_t *fromlen)
+{
+    return recvfrom(fd, buf, len, flags, from, fromlen);
+}
+#endif
+#if defined(CIO_OS_LINUX)
 static int cio__sys_dflt_recvmmsg(int fd, struct mmsghdr *msgs, unsigned int vlen, int flags, struct timespec *timeout)
 {
     return recvmmsg(fd, msgs, vlen, flags, timeout);
@@ -1264,6 +1276,12 @@ const struct cio__sys_defaults cio__sys_default = {
     .sendmsg = cio__sys_dflt_sendmsg,
 #endif
 #if defined(CIO_OS_LINUX)
+    .sendto = cio__sys_dflt_sendto,
+#endif
+#if defined(CIO_OS_LINUX)
+    .recvfrom = cio__sys_dflt_recvfrom,
+#endif
+#if defined(CIO_OS_LINUX)
     .recvmmsg = cio__sys_dflt_recvmmsg,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -1891,10 +1909,16 @@ struct cio__sys_table cio__sys = {
     .socket__connect_ip = cio__sys_dflt_socket,
 #endif
 #if defined(CIO_OS_LINUX)
-    .readv__net_read = cio__sys_dflt_readv,
+    .recvfrom__net_read = cio__sys_dflt_recvfrom,
 #endif
 #if defined(CIO_OS_LINUX)
-    .sendmsg__net_write = cio__sys_dflt_sendmsg,
+    .readv__net_readv = cio__sys_dflt_readv,
+#endif
+#if defined(CIO_OS_LINUX)
+    .sendto__net_write = cio__sys_dflt_sendto,
+#endif
+#if defined(CIO_OS_LINUX)
+    .sendmsg__net_writev = cio__sys_dflt_sendmsg,
 #endif
 #if defined(CIO_OS_LINUX)
     .recvmsg__net_read_nowait = cio__sys_dflt_recvmsg,
@@ -3427,16 +3451,30 @@ static void cio__sys_set_socket__connect_ip(cio__sys_any fn)
 }
 #endif
 #if defined(CIO_OS_LINUX)
-static void cio__sys_set_readv__net_read(cio__sys_any fn)
+static void cio__sys_set_recvfrom__net_read(cio__sys_any fn)
 {
-    atomic_store_explicit(&cio__sys.readv__net_read, fn != NULL ? (cio__sys_readv_fn)fn : cio__sys_dflt_readv,
+    atomic_store_explicit(&cio__sys.recvfrom__net_read, fn != NULL ? (cio__sys_recvfrom_fn)fn : cio__sys_dflt_recvfrom,
                           memory_order_relaxed);
 }
 #endif
 #if defined(CIO_OS_LINUX)
-static void cio__sys_set_sendmsg__net_write(cio__sys_any fn)
+static void cio__sys_set_readv__net_readv(cio__sys_any fn)
 {
-    atomic_store_explicit(&cio__sys.sendmsg__net_write, fn != NULL ? (cio__sys_sendmsg_fn)fn : cio__sys_dflt_sendmsg,
+    atomic_store_explicit(&cio__sys.readv__net_readv, fn != NULL ? (cio__sys_readv_fn)fn : cio__sys_dflt_readv,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_sendto__net_write(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.sendto__net_write, fn != NULL ? (cio__sys_sendto_fn)fn : cio__sys_dflt_sendto,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_sendmsg__net_writev(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.sendmsg__net_writev, fn != NULL ? (cio__sys_sendmsg_fn)fn : cio__sys_dflt_sendmsg,
                           memory_order_relaxed);
 }
 #endif
@@ -6080,10 +6118,16 @@ static const struct {
     {"socket", "connect_ip", "socket@connect_ip", cio__sys_set_socket__connect_ip},
 #endif
 #if defined(CIO_OS_LINUX)
-    {"readv", "net_read", "readv@net_read", cio__sys_set_readv__net_read},
+    {"recvfrom", "net_read", "recvfrom@net_read", cio__sys_set_recvfrom__net_read},
 #endif
 #if defined(CIO_OS_LINUX)
-    {"sendmsg", "net_write", "sendmsg@net_write", cio__sys_set_sendmsg__net_write},
+    {"readv", "net_readv", "readv@net_readv", cio__sys_set_readv__net_readv},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"sendto", "net_write", "sendto@net_write", cio__sys_set_sendto__net_write},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"sendmsg", "net_writev", "sendmsg@net_writev", cio__sys_set_sendmsg__net_writev},
 #endif
 #if defined(CIO_OS_LINUX)
     {"recvmsg", "net_read_nowait", "recvmsg@net_read_nowait", cio__sys_set_recvmsg__net_read_nowait},

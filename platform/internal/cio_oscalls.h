@@ -249,6 +249,12 @@ typedef int (*cio__sys_poll_fn)(struct pollfd *, nfds_t, int);
 typedef ssize_t (*cio__sys_sendmsg_fn)(int, const struct msghdr *, int);
 #endif
 #if defined(CIO_OS_LINUX)
+typedef ssize_t (*cio__sys_sendto_fn)(int, const void *, size_t, int, const struct sockaddr *, socklen_t);
+#endif
+#if defined(CIO_OS_LINUX)
+typedef ssize_t (*cio__sys_recvfrom_fn)(int, void *, size_t, int, struct sockaddr *, socklen_t *);
+#endif
+#if defined(CIO_OS_LINUX)
 typedef int (*cio__sys_recvmmsg_fn)(int, struct mmsghdr *, unsigned int, int, struct timespec *);
 #endif
 #if defined(CIO_OS_LINUX)
@@ -805,6 +811,12 @@ struct cio__sys_defaults {
 #endif
 #if defined(CIO_OS_LINUX)
     cio__sys_sendmsg_fn sendmsg;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_sendto_fn sendto;
+#endif
+#if defined(CIO_OS_LINUX)
+    cio__sys_recvfrom_fn recvfrom;
 #endif
 #if defined(CIO_OS_LINUX)
     cio__sys_recvmmsg_fn recvmmsg;
@@ -1436,10 +1448,16 @@ struct cio__sys_table {
     _Atomic(cio__sys_socket_fn) socket__connect_ip; /* src/os/net_posix.c: cio__os_net_connect_ip */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_readv_fn) readv__net_read; /* src/os/net_posix.c: cio__os_net_read */
+    _Atomic(cio__sys_recvfrom_fn) recvfrom__net_read; /* src/os/net_posix.c: cio__os_net_read */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_sendmsg_fn) sendmsg__net_write; /* src/os/net_posix.c: cio__os_net_write */
+    _Atomic(cio__sys_readv_fn) readv__net_readv; /* src/os/net_posix.c: cio__os_net_read */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_sendto_fn) sendto__net_write; /* src/os/net_posix.c: cio__os_net_write */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_sendmsg_fn) sendmsg__net_writev; /* src/os/net_posix.c: cio__os_net_write */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_recvmsg_fn) recvmsg__net_read_nowait; /* src/os/operate_posix.c: try_now */

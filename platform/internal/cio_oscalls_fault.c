@@ -299,10 +299,16 @@ enum {
     CIO__FI_socket__connect_ip,
 #endif
 #if defined(CIO_OS_LINUX)
-    CIO__FI_readv__net_read,
+    CIO__FI_recvfrom__net_read,
 #endif
 #if defined(CIO_OS_LINUX)
-    CIO__FI_sendmsg__net_write,
+    CIO__FI_readv__net_readv,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_sendto__net_write,
+#endif
+#if defined(CIO_OS_LINUX)
+    CIO__FI_sendmsg__net_writev,
 #endif
 #if defined(CIO_OS_LINUX)
     CIO__FI_recvmsg__net_read_nowait,
@@ -2295,9 +2301,27 @@ static int cio__fi_socket__connect_ip(int domain, int type, int protocol)
 }
 #endif
 #if defined(CIO_OS_LINUX)
-static ssize_t cio__fi_readv__net_read(int fd, const struct iovec *iov, int iovcnt)
+static ssize_t cio__fi_recvfrom__net_read(int fd, void *buf, size_t len, int flags, struct sockaddr *from, socklen_t *fromlen)
 {
-    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_readv__net_read];
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_recvfrom__net_read];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (ssize_t)-1;
+    }
+    if (mode_ == CIO__FI_SHORT) {
+        size_t max_ = atomic_load(&p_->max);
+        if ((size_t)len > max_)
+            len = (size_t)max_;
+    }
+    (void)mode_;
+    return (cio__sys_default.recvfrom)(fd, buf, len, flags, from, fromlen);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static ssize_t cio__fi_readv__net_readv(int fd, const struct iovec *iov, int iovcnt)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_readv__net_readv];
     int mode_ = cio__fi_take(p_);
     if (mode_ == CIO__FI_FAIL) {
         errno = atomic_load(&p_->err);
@@ -2314,9 +2338,27 @@ static ssize_t cio__fi_readv__net_read(int fd, const struct iovec *iov, int iovc
 }
 #endif
 #if defined(CIO_OS_LINUX)
-static ssize_t cio__fi_sendmsg__net_write(int fd, const struct msghdr *msg, int flags)
+static ssize_t cio__fi_sendto__net_write(int fd, const void *buf, size_t len, int flags, const struct sockaddr *to, socklen_t tolen)
 {
-    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_sendmsg__net_write];
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_sendto__net_write];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (ssize_t)-1;
+    }
+    if (mode_ == CIO__FI_SHORT) {
+        size_t max_ = atomic_load(&p_->max);
+        if ((size_t)len > max_)
+            len = (size_t)max_;
+    }
+    (void)mode_;
+    return (cio__sys_default.sendto)(fd, buf, len, flags, to, tolen);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static ssize_t cio__fi_sendmsg__net_writev(int fd, const struct msghdr *msg, int flags)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_sendmsg__net_writev];
     int mode_ = cio__fi_take(p_);
     if (mode_ == CIO__FI_FAIL) {
         errno = atomic_load(&p_->err);
@@ -7139,10 +7181,16 @@ static const struct {
     {"socket", "connect_ip", 1, 0, (cio__sys_any)cio__fi_socket__connect_ip},
 #endif
 #if defined(CIO_OS_LINUX)
-    {"readv", "net_read", 1, 1, (cio__sys_any)cio__fi_readv__net_read},
+    {"recvfrom", "net_read", 1, 1, (cio__sys_any)cio__fi_recvfrom__net_read},
 #endif
 #if defined(CIO_OS_LINUX)
-    {"sendmsg", "net_write", 1, 1, (cio__sys_any)cio__fi_sendmsg__net_write},
+    {"readv", "net_readv", 1, 1, (cio__sys_any)cio__fi_readv__net_readv},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"sendto", "net_write", 1, 1, (cio__sys_any)cio__fi_sendto__net_write},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"sendmsg", "net_writev", 1, 1, (cio__sys_any)cio__fi_sendmsg__net_writev},
 #endif
 #if defined(CIO_OS_LINUX)
     {"recvmsg", "net_read_nowait", 1, 0, (cio__sys_any)cio__fi_recvmsg__net_read_nowait},

@@ -257,6 +257,15 @@ static cio_err run_msg(struct netop *a)
     struct io_uring_sqe sqe = sqe_for(reading ? IORING_OP_RECVMSG : IORING_OP_SENDMSG, a->fd);
     sqe.addr = (uint64_t)(uintptr_t)&msg;
     sqe.len = 1;
+    uint8_t single = reading ? IORING_OP_RECV : IORING_OP_SEND;
+    if (a->kind != N_SEND && a->iovcnt == 1 && cio__e_uring_has(a->e, single)) {
+        /* One buffer: RECV/SEND skip the kernel's copies of the message header and the vector
+         * (on an echo server, ~5 % of the CPU per round trip: B10) */
+        sqe = sqe_for(single, a->fd);
+        const struct iovec *one = (const struct iovec *)a->iov;
+        sqe.addr = (uint64_t)(uintptr_t)one->iov_base;
+        sqe.len = (uint32_t)(one->iov_len > UINT32_MAX ? UINT32_MAX : one->iov_len);
+    }
     sqe.msg_flags = reading ? 0u : (uint32_t)MSG_NOSIGNAL;
     cio__mapped (*map)(int) = reading ? cio__errno_net_read
                                       : (a->kind == N_WRITE ? cio__errno_net_write : cio__errno_sendmsg);
