@@ -110,6 +110,42 @@ static cio_err run_stream_write_v(fx *f)
     return CIO_OK;
 }
 
+/* b: the read end of a pipe handed to cio as a stream (a: its write end). cio's stream read takes
+ * recvfrom first; ENOTSOCK sends it to read(2) (site net_read_pipe). */
+static void prep_pipe(fx *f)
+{
+    int p[2];
+    assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+    memset(&f->a, 0, sizeof f->a);
+    memset(&f->b, 0, sizeof f->b);
+    f->a.handle = p[1];
+    f->b.handle = p[0];
+}
+
+static void done_pipe(fx *f)
+{
+    close(f->a.handle);
+    close(f->b.handle);
+}
+
+/* 100 bytes written into the pipe with write(2), read back with cio_stream_read. */
+static cio_err run_pipe_read(fx *f)
+{
+    assert_int_equal(write(f->a.handle, data, 100), 100);
+    unsigned char buf[100];
+    size_t done = 0;
+    while (done < 100) {
+        size_t n = 0;
+        cio_err err = cio_stream_read(f->io, &f->b, buf + done, 100 - done, &n);
+        if (err != CIO_OK)
+            return err;
+        assert_true(n > 0);
+        done += n;
+    }
+    assert_memory_equal(buf, data, 100);
+    return CIO_OK;
+}
+
 static cio_err run_receive(fx *f)
 {
     size_t n = 0;
@@ -136,6 +172,7 @@ static const net_case net_cases[] = {
     {"poll@poll_one", prep_listener, run_connect, done_listener},
     {"fcntl@set_blocking", prep_listener, run_connect, done_listener},
     {"recvfrom@net_read", prep_pair, run_stream_read, done_pair},
+    {"read@net_read_pipe", prep_pipe, run_pipe_read, done_pipe},
     {"readv@net_readv", prep_pair, run_stream_read_v, done_pair},
     {"sendto@net_write", prep_pair, run_stream_write, done_pair},
     {"sendmsg@net_writev", prep_pair, run_stream_write_v, done_pair},
@@ -234,6 +271,7 @@ static const errno_case net_errors[] = {
     E("fcntl@set_blocking", ENOMEM, CIO_E_UNEXPECTED), /* fcntl has no mapped error but bugs */
     E("recvfrom@net_read", ECONNRESET, CIO_E_CONNECTION_RESET_BY_PEER),
     E("recvfrom@net_read", ENOMEM, CIO_E_SYSTEM_RESOURCES),
+    E("read@net_read_pipe", ENOBUFS, CIO_E_SYSTEM_RESOURCES),
     E("readv@net_readv", ECONNRESET, CIO_E_CONNECTION_RESET_BY_PEER),
     E("readv@net_readv", ETIMEDOUT, CIO_E_TIMEOUT),
     E("sendto@net_write", EPIPE, CIO_E_BROKEN_PIPE),
@@ -430,6 +468,7 @@ static void test_device_io_control_faults(void **state)
 static void test_net_short_transfers(void **state)
 {
     net_fault(state, "recvfrom@net_read", 's', 0, -1, 7, CIO_OK, "short");
+    net_fault(state, "read@net_read_pipe", 's', 0, -1, 7, CIO_OK, "short");
     net_fault(state, "readv@net_readv", 's', 0, -1, 7, CIO_OK, "short");
     net_fault(state, "sendto@net_write", 's', 0, -1, 7, CIO_OK, "short");
     net_fault(state, "sendmsg@net_writev", 's', 0, -1, 7, CIO_OK, "short");

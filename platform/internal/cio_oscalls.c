@@ -293,15 +293,15 @@ static ssize_t cio__sys_dflt_sendmsg(int fd, const struct msghdr *msg, int flags
 }
 #endif
 #if defined(CIO_OS_LINUX)
-static ssize_t cio__sys_dflt_sendto(int fd, const void *buf, size_t len, int flags, const struct sockaddr *to, socklen_t tolen)
-{
-    return sendto(fd, buf, len, flags, to, tolen);
-}
-#endif
-#if defined(CIO_OS_LINUX)
 static ssize_t cio__sys_dflt_recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *from, socklen_t *fromlen)
 {
     return recvfrom(fd, buf, len, flags, from, fromlen);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static ssize_t cio__sys_dflt_sendto(int fd, const void *buf, size_t len, int flags, const struct sockaddr *to, socklen_t tolen)
+{
+    return sendto(fd, buf, len, flags, to, tolen);
 }
 #endif
 #if defined(CIO_OS_LINUX)
@@ -1276,10 +1276,10 @@ const struct cio__sys_defaults cio__sys_default = {
     .sendmsg = cio__sys_dflt_sendmsg,
 #endif
 #if defined(CIO_OS_LINUX)
-    .sendto = cio__sys_dflt_sendto,
+    .recvfrom = cio__sys_dflt_recvfrom,
 #endif
 #if defined(CIO_OS_LINUX)
-    .recvfrom = cio__sys_dflt_recvfrom,
+    .sendto = cio__sys_dflt_sendto,
 #endif
 #if defined(CIO_OS_LINUX)
     .recvmmsg = cio__sys_dflt_recvmmsg,
@@ -1910,6 +1910,9 @@ struct cio__sys_table cio__sys = {
 #endif
 #if defined(CIO_OS_LINUX)
     .recvfrom__net_read = cio__sys_dflt_recvfrom,
+#endif
+#if defined(CIO_OS_LINUX)
+    .read__net_read_pipe = cio__sys_dflt_read,
 #endif
 #if defined(CIO_OS_LINUX)
     .readv__net_readv = cio__sys_dflt_readv,
@@ -3454,6 +3457,13 @@ static void cio__sys_set_socket__connect_ip(cio__sys_any fn)
 static void cio__sys_set_recvfrom__net_read(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.recvfrom__net_read, fn != NULL ? (cio__sys_recvfrom_fn)fn : cio__sys_dflt_recvfrom,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_LINUX)
+static void cio__sys_set_read__net_read_pipe(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.read__net_read_pipe, fn != NULL ? (cio__sys_read_fn)fn : cio__sys_dflt_read,
                           memory_order_relaxed);
 }
 #endif
@@ -6119,6 +6129,9 @@ static const struct {
 #endif
 #if defined(CIO_OS_LINUX)
     {"recvfrom", "net_read", "recvfrom@net_read", cio__sys_set_recvfrom__net_read},
+#endif
+#if defined(CIO_OS_LINUX)
+    {"read", "net_read_pipe", "read@net_read_pipe", cio__sys_set_read__net_read_pipe},
 #endif
 #if defined(CIO_OS_LINUX)
     {"readv", "net_readv", "readv@net_readv", cio__sys_set_readv__net_readv},

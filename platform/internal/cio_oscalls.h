@@ -249,10 +249,10 @@ typedef int (*cio__sys_poll_fn)(struct pollfd *, nfds_t, int);
 typedef ssize_t (*cio__sys_sendmsg_fn)(int, const struct msghdr *, int);
 #endif
 #if defined(CIO_OS_LINUX)
-typedef ssize_t (*cio__sys_sendto_fn)(int, const void *, size_t, int, const struct sockaddr *, socklen_t);
+typedef ssize_t (*cio__sys_recvfrom_fn)(int, void *, size_t, int, struct sockaddr *, socklen_t *);
 #endif
 #if defined(CIO_OS_LINUX)
-typedef ssize_t (*cio__sys_recvfrom_fn)(int, void *, size_t, int, struct sockaddr *, socklen_t *);
+typedef ssize_t (*cio__sys_sendto_fn)(int, const void *, size_t, int, const struct sockaddr *, socklen_t);
 #endif
 #if defined(CIO_OS_LINUX)
 typedef int (*cio__sys_recvmmsg_fn)(int, struct mmsghdr *, unsigned int, int, struct timespec *);
@@ -813,10 +813,10 @@ struct cio__sys_defaults {
     cio__sys_sendmsg_fn sendmsg;
 #endif
 #if defined(CIO_OS_LINUX)
-    cio__sys_sendto_fn sendto;
+    cio__sys_recvfrom_fn recvfrom;
 #endif
 #if defined(CIO_OS_LINUX)
-    cio__sys_recvfrom_fn recvfrom;
+    cio__sys_sendto_fn sendto;
 #endif
 #if defined(CIO_OS_LINUX)
     cio__sys_recvmmsg_fn recvmmsg;
@@ -1448,7 +1448,10 @@ struct cio__sys_table {
     _Atomic(cio__sys_socket_fn) socket__connect_ip; /* src/os/net_posix.c: cio__os_net_connect_ip */
 #endif
 #if defined(CIO_OS_LINUX)
-    _Atomic(cio__sys_recvfrom_fn) recvfrom__net_read; /* src/os/net_posix.c: cio__os_net_read */
+    _Atomic(cio__sys_recvfrom_fn) recvfrom__net_read; /* src/os/net_posix.c: read_one */
+#endif
+#if defined(CIO_OS_LINUX)
+    _Atomic(cio__sys_read_fn) read__net_read_pipe; /* src/os/net_posix.c: read_one */
 #endif
 #if defined(CIO_OS_LINUX)
     _Atomic(cio__sys_readv_fn) readv__net_readv; /* src/os/net_posix.c: cio__os_net_read */

@@ -302,6 +302,9 @@ enum {
     CIO__FI_recvfrom__net_read,
 #endif
 #if defined(CIO_OS_LINUX)
+    CIO__FI_read__net_read_pipe,
+#endif
+#if defined(CIO_OS_LINUX)
     CIO__FI_readv__net_readv,
 #endif
 #if defined(CIO_OS_LINUX)
@@ -2319,6 +2322,24 @@ static ssize_t cio__fi_recvfrom__net_read(int fd, void *buf, size_t len, int fla
 }
 #endif
 #if defined(CIO_OS_LINUX)
+static ssize_t cio__fi_read__net_read_pipe(int fd, void *buf, size_t count)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_read__net_read_pipe];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        errno = atomic_load(&p_->err);
+        return (ssize_t)-1;
+    }
+    if (mode_ == CIO__FI_SHORT) {
+        size_t max_ = atomic_load(&p_->max);
+        if ((size_t)count > max_)
+            count = (size_t)max_;
+    }
+    (void)mode_;
+    return (cio__sys_default.read)(fd, buf, count);
+}
+#endif
+#if defined(CIO_OS_LINUX)
 static ssize_t cio__fi_readv__net_readv(int fd, const struct iovec *iov, int iovcnt)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_readv__net_readv];
@@ -2712,6 +2733,11 @@ static ssize_t cio__fi_read__spawn_report(int fd, void *buf, size_t count)
         errno = atomic_load(&p_->err);
         return (ssize_t)-1;
     }
+    if (mode_ == CIO__FI_SHORT) {
+        size_t max_ = atomic_load(&p_->max);
+        if ((size_t)count > max_)
+            count = (size_t)max_;
+    }
     (void)mode_;
     return (cio__sys_default.read)(fd, buf, count);
 }
@@ -3063,6 +3089,11 @@ static ssize_t cio__fi_read__sigwait_drain(int fd, void *buf, size_t count)
     if (mode_ == CIO__FI_FAIL) {
         errno = atomic_load(&p_->err);
         return (ssize_t)-1;
+    }
+    if (mode_ == CIO__FI_SHORT) {
+        size_t max_ = atomic_load(&p_->max);
+        if ((size_t)count > max_)
+            count = (size_t)max_;
     }
     (void)mode_;
     return (cio__sys_default.read)(fd, buf, count);
@@ -3767,6 +3798,11 @@ static ssize_t cio__fi_read__wake_drain(int fd, void *buf, size_t count)
     if (mode_ == CIO__FI_FAIL) {
         errno = atomic_load(&p_->err);
         return (ssize_t)-1;
+    }
+    if (mode_ == CIO__FI_SHORT) {
+        size_t max_ = atomic_load(&p_->max);
+        if ((size_t)count > max_)
+            count = (size_t)max_;
     }
     (void)mode_;
     return (cio__sys_default.read)(fd, buf, count);
@@ -7184,6 +7220,9 @@ static const struct {
     {"recvfrom", "net_read", 1, 1, (cio__sys_any)cio__fi_recvfrom__net_read},
 #endif
 #if defined(CIO_OS_LINUX)
+    {"read", "net_read_pipe", 1, 1, (cio__sys_any)cio__fi_read__net_read_pipe},
+#endif
+#if defined(CIO_OS_LINUX)
     {"readv", "net_readv", 1, 1, (cio__sys_any)cio__fi_readv__net_readv},
 #endif
 #if defined(CIO_OS_LINUX)
@@ -7265,7 +7304,7 @@ static const struct {
     {"fork", "spawn", 1, 0, (cio__sys_any)cio__fi_fork__spawn},
 #endif
 #if defined(CIO_OS_LINUX)
-    {"read", "spawn_report", 1, 0, (cio__sys_any)cio__fi_read__spawn_report},
+    {"read", "spawn_report", 1, 1, (cio__sys_any)cio__fi_read__spawn_report},
 #endif
 #if defined(CIO_OS_LINUX)
     {"pidfd_open", "spawn", 1, 0, (cio__sys_any)cio__fi_pidfd_open__spawn},
@@ -7346,7 +7385,7 @@ static const struct {
     {"write", "sigwait_wake", 1, 0, (cio__sys_any)cio__fi_write__sigwait_wake},
 #endif
 #if defined(CIO_OS_LINUX)
-    {"read", "sigwait_drain", 1, 0, (cio__sys_any)cio__fi_read__sigwait_drain},
+    {"read", "sigwait_drain", 1, 1, (cio__sys_any)cio__fi_read__sigwait_drain},
 #endif
 #if defined(CIO_OS_LINUX)
     {"close", "sigwait_pipe", 1, 0, (cio__sys_any)cio__fi_close__sigwait_pipe},
@@ -7508,7 +7547,7 @@ static const struct {
     {"posix_memalign", "fiber_alloc", 1, 0, (cio__sys_any)cio__fi_posix_memalign__fiber_alloc},
 #endif
 #if defined(CIO_OS_LINUX)
-    {"read", "wake_drain", 1, 0, (cio__sys_any)cio__fi_read__wake_drain},
+    {"read", "wake_drain", 1, 1, (cio__sys_any)cio__fi_read__wake_drain},
 #endif
 #if defined(CIO_OS_LINUX) || defined(CIO_OS_WINDOWS)
     {"calloc", "adopt_loop", 1, 0, (cio__sys_any)cio__fi_calloc__adopt_loop},
