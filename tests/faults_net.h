@@ -134,21 +134,34 @@ static inline cio_err run_stream_write(fx *f)
     return err;
 }
 
-static inline cio_err run_stream_read(fx *f)
+/* Reads `len` bytes from b into buf with read loops (`vectored`: each read into two buffers,
+ * cio_stream_read_v); they must be data's first `len`. The first error ends it. */
+static inline cio_err read_back_into(fx *f, unsigned char *buf, size_t len, bool vectored)
 {
-    assert_ok(cio_stream_write_all(f->io, &f->a, data, 5000));
-    static unsigned char buf[5000];
     size_t done = 0;
-    while (done < 5000) {
-        size_t n = 0;
-        cio_err err = cio_stream_read(f->io, &f->b, buf + done, 5000 - done, &n);
+    while (done < len) {
+        size_t left = len - done, n = 0;
+        cio_err err;
+        if (vectored && left > 1) {
+            cio_iovec iov[2] = {{buf + done, left / 2}, {buf + done + left / 2, left - left / 2}};
+            err = cio_stream_read_v(f->io, &f->b, iov, 2, &n);
+        } else {
+            err = cio_stream_read(f->io, &f->b, buf + done, left, &n);
+        }
         if (err != CIO_OK)
             return err;
         assert_true(n > 0);
         done += n;
     }
-    assert_memory_equal(buf, data, 5000);
+    assert_memory_equal(buf, data, len);
     return CIO_OK;
+}
+
+static inline cio_err run_stream_read(fx *f)
+{
+    assert_ok(cio_stream_write_all(f->io, &f->a, data, 5000));
+    static unsigned char buf[5000];
+    return read_back_into(f, buf, 5000, false);
 }
 
 static inline cio_err run_shutdown(fx *f)

@@ -77,19 +77,7 @@ static cio_err run_stream_read_v(fx *f)
 {
     assert_ok(cio_stream_write_all(f->io, &f->a, data, 5000));
     static unsigned char buf[5000];
-    size_t done = 0;
-    while (done < 5000) {
-        size_t left = 5000 - done, first = left > 1 ? left / 2 : left;
-        cio_iovec iov[2] = {{buf + done, first}, {buf + done + first, left - first}};
-        size_t n = 0;
-        cio_err err = cio_stream_read_v(f->io, &f->b, iov, left > 1 ? 2 : 1, &n);
-        if (err != CIO_OK)
-            return err;
-        assert_true(n > 0);
-        done += n;
-    }
-    assert_memory_equal(buf, data, 5000);
-    return CIO_OK;
+    return read_back_into(f, buf, 5000, true);
 }
 
 /* a -> b: DATA_LEN bytes written from two buffers at a time (cio_stream_write_v: sendmsg), read back. */
@@ -133,17 +121,7 @@ static cio_err run_pipe_read(fx *f)
 {
     assert_int_equal(write(f->a.handle, data, 100), 100);
     unsigned char buf[100];
-    size_t done = 0;
-    while (done < 100) {
-        size_t n = 0;
-        cio_err err = cio_stream_read(f->io, &f->b, buf + done, 100 - done, &n);
-        if (err != CIO_OK)
-            return err;
-        assert_true(n > 0);
-        done += n;
-    }
-    assert_memory_equal(buf, data, 100);
-    return CIO_OK;
+    return read_back_into(f, buf, 100, false);
 }
 
 static cio_err run_receive(fx *f)
