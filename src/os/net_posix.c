@@ -21,8 +21,7 @@
  *   never a SIGPIPE, whatever the process's SIGPIPE disposition. A stream read or write of one
  *   buffer is recvfrom (read(2) on a stream that is not a socket)/sendto (sites net_read/net_write),
  *   of several readv/sendmsg (net_readv, net_writev): the one-buffer calls skip the kernel's copies
- *   of the vector and message header,
- *   ~7 % of an epoll echo server's CPU per round trip (bench B14).
+ *   of the vector and message header, 5-8 % of an epoll echo server's CPU per round trip (B14).
  * - Receive with a timeout polls first (deadline fixed on entry) and then reads only what is
  *   queued (MSG_DONTWAIT); without one it blocks in recvmmsg(MSG_WAITFORONE). Either way the batch
  *   holds what has already arrived after the first datagram and never waits to fill up.
