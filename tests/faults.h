@@ -73,7 +73,15 @@ static inline int thread_count(void)
  * counted against its thread it cancels out. A real leak still raises the difference. */
 static inline int fd_count(void)
 {
-    return handle_count() - thread_count();
+    int n = handle_count() - thread_count();
+    cio_test_snap_keep(CIO_TEST_SNAP_DERIVED + n); /* for print_new_handles */
+    return n;
+}
+
+/* After a failed check against fd_count() == before: which handles are new, and their kinds. */
+static inline void print_new_handles(int before)
+{
+    cio_test_print_new_handles(CIO_TEST_SNAP_DERIVED + before);
 }
 
 static inline void pause_ms(long ms)
@@ -84,6 +92,11 @@ static inline void pause_ms(long ms)
 static inline int fd_count(void)
 {
     return count_dir("/proc/self/fd");
+}
+
+static inline void print_new_handles(int before)
+{
+    (void)before; /* /proc/self/fd names them well enough when a descriptor check fails */
 }
 
 #if defined(CIO_OS_LINUX)
@@ -233,8 +246,10 @@ static inline bool settled_at_most(int (*now)(void), int before)
 #define assert_handles(before)                                                         \
     do {                                                                               \
         int b_ = (before);                                                             \
-        if (!settled_at_most(fd_count, b_))                                            \
+        if (!settled_at_most(fd_count, b_)) {                                          \
+            print_new_handles(b_);                                                     \
             fail_msg("handles: %d open, %d before (a handle leaked)", fd_count(), b_); \
+        }                                                                              \
     } while (0)
 
 /* Before a count of handles or threads: one worker exists (its thread and handle are not the case's

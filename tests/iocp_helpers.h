@@ -45,8 +45,10 @@ static inline bool handles_settled(int before)
 
 static inline void assert_handles(int before, const char *what)
 {
-    if (!handles_settled(before))
+    if (!handles_settled(before)) {
+        cio_test_print_new_handles(before);
         fail_msg("%s: %d handles open, %d before (a handle leaked)", what, handle_count(), before);
+    }
 }
 
 /* Runs body and checks that it left no handle open; where one stays (Wine makes some objects once

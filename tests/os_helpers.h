@@ -36,23 +36,122 @@ static inline bool cio_test_mkdir(const char *path)
     return CreateDirectoryA(path, NULL) != 0;
 }
 
+/* Which handle values were open at the last counts, one snapshot per value the callers compared
+ * (`tag`: the count itself, or CIO_TEST_SNAP_DERIVED + a value derived from it; a later count with
+ * the same tag replaces it), CIO_TEST_SNAPS of them, so that a failed leak
+ * check can name the handles that appeared since the count it compares with, and their kinds
+ * (cio_test_print_new_handles). */
+#define CIO_TEST_SNAPS 16
+#define CIO_TEST_SNAP_DERIVED 1000000L
+#define CIO_TEST_SNAP_VALUES 65536u /* handle values 4 .. 4 * 65535 */
+typedef struct cio_test_snap {
+    long tag;
+    int used;
+    uint8_t open[CIO_TEST_SNAP_VALUES / 8];
+} cio_test_snap;
+
+typedef struct cio_test_snap_ring {
+    cio_test_snap snap[CIO_TEST_SNAPS], last; /* last: the newest count's values */
+    unsigned next;
+} cio_test_snap_ring;
+
+static inline cio_test_snap_ring *cio_test_snaps(void)
+{
+    static cio_test_snap_ring ring;
+    return &ring;
+}
+
+/* Keeps the newest count's values under `tag`. */
+static inline void cio_test_snap_keep(long tag)
+{
+    cio_test_snap_ring *r = cio_test_snaps();
+    cio_test_snap *slot = NULL;
+    for (unsigned k = 0; k < CIO_TEST_SNAPS && slot == NULL; k++)
+        if (r->snap[k].used && r->snap[k].tag == tag)
+            slot = &r->snap[k];
+    if (slot == NULL)
+        slot = &r->snap[r->next++ % CIO_TEST_SNAPS];
+    *slot = r->last;
+    slot->tag = tag;
+    slot->used = 1;
+}
+
 /* Every open handle of the process, of any kind (threads, events, completion ports too).
  * GetProcessHandleCount answers 0 under Wine 8 (not implemented), so the handle values are probed:
  * NT hands out the lowest free value, so the table is dense and the probe stops 256 free values
- * after the last open one. */
+ * after the last open one. The values found are kept under the count. */
 static inline int cio_test_count_all_handles(void)
 {
+    cio_test_snap *s = &cio_test_snaps()->last;
+    memset(s->open, 0, sizeof s->open);
     int n = 0, gap = 0;
-    for (uintptr_t v = 4; gap < 256 && v < 4u * 65536u; v += 4) {
+    for (uintptr_t v = 4; gap < 256 && v < 4u * CIO_TEST_SNAP_VALUES; v += 4) {
         DWORD flags;
         if (GetHandleInformation((HANDLE)v, &flags)) {
+            s->open[v / 4 / 8] |= (uint8_t)(1u << (v / 4 % 8));
             n++;
             gap = 0;
         } else {
             gap++;
         }
     }
+    cio_test_snap_keep(n);
     return n;
+}
+
+/* An object's kind ("Event", "File", "Thread", ...), from ntdll's NtQueryObject(ObjectTypeInformation). */
+static inline void cio_test_handle_kind(HANDLE h, char *out, size_t cap)
+{
+    typedef LONG(WINAPI * query_fn)(HANDLE, int, void *, ULONG, ULONG *);
+    static query_fn query;
+    if (query == NULL)
+        query = (query_fn)(void (*)(void))GetProcAddress(GetModuleHandleA("ntdll.dll"), "NtQueryObject");
+    union {
+        struct {
+            USHORT len, cap;
+            WCHAR *chars;
+        } name; /* a UNICODE_STRING */
+        unsigned char raw[512];
+    } info;
+    ULONG got = 0;
+    snprintf(out, cap, "?");
+    if (query == NULL || query(h, 2 /* ObjectTypeInformation */, &info, sizeof info, &got) < 0)
+        return;
+    size_t n = info.name.len / 2, i = 0;
+    for (; i < n && i + 1 < cap; i++)
+        out[i] = info.name.chars[i] < 128 ? (char)info.name.chars[i] : '?';
+    out[i] = '\0';
+}
+
+/* After a failed leak check against `tag`: the handles open now that the newest snapshot with that
+ * tag did not have, with their kinds, on stderr. */
+static inline void cio_test_print_new_handles(long tag)
+{
+    cio_test_snap_ring *r = cio_test_snaps();
+    static cio_test_snap then; /* a copy: the count below may reuse its slot */
+    int found = 0;
+    for (unsigned k = 0; k < CIO_TEST_SNAPS && !found; k++)
+        if (r->snap[k].used && r->snap[k].tag == tag) {
+            then = r->snap[k];
+            found = 1;
+        }
+    if (!found) {
+        fprintf(stderr, "      (no snapshot of the count %ld is left to compare with)\n", tag);
+        return;
+    }
+    (void)cio_test_count_all_handles();
+    const cio_test_snap *now = &r->last;
+    int shown = 0;
+    for (uintptr_t v = 4; v < 4u * CIO_TEST_SNAP_VALUES && shown < 32; v += 4) {
+        size_t i = v / 4 / 8;
+        uint8_t bit = (uint8_t)(1u << (v / 4 % 8));
+        if ((now->open[i] & bit) && !(then.open[i] & bit)) {
+            char kind[64];
+            cio_test_handle_kind((HANDLE)v, kind, sizeof kind);
+            fprintf(stderr, "      new handle 0x%lx: %s\n", (unsigned long)v, kind);
+            shown++;
+        }
+    }
 }
 
 /* Open file handles of the process (files, directories, pipes, consoles, sockets: what POSIX

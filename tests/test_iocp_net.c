@@ -14,6 +14,8 @@
  *   full makes no promise under Wine, so the timeout is shown by a timeout of zero.
  * - forward: a socket attached to the port of the thread's own (adopted) loop, written by a fiber
  *   of a loop thread: its completion is forwarded between ports.
+ * - write_file_no_packet: cio_net_write_file (TransmitFile on a helper thread) on a socket attached
+ *   to a loop's port queues no completion packet there.
  * - faults: every new call site failing, with the error its map gives and no handle left over.
  */
 #include <stdarg.h>
@@ -349,6 +351,87 @@ static void test_iocp_forward(void **state)
     run_counted(body_forward, "forward");
 }
 
+/* ---- a helper thread's overlapped call on an attached socket --------------------------------------------- */
+
+#define FILE_LEN (1u << 20)
+
+unsigned long cio__e_iocp_foreign_packets(void); /* src/evented/poll_iocp.c */
+
+struct sink {
+    struct pair *p;
+    uint64_t got;
+    bool in_order;
+};
+
+static cio_err sink_b(void *ctx)
+{
+    struct sink *k = *(struct sink **)ctx;
+    static unsigned char buf[65536];
+    for (;;) {
+        size_t n = 0;
+        cio_err err = cio_stream_read(k->p->io, &k->p->b, buf, sizeof buf, &n);
+        if (err != CIO_OK || n == 0)
+            return err;
+        for (size_t i = 0; i < n; i++)
+            k->in_order = k->in_order && buf[i] == (unsigned char)((k->got + i) * 7u);
+        k->got += n;
+    }
+}
+
+/* cio_net_write_file on a socket attached to a loop's port: TransmitFile runs on a helper thread
+ * with its OVERLAPPED on that thread's stack, so its completion must queue no packet to the port
+ * (net_sendfile_windows.c tags the event). Before that, Wine queued one per transfer, which a loop
+ * thread then read through the stale OVERLAPPED. */
+static void body_write_file_no_packet(void)
+{
+    cio_evented *e = make(2);
+    cio_io io = cio_evented_io(e);
+    struct pair p;
+    pair_open(io, &p);
+    assert_ok(cio_stream_write_all(io, &p.a, "x", 1)); /* attaches a to a loop's port */
+    char one;
+    size_t n = 0;
+    assert_ok(cio_stream_read(io, &p.b, &one, 1, &n));
+    assert_int_equal(n, 1);
+    const char *name = "iocp_net_write_file.tmp";
+    cio_create_file_options o = CIO_CREATE_FILE_DEFAULTS;
+    o.read = true;
+    o.truncate = true;
+    cio_file f;
+    assert_ok(cio_dir_create_file(io, cio_dir_cwd(), name, &o, &f));
+    static unsigned char data[FILE_LEN];
+    for (size_t i = 0; i < FILE_LEN; i++)
+        data[i] = (unsigned char)(i * 7u);
+    assert_ok(cio_file_write_all(io, f, data, FILE_LEN));
+    unsigned long before = cio__e_iocp_foreign_packets();
+    struct sink k = {&p, 0, true};
+    struct sink *kp = &k;
+    cio_future r;
+    assert_ok(cio_concurrent(io, sink_b, &kp, sizeof kp, &r));
+    uint64_t sent = 0;
+    cio_err err = cio_net_write_file(io, &p.a, f, 0, FILE_LEN, &sent);
+    assert_ok(cio_stream_shutdown(io, &p.a, CIO_SHUTDOWN_SEND));
+    assert_ok(cio_await(io, &r));
+    assert_ok(err);
+    assert_int_equal(sent, FILE_LEN);
+    assert_int_equal(k.got, FILE_LEN);
+    assert_true(k.in_order);
+    Sleep(50); /* a stray packet would be dequeued by now */
+    unsigned long after = cio__e_iocp_foreign_packets();
+    assert_ok(cio_file_close(io, f));
+    assert_ok(cio_dir_delete_file(io, cio_dir_cwd(), name));
+    pair_close(&p);
+    cio_evented_destroy(e);
+    if (after != before)
+        fail_msg("%lu completion packets that were not cio's reached the loops during write_file", after - before);
+}
+
+static void test_iocp_write_file_no_packet(void **state)
+{
+    (void)state;
+    run_counted(body_write_file_no_packet, "write_file");
+}
+
 /* ---- faults ----------------------------------------------------------------------------------------------- */
 
 enum op { OP_READ, OP_WRITE, OP_ACCEPT, OP_CONNECT };
@@ -500,13 +583,10 @@ static void test_iocp_net_faults_undo_cancel(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_iocp_echo_1000),
-        cmocka_unit_test(test_iocp_cancel_read),
-        cmocka_unit_test(test_iocp_cancel_accept),
-        cmocka_unit_test(test_iocp_connect_refused),
-        cmocka_unit_test(test_iocp_forward),
-        cmocka_unit_test(test_iocp_net_faults),
-        cmocka_unit_test(test_iocp_net_faults_undo_cancel),
+        cmocka_unit_test(test_iocp_echo_1000),     cmocka_unit_test(test_iocp_cancel_read),
+        cmocka_unit_test(test_iocp_cancel_accept), cmocka_unit_test(test_iocp_connect_refused),
+        cmocka_unit_test(test_iocp_forward),       cmocka_unit_test(test_iocp_write_file_no_packet),
+        cmocka_unit_test(test_iocp_net_faults),    cmocka_unit_test(test_iocp_net_faults_undo_cancel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

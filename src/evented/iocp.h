@@ -57,6 +57,10 @@ cio_err cio__e_iocp_run(struct cio_evented *e, struct cio__e_iocp_op *op, HANDLE
 void cio__e_iocp_drain(struct cio__e_iocp_op *op, cio__e_iocp_start probe, void *arg);
 #define CIO__E_IOCP_PROBE(op) ((void *)((char *)&(op)->ov + 1)) /* the low bit: a probe's packet */
 
+/* How many completion packets the loops dropped as not cio's (an OVERLAPPED without cio's magic or
+ * key), process-wide; for cio's tests. */
+unsigned long cio__e_iocp_foreign_packets(void);
+
 /* The handle close hook (os.h) of the iocp flavour: forgets whose port `handle` was attached to. */
 void cio__e_iocp_forget(void *handle);
 

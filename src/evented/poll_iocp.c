@@ -52,6 +52,7 @@
 #include <winsock2.h>
 #include <windows.h>
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -78,6 +79,15 @@ struct owner {
 static SRWLOCK owners_mu = SRWLOCK_INIT;
 static struct owner *owners; /* open addressing, a power of two long, at most half taken; freed when empty */
 static size_t owners_cap, owners_taken, owners_live;
+
+/* Packets dropped as not cio's, process-wide (for cio's tests: cio's own calls that run on a helper
+ * thread on an attached handle must queue none, see net_sendfile_windows.c). */
+static _Atomic(unsigned long) foreign_packets;
+
+unsigned long cio__e_iocp_foreign_packets(void)
+{
+    return atomic_load_explicit(&foreign_packets, memory_order_relaxed);
+}
 
 static size_t owner_slot(uintptr_t h, size_t cap)
 {
@@ -226,8 +236,10 @@ static void iocp_wait(struct cio__e_loop *l, int64_t timeout_ns)
         }
         bool probe = ((uintptr_t)ov & 1u) != 0;
         struct cio__e_iocp_op *op = (struct cio__e_iocp_op *)(void *)((uintptr_t)ov & ~(uintptr_t)1u);
-        if (entries[i].lpCompletionKey != OP_KEY || op->magic != CIO__E_IOCP_MAGIC)
+        if (entries[i].lpCompletionKey != OP_KEY || op->magic != CIO__E_IOCP_MAGIC) {
+            atomic_fetch_add_explicit(&foreign_packets, 1, memory_order_relaxed);
             continue; /* not cio's */
+        }
         if (op->home != l) {
             forward(op->home, ov);
             continue;

@@ -1,7 +1,7 @@
 /*
  * cio_net_write_file's zero-copy path on Windows: TransmitFile (mswsock), whose pointer Winsock
  * hands out through WSAIoctl(SIO_GET_EXTENSION_FUNCTION_POINTER) — no link to mswsock.dll. The
- * Threaded backend's (Windows has no Evented one). Where Winsock has no TransmitFile for the
+ * Threaded backend's, and the Evented one's helper threads'. Where Winsock has no TransmitFile for the
  * socket, or refuses the file before a byte went, the slot says Unimplemented and the library
  * copies with positional reads and stream writes (src/core/net_pair.c).
  *
@@ -16,6 +16,10 @@
  * - *nwritten counts every byte that went, also when an error or a cancel ends the call
  *   (WSAGetOverlappedResult reports the count of a failed transfer too), so a retried chunk
  *   (WSAEINTR) starts after what went. The event is closed on every path.
+ * - The OVERLAPPED's event carries the low bit, so the completion queues no packet: an Evented
+ *   instance's socket is attached to a loop's completion port (poll_iocp.c), and a packet there
+ *   would carry the address of this stack's OVERLAPPED to a loop thread after the call returned.
+ *   Waits use the event's plain value.
  * - The pointer is asked for per call (one WSAIoctl, cheap next to a file); when that fails the
  *   library copies.
  */
@@ -52,11 +56,11 @@ static LPFN_TRANSMITFILE transmit_file_of(SOCKET s)
 /* Waits for the transfer of ov to end (alertably: a cancel's APC ends the wait, the transfer is
  * canceled and waited for). CIO_OK: it ended (its result in WSAGetOverlappedResult); CANCELED: a
  * cancel ended it (*moved what it had sent); an error of the wait. */
-static cio_err wait_transfer(SOCKET s, OVERLAPPED *ov, DWORD *moved)
+static cio_err wait_transfer(SOCKET s, OVERLAPPED *ov, HANDLE ev, DWORD *moved)
 {
     cio_err err = cio__t_syscall_begin();
     while (err == CIO_OK) {
-        DWORD r = CIO__SYS(WaitForSingleObjectEx, transmit_wait)(ov->hEvent, WAIT_SLICE_MS, TRUE);
+        DWORD r = CIO__SYS(WaitForSingleObjectEx, transmit_wait)(ev, WAIT_SLICE_MS, TRUE);
         if (r == WAIT_OBJECT_0) {
             cio__t_syscall_end();
             return CIO_OK;
@@ -108,7 +112,7 @@ cio_err cio__os_net_write_file(void *ud, cio_handle stream, cio_file file, uint6
         memset(&ov, 0, sizeof ov);
         ov.Offset = (DWORD)at;
         ov.OffsetHigh = (DWORD)(at >> 32);
-        ov.hEvent = ev;
+        ov.hEvent = (HANDLE)((uintptr_t)ev | 1u); /* no completion packet (see the invariants) */
         (void)ResetEvent(ev);
         DWORD chunk = (DWORD)(left < CHUNK_MAX ? left : CHUNK_MAX), moved = 0, flags = 0;
         if (!CIO__SYS(TransmitFile, write_file)(fn, s, file.handle, chunk, 0, &ov, NULL, 0)) {
@@ -124,7 +128,7 @@ cio_err cio__os_net_write_file(void *ud, cio_handle stream, cio_file file, uint6
                     err = CIO_E_UNEXPECTED;
                 continue;
             }
-            err = wait_transfer(s, &ov, &moved);
+            err = wait_transfer(s, &ov, ev, &moved);
             if (err != CIO_OK) {
                 *nwritten += moved;
                 break;

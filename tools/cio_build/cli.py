@@ -48,7 +48,7 @@ from .faults import FAULT_REPORT, fault_report
 from .fuzz import fuzz_checks
 from .lock import build_lock, lock_checks
 from .spec import compiler_available, load_targets, spec_packages
-from .suites import Tally, VALGRIND, run_suite, save_results, test_executables, wine_env
+from .suites import Tally, VALGRIND, backend_report, run_suite, save_results, test_executables, wine_env
 
 
 def select(targets, order, which, default_only):
@@ -162,6 +162,11 @@ def cmd_test(targets, names, args):
             f"({os.path.relpath(FAULT_REPORT, ROOT)})")
         if untested:
             say("fault report: untested call sites: " + ", ".join(untested))
+    per_backend = backend_report(tally)
+    if per_backend:
+        say("per backend:")
+        for line in per_backend:
+            say(line)
     if tally.failures:
         say("\nfailures:")
         for f in tally.failures:

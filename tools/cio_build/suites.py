@@ -20,6 +20,7 @@ class Tally:
         self.failures = []
         self.per_target = {}
         self.faults = {}  # target -> call site -> faults its test_faults run covered
+        self.backends = {}  # target -> backend -> status -> set of (suite, test) (tests/backends.h names)
 
     def add(self, target, name, passed, failed, skipped=0, detail=None):
         self.passed += passed
@@ -43,6 +44,46 @@ CMOCKA_FAILED = re.compile(r"^\[  FAILED  \] (\d+) test", re.M)
 
 
 CMOCKA_SKIPPED = re.compile(r"^\[  SKIPPED \] (\d+) test", re.M)
+
+
+# One test's result line, "[       OK ] evented/iocp: test_x": the backend is the name's prefix
+# (tests/backends.h CIO_TESTS). A failure's name appears twice (at the test and in the summary): sets.
+CMOCKA_TEST = re.compile(r"^\[ +(OK|SKIPPED|FAILED) +\] ([a-z_]+(?:/[a-z_]+)?): (\S+)\s*$", re.M)
+
+
+def tally_backends(tally, target, suite, out):
+    per = tally.backends.setdefault(target, {})
+    for status, backend, test in CMOCKA_TEST.findall(out):
+        per.setdefault(backend, {}).setdefault(status, set()).add((suite, test))
+
+
+def backend_report(tally):
+    """Lines: per target with more than one backend, each backend's passed/skipped/failed counts, and how
+    many tests passed on threaded but were skipped on each other backend (their names in
+    build/backends.txt)."""
+    lines, detail = [], []
+    for target in sorted(tally.backends):
+        per = tally.backends[target]
+        if len(per) < 2:
+            continue
+        parts = []
+        for b in sorted(per):
+            c = {k: len(per[b].get(k, ())) for k in ("OK", "SKIPPED", "FAILED")}
+            parts.append(f"{b} {c['OK']} passed, {c['SKIPPED']} skipped, {c['FAILED']} failed")
+        lines.append(f"  {target:16} " + "; ".join(parts))
+        threaded_ok = per.get("threaded", {}).get("OK", set())
+        for b in sorted(per):
+            if b == "threaded":
+                continue
+            only = sorted(t for t in threaded_ok if t in per[b].get("SKIPPED", set()))
+            if only:
+                lines.append(f"  {target:16}   passed on threaded, skipped on {b}: {len(only)} (build/backends.txt)")
+                detail += [f"{target} {b} skips what threaded passes: {suite} {test}" for suite, test in only]
+    if detail:
+        os.makedirs(BUILD, exist_ok=True)
+        with open(os.path.join(BUILD, "backends.txt"), "w") as f:
+            f.write("\n".join(detail) + "\n")
+    return lines
 
 
 def wine_env():
@@ -94,6 +135,7 @@ def run_suite(t, exe, tally, env, verbose, prefix=()):
         f = 1
         detail = "ran no test (no cmocka summary)"
     tally.add(t["name"], name, p, f, s, detail)
+    tally_backends(tally, t["name"], name, out)
     for m in FAULT_COVERED.finditer(out):  # tests/test_faults.c: what each passing case covered
         tally.faults.setdefault(t["name"], {}).setdefault(m.group(1), set()).add(m.group(2))
     status = "ok" if f == 0 else "FAILED"
