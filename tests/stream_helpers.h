@@ -67,6 +67,18 @@ static inline bool make_pipe(cio_file *r, cio_file *w)
     w->handle = hw;
     return true;
 }
+
+/* Writes to a pipe's end outside cio; closes one. */
+static inline bool pipe_write_raw(cio_file w, const void *buf, size_t len)
+{
+    DWORD put = 0;
+    return WriteFile(w.handle, buf, (DWORD)len, &put, NULL) && put == len;
+}
+
+static inline void pipe_close_raw(cio_file f)
+{
+    CloseHandle(f.handle);
+}
 #elif defined(CIO_OS_WASI)
 static inline bool make_pipe(cio_file *r, cio_file *w)
 {
@@ -85,6 +97,16 @@ static inline bool make_pipe(cio_file *r, cio_file *w)
     r->handle = fds[0];
     w->handle = fds[1];
     return true;
+}
+
+static inline bool pipe_write_raw(cio_file w, const void *buf, size_t len)
+{
+    return write(w.handle, buf, len) == (ssize_t)len;
+}
+
+static inline void pipe_close_raw(cio_file f)
+{
+    close(f.handle);
 }
 #endif
 
