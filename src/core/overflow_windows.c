@@ -28,11 +28,12 @@
 
 #include "internal/cio_oscalls.h"
 #include "overflow.h"
+#include "os_mutex.h"
 
 #define STACK_GUARANTEE ((ULONG)32 * 1024)
 #define EMERGENCY_SIZE ((size_t)64 * 1024)
 
-static pthread_mutex_t install_mu = PTHREAD_MUTEX_INITIALIZER;
+static cio__mutex install_mu = CIO__MUTEX_INIT;
 static bool added;
 static _Alignas(64) unsigned char emergency[EMERGENCY_SIZE];
 static atomic_flag busy = ATOMIC_FLAG_INIT;
@@ -73,12 +74,12 @@ static LONG CALLBACK on_exception(EXCEPTION_POINTERS *ep)
 
 void cio__overflow_install(cio__overflow_resolver r)
 {
-    pthread_mutex_lock(&install_mu);
+    cio__mu_lock(&install_mu);
     /* Refused (no memory for the entry): overflows end the process as without cio; a later create
      * tries again. */
     if (!added)
         added = CIO__SYS(AddVectoredExceptionHandler, overflow_install)(1, on_exception) != NULL;
-    pthread_mutex_unlock(&install_mu);
+    cio__mu_unlock(&install_mu);
     cio__overflow_add(r);
 }
 

@@ -26,7 +26,7 @@
 
 #define ADOPT_SCHED_STACK (128u * 1024u)
 
-static pthread_mutex_t adopt_mu = PTHREAD_MUTEX_INITIALIZER;
+static cio__mutex adopt_mu = CIO__MUTEX_INIT;
 static pthread_key_t adopt_key;
 static _Atomic(int) adopt_key_state; /* 0: not made, 1: being made, 2: made, 3: failed */
 
@@ -52,8 +52,8 @@ static void adopted_release(struct cio__e_loop *l)
     l->heap = NULL;
     l->heap_len = l->heap_cap = 0;
     l->tq_head = l->tq_tail = NULL;
-    pthread_mutex_destroy(&l->inbox_mu);
-    pthread_mutex_destroy(&l->spawn_mu);
+    cio__mu_destroy(&l->inbox_mu);
+    cio__mu_destroy(&l->spawn_mu);
     l->ev = NULL;
 }
 
@@ -69,7 +69,7 @@ static void adopted_free(struct cio__e_loop *l)
 static void adopt_thread_exit(void *p)
 {
     struct cio__e_loop *l = (struct cio__e_loop *)p;
-    pthread_mutex_lock(&adopt_mu);
+    cio__mu_lock(&adopt_mu);
     struct cio_evented *e = l->ev;
     if (e != NULL) {
         struct cio__e_loop **pp = &e->adopted;
@@ -79,7 +79,7 @@ static void adopt_thread_exit(void *p)
             *pp = l->anext;
         adopted_release(l);
     }
-    pthread_mutex_unlock(&adopt_mu);
+    cio__mu_unlock(&adopt_mu);
     if (cio__e_tls_loop == l)
         cio__e_tls_loop = NULL;
     adopted_free(l);
@@ -137,21 +137,21 @@ static struct cio_any_future *adopt(struct cio_evented *e)
     cio__fiber_ctx_init(&l->sched, l->sched_stack.lo, l->sched_stack.size, adopted_main, l);
     l->main_fiber = f;
     l->current = f;
-    pthread_mutex_lock(&adopt_mu);
+    cio__mu_lock(&adopt_mu);
     if (atomic_load_explicit(&e->shutdown, memory_order_acquire) || pthread_setspecific(adopt_key, l) != 0) {
         adopted_release(l);
-        pthread_mutex_unlock(&adopt_mu);
+        cio__mu_unlock(&adopt_mu);
         adopted_free(l);
         return NULL;
     }
     l->anext = e->adopted;
     e->adopted = l;
-    pthread_mutex_unlock(&adopt_mu);
+    cio__mu_unlock(&adopt_mu);
     cio__e_tls_loop = l;
     return f;
 fail:
-    pthread_mutex_destroy(&l->inbox_mu);
-    pthread_mutex_destroy(&l->spawn_mu);
+    cio__mu_destroy(&l->inbox_mu);
+    cio__mu_destroy(&l->spawn_mu);
     free(f);
     free(l);
     return NULL;
@@ -165,9 +165,9 @@ struct cio_any_future *cio__e_self_adopt(struct cio_evented *e)
             return l->current;
         if (!l->adopted)
             return NULL; /* a loop thread of another instance */
-        pthread_mutex_lock(&adopt_mu);
+        cio__mu_lock(&adopt_mu);
         bool orphan = l->ev == NULL;
-        pthread_mutex_unlock(&adopt_mu);
+        cio__mu_unlock(&adopt_mu);
         if (!orphan)
             return NULL; /* the thread is another instance's fiber */
         /* Its instance is gone: drop the orphan and be adopted by this one. */
@@ -182,21 +182,21 @@ void cio__e_for_each_loop(const struct cio_evented *e, void (*fn)(const struct c
 {
     for (unsigned i = 0; i < e->nloops; i++)
         fn(&e->loops[i], arg);
-    pthread_mutex_lock(&adopt_mu);
+    cio__mu_lock(&adopt_mu);
     for (const struct cio__e_loop *l = e->adopted; l != NULL; l = l->anext)
         fn(l, arg);
-    pthread_mutex_unlock(&adopt_mu);
+    cio__mu_unlock(&adopt_mu);
 }
 
 void cio__e_release_adopted(struct cio_evented *e)
 {
-    pthread_mutex_lock(&adopt_mu);
+    cio__mu_lock(&adopt_mu);
     while (e->adopted != NULL) {
         struct cio__e_loop *l = e->adopted;
         e->adopted = l->anext;
         adopted_release(l);
     }
-    pthread_mutex_unlock(&adopt_mu);
+    cio__mu_unlock(&adopt_mu);
     struct cio__e_loop *mine = cio__e_tls_loop;
     if (mine != NULL && mine->adopted && mine->ev == NULL) {
         (void)pthread_setspecific(adopt_key, NULL);

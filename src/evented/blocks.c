@@ -101,7 +101,7 @@ static struct cio_any_future *block_alloc(struct cio_evented *e, size_t ctx_size
         l->blk_cache = f->next;
         l->blk_count--;
     } else if (ctx_size <= BLOCK_CTX) {
-        pthread_mutex_lock(&e->free_mu);
+        cio__mu_lock(&e->free_mu);
         f = e->free_list;
         if (f != NULL) {
             e->free_list = f->next;
@@ -109,7 +109,7 @@ static struct cio_any_future *block_alloc(struct cio_evented *e, size_t ctx_size
         } else {
             f = region_carve(e, BLOCK_HEADER);
         }
-        pthread_mutex_unlock(&e->free_mu);
+        cio__mu_unlock(&e->free_mu);
     }
     if (f == NULL) {
         size_t cap = ctx_size <= BLOCK_CTX ? BLOCK_CTX : ctx_size;
@@ -156,14 +156,14 @@ void cio__e_fiber_free(struct cio_evented *e, struct cio_any_future *f)
         return;
     }
     if (f->capacity == BLOCK_CTX) {
-        pthread_mutex_lock(&e->free_mu);
+        cio__mu_lock(&e->free_mu);
         if (e->free_count < FREE_MAX) {
             f->next = e->free_list;
             e->free_list = f;
             e->free_count++;
             f = NULL;
         }
-        pthread_mutex_unlock(&e->free_mu);
+        cio__mu_unlock(&e->free_mu);
         if (f == NULL)
             return;
     }

@@ -239,7 +239,7 @@ struct cio__e_loop {
     void (*after)(void *);          /* run by the loop once `current` has switched out */
     void *after_arg;
     struct cio_any_future *run_head, *run_tail; /* ready, this thread only */
-    pthread_mutex_t inbox_mu;
+    cio__mutex inbox_mu;
     struct cio_any_future *in_head, *in_tail; /* made ready by other threads */
     struct cio_any_future *cancels;           /* cancel requests to deliver */
     _Atomic(uint32_t) inbox_flag;             /* set with in_head/cancels, cleared on drain */
@@ -247,7 +247,7 @@ struct cio__e_loop {
      * any loop with a CAS on rq_head), and behind it the spawn queue (spawns from other threads,
      * and the ring's overflow). */
     _Atomic(uint32_t) rq_head, rq_tail; /* rq[] itself: at the end */
-    pthread_mutex_t spawn_mu;
+    cio__mutex spawn_mu;
     struct cio_any_future *sp_head, *sp_tail;
     _Atomic(size_t) sp_count;
     struct cio__e_timer **heap;
@@ -304,7 +304,7 @@ struct cio_evented {
     _Atomic(uint32_t) live_seq;  /* futex word bumped when live drops to 0 */
     _Atomic(uint32_t) next_loop; /* round robin for spawns from foreign threads */
     _Atomic(uint32_t) shutdown;
-    pthread_mutex_t free_mu;
+    cio__mutex free_mu;
     struct cio_any_future *free_list;
     size_t free_count;
     void *rgn; /* the region blocks are carved from (free_mu), rgn_left bytes left */
@@ -347,8 +347,8 @@ static inline void cio__e_loop_init(struct cio__e_loop *l, struct cio_evented *e
     l->index = idx;
     l->epfd = -1;
     l->wakefd = -1;
-    pthread_mutex_init(&l->inbox_mu, NULL);
-    pthread_mutex_init(&l->spawn_mu, NULL);
+    cio__mu_init(&l->inbox_mu);
+    cio__mu_init(&l->spawn_mu);
 }
 
 /* The live list's lock (live_lock): a spinlock, since its loop takes it twice per fiber (start and

@@ -40,6 +40,7 @@
 
 #include "cio/errors.h"
 #include "cio/target.h"
+#include "../core/os_mutex.h" /* by path: some bench programs see only src/evented */
 
 /* Which sanitizer runtime must be told about switches (both gcc's and clang's spellings). */
 #if defined(__SANITIZE_ADDRESS__)
@@ -139,7 +140,7 @@ void cio__stack_free(cio__stack *s);
 #define CIO__STACK_REGION (64u * 1024u)
 #define CIO__STACK_REGIONS_MAX 2u
 typedef struct cio__stack_pool {
-    pthread_mutex_t lock;
+    cio__mutex lock;
     struct cio__stack_node *head; /* cached stacks */
     size_t cached;                /* how many are on the list */
     size_t stack_size;            /* requested usable size of every stack */
@@ -152,7 +153,7 @@ typedef struct cio__stack_pool {
     size_t slab_next;  /* stacks in the next slab */
     bool carve_ready;  /* the current slab came prepared (guards installed) */
     /* the keeper thread (stack.c; started once demand fills whole slabs): */
-    pthread_cond_t wake; /* the keeper waits on it, under lock */
+    cio__cond wake; /* the keeper waits on it, under lock */
     pthread_t keeper;
     unsigned char keeper_state; /* 0 not started, 1 running, 2 could not start */
     bool keeper_stop, want;     /* stop: destroy; want: prepare a slab */

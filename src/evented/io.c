@@ -68,14 +68,14 @@ static void free_instance(struct cio_evented *e)
         struct cio__e_loop *l = &e->loops[i];
         while (l->stk_count > 0)
             cio__stack_free(&l->stk_cache[--l->stk_count]);
-        pthread_mutex_destroy(&e->loops[i].inbox_mu);
-        pthread_mutex_destroy(&e->loops[i].spawn_mu);
+        cio__mu_destroy(&e->loops[i].inbox_mu);
+        cio__mu_destroy(&e->loops[i].spawn_mu);
         free(e->loops[i].heap);
     }
     cio__e_blocks_free(e); /* before the loops go: their block caches */
     free(e->loops);
     cio__stack_pool_destroy(&e->stacks);
-    pthread_mutex_destroy(&e->free_mu);
+    cio__mu_destroy(&e->free_mu);
     free(e);
 }
 
@@ -101,7 +101,7 @@ cio_err cio_evented_create(const cio_evented_options *options, cio_evented **out
     e->nloops = o.threads != 0 ? o.threads : cpu_count();
     e->stack_size = o.stack_size != 0 ? o.stack_size : DEFAULT_STACK;
     e->ring_entries = o.ring_entries != 0 ? o.ring_entries : 256u;
-    pthread_mutex_init(&e->free_mu, NULL);
+    cio__mu_init(&e->free_mu);
     cio__stack_pool_init(&e->stacks, e->stack_size, STACKS_CACHED);
     e->loops = (struct cio__e_loop *)CIO__SYS(calloc, evented_loops)(e->nloops, sizeof *e->loops);
     if (e->loops == NULL) {

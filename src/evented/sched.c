@@ -118,7 +118,7 @@ static void fiber_exit_after(void *arg)
         atomic_store_explicit(&f->exited, true, memory_order_seq_cst);
     }
     if (atomic_load_explicit(&f->cancel, memory_order_seq_cst) != 0) {
-        pthread_mutex_lock(&l->inbox_mu);
+        cio__mu_lock(&l->inbox_mu);
         if (f->cancel_posted) {
             struct cio_any_future **pp = &l->cancels;
             while (*pp != NULL && *pp != f)
@@ -127,7 +127,7 @@ static void fiber_exit_after(void *arg)
                 *pp = f->cnext;
             f->cancel_posted = false;
         }
-        pthread_mutex_unlock(&l->inbox_mu);
+        cio__mu_unlock(&l->inbox_mu);
     }
     cio__e_live_unlink(l, f);
     cio__fiber_ctx_release(&f->ctx);
@@ -173,17 +173,17 @@ void cio__e_make_ready(struct cio_any_future *f)
         push_local(home, f);
         return;
     }
-    pthread_mutex_lock(&home->inbox_mu);
+    cio__mu_lock(&home->inbox_mu);
     CIO__FIFO_PUSH(home->in_head, home->in_tail, f, next);
     atomic_store_explicit(&home->inbox_flag, 1, memory_order_relaxed);
-    pthread_mutex_unlock(&home->inbox_mu);
+    cio__mu_unlock(&home->inbox_mu);
     cio__e_wake_loop(home);
 }
 
 void cio__e_post_cancel(struct cio_any_future *f)
 {
     struct cio__e_loop *home = f->home;
-    pthread_mutex_lock(&home->inbox_mu);
+    cio__mu_lock(&home->inbox_mu);
     bool posted = false;
     if (!atomic_load_explicit(&f->exited, memory_order_seq_cst) && !f->cancel_posted) {
         f->cancel_posted = true;
@@ -192,7 +192,7 @@ void cio__e_post_cancel(struct cio_any_future *f)
         atomic_store_explicit(&home->inbox_flag, 1, memory_order_relaxed);
         posted = true;
     }
-    pthread_mutex_unlock(&home->inbox_mu);
+    cio__mu_unlock(&home->inbox_mu);
     if (posted && cio__e_tls_loop != home)
         cio__e_wake_loop(home);
 }
@@ -266,14 +266,14 @@ static bool ring_empty(const struct cio__e_loop *l)
 static void queue_chain(struct cio__e_loop *l, struct cio_any_future *first, struct cio_any_future *last, size_t n)
 {
     last->next = NULL;
-    pthread_mutex_lock(&l->spawn_mu);
+    cio__mu_lock(&l->spawn_mu);
     if (l->sp_tail != NULL)
         l->sp_tail->next = first;
     else
         l->sp_head = first;
     l->sp_tail = last;
     atomic_fetch_add_explicit(&l->sp_count, n, memory_order_seq_cst);
-    pthread_mutex_unlock(&l->spawn_mu);
+    cio__mu_unlock(&l->spawn_mu);
 }
 
 /* l's own thread, its ring full: moves the older half of the ring and f to the spawn queue, in one
@@ -358,7 +358,7 @@ static struct cio_any_future *take_spawn(struct cio__e_loop *l, struct cio__e_lo
     size_t want = l == mine ? count : (count + 1) / 2;
     if (want > CIO__E_RING / 2)
         want = CIO__E_RING / 2;
-    pthread_mutex_lock(&l->spawn_mu);
+    cio__mu_lock(&l->spawn_mu);
     struct cio_any_future *f = l->sp_head, *last = f;
     size_t n = 0;
     if (f != NULL) {
@@ -372,7 +372,7 @@ static struct cio_any_future *take_spawn(struct cio__e_loop *l, struct cio__e_lo
             l->sp_tail = NULL;
         atomic_fetch_sub_explicit(&l->sp_count, n, memory_order_acq_rel);
     }
-    pthread_mutex_unlock(&l->spawn_mu);
+    cio__mu_unlock(&l->spawn_mu);
     if (f == NULL)
         return NULL;
     struct cio_any_future *rest = f->next;
@@ -596,13 +596,13 @@ static void run_fiber(struct cio__e_loop *l, struct cio_any_future *f)
 /* Moves the inbox to the run queue and delivers cancel requests; true if anything was there. */
 static bool drain_inbox(struct cio__e_loop *l)
 {
-    pthread_mutex_lock(&l->inbox_mu);
+    cio__mu_lock(&l->inbox_mu);
     struct cio_any_future *ready = l->in_head;
     struct cio_any_future *cancels = l->cancels;
     l->in_head = l->in_tail = NULL;
     atomic_store_explicit(&l->inbox_flag, 0, memory_order_relaxed);
     l->cancels = NULL;
-    pthread_mutex_unlock(&l->inbox_mu);
+    cio__mu_unlock(&l->inbox_mu);
     bool any = ready != NULL || cancels != NULL;
     while (ready != NULL) {
         struct cio_any_future *n = ready->next;
@@ -613,10 +613,10 @@ static bool drain_inbox(struct cio__e_loop *l)
      * by running here, which does not happen during this loop. Each stays marked as posted (so no
      * canceler relinks it through cnext) until its link has been read. */
     while (cancels != NULL) {
-        pthread_mutex_lock(&l->inbox_mu);
+        cio__mu_lock(&l->inbox_mu);
         struct cio_any_future *n = cancels->cnext;
         cancels->cancel_posted = false;
-        pthread_mutex_unlock(&l->inbox_mu);
+        cio__mu_unlock(&l->inbox_mu);
         cio__e_deliver_cancel(l, cancels);
         cancels = n;
     }

@@ -242,8 +242,8 @@ void cio__stack_free(cio__stack *s)
 void cio__stack_pool_init(cio__stack_pool *p, size_t stack_size, size_t max_cached)
 {
     memset(p, 0, sizeof *p);
-    pthread_mutex_init(&p->lock, NULL);
-    pthread_cond_init(&p->wake, NULL);
+    cio__mu_init(&p->lock);
+    cio__cv_init(&p->wake);
     p->stack_size = stack_size;
     p->max_cached = max_cached;
 }
@@ -334,30 +334,30 @@ static void *keeper_main(void *arg)
     cio__stack_pool *p = (cio__stack_pool *)arg;
     size_t page = page_size(), usable = 0, stride = 0;
     (void)stack_geometry(p->stack_size, page, &usable, &stride);
-    pthread_mutex_lock(&p->lock);
+    cio__mu_lock(&p->lock);
     for (;;) {
         if (p->unmap != NULL) {
             struct cio__stack_node *list = p->unmap;
             size_t n = p->unmap_n;
             p->unmap = NULL;
             p->unmap_n = 0;
-            pthread_mutex_unlock(&p->lock);
+            cio__mu_unlock(&p->lock);
             unmap_list(list, n);
-            pthread_mutex_lock(&p->lock);
+            cio__mu_lock(&p->lock);
             continue;
         }
         if (p->keeper_stop)
             break;
         if (p->want_region && p->nregions < REGIONS_MAX) {
-            pthread_mutex_unlock(&p->lock);
+            cio__mu_unlock(&p->lock);
             void *r = map_region(true);
-            pthread_mutex_lock(&p->lock);
+            cio__mu_lock(&p->lock);
             if (r == NULL) {
                 p->want_region = false; /* no memory: try again when asked again */
             } else if (p->keeper_stop) {
-                pthread_mutex_unlock(&p->lock);
+                cio__mu_unlock(&p->lock);
                 cio__stack_pool_region_free(r);
-                pthread_mutex_lock(&p->lock);
+                cio__mu_lock(&p->lock);
             } else {
                 p->regions[p->nregions++] = r;
                 p->regions_prepared++;
@@ -367,15 +367,15 @@ static void *keeper_main(void *arg)
             continue;
         }
         if (p->want && p->nready < READY_MAX) {
-            pthread_mutex_unlock(&p->lock);
+            cio__mu_unlock(&p->lock);
             void *slab = prepare_slab(p, SLAB_MAX);
-            pthread_mutex_lock(&p->lock);
+            cio__mu_lock(&p->lock);
             if (slab == NULL) {
                 p->want = false; /* no memory or mappings: try again when asked again */
             } else if (p->keeper_stop) {
-                pthread_mutex_unlock(&p->lock);
+                cio__mu_unlock(&p->lock);
                 drop_slab(slab, SLAB_MAX, stride);
-                pthread_mutex_lock(&p->lock);
+                cio__mu_lock(&p->lock);
             } else {
                 p->ready[p->nready++] = slab;
                 p->prepared += SLAB_MAX;
@@ -384,9 +384,9 @@ static void *keeper_main(void *arg)
             }
             continue;
         }
-        pthread_cond_wait(&p->wake, &p->lock);
+        cio__cv_wait(&p->wake, &p->lock);
     }
-    pthread_mutex_unlock(&p->lock);
+    cio__mu_unlock(&p->lock);
     return NULL;
 }
 
@@ -404,13 +404,13 @@ static bool keeper_ask(cio__stack_pool *p)
     if (!keeper_up(p))
         return false;
     p->want = true;
-    pthread_cond_signal(&p->wake);
+    cio__cv_signal(&p->wake);
     return true;
 }
 
 void *cio__stack_pool_region(cio__stack_pool *p, bool again)
 {
-    pthread_mutex_lock(&p->lock);
+    cio__mu_lock(&p->lock);
     void *r = NULL;
     if (p->nregions > 0) {
         r = p->regions[--p->nregions];
@@ -418,9 +418,9 @@ void *cio__stack_pool_region(cio__stack_pool *p, bool again)
     }
     if (again && keeper_up(p)) { /* the next one */
         p->want_region = true;
-        pthread_cond_signal(&p->wake);
+        cio__cv_signal(&p->wake);
     }
-    pthread_mutex_unlock(&p->lock);
+    cio__mu_unlock(&p->lock);
     return r != NULL ? r : map_region(false);
 }
 
@@ -487,9 +487,9 @@ static cio_err carve(cio__stack_pool *p, cio__stack *out)
 
 cio_err cio__stack_pool_get(cio__stack_pool *p, cio__stack *out)
 {
-    pthread_mutex_lock(&p->lock);
+    cio__mu_lock(&p->lock);
     cio_err err = cio__stack_pool_take(p, out) ? CIO_OK : carve(p, out);
-    pthread_mutex_unlock(&p->lock);
+    cio__mu_unlock(&p->lock);
     return err;
 }
 
@@ -506,7 +506,7 @@ void cio__stack_pool_put(cio__stack_pool *p, cio__stack *s)
     CIO__STACK_UNPOISON(n, sizeof *n);
     n->stack = *s;
     memset(s, 0, sizeof *s);
-    pthread_mutex_lock(&p->lock);
+    cio__mu_lock(&p->lock);
     n->next = p->head;
     p->head = n;
     p->cached++;
@@ -527,24 +527,24 @@ void cio__stack_pool_put(cio__stack_pool *p, cio__stack *s)
             p->unmap = trim;
             p->unmap_n += ntrim;
             trim = NULL;
-            pthread_cond_signal(&p->wake);
+            cio__cv_signal(&p->wake);
         }
     }
-    pthread_mutex_unlock(&p->lock);
+    cio__mu_unlock(&p->lock);
     if (trim != NULL)
         unmap_list(trim, ntrim);
 }
 
 void cio__stack_pool_destroy(cio__stack_pool *p)
 {
-    pthread_mutex_lock(&p->lock);
+    cio__mu_lock(&p->lock);
     bool join = p->keeper_state == 1;
     p->keeper_stop = true;
-    pthread_cond_signal(&p->wake);
-    pthread_mutex_unlock(&p->lock);
+    cio__cv_signal(&p->wake);
+    cio__mu_unlock(&p->lock);
     if (join)
         pthread_join(p->keeper, NULL); /* it has unmapped every trimmed stack */
-    pthread_mutex_lock(&p->lock);
+    cio__mu_lock(&p->lock);
     struct cio__stack_node *n = p->head;
     p->head = NULL;
     p->cached = 0;
@@ -562,10 +562,10 @@ void cio__stack_pool_destroy(cio__stack_pool *p)
     unsigned nregions = p->nregions;
     memcpy(regions, p->regions, sizeof regions);
     p->nregions = 0;
-    pthread_mutex_unlock(&p->lock);
+    cio__mu_unlock(&p->lock);
     for (unsigned i = 0; i < nregions; i++)
         cio__stack_pool_region_free(regions[i]);
     cio__stack_free_list(n);
-    pthread_cond_destroy(&p->wake);
-    pthread_mutex_destroy(&p->lock);
+    cio__cv_destroy(&p->wake);
+    cio__mu_destroy(&p->lock);
 }

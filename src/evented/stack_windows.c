@@ -72,7 +72,7 @@ void cio__stack_free(cio__stack *s)
 void cio__stack_pool_init(cio__stack_pool *p, size_t stack_size, size_t max_cached)
 {
     memset(p, 0, sizeof *p);
-    pthread_mutex_init(&p->lock, NULL);
+    cio__mu_init(&p->lock);
     p->stack_size = stack_size;
     p->max_cached = max_cached;
 }
@@ -91,16 +91,16 @@ void cio__stack_pool_region_free(void *region)
 
 cio_err cio__stack_pool_get(cio__stack_pool *p, cio__stack *out)
 {
-    pthread_mutex_lock(&p->lock);
+    cio__mu_lock(&p->lock);
     bool cached = cio__stack_pool_take(p, out);
-    pthread_mutex_unlock(&p->lock);
+    cio__mu_unlock(&p->lock);
     if (cached)
         return CIO_OK;
     cio_err err = p->stack_size == 0 ? CIO_E_INVALID_ARGUMENT : cio__stack_alloc(p->stack_size, out);
     if (err == CIO_OK) {
-        pthread_mutex_lock(&p->lock);
+        cio__mu_lock(&p->lock);
         p->created++;
-        pthread_mutex_unlock(&p->lock);
+        cio__mu_unlock(&p->lock);
     }
     return err;
 }
@@ -112,7 +112,7 @@ void cio__stack_pool_put(cio__stack_pool *p, cio__stack *s)
     struct cio__stack_node *n = cio__stack_node_of(s);
     n->stack = *s;
     memset(s, 0, sizeof *s);
-    pthread_mutex_lock(&p->lock);
+    cio__mu_lock(&p->lock);
     n->next = p->head;
     p->head = n;
     p->cached++;
@@ -131,17 +131,17 @@ void cio__stack_pool_put(cio__stack_pool *p, cio__stack *s)
         p->trimmed += p->cached - p->max_cached;
         p->cached = p->max_cached;
     }
-    pthread_mutex_unlock(&p->lock);
+    cio__mu_unlock(&p->lock);
     cio__stack_free_list(trim);
 }
 
 void cio__stack_pool_destroy(cio__stack_pool *p)
 {
-    pthread_mutex_lock(&p->lock);
+    cio__mu_lock(&p->lock);
     struct cio__stack_node *n = p->head;
     p->head = NULL;
     p->cached = 0;
-    pthread_mutex_unlock(&p->lock);
+    cio__mu_unlock(&p->lock);
     cio__stack_free_list(n);
-    pthread_mutex_destroy(&p->lock);
+    cio__mu_destroy(&p->lock);
 }

@@ -49,7 +49,7 @@ static int64_t awake_ns(void)
 void cio__t_alarm_init(cio_threaded *t)
 {
     struct cio__t_alarms *a = &t->alarms;
-    pthread_mutex_init(&a->mu, NULL);
+    cio__mu_init(&a->mu);
     a->head = a->tail = NULL;
     a->wake_at = INT64_MAX;
     a->state = CIO__T_ALARM_NONE;
@@ -117,11 +117,11 @@ static void *alarm_main(void *arg)
         cio_timeout until = a->head != NULL ? cio_timeout_deadline(CIO_CLOCK_AWAKE, (cio_timestamp){a->wake_at})
                                             : CIO_TIMEOUT_NONE;
         uint32_t seen = atomic_load_explicit(&a->word, memory_order_acquire);
-        pthread_mutex_unlock(&a->mu);
+        cio__mu_unlock(&a->mu);
         (void)cio__t_os_futex_wait(&a->word, seen, until, false);
         cio__t_lock(&a->mu);
     }
-    pthread_mutex_unlock(&a->mu);
+    cio__mu_unlock(&a->mu);
     return NULL;
 }
 
@@ -154,7 +154,7 @@ bool cio__t_alarm_arm(cio_timeout deadline)
     struct cio__t_alarms *a = &task->owner->alarms;
     cio__t_lock(&a->mu);
     if (!running_locked(a)) {
-        pthread_mutex_unlock(&a->mu);
+        cio__mu_unlock(&a->mu);
         return false;
     }
     task->alarm_at = at;
@@ -166,7 +166,7 @@ bool cio__t_alarm_arm(cio_timeout deadline)
         a->wake_at = at;
         atomic_fetch_add_explicit(&a->word, 1, memory_order_release);
     }
-    pthread_mutex_unlock(&a->mu);
+    cio__mu_unlock(&a->mu);
     if (wake)
         cio__t_os_futex_wake(&a->word, 1);
     return true;
@@ -184,7 +184,7 @@ void cio__t_alarm_disarm(void)
     struct cio__t_alarms *a = &task->owner->alarms;
     cio__t_lock(&a->mu);
     unlink_locked(a, task);
-    pthread_mutex_unlock(&a->mu);
+    cio__mu_unlock(&a->mu);
 }
 
 void cio__t_alarm_fini(cio_threaded *t)
@@ -194,10 +194,10 @@ void cio__t_alarm_fini(cio_threaded *t)
     bool join = a->state == CIO__T_ALARM_RUNNING;
     a->state = CIO__T_ALARM_STOP;
     atomic_fetch_add_explicit(&a->word, 1, memory_order_release);
-    pthread_mutex_unlock(&a->mu);
+    cio__mu_unlock(&a->mu);
     if (join) {
         cio__t_os_futex_wake(&a->word, 1);
         pthread_join(a->thread, NULL);
     }
-    pthread_mutex_destroy(&a->mu);
+    cio__mu_destroy(&a->mu);
 }

@@ -110,7 +110,7 @@ static struct cio_any_future *task_alloc(cio_threaded *t, size_t ctx_size)
             t->free_list = task->next;
             t->free_count--;
         }
-        pthread_mutex_unlock(&t->mu);
+        cio__mu_unlock(&t->mu);
     }
     if (task == NULL) {
         size_t cap = ctx_size <= CIO__T_BLOCK_CTX ? CIO__T_BLOCK_CTX : ctx_size;
@@ -145,7 +145,7 @@ void cio__t_task_free(cio_threaded *t, struct cio_any_future *task)
     if (task->capacity == CIO__T_BLOCK_CTX) {
         cio__t_lock(&t->mu);
         task = task_keep_locked(t, task);
-        pthread_mutex_unlock(&t->mu);
+        cio__mu_unlock(&t->mu);
     }
     cio__t_block_free(task);
 }
@@ -174,7 +174,7 @@ typedef struct wakes {
 static void wake_after_unlock(cio_threaded *t, const wakes *w)
 {
     if (w->worker)
-        pthread_cond_signal(&t->work);
+        cio__cv_signal(&t->work);
     if (w->monitor)
         cio__t_os_futex_wake(&t->mon_word, 1);
 }
@@ -300,8 +300,8 @@ static struct cio_any_future *run_task(cio_threaded *t, struct cio_any_future *t
     if (next == NULL)
         t->idle++;
     if (t->shutdown && t->busy == 0)
-        pthread_cond_broadcast(&t->quiet);
-    pthread_mutex_unlock(&t->mu);
+        cio__cv_broadcast(&t->quiet);
+    cio__mu_unlock(&t->mu);
     if (unkept != NULL)
         cio__t_block_free(unkept);
     /* seq_cst: against signal_if_blocked. Only an awaiter that announced itself may sleep. */
@@ -350,7 +350,7 @@ static void *worker_main(void *arg)
                 wakes w = {false, false};
                 if (t->head != NULL && t->idle > t->wakeups && t->wakeups == 0)
                     grant_locked(t, &w);
-                pthread_mutex_unlock(&t->mu);
+                cio__mu_unlock(&t->mu);
                 wake_after_unlock(t, &w);
                 while (task != NULL)
                     task = run_task(t, task); /* NULL: the queue was empty, this worker counted idle */
@@ -366,14 +366,14 @@ static void *worker_main(void *arg)
         if (t->wakeups == 0) {
             /* Counted idle while yielding, so that enqueue grants this worker the next task. */
             uint32_t gen = atomic_load_explicit(&t->wake_gen, memory_order_relaxed);
-            pthread_mutex_unlock(&t->mu);
+            cio__mu_unlock(&t->mu);
             cio__t_yield_while(&t->wake_gen, gen, true, CIO__T_IDLE_YIELD_NS);
             cio__t_lock(&t->mu);
         }
         struct timespec deadline = idle_deadline(t->idle_timeout_ms);
         bool timed_out = false;
         while (t->wakeups == 0 && !t->shutdown && !timed_out)
-            timed_out = pthread_cond_timedwait(&t->work, &t->mu, &deadline) == ETIMEDOUT;
+            timed_out = cio__cv_timedwait(&t->work, &t->mu, &deadline);
         t->idle--;
         idle = false;
         if (t->wakeups > 0) {
@@ -387,8 +387,8 @@ static void *worker_main(void *arg)
     cio__t_worker_stack(0, 0);
     t->workers--;
     if (t->workers == 0)
-        pthread_cond_broadcast(&t->quiet);
-    pthread_mutex_unlock(&t->mu);
+        cio__cv_broadcast(&t->quiet);
+    cio__mu_unlock(&t->mu);
     return NULL;
 }
 
@@ -406,7 +406,7 @@ static void *monitor_main(void *arg)
         if (park)
             t->monitor = CIO__T_MON_PARKED;
         uint32_t word = atomic_load_explicit(&t->mon_word, memory_order_acquire);
-        pthread_mutex_unlock(&t->mu);
+        cio__mu_unlock(&t->mu);
         cio_timeout to = park ? cio_timeout_ms((int64_t)t->idle_timeout_ms) : cio_timeout_ns(MONITOR_TICK_NS);
         cio_err e = cio__t_os_futex_wait(&t->mon_word, word, to, false);
         cio__t_lock(&t->mu);
@@ -429,14 +429,14 @@ static void *monitor_main(void *arg)
         backlog = t->head != NULL;
         last_taken = t->taken;
         if (w.worker) {
-            pthread_mutex_unlock(&t->mu);
+            cio__mu_unlock(&t->mu);
             wake_after_unlock(t, &w);
             cio__t_lock(&t->mu);
         }
     }
     t->monitor = CIO__T_MON_NONE;
-    pthread_cond_broadcast(&t->quiet);
-    pthread_mutex_unlock(&t->mu);
+    cio__cv_broadcast(&t->quiet);
+    cio__mu_unlock(&t->mu);
     return NULL;
 }
 
@@ -455,7 +455,7 @@ void cio__t_pool_block(bool begin)
     } else {
         t->blocked--;
     }
-    pthread_mutex_unlock(&t->mu);
+    cio__mu_unlock(&t->mu);
     wake_after_unlock(t, &w);
 }
 
@@ -482,7 +482,7 @@ bool cio__t_submit(cio_threaded *t, struct cio_any_future *task, bool is_async)
     cio__t_lock(&t->mu);
     size_t limit = is_async ? t->async_limit : t->concurrent_limit;
     bool ok = t->busy < limit && !t->shutdown && enqueue_locked(t, task, &w);
-    pthread_mutex_unlock(&t->mu);
+    cio__mu_unlock(&t->mu);
     wake_after_unlock(t, &w);
     return ok;
 }
@@ -491,7 +491,7 @@ bool cio__t_async_room(cio_threaded *t)
 {
     cio__t_lock(&t->mu);
     bool room = t->busy < t->async_limit;
-    pthread_mutex_unlock(&t->mu);
+    cio__mu_unlock(&t->mu);
     return room;
 }
 
@@ -532,7 +532,7 @@ struct cio_any_future *cio__t_async_recycled(cio_threaded *t, struct cio__t_grou
             *full = true;
         }
     }
-    pthread_mutex_unlock(&t->mu);
+    cio__mu_unlock(&t->mu);
     wake_after_unlock(t, &w);
     if (*full && task != NULL) {
         if (abandon)
@@ -679,6 +679,6 @@ void cio__t_group_drop(struct cio__t_group *gr, struct cio_any_future *task)
     cio__t_lock(&t->mu);
     group_member_end_locked(gr);
     task = task_keep_locked(t, task);
-    pthread_mutex_unlock(&t->mu);
+    cio__mu_unlock(&t->mu);
     cio__t_block_free(task);
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "task.h"
+#include "os_mutex.h"
 #include "threaded.h"
 
 #define CIO__T_BLOCK_CTX 256u          /* context bytes of a recycled task block */
@@ -32,7 +33,7 @@
 #define CIO__T_ALARM_FAILED 2  /* it could not be started: timed calls take their other path */
 #define CIO__T_ALARM_STOP 3    /* destroy asked it to leave */
 struct cio__t_alarms {
-    pthread_mutex_t mu;
+    cio__mutex mu;
     struct cio_any_future *head, *tail;
     int64_t wake_at; /* when the alarm thread looks next (INT64_MAX: only when woken) */
     int state;       /* CIO__T_ALARM_* */
@@ -45,7 +46,7 @@ struct cio__t_alarms {
  * workers and cancelers poll on a line of their own, so that a push does not pull it away from
  * them; the spawner's stats on another. */
 struct cio_threaded {
-    _Alignas(64) pthread_mutex_t mu;
+    _Alignas(64) cio__mutex mu;
     struct cio_any_future *head, *tail;
     struct cio_any_future *free_list;
     struct cio_any_future *running; /* tasks on workers (rnext/rprev) */
@@ -73,8 +74,8 @@ struct cio_threaded {
      * path stays as cheap as before; exact while one thread spawns at a time. */
     _Alignas(64) _Atomic(size_t) n_inline;
     _Atomic(size_t) n_workers;
-    _Alignas(64) pthread_cond_t work; /* idle workers wait here */
-    pthread_cond_t quiet;             /* destroy waits here */
+    _Alignas(64) cio__cond work; /* idle workers wait here */
+    cio__cond quiet;             /* destroy waits here */
     _Alignas(64) struct cio__t_alarms alarms;
 };
 
@@ -83,12 +84,12 @@ struct cio_threaded {
  * would otherwise put one of them to sleep and pay a cross-CPU wake-up (tens of µs on a KVM guest
  * whose vCPU halted) for a lock that is free again within nanoseconds. */
 #define CIO__T_LOCK_SPINS 100
-static inline void cio__t_lock(pthread_mutex_t *mu)
+static inline void cio__t_lock(cio__mutex *mu)
 {
     for (int i = 0; i < CIO__T_LOCK_SPINS; i++)
-        if (pthread_mutex_trylock(mu) == 0)
+        if (cio__mu_trylock(mu))
             return;
-    pthread_mutex_lock(mu);
+    cio__mu_lock(mu);
 }
 
 /* With mu held: async_full follows busy against the limit, written only when it changes. */

@@ -106,7 +106,7 @@ static bool group_signal_all(cio_threaded *t, struct cio__t_group *gr, bool firs
     for (struct cio_any_future *m = t->running; m != NULL; m = m->rnext)
         if (m->group == gr)
             again |= first ? cio__t_request_cancel(m) : cio__t_resignal(m);
-    pthread_mutex_unlock(&t->mu);
+    cio__mu_unlock(&t->mu);
     return again;
 }
 
@@ -144,7 +144,7 @@ static void group_release(cio_threaded *t, cio_group *g, struct cio__t_group *gr
     /* The last member bumped seq and woke us under the pool's mu; taking it once more waits until
      * it let go. */
     cio__t_lock(&t->mu);
-    pthread_mutex_unlock(&t->mu);
+    cio__mu_unlock(&t->mu);
     atomic_store_explicit(&g->token, 0, memory_order_release);
     free(gr);
 }

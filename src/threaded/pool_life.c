@@ -46,12 +46,9 @@ cio_err cio_threaded_create(const cio_threaded_options *options, cio_threaded **
         free(t);
         return CIO_E_UNEXPECTED;
     }
-    pthread_mutex_init(&t->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_cond_init(&t->work, &ca);
-    pthread_cond_init(&t->quiet, &ca);
-    pthread_condattr_destroy(&ca);
+    cio__mu_init(&t->mu);
+    cio__cv_init(&t->work);
+    cio__cv_init(&t->quiet);
     size_t cpus = cio__t_cpu_count();
     /* Zig's default is CPU count - 1; but async tasks are mostly blocking I/O, which overlaps even
      * on one CPU: with that default a process pinned to one CPU ran every async inline (measured,
@@ -85,7 +82,7 @@ static void destroy_wait(cio_threaded *t)
     bool canceled = false, reported = false;
     while (t->busy > 0 || t->workers > 0 || t->monitor != CIO__T_MON_NONE) {
         if (t->busy == 0) { /* only threads leaving: each broadcasts `quiet` as it goes */
-            pthread_cond_wait(&t->quiet, &t->mu);
+            cio__cv_wait(&t->quiet, &t->mu);
             continue;
         }
         if (waited_ms >= DESTROY_GRACE_MS) {
@@ -108,7 +105,7 @@ static void destroy_wait(cio_threaded *t)
             }
             (void)n;
         }
-        pthread_mutex_unlock(&t->mu);
+        cio__mu_unlock(&t->mu);
         (void)cio__t_os_futex_wait(&never, 0, cio_timeout_ms(step_ms), false);
         cio__t_lock(&t->mu);
         waited_ms += step_ms;
@@ -123,22 +120,22 @@ void cio_threaded_destroy(cio_threaded *t)
         return;
     cio__t_lock(&t->mu);
     t->shutdown = true;
-    pthread_cond_broadcast(&t->work);
+    cio__cv_broadcast(&t->work);
     atomic_fetch_add_explicit(&t->mon_word, 1, memory_order_release);
     cio__t_os_futex_wake(&t->mon_word, 1); /* the monitor, parked or between ticks */
     destroy_wait(t);
     struct cio_any_future *f = t->free_list;
     t->free_list = NULL;
-    pthread_mutex_unlock(&t->mu);
+    cio__mu_unlock(&t->mu);
     cio__t_alarm_fini(t); /* no task runs: none is armed */
     while (f != NULL) {
         struct cio_any_future *next = f->next;
         cio__t_block_free(f);
         f = next;
     }
-    pthread_cond_destroy(&t->work);
-    pthread_cond_destroy(&t->quiet);
-    pthread_mutex_destroy(&t->mu);
+    cio__cv_destroy(&t->work);
+    cio__cv_destroy(&t->quiet);
+    cio__mu_destroy(&t->mu);
     cio__t_signals_release();
     free(t);
 }
@@ -148,14 +145,14 @@ void cio_threaded_set_async_limit(cio_threaded *t, size_t limit)
     cio__t_lock(&t->mu);
     t->async_limit = limit;
     cio__t_update_full(t);
-    pthread_mutex_unlock(&t->mu);
+    cio__mu_unlock(&t->mu);
 }
 
 void cio_threaded_set_concurrent_limit(cio_threaded *t, size_t limit)
 {
     cio__t_lock(&t->mu);
     t->concurrent_limit = limit;
-    pthread_mutex_unlock(&t->mu);
+    cio__mu_unlock(&t->mu);
 }
 
 void cio_threaded_get_stats(cio_threaded *t, cio_threaded_stats *out)
