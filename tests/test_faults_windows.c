@@ -554,7 +554,7 @@ static void test_win_open_dir_link_close(void **state)
 /* No memory in the file system half: SystemResources, nothing changed, nothing leaked; the
  * refinement of FileNotFound needs no memory to stay correct; the current directory is not needed
  * for a path relative to a directory handle. */
-/* LockFileEx and UnlockFileEx: the errors try_once maps, a lock held by another (ERROR_LOCK_VIOLATION:
+/* LockFileEx and UnlockFileEx: the errors try_once maps, its event, a lock held by another (ERROR_LOCK_VIOLATION:
  * the blocking lock waits and tries again; try_lock says "not acquired"), an unlock that fails. */
 static void test_win_lock_faults(void **state)
 {
@@ -568,6 +568,11 @@ static void test_win_lock_faults(void **state)
     win_fault(state, "LockFileEx@lock", "try_lock_held", 'e', ERROR_LOCK_VIOLATION, 1, 0, CIO_OK,
               "ERROR_LOCK_VIOLATION-try");
     win_fault(state, "UnlockFileEx@unlock", "unlock", 'e', ERROR_NOT_LOCKED, 1, 0, CIO_OK, "ERROR_NOT_LOCKED");
+    /* the attempt's event (no completion packet): none to be had is SystemResources with no lock
+     * taken; its close failing changes nothing (the injector closes it first) */
+    win_fault(state, "CreateEventW@lock_event", "lock", 'e', ERROR_NOT_ENOUGH_MEMORY, 1, 0, CIO_E_SYSTEM_RESOURCES,
+              "ERROR_NOT_ENOUGH_MEMORY");
+    win_fault(state, "CloseHandle@lock_event", "lock", 'e', ERROR_INVALID_HANDLE, 1, 0, CIO_OK, "ERROR_INVALID_HANDLE");
 }
 
 static void test_win_fs_memory(void **state)

@@ -2470,7 +2470,13 @@ struct cio__sys_table cio__sys = {
     .GetFinalPathNameByHandleW__real_path = cio__sys_dflt_GetFinalPathNameByHandleW,
 #endif
 #if defined(CIO_OS_WINDOWS)
+    .CreateEventW__lock_event = cio__sys_dflt_CreateEventW,
+#endif
+#if defined(CIO_OS_WINDOWS)
     .LockFileEx__lock = cio__sys_dflt_LockFileEx,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    .CloseHandle__lock_event = cio__sys_dflt_CloseHandle,
 #endif
 #if defined(CIO_OS_WINDOWS)
     .SetConsoleMode__enable_ansi = cio__sys_dflt_SetConsoleMode,
@@ -4763,9 +4769,23 @@ static void cio__sys_set_GetFinalPathNameByHandleW__real_path(cio__sys_any fn)
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_CreateEventW__lock_event(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.CreateEventW__lock_event, fn != NULL ? (cio__sys_CreateEventW_fn)fn : cio__sys_dflt_CreateEventW,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static void cio__sys_set_LockFileEx__lock(cio__sys_any fn)
 {
     atomic_store_explicit(&cio__sys.LockFileEx__lock, fn != NULL ? (cio__sys_LockFileEx_fn)fn : cio__sys_dflt_LockFileEx,
+                          memory_order_relaxed);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static void cio__sys_set_CloseHandle__lock_event(cio__sys_any fn)
+{
+    atomic_store_explicit(&cio__sys.CloseHandle__lock_event, fn != NULL ? (cio__sys_CloseHandle_fn)fn : cio__sys_dflt_CloseHandle,
                           memory_order_relaxed);
 }
 #endif
@@ -6689,7 +6709,13 @@ static const struct {
     {"GetFinalPathNameByHandleW", "real_path", "GetFinalPathNameByHandleW@real_path", cio__sys_set_GetFinalPathNameByHandleW__real_path},
 #endif
 #if defined(CIO_OS_WINDOWS)
+    {"CreateEventW", "lock_event", "CreateEventW@lock_event", cio__sys_set_CreateEventW__lock_event},
+#endif
+#if defined(CIO_OS_WINDOWS)
     {"LockFileEx", "lock", "LockFileEx@lock", cio__sys_set_LockFileEx__lock},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CloseHandle", "lock_event", "CloseHandle@lock_event", cio__sys_set_CloseHandle__lock_event},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"SetConsoleMode", "enable_ansi", "SetConsoleMode@enable_ansi", cio__sys_set_SetConsoleMode__enable_ansi},

@@ -2009,7 +2009,13 @@ struct cio__sys_table {
     _Atomic(cio__sys_GetFinalPathNameByHandleW_fn) GetFinalPathNameByHandleW__real_path; /* src/os/fs_windows_paths.c: real_path_of */
 #endif
 #if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_CreateEventW_fn) CreateEventW__lock_event; /* src/os/fs_windows_lock.c: try_once */
+#endif
+#if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_LockFileEx_fn) LockFileEx__lock; /* src/os/fs_windows_lock.c: try_once */
+#endif
+#if defined(CIO_OS_WINDOWS)
+    _Atomic(cio__sys_CloseHandle_fn) CloseHandle__lock_event; /* src/os/fs_windows_lock.c: try_once */
 #endif
 #if defined(CIO_OS_WINDOWS)
     _Atomic(cio__sys_SetConsoleMode_fn) SetConsoleMode__enable_ansi; /* src/os/fs_windows_ansi.c: cio__os_file_enable_ansi_escape_codes */

@@ -860,7 +860,13 @@ enum {
     CIO__FI_GetFinalPathNameByHandleW__real_path,
 #endif
 #if defined(CIO_OS_WINDOWS)
+    CIO__FI_CreateEventW__lock_event,
+#endif
+#if defined(CIO_OS_WINDOWS)
     CIO__FI_LockFileEx__lock,
+#endif
+#if defined(CIO_OS_WINDOWS)
+    CIO__FI_CloseHandle__lock_event,
 #endif
 #if defined(CIO_OS_WINDOWS)
     CIO__FI_SetConsoleMode__enable_ansi,
@@ -4822,6 +4828,19 @@ static DWORD cio__fi_GetFinalPathNameByHandleW__real_path(HANDLE h, WCHAR *buf, 
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
+static HANDLE cio__fi_CreateEventW__lock_event(LPSECURITY_ATTRIBUTES sa, BOOL manual, BOOL initial, LPCWSTR name)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_CreateEventW__lock_event];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (HANDLE)NULL;
+    }
+    (void)mode_;
+    return (cio__sys_default.CreateEventW)(sa, manual, initial, name);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
 static BOOL cio__fi_LockFileEx__lock(HANDLE h, DWORD flags, DWORD reserved, DWORD len_low, DWORD len_high, OVERLAPPED *ov)
 {
     cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_LockFileEx__lock];
@@ -4832,6 +4851,20 @@ static BOOL cio__fi_LockFileEx__lock(HANDLE h, DWORD flags, DWORD reserved, DWOR
     }
     (void)mode_;
     return (cio__sys_default.LockFileEx)(h, flags, reserved, len_low, len_high, ov);
+}
+#endif
+#if defined(CIO_OS_WINDOWS)
+static BOOL cio__fi_CloseHandle__lock_event(HANDLE h)
+{
+    cio__fi_plan *p_ = &cio__fi_plans[CIO__FI_CloseHandle__lock_event];
+    int mode_ = cio__fi_take(p_);
+    if (mode_ == CIO__FI_FAIL) {
+        (void)(cio__sys_default.CloseHandle)(h);
+        SetLastError((DWORD)atomic_load(&p_->err));
+        return (BOOL)0;
+    }
+    (void)mode_;
+    return (cio__sys_default.CloseHandle)(h);
 }
 #endif
 #if defined(CIO_OS_WINDOWS)
@@ -7778,7 +7811,13 @@ static const struct {
     {"GetFinalPathNameByHandleW", "real_path", 1, 0, (cio__sys_any)cio__fi_GetFinalPathNameByHandleW__real_path},
 #endif
 #if defined(CIO_OS_WINDOWS)
+    {"CreateEventW", "lock_event", 1, 0, (cio__sys_any)cio__fi_CreateEventW__lock_event},
+#endif
+#if defined(CIO_OS_WINDOWS)
     {"LockFileEx", "lock", 1, 0, (cio__sys_any)cio__fi_LockFileEx__lock},
+#endif
+#if defined(CIO_OS_WINDOWS)
+    {"CloseHandle", "lock_event", 1, 0, (cio__sys_any)cio__fi_CloseHandle__lock_event},
 #endif
 #if defined(CIO_OS_WINDOWS)
     {"SetConsoleMode", "enable_ansi", 1, 0, (cio__sys_any)cio__fi_SetConsoleMode__enable_ansi},

@@ -11,6 +11,12 @@
  *   ERROR_OUTOFMEMORY SystemResources; ERROR_NOT_SUPPORTED / ERROR_INVALID_FUNCTION a device or file
  *   system without locks (FileLocksUnsupported); ERROR_INVALID_HANDLE the caller's bug; anything
  *   else Unexpected.
+ * - Each attempt's OVERLAPPED carries an event with its low bit set, so it queues no completion
+ *   packet: a file the Evented backend opened is asynchronous and may be attached to a loop's
+ *   completion port (poll_iocp.c), where NT queues a packet for a lock granted on such a handle, with
+ *   the address of this stack's OVERLAPPED, after the call returned. The event itself is never
+ *   waited on (FAIL_IMMEDIATELY: the attempt is decided before LockFileEx returns); UnlockFileEx
+ *   queues no packet.
  * - Replacing a lock (shared <-> exclusive through file_lock) unlocks first; downgrade takes the
  *   shared lock while the exclusive one is held (a handle may stack them) and then releases one,
  *   the exclusive, so the byte is never unlocked in between.
@@ -18,6 +24,7 @@
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "internal.h"
 #include "internal/cio_oscalls.h"
@@ -26,15 +33,21 @@
 /* One LockFileEx attempt: CIO_OK with *got, or the error. */
 static cio_err try_once(HANDLE h, cio_lock lock, bool *got)
 {
+    *got = false;
+    HANDLE ev = CIO__SYS(CreateEventW, lock_event)(NULL, TRUE, FALSE, NULL);
+    if (ev == NULL) /* ERROR_NOT_ENOUGH_MEMORY, ERROR_NO_SYSTEM_RESOURCES: no kernel memory */
+        return CIO_E_SYSTEM_RESOURCES;
     OVERLAPPED ov;
     ZeroMemory(&ov, sizeof ov);
+    ov.hEvent = (HANDLE)((uintptr_t)ev | 1u); /* no completion packet (see the invariants) */
     DWORD flags = LOCKFILE_FAIL_IMMEDIATELY | (lock == CIO_LOCK_EXCLUSIVE ? LOCKFILE_EXCLUSIVE_LOCK : 0u);
-    *got = false;
-    if (CIO__SYS(LockFileEx, lock)(h, flags, 0, 1, 0, &ov)) {
+    BOOL ok = CIO__SYS(LockFileEx, lock)(h, flags, 0, 1, 0, &ov);
+    DWORD code = ok ? 0 : GetLastError();
+    (void)CIO__SYS(CloseHandle, lock_event)(ev); /* a failure leaves nothing to do */
+    if (ok) {
         *got = true;
         return CIO_OK;
     }
-    DWORD code = GetLastError();
     switch (code) {
     case ERROR_LOCK_VIOLATION:
     case ERROR_IO_PENDING: return CIO_OK;
