@@ -8,8 +8,10 @@
  *   cio_test_child env NAME      writes the variable's value, or "(unset)"
  *   cio_test_child cwd           writes the working directory
  *   cio_test_child sleep MS      sleeps MS milliseconds, then exits 0
- *   cio_test_child probe H       writes "open" if H (hex) is a valid handle or descriptor here
+ *   cio_test_child probe H       writes "open" if H (hex) is a valid descriptor here (Windows: a
+ *                                pipe handle other than its own stdio)
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,8 +102,14 @@ int main(int argc, char **argv)
     if (strcmp(mode, "probe") == 0 && argc == 3) {
         unsigned long long v = strtoull(argv[2], NULL, 16);
 #if defined(_WIN32)
+        /* Only a pipe that is not this child's own stdio counts: the value the parent names may be
+         * one of the child's own objects (handle values are per process), which says nothing. */
+        HANDLE h = (HANDLE)(uintptr_t)v;
+        bool own = h == GetStdHandle(STD_INPUT_HANDLE) || h == GetStdHandle(STD_OUTPUT_HANDLE) ||
+                   h == GetStdHandle(STD_ERROR_HANDLE);
         DWORD flags;
-        printf("%s", GetHandleInformation((HANDLE)(uintptr_t)v, &flags) ? "open" : "closed");
+        bool pipe = !own && GetHandleInformation(h, &flags) && GetFileType(h) == FILE_TYPE_PIPE;
+        printf("%s", pipe ? "open" : "closed");
 #else
         printf("%s", fcntl((int)v, F_GETFD) >= 0 ? "open" : "closed");
 #endif
