@@ -76,11 +76,27 @@ static struct io_uring_sqe sqe_for(uint8_t opcode, int fd)
 }
 
 /* The ring operation, mapped; a WouldBlock answer waits for readiness (events) and runs it again. */
-static cio_err call(struct netop *a, const struct io_uring_sqe *sqe, cio__mapped (*map)(int), uint32_t events,
-                    int32_t *res)
+/* The deadline to submit a message operation (RECV/SEND/RECVMSG/SENDMSG) with: one already passed
+ * (a zero timeout) takes what is there now, MSG_DONTWAIT and no timer (a timer would fire before the
+ * ring had even seen the operation); EAGAIN then ends in the readiness wait, which times out at once. */
+static int64_t msg_deadline(const struct netop *a, struct io_uring_sqe *sqe)
+{
+    if (a->deadline >= 0 && cio__e_deadline_passed(a->deadline)) {
+        sqe->msg_flags |= (uint32_t)MSG_DONTWAIT;
+        return -1;
+    }
+    return a->deadline;
+}
+
+/* sqe on the ring until it is not WouldBlock, waiting for `events` in between; `message`: a message
+ * operation (msg_deadline). */
+static cio_err call(struct netop *a, const struct io_uring_sqe *sqe, bool message, cio__mapped (*map)(int),
+                    uint32_t events, int32_t *res)
 {
     for (;;) {
-        cio_err err = cio__e_uring_call(a->e, sqe, a->deadline, true, map, res);
+        struct io_uring_sqe s = *sqe;
+        int64_t deadline = message ? msg_deadline(a, &s) : a->deadline;
+        cio_err err = cio__e_uring_call(a->e, &s, deadline, true, map, res);
         if (err != CIO_E_WOULD_BLOCK)
             return err;
         uint32_t rev;
@@ -229,7 +245,7 @@ static cio_err run_accept(struct netop *a)
     sqe.off = (uint64_t)(uintptr_t)&len; /* addr2 */
     sqe.accept_flags = SOCK_CLOEXEC | SOCK_NONBLOCK;
     int32_t res = -1;
-    cio_err err = call(a, &sqe, cio__errno_accept4, POLLIN, &res);
+    cio_err err = call(a, &sqe, false, cio__errno_accept4, POLLIN, &res);
     if (err != CIO_OK)
         return err;
     if (res < 0)
@@ -243,21 +259,11 @@ static cio_err run_accept(struct netop *a)
 /* Stream read/write and datagram send: one RECVMSG/SENDMSG. */
 static cio_err run_msg(struct netop *a)
 {
-    struct sockaddr_storage sa;
-    socklen_t salen = 0;
-    if (a->kind == N_SEND && a->addr != NULL && !cio__os_sockaddr_from_ip(a->addr, &sa, &salen))
-        return CIO_E_INVALID_ARGUMENT;
-    struct msghdr msg;
-    memset(&msg, 0, sizeof msg);
-    msg.msg_name = salen > 0 ? &sa : NULL;
-    msg.msg_namelen = salen;
-    msg.msg_iov = (struct iovec *)(uintptr_t)a->iov; /* sendmsg does not write it */
-    msg.msg_iovlen = a->iovcnt > CIO__OS_IOV_MAX ? CIO__OS_IOV_MAX : a->iovcnt;
     bool reading = a->kind == N_READ;
-    struct io_uring_sqe sqe = sqe_for(reading ? IORING_OP_RECVMSG : IORING_OP_SENDMSG, a->fd);
-    sqe.addr = (uint64_t)(uintptr_t)&msg;
-    sqe.len = 1;
     uint8_t single = reading ? IORING_OP_RECV : IORING_OP_SEND;
+    struct sockaddr_storage sa;
+    struct msghdr msg;
+    struct io_uring_sqe sqe;
     if (a->kind != N_SEND && a->iovcnt == 1 && cio__e_uring_has(a->e, single)) {
         /* One buffer: RECV/SEND skip the kernel's copies of the message header and the vector,
          * as recvfrom/sendto do for the epoll flavour (net_posix.c); on the ring (B10) the saving
@@ -266,6 +272,18 @@ static cio_err run_msg(struct netop *a)
         const struct iovec *one = (const struct iovec *)a->iov;
         sqe.addr = (uint64_t)(uintptr_t)one->iov_base;
         sqe.len = (uint32_t)(one->iov_len > UINT32_MAX ? UINT32_MAX : one->iov_len);
+    } else {
+        socklen_t salen = 0;
+        if (a->kind == N_SEND && a->addr != NULL && !cio__os_sockaddr_from_ip(a->addr, &sa, &salen))
+            return CIO_E_INVALID_ARGUMENT;
+        memset(&msg, 0, sizeof msg);
+        msg.msg_name = salen > 0 ? &sa : NULL;
+        msg.msg_namelen = salen;
+        msg.msg_iov = (struct iovec *)(uintptr_t)a->iov; /* sendmsg does not write it */
+        msg.msg_iovlen = a->iovcnt > CIO__OS_IOV_MAX ? CIO__OS_IOV_MAX : a->iovcnt;
+        sqe = sqe_for(reading ? IORING_OP_RECVMSG : IORING_OP_SENDMSG, a->fd);
+        sqe.addr = (uint64_t)(uintptr_t)&msg;
+        sqe.len = 1;
     }
     sqe.msg_flags = reading ? 0u : (uint32_t)MSG_NOSIGNAL;
     cio__mapped (*map)(int) = reading ? cio__errno_net_read
@@ -273,7 +291,8 @@ static cio_err run_msg(struct netop *a)
     if (a->kind != N_SEND) {
         /* A descriptor that is not a socket (a pipe used as a stream) is the readiness core's. */
         enum cio__e_uring_end end;
-        int32_t res = cio__e_uring_op(a->e, &sqe, a->deadline, true, &end);
+        struct io_uring_sqe first = sqe;
+        int32_t res = cio__e_uring_op(a->e, &first, msg_deadline(a, &first), true, &end);
         if (end == CIO__E_U_CANCELED)
             return CIO_E_CANCELED;
         if (end == CIO__E_U_TIMED_OUT)
@@ -294,7 +313,7 @@ static cio_err run_msg(struct netop *a)
         /* EINTR or EAGAIN: the general path below */
     }
     int32_t res = 0;
-    cio_err err = call(a, &sqe, map, reading ? POLLIN : POLLOUT, &res);
+    cio_err err = call(a, &sqe, true, map, reading ? POLLIN : POLLOUT, &res);
     if (err == CIO_OK && res >= 0)
         *a->n = (size_t)res;
     return err;
@@ -315,7 +334,7 @@ static cio_err run_receive(struct netop *a)
     sqe.addr = (uint64_t)(uintptr_t)&msg;
     sqe.len = 1;
     int32_t res = 0;
-    cio_err err = call(a, &sqe, cio__errno_recvmsg, POLLIN, &res);
+    cio_err err = call(a, &sqe, true, cio__errno_recvmsg, POLLIN, &res);
     if (err != CIO_OK)
         return err;
     if (res < 0)

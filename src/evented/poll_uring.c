@@ -488,15 +488,6 @@ int32_t cio__e_uring_op(struct cio_evented *e, const struct io_uring_sqe *op, in
     w.fd = op->fd;
     *sqe = *op;
     sqe->user_data = (uint64_t)(uintptr_t)&w;
-    if (deadline_ns >= 0 &&
-        (op->opcode == IORING_OP_RECVMSG || op->opcode == IORING_OP_SENDMSG || op->opcode == IORING_OP_RECV ||
-         op->opcode == IORING_OP_SEND) &&
-        cio__e_deadline_passed(deadline_ns)) {
-        /* A deadline already passed (a zero timeout): take what is there now, without a timer that
-         * would fire before the ring has even seen the operation. EAGAIN: the caller's Timeout. */
-        sqe->msg_flags |= (uint32_t)MSG_DONTWAIT;
-        deadline_ns = -1;
-    }
     if (op->opcode < COUNTED_OPS)
         bump(&r->count[op->opcode]);
     w.in_flight = true;
