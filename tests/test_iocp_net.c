@@ -16,6 +16,8 @@
  *   of a loop thread: its completion is forwarded between ports.
  * - write_file_no_packet: cio_net_write_file (TransmitFile on a helper thread) on a socket attached
  *   to a loop's port queues no completion packet there.
+ * - timed_on_port: timed reads and a timed accept are the overlapped operations with a deadline, with
+ *   no helper thread.
  * - faults: every new call site failing, with the error its map gives and no handle left over.
  */
 #include <stdarg.h>
@@ -33,7 +35,9 @@
 #include <string.h>
 
 #include "cio.h"
+#include "cio/batch.h"
 #include "cio/evented.h"
+#include "cio/threaded.h"
 #include "internal/cio_oscalls_test.h"
 
 #include "iocp_helpers.h"
@@ -432,6 +436,61 @@ static void test_iocp_write_file_no_packet(void **state)
     run_counted(body_write_file_no_packet, "write_file");
 }
 
+/* ---- timed operations on the port ----------------------------------------------------------------------- */
+
+cio_threaded *cio__e_helper_pool(cio_io io); /* src/evented/io.c */
+
+static cio_err write_late(void *ctx)
+{
+    struct pair *p = *(struct pair **)ctx;
+    (void)cio_sleep(p->io, cio_timeout_ms(200));
+    return cio_stream_write_all(p->io, &p->a, "late", 4);
+}
+
+/* cio_stream_read_timeout and a timed accept run as the overlapped operation with the timeout as
+ * its deadline, no helper thread involved: nothing there is Timeout after the deadline (and the
+ * stream still works), data already there is taken even with a zero timeout, data that comes before
+ * the deadline is read. */
+static void body_timed_on_port(void)
+{
+    cio_evented *e = make(2);
+    cio_io io = cio_evented_io(e);
+    struct pair p;
+    pair_open(io, &p);
+    cio_threaded_stats before, after;
+    cio_threaded_get_stats(cio__e_helper_pool(io), &before);
+    char buf[16];
+    size_t n = 0;
+    int64_t t0 = cio_now(io, CIO_CLOCK_AWAKE).ns;
+    assert_err(cio_stream_read_timeout(io, &p.b, buf, sizeof buf, &n, cio_timeout_ms(50)), CIO_E_TIMEOUT);
+    assert_true(cio_now(io, CIO_CLOCK_AWAKE).ns - t0 >= 50 * 1000000LL);
+    assert_int_equal(n, 0);
+    assert_ok(cio_stream_write_all(io, &p.a, "ab", 2));
+    Sleep(20);
+    assert_ok(cio_stream_read_timeout(io, &p.b, buf, sizeof buf, &n, cio_timeout_ms(0)));
+    assert_int_equal(n, 2);
+    assert_memory_equal(buf, "ab", 2);
+    struct pair *pp = &p;
+    cio_future w;
+    assert_ok(cio_concurrent(io, write_late, &pp, sizeof pp, &w));
+    assert_ok(cio_stream_read_timeout(io, &p.b, buf, sizeof buf, &n, cio_timeout_ms(5000)));
+    assert_ok(cio_await(io, &w));
+    assert_int_equal(n, 4);
+    assert_memory_equal(buf, "late", 4);
+    cio_stream none;
+    assert_err(cio_server_accept_timeout(io, &p.srv, &none, cio_timeout_ms(30)), CIO_E_TIMEOUT);
+    cio_threaded_get_stats(cio__e_helper_pool(io), &after);
+    pair_close(&p);
+    cio_evented_destroy(e);
+    assert_int_equal(after.tasks_on_workers, before.tasks_on_workers); /* no helper thread took part */
+}
+
+static void test_iocp_timed_on_port(void **state)
+{
+    (void)state;
+    run_counted(body_timed_on_port, "timed operations");
+}
+
 /* ---- faults ----------------------------------------------------------------------------------------------- */
 
 enum op { OP_READ, OP_WRITE, OP_ACCEPT, OP_CONNECT };
@@ -587,6 +646,7 @@ int main(void)
         cmocka_unit_test(test_iocp_cancel_accept), cmocka_unit_test(test_iocp_connect_refused),
         cmocka_unit_test(test_iocp_forward),       cmocka_unit_test(test_iocp_write_file_no_packet),
         cmocka_unit_test(test_iocp_net_faults),    cmocka_unit_test(test_iocp_net_faults_undo_cancel),
+        cmocka_unit_test(test_iocp_timed_on_port),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

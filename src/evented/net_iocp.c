@@ -17,10 +17,16 @@
  * - A socket attached to a port that is not this instance's (another instance used it first, even one
  *   destroyed since: poll_iocp.c) is read, written and accepted on by the Threaded calls on the helper
  *   pool, whose calls queue no packet: slower, never stuck.
- * UDP send/receive are overlapped too (net_udp_iocp.c). cio_operate, net_write_file (TransmitFile)
- * and Unix-socket connects still run the Threaded implementation on the helper pool (issue 24's
- * later steps); listen, bind, socket pairs, shutdown and close never block and run where they are
- * called.
+ * - timed operations (cio_operate: a stream read or write, an accept) are the same overlapped
+ *   operations with the timeout as their deadline: CancelIoEx when it passes, and what moved before
+ *   it counts (a read's data is never lost: it comes with the packet; a write may be short). A timed
+ *   call on a socket attached to another port says Unimplemented (nothing started), and the library
+ *   runs it as a fiber that a timer cancels.
+ * UDP send/receive are overlapped too (net_udp_iocp.c). net_write_file (TransmitFile, overlapped
+ * there, waited for on the helper thread: Wine notices a peer's reset of a pending transfer only when
+ * the socket is polled, which net_sendfile_windows.c does between waits) and Unix-socket connects (no
+ * AF_UNIX under Wine to test them on) run the Threaded implementation on the helper pool; listen,
+ * bind, socket pairs, shutdown and close never block and run where they are called.
  * Invariants: a thread that is not one of this instance's fibers runs an overlapped slot as a fiber
  * (cio__e_run) and a helper slot directly (helper.c).
  */
@@ -88,7 +94,6 @@ cio_err cio__e_net_close(void *ud, cio_handle socket)
 CIO__E_HELPER_SLOT(net_connect_unix, 2, const cio_unix_address *, address, cio_stream *, out)
 CIO__E_HELPER_SLOT(net_write_file, 5, cio_handle, stream, cio_file, file, uint64_t, offset, uint64_t, len, uint64_t *,
                    nwritten)
-CIO__E_HELPER_SLOT(operate, 2, cio_operation *, op, cio_timeout, timeout)
 
 /* ---- shared steps ------------------------------------------------------------------------------------------- */
 
@@ -195,6 +200,8 @@ struct rw_args {
     size_t *n;
     const cio_iovec *iov; /* the caller's, for the Threaded call */
     size_t iovcnt;
+    int64_t deadline; /* -1: none */
+    bool timed;       /* cio_operate's: no helper pool (Unimplemented) */
 };
 
 static int rw_start(struct cio__e_iocp_op *op, void *arg)
@@ -225,16 +232,17 @@ static cio_err rw_run(void *p)
     struct cio__e_iocp_op op;
     DWORD bytes = 0;
     bool foreign = false;
-    cio_err err = run_op(a->e, a->s, &op, rw_start, a, -1, a->writing ? cio__wsa_wsa_send : cio__wsa_wsa_recv, &bytes,
-                         &foreign);
+    cio_err err = run_op(a->e, a->s, &op, rw_start, a, a->deadline, a->writing ? cio__wsa_wsa_send : cio__wsa_wsa_recv,
+                         &bytes, &foreign);
     if (foreign)
-        return cio__e_helper(a->e, h_rw, a, true);
+        return a->timed ? CIO_E_UNIMPLEMENTED : cio__e_helper(a->e, h_rw, a, true);
     if (err == CIO_OK)
         *a->n = bytes;
     return err;
 }
 
-static cio_err rw_slot(void *ud, cio_handle stream, const cio_iovec *iov, size_t iovcnt, bool writing, size_t *n)
+static cio_err rw_slot(void *ud, cio_handle stream, const cio_iovec *iov, size_t iovcnt, bool writing, size_t *n,
+                       int64_t deadline, bool timed)
 {
     if (n == NULL || (iov == NULL && iovcnt > 0))
         return CIO_E_INVALID_ARGUMENT;
@@ -252,17 +260,20 @@ static cio_err rw_slot(void *ud, cio_handle stream, const cio_iovec *iov, size_t
     a.n = n;
     a.iov = iov;
     a.iovcnt = iovcnt;
+    a.deadline = deadline;
+    a.timed = timed;
     return cio__e_run(a.e, rw_run, &a);
 }
 
 cio_err cio__e_net_read(void *ud, cio_handle stream, const cio_iovec *iov, size_t iovcnt, size_t *nread)
 {
-    return CIO__IN_SET(net_read, rw_slot(ud, stream, iov, iovcnt, false, nread));
+    return CIO__IN_SET(net_read, rw_slot(ud, stream, iov, iovcnt, false, nread, -1, false));
 }
 
 cio_err cio__e_net_write(void *ud, cio_handle stream, const cio_const_iovec *iov, size_t iovcnt, size_t *nwritten)
 {
-    return CIO__IN_SET(net_write, rw_slot(ud, stream, (const cio_iovec *)(const void *)iov, iovcnt, true, nwritten));
+    return CIO__IN_SET(net_write,
+                       rw_slot(ud, stream, (const cio_iovec *)(const void *)iov, iovcnt, true, nwritten, -1, false));
 }
 
 /* ---- accept ------------------------------------------------------------------------------------------------- */
@@ -273,6 +284,8 @@ struct accept_args {
     LPFN_ACCEPTEX fn;
     char addrs[2 * ADDR_SPACE];
     cio_stream *out;
+    int64_t deadline; /* -1: none */
+    bool timed;       /* cio_operate's: no helper pool (Unimplemented) */
 };
 
 static int accept_start(struct cio__e_iocp_op *op, void *arg)
@@ -298,8 +311,8 @@ static cio_err accept_run(void *p)
     int len = (int)cio__os_sockaddr_clear(&sa);
     if (CIO__SYS(wsa_getsockname, iocp_accept_family)(a->listener, &sa.sa, &len) == SOCKET_ERROR)
         return failed_once(WSAGetLastError(), cio__wsa_wsa_accept);
-    if (sa.sa.sa_family != AF_INET && sa.sa.sa_family != AF_INET6)
-        return cio__e_helper(a->e, h_accept, a, true); /* a Unix listener: the Threaded accept */
+    if (sa.sa.sa_family != AF_INET && sa.sa.sa_family != AF_INET6) /* a Unix listener: the Threaded accept */
+        return a->timed ? CIO_E_UNIMPLEMENTED : cio__e_helper(a->e, h_accept, a, true);
     cio_err err = tcp_socket(sa.sa.sa_family, &a->s);
     if (err != CIO_OK)
         return err;
@@ -307,11 +320,12 @@ static cio_err accept_run(void *p)
     struct cio__e_iocp_op op;
     DWORD bytes;
     bool foreign = false;
-    err = a->fn != NULL ? run_op(a->e, a->listener, &op, accept_start, a, -1, cio__wsa_wsa_accept, &bytes, &foreign)
-                        : CIO_E_SYSTEM_RESOURCES;
+    err = a->fn != NULL
+              ? run_op(a->e, a->listener, &op, accept_start, a, a->deadline, cio__wsa_wsa_accept, &bytes, &foreign)
+              : CIO_E_SYSTEM_RESOURCES;
     if (foreign) { /* a listener attached to another port: the Threaded accept */
         undo(a->s);
-        return cio__e_helper(a->e, h_accept, a, true);
+        return a->timed ? CIO_E_UNIMPLEMENTED : cio__e_helper(a->e, h_accept, a, true);
     }
     if (err == CIO_OK)
         err = settle(a->s, SO_UPDATE_ACCEPT_CONTEXT, (const char *)&a->listener, (int)sizeof a->listener);
@@ -327,7 +341,7 @@ static cio_err accept_run(void *p)
     return CIO_OK;
 }
 
-cio_err cio__e_net_accept(void *ud, cio_handle listener, cio_stream *out)
+static cio_err accept_slot(void *ud, cio_handle listener, cio_stream *out, int64_t deadline, bool timed)
 {
     if (out == NULL)
         return CIO_E_INVALID_ARGUMENT;
@@ -336,7 +350,40 @@ cio_err cio__e_net_accept(void *ud, cio_handle listener, cio_stream *out)
     a.e = (struct cio_evented *)ud;
     a.listener = (SOCKET)(uintptr_t)listener;
     a.out = out;
-    return CIO__IN_SET(net_accept, cio__e_run(a.e, accept_run, &a));
+    a.deadline = deadline;
+    a.timed = timed;
+    return cio__e_run(a.e, accept_run, &a);
+}
+
+cio_err cio__e_net_accept(void *ud, cio_handle listener, cio_stream *out)
+{
+    return CIO__IN_SET(net_accept, accept_slot(ud, listener, out, -1, false));
+}
+
+/* ---- timed operations (cio/batch.h) ------------------------------------------------------------------------ */
+
+/* A stream read or write or an accept as its overlapped operation with the timeout as its deadline, a
+ * datagram receive with its own timeout (net_udp_iocp.c); every other kind is CIO_E_UNIMPLEMENTED
+ * (cio_operate_timeout runs it as a fiber), as is a socket attached to another instance's port. */
+cio_err cio__e_operate(void *ud, cio_operation *op, cio_timeout timeout)
+{
+    if (op == NULL)
+        return CIO_E_INVALID_ARGUMENT;
+    op->count = 0;
+    int64_t deadline = cio__e_mono_deadline(timeout);
+    switch (op->kind) {
+    case CIO_OP_NET_READ:
+        return rw_slot(ud, op->u.net_read.stream, op->u.net_read.iov, op->u.net_read.iovcnt, false, &op->count,
+                       deadline, true);
+    case CIO_OP_NET_WRITE:
+        return rw_slot(ud, op->u.net_write.stream, (const cio_iovec *)(const void *)op->u.net_write.iov,
+                       op->u.net_write.iovcnt, true, &op->count, deadline, true);
+    case CIO_OP_NET_ACCEPT: return accept_slot(ud, op->u.net_accept.listener, &op->stream, deadline, true);
+    case CIO_OP_NET_RECEIVE:
+        return cio__e_net_receive(ud, op->u.net_receive.socket, op->u.net_receive.msgs, op->u.net_receive.max, timeout,
+                                  &op->count);
+    default: return CIO_E_UNIMPLEMENTED;
+    }
 }
 
 /* ---- connect ------------------------------------------------------------------------------------------------ */
