@@ -287,6 +287,13 @@ static cio_err reader_task(void *p)
         if (!uniform)
             atomic_fetch_add(c->bad, 1);
         atomic_fetch_add(c->reads, 1);
+#if defined(CIO_OS_WINDOWS)
+        /* NT refuses the rename while any handle is open: a reader that never lets go starves
+         * every writer (measured on evented/iocp under Wine: up to 3,225 refusals for 50
+         * replaces, and once more than 1,000 in a row for one replace). Pause like a real
+         * reader of a configuration file would. */
+        cio_sleep(c->io, cio_timeout_ms(1));
+#endif
     }
     free(buf);
     return CIO_OK;
@@ -308,7 +315,8 @@ static void replace_once(cio_io io, cio_dir dir, unsigned char byte, unsigned ch
 #if defined(CIO_OS_WINDOWS)
     /* NT's rename (without POSIX semantics) refuses to replace a file another handle has open:
      * AccessDenied while the reader holds it; replace may be called again (the temporary stays). */
-    for (int i = 0; i < 1000 && err == CIO_E_ACCESS_DENIED; i++) {
+    double until = now_s(io) + 20.0;
+    while (err == CIO_E_ACCESS_DENIED && now_s(io) < until) {
         replace_refusals++;
         assert_ok(cio_sleep(io, cio_timeout_ms(1)));
         err = cio_file_atomic_replace(io, &af);
@@ -324,6 +332,9 @@ static void test_atomic_replace_reader(void **state)
     fx_open(state, &fx);
     cio_io io = fx.io;
     unsigned char *block = (unsigned char *)malloc(CFG_LEN);
+#if defined(CIO_OS_WINDOWS)
+    replace_refusals = 0;
+#endif
     replace_once(io, fx.dir, 'A', block);
     atomic_int stop = 0, reads = 0, bad = 0;
     reader_ctx c = {io, fx.dir, &stop, &reads, &bad};
