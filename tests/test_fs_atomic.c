@@ -292,7 +292,7 @@ static cio_err reader_task(void *p)
          * every writer (measured on evented/iocp under Wine: up to 3,225 refusals for 50
          * replaces, and once more than 1,000 in a row for one replace). Pause like a real
          * reader of a configuration file would. */
-        cio_sleep(c->io, cio_timeout_ms(1));
+        (void)cio_sleep(c->io, cio_timeout_ms(1));
 #endif
     }
     free(buf);
